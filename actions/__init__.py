@@ -1,0 +1,1 @@
+"""The GitHub Actions entry: event parsing, slash commands, permissions and one handler per event."""

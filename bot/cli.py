@@ -1,0 +1,81 @@
+"""The `ensemble` command line: argument parsing, logging set-up and error-to-exit-code mapping.
+
+argparse (stdlib) keeps `ensemble --help` fast and adds no dependency. Each subcommand lives
+in its own module with `register(subparsers)`; the engine's commands are listed here, and
+packages outside the engine (the GitHub Actions entry) add theirs through the
+`ensemble.commands` entry-point group, so `bot/` never imports `actions/`.
+
+Exit codes: 0 success, 1 the task could not be completed, 2 bad usage or bad config.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from importlib.metadata import entry_points
+
+from bot import __version__
+
+ENGINE_COMMANDS = ("bot.commands.doctor",)
+PLUGIN_GROUP = "ensemble.commands"
+
+log = logging.getLogger(__name__)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser, with every registered subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="ensemble",
+        description="A Git-native coding bot: LLM ensembles plan, code and test changes in containers.",
+    )
+    parser.add_argument("--version", action="version", version=f"ensemble-bot {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug details to stderr")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module_name in _command_modules():
+        importlib.import_module(module_name).register(subparsers)
+    return parser
+
+
+def _command_modules() -> list[str]:
+    plugins = sorted(ep.value for ep in entry_points(group=PLUGIN_GROUP))
+    return [*ENGINE_COMMANDS, *(p for p in plugins if p not in ENGINE_COMMANDS)]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code instead of exiting."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on bad usage and 0 on --help
+        return int(exc.code or 0)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    if not args.command:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.handler(args))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the boundary: known errors become messages
+        code = getattr(exc, "exit_code", None)
+        if not isinstance(code, int):
+            raise
+        report_error(str(exc))
+        return code
+
+
+def report_error(message: str) -> None:
+    """Print an error for a person, and as an annotation when running inside GitHub Actions."""
+    print(f"error: {message}", file=sys.stderr)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        escaped = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        print(f"::error::{escaped}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

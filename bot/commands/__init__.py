@@ -1,0 +1,1 @@
+"""The CLI's subcommands, one module each; each module has `register(subparsers)`."""

@@ -1,0 +1,290 @@
+"""The configuration: `.github/ensemble.yml` in the target repository, typed and frozen.
+
+Every key has a default, so the file is optional. The loader checks the file against the
+dataclasses below and reports every problem at once, each with the file, line, key path, the
+bad value and what was expected. Secrets never live here: they come from the environment.
+
+Environment variables that override the file (documented in the README):
+    ENSEMBLE_{PLANNER,CODER,CRITIC}_PROVIDER   a role's provider (openai, gemini, scripted)
+    ENSEMBLE_{PLANNER,CODER,CRITIC}_MODEL      a role's model name
+    ENSEMBLE_BUDGET_USD                        the per-run budget in USD
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import re
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from bot.errors import ConfigError, ConfigIssue
+
+CONFIG_PATH = ".github/ensemble.yml"
+PROVIDERS = ("openai", "gemini", "scripted")
+ROLES = ("planner", "coder", "critic")
+
+Provider = Literal["openai", "gemini", "scripted"]
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """One provider and model, as used by a role or as an entry of its fallback chain."""
+
+    provider: Provider = "openai"
+    model: str = "gpt-4o-mini"
+    temperature: float = field(default=0.0, metadata={"min": 0.0, "max": 2.0})
+
+
+@dataclass(frozen=True)
+class RoleModel(ModelChoice):
+    """A role's model, with the models that take over when it fails for good."""
+
+    fallback: tuple[ModelChoice, ...] = ()
+
+
+@dataclass(frozen=True)
+class Models:
+    """The model behind each role: planner is the slow thinker, coder and critic are fast."""
+
+    planner: RoleModel = RoleModel("openai", "gpt-4o")
+    coder: RoleModel = RoleModel("openai", "gpt-4o-mini")
+    critic: RoleModel = RoleModel("gemini", "gemini-2.5-flash")
+
+    def for_role(self, role: str) -> RoleModel:
+        """The model configured for `role` (one of ROLES)."""
+        return typing.cast(RoleModel, getattr(self, role))
+
+
+@dataclass(frozen=True)
+class SandboxSpec:
+    """Where and how the repository's tests run. `None` means detect from the repository."""
+
+    image: str | None = None
+    setup: str | None = None
+    test: str | None = None
+    timeout_s: int = field(default=600, metadata={"min": 1})
+    memory: str = field(default="2g", metadata={"pattern": r"^\d+(\.\d+)?[bkmg]?$", "hint": "like 512m or 2g"})
+    cpus: float = field(default=2.0, metadata={"min": 0.1})
+    pids: int = field(default=512, metadata={"min": 16})
+    require_docker: bool = False
+
+
+@dataclass(frozen=True)
+class PathsSpec:
+    """Paths the bot must never edit (glob patterns relative to the repository root)."""
+
+    deny: tuple[str, ...] = (".github/workflows/**", "**/*.pem")
+
+
+@dataclass(frozen=True)
+class IndexSpec:
+    """What the retrieval index covers; globs are relative to the repository root."""
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    max_file_kb: int = field(default=512, metadata={"min": 1})
+    embedding_model: str | None = None
+
+
+@dataclass(frozen=True)
+class HealSpec:
+    """Self-healing: the workflows to dispatch on the bot's branch when pushes start none."""
+
+    workflows: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole configuration, loaded once and passed down."""
+
+    trigger_label: str = "ensemble"
+    models: Models = Models()
+    ensembles: int = field(default=2, metadata={"min": 1, "max": 8})
+    max_iterations: int = field(default=4, metadata={"min": 1})
+    max_heal_attempts: int = field(default=3, metadata={"min": 0})
+    budget_usd: float = field(default=2.0, metadata={"min": 0.0})
+    budget_tokens: int | None = field(default=None, metadata={"min": 1})
+    sandbox: SandboxSpec = SandboxSpec()
+    paths: PathsSpec = PathsSpec()
+    index: IndexSpec = IndexSpec()
+    heal: HealSpec = HealSpec()
+    on_approval: Literal["ready_for_review", "merge"] = "ready_for_review"
+    require_plan_approval: bool = False
+    source: str = field(default="(defaults)", metadata={"internal": True})
+
+
+def load_config(repo_dir: str | Path, env: Mapping[str, str] | None = None, path: str | None = None) -> Config:
+    """Load `path` (default `.github/ensemble.yml`) under `repo_dir`, then apply env overrides."""
+    env = os.environ if env is None else env
+    config_file = Path(repo_dir) / (path or CONFIG_PATH)
+    if config_file.is_file():
+        config = parse_config(config_file.read_text(encoding="utf-8", errors="replace"), str(config_file))
+    elif path:
+        raise ConfigError([ConfigIssue(str(config_file), None, "", "file not found; fix the path or remove it")])
+    else:
+        config = Config()
+    return apply_env_overrides(config, env)
+
+
+def parse_config(text: str, filename: str = CONFIG_PATH) -> Config:
+    """Parse and validate config text; raise ConfigError listing every problem."""
+    try:
+        data = yaml.safe_load(text)
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark else None
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError([ConfigIssue(filename, line, "", f"invalid YAML: {problem}; check indentation and quoting")]) from None
+    if data is None:
+        return Config(source=filename)
+    checker = _Checker(filename, _key_lines(root))
+    config = checker.build(Config, data, "")
+    if checker.issues:
+        raise ConfigError(checker.issues)
+    return dataclasses.replace(config, source=filename)
+
+
+def apply_env_overrides(config: Config, env: Mapping[str, str]) -> Config:
+    """Apply the ENSEMBLE_* overrides documented in the module docstring."""
+    issues: list[ConfigIssue] = []
+    models = config.models
+    for role in ROLES:
+        changes: dict[str, Any] = {}
+        provider = env.get(f"ENSEMBLE_{role.upper()}_PROVIDER")
+        if provider:
+            if provider in PROVIDERS:
+                changes["provider"] = provider
+            else:
+                issues.append(ConfigIssue("environment", None, f"ENSEMBLE_{role.upper()}_PROVIDER",
+                                          f"unknown provider {provider!r}; expected one of {', '.join(PROVIDERS)}"))
+        if model := env.get(f"ENSEMBLE_{role.upper()}_MODEL"):
+            changes["model"] = model
+        if changes:
+            models = dataclasses.replace(models, **{role: dataclasses.replace(models.for_role(role), **changes)})
+    budget = config.budget_usd
+    if raw_budget := env.get("ENSEMBLE_BUDGET_USD"):
+        try:
+            budget = float(raw_budget)
+            if budget < 0:
+                raise ValueError
+        except ValueError:
+            issues.append(ConfigIssue("environment", None, "ENSEMBLE_BUDGET_USD",
+                                      f"{raw_budget!r} is not a non-negative number of dollars, like 2.50"))
+    if issues:
+        raise ConfigError(issues)
+    return dataclasses.replace(config, models=models, budget_usd=budget)
+
+
+def _key_lines(node: yaml.Node | None, prefix: str = "") -> dict[str, int]:
+    """Map each key path ('models.planner.model', 'paths.deny[1]') to its 1-based line."""
+    lines: dict[str, int] = {}
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            path = f"{prefix}.{key_node.value}" if prefix else str(key_node.value)
+            lines.setdefault(path, key_node.start_mark.line + 1)
+            lines.update(_key_lines(value_node, path))
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            path = f"{prefix}[{i}]"
+            lines[path] = item.start_mark.line + 1
+            lines.update(_key_lines(item, path))
+    return lines
+
+
+def _describe(value: Any) -> str:
+    """'a list', 'a string 'abc'': how a bad value reads in a message."""
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    kinds = {str: "a string", bool: "a boolean", int: "an integer", float: "a number", type(None): "nothing (null)"}
+    return f"{kinds.get(type(value), type(value).__name__)} {value!r}"
+
+
+class _Checker:
+    """Builds config dataclasses from plain YAML data, collecting every issue on the way."""
+
+    def __init__(self, filename: str, lines: dict[str, int]):
+        self.filename = filename
+        self.lines = lines
+        self.issues: list[ConfigIssue] = []
+
+    def fail(self, path: str, message: str) -> None:
+        line = self.lines.get(path) or self.lines.get(path.rsplit(".", 1)[0])
+        self.issues.append(ConfigIssue(self.filename, line, path or "(top level)", message))
+
+    def build(self, cls: type, data: Any, path: str) -> Any:
+        if not isinstance(data, dict):
+            self.fail(path, f"expected a mapping of keys to values, got {_describe(data)}")
+            return cls()
+        hints = typing.get_type_hints(cls)
+        fields = {f.name: f for f in dataclasses.fields(cls) if not f.metadata.get("internal")}
+        values: dict[str, Any] = {}
+        for key, value in data.items():
+            key_path = f"{path}.{key}" if path else str(key)
+            if key not in fields:
+                close = difflib.get_close_matches(str(key), list(fields), n=1, cutoff=0.6)
+                hint = f"did you mean {close[0]!r}?" if close else f"valid keys here: {', '.join(fields)}"
+                self.fail(key_path, f"unknown key; {hint}")
+                continue
+            converted = self.convert(hints[key], value, key_path, fields[key].metadata)
+            if converted is not _INVALID:
+                values[key] = converted
+        return cls(**values)  # keys not given keep the class defaults
+
+    def convert(self, hint: Any, value: Any, path: str, meta: Mapping[str, Any]) -> Any:
+        origin, args = typing.get_origin(hint), typing.get_args(hint)
+        if origin in (typing.Union, types.UnionType):
+            if value is None and type(None) in args:
+                return None
+            hint = next(a for a in args if a is not type(None))
+            origin, args = typing.get_origin(hint), typing.get_args(hint)
+        if dataclasses.is_dataclass(hint):
+            return self.build(typing.cast(type, hint), value, path)
+        if origin is Literal:
+            if value in args:
+                return value
+            noun = "provider" if path.endswith("provider") else "value"
+            self.fail(path, f"unknown {noun} {value!r}; expected one of {', '.join(map(str, args))}")
+            return _INVALID
+        if origin is tuple:
+            if not isinstance(value, list):
+                self.fail(path, f"expected a list, got {_describe(value)}")
+                return _INVALID
+            items = [self.convert(args[0], item, f"{path}[{i}]", {}) for i, item in enumerate(value)]
+            return _INVALID if _INVALID in items else tuple(items)
+        return self.scalar(hint, value, path, meta)
+
+    def scalar(self, hint: type, value: Any, path: str, meta: Mapping[str, Any]) -> Any:
+        ok = {
+            bool: isinstance(value, bool),
+            int: isinstance(value, int) and not isinstance(value, bool),
+            float: isinstance(value, int | float) and not isinstance(value, bool),
+            str: isinstance(value, str),
+        }[hint]
+        if not ok:
+            expected = {bool: "true or false", int: "a whole number", float: "a number", str: "a string"}[hint]
+            self.fail(path, f"expected {expected}, got {_describe(value)}")
+            return _INVALID
+        if "min" in meta and value < meta["min"]:
+            self.fail(path, f"{value!r} is below the minimum {meta['min']}; use a value >= {meta['min']}")
+            return _INVALID
+        if "max" in meta and value > meta["max"]:
+            self.fail(path, f"{value!r} is above the maximum {meta['max']}; use a value <= {meta['max']}")
+            return _INVALID
+        if "pattern" in meta and not re.match(meta["pattern"], str(value)):
+            self.fail(path, f"{value!r} is not valid; expected a value {meta.get('hint', meta['pattern'])}")
+            return _INVALID
+        return float(value) if hint is float else value
+
+
+_INVALID = object()

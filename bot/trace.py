@@ -1,0 +1,168 @@
+"""Execution traces: nested, timed spans written as JSON lines to a run's trace file.
+
+    tracer = Tracer.for_run(repo_dir / ".ensemble" / "runs")
+    with tracer.activate(), span("model.call", role="planner") as s:
+        s.set(tokens_in=812)
+
+Each finished span is one line in `<runs>/<run-id>/trace.jsonl`: name, ids, parent, start,
+duration, status and attributes, with secrets redacted before anything is written. Spans
+nest through a context variable, so nesting is per thread; wrap work handed to another
+thread with `propagate()` to keep its spans under the caller's span.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import json
+import os
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+from bot.redact import Redactor
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+TRACE_FILE = "trace.jsonl"
+
+
+def new_run_id() -> str:
+    """A sortable, unique run id: UTC timestamp plus random suffix."""
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+
+
+@dataclass
+class Span:
+    """An open span; `set()` adds attributes until it ends."""
+
+    name: str
+    span_id: str
+    parent_id: str | None
+    start: float
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+    def set(self, **attributes: Any) -> None:
+        """Add or replace attributes."""
+        self.attributes.update(attributes)
+
+
+class Tracer:
+    """Writes spans of one run to a JSONL file; safe to use from many threads."""
+
+    def __init__(self, path: Path | None, run_id: str, redactor: Redactor | None = None):
+        self.path = path
+        self.run_id = run_id
+        self.redactor = redactor or Redactor()
+        self._lock = threading.Lock()
+        self._current: contextvars.ContextVar[Span | None] = contextvars.ContextVar(f"span-{run_id}", default=None)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+
+    @classmethod
+    def for_run(cls, runs_dir: Path, run_id: str | None = None, env: Mapping[str, str] | None = None,
+                secret_names: tuple[str, ...] = ()) -> Tracer:
+        """A tracer writing to `runs_dir/<run-id>/trace.jsonl`, redacting secrets found in `env`."""
+        run_id = run_id or new_run_id()
+        redactor = Redactor.from_env(os.environ if env is None else env, secret_names)
+        return cls(runs_dir / run_id / TRACE_FILE, run_id, redactor)
+
+    @contextmanager
+    def span(self, name: str, **attributes: Any) -> Iterator[Span]:
+        """Open a span nested under the current one; an exception marks it as an error."""
+        parent = self._current.get()
+        current = Span(name, secrets.token_hex(6), parent.span_id if parent else None, time.time(), dict(attributes))
+        token = self._current.set(current)
+        status, error = "ok", None
+        try:
+            yield current
+        except BaseException as exc:
+            status, error = "error", f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            self._current.reset(token)
+            self._write(current, status, error)
+
+    @contextmanager
+    def activate(self) -> Iterator[Tracer]:
+        """Make this the tracer that module-level `span()` and `@traced` use."""
+        token = _active.set(self)
+        try:
+            yield self
+        finally:
+            _active.reset(token)
+
+    def _write(self, span: Span, status: str, error: str | None) -> None:
+        if self.path is None:
+            return
+        record: dict[str, Any] = {
+            "run_id": self.run_id,
+            "span_id": span.span_id,
+            "parent_id": span.parent_id,
+            "name": span.name,
+            "start": round(span.start, 6),
+            "duration_s": round(time.time() - span.start, 6),
+            "status": status,
+            "attributes": span.attributes,
+        }
+        if error is not None:
+            record["error"] = error
+        line = json.dumps(self.redactor.value(record), default=str, ensure_ascii=False)
+        with self._lock, self.path.open("a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+
+
+NULL_TRACER = Tracer(None, "untraced")
+_active: contextvars.ContextVar[Tracer] = contextvars.ContextVar("ensemble-tracer", default=NULL_TRACER)
+
+
+def current_tracer() -> Tracer:
+    """The tracer activated in this context, or one that records nothing."""
+    return _active.get()
+
+
+@contextmanager
+def span(name: str, **attributes: Any) -> Iterator[Span]:
+    """A span on the active tracer."""
+    with current_tracer().span(name, **attributes) as s:
+        yield s
+
+
+def traced(name: str | None = None) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Decorator: run the function inside a span named `name` (default: its qualified name)."""
+
+    def decorate(fn: Callable[P, R]) -> Callable[P, R]:
+        span_name = name or fn.__qualname__
+
+        @functools.wraps(fn)
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+            with span(span_name):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def propagate(fn: Callable[P, R]) -> Callable[P, R]:
+    """Wrap `fn` to run in a copy of the caller's context (tracer and parent span) in another thread."""
+    context = contextvars.copy_context()
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        return context.copy().run(fn, *args, **kwargs)
+
+    return wrapper
+
+
+def read_trace(path: Path) -> list[dict[str, Any]]:
+    """All span records of a trace file, in the order they ended."""
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]

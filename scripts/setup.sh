@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Provision everything ensemble-bot needs on a Debian/Ubuntu machine, idempotently:
+#   1. Debian packages: git, Docker engine (docker.io), debootstrap;
+#   2. a running Docker engine (dockerd started in the background when none answers);
+#   3. the sandbox base image, built from Debian packages without any image registry;
+#   4. the Python virtual environment .venv, with torch installed before sentence-transformers.
+# Each step is skipped when its result is already there. Set ENSEMBLE_SKIP_DOCKER=1 to
+# provision only the Python side (the sandbox then uses its weaker local fallback).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${ENSEMBLE_VENV:-$ROOT/.venv}"
+BASE_IMAGE="${ENSEMBLE_BASE_IMAGE:-ensemble-base:bookworm}"
+CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/ensemble-bot"
+TORCH_SPEC="${ENSEMBLE_TORCH_SPEC:-torch==2.13.0}"
+
+say() { printf '==> %s\n' "$*" >&2; }
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+install_debian_packages() {
+  local wanted=(git python3-venv)
+  [ "${ENSEMBLE_SKIP_DOCKER:-0}" = 1 ] || wanted+=(docker.io debootstrap)
+  local missing=()
+  for pkg in "${wanted[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if ! command -v apt-get >/dev/null; then
+    say "apt-get not found: install ${missing[*]} with your package manager"; return 1
+  fi
+  say "installing Debian packages: ${missing[*]}"
+  as_root apt-get update -q
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+docker_answers() { timeout 10 docker info >/dev/null 2>&1; }
+
+start_docker_engine() {
+  docker_answers && return 0
+  say "starting dockerd in the background (log: /var/log/ensemble-dockerd.log)"
+  # systemd is absent on CI machines and containers; start the daemon by hand.
+  as_root sh -c 'nohup dockerd >/var/log/ensemble-dockerd.log 2>&1 &'
+  for _ in $(seq 1 60); do
+    docker_answers && return 0
+    sleep 1
+  done
+  say "dockerd did not answer within 60 s; its log ends with:"
+  tail -20 /var/log/ensemble-dockerd.log >&2 || true
+  return 1
+}
+
+# The Debian mirror apt already uses, so debootstrap reaches the same package registry.
+debian_mirror() {
+  local uri
+  uri=$(grep -hsE '^\s*URIs:' /etc/apt/sources.list.d/*.sources | awk '{print $2}' | grep -v security | head -1)
+  [ -n "$uri" ] || uri=$(grep -hsE '^\s*deb\s' /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+    | awk '{for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) {print $i; exit}}' | grep -v security | head -1)
+  printf '%s' "$uri"
+}
+
+build_base_image() {
+  docker image inspect "$BASE_IMAGE" >/dev/null 2>&1 && return 0
+  local tarball="$CACHE_DIR/${BASE_IMAGE//[:\/]/_}.tar"
+  if [ ! -s "$tarball" ]; then
+    local rootfs mirror
+    rootfs=$(mktemp -d)
+    mirror=$(debian_mirror)
+    say "building the sandbox base image from Debian packages (debootstrap, about a minute)"
+    as_root debootstrap --variant=minbase \
+      --include=python3,python3-pip,python3-venv,python3-pytest,git,ca-certificates \
+      bookworm "$rootfs" ${mirror:+"$mirror"} >"$CACHE_DIR.debootstrap.log" 2>&1 \
+      || { tail -20 "$CACHE_DIR.debootstrap.log" >&2; return 1; }
+    as_root rm -rf "$rootfs/var/cache/apt/archives"/*.deb "$rootfs/var/lib/apt/lists"/*
+    mkdir -p "$CACHE_DIR"
+    as_root tar -C "$rootfs" -cf "$tarball.tmp" .
+    mv "$tarball.tmp" "$tarball"
+    as_root rm -rf "$rootfs"
+  fi
+  say "importing $BASE_IMAGE"
+  docker import --change 'CMD ["/bin/bash"]' --change 'ENV LANG=C.UTF-8' "$tarball" "$BASE_IMAGE" >/dev/null
+}
+
+python_environment() {
+  local stamp="$VENV/.ensemble-installed"
+  if [ -f "$stamp" ] && [ "$stamp" -nt "$ROOT/pyproject.toml" ]; then return 0; fi
+  say "creating the Python environment in $VENV"
+  [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q --upgrade pip
+  # torch first: sentence-transformers would otherwise pull a CUDA build of several GB.
+  "$VENV/bin/pip" install -q "$TORCH_SPEC"
+  "$VENV/bin/pip" install -q -e "$ROOT[dev]"
+  touch "$stamp"
+}
+
+mkdir -p "$CACHE_DIR"
+install_debian_packages
+if [ "${ENSEMBLE_SKIP_DOCKER:-0}" != 1 ]; then
+  start_docker_engine
+  build_base_image
+fi
+python_environment
+say "ready: $VENV/bin/ensemble"
