@@ -1,0 +1,138 @@
+"""The configuration file: defaults, every kind of bad input, and environment overrides."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.config import CONFIG_PATH, Config, ModelChoice, load_config, parse_config
+from bot.errors import ConfigError
+
+
+def write_config(repo: Path, text: str) -> Path:
+    path = repo / CONFIG_PATH
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def issues_of(text: str) -> list[str]:
+    with pytest.raises(ConfigError) as info:
+        parse_config(text, "ensemble.yml")
+    return [str(issue) for issue in info.value.issues]
+
+
+def test_missing_file_gives_every_default(tmp_path: Path) -> None:
+    config = load_config(tmp_path, env={})
+    assert config == Config()
+    assert config.trigger_label == "ensemble"
+    assert config.models.planner.provider == "openai" and config.models.planner.model == "gpt-4o"
+    assert config.models.critic.provider == "gemini"
+    assert (config.ensembles, config.max_iterations, config.max_heal_attempts) == (2, 4, 3)
+    assert config.budget_usd == 2.0
+    assert config.sandbox.timeout_s == 600 and config.sandbox.memory == "2g"
+    assert ".github/workflows/**" in config.paths.deny
+    assert config.on_approval == "ready_for_review"
+
+
+def test_empty_file_is_all_defaults() -> None:
+    assert parse_config("", "x.yml") == Config(source="x.yml")
+
+
+def test_full_file_is_read_into_typed_objects(tmp_path: Path) -> None:
+    write_config(tmp_path, """\
+trigger_label: bot-please
+models:
+  planner: {provider: gemini, model: gemini-2.5-pro, fallback: [{provider: openai, model: gpt-4o}]}
+  coder: {model: qwen2.5-coder}
+ensembles: 1
+budget_usd: 0.5
+sandbox: {image: "python:3.12-slim", test: "pytest -q", timeout_s: 120, cpus: 1}
+paths: {deny: ["secrets/**"]}
+on_approval: merge
+""")
+    config = load_config(tmp_path, env={})
+    assert config.trigger_label == "bot-please"
+    assert config.models.planner.provider == "gemini"
+    assert config.models.planner.fallback == (ModelChoice("openai", "gpt-4o"),)
+    assert config.models.coder.provider == "openai"  # keys not given keep their default
+    assert config.models.coder.model == "qwen2.5-coder"
+    assert config.sandbox.cpus == 1.0 and isinstance(config.sandbox.cpus, float)
+    assert config.paths.deny == ("secrets/**",)
+    assert config.on_approval == "merge"
+    assert config.source.endswith(CONFIG_PATH)
+
+
+def test_typo_wrong_type_and_negative_budget_are_three_messages_with_lines() -> None:
+    found = issues_of("max_iteratons: 3\nensembles: two\nbudget_usd: -1\n")
+    assert len(found) == 3
+    assert found[0] == "ensemble.yml:1: max_iteratons: unknown key; did you mean 'max_iterations'?"
+    assert found[1] == "ensemble.yml:2: ensembles: expected a whole number, got a string 'two'"
+    assert found[2].startswith("ensemble.yml:3: budget_usd: -1 is below the minimum 0.0")
+
+
+def test_unknown_key_without_a_close_match_lists_the_valid_keys() -> None:
+    (message,) = issues_of("sandbox:\n  flavour: spicy\n")
+    assert message.startswith("ensemble.yml:2: sandbox.flavour: unknown key; valid keys here: image, setup, test")
+
+
+def test_invalid_yaml_names_the_line() -> None:
+    (message,) = issues_of("models:\n  planner: {provider: openai\nensembles: 2\n")
+    assert message.startswith("ensemble.yml:3: invalid YAML")
+    assert "indentation" in message
+
+
+def test_list_where_a_mapping_belongs() -> None:
+    assert issues_of("models:\n  - planner\n") == [
+        "ensemble.yml:1: models: expected a mapping of keys to values, got a list"]
+    assert issues_of("- a\n- b\n") == ["ensemble.yml: (top level): expected a mapping of keys to values, got a list"]
+
+
+def test_unknown_provider_lists_the_choices() -> None:
+    (message,) = issues_of("models:\n  critic:\n    provider: anthropic\n")
+    assert message == ("ensemble.yml:3: models.critic.provider: unknown provider 'anthropic'; "
+                       "expected one of openai, gemini, scripted")
+
+
+def test_bad_items_inside_lists_and_nested_fallbacks() -> None:
+    found = issues_of("paths:\n  deny: [ok, 3]\nmodels:\n  coder:\n    fallback:\n      - {provider: x}\n")
+    assert found == [
+        "ensemble.yml:2: paths.deny[1]: expected a string, got an integer 3",
+        "ensemble.yml:6: models.coder.fallback[0].provider: unknown provider 'x'; expected one of openai, gemini, scripted",
+    ]
+
+
+def test_booleans_are_not_numbers_and_patterns_are_checked() -> None:
+    found = issues_of("max_iterations: true\nsandbox: {memory: lots}\non_approval: yes\n")
+    assert found[0] == "ensemble.yml:1: max_iterations: expected a whole number, got a boolean True"
+    assert "sandbox.memory: 'lots' is not valid; expected a value like 512m or 2g" in found[1]
+    assert "on_approval: unknown value True; expected one of ready_for_review, merge" in found[2]
+
+
+def test_environment_overrides_model_choices_and_budget(tmp_path: Path) -> None:
+    env = {"ENSEMBLE_CODER_PROVIDER": "gemini", "ENSEMBLE_CODER_MODEL": "gemini-2.5-flash",
+           "ENSEMBLE_PLANNER_MODEL": "llama3.1:70b", "ENSEMBLE_BUDGET_USD": "0.25"}
+    config = load_config(tmp_path, env=env)
+    assert (config.models.coder.provider, config.models.coder.model) == ("gemini", "gemini-2.5-flash")
+    assert (config.models.planner.provider, config.models.planner.model) == ("openai", "llama3.1:70b")
+    assert config.budget_usd == 0.25
+
+
+def test_bad_environment_overrides_are_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path, env={"ENSEMBLE_CRITIC_PROVIDER": "nope", "ENSEMBLE_BUDGET_USD": "-3"})
+    text = str(info.value)
+    assert "environment: ENSEMBLE_CRITIC_PROVIDER: unknown provider 'nope'" in text
+    assert "environment: ENSEMBLE_BUDGET_USD: '-3' is not a non-negative number" in text
+
+
+def test_an_explicit_path_that_does_not_exist_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="file not found"):
+        load_config(tmp_path, env={}, path="conf/ensemble.yml")
+
+
+def test_config_objects_are_frozen() -> None:
+    config = Config()
+    with pytest.raises(AttributeError):
+        config.budget_usd = 10  # type: ignore[misc]

@@ -1,0 +1,72 @@
+"""`ensemble doctor`: plain-words report, essentials decide the exit code."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.doctor import DoctorContext, check_base_image, check_config, check_docker, check_model_keys, render
+
+NO_ENGINE = {"DOCKER_HOST": "unix:///nonexistent/docker.sock"}
+
+
+def test_without_a_docker_engine_it_says_so_and_how_to_fix(tmp_path: Path) -> None:
+    docker_check = check_docker(DoctorContext(tmp_path, NO_ENGINE))
+    image_check = check_base_image(DoctorContext(tmp_path, NO_ENGINE))
+    assert not docker_check.ok and not docker_check.essential
+    assert "no engine answers at unix:///nonexistent/docker.sock" in docker_check.detail
+    assert "dockerd" in docker_check.fix and "weaker local sandbox" in docker_check.fix
+    assert not image_check.ok and "ensemble-base:bookworm" in image_check.detail
+
+
+def test_docker_becomes_essential_when_the_config_requires_it(tmp_path: Path) -> None:
+    (tmp_path / ".github").mkdir()
+    (tmp_path / ".github" / "ensemble.yml").write_text("sandbox: {require_docker: true}\n")
+    ctx = DoctorContext(tmp_path, NO_ENGINE)
+    assert check_config(ctx).ok
+    assert check_docker(ctx).essential
+
+
+@pytest.mark.docker
+def test_with_a_docker_engine_it_reports_version_and_base_image(tmp_path: Path) -> None:
+    docker_check = check_docker(DoctorContext(tmp_path, {}))
+    image_check = check_base_image(DoctorContext(tmp_path, {}))
+    assert docker_check.ok and "API" in docker_check.detail
+    assert image_check.ok, image_check.detail
+
+
+def test_model_keys_are_reported_present_or_missing_never_by_value(tmp_path: Path) -> None:
+    ctx = DoctorContext(tmp_path, {"OPENAI_API_KEY": "sk-secret-value-123456789012"})
+    check_config(ctx)
+    checks = {c.name: c for c in check_model_keys(ctx)}
+    assert checks["Model for planner"].ok and "OPENAI_API_KEY set" in checks["Model for planner"].detail
+    assert not checks["Model for critic"].ok and "no GEMINI_API_KEY or GOOGLE_API_KEY" in checks["Model for critic"].detail
+    assert "sk-secret" not in render(list(checks.values()))
+
+
+@pytest.mark.slow
+def test_full_report_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", "--repo", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "Embedding model" in out and "loads offline, 384 dimensions" in out
+    assert "Configuration" in out and out.rstrip().endswith("ready")
+
+    (tmp_path / ".github").mkdir()
+    (tmp_path / ".github" / "ensemble.yml").write_text("ensembels: 2\n")
+    assert main(["doctor", "--repo", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "MISSING  Configuration" in out
+    assert "ensemble.yml:1: ensembels: unknown key; did you mean 'ensembles'?" in out
+    assert "not ready: Configuration" in out
+
+
+def test_help_starts_fast_without_heavy_imports() -> None:
+    code = ("import sys, time; t = time.time(); from bot.cli import main; rc = main(['--help']); "
+            "heavy = [m for m in ('torch', 'sentence_transformers', 'faiss', 'docker', 'openai', 'github', 'google.genai') "
+            "if m in sys.modules]; print(heavy, rc)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().endswith("[] 0")
