@@ -1,0 +1,62 @@
+"""Forges: where the ensemble's work lands. The ensemble does not know which one it works for.
+
+A forge hands out one `Workspace` per team (a git worktree on the run's base commit), and
+publishes the winning workspace's commits as the branch `ensemble/<slug>`. `LocalForge`
+(bot/forge/local.py) does this on a plain local checkout; the GitHub forge adds pushing,
+the pull request and comments on top of the same git operations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+BRANCH_PREFIX = "ensemble/"
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One commit the bot made: its sha and summary line."""
+
+    sha: str
+    summary: str
+
+
+class Workspace(Protocol):
+    """A team's private checkout of the run's base commit."""
+
+    path: Path
+    base: str
+
+    def diff(self) -> str:
+        """The unified diff of everything changed since the base commit (new files included)."""
+        ...
+
+    def commit(self, summary: str, body: str, trailers: dict[str, str]) -> Commit | None:
+        """Commit every change as one commit; None when nothing changed."""
+        ...
+
+    def commits(self) -> list[Commit]:
+        """The commits made in this workspace since the base, oldest first."""
+        ...
+
+
+class Forge(Protocol):
+    """Branches and workspaces for one task."""
+
+    def start(self, slug: str) -> str:
+        """Choose the task's branch (`ensemble/<slug>`) and its base commit; returns the branch name."""
+        ...
+
+    def workspace(self, name: str) -> Workspace:
+        """A new workspace for team `name` at the branch's base commit."""
+        ...
+
+    def publish(self, workspace: Workspace) -> list[Commit]:
+        """Make the workspace's commits the branch; returns the commits added."""
+        ...
+
+    def cleanup(self) -> None:
+        """Remove the workspaces; the branch stays."""
+        ...

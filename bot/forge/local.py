@@ -1,0 +1,158 @@
+"""The local forge: a branch `ensemble/<slug>` in the user's checkout, built in git worktrees.
+
+All work happens in worktrees under `.ensemble/worktrees/` that start detached at the base
+commit, so the user's current branch, index and uncommitted files are never touched. The
+winning worktree's commits become the branch with `git update-ref` (a fast-forward); when
+the branch already exists, the run continues from its tip instead of starting over.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from bot.errors import EnsembleError
+from bot.forge import BRANCH_PREFIX, Commit
+
+log = logging.getLogger(__name__)
+WORKTREES = Path(".ensemble") / "worktrees"
+BOT_NAME, BOT_EMAIL = "ensemble-bot", "ensemble-bot@users.noreply.github.com"
+
+
+class GitError(EnsembleError):
+    """A git command failed; the message carries the command and git's own words."""
+
+
+def git(cwd: Path, *args: str, check: bool = True) -> str:
+    """Run git in `cwd` and return stdout; raise GitError with the command on failure."""
+    result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                            encoding="utf-8", errors="replace")
+    if check and result.returncode != 0:
+        raise GitError(f"`git {' '.join(args)}` failed in {cwd} (exit {result.returncode}): "
+                       f"{result.stderr.strip() or result.stdout.strip()}")
+    return result.stdout
+
+
+def slugify(text: str, limit: int = 40) -> str:
+    """A branch-safe slug of a task's first words: 'Fix the parser!' -> 'fix-the-parser'."""
+    words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return (words[:limit].rstrip("-") or "task")
+
+
+def format_message(summary: str, body: str, trailers: dict[str, str]) -> str:
+    """A commit message: summary line, blank line, body, blank line, trailers."""
+    lines = [summary.strip().splitlines()[0][:72] if summary.strip() else "ensemble: change"]
+    if body.strip():
+        lines += ["", body.strip()]
+    if trailers:
+        lines += [""] + [f"{key}: {value}" for key, value in trailers.items()]
+    return "\n".join(lines) + "\n"
+
+
+class GitWorkspace:
+    """A detached worktree at `base`; commits stay local until the forge publishes them."""
+
+    def __init__(self, path: Path, base: str):
+        self.path = path
+        self.base = base
+
+    def diff(self) -> str:
+        """The diff since the base commit, new files included (staged with intent-to-add)."""
+        git(self.path, "add", "-A", "--intent-to-add")
+        return git(self.path, "diff", "--no-color", "--no-ext-diff", self.base)
+
+    def commit(self, summary: str, body: str, trailers: dict[str, str]) -> Commit | None:
+        """Commit every change in the worktree; None when there is nothing to commit."""
+        git(self.path, "add", "-A")
+        if not git(self.path, "status", "--porcelain"):
+            return None
+        identity = [] if git(self.path, "config", "user.email", check=False).strip() else [
+            "-c", f"user.name={BOT_NAME}", "-c", f"user.email={BOT_EMAIL}"]
+        message = format_message(summary, body, trailers)
+        subprocess.run(["git", *identity, "commit", "-q", "--no-verify", "-F", "-"], cwd=self.path,
+                       input=message, text=True, capture_output=True, check=True)
+        sha = git(self.path, "rev-parse", "HEAD").strip()
+        return Commit(sha, message.splitlines()[0])
+
+    def commits(self) -> list[Commit]:
+        """Commits since the base, oldest first."""
+        out = git(self.path, "log", "--reverse", "--format=%H%x00%s", f"{self.base}..HEAD")
+        return [Commit(*line.split("\0", 1)) for line in out.splitlines() if line]
+
+
+class LocalForge:
+    """Branches and worktrees in a local checkout; never touches the user's working tree."""
+
+    def __init__(self, repo_dir: Path, run_id: str):
+        self.repo_dir = Path(git(Path(repo_dir), "rev-parse", "--show-toplevel").strip())
+        self.run_id = run_id
+        self.branch = ""
+        self.base = ""
+        self.continued = False
+        self._workspaces: list[GitWorkspace] = []
+
+    def start(self, slug: str) -> str:
+        """Use `ensemble/<slug>`: continue from its tip if it exists, else from HEAD."""
+        self.branch = BRANCH_PREFIX + slug
+        existing = git(self.repo_dir, "rev-parse", "--verify", "-q", f"refs/heads/{self.branch}", check=False).strip()
+        self.continued = bool(existing)
+        self.base = existing or git(self.repo_dir, "rev-parse", "HEAD").strip()
+        _exclude_ensemble_dir(self.repo_dir)
+        return self.branch
+
+    def workspace(self, name: str) -> GitWorkspace:
+        """A fresh detached worktree for team `name` at the base commit."""
+        path = self.repo_dir / WORKTREES / f"{self.run_id}-{name}"
+        if path.exists():
+            self._remove(path)
+        git(self.repo_dir, "worktree", "add", "-q", "--detach", str(path), self.base)
+        workspace = GitWorkspace(path, self.base)
+        self._workspaces.append(workspace)
+        return workspace
+
+    def publish(self, workspace: GitWorkspace) -> list[Commit]:
+        """Point the branch at the workspace's HEAD (a fast-forward from the base)."""
+        commits = workspace.commits()
+        if not commits:
+            return []
+        head = commits[-1].sha
+        if self._checked_out_elsewhere():
+            raise GitError(f"{self.branch} is checked out in your working tree; switch to another branch "
+                           "so the bot can update it, then run again")
+        old = self.base if self.continued else "0" * 40  # zeros: the branch must not exist yet
+        git(self.repo_dir, "update-ref", "-m", f"ensemble run {self.run_id}", f"refs/heads/{self.branch}", head, old)
+        return commits
+
+    def cleanup(self) -> None:
+        """Remove this run's worktrees (the commits stay reachable from the branch)."""
+        for workspace in self._workspaces:
+            self._remove(workspace.path)
+        self._workspaces.clear()
+        git(self.repo_dir, "worktree", "prune", check=False)
+
+    def _checked_out_elsewhere(self) -> bool:
+        head = git(self.repo_dir, "symbolic-ref", "-q", "HEAD", check=False).strip()
+        return head == f"refs/heads/{self.branch}"
+
+    def _remove(self, path: Path) -> None:
+        git(self.repo_dir, "worktree", "remove", "--force", str(path), check=False)
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _exclude_ensemble_dir(repo_dir: Path) -> None:
+    """Keep `.ensemble/` out of the user's `git status` via .git/info/exclude (not a tracked file)."""
+    if _ignored(repo_dir):
+        return
+    exclude = Path(git(repo_dir, "rev-parse", "--git-path", "info/exclude").strip())
+    exclude = exclude if exclude.is_absolute() else repo_dir / exclude
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    text = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
+    exclude.write_text(text + ("" if text.endswith("\n") or not text else "\n") + ".ensemble/\n", encoding="utf-8")
+
+
+def _ignored(repo_dir: Path) -> bool:
+    result = subprocess.run(["git", "check-ignore", "-q", ".ensemble/x"], cwd=repo_dir, capture_output=True)
+    return result.returncode == 0
