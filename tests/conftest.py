@@ -70,3 +70,26 @@ def repo(tmp_path: Path) -> Path:
     git(path, "add", "-A")
     git(path, "commit", "-q", "-m", "initial")
     return path
+
+
+# Secret values tests may put in the environment; none may appear in any trace file (checked at the end).
+FAKE_SECRETS = {
+    "GITHUB_TOKEN": "ghs_FakeInstallationToken0123456789abcdef",
+    "OPENAI_API_KEY": "sk-test-FakeOpenAIKey0123456789abcdef",
+    "GEMINI_API_KEY": "AIzaFakeGeminiKey0123456789abcdefghijk",
+}
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run if any trace file a test wrote holds a secret value or a token-shaped string."""
+    from bot.redact import TOKEN_PATTERNS
+
+    basetemp = session.config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
+    leaks = []
+    for trace in Path(basetemp).rglob("trace.jsonl"):
+        text = trace.read_text(errors="replace")
+        if any(v in text for v in FAKE_SECRETS.values()) or TOKEN_PATTERNS.search(text):
+            leaks.append(str(trace))
+    if leaks:
+        session.config.get_terminal_writer().line(f"secret found in trace files: {leaks}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
