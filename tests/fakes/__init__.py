@@ -1,0 +1,1 @@
+"""Fakes that speak real wire protocols over localhost HTTP."""

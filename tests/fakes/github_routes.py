@@ -1,0 +1,368 @@
+"""The REST routes of the fake GitHub (see github_server.py): plain functions over its state.
+
+Each route takes (fake, repo, match, query, body, login) and returns (status, headers, payload).
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tests.fakes.github_server import FakeGitHub, RepoState
+
+Reply = tuple[int, dict[str, str], Any]
+NOT_FOUND: Reply = (404, {}, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
+LEGACY_PERMISSION = {"admin": "admin", "maintain": "write", "write": "write", "triage": "read", "read": "read"}
+
+
+def _validation(resource: str, code: str, message: str | None = None, field: str | None = None) -> Reply:
+    error = {"resource": resource, "code": code} | ({"message": message} if message else {}) | \
+        ({"field": field} if field else {})
+    return 422, {}, {"message": "Validation Failed", "errors": [error],
+                     "documentation_url": "https://docs.github.com/rest"}
+
+
+def _page(fake: FakeGitHub, path: str, query: dict, items: list, key: str | None = None) -> Reply:
+    """One page of `items` with a Link header built from the fake's own base URL."""
+    per_page = int(query.get("per_page", ["30"])[0])
+    page = int(query.get("page", ["1"])[0])
+    chunk = items[(page - 1) * per_page: page * per_page]
+    headers = {}
+    last = max(1, -(-len(items) // per_page))
+    if page < last:
+        params = {k: v[0] for k, v in query.items()} | {"page": str(page + 1), "per_page": str(per_page)}
+        nxt = f"{fake.api_url}{path}?{urllib.parse.urlencode(params)}"
+        params["page"] = str(last)
+        headers["Link"] = f'<{nxt}>; rel="next", <{fake.api_url}{path}?{urllib.parse.urlencode(params)}>; rel="last"'
+    payload = {"total_count": len(items), key: chunk} if key else chunk
+    return 200, headers, payload
+
+
+# -- repository, issues, comments, labels ---------------------------------------------------
+def get_repo(fake, repo, m, q, body, login) -> Reply:
+    return 200, {}, fake.repo_json(repo)
+
+
+def get_issue(fake, repo, m, q, body, login) -> Reply:
+    issue = repo.issues.get(int(m["n"]))
+    return (200, {}, fake.issue_json(repo, issue)) if issue else NOT_FOUND
+
+
+def edit_issue(fake, repo, m, q, body, login) -> Reply:
+    issue = repo.issues.get(int(m["n"]))
+    if not issue:
+        return NOT_FOUND
+    for key in ("title", "body", "state"):
+        if key in body:
+            issue[key] = body[key]
+    if "labels" in body:
+        issue["labels"] = [fake._label(repo, name) for name in body["labels"]]
+    return 200, {}, fake.issue_json(repo, issue)
+
+
+def list_comments(fake, repo, m, q, body, login) -> Reply:
+    number = int(m["n"])
+    if number not in repo.issues:
+        return NOT_FOUND
+    items = [fake.comment_json(repo, c) for c in fake.comments_on(repo.full_name, number)]
+    return _page(fake, m.string, q, items)
+
+
+def create_comment(fake, repo, m, q, body, login) -> Reply:
+    number = int(m["n"])
+    if number not in repo.issues:
+        return NOT_FOUND
+    return 201, {}, fake.add_comment(repo.full_name, number, body["body"], user=login)
+
+
+def get_comment(fake, repo, m, q, body, login) -> Reply:
+    comment = repo.comments.get(int(m["id"]))
+    return (200, {}, fake.comment_json(repo, comment)) if comment else NOT_FOUND
+
+
+def edit_comment(fake, repo, m, q, body, login) -> Reply:
+    comment = repo.comments.get(int(m["id"]))
+    if not comment:
+        return NOT_FOUND
+    comment["body"] = body["body"]
+    return 200, {}, fake.comment_json(repo, comment)
+
+
+def add_labels(fake, repo, m, q, body, login) -> Reply:
+    issue = repo.issues.get(int(m["n"]))
+    if not issue:
+        return NOT_FOUND
+    names = body["labels"] if isinstance(body, dict) else body
+    for name in names:
+        if name not in [label["name"] for label in issue["labels"]]:
+            issue["labels"].append(fake._label(repo, name))
+    return 200, {}, issue["labels"]
+
+
+def remove_label(fake, repo, m, q, body, login) -> Reply:
+    issue = repo.issues.get(int(m["n"]))
+    name = urllib.parse.unquote(m["label"])
+    if not issue or name not in [label["name"] for label in issue["labels"]]:
+        return 404, {}, {"message": "Label does not exist", "documentation_url": "https://docs.github.com/rest"}
+    issue["labels"] = [label for label in issue["labels"] if label["name"] != name]
+    return 200, {}, issue["labels"]
+
+
+def create_label(fake, repo, m, q, body, login) -> Reply:
+    if body["name"] in repo.labels:
+        return _validation("Label", "already_exists", field="name")
+    label = fake._label(repo, body["name"])
+    label.update(color=body.get("color", "ededed"), description=body.get("description"))
+    return 201, {}, label
+
+
+def permission(fake, repo, m, q, body, login) -> Reply:
+    role = repo.permissions.get(m["user"], "none")
+    return 200, {}, {"permission": LEGACY_PERMISSION.get(role, "none"), "role_name": role, "user": fake.user(m["user"])}
+
+
+# -- pulls and reviews ----------------------------------------------------------------------
+def list_pulls(fake, repo, m, q, body, login) -> Reply:
+    state = q.get("state", ["open"])[0]
+    head = q.get("head", [None])[0]
+    items = []
+    for number in sorted(repo.pulls):
+        pull = fake.pull_json(repo, repo.pulls[number])
+        if state != "all" and pull["state"] != state:
+            continue
+        if head and head not in (pull["head"]["label"], pull["head"]["ref"]):
+            continue
+        items.append(pull)
+    return _page(fake, m.string, q, items)
+
+
+def create_pull(fake, repo, m, q, body, login) -> Reply:
+    head = body["head"].split(":")[-1]
+    if fake.head_sha(repo.full_name, head) is None:
+        return _validation("PullRequest", "invalid", field="head")
+    for pull in repo.pulls.values():
+        if pull["head_ref"] == head and repo.issues[pull["number"]]["state"] == "open":
+            owner = repo.full_name.split("/")[0]
+            return _validation("PullRequest", "custom", f"A pull request already exists for {owner}:{head}.")
+    issue = fake.add_issue(repo.full_name, body["title"], body.get("body") or "", user=login)
+    repo.pulls[issue["number"]] = {"id": fake.next_id(), "number": issue["number"], "head_ref": head,
+                                   "base_ref": body["base"], "draft": bool(body.get("draft")), "merged": False}
+    return 201, {}, fake.pull_json(repo, repo.pulls[issue["number"]])
+
+
+def get_pull(fake, repo, m, q, body, login) -> Reply:
+    pull = repo.pulls.get(int(m["n"]))
+    return (200, {}, fake.pull_json(repo, pull)) if pull else NOT_FOUND
+
+
+def edit_pull(fake, repo, m, q, body, login) -> Reply:
+    pull = repo.pulls.get(int(m["n"]))
+    if not pull:
+        return NOT_FOUND
+    edit_issue(fake, repo, {"n": m["n"]}, q, {k: v for k, v in body.items() if k in ("title", "body", "state")}, login)
+    return 200, {}, fake.pull_json(repo, pull)
+
+
+def merge_pull(fake, repo, m, q, body, login) -> Reply:
+    pull = repo.pulls.get(int(m["n"]))
+    if not pull:
+        return NOT_FOUND
+    if pull["draft"]:
+        return 405, {}, {"message": "Pull Request is still a draft", "documentation_url": "https://docs.github.com/rest"}
+    sha = fake.head_sha(repo.full_name, pull["head_ref"])
+    from tests.fakes.github_server import _git
+
+    _git(repo.bare, "update-ref", f"refs/heads/{pull['base_ref']}", sha)
+    pull.update(merged=True, merged_at="2026-01-01T00:00:00Z", last_head_sha=sha)
+    repo.issues[pull["number"]]["state"] = "closed"
+    return 200, {}, {"sha": sha, "merged": True, "message": "Pull Request successfully merged"}
+
+
+def list_reviews(fake, repo, m, q, body, login) -> Reply:
+    number = int(m["n"])
+    items = [fake.review_json(repo, r) for r in repo.reviews.values() if r["pull_number"] == number]
+    return _page(fake, m.string, q, items)
+
+
+def get_review(fake, repo, m, q, body, login) -> Reply:
+    review = repo.reviews.get(int(m["id"]))
+    return (200, {}, fake.review_json(repo, review)) if review else NOT_FOUND
+
+
+def review_comments(fake, repo, m, q, body, login) -> Reply:
+    review_id = int(m["id"]) if m.groupdict().get("id") else None
+    number = int(m["n"])
+    items = [fake.review_comment_json(repo, c) for c in repo.review_comments.values()
+             if c["pull_number"] == number and review_id in (None, c["pull_request_review_id"])]
+    return _page(fake, m.string, q, items)
+
+
+def graphql(fake, body, login) -> Reply:
+    """Only the mutation the bot uses: markPullRequestReadyForReview."""
+    query = body.get("query", "")
+    if "markPullRequestReadyForReview" not in query:
+        return 200, {}, {"errors": [{"message": "the fake GitHub implements only markPullRequestReadyForReview"}]}
+    node_id = body["variables"]["input"]["pullRequestId"]
+    for repo in fake.repos.values():
+        for pull in repo.pulls.values():
+            if f"PR_{pull['id']}" == node_id:
+                pull["draft"] = False
+                return 200, {}, {"data": {"markPullRequestReadyForReview": {
+                    "clientMutationId": None, "pullRequest": {"isDraft": False}}}}
+    return 200, {}, {"errors": [{"type": "NOT_FOUND", "message": f"Could not resolve to a node with the global id of '{node_id}'"}]}
+
+
+# -- refs -----------------------------------------------------------------------------------
+def get_ref(fake, repo, m, q, body, login) -> Reply:
+    ref = m["ref"]
+    sha = fake.head_sha(repo.full_name, ref.removeprefix("heads/")) if ref.startswith("heads/") else None
+    if not sha:
+        return NOT_FOUND
+    url = f"{fake.api_url}/repos/{repo.full_name}/git/refs/{ref}"
+    return 200, {}, {"ref": f"refs/{ref}", "node_id": f"REF_{ref}", "url": url,
+                     "object": {"type": "commit", "sha": sha, "url": f"{fake.api_url}/repos/{repo.full_name}/git/commits/{sha}"}}
+
+
+# -- Actions and check suites ---------------------------------------------------------------
+def list_runs(fake, repo, m, q, body, login) -> Reply:
+    runs = sorted(repo.runs.values(), key=lambda r: -r["id"])
+    for key in ("branch", "head_sha", "status", "event", "check_suite_id"):
+        if key in q:
+            field = "head_branch" if key == "branch" else key
+            value = q[key][0]
+            runs = [r for r in runs if str(r.get(field)) == value or (key == "status" and r["conclusion"] == value)]
+    return _page(fake, m.string, q, [fake.run_json(repo, r) for r in runs], key="workflow_runs")
+
+
+def get_run(fake, repo, m, q, body, login) -> Reply:
+    run = repo.runs.get(int(m["id"]))
+    return (200, {}, fake.run_json(repo, run)) if run else NOT_FOUND
+
+
+def list_jobs(fake, repo, m, q, body, login) -> Reply:
+    run_id = int(m["id"])
+    if run_id not in repo.runs:
+        return NOT_FOUND
+    latest = q.get("filter", ["latest"])[0] == "latest"
+    jobs = [fake.job_json(repo, j) for j in repo.jobs.values()
+            if j["run_id"] == run_id and not (latest and j["superseded"])]
+    return _page(fake, m.string, q, jobs, key="jobs")
+
+
+def get_job(fake, repo, m, q, body, login) -> Reply:
+    job = repo.jobs.get(int(m["id"]))
+    return (200, {}, fake.job_json(repo, job)) if job else NOT_FOUND
+
+
+def job_logs(fake, repo, m, q, body, login) -> Reply:
+    job = repo.jobs.get(int(m["id"]))
+    if not job:
+        return NOT_FOUND
+    return 302, {"Location": f"{fake.server_url}/_blobs/logs/{repo.id}/{job['id']}?sig=fake"}, None
+
+
+def rerun_failed(fake, repo, m, q, body, login) -> Reply:
+    run = repo.runs.get(int(m["id"]))
+    if not run:
+        return NOT_FOUND
+    repo.reruns.append(run["id"])
+    run["run_attempt"] += 1
+    if fake.on_rerun:
+        fake.on_rerun(repo, run)
+    return 201, {}, {}
+
+
+def _workflow(repo: RepoState, key: str) -> dict | None:
+    return next((w for w in repo.workflows.values() if str(w["id"]) == key or w["path"].endswith("/" + key)), None)
+
+
+def get_workflow(fake, repo, m, q, body, login) -> Reply:
+    wf = _workflow(repo, m["wf"])
+    return (200, {}, fake.workflow_json(repo, wf)) if wf else NOT_FOUND
+
+
+def dispatch(fake, repo, m, q, body, login) -> Reply:
+    wf = _workflow(repo, m["wf"])
+    if not wf:
+        return NOT_FOUND
+    if fake.head_sha(repo.full_name, body["ref"].removeprefix("refs/heads/")) is None:
+        return _validation("Workflow", "invalid", f"No ref found for: {body['ref']}", field="ref")
+    entry = {"workflow": wf["path"], "ref": body["ref"], "inputs": body.get("inputs") or {}, "by": login}
+    repo.dispatches.append(entry)
+    if fake.on_dispatch:
+        fake.on_dispatch(repo, entry)
+    return 204, {}, None
+
+
+def get_check_suite(fake, repo, m, q, body, login) -> Reply:
+    run = next((r for r in repo.runs.values() if str(r["check_suite_id"]) == m["id"]), None)
+    if not run:
+        return NOT_FOUND
+    return 200, {}, {"id": run["check_suite_id"], "node_id": f"CS_{run['check_suite_id']}", "head_branch": run["head_branch"],
+                     "head_sha": run["head_sha"], "status": run["status"], "conclusion": run["conclusion"],
+                     "url": f"{fake.api_url}/repos/{repo.full_name}/check-suites/{run['check_suite_id']}",
+                     "app": {"id": 15368, "slug": "github-actions", "name": "GitHub Actions"},
+                     "repository": fake.repo_json(repo), "pull_requests": [], "latest_check_runs_count": 1}
+
+
+R = r"/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)"
+ROUTES: list[tuple[str, str, Any]] = [
+    ("GET", R + r"$", get_repo),
+    ("GET", R + r"/issues/(?P<n>\d+)$", get_issue),
+    ("PATCH", R + r"/issues/(?P<n>\d+)$", edit_issue),
+    ("GET", R + r"/issues/(?P<n>\d+)/comments$", list_comments),
+    ("POST", R + r"/issues/(?P<n>\d+)/comments$", create_comment),
+    ("GET", R + r"/issues/comments/(?P<id>\d+)$", get_comment),
+    ("PATCH", R + r"/issues/comments/(?P<id>\d+)$", edit_comment),
+    ("POST", R + r"/issues/(?P<n>\d+)/labels$", add_labels),
+    ("DELETE", R + r"/issues/(?P<n>\d+)/labels/(?P<label>[^/]+)$", remove_label),
+    ("POST", R + r"/labels$", create_label),
+    ("GET", R + r"/collaborators/(?P<user>[^/]+)/permission$", permission),
+    ("GET", R + r"/pulls$", list_pulls),
+    ("POST", R + r"/pulls$", create_pull),
+    ("GET", R + r"/pulls/(?P<n>\d+)$", get_pull),
+    ("PATCH", R + r"/pulls/(?P<n>\d+)$", edit_pull),
+    ("PUT", R + r"/pulls/(?P<n>\d+)/merge$", merge_pull),
+    ("GET", R + r"/pulls/(?P<n>\d+)/reviews$", list_reviews),
+    ("GET", R + r"/pulls/(?P<n>\d+)/reviews/(?P<id>\d+)$", get_review),
+    ("GET", R + r"/pulls/(?P<n>\d+)/reviews/(?P<id>\d+)/comments$", review_comments),
+    ("GET", R + r"/pulls/(?P<n>\d+)/comments$", review_comments),
+    ("GET", R + r"/git/ref/(?P<ref>.+)$", get_ref),
+    ("GET", R + r"/actions/runs$", list_runs),
+    ("GET", R + r"/actions/runs/(?P<id>\d+)$", get_run),
+    ("GET", R + r"/actions/runs/(?P<id>\d+)/jobs$", list_jobs),
+    ("GET", R + r"/actions/jobs/(?P<id>\d+)$", get_job),
+    ("GET", R + r"/actions/jobs/(?P<id>\d+)/logs$", job_logs),
+    ("POST", R + r"/actions/runs/(?P<id>\d+)/rerun-failed-jobs$", rerun_failed),
+    ("GET", R + r"/actions/workflows/(?P<wf>[^/]+)$", get_workflow),
+    ("POST", R + r"/actions/workflows/(?P<wf>[^/]+)/dispatches$", dispatch),
+    ("GET", R + r"/check-suites/(?P<id>\d+)$", get_check_suite),
+]
+
+
+def handle_api(fake: FakeGitHub, method: str, path: str, query: dict, body: Any, login: str) -> Reply:
+    """Route one API request; unknown routes answer 404 like GitHub does."""
+    if path == "/api/graphql" or path.endswith("/graphql"):
+        return graphql(fake, body or {}, login)
+    for verb, pattern, route in ROUTES:
+        match = re.match(pattern, path)
+        if verb == method and match:
+            repo = fake.repos.get(f"{match['owner']}/{match['name']}")
+            if not repo:
+                return NOT_FOUND
+            try:
+                return route(fake, repo, match, query, body, login)
+            except Exception as exc:  # noqa: BLE001 - a fake's bug shows as a 500, not a dropped connection
+                return 500, {}, {"message": f"fake GitHub error: {type(exc).__name__}: {exc}"}
+    return NOT_FOUND
+
+
+def handle_blob(fake: FakeGitHub, path: str) -> Reply:
+    """A signed download URL, as job logs redirect to: plain text, no auth needed."""
+    match = re.match(r"/_blobs/logs/(\d+)/(\d+)$", path)
+    for repo in fake.repos.values():
+        if match and repo.id == int(match[1]) and int(match[2]) in repo.jobs:
+            return 200, {"Content-Type": "text/plain"}, repo.jobs[int(match[2])]["log"].encode()
+    return 404, {}, b"not found"
