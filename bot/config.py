@@ -64,6 +64,29 @@ class Models:
 
 
 @dataclass(frozen=True)
+class PriceSpec:
+    """A model's price in USD per million tokens; overrides or extends the built-in table."""
+
+    model: str = ""
+    input: float = field(default=0.0, metadata={"min": 0.0})
+    cached_input: float = field(default=0.0, metadata={"min": 0.0})
+    output: float = field(default=0.0, metadata={"min": 0.0})
+
+
+@dataclass(frozen=True)
+class LLMSpec:
+    """How model calls are made: timeouts, retries, the reply cache and price overrides."""
+
+    timeout_s: float = field(default=120.0, metadata={"min": 0.01})
+    max_attempts: int = field(default=5, metadata={"min": 1})
+    max_retry_wait_s: float = field(default=120.0, metadata={"min": 0.0})
+    cache: bool = True
+    cache_max_mb: int = field(default=200, metadata={"min": 1})
+    max_output_tokens: int = field(default=8192, metadata={"min": 1})
+    prices: tuple[PriceSpec, ...] = ()
+
+
+@dataclass(frozen=True)
 class SandboxSpec:
     """Where and how the repository's tests run. `None` means detect from the repository."""
 
@@ -112,6 +135,7 @@ class Config:
     max_heal_attempts: int = field(default=3, metadata={"min": 0})
     budget_usd: float = field(default=2.0, metadata={"min": 0.0})
     budget_tokens: int | None = field(default=None, metadata={"min": 1})
+    llm: LLMSpec = LLMSpec()
     sandbox: SandboxSpec = SandboxSpec()
     paths: PathsSpec = PathsSpec()
     index: IndexSpec = IndexSpec()

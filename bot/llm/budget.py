@@ -1,0 +1,119 @@
+"""The run's spend: per-role accounting, the USD and token caps, and failover notes.
+
+Before a call is sent, its prompt is priced as input tokens and reserved against the caps;
+a call that would pass a cap is refused with `BudgetExceeded`. Reservations make the check
+hold when two ensembles call at once. After the call the reservation is replaced by what the
+provider reported. Cache hits cost nothing and are only counted.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from bot.errors import BudgetExceeded
+from bot.llm.prices import PriceTable
+from bot.llm.types import Usage
+
+
+@dataclass
+class RoleSpend:
+    """Totals for one role."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    replayed: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """A call's estimated share of the caps, held until it finishes."""
+
+    tokens: int
+    usd: float
+
+
+@dataclass
+class Ledger:
+    """Thread-safe spend tracking against `budget_usd` and `budget_tokens` (None: no token cap)."""
+
+    budget_usd: float | None
+    budget_tokens: int | None
+    prices: PriceTable
+    roles: dict[str, RoleSpend] = field(default_factory=dict)
+    fallbacks: list[dict[str, str]] = field(default_factory=list)
+    _reserved: list[Reservation] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def reserve(self, role: str, label: str, model: str, prompt_tokens: int) -> Reservation:
+        """Hold the prompt's estimated cost, or raise BudgetExceeded if it would pass a cap."""
+        estimate = Reservation(prompt_tokens, self.prices.cost(model, Usage(input_tokens=prompt_tokens)))
+        with self._lock:
+            usd = self._total("cost_usd") + sum(r.usd for r in self._reserved)
+            tokens = self._total("input_tokens") + self._total("output_tokens") + sum(r.tokens for r in self._reserved)
+            if self.budget_usd is not None and estimate.usd > 0 and usd + estimate.usd > self.budget_usd:
+                self._refuse(role, label, estimate, f"the cap of ${self.budget_usd:.2f} (budget_usd)")
+            if self.budget_tokens is not None and tokens + estimate.tokens > self.budget_tokens:
+                self._refuse(role, label, estimate, f"the cap of {self.budget_tokens:,} tokens (budget_tokens)")
+            self._reserved.append(estimate)
+        return estimate
+
+    def _refuse(self, role: str, label: str, estimate: Reservation, cap: str) -> None:
+        spend = self._summary()
+        raise BudgetExceeded(
+            f"budget: the next {role} call to {label} (about {estimate.tokens:,} prompt tokens, "
+            f"${estimate.usd:.4f}) would pass {cap}; spent so far ${spend['cost_usd']:.4f} and "
+            f"{spend['input_tokens'] + spend['output_tokens']:,} tokens in {spend['calls']} calls. "
+            "Raise the cap in .github/ensemble.yml (or ENSEMBLE_BUDGET_USD) to go further.", spend)
+
+    def release(self, reservation: Reservation) -> None:
+        """Drop a reservation whose call was not made or failed."""
+        with self._lock:
+            if reservation in self._reserved:
+                self._reserved.remove(reservation)
+
+    def settle(self, reservation: Reservation | None, role: str, usage: Usage, cost_usd: float,
+               replayed: bool = False) -> None:
+        """Replace a reservation with the call's real usage and cost."""
+        with self._lock:
+            if reservation is not None and reservation in self._reserved:
+                self._reserved.remove(reservation)
+            spend = self.roles.setdefault(role, RoleSpend())
+            spend.calls += 1
+            spend.replayed += int(replayed)
+            spend.input_tokens += usage.input_tokens
+            spend.output_tokens += usage.output_tokens
+            spend.cached_tokens += usage.cached_tokens
+            spend.cost_usd += cost_usd
+
+    def record_cache_hit(self, role: str) -> None:
+        """Count a reply served from the disk cache (free)."""
+        with self._lock:
+            self.roles.setdefault(role, RoleSpend()).cache_hits += 1
+
+    def record_fallback(self, role: str, failed: str, next_label: str, reason: str) -> None:
+        """Note that `failed` gave up for `role` and `next_label` took over."""
+        with self._lock:
+            self.fallbacks.append({"role": role, "from": failed, "to": next_label, "reason": reason})
+
+    def summary(self) -> dict[str, Any]:
+        """Totals, per-role figures, caps and fallbacks, as plain data for the run summary."""
+        with self._lock:
+            return self._summary()
+
+    def _total(self, name: str) -> Any:
+        return sum(getattr(spend, name) for spend in self.roles.values())
+
+    def _summary(self) -> dict[str, Any]:
+        names = ("calls", "cache_hits", "replayed", "input_tokens", "output_tokens", "cached_tokens")
+        totals: dict[str, Any] = {name: self._total(name) for name in names}
+        totals["cost_usd"] = round(self._total("cost_usd"), 6)
+        totals.update(budget_usd=self.budget_usd, budget_tokens=self.budget_tokens,
+                      by_role={role: asdict(spend) for role, spend in sorted(self.roles.items())},
+                      fallbacks=list(self.fallbacks))
+        return totals

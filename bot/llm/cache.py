@@ -1,0 +1,90 @@
+"""A content-addressed disk cache of model replies, under `.ensemble/cache/llm/`.
+
+The key is a SHA-256 of the provider, model, messages, schema and parameters, so any change
+in the prompt misses. Writes go to a temporary file that is then renamed into place, which
+makes them atomic for concurrent threads and processes: a reader sees a whole entry or none.
+A size cap evicts the least recently used entries (reads refresh an entry's mtime).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bot.llm.types import Message
+
+log = logging.getLogger(__name__)
+
+CACHE_SUBDIR = Path(".ensemble") / "cache" / "llm"
+FORMAT_VERSION = 1
+
+
+def cache_key(provider: str, model: str, messages: Sequence[Message], schema: str | None,
+              params: dict[str, Any]) -> str:
+    """The SHA-256 hex digest identifying one request."""
+    payload = {"v": FORMAT_VERSION, "provider": provider, "model": model, "schema": schema, "params": params,
+               "messages": [[m.role, m.content] for m in messages]}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+class ReplyCache:
+    """Entries are JSON files `<dir>/<key[:2]>/<key>.json`; safe across threads and processes."""
+
+    def __init__(self, directory: Path, max_bytes: int = 200 * 1024 * 1024):
+        self.directory = directory
+        self.max_bytes = max_bytes
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored entry, or None (also for an unreadable entry, which is then ignored)."""
+        path = self._path(key)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            os.utime(path)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            log.warning("ignoring unreadable cache entry %s: %s", path, exc)
+            return None
+        return data if isinstance(data, dict) else None
+
+    def put(self, key: str, entry: dict[str, Any]) -> None:
+        """Store `entry` atomically, then evict old entries if the cache is over its cap."""
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(entry, fh, ensure_ascii=False)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        self.prune()
+
+    def prune(self) -> int:
+        """Delete least recently used entries until the total size is under the cap; returns how many."""
+        entries = []
+        for path in self.directory.glob("*/*.json"):
+            try:
+                stat = path.stat()
+            except FileNotFoundError:
+                continue  # another process evicted it
+            entries.append((stat.st_mtime, stat.st_size, path))
+        total = sum(size for _, size, _ in entries)
+        removed = 0
+        for _, size, path in sorted(entries, key=lambda e: e[0]):
+            if total <= self.max_bytes:
+                break
+            path.unlink(missing_ok=True)
+            total -= size
+            removed += 1
+        return removed

@@ -1,0 +1,146 @@
+"""`GeminiChatModel`: Google's Gemini API through the `google-genai` SDK.
+
+The key comes from `GEMINI_API_KEY` or `GOOGLE_API_KEY`; `GOOGLE_GEMINI_BASE_URL` (the SDK's
+own variable) points it elsewhere, which is how tests reach a fake server. The SDK's retries
+are off (one attempt); `ModelManager` owns the retry policy. Structured replies use
+`response_schema`, titled with the schema's name.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from bot.errors import (
+    ContextTooLong,
+    ModelAuthError,
+    ModelConnectionError,
+    ModelNotFound,
+    ModelRequestError,
+    ModelServerError,
+    ModelTimeout,
+    ProviderError,
+    QuotaExhausted,
+    RateLimited,
+)
+from bot.llm.retry import parse_retry_after
+from bot.llm.schemas import get_schema
+from bot.llm.types import ChatRequest, Completion, Usage
+
+KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+BASE_URL_VAR = "GOOGLE_GEMINI_BASE_URL"
+
+
+class GeminiChatModel:
+    """One Gemini model behind `generateContent`."""
+
+    provider = "gemini"
+
+    def __init__(self, model: str, api_key: str | None, base_url: str | None = None):
+        self.model = model
+        self.api_key = api_key
+        self.base_url = base_url
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_env(cls, model: str, env: Mapping[str, str]) -> GeminiChatModel:
+        """A model using GEMINI_API_KEY (or GOOGLE_API_KEY) and GOOGLE_GEMINI_BASE_URL from `env`."""
+        key = next((env[name] for name in KEY_VARS if env.get(name)), None)
+        return cls(model, key, env.get(BASE_URL_VAR) or None)
+
+    @property
+    def where(self) -> str:
+        return self.base_url or "the Gemini API"
+
+    def client(self) -> Any:
+        """The SDK client, made on first use, with its own retries off."""
+        with self._lock:
+            if self._client is None:
+                from google import genai
+                from google.genai import types
+
+                if not self.api_key:
+                    raise ModelAuthError("no Gemini key: export GEMINI_API_KEY=... (or GOOGLE_API_KEY)")
+                options = types.HttpOptions(base_url=self.base_url, retry_options=types.HttpRetryOptions(attempts=1))
+                self._client = genai.Client(api_key=self.api_key, http_options=options)
+            return self._client
+
+    def complete(self, request: ChatRequest) -> Completion:
+        """Send one generateContent request."""
+        from google.genai import errors, types
+
+        system = "\n\n".join(m.content for m in request.messages if m.role == "system")
+        contents = [types.Content(role="model" if m.role == "assistant" else "user", parts=[types.Part(text=m.content)])
+                    for m in request.messages if m.role != "system"]
+        config = types.GenerateContentConfig(
+            system_instruction=system or None, temperature=request.temperature,
+            max_output_tokens=request.max_output_tokens,
+            http_options=types.HttpOptions(timeout=int(request.timeout_s * 1000)))
+        if request.schema:
+            config.response_mime_type = "application/json"
+            config.response_schema = {"title": request.schema, **get_schema(request.schema)}
+        try:
+            response = self.client().models.generate_content(model=self.model, contents=contents, config=config)
+        except errors.APIError as exc:
+            raise self._map_status(exc) from exc
+        except ProviderError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - transport errors come from httpx or httpx2
+            raise self._map_transport(exc, request.timeout_s) from exc
+        return self._read(response)
+
+    def _read(self, response: Any) -> Completion:
+        candidate = (response.candidates or [None])[0]
+        content = candidate.content if candidate is not None else None
+        parts = [p.text for p in (content.parts if content else None) or [] if p.text and not p.thought]
+        meta = response.usage_metadata
+        usage = Usage(meta.prompt_token_count or 0,
+                      (meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
+                      meta.cached_content_token_count or 0) if meta else Usage()
+        return Completion(text="".join(parts), usage=usage, request_id=response.response_id)
+
+    def _map_transport(self, exc: Exception, timeout_s: float) -> ProviderError:
+        names = {cls.__name__ for cls in type(exc).__mro__}
+        if names & {"TimeoutException", "TimeoutError", "ReadTimeout"}:
+            return ModelTimeout(f"no answer from {self.where} within {timeout_s:g}s (raise llm.timeout_s)")
+        if names & {"TransportError", "ConnectionError", "OSError"}:
+            return ModelConnectionError(f"cannot reach {self.where} ({exc}); check the network "
+                                        f"(and {BASE_URL_VAR} if set)")
+        return ModelRequestError(f"unreadable reply from {self.where}: {type(exc).__name__}: {exc}")
+
+    def _map_status(self, exc: Any) -> ProviderError:
+        """The SDK's APIError as one of ours, with a message that says what to do."""
+        code, status, detail = int(exc.code or 0), str(exc.status or ""), str(exc.message or exc)[:500]
+        lowered = detail.lower()
+        if code in (401, 403) or status in ("UNAUTHENTICATED", "PERMISSION_DENIED") or "api key" in lowered:
+            return ModelAuthError(f"GEMINI_API_KEY (or GOOGLE_API_KEY) was rejected by {self.where} "
+                                  f"({code}: {detail}); export a valid key", code)
+        if code == 404:
+            return ModelNotFound(f"model {self.model!r} was not found at {self.where} (404: {detail})", code)
+        if code == 429 and ("billing" in lowered or "credit" in lowered):
+            return QuotaExhausted(f"the Gemini project has no quota left ({detail}); enable billing or switch "
+                                  "the role to another provider", code)
+        if code == 429:
+            return RateLimited(f"rate limited by {self.where} (429: {detail})", code, _retry_after(exc))
+        if "token count" in lowered and ("exceed" in lowered or "maximum" in lowered):
+            return ContextTooLong(f"the prompt is longer than {self.model}'s context window ({detail}); "
+                                  "send less context", code)
+        if code >= 500:
+            return ModelServerError(f"{self.where} failed ({code}: {detail})", code, _retry_after(exc))
+        return ModelRequestError(f"{self.where} refused the request ({code}: {detail})", code)
+
+
+def _retry_after(exc: Any) -> float | None:
+    """Retry-After from the HTTP headers, else the RetryInfo detail Google APIs send ('12s')."""
+    seconds = parse_retry_after(getattr(getattr(exc, "response", None), "headers", None))
+    if seconds is not None:
+        return seconds
+    details = exc.details.get("error", {}).get("details", []) if isinstance(exc.details, dict) else []
+    for item in details if isinstance(details, list) else []:
+        delay = item.get("retryDelay") if isinstance(item, dict) else None
+        if isinstance(delay, str) and (match := re.fullmatch(r"(\d+(?:\.\d+)?)s", delay)):
+            return float(match.group(1))
+    return None

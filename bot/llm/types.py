@@ -1,0 +1,94 @@
+"""The plain data of a model call, and the `ChatModel` seam every provider implements.
+
+A provider turns a `ChatRequest` into a `Completion` (text, usage, request id) or raises a
+`ProviderError`. Everything else (retries, failover, schemas, budget, cache, tracing) lives
+in `ModelManager`, which hands callers a `Reply`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+MessageRole = Literal["system", "user", "assistant"]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message."""
+
+    role: MessageRole
+    content: str
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens a call used; `cached_tokens` is the part of the input the provider served from its cache."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens,
+                     self.cached_tokens + other.cached_tokens)
+
+    @property
+    def total_tokens(self) -> int:
+        """Input plus output tokens."""
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """What a provider is asked: the role is passed for scripted replay and tracing only."""
+
+    role: str
+    messages: tuple[Message, ...]
+    schema: str | None = None
+    temperature: float = 0.0
+    max_output_tokens: int = 8192
+    timeout_s: float = 120.0
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A provider's raw answer to one request."""
+
+    text: str
+    usage: Usage = Usage()
+    request_id: str | None = None
+    replayed: bool = False
+    data: dict[str, Any] | None = None  # set by providers that return parsed data (scripted)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What `ModelManager.complete` returns: the text, parsed data for schema replies, and accounting."""
+
+    text: str
+    data: dict[str, Any] | None
+    usage: Usage
+    cost_usd: float
+    latency_s: float
+    request_id: str | None
+    provider: str
+    model: str
+    role: str = ""
+    cached: bool = False
+    replayed: bool = False
+    fallback_from: str | None = None
+    retries: int = 0
+    repaired: bool = False
+    notes: tuple[str, ...] = field(default=())
+
+
+class ChatModel(Protocol):
+    """One provider and model; `complete` sends one request, with no retries of its own."""
+
+    provider: str
+    model: str
+
+    def complete(self, request: ChatRequest) -> Completion:
+        """Send `request` once; raise a `bot.errors.ProviderError` subclass on failure."""
+        ...
