@@ -1,0 +1,157 @@
+"""GitHub event payloads: read GITHUB_EVENT_NAME / GITHUB_EVENT_PATH and keep the fields we use.
+
+The payload is untrusted data. A malformed or truncated one raises `EventError` (exit 2)
+naming the field that is missing or of the wrong type; no handler ever sees a half-parsed event.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot.errors import UsageError
+
+SUPPORTED = ("issues", "issue_comment", "pull_request_review", "pull_request_review_comment",
+             "workflow_run", "check_suite", "workflow_dispatch")
+
+
+class EventError(UsageError):
+    """The event payload is missing a field, has the wrong type, or is not JSON."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """The fields of one event that the handlers need."""
+
+    name: str
+    action: str
+    repo: str
+    sender: str
+    sender_is_bot: bool = False
+    number: int | None = None
+    is_pull: bool = False
+    title: str = ""
+    body: str = ""
+    label: str = ""
+    comment_id: int | None = None
+    comment_body: str = ""
+    review_id: int | None = None
+    review_state: str = ""
+    review_body: str = ""
+    head_branch: str = ""
+    head_sha: str = ""
+    conclusion: str = ""
+    run_id: int | None = None
+    run_attempt: int = 1
+    check_suite_id: int | None = None
+    inputs: Mapping[str, str] = field(default_factory=dict)
+
+
+def load_event(env: Mapping[str, str]) -> Event:
+    """Read the event named by GITHUB_EVENT_NAME from the file at GITHUB_EVENT_PATH."""
+    name = env.get("GITHUB_EVENT_NAME", "")
+    path = env.get("GITHUB_EVENT_PATH", "")
+    if not name or not path:
+        missing = "GITHUB_EVENT_NAME" if not name else "GITHUB_EVENT_PATH"
+        raise EventError(f"{missing} is not set; `ensemble handle-event` runs inside GitHub Actions, "
+                         "or set both variables to an event name and a payload file")
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise EventError(f"GITHUB_EVENT_PATH {path}: cannot read the payload ({exc.strerror})") from None
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EventError(f"GITHUB_EVENT_PATH {path}: not valid JSON at line {exc.lineno} column {exc.colno} "
+                         f"({exc.msg}); the payload is malformed or truncated") from None
+    return parse_event(name, payload)
+
+
+def parse_event(name: str, payload: Any) -> Event:
+    """Parse one payload; unsupported events parse to an Event with only the common fields."""
+    if not isinstance(payload, dict):
+        raise EventError(f"{name} payload: expected a JSON object at the top level")
+    p = _Fields(name, payload)
+    common = {"name": name, "action": p.str("action", optional=True), "repo": p.str("repository.full_name"),
+              "sender": p.str("sender.login"), "sender_is_bot": p.str("sender.type", optional=True) == "Bot"}
+    parser = _PARSERS.get(name)
+    return Event(**(common | (parser(p) if parser else {})))
+
+
+class _Fields:
+    """Typed access to dotted paths in a payload, raising EventError that names the path."""
+
+    def __init__(self, name: str, payload: dict):
+        self.name = name
+        self.payload = payload
+
+    def get(self, dotted: str, kind: type | tuple[type, ...], optional: bool = False) -> Any:
+        node: Any = self.payload
+        for part in dotted.split("."):
+            if not isinstance(node, dict) or part not in node or node[part] is None:
+                if optional:
+                    return None
+                raise EventError(f"{self.name} payload: missing field `{dotted}`; the payload is malformed or truncated")
+            node = node[part]
+        if not isinstance(node, kind) or (kind is int and isinstance(node, bool)):
+            expected = getattr(kind, "__name__", "value")
+            raise EventError(f"{self.name} payload: field `{dotted}` should be {expected}, got {type(node).__name__}")
+        return node
+
+    def str(self, dotted: str, optional: bool = False) -> str:
+        return self.get(dotted, str, optional) or ""
+
+    def int(self, dotted: str, optional: bool = False) -> int | None:
+        return self.get(dotted, int, optional)
+
+
+def _issues(p: _Fields) -> dict:
+    return {"number": p.int("issue.number"), "title": p.str("issue.title"), "body": p.str("issue.body", optional=True),
+            "is_pull": p.get("issue.pull_request", dict, optional=True) is not None,
+            "label": p.str("label.name", optional=True)}
+
+
+def _issue_comment(p: _Fields) -> dict:
+    return _issues(p) | {"label": "", "comment_id": p.int("comment.id"), "comment_body": p.str("comment.body", optional=True)}
+
+
+def _review(p: _Fields) -> dict:
+    return {"number": p.int("pull_request.number"), "is_pull": True, "title": p.str("pull_request.title"),
+            "head_branch": p.str("pull_request.head.ref"), "head_sha": p.str("pull_request.head.sha"),
+            "review_id": p.int("review.id"), "review_state": p.str("review.state").lower(),
+            "review_body": p.str("review.body", optional=True)}
+
+
+def _review_comment(p: _Fields) -> dict:
+    return {"number": p.int("pull_request.number"), "is_pull": True, "head_branch": p.str("pull_request.head.ref"),
+            "comment_id": p.int("comment.id"), "comment_body": p.str("comment.body", optional=True),
+            "review_id": p.int("comment.pull_request_review_id", optional=True)}
+
+
+def _workflow_run(p: _Fields) -> dict:
+    return {"head_branch": p.str("workflow_run.head_branch", optional=True), "head_sha": p.str("workflow_run.head_sha"),
+            "conclusion": p.str("workflow_run.conclusion", optional=True), "run_id": p.int("workflow_run.id"),
+            "run_attempt": p.int("workflow_run.run_attempt", optional=True) or 1,
+            "check_suite_id": p.int("workflow_run.check_suite_id", optional=True)}
+
+
+def _check_suite(p: _Fields) -> dict:
+    return {"head_branch": p.str("check_suite.head_branch", optional=True), "head_sha": p.str("check_suite.head_sha"),
+            "conclusion": p.str("check_suite.conclusion", optional=True), "check_suite_id": p.int("check_suite.id")}
+
+
+def _dispatch(p: _Fields) -> dict:
+    inputs = p.get("inputs", dict, optional=True) or {}
+    number = str(inputs.get("issue", "") or "").strip()
+    if number and not number.isdigit():
+        raise EventError(f"workflow_dispatch payload: input `issue` should be an issue number, got {number!r}")
+    return {"action": "dispatch", "inputs": {str(k): str(v) for k, v in inputs.items()},
+            "number": int(number) if number else None, "head_branch": p.str("ref", optional=True).removeprefix("refs/heads/")}
+
+
+_PARSERS = {"issues": _issues, "issue_comment": _issue_comment, "pull_request_review": _review,
+            "pull_request_review_comment": _review_comment, "workflow_run": _workflow_run,
+            "check_suite": _check_suite, "workflow_dispatch": _dispatch}
