@@ -81,7 +81,7 @@ class GeminiChatModel:
             http_options=types.HttpOptions(timeout=int(request.timeout_s * 1000)))
         if request.schema:
             config.response_mime_type = "application/json"
-            config.response_schema = {"title": request.schema, **get_schema(request.schema)}
+            config.response_schema = {"title": request.schema, **gemini_schema(get_schema(request.schema))}
         try:
             response = self.client().models.generate_content(model=self.model, contents=contents, config=config)
         except errors.APIError as exc:
@@ -131,6 +131,15 @@ class GeminiChatModel:
         if code >= 500:
             return ModelServerError(f"{self.where} failed ({code}: {detail})", code, _retry_after(exc))
         return ModelRequestError(f"{self.where} refused the request ({code}: {detail})", code)
+
+
+def gemini_schema(schema: Any) -> Any:
+    """`schema` without `additionalProperties`, which Gemini's response schema does not accept."""
+    if isinstance(schema, dict):
+        return {k: gemini_schema(v) for k, v in schema.items() if k != "additionalProperties"}
+    if isinstance(schema, list):
+        return [gemini_schema(v) for v in schema]
+    return schema
 
 
 def _retry_after(exc: Any) -> float | None:

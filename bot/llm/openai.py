@@ -104,7 +104,7 @@ class OpenAIChatModel:
                 kwargs["response_format"] = {"type": "json_object"}
         try:
             completion = self.client().chat.completions.create(**kwargs)
-        except openai.OpenAIError as exc:
+        except (openai.OpenAIError, ValueError) as exc:  # ValueError: a body that is not JSON
             raise self._map_error(exc, request.timeout_s) from exc
         return self._read(completion)
 

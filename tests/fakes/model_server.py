@@ -1,0 +1,245 @@
+"""The shared core of the fake model servers: scripted rules, injectable faults, a request log.
+
+A rule is a reply or a fault, matched against each request by schema name, by a marker
+(a substring of the system prompt, or of any message when there is no system prompt) and
+by model; the first matching rule answers and is used up after `times` uses (0: forever).
+A request no rule matches gets the `default` reply, or a 400 that says what was asked.
+
+    server.reply("text", marker="You are the coder")
+    server.reply(data={"verdict": "accept", "feedback": "ok"}, schema="review")
+    server.rate_limit(retry_after=2)            # 429 + Retry-After, then the next rule
+    server.server_error(times=3)                # a 500 storm
+    server.hang()                               # no answer until the client gives up
+    server.malformed_body()                     # a 200 whose body is not JSON
+    server.requests                             # what was asked, in order
+
+Subclasses speak one provider's wire format (`openai_server.FakeOpenAI`, `gemini_server.FakeGemini`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+HANG_LIMIT_S = 30.0
+
+
+@dataclass
+class Logged:
+    """One request as the fake saw it, with what it understood of it."""
+
+    path: str
+    headers: dict[str, str]
+    body: Any
+    model: str | None = None
+    schema: str | None = None
+    system: str = ""
+    messages: list[dict[str, str]] = field(default_factory=list)
+    status: int = 0
+
+    @property
+    def last_user(self) -> str:
+        """The content of the last user message."""
+        return next((m["content"] for m in reversed(self.messages) if m["role"] == "user"), "")
+
+
+@dataclass
+class Rule:
+    """A scripted answer (kind: reply, status, hang, malformed) for requests that match."""
+
+    kind: str
+    text: str | None = None
+    status: int = 200
+    message: str = ""
+    code: str | None = None
+    retry_after: float | None = None
+    usage: tuple[int, int, int] | None = None
+    hang_s: float = HANG_LIMIT_S
+    schema: str | None = None
+    marker: str | None = None
+    model: str | None = None
+    times: int = 1
+    used: int = 0
+
+    def matches(self, request: Logged) -> bool:
+        haystack = request.system or "\n".join(m["content"] for m in request.messages)
+        return ((self.schema is None or self.schema == request.schema)
+                and (self.marker is None or self.marker in haystack)
+                and (self.model is None or self.model == request.model))
+
+
+class FakeModelServer:
+    """A model API on 127.0.0.1 (random port) answering from rules; use as a context manager."""
+
+    def __init__(self, api_key: str | None = None):
+        self.api_key = api_key
+        self.rules: list[Rule] = []
+        self.requests: list[Logged] = []
+        self.default: Rule | None = None
+        self._lock = threading.Lock()
+        self._release = threading.Event()
+        self._ids = itertools.count(1)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def start(self) -> FakeModelServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._release.set()
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> FakeModelServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def base(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    # -- scripting ---------------------------------------------------------------------
+    def add(self, rule: Rule) -> Rule:
+        with self._lock:
+            self.rules.append(rule)
+        return rule
+
+    def reply(self, text: str | None = None, *, data: dict[str, Any] | None = None,
+              usage: tuple[int, int, int] | None = None, times: int = 1, **match: Any) -> Rule:
+        """Answer with `text`, or with `data` as JSON text; usage is (input, output, cached) tokens."""
+        body = json.dumps(data) if data is not None else (text if text is not None else "")
+        return self.add(Rule("reply", text=body, usage=usage, times=times, **match))
+
+    def set_default(self, text: str | None = None, *, data: dict[str, Any] | None = None) -> None:
+        """The reply for requests no rule matches (instead of a 400)."""
+        self.default = Rule("reply", text=json.dumps(data) if data is not None else text or "", times=0)
+
+    def fail(self, status: int, message: str = "", *, code: str | None = None, retry_after: float | None = None,
+             times: int = 1, **match: Any) -> Rule:
+        """Answer with an error status in the provider's error format."""
+        return self.add(Rule("status", status=status, message=message or f"injected {status}", code=code,
+                             retry_after=retry_after, times=times, **match))
+
+    def rate_limit(self, retry_after: float | None = 1, times: int = 1, **match: Any) -> Rule:
+        return self.fail(429, "Rate limit reached; please try again later.", code="rate_limit_exceeded",
+                         retry_after=retry_after, times=times, **match)
+
+    def server_error(self, times: int = 1, status: int = 500, **match: Any) -> Rule:
+        return self.fail(status, "The server had an error while processing your request.", times=times, **match)
+
+    def hang(self, seconds: float = HANG_LIMIT_S, times: int = 1, **match: Any) -> Rule:
+        """Accept the request and say nothing for `seconds` (or until the server stops)."""
+        return self.add(Rule("hang", hang_s=seconds, times=times, **match))
+
+    def malformed_body(self, times: int = 1, **match: Any) -> Rule:
+        """A 200 whose body is not JSON at all."""
+        return self.add(Rule("malformed", times=times, **match))
+
+    def count(self, **match: Any) -> int:
+        """How many logged requests match (schema=, marker=, model=)."""
+        probe = Rule("probe", **match)
+        return sum(1 for r in self.requests if probe.matches(r))
+
+    # -- serving -----------------------------------------------------------------------
+    def _take(self, request: Logged) -> Rule | None:
+        with self._lock:
+            for rule in self.rules:
+                if rule.matches(request):
+                    rule.used += 1
+                    if rule.times and rule.used >= rule.times:
+                        self.rules.remove(rule)
+                    return rule
+            return self.default
+
+    def _respond(self, handler: BaseHTTPRequestHandler, request: Logged) -> None:
+        rule = self._take(request)
+        if rule is None:
+            detail = f"fake server: no scripted reply for model={request.model} schema={request.schema}"
+            return self._send(handler, request, 400, self.error_body(400, detail, "no_rule"))
+        if rule.kind == "hang":
+            self._release.wait(rule.hang_s)
+            return self._send(handler, request, 503, self.error_body(503, "hung request released", None))
+        if rule.kind == "malformed":
+            return self._send(handler, request, 200, b'{"choices": [ this is not json')
+        if rule.kind == "status":
+            headers = {"Retry-After": f"{rule.retry_after:g}"} if rule.retry_after is not None else {}
+            return self._send(handler, request, rule.status, self.error_body(rule.status, rule.message, rule.code),
+                              headers)
+        usage = rule.usage or (_estimate(request), _estimate_text(rule.text or ""), 0)
+        body = self.success_body(request, rule.text or "", usage, next(self._ids))
+        return self._send(handler, request, 200, body, {"x-request-id": f"req_{len(self.requests)}"})
+
+    def _send(self, handler: BaseHTTPRequestHandler, request: Logged, status: int, body: Any,
+              headers: dict[str, str] | None = None) -> None:
+        request.status = status
+        payload = body if isinstance(body, bytes) else json.dumps(body).encode()
+        try:
+            handler.send_response(status)
+            handler.send_header("Content-Type", "application/json")
+            handler.send_header("Content-Length", str(len(payload)))
+            for name, value in (headers or {}).items():
+                handler.send_header(name, value)
+            handler.end_headers()
+            handler.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout test); nothing to answer
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802 - the stdlib's naming
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw or b"{}")
+                except json.JSONDecodeError:
+                    body = None
+                request = fake.parse(self.path, dict(self.headers), body)
+                with fake._lock:
+                    fake.requests.append(request)
+                problem = fake.check(request)
+                if problem is not None:
+                    fake._send(self, request, problem[0], problem[1])
+                    return
+                fake._respond(self, request)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        return Handler
+
+    # -- provider specifics (subclasses) -------------------------------------------------
+    def parse(self, path: str, headers: dict[str, str], body: Any) -> Logged:
+        raise NotImplementedError
+
+    def check(self, request: Logged) -> tuple[int, Any] | None:
+        """A (status, body) refusal before any rule is used (bad path, wrong key), else None."""
+        raise NotImplementedError
+
+    def error_body(self, status: int, message: str, code: str | None) -> Any:
+        raise NotImplementedError
+
+    def success_body(self, request: Logged, text: str, usage: tuple[int, int, int], number: int) -> Any:
+        raise NotImplementedError
+
+
+def _estimate(request: Logged) -> int:
+    return _estimate_text(request.system + "".join(m["content"] for m in request.messages))
+
+
+def _estimate_text(text: str) -> int:
+    return max(1, len(text) // 4)

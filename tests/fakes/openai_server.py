@@ -1,0 +1,100 @@
+"""A fake OpenAI-compatible server: `POST /v1/chat/completions`, driven by the real `openai` SDK.
+
+    with FakeOpenAI(api_key="sk-test") as server:
+        server.reply(data={"verdict": "accept", "feedback": "fine"}, schema="review")
+        client = OpenAI(base_url=server.url, api_key="sk-test", max_retries=0)
+
+The schema name is read from `response_format.json_schema.name`; a request in JSON mode or
+with no response format has no schema name. `supports_json_schema=False` makes the server
+refuse `json_schema` response formats with a 400, as some local servers do. Errors use
+OpenAI's shape, `{"error": {"message", "type", "code", "param"}}`; `quota_exhausted()` sends
+the 429 `insufficient_quota` that retrying cannot fix, `context_too_long()` the 400
+`context_length_exceeded`. See `model_server` for rules, faults and the request log.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from tests.fakes.model_server import FakeModelServer, Logged, Rule
+
+PATH = "/v1/chat/completions"
+ERROR_TYPES = {400: "invalid_request_error", 401: "invalid_request_error", 404: "invalid_request_error",
+               429: "requests", 500: "server_error", 503: "server_error"}
+
+
+class FakeOpenAI(FakeModelServer):
+    """OpenAI's chat completions endpoint on localhost."""
+
+    def __init__(self, api_key: str | None = None, supports_json_schema: bool = True):
+        super().__init__(api_key)
+        self.supports_json_schema = supports_json_schema
+
+    @property
+    def url(self) -> str:
+        """The base URL to give the SDK (`OPENAI_BASE_URL`)."""
+        return self.base + "/v1"
+
+    def unauthorized(self, **match: Any) -> Rule:
+        return self.fail(401, "Incorrect API key provided: sk-te****. You can find your API key in your account "
+                         "settings.", code="invalid_api_key", **match)
+
+    def model_not_found(self, model: str = "the model", **match: Any) -> Rule:
+        return self.fail(404, f"The model `{model}` does not exist or you do not have access to it.",
+                         code="model_not_found", **match)
+
+    def quota_exhausted(self, **match: Any) -> Rule:
+        return self.fail(429, "You exceeded your current quota, please check your plan and billing details.",
+                         code="insufficient_quota", **match)
+
+    def context_too_long(self, **match: Any) -> Rule:
+        return self.fail(400, "This model's maximum context length is 128000 tokens. However, your messages "
+                         "resulted in 200000 tokens.", code="context_length_exceeded", **match)
+
+    def parse(self, path: str, headers: dict[str, str], body: Any) -> Logged:
+        body = body if isinstance(body, dict) else {}
+        messages = [{"role": str(m.get("role")), "content": _content(m.get("content"))}
+                    for m in body.get("messages", []) if isinstance(m, dict)]
+        fmt = body.get("response_format") or {}
+        schema = (fmt.get("json_schema") or {}).get("name") if fmt.get("type") == "json_schema" else None
+        system = "\n".join(m["content"] for m in messages if m["role"] in ("system", "developer"))
+        return Logged(path, headers, body, body.get("model"), schema, system, messages)
+
+    def check(self, request: Logged) -> tuple[int, Any] | None:
+        if request.path.split("?")[0] != PATH:
+            return 404, self.error_body(404, f"Invalid URL (POST {request.path})", None)
+        if request.body == {} or not request.messages:
+            return 400, self.error_body(400, "'messages' is a required property", None)
+        auth = {k.lower(): v for k, v in request.headers.items()}.get("authorization", "")
+        if self.api_key is not None and auth != f"Bearer {self.api_key}":
+            return 401, self.error_body(401, "Incorrect API key provided.", "invalid_api_key")
+        fmt = request.body.get("response_format") or {}
+        if fmt.get("type") == "json_schema" and not self.supports_json_schema:
+            return 400, self.error_body(400, "response_format of type json_schema is not supported by this "
+                                        "server", None)
+        return None
+
+    def error_body(self, status: int, message: str, code: str | None) -> Any:
+        return {"error": {"message": message, "type": ERROR_TYPES.get(status, "invalid_request_error"),
+                          "param": None, "code": code}}
+
+    def success_body(self, request: Logged, text: str, usage: tuple[int, int, int], number: int) -> Any:
+        prompt, completion, cached = usage
+        return {
+            "id": f"chatcmpl-fake{number}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": request.model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text, "refusal": None},
+                         "logprobs": None, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
+                      "prompt_tokens_details": {"cached_tokens": cached}},
+            "system_fingerprint": "fp_fake",
+        }
+
+
+def _content(content: Any) -> str:
+    if isinstance(content, list):  # content parts
+        return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return "" if content is None else str(content)

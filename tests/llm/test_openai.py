@@ -1,0 +1,151 @@
+"""OpenAIChatModel through the real `openai` SDK against a fake server, via ModelManager."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.errors import (
+    ContextTooLong,
+    ModelAuthError,
+    ModelNotFound,
+    ModelRequestError,
+    ModelServerError,
+    ModelTimeout,
+    QuotaExhausted,
+    StructuredReplyError,
+)
+from bot.llm import Message
+from tests.llm.conftest import PLAN, REVIEW, make_config, role, spans
+
+ASK = [Message("system", "You are the coder."), Message("user", "Add a greeting.")]
+
+
+def test_text_reply_has_usage_cost_and_request_id(openai_server, make_manager):
+    openai_server.reply("app.py\n<<<<<<< SEARCH\n=======\nprint('hi')\n>>>>>>> REPLACE", usage=(1000, 200, 400))
+    reply = make_manager().complete("coder", ASK)
+    assert reply.text.startswith("app.py")
+    assert reply.data is None
+    assert (reply.usage.input_tokens, reply.usage.output_tokens, reply.usage.cached_tokens) == (1000, 200, 400)
+    # gpt-4o-mini: 600 fresh x 0.15 + 400 cached x 0.075 + 200 out x 0.60, per million
+    assert reply.cost_usd == pytest.approx((600 * 0.15 + 400 * 0.075 + 200 * 0.60) / 1e6)
+    assert reply.request_id == "req_1" and (reply.provider, reply.model) == ("openai", "gpt-4o-mini")
+    sent = openai_server.requests[0]
+    assert sent.model == "gpt-4o-mini" and sent.messages[-1] == {"role": "user", "content": "Add a greeting."}
+    assert sent.body["temperature"] == 0.0
+
+
+@pytest.mark.parametrize(("schema", "data"), [("plan", PLAN), ("review", REVIEW)])
+def test_structured_reply_is_asked_by_schema_name_and_parsed(openai_server, make_manager, schema, data):
+    openai_server.reply(data=data, schema=schema)
+    config = make_config(critic=role("openai", "gpt-4o-mini"))
+    reply = make_manager(config).complete("planner" if schema == "plan" else "critic", ASK, schema=schema)
+    assert reply.data == data
+    fmt = openai_server.requests[0].body["response_format"]
+    assert fmt["type"] == "json_schema" and fmt["json_schema"]["name"] == schema
+    assert fmt["json_schema"]["strict"] is True
+
+
+def test_rate_limit_honours_retry_after_then_succeeds(openai_server, make_manager, clock, tracer):
+    openai_server.rate_limit(retry_after=7)
+    openai_server.reply("done")
+    reply = make_manager().complete("coder", ASK)
+    assert reply.text == "done" and reply.retries == 1
+    assert clock.sleeps == [7.0]
+    assert [r.status for r in openai_server.requests] == [429, 200]
+    assert spans(tracer)[0]["attributes"]["retries"] == 1
+
+
+def test_server_error_storm_exhausts_retries_with_backoff(openai_server, make_manager, clock):
+    openai_server.server_error(times=0)
+    with pytest.raises(ModelServerError) as caught:
+        make_manager(make_config(llm_max_attempts=4)).complete("coder", ASK)
+    assert len(openai_server.requests) == 4
+    assert len(clock.sleeps) == 3
+    assert all(0 <= s <= 2 ** i for i, s in enumerate(clock.sleeps))  # full jitter under 1, 2, 4 s
+    assert "coder (openai/gpt-4o-mini)" in str(caught.value) and "500" in str(caught.value)
+
+
+def test_total_retry_wait_is_capped(openai_server, make_manager, clock):
+    openai_server.rate_limit(retry_after=50, times=0)
+    with pytest.raises(Exception, match="rate limited"):
+        make_manager(make_config(llm_max_attempts=10, llm_max_retry_wait_s=120)).complete("coder", ASK)
+    assert clock.sleeps == [50.0, 50.0]  # a third wait would pass 120 s
+    assert len(openai_server.requests) == 3
+
+
+def test_hung_response_ends_in_timeout(openai_server, make_manager):
+    openai_server.hang(times=0)
+    with pytest.raises(ModelTimeout, match=r"within 0.3s"):
+        make_manager(make_config(llm_timeout_s=0.3, llm_max_attempts=2)).complete("coder", ASK)
+    assert len(openai_server.requests) == 2
+
+
+def test_malformed_json_is_repaired_once(openai_server, make_manager, tracer):
+    openai_server.reply('{"summary": "Add a greeting", "files": "app.py"', schema="plan", usage=(100, 10, 0))
+    openai_server.reply(data=PLAN, schema="plan", usage=(150, 30, 0))
+    reply = make_manager().complete("planner", ASK, schema="plan")
+    assert reply.data == PLAN and reply.repaired
+    repair = openai_server.requests[1]
+    assert repair.messages[-2]["role"] == "assistant"
+    assert "not valid JSON" in repair.last_user
+    assert (reply.usage.input_tokens, reply.usage.output_tokens) == (250, 40)  # both rounds are paid for
+    assert spans(tracer)[0]["attributes"]["raw_reply"].startswith('{"summary"')
+
+
+def test_wrong_shape_is_sent_back_and_a_failed_repair_names_role_and_model(openai_server, make_manager, tracer):
+    openai_server.reply(data={"summary": "x", "files": "app.py", "steps": [], "questions": []}, schema="plan")
+    openai_server.reply(data={"summary": "x"}, schema="plan")
+    with pytest.raises(StructuredReplyError) as caught:
+        make_manager().complete("planner", ASK, schema="plan")
+    message = str(caught.value)
+    assert "planner (openai/gpt-4o)" in message and "missing required field 'files'" in message
+    assert "$.files: expected array, got a string" in openai_server.requests[1].last_user
+    attributes = spans(tracer)[0]["attributes"]
+    assert attributes["raw_repair_reply"] == '{"summary": "x"}'
+    assert spans(tracer)[0]["status"] == "error"
+
+
+def test_rejected_key_fails_at_once_saying_which_variable(openai_server, make_manager, env):
+    env["OPENAI_API_KEY"] = "sk-wrong-key-000000000000"
+    with pytest.raises(ModelAuthError, match="OPENAI_API_KEY was rejected") as caught:
+        make_manager().complete("coder", ASK)
+    assert len(openai_server.requests) == 1
+    assert "sk-wrong" not in str(caught.value)
+
+
+def test_missing_model_names_the_model_and_config_key(openai_server, make_manager):
+    openai_server.model_not_found("gpt-4o-mini")
+    with pytest.raises(ModelNotFound) as caught:
+        make_manager().complete("coder", ASK)
+    assert "'gpt-4o-mini'" in str(caught.value) and "models.coder.model" in str(caught.value)
+
+
+def test_context_too_long_and_quota_are_not_retried(openai_server, make_manager):
+    openai_server.context_too_long()
+    openai_server.quota_exhausted()
+    manager = make_manager()
+    with pytest.raises(ContextTooLong, match="context window"):
+        manager.complete("coder", ASK)
+    with pytest.raises(QuotaExhausted, match="add credit"):
+        manager.complete("coder", ASK)
+    assert len(openai_server.requests) == 2
+
+
+def test_server_without_json_schema_gets_json_mode_and_validation(make_manager, env):
+    from tests.fakes.openai_server import FakeOpenAI
+
+    with FakeOpenAI(supports_json_schema=False) as local:
+        local.reply(data=REVIEW)
+        env.update(OPENAI_BASE_URL=local.url, OPENAI_API_KEY="")
+        reply = make_manager(make_config(critic=role("openai", "qwen2.5-coder"))).complete("critic", ASK, "review")
+    assert reply.data == REVIEW and reply.cost_usd == 0.0
+    first, second = local.requests
+    assert first.status == 400 and second.body["response_format"] == {"type": "json_object"}
+    assert '"verdict"' in second.messages[0]["content"]
+
+
+def test_unreadable_body_is_an_error_not_a_crash(openai_server, make_manager):
+    openai_server.malformed_body()
+    with pytest.raises(ModelRequestError, match="unreadable reply") as caught:
+        make_manager().complete("coder", ASK)
+    assert "coder (openai/gpt-4o-mini)" in str(caught.value)
