@@ -1,0 +1,165 @@
+"""Detection: the language, setup command, test command and image, from the repository's files.
+
+Commands refer to two shell variables both backends set: `$ENSEMBLE_ENV`, a directory that
+outlives the setup phase (venvs, module caches), and `$ENSEMBLE_WORKSPACE`, the repository copy.
+Values in `ProjectInfo.env` may use `{env}` and `{tmp}`, which each backend expands.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+
+from sandbox.images import configured_image, default_image
+from sandbox.model import ProjectInfo, SandboxSpec
+
+DEPENDENCY_GLOBS = (
+    "requirements*.txt", "requirements/*.txt", "pyproject.toml", "setup.cfg", "setup.py", "tox.ini", "noxfile.py",
+    "Pipfile.lock", "poetry.lock", "uv.lock", "package.json", "package-lock.json", "yarn.lock", "pnpm-lock.yaml",
+    "go.mod", "go.sum", "Cargo.toml", "Cargo.lock", "pom.xml", "build.gradle", "build.gradle.kts",
+    "settings.gradle", "settings.gradle.kts", "gradle.lockfile",
+)
+NPM_PLACEHOLDER = "no test specified"
+PYTEST = "python3 -m pytest -q"
+VENV = 'python3 -m venv --system-site-packages "$ENSEMBLE_ENV/venv" && . "$ENSEMBLE_ENV/venv/bin/activate"'
+
+
+def dependency_files(repo_dir: Path) -> tuple[str, ...]:
+    """The files whose contents decide the environment (relative paths, sorted)."""
+    found = {p.relative_to(repo_dir).as_posix() for g in DEPENDENCY_GLOBS for p in repo_dir.glob(g) if p.is_file()}
+    return tuple(sorted(found))
+
+
+def detect_project(repo_dir: Path, spec: SandboxSpec | None = None, env: Mapping[str, str] | None = None) -> ProjectInfo:
+    """Detect the project; `spec` (setup, test, image) and ENSEMBLE_SANDBOX_IMAGE override detection."""
+    repo_dir = Path(repo_dir)
+    spec = spec or SandboxSpec()
+    found = None
+    for detector in (_python, _javascript, _go, _rust, _maven, _gradle, _make):
+        if found := detector(repo_dir):
+            break
+    found = found or ProjectInfo("unknown", None)
+    image = configured_image(spec.image, env or {}) or default_image(found.language)
+    return ProjectInfo(
+        language=found.language,
+        test=spec.test or found.test,
+        setup=found.setup if spec.setup is None else (spec.setup or None),
+        image=image,
+        env=found.env,
+        dependency_files=dependency_files(repo_dir),
+        result_paths=(".ensemble-results", *found.result_paths),
+    )
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _python(repo: Path) -> ProjectInfo | None:
+    markers = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "noxfile.py", "pytest.ini", "conftest.py")
+    requirements = sorted(p.name for p in repo.glob("requirements*.txt"))
+    test_files = [*repo.glob("test*/**/test_*.py"), *repo.glob("test_*.py"), *repo.glob("tests/**/*_test.py")]
+    if not (any((repo / m).exists() for m in markers) or requirements or test_files):
+        return None
+    pyproject = _toml(repo / "pyproject.toml")
+    steps = [VENV] + [f"python3 -m pip install -q -r {shlex.quote(r)}" for r in requirements]
+    if "project" in pyproject or (repo / "setup.py").exists():
+        extras = [e for e in ("test", "tests", "testing", "dev") if e in pyproject.get("project", {}).get(
+            "optional-dependencies", {})]
+        target = f".[{extras[0]}]" if extras else "."
+        steps.append(f"python3 -m pip install -q -e {shlex.quote(target)}")
+    test = _python_test_command(repo, pyproject, requirements, test_files)
+    if test.startswith("python3 -m pytest"):
+        steps.append('{ python3 -c "import pytest" 2>/dev/null || python3 -m pip install -q pytest; }')
+    elif test.startswith("tox"):
+        steps.append('python3 -m pip install -q tox && tox --notest --workdir "$ENSEMBLE_ENV/tox"')
+    elif test.startswith("nox"):
+        steps.append('python3 -m pip install -q nox && nox --install-only --envdir "$ENSEMBLE_ENV/nox"')
+    return ProjectInfo("python", test, " && ".join(steps), env=(("PIP_DISABLE_PIP_VERSION_CHECK", "1"),))
+
+
+def _python_test_command(repo: Path, pyproject: dict, requirements: list[str], test_files: list[Path]) -> str:
+    texts = [_read(repo / r) for r in requirements] + [_read(repo / "setup.cfg"), _read(repo / "tox.ini")]
+    pytest_signals = (
+        (repo / "pytest.ini").exists() or (repo / "conftest.py").exists() or (repo / "tests/conftest.py").exists()
+        or "pytest" in pyproject.get("tool", {}) or "pytest" in json.dumps(pyproject.get("project", {}))
+        or any(re.search(r"^\s*pytest\b|\[tool:pytest\]|^\[pytest\]", t, re.M) for t in texts)
+        or any("import pytest" in _read(f) for f in test_files[:50])
+    )
+    if pytest_signals:
+        return PYTEST
+    if (repo / "noxfile.py").exists():
+        return 'nox -R --envdir "$ENSEMBLE_ENV/nox"'
+    if (repo / "tox.ini").exists():
+        return 'tox --workdir "$ENSEMBLE_ENV/tox"'
+    if test_files:
+        return "python3 -m unittest discover -v"
+    return PYTEST
+
+
+def _toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(_read(path))
+    except tomllib.TOMLDecodeError:
+        return {}
+
+
+def _javascript(repo: Path) -> ProjectInfo | None:
+    try:
+        package = json.loads(_read(repo / "package.json"))
+    except json.JSONDecodeError:
+        return None
+    script = (package.get("scripts") or {}).get("test") if isinstance(package, dict) else None
+    if (repo / "pnpm-lock.yaml").exists():
+        setup, manager = "corepack enable pnpm && pnpm install --frozen-lockfile", "pnpm"
+    elif (repo / "yarn.lock").exists():
+        setup, manager = "yarn install --frozen-lockfile", "yarn"
+    else:
+        setup = "npm ci" if (repo / "package-lock.json").exists() else "npm install"
+        manager = "npm"
+    test = f"{manager} test" if script and NPM_PLACEHOLDER not in script else None
+    env = (("npm_config_cache", "{tmp}/npm-cache"), ("JEST_JUNIT_OUTPUT_DIR", "{workspace}/.ensemble-results"))
+    return ProjectInfo("javascript", test, setup, env=env, result_paths=("junit.xml",))
+
+
+def _go(repo: Path) -> ProjectInfo | None:
+    if not (repo / "go.mod").exists():
+        return None
+    env = (("GOMODCACHE", "{env}/go/mod"), ("GOCACHE", "{tmp}/go-build"), ("GOFLAGS", "-mod=mod"),
+           ("GOTOOLCHAIN", "local"))
+    return ProjectInfo("go", "go test -json ./...", "go mod download", env=env)
+
+
+def _rust(repo: Path) -> ProjectInfo | None:
+    if not (repo / "Cargo.toml").exists():
+        return None
+    return ProjectInfo("rust", "cargo test", "cargo fetch", env=(("CARGO_HOME", "{env}/cargo"),))
+
+
+def _maven(repo: Path) -> ProjectInfo | None:
+    if not (repo / "pom.xml").exists():
+        return None
+    local = '-Dmaven.repo.local="$ENSEMBLE_ENV/m2"'
+    return ProjectInfo("java-maven", f"mvn -B -o test {local}", f"mvn -B -q dependency:go-offline {local}",
+                       result_paths=("target/surefire-reports",))
+
+
+def _gradle(repo: Path) -> ProjectInfo | None:
+    if not any((repo / n).exists() for n in ("build.gradle", "build.gradle.kts")):
+        return None
+    gradle = "./gradlew" if (repo / "gradlew").exists() else "gradle"
+    return ProjectInfo("java-gradle", f"{gradle} test --offline", f"{gradle} --no-daemon dependencies",
+                       env=(("GRADLE_USER_HOME", "{env}/gradle"),), result_paths=("build/test-results",))
+
+
+def _make(repo: Path) -> ProjectInfo | None:
+    if re.search(r"^test\s*:", _read(repo / "Makefile"), re.M):
+        return ProjectInfo("make", "make test")
+    return None

@@ -1,0 +1,138 @@
+"""The Docker setup phase: make sure the image exists, install dependencies with network, commit
+the result as an environment image tagged by the hash of what it depends on.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from sandbox.errors import ImageMissing, SetupFailed
+from sandbox.images import BASE_IMAGE, environment_key, environment_tag
+from sandbox.model import ProjectInfo, SandboxSpec
+from sandbox.output import cap_text
+from sandbox.scripts import SETUP_SCRIPT, ca_env, command_env, toplevel_listing
+from sandbox.workspace import build_tar, repo_entries
+
+log = logging.getLogger(__name__)
+ENV_DIR = "/opt/ensemble"
+WORKSPACE = "/workspace"
+CA_TARGET = "/etc/ensemble/host-ca.pem"
+CA_CANDIDATES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem")
+LABEL = "ensemble.sandbox"
+OWNER_LABEL = "ensemble.sandbox.owner"
+
+
+def labels(kind: str) -> dict[str, str]:
+    """Labels every container, volume and image of ours carries, so leftovers can be found and reaped."""
+    return {LABEL: kind, OWNER_LABEL: f"{socket.gethostname()}:{os.getpid()}"}
+
+
+def host_ca_bundle() -> Path | None:
+    """The host's CA bundle, which containers behind a TLS-intercepting proxy need to trust."""
+    for candidate in (os.environ.get("SSL_CERT_FILE"), *CA_CANDIDATES):
+        if candidate and Path(candidate).is_file():
+            return Path(candidate)
+    return None
+
+
+def ensure_image(client: Any, name: str, user_chosen: bool) -> Any:
+    """The image object for `name`, pulling it if needed; an offline machine falls back to the base image."""
+    import docker.errors
+
+    try:
+        return client.images.get(name)
+    except docker.errors.ImageNotFound:
+        pass
+    try:
+        log.info("pulling sandbox image %s", name)
+        return client.images.pull(name)
+    except docker.errors.APIError as exc:
+        reason = str(getattr(exc, "explanation", None) or exc)
+    if not user_chosen and name != BASE_IMAGE:
+        try:
+            image = client.images.get(BASE_IMAGE)
+            log.warning("default image %s cannot be pulled (%s); using the base image %s", name, reason, BASE_IMAGE)
+            return image
+        except docker.errors.ImageNotFound:
+            pass
+    raise ImageMissing(f"sandbox image {name} is not present and cannot be pulled ({reason}); pull or build it, "
+                       f"or set `sandbox.image` in .github/ensemble.yml or ENSEMBLE_SANDBOX_IMAGE to one you have "
+                       f"(`bash scripts/setup.sh` builds {BASE_IMAGE})")
+
+
+def image_path(image: Any) -> str | None:
+    """The PATH an image's config sets, if any."""
+    for item in image.attrs.get("Config", {}).get("Env") or []:
+        if item.startswith("PATH="):
+            return item[5:]
+    return None
+
+
+def limits(spec: SandboxSpec) -> dict[str, Any]:
+    """Memory (swap equal to memory), CPU and process limits from the spec."""
+    return {"mem_limit": spec.memory, "memswap_limit": spec.memory, "pids_limit": spec.pids,
+            "nano_cpus": int(spec.cpus * 1e9)}
+
+
+def prepare_image(client: Any, repo_dir: Path, project: ProjectInfo, spec: SandboxSpec,
+                  user_chosen: bool) -> tuple[str, str, bool, float]:
+    """(image tag, key, cached, setup seconds): the environment image, built only when missing."""
+    from filelock import FileLock
+
+    base = ensure_image(client, project.image or BASE_IMAGE, user_chosen)
+    base_name = base.tags[0] if base.tags else base.id
+    if not project.setup:
+        return base_name, base.id, True, 0.0
+    key = environment_key(base.id, project.setup, project.env, repo_dir, project.dependency_files)
+    tag = environment_tag(key)
+    lock = FileLock(os.path.join(tempfile.gettempdir(), f"ensemble-env-{key}.lock"))
+    with lock:
+        if client.images.list(name=tag):
+            return tag, key, True, 0.0
+        started = time.monotonic()
+        _run_setup(client, base, base_name, repo_dir, project, spec, tag)
+        return tag, key, False, time.monotonic() - started
+
+
+def _run_setup(client: Any, base: Any, base_name: str, repo_dir: Path, project: ProjectInfo, spec: SandboxSpec,
+               tag: str) -> None:
+    assert project.setup
+    top = [p.name for p in repo_entries(repo_dir) if p.parent == repo_dir]
+    listing = f"{ENV_DIR}/.toplevel"
+    archive = build_tar(repo_dir, prefix=WORKSPACE.strip("/"),
+                        extra=[(listing.lstrip("/"), toplevel_listing(top))])
+    environment = command_env(project, env_dir=ENV_DIR, workspace=WORKSPACE, tmp="/tmp",
+                              base_path=image_path(base), extra={"PIP_NO_CACHE_DIR": "1"})
+    from docker.types import Mount
+
+    mounts = []
+    if bundle := host_ca_bundle():
+        environment.update(ca_env(CA_TARGET))
+        mounts.append(Mount(CA_TARGET, str(bundle), type="bind", read_only=True))
+    container = client.containers.create(
+        base.id, entrypoint=["sh", "-c", SETUP_SCRIPT, "ensemble-setup"], command=[project.setup, listing],
+        user="0:0", working_dir=WORKSPACE, environment=environment, mounts=mounts, labels=labels("setup"),
+        security_opt=["no-new-privileges"], log_config={"type": "json-file", "config": {"max-size": "5m"}},
+        **limits(spec))
+    try:
+        container.put_archive("/", archive)
+        container.start()
+        try:
+            code = container.wait(timeout=spec.setup_timeout_s)["StatusCode"]
+        except Exception as exc:  # noqa: BLE001 - the docker SDK reports a wait timeout as a requests error
+            container.kill()
+            raise SetupFailed(project.setup, base_name, -1, f"timed out after {spec.setup_timeout_s:.0f}s") from exc
+        if code != 0:
+            tail = container.logs(tail=60).decode("utf-8", "replace")
+            raise SetupFailed(project.setup, base_name, code, cap_text(tail, 4000))
+        container.commit(repository=tag.split(":")[0], tag=tag.split(":")[1],
+                         conf={"Labels": {LABEL: "environment"}, "Cmd": [], "Entrypoint": []})
+        log.info("environment image %s built from %s", tag, base_name)
+    finally:
+        container.remove(force=True, v=True)

@@ -1,0 +1,222 @@
+"""The Docker backend: a hardened, throw-away container per run, with the repository copied in.
+
+Test phase: no network, every capability dropped, `no-new-privileges`, uid 1000, memory (swap
+equal to memory), CPU and pids limits, read-only root, a size-capped tmpfs workspace and `/tmp`,
+a wall-clock timeout, then kill. Nothing comes back but capped output and capped result files
+read through the API; the host's repository (and its `.git`) is never written.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import socket
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from sandbox.detect import detect_project
+from sandbox.docker_env import (
+    ENV_DIR,
+    LABEL,
+    OWNER_LABEL,
+    WORKSPACE,
+    image_path,
+    labels,
+    limits,
+    prepare_image,
+)
+from sandbox.errors import EngineUnavailable, SandboxError
+from sandbox.images import IMAGE_ENV_VAR
+from sandbox.model import Environment, ExecResult, SandboxSpec
+from sandbox.output import CappedBuffer
+from sandbox.results import collect_tests
+from sandbox.scripts import RUN_SCRIPT, command_env
+from sandbox.workspace import SANDBOX_UID, build_tar, read_tar_files
+
+log = logging.getLogger(__name__)
+TIMEOUT_EXIT = 124
+MAX_RESULT_BYTES = 16 << 20
+MAX_RESULT_FILE = 8 << 20
+_SIZE = re.compile(r"^(\d+(?:\.\d+)?)([bkmg]?)$")
+
+
+def size_bytes(text: str) -> int:
+    """'512m' -> bytes."""
+    match = _SIZE.match(text.strip().lower())
+    if not match:
+        raise SandboxError(f"size {text!r} is not valid; use a number with b, k, m or g, like 512m")
+    return int(float(match.group(1)) * 1024 ** "bkmg".index(match.group(2) or "b"))
+
+
+def docker_client(timeout: float = 10) -> Any:
+    """A client for the engine the environment points at; EngineUnavailable when none answers."""
+    try:
+        import docker
+
+        client = docker.from_env(timeout=timeout)
+        client.ping()
+        return client
+    except Exception as exc:  # noqa: BLE001 - any failure means "no engine"; say which
+        where = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
+        raise EngineUnavailable(f"no Docker engine answers at {where} ({type(exc).__name__}: {exc}); start one "
+                                "(`sudo dockerd &` or `bash scripts/setup.sh`) or set `sandbox.require_docker: "
+                                "false` to use the weaker local sandbox") from None
+
+
+class DockerSandbox:
+    """Runs commands in hardened containers from cached environment images."""
+
+    name = "docker"
+
+    def __init__(self, client: Any = None, env: Mapping[str, str] | None = None):
+        self.client = client or docker_client()
+        self.env = dict(os.environ if env is None else env)
+
+    def prepare(self, repo_dir: Path, spec: SandboxSpec) -> Environment:
+        """Detect the project and build (or reuse) its environment image."""
+        repo_dir = Path(repo_dir).resolve()
+        project = detect_project(repo_dir, spec, self.env)
+        user_chosen = bool(spec.image or self.env.get(IMAGE_ENV_VAR))
+        image, key, cached, setup_s = prepare_image(self.client, repo_dir, project, spec, user_chosen)
+        return Environment(repo_dir, spec, project, image, self.name, key, cached, setup_s)
+
+    def run(self, env: Environment, command: str, timeout: float | None = None) -> ExecResult:
+        """Run `command` on a fresh copy of the repository; failures, timeouts and OOM are data."""
+        timeout = float(timeout or env.spec.timeout_s)
+        volume = container = None
+        started = time.monotonic()
+        try:
+            volume, container = self._start(env, timeout)
+            archive = build_tar(env.repo_dir, max_bytes=size_bytes(env.spec.workspace_size))
+            container.put_archive(WORKSPACE, archive)
+            return self._exec(env, container, command, timeout, started)
+        finally:
+            if container is not None:
+                _quietly(container.remove, force=True, v=True)
+            if volume is not None:
+                _quietly(volume.remove, force=True)
+
+    def _start(self, env: Environment, timeout: float) -> tuple[Any, Any]:
+        spec = env.spec
+        volume = self.client.volumes.create(driver="local", labels=labels("test"), driver_opts={
+            "type": "tmpfs", "device": "tmpfs",
+            "o": f"size={size_bytes(spec.workspace_size)},uid={SANDBOX_UID},gid={SANDBOX_UID},mode=0755,nosuid,nodev"})
+        try:
+            from docker.types import Mount
+
+            container = self.client.containers.create(
+                env.image, entrypoint=["sleep"], command=[str(int(timeout) + 600)], init=True,
+                user=f"{SANDBOX_UID}:{SANDBOX_UID}", working_dir=WORKSPACE, network_mode="none",
+                cap_drop=["ALL"], security_opt=["no-new-privileges"], read_only=True,
+                tmpfs={"/tmp": f"rw,nosuid,nodev,size={size_bytes(spec.tmp_size)},mode=1777"},
+                mounts=[Mount(WORKSPACE, volume.name, type="volume")], labels=labels("test"),
+                log_config={"type": "none", "config": {}}, **limits(spec))
+        except BaseException:
+            _quietly(volume.remove, force=True)
+            raise
+        try:
+            container.start()
+        except BaseException:
+            _quietly(container.remove, force=True, v=True)
+            _quietly(volume.remove, force=True)
+            raise
+        return volume, container
+
+    def _exec(self, env: Environment, container: Any, command: str, timeout: float, started: float) -> ExecResult:
+        api = self.client.api
+        base_path = image_path(self.client.images.get(env.image))
+        environment = command_env(env.project, env_dir=ENV_DIR, workspace=WORKSPACE, tmp="/tmp", base_path=base_path)
+        exec_id = api.exec_create(container.id, ["sh", "-c", RUN_SCRIPT, "ensemble-run", command],
+                                  user=f"{SANDBOX_UID}:{SANDBOX_UID}", workdir=WORKSPACE, environment=environment)["Id"]
+        out, err = CappedBuffer(env.spec.output_limit), CappedBuffer(env.spec.output_limit)
+        stream = api.exec_start(exec_id, stream=True, demux=True)
+        reader = threading.Thread(target=_drain, args=(stream, out, err), daemon=True)
+        reader.start()
+        reader.join(timeout)
+        timed_out = reader.is_alive()
+        if timed_out:
+            _quietly(container.kill)
+            reader.join(5)
+        duration = time.monotonic() - started
+        code = TIMEOUT_EXIT if timed_out else int(api.exec_inspect(exec_id).get("ExitCode") or 0)
+        oom = not timed_out and code in (137, -9) and _oom_killed(api, container)
+        files = {} if timed_out else self._result_files(container, env.project.result_paths)
+        stdout, stderr = out.text(), err.text()
+        return ExecResult(command, code, stdout, stderr, duration, timed_out, oom, collect_tests(files, stdout, stderr))
+
+    def _result_files(self, container: Any, paths: tuple[str, ...]) -> dict[str, bytes]:
+        import docker.errors
+
+        files: dict[str, bytes] = {}
+        for path in paths:
+            try:
+                chunks, _ = container.get_archive(f"{WORKSPACE}/{path}")
+            except docker.errors.NotFound:
+                continue
+            except docker.errors.APIError as exc:
+                log.warning("cannot read result files at %s: %s", path, exc)
+                continue
+            files.update(read_tar_files(chunks, MAX_RESULT_BYTES - sum(map(len, files.values())), MAX_RESULT_FILE))
+        return files
+
+
+def _drain(stream: Any, out: CappedBuffer, err: CappedBuffer) -> None:
+    try:
+        for stdout, stderr in stream:
+            out.write(stdout or b"")
+            err.write(stderr or b"")
+    except Exception as exc:  # noqa: BLE001 - the stream breaks when the container is killed
+        log.debug("output stream ended: %s", exc)
+
+
+def _oom_killed(api: Any, container: Any) -> bool:
+    """Whether the kernel's OOM killer fired in this container's memory cgroup (v1 or v2)."""
+    probe = "cat /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events 2>/dev/null"
+    try:
+        exec_id = api.exec_create(container.id, ["sh", "-c", probe])["Id"]
+        text = api.exec_start(exec_id).decode("utf-8", "replace")
+    except Exception:  # noqa: BLE001 - no answer means we cannot tell
+        return False
+    return any(int(n) > 0 for n in re.findall(r"^oom_kill (\d+)", text, re.M))
+
+
+def _quietly(action: Any, **kwargs: Any) -> None:
+    try:
+        action(**kwargs)
+    except Exception as exc:  # noqa: BLE001 - cleanup must not hide the real error
+        if "No such" not in str(exc) and "404" not in str(exc):
+            log.warning("sandbox cleanup: %s", exc)
+
+
+def reap(client: Any, everything: bool = False) -> int:
+    """Remove labelled containers and volumes whose owning process on this host is gone; count them."""
+    host = socket.gethostname()
+    removed = 0
+    for container in client.containers.list(all=True, filters={"label": LABEL}):
+        if everything or _orphaned(container.labels.get(OWNER_LABEL, ""), host):
+            _quietly(container.remove, force=True, v=True)
+            removed += 1
+    for volume in client.volumes.list(filters={"label": LABEL}):
+        if everything or _orphaned((volume.attrs.get("Labels") or {}).get(OWNER_LABEL, ""), host):
+            _quietly(volume.remove, force=True)
+    return removed
+
+
+def _orphaned(owner: str, host: str) -> bool:
+    owner_host, _, pid = owner.rpartition(":")
+    if owner_host != host or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+__all__ = ["DockerSandbox", "docker_client", "reap"]

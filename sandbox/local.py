@@ -1,0 +1,193 @@
+"""The local fallback, for when no Docker engine answers. WEAKER than Docker, and it says so.
+
+A subprocess in a copy of the repository, in its own process group (killed on timeout), with
+rlimits (CPU time, address space, processes, file size), a scrubbed environment and, where
+`unshare -n` is permitted, no network. It cannot stop a process that leaves its session, stop
+reads of world-readable host files, or cap disk use beyond the file-size limit.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+
+from sandbox.detect import detect_project
+from sandbox.docker_sandbox import TIMEOUT_EXIT, size_bytes
+from sandbox.errors import SetupFailed
+from sandbox.images import environment_key
+from sandbox.model import Environment, ExecResult, SandboxSpec
+from sandbox.output import CappedBuffer, cap_text
+from sandbox.results import collect_tests
+from sandbox.scripts import RUN_SCRIPT, SETUP_SCRIPT, command_env, toplevel_listing
+from sandbox.workspace import EXCLUDED, repo_entries
+
+log = logging.getLogger(__name__)
+WARNING = ("no Docker engine: tests run in the WEAKER local sandbox (rlimits and a process group{net}); "
+           "set `sandbox.require_docker: true` in .github/ensemble.yml to refuse this")
+
+
+@cache
+def network_isolation() -> tuple[str, ...] | None:
+    """The `unshare` prefix that takes the network away, or None where it is not permitted."""
+    for prefix in (("unshare", "-n"), ("unshare", "-rn")):
+        try:
+            if subprocess.run([*prefix, "true"], capture_output=True, timeout=5).returncode == 0:
+                return prefix
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+    return None
+
+
+class LocalSandbox:
+    """Runs commands as host subprocesses with limits; dependencies live in a cached directory."""
+
+    name = "local"
+
+    def __init__(self, cache_dir: Path | None = None, env: Mapping[str, str] | None = None):
+        default = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "ensemble" / "envs"
+        self.cache_dir = Path(cache_dir or default)
+        self.env = dict(os.environ if env is None else env)
+
+    def prepare(self, repo_dir: Path, spec: SandboxSpec) -> Environment:
+        """Detect the project and run its setup once per dependency set (with network)."""
+        log.warning(WARNING.format(net=", no network" if network_isolation() else ", WITH network"))
+        repo_dir = Path(repo_dir).resolve()
+        project = detect_project(repo_dir, spec, self.env)
+        if not project.setup:
+            return Environment(repo_dir, spec, project, "host", self.name, "none", True)
+        key = environment_key("local", project.setup, project.env, repo_dir, project.dependency_files)
+        env_dir = self.cache_dir / key
+        if (env_dir / ".ready").exists():
+            return Environment(repo_dir, spec, project, "host", self.name, key, True, env_dir=env_dir)
+        from filelock import FileLock
+
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(env_dir) + ".lock"):
+            started = time.monotonic()
+            if not (env_dir / ".ready").exists():
+                self._setup(repo_dir, project.setup, env_dir, spec, project)
+            took = time.monotonic() - started
+        return Environment(repo_dir, spec, project, "host", self.name, key, False, took, env_dir)
+
+    def _setup(self, repo_dir: Path, setup: str, env_dir: Path, spec: SandboxSpec, project) -> None:
+        shutil.rmtree(env_dir, ignore_errors=True)
+        env_dir.mkdir(parents=True)
+        listing = env_dir / ".toplevel"
+        listing.write_bytes(toplevel_listing(p.name for p in repo_entries(repo_dir) if p.parent == repo_dir))
+        with tempfile.TemporaryDirectory(prefix="ensemble-setup-") as tmp:
+            work, scratch = _workspace(repo_dir, Path(tmp))
+            environment = command_env(project, env_dir=str(env_dir), workspace=str(work), tmp=str(scratch),
+                                      base_path=self.env.get("PATH"), extra={"PIP_NO_CACHE_DIR": "1"})
+            argv = ["sh", "-c", SETUP_SCRIPT, "ensemble-setup", setup, str(listing)]
+            code, out, err, timed_out, _ = execute(argv, work, environment, spec.setup_timeout_s, 200_000)
+        if code != 0 or timed_out:
+            shutil.rmtree(env_dir, ignore_errors=True)
+            raise SetupFailed(setup, "the host", code, cap_text(err + out, 4000))
+        (env_dir / ".ready").write_text("ok\n")
+
+    def run(self, env: Environment, command: str, timeout: float | None = None) -> ExecResult:
+        """Run `command` on a fresh copy of the repository with limits; failures are data."""
+        timeout = float(timeout or env.spec.timeout_s)
+        with tempfile.TemporaryDirectory(prefix="ensemble-run-") as tmp:
+            work, scratch = _workspace(env.repo_dir, Path(tmp))
+            env_dir = str(env.env_dir or Path(tmp) / "env")
+            environment = command_env(env.project, env_dir=env_dir, workspace=str(work), tmp=str(scratch),
+                                      base_path=self.env.get("PATH"))
+            argv = [*(network_isolation() or ()), "sh", "-c", RUN_SCRIPT, "ensemble-run", command]
+            code, out, err, timed_out, took = execute(argv, work, environment, timeout, env.spec.output_limit,
+                                                      _limits(env.spec, timeout))
+            files = {} if timed_out else _result_files(work, env.project.result_paths)
+        out, err = (text.replace(f"{work}/", "/workspace/") for text in (out, err))
+        files = {name: data.replace(f"{work}/".encode(), b"/workspace/") for name, data in files.items()}
+        oom = code != 0 and ("MemoryError" in err[-4000:] or "Cannot allocate memory" in err[-4000:])
+        return ExecResult(command, TIMEOUT_EXIT if timed_out else code, out, err, took, timed_out, oom,
+                          collect_tests(files, out, err))
+
+
+def _workspace(repo_dir: Path, tmp: Path) -> tuple[Path, Path]:
+    work, scratch = tmp / "workspace", tmp / "tmp"
+    shutil.copytree(repo_dir, work, symlinks=True, ignore=lambda _d, names: [n for n in names if n in EXCLUDED])
+    scratch.mkdir()
+    return work, scratch
+
+
+def _limits(spec: SandboxSpec, timeout: float) -> list[tuple[int, int]]:
+    memory = size_bytes(spec.memory)
+    mine = sum(1 for p in Path("/proc").iterdir() if p.name.isdigit() and _owned(p))
+    return [(resource.RLIMIT_AS, memory), (resource.RLIMIT_CPU, int(timeout) + 5),
+            (resource.RLIMIT_NPROC, mine + spec.pids), (resource.RLIMIT_FSIZE, size_bytes(spec.workspace_size)),
+            (resource.RLIMIT_CORE, 0)]
+
+
+def _owned(proc: Path) -> bool:
+    try:
+        return proc.stat().st_uid == os.getuid()
+    except OSError:
+        return False
+
+
+def execute(argv: list[str], cwd: Path, env: dict[str, str], timeout: float, limit: int,
+            rlimits: list[tuple[int, int]] | None = None) -> tuple[int, str, str, bool, float]:
+    """Run argv in a new process group with capped output; (exit code, stdout, stderr, timed out, seconds)."""
+    def apply_limits() -> None:
+        for which, value in rlimits or []:
+            resource.setrlimit(which, (value, value))
+
+    started = time.monotonic()
+    out, err = CappedBuffer(limit), CappedBuffer(limit)
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=apply_limits)
+    readers = [threading.Thread(target=_pump, args=(pipe, buf), daemon=True)
+               for pipe, buf in ((proc.stdout, out), (proc.stderr, err))]
+    for reader in readers:
+        reader.start()
+    timed_out = False
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    finally:
+        _kill_group(proc.pid)  # also ends daemons the command left behind in its group
+        proc.wait()
+    for reader in readers:
+        reader.join(5)
+    return proc.returncode, out.text(), err.text(), timed_out, time.monotonic() - started
+
+
+def _pump(pipe, buffer: CappedBuffer) -> None:
+    for chunk in iter(lambda: pipe.read1(65536), b""):
+        buffer.write(chunk)
+
+
+def _kill_group(pgid: int) -> None:
+    for _ in range(50):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            return
+        time.sleep(0.02)
+
+
+def _result_files(work: Path, paths: tuple[str, ...]) -> dict[str, bytes]:
+    """Regular result files under the workspace, never following a symlink, capped in size."""
+    files: dict[str, bytes] = {}
+    for rel in paths:
+        top = work / rel
+        if top.is_symlink() or not top.exists():
+            continue
+        candidates = [top] if top.is_file() else [Path(r) / n for r, _, ns in os.walk(top) for n in ns]
+        for path in candidates:
+            if path.is_symlink() or not path.is_file() or path.stat().st_size > 8 << 20:
+                continue
+            files[path.relative_to(work).as_posix()] = path.read_bytes()
+    return files

@@ -1,0 +1,78 @@
+"""The shell both backends run: the setup script, the run wrapper, and the environment they get.
+
+Setup runs the setup command in a copy of the repository, then keeps what it produced at the top
+level (`node_modules`, ...) under `$ENSEMBLE_ENV/seed` and throws the copy away. Each run links
+those seeds into a fresh copy of the repository. Only the variables built here reach a command:
+nothing is inherited from the host, so no secret can leak in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from sandbox.model import ProjectInfo
+
+SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+RESULTS_DIR = ".ensemble-results"
+CA_VARIABLES = ("SSL_CERT_FILE", "PIP_CERT", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "CURL_CA_BUNDLE",
+                "GIT_SSL_CAINFO")
+
+SETUP_SCRIPT = r"""
+cd "$ENSEMBLE_WORKSPACE" || exit 90
+mkdir -p "$ENSEMBLE_ENV/seed" || exit 91
+sh -c "$1"
+rc=$?
+[ "$rc" -eq 0 ] || exit "$rc"
+for entry in * .[!.]* ..?*; do
+  { [ -e "$entry" ] || [ -L "$entry" ]; } || continue
+  grep -qxF -- "$entry" "$2" || mv -- "$entry" "$ENSEMBLE_ENV/seed/" || exit 92
+done
+chmod -R a+rX "$ENSEMBLE_ENV" 2>/dev/null
+exit 0
+"""
+
+RUN_SCRIPT = r"""
+cd "$ENSEMBLE_WORKSPACE" || exit 90
+if [ -d "$ENSEMBLE_ENV/seed" ]; then
+  for entry in "$ENSEMBLE_ENV"/seed/* "$ENSEMBLE_ENV"/seed/.[!.]* "$ENSEMBLE_ENV"/seed/..?*; do
+    { [ -e "$entry" ] || [ -L "$entry" ]; } || continue
+    name=${entry##*/}
+    { [ -e "$name" ] || [ -L "$name" ]; } || ln -s "$entry" "$name" 2>/dev/null
+  done
+fi
+mkdir -p .ensemble-results
+exec sh -c "$1"
+"""
+
+
+def toplevel_listing(names: Iterable[str]) -> bytes:
+    """The repository's top-level names, one per line, so setup can tell its own products apart."""
+    return "".join(f"{name}\n" for name in sorted(set(names))).encode()
+
+
+def command_env(project: ProjectInfo, *, env_dir: str, workspace: str, tmp: str, base_path: str | None,
+                extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The complete environment of a setup or test command."""
+    path = base_path or SYSTEM_PATH
+    env = {
+        "PATH": f"{env_dir}/venv/bin:{path}",
+        "HOME": tmp,
+        "TMPDIR": tmp,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+        "CI": "true",
+        "ENSEMBLE_ENV": env_dir,
+        "ENSEMBLE_WORKSPACE": workspace,
+        "PYTEST_ADDOPTS": f"--junitxml={workspace}/{RESULTS_DIR}/pytest-junit.xml -o junit_family=xunit1",
+    }
+    for name, value in project.env:
+        env[name] = value.format(env=env_dir, tmp=tmp, workspace=workspace)
+    env.update(extra or {})
+    return env
+
+
+def ca_env(bundle_path: str) -> dict[str, str]:
+    """Variables that make pip, requests, node, curl and git trust a CA bundle (setup phase only)."""
+    return {name: bundle_path for name in CA_VARIABLES}

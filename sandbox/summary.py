@@ -1,0 +1,73 @@
+"""A compact failure summary for the models: failing tests, assertion messages, the innermost frames
+of the repository's own code, cut to a budget. Plain text in, plain text out.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sandbox.model import ExecResult, TestCase
+
+WORKSPACE_PREFIXES = ("/workspace/",)
+FOREIGN = ("site-packages", "dist-packages", "/usr/lib/", "/usr/local/lib/", "/venv/", "node_modules", "<frozen")
+_PY_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
+_LOC_FRAME = re.compile(r"^([\w./-]+\.\w+):(\d+):(?: in)? ?(.*)$", re.M)
+_ASSERT_LINE = re.compile(r"^E\s+(.*)$", re.M)
+CHARS_PER_TOKEN = 4
+
+
+def summarize_failures(result: ExecResult, max_chars: int = 6000, max_tokens: int | None = None) -> str:
+    """What went wrong in `result`, within `max_chars` (or about `max_tokens` tokens)."""
+    budget = max_tokens * CHARS_PER_TOKEN if max_tokens is not None else max_chars
+    lines = [_headline(result)]
+    failures = result.failures
+    if not failures and not result.ok:
+        tail = _strip_workspace((result.stderr + "\n" + result.stdout).strip())
+        room = max(0, budget - len(lines[0]) - 20)
+        lines.append("last output:\n" + (tail[-room:] if room else ""))
+    for index, case in enumerate(failures):
+        entry = _entry(case)
+        if sum(len(line) + 1 for line in lines) + len(entry) > budget - 40:
+            lines.append(f"... and {len(failures) - index} more failing tests")
+            break
+        lines.append(entry)
+    return "\n".join(lines)[:budget]
+
+
+def _headline(result: ExecResult) -> str:
+    counts = {k: sum(t.outcome == k for t in result.tests) for k in ("fail", "error", "pass", "skip")}
+    parts = [f"{counts['fail']} failed", f"{counts['error']} errors", f"{counts['pass']} passed",
+             f"{counts['skip']} skipped"] if result.tests else ["no per-test results"]
+    status = f"exit code {result.exit_code}"
+    if result.timed_out:
+        status = f"TIMED OUT after {result.duration_s:.0f}s (killed)"
+    elif result.oom_killed:
+        status = "OUT OF MEMORY (killed)"
+    return f"`{result.command}`: {', '.join(parts)}; {status}"
+
+
+def _entry(case: TestCase) -> str:
+    label = "ERROR" if case.outcome == "error" else "FAILED"
+    text = _strip_workspace(case.message)
+    asserts = _ASSERT_LINE.findall(text)[:6]
+    if not asserts:
+        meaningful = [line for line in text.splitlines() if line.strip()]
+        asserts = [meaningful[-1].strip()] if meaningful else []
+    frames = _own_frames(text)[-3:]
+    body = [f"{label} {_strip_workspace(case.name)}"]
+    body += [f"  {line[:300]}" for line in asserts]
+    body += [f"  at {frame}" for frame in frames]
+    return "\n".join(body)
+
+
+def _own_frames(text: str) -> list[str]:
+    frames = [(m.start(), f"{m.group(1)}:{m.group(2)} in {m.group(3)}") for m in _PY_FRAME.finditer(text)]
+    frames += [(m.start(), f"{m.group(1)}:{m.group(2)} {m.group(3)}".rstrip()) for m in _LOC_FRAME.finditer(text)]
+    own = [frame for _, frame in sorted(frames) if not any(f in frame for f in FOREIGN)]
+    return [f for f in own if not f.startswith("/") or f.startswith(WORKSPACE_PREFIXES)]
+
+
+def _strip_workspace(text: str) -> str:
+    for prefix in WORKSPACE_PREFIXES:
+        text = text.replace(prefix, "")
+    return text

@@ -1,0 +1,98 @@
+"""Moving files across the sandbox boundary: the repository in as a tar, result files out, capped.
+
+Going in, symlinks are stored as links (never followed, so nothing outside the repository leaks
+in), set-uid bits are stripped and host-side environments (`.git`, `.venv`, `node_modules`, ...)
+stay out. Coming out, archives are parsed in memory, never extracted to disk: only regular files
+are read, links are skipped, and every size is capped.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import tarfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path, PurePosixPath
+
+from sandbox.errors import WorkspaceError
+
+EXCLUDED = frozenset({".git", ".ensemble", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".nox",
+                      ".pytest_cache", ".mypy_cache", ".ruff_cache", ".ensemble-results"})
+SANDBOX_UID = 1000
+
+
+def repo_entries(repo_dir: Path) -> Iterator[Path]:
+    """Every file, directory and symlink to copy, without descending into excluded or linked dirs."""
+    for root, dirs, files in os.walk(repo_dir, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d not in EXCLUDED)
+        base = Path(root)
+        for name in dirs + sorted(files):
+            if name not in EXCLUDED:
+                yield base / name
+
+
+def build_tar(repo_dir: Path, prefix: str = "", max_bytes: int = 1 << 30,
+              extra: Iterable[tuple[str, bytes]] = ()) -> bytes:
+    """A tar of the repository (under `prefix`), owned by the sandbox user, plus `extra` files."""
+    if not repo_dir.is_dir():
+        raise WorkspaceError(f"repository directory {repo_dir} does not exist; pass the path of a checkout")
+    buffer = io.BytesIO()
+    total = 0
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for path in repo_entries(repo_dir):
+            info = _tarinfo(path, PurePosixPath(prefix, path.relative_to(repo_dir).as_posix()).as_posix())
+            if info is None:
+                continue
+            total += info.size
+            if total > max_bytes:
+                raise WorkspaceError(f"{repo_dir} holds more than {max_bytes >> 20} MiB of files; raise "
+                                     "`sandbox.workspace_size` or remove large files from the checkout")
+            if info.isreg():
+                with open(path, "rb") as handle:
+                    tar.addfile(info, handle)
+            else:
+                tar.addfile(info)
+        for name, data in extra:
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.uid, info.gid = len(data), 0o644, SANDBOX_UID, SANDBOX_UID
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def _tarinfo(path: Path, name: str) -> tarfile.TarInfo | None:
+    st = path.lstat()
+    info = tarfile.TarInfo(name)
+    info.uid = info.gid = SANDBOX_UID
+    info.mtime = int(st.st_mtime)
+    info.mode = stat.S_IMODE(st.st_mode) & 0o777  # no set-uid, set-gid or sticky bits
+    if stat.S_ISLNK(st.st_mode):
+        info.type, info.linkname = tarfile.SYMTYPE, os.readlink(path)
+    elif stat.S_ISDIR(st.st_mode):
+        info.type = tarfile.DIRTYPE
+    elif stat.S_ISREG(st.st_mode):
+        info.size = st.st_size
+    else:
+        return None  # sockets, fifos and devices stay behind
+    return info
+
+
+def read_tar_files(chunks: Iterable[bytes], max_total: int, max_file: int) -> dict[str, bytes]:
+    """Regular files from a tar stream, reading at most `max_total` bytes and skipping big files and links."""
+    buffer = bytearray()
+    for chunk in chunks:
+        buffer += chunk[: max_total - len(buffer)]
+        if len(buffer) >= max_total:
+            break
+    files: dict[str, bytes] = {}
+    try:
+        with tarfile.open(fileobj=io.BytesIO(bytes(buffer)), mode="r:") as tar:
+            for member in tar:
+                if not member.isreg() or member.size > max_file:
+                    continue  # symlinks, hard links and devices are never followed
+                handle = tar.extractfile(member)
+                if handle is not None:
+                    files[member.name] = handle.read()
+    except (tarfile.TarError, EOFError, OSError):
+        pass  # a truncated archive still yields the files before the cut
+    return files
