@@ -436,7 +436,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _git(self, method: str, parsed: urllib.parse.SplitResult, raw: bytes) -> None:
         auth = self.headers.get("Authorization", "")
-        if not auth.startswith("Basic "):
+        if auth[:6].lower() != "basic ":
             return self._send(401, {"WWW-Authenticate": 'Basic realm="GitHub"'}, b"authentication required\n")
         _user, _, token = b64decode(auth[6:]).decode().partition(":")
         if token not in self.fake.tokens:

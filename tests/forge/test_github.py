@@ -1,0 +1,112 @@
+"""The GitHub forge against the fake GitHub, through the real PyGithub and real git."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.forge.github import ForgeError, GitHubForge
+from tests.fakes.github_server import FakeGitHub
+
+REPO = "octo/demo"
+
+
+@pytest.fixture
+def fake(tmp_path: Path) -> Iterator[FakeGitHub]:
+    with FakeGitHub(tmp_path / "github") as server:
+        server.add_repo(REPO, {"app.py": "def add(a, b):\n    return a - b\n"})
+        server.add_issue(REPO, "add() subtracts", "It should add.")
+        yield server
+
+
+@pytest.fixture
+def waits() -> list[float]:
+    return []
+
+
+@pytest.fixture
+def forge(fake: FakeGitHub, waits: list[float]) -> GitHubForge:
+    return GitHubForge(REPO, fake.token, fake.api_url, fake.server_url, max_wait_s=10, sleep=waits.append)
+
+
+def commit(clone: Path, message: str) -> str:
+    (clone / "app.py").write_text("def add(a, b):\n    return a + b\n" + f"# {message}\n")
+    subprocess.run(["git", "commit", "-qam", message], cwd=clone, check=True)
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, capture_output=True, text=True).stdout.strip()
+
+
+def test_clone_and_push_keep_the_token_out_of_git_config(forge: GitHubForge, fake: FakeGitHub, tmp_path: Path) -> None:
+    clone = forge.clone(tmp_path / "clone")
+    sha = commit(clone, "fix add\n\nEnsemble-Run: r1")
+    forge.push(clone, "ensemble/issue-1", expected=None)
+    assert fake.head_sha(REPO, "ensemble/issue-1") == sha
+    git_dir = "\n".join(p.read_text(errors="replace") for p in (clone / ".git").rglob("*") if p.is_file()
+                        and p.stat().st_size < 100_000 and "objects" not in p.parts)
+    assert fake.token not in git_dir
+    assert "x-access-token" not in (clone / ".git" / "config").read_text()
+
+
+def test_push_with_a_stale_lease_is_refused(forge: GitHubForge, fake: FakeGitHub, tmp_path: Path) -> None:
+    clone = forge.clone(tmp_path / "clone")
+    first = commit(clone, "one")
+    forge.push(clone, "ensemble/issue-1", expected=None)
+    commit(clone, "two")
+    with pytest.raises(ForgeError, match="could not push ensemble/issue-1"):
+        forge.push(clone, "ensemble/issue-1", expected=None)  # the branch exists now: lease says it must not
+    assert fake.head_sha(REPO, "ensemble/issue-1") == first
+
+
+def test_a_second_draft_pr_for_the_same_branch_updates_the_first(forge: GitHubForge, fake: FakeGitHub,
+                                                                 tmp_path: Path) -> None:
+    clone = forge.clone(tmp_path / "clone")
+    commit(clone, "fix")
+    forge.push(clone, "ensemble/issue-1", expected=None)
+    first = forge.open_draft_pull("ensemble/issue-1", "main", "Fix add", "Closes #1\n\nv1")
+    second = forge.open_draft_pull("ensemble/issue-1", "main", "Fix add", "Closes #1\n\nv2")
+    assert first.number == second.number and first.draft
+    assert len(fake.repos[REPO].pulls) == 1 and forge.pull(first.number).body.endswith("v2")
+
+
+def test_permissions_use_the_legacy_mapping(forge: GitHubForge, fake: FakeGitHub) -> None:
+    for login, role in (("ann", "admin"), ("max", "maintain"), ("wes", "write"), ("tri", "triage"), ("rea", "read")):
+        fake.set_permission(REPO, login, role)
+    assert [forge.permission(u) for u in ("ann", "max", "wes", "tri", "rea", "stranger")] == \
+        ["admin", "write", "write", "read", "read", "none"]
+
+
+def test_secondary_rate_limit_is_waited_out(forge: GitHubForge, fake: FakeGitHub, waits: list[float]) -> None:
+    fake.fail_next(retry_after=3, times=2, method="POST")
+    comment_id = forge.comment(1, "hello")
+    assert waits == [3.0, 3.0]
+    assert [c.id for c in forge.comments(1)] == [comment_id]
+    assert [r.status for r in fake.calls("POST", r"/issues/1/comments$")] == [403, 403, 201]
+
+
+def test_rate_limit_beyond_the_budget_is_a_clear_error(forge: GitHubForge, fake: FakeGitHub) -> None:
+    fake.fail_next(retry_after=8, times=5)
+    with pytest.raises(ForgeError, match="rate-limited.*run again later"):
+        forge.issue(1)
+
+
+def test_not_found_is_a_clear_error(forge: GitHubForge) -> None:
+    with pytest.raises(ForgeError, match="read issue #99: 404"):
+        forge.issue(99)
+    assert forge.branch_head("nope") is None
+
+
+def test_actions_logs_rerun_and_dispatch(forge: GitHubForge, fake: FakeGitHub, tmp_path: Path) -> None:
+    clone = forge.clone(tmp_path / "clone")
+    sha = commit(clone, "fix")
+    forge.push(clone, "ensemble/issue-1", expected=None)
+    run = fake.add_run(REPO, "ensemble/issue-1", sha, "failure",
+                       (("lint", "success", "ok"), ("test", "failure", "E   AssertionError: 1 != 2")))
+    assert forge.run(run["id"]).conclusion == "failure"
+    assert forge.failed_job_logs(run["id"]) == [("test", "E   AssertionError: 1 != 2")]
+    assert forge.rerun_failed_jobs(run["id"])
+    assert fake.repos[REPO].reruns == [run["id"]]
+    forge.dispatch("ci.yml", "ensemble/issue-1")
+    assert fake.repos[REPO].dispatches[0]["ref"] == "ensemble/issue-1"
+    assert forge.checks_green(sha)[0] is False
