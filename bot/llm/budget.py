@@ -112,7 +112,7 @@ class Ledger:
     def _summary(self) -> dict[str, Any]:
         names = ("calls", "cache_hits", "replayed", "input_tokens", "output_tokens", "cached_tokens")
         totals: dict[str, Any] = {name: self._total(name) for name in names}
-        totals["cost_usd"] = round(self._total("cost_usd"), 6)
+        totals["cost_usd"] = round(self._total("cost_usd"), 9)
         totals.update(budget_usd=self.budget_usd, budget_tokens=self.budget_tokens,
                       by_role={role: asdict(spend) for role, spend in sorted(self.roles.items())},
                       fallbacks=list(self.fallbacks))

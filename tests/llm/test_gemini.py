@@ -1,0 +1,75 @@
+"""GeminiChatModel through the real `google-genai` SDK against a fake server, via ModelManager."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.errors import ModelAuthError, ModelNotFound, ModelServerError, ModelTimeout
+from bot.llm import Message
+from tests.llm.conftest import PLAN, REVIEW, make_config, role
+
+ASK = [Message("system", "You are the critic."), Message("user", "Review this diff."),
+       Message("assistant", "Which file?"), Message("user", "app.py")]
+
+
+def test_text_reply_with_system_instruction_and_turns(gemini_server, make_manager):
+    gemini_server.reply("Looks fine.", usage=(2000, 100, 1000))
+    reply = make_manager(make_config(coder=role("gemini", "gemini-2.5-flash"))).complete("coder", ASK)
+    assert reply.text == "Looks fine." and reply.request_id == "resp-fake1"
+    assert reply.cost_usd == pytest.approx((1000 * 0.30 + 1000 * 0.075 + 100 * 2.50) / 1e6)
+    sent = gemini_server.requests[0]
+    assert sent.model == "gemini-2.5-flash" and sent.system == "You are the critic."
+    assert [m["role"] for m in sent.messages] == ["user", "assistant", "user"]
+
+
+@pytest.mark.parametrize(("schema", "data", "who"), [("plan", PLAN, "planner"), ("review", REVIEW, "critic")])
+def test_structured_reply_uses_response_schema(gemini_server, make_manager, schema, data, who):
+    gemini_server.reply(data=data, schema=schema)
+    config = make_config(planner=role("gemini", "gemini-2.5-pro"))
+    reply = make_manager(config).complete(who, ASK, schema=schema)
+    assert reply.data == data
+    generation = gemini_server.requests[0].body["generationConfig"]
+    assert generation["responseMimeType"] == "application/json"
+    assert generation["responseSchema"]["title"] == schema
+    assert sorted(generation["responseSchema"]["required"]) == sorted(data)
+
+
+def test_rate_limit_with_retry_after_then_success(gemini_server, make_manager, clock):
+    gemini_server.rate_limit(retry_after=3)
+    gemini_server.reply(data=REVIEW)
+    reply = make_manager().complete("critic", ASK, schema="review")
+    assert reply.data == REVIEW and clock.sleeps == [3.0]
+    assert len(gemini_server.requests) == 2  # the SDK's own retries are off: ours made the second
+
+
+def test_server_error_storm(gemini_server, make_manager, clock):
+    gemini_server.server_error(times=0, status=503)
+    with pytest.raises(ModelServerError, match=r"critic \(gemini/gemini-2.5-flash\)"):
+        make_manager(make_config(llm_max_attempts=3)).complete("critic", ASK)
+    assert len(gemini_server.requests) == 3 and len(clock.sleeps) == 2
+
+
+def test_rejected_key_says_which_variable(gemini_server, make_manager, env):
+    env["GEMINI_API_KEY"] = "AIza-wrong-key-00000000000000000000000"
+    with pytest.raises(ModelAuthError, match="GEMINI_API_KEY"):
+        make_manager().complete("critic", ASK)
+    assert len(gemini_server.requests) == 1
+
+
+def test_missing_key_is_reported_without_a_request(gemini_server, make_manager, env):
+    del env["GEMINI_API_KEY"]
+    with pytest.raises(ModelAuthError, match="export GEMINI_API_KEY"):
+        make_manager().complete("critic", ASK)
+    assert gemini_server.requests == []
+
+
+def test_unknown_model(gemini_server, make_manager):
+    gemini_server.model_not_found("gemini-9")
+    with pytest.raises(ModelNotFound, match="models.critic.model"):
+        make_manager(make_config(critic=role("gemini", "gemini-9"))).complete("critic", ASK)
+
+
+def test_hung_response_times_out(gemini_server, make_manager):
+    gemini_server.hang()
+    with pytest.raises(ModelTimeout):
+        make_manager(make_config(llm_timeout_s=0.3, llm_max_attempts=1)).complete("critic", ASK)
