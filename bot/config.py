@@ -131,6 +131,8 @@ class Config:
     trigger_label: str = "ensemble"
     models: Models = Models()
     ensembles: int = field(default=2, metadata={"min": 1, "max": 8})
+    # Temperature of every role per team (team a, team b, ...); teams beyond the list use the roles' own.
+    team_temperatures: tuple[float, ...] = (0.0, 0.6)
     max_iterations: int = field(default=4, metadata={"min": 1})
     max_heal_attempts: int = field(default=3, metadata={"min": 0})
     budget_usd: float = field(default=2.0, metadata={"min": 0.0})

@@ -1,0 +1,101 @@
+"""Adapters from the real components to the loop's ports: the indexer, the sandbox, the models."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bot.ensemble.types import Retrieved, TestOutcome
+
+log = logging.getLogger(__name__)
+MAX_PASS_SUMMARY = 400
+
+
+class IndexRetriever:
+    """`Retriever` over the indexer's `RepoIndex` (search, lookup_symbol, repo_map)."""
+
+    def __init__(self, index: Any):
+        self.index = index
+
+    def search(self, query: str, k: int = 8) -> list[tuple[Retrieved, str]]:
+        """Chunk-level hits for `query`, best first."""
+        hits = self.index.search(query, k=k, level="chunk")
+        return [(Retrieved(h.path, "search", float(h.score), h.start_line, h.end_line, query[:80]), h.text or "")
+                for h in hits]
+
+    def lookup_symbol(self, name: str) -> list[tuple[Retrieved, str]]:
+        """Definitions of `name`."""
+        hits = self.index.lookup_symbol(name)
+        return [(Retrieved(h.path, "symbol", float(getattr(h, "score", 1.0)), h.start_line, h.end_line, name),
+                 getattr(h, "text", "") or "") for h in hits]
+
+    def repo_map(self, query: str, max_tokens: int = 1500) -> str:
+        """The ranked outline of the repository."""
+        return str(self.index.repo_map(query, max_tokens=max_tokens))
+
+
+class SandboxRunner:
+    """`TestRunner` over a `sandbox.Sandbox`: one prepared environment per workspace."""
+
+    def __init__(self, sandbox: Any, spec: Any):
+        self.sandbox = sandbox
+        self.spec = spec
+        self._envs: dict[Path, Any] = {}
+
+    def compile_check(self, workspace: Path, paths: Sequence[str]) -> str:
+        """Syntax-check changed Python and JSON files in-process (nothing is executed)."""
+        return compile_check(workspace, paths)
+
+    def run_tests(self, workspace: Path) -> TestOutcome:
+        """Run the repository's tests on the workspace's current files in the sandbox."""
+        from sandbox.summary import summarize_failures
+
+        env = self._envs.get(workspace)
+        if env is None:
+            env = self._envs[workspace] = self.sandbox.prepare(workspace, self.spec)
+        result = self.sandbox.run(env, env.test_command, self.spec.timeout_s)
+        failing = tuple(t.name for t in result.failures)
+        if result.ok:
+            passed = sum(t.outcome == "pass" for t in result.tests)
+            summary = f"{passed} passed" if result.tests else "the test command succeeded"
+        else:
+            summary = summarize_failures(result)
+        return TestOutcome(result.ok, failing, summary, result.exit_code, len(result.tests) or None,
+                           round(result.duration_s, 2))
+
+
+def compile_check(workspace: Path, paths: Sequence[str]) -> str:
+    """Syntax errors of the given files (Python by `compile`, JSON by parsing), '' when clean."""
+    errors = []
+    for rel in paths:
+        path = workspace / rel
+        if not path.is_file():
+            continue
+        text = path.read_bytes().decode("utf-8", "replace")
+        try:
+            if rel.endswith(".py"):
+                compile(text, rel, "exec", dont_inherit=True)
+            elif rel.endswith(".json"):
+                json.loads(text)
+        except SyntaxError as exc:
+            errors.append(f"{rel}:{exc.lineno}: SyntaxError: {exc.msg}\n    {(exc.text or '').rstrip()}")
+        except ValueError as exc:
+            errors.append(f"{rel}: {exc}")
+    return "\n".join(errors)
+
+
+class TeamModels:
+    """A team's view of the shared model manager: its own temperature, the shared budget."""
+
+    def __init__(self, models: Any, temperature: float | None):
+        self.models = models
+        self.temperature = temperature
+
+    def complete(self, role: str, messages: Sequence[Any], schema: str | None = None,
+                 temperature: float | None = None) -> Any:
+        """Ask `role`, at the team's temperature unless one is given."""
+        chosen = self.temperature if temperature is None else temperature
+        return self.models.complete(role, messages, schema=schema, temperature=chosen)

@@ -1,0 +1,42 @@
+"""Build the real components of a run from the config: model manager, retrieval, sandbox runner."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from bot.config import Config
+from bot.ensemble.adapters import IndexRetriever, SandboxRunner
+
+log = logging.getLogger(__name__)
+
+
+def model_manager(repo_dir: Path, config: Config, env: Mapping[str, str], use_cache: bool = True) -> Any:
+    """The model query manager for the config's roles, caching under `.ensemble/cache/llm/`."""
+    from bot.llm import CACHE_SUBDIR, ModelManager
+
+    return ModelManager.from_config(config, env, repo_dir / CACHE_SUBDIR, use_cache=use_cache, base_dir=repo_dir)
+
+
+def retriever(repo_dir: Path, config: Config) -> IndexRetriever:
+    """The repository's index (built or updated as needed), wrapped for the planner."""
+    from indexer import open_index
+
+    spec = config.index
+    index = open_index(repo_dir, include=spec.include, exclude=spec.exclude, max_file_kb=spec.max_file_kb,
+                       model=spec.embedding_model, progress=None)
+    wrapped = IndexRetriever(index)
+    embedder = getattr(index, "embedder", None)
+    if embedder is not None and hasattr(embedder, "embed"):
+        wrapped.embed = lambda texts: embedder.embed(list(texts))  # type: ignore[attr-defined]
+    return wrapped
+
+
+def test_runner(config: Config, env: Mapping[str, str]) -> SandboxRunner:
+    """The sandbox (Docker, or the local fallback) with the config's test spec."""
+    from sandbox import select_sandbox
+    from sandbox.model import SandboxSpec
+
+    return SandboxRunner(select_sandbox(config.sandbox.require_docker), SandboxSpec.from_config(config.sandbox))

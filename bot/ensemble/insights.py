@@ -1,0 +1,119 @@
+"""Insights: notes the two teams share during a run, and lessons kept across runs.
+
+`InsightBoard` is in memory: after each round a team posts what it tried, what failed and the
+key error; the other team's planner and coder read the notes they have not seen. `InsightStore`
+is `.ensemble/insights.jsonl`: one lesson per run, bounded, retrieved by similarity through the
+indexer's embedder (or by word overlap when no embedder is available).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+STORE_FILE = "insights.jsonl"
+MAX_LESSONS = 200
+Embed = Callable[[list[str]], Sequence[Sequence[float]]]
+
+
+class InsightBoard:
+    """Thread-safe notes between teams of one run."""
+
+    def __init__(self) -> None:
+        self._notes: list[tuple[str, str]] = []
+        self._seen: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def publish(self, team: str, note: str) -> None:
+        """Post `team`'s note for the others."""
+        with self._lock:
+            self._notes.append((team, note))
+
+    def unseen(self, team: str) -> list[str]:
+        """Notes from other teams that `team` has not read yet."""
+        with self._lock:
+            start = self._seen.get(team, 0)
+            self._seen[team] = len(self._notes)
+            return [f"team {who}: {note}" for who, note in self._notes[start:] if who != team]
+
+    def all_notes(self) -> list[str]:
+        """Every note, for the trace."""
+        with self._lock:
+            return [f"team {who}: {note}" for who, note in self._notes]
+
+
+@dataclass
+class Lesson:
+    """What one run taught: the task, how it ended, what worked and what failed."""
+
+    task: str
+    outcome: str
+    worked: str = ""
+    failed: str = ""
+    time: float = field(default_factory=time.time)
+    vector: list[float] | None = None
+
+    def text(self) -> str:
+        """The lesson as one line for a prompt."""
+        parts = [f"task: {self.task[:160]}", f"outcome: {self.outcome}"]
+        parts += [f"worked: {self.worked[:200]}"] if self.worked else []
+        parts += [f"failed: {self.failed[:200]}"] if self.failed else []
+        return "; ".join(parts)
+
+
+class InsightStore:
+    """Lessons in `<repo>/.ensemble/insights.jsonl`, newest kept when the cap is reached."""
+
+    def __init__(self, path: Path, embed: Embed | None = None, limit: int = MAX_LESSONS):
+        self.path = path
+        self.embed = embed
+        self.limit = limit
+        self._lock = threading.Lock()
+
+    def load(self) -> list[Lesson]:
+        """Every readable lesson (a damaged line is skipped)."""
+        if not self.path.is_file():
+            return []
+        lessons = []
+        for line in self.path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                lessons.append(Lesson(**json.loads(line)))
+            except (json.JSONDecodeError, TypeError):
+                log.warning("skipping a damaged line in %s", self.path)
+        return lessons
+
+    def add(self, lesson: Lesson) -> None:
+        """Append a lesson, dropping the oldest beyond the cap (atomic rewrite)."""
+        if self.embed and lesson.vector is None:
+            lesson.vector = [round(float(x), 4) for x in self.embed([lesson.task])[0]]
+        with self._lock:
+            lessons = (self.load() + [lesson])[-self.limit:]
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_suffix(".tmp")
+            tmp.write_text("".join(json.dumps(asdict(x)) + "\n" for x in lessons), encoding="utf-8")
+            tmp.replace(self.path)
+
+    def relevant(self, task: str, k: int = 3) -> list[Lesson]:
+        """The `k` lessons most similar to `task`."""
+        lessons = self.load()
+        if not lessons:
+            return []
+        if self.embed and all(x.vector for x in lessons):
+            query = list(self.embed([task])[0])
+            scores = [sum(a * b for a, b in zip(query, x.vector or [], strict=False)) for x in lessons]
+        else:
+            words = _words(task)
+            scores = [len(words & _words(x.task)) / (len(words | _words(x.task)) or 1) for x in lessons]
+        ranked = sorted(zip(scores, range(len(lessons)), strict=True), reverse=True)
+        return [lessons[i] for score, i in ranked[:k] if score > 0]
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9_]{3,}", text.lower()))

@@ -1,0 +1,57 @@
+"""The seams the ensemble loop is written against, so it runs with a deterministic model in tests.
+
+`ModelClient` is what `bot.llm.ModelManager` provides; `Retriever` wraps the indexer's
+`RepoIndex`; `TestRunner` wraps the sandbox. The real adapters live in bot/ensemble/adapters.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from bot.ensemble.types import Retrieved, TestOutcome
+
+
+class ModelReply(Protocol):
+    """The parts of `bot.llm.Reply` the loop reads."""
+
+    text: str
+    data: dict[str, Any] | None
+
+
+class ModelClient(Protocol):
+    """Role-based completion: `complete("planner", messages, schema="plan")`."""
+
+    def complete(self, role: str, messages: Sequence[Any], schema: str | None = None,
+                 temperature: float | None = None) -> ModelReply:
+        """One reply for `role`; schema replies carry parsed `data`."""
+        ...
+
+
+class Retriever(Protocol):
+    """Search over the repository's index."""
+
+    def search(self, query: str, k: int = 8) -> list[tuple[Retrieved, str]]:
+        """Chunks most relevant to `query`, with their text."""
+        ...
+
+    def lookup_symbol(self, name: str) -> list[tuple[Retrieved, str]]:
+        """Where `name` is defined, with the definition's text."""
+        ...
+
+    def repo_map(self, query: str, max_tokens: int = 1500) -> str:
+        """A compact outline of the repository ranked for `query`."""
+        ...
+
+
+class TestRunner(Protocol):
+    """Checks and tests a workspace."""
+
+    def compile_check(self, workspace: Path, paths: Sequence[str]) -> str:
+        """Syntax errors in the changed files, or '' when they compile."""
+        ...
+
+    def run_tests(self, workspace: Path) -> TestOutcome:
+        """Run the repository's tests on the workspace's current files."""
+        ...

@@ -1,0 +1,173 @@
+"""`run_task`: the one entry to the engine. Index, plan, code and test with two teams, pick the winner.
+
+    result = run_task(repo_dir, Task("Fix the parser"), config, os.environ)
+
+Teams run in threads, each in its own git worktree from the forge; insights flow between
+them through an `InsightBoard`. A team that crashes is recorded and the other carries on.
+The winner's commits become the branch `ensemble/<slug>`; the run's lesson is appended to
+the insight store. Model, retrieval and sandbox components can be passed in (tests, demos).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot.config import Config
+from bot.ensemble.adapters import TeamModels
+from bot.ensemble.insights import InsightBoard, InsightStore, Lesson
+from bot.ensemble.ports import ModelClient, Retriever, TestRunner
+from bot.ensemble.select import choose_winner, describe
+from bot.ensemble.team import Progress, Team, run_team
+from bot.ensemble.types import CRASHED, QUESTIONS, RunResult, Task, TeamResult
+from bot.forge.local import LocalForge, slugify
+from bot.trace import Tracer, new_run_id, propagate, span
+
+log = logging.getLogger(__name__)
+TEAM_NAMES = "abcdefgh"
+
+
+@dataclass
+class Components:
+    """The parts a run uses; any left as None is built from the config."""
+
+    models: ModelClient | None = None
+    retriever: Retriever | None = None
+    runner: TestRunner | None = None
+    embed: Callable[[list[str]], Any] | None = None
+    progress: Progress | None = None
+    stop: threading.Event = field(default_factory=threading.Event)
+    use_cache: bool = True
+
+
+def run_task(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str],
+             parts: Components | None = None, run_id: str | None = None) -> RunResult:
+    """Run the whole ensemble on a local checkout and return what happened."""
+    parts = parts or Components()
+    repo_dir = Path(repo_dir).resolve()
+    run_id = run_id or new_run_id()
+    tracer = Tracer.for_run(repo_dir / ".ensemble" / "runs", run_id, env)
+    started = time.monotonic()
+    result = RunResult(run_id, task)
+    forge = LocalForge(repo_dir, run_id)
+    with tracer.activate(), span("ensemble.run", run_id=run_id, task=task.title[:200]) as s:
+        try:
+            _run(repo_dir, task, config, env, parts, forge, result)
+        finally:
+            forge.cleanup()
+            result.duration_s = round(time.monotonic() - started, 2)
+            s.set(stop_reason=result.stop_reason, winner=result.winner, success=result.success,
+                  decision=result.decision, branch=result.branch)
+    return result
+
+
+def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], parts: Components,
+         forge: LocalForge, result: RunResult) -> None:
+    notify = parts.progress or (lambda team, phase, rnd, detail: None)
+    result.branch = forge.start(task.slug or slugify(task.title))
+    notify("-", "indexing", 0, str(repo_dir))
+    models, retriever, runner = _components(repo_dir, config, env, parts)
+    store = InsightStore(repo_dir / ".ensemble" / "insights.jsonl", parts.embed)
+    lessons = "\n".join(x.text() for x in store.relevant(task.text))
+    first = forge.workspace(TEAM_NAMES[0])
+    notify("-", "baseline tests", 0, "")
+    with span("ensemble.baseline"):
+        result.tests_before = runner.run_tests(first.path)
+    board = InsightBoard()
+    teams = [_team(i, task, config, models, retriever, runner, forge, first, lessons, parts, notify, board)
+             for i in range(config.ensembles)]
+    outcomes = _run_teams(teams)
+    winner, result.decision = choose_winner(outcomes)
+    log.info("%s", result.decision)
+    _fill(result, outcomes, winner, models)
+    if winner is not None and winner.passed:
+        result.commits = [{"sha": c.sha, "summary": c.summary}
+                          for c in forge.publish(next(t.workspace for t in teams if t.name == winner.name))]
+    result.notes = board.all_notes()
+    store.add(_lesson(task, result, winner))
+
+
+def _components(repo_dir: Path, config: Config, env: Mapping[str, str],
+                parts: Components) -> tuple[ModelClient, Retriever, TestRunner]:
+    from bot.ensemble import assemble
+
+    models = parts.models or assemble.model_manager(repo_dir, config, env, parts.use_cache)
+    retriever = parts.retriever or assemble.retriever(repo_dir, config)
+    runner = parts.runner or assemble.test_runner(config, env)
+    if parts.embed is None:
+        parts.embed = getattr(retriever, "embed", None)
+    return models, retriever, runner
+
+
+def _team(i: int, task: Task, config: Config, models: ModelClient, retriever: Retriever, runner: TestRunner,
+          forge: LocalForge, first: Any, lessons: str, parts: Components, notify: Progress,
+          board: InsightBoard) -> Team:
+    name = TEAM_NAMES[i]
+    temps = config.team_temperatures
+    label = "/".join(config.models.for_role(r).model for r in ("planner", "coder", "critic"))
+    return Team(name=name, task=task, models=TeamModels(models, temps[i] if i < len(temps) else None),
+                retriever=retriever, runner=runner, workspace=first if i == 0 else forge.workspace(name),
+                board=board, max_iterations=config.max_iterations, deny=tuple(config.paths.deny), lessons=lessons,
+                trailers={"Ensemble-Run": forge.run_id, "Ensemble-Model": label}, stop=parts.stop, progress=notify)
+
+
+def _run_teams(teams: list[Team]) -> list[TeamResult]:
+    with ThreadPoolExecutor(max_workers=len(teams), thread_name_prefix="team") as pool:
+        futures = [pool.submit(propagate(_safe_team), team) for team in teams]
+        return [f.result() for f in futures]
+
+
+def _safe_team(team: Team) -> TeamResult:
+    try:
+        return run_team(team)
+    except Exception as exc:  # noqa: BLE001 - one team's crash must not end the other's work
+        log.warning("team %s crashed: %s", team.name, exc)
+        log.debug("%s", traceback.format_exc())
+        return TeamResult(team.name, stop_reason=CRASHED, stop_detail=str(exc), error=f"{type(exc).__name__}: {exc}")
+
+
+def _fill(result: RunResult, outcomes: list[TeamResult], winner: TeamResult | None, models: Any) -> None:
+    result.teams = [{"name": t.name, "outcome": describe(t), "stop_reason": t.stop_reason,
+                     "rounds": len(t.rounds), "passed": t.passed, "accepted": t.accepted,
+                     "diff_lines": t.diff_size, "error": t.error} for t in outcomes]
+    spend = getattr(models, "spend", None)
+    result.usage = spend() if callable(spend) else {}
+    result.replayed = _replayed(result.usage)
+    if winner is None:
+        result.stop_reason, result.stop_detail = CRASHED, result.decision
+        return
+    result.winner = winner.name
+    result.plan, result.stop_reason, result.stop_detail = winner.plan, winner.stop_reason, winner.stop_detail
+    result.tests_after, result.reproduction, result.retrieved = winner.tests_after, winner.reproduction, winner.retrieved
+    result.diff = winner.diff
+    if winner.stop_reason == QUESTIONS and winner.plan:
+        result.questions = winner.plan.questions
+    if result.reproduction and result.reproduction.path and result.tests_after:
+        result.reproduction = _after(result.reproduction, winner)
+
+
+def _after(repro: Any, winner: TeamResult) -> Any:
+    from dataclasses import replace
+
+    tests = winner.tests_after
+    stem = repro.path.rsplit("/", 1)[-1].removesuffix(".py")
+    passed = bool(tests and (tests.passed or not any(stem in name for name in tests.failing)) and winner.rounds)
+    return replace(repro, passed_after=passed)
+
+
+def _replayed(usage: Mapping[str, Any]) -> bool:
+    return bool(usage.get("replayed")) if isinstance(usage, Mapping) else False
+
+
+def _lesson(task: Task, result: RunResult, winner: TeamResult | None) -> Lesson:
+    worked = result.plan.summary if result.success and result.plan else ""
+    failed = "" if result.success else f"{result.stop_words}: {result.stop_detail[:200]}"
+    return Lesson(task=task.text[:500], outcome="passed" if result.success else result.stop_reason,
+                  worked=worked, failed=failed)

@@ -1,0 +1,39 @@
+"""Choosing the winning team: tests pass, then critic accept, then fewer failing tests, then smaller diff."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.ensemble.types import CRASHED, TeamResult
+
+
+def rank_key(team: TeamResult) -> tuple[int, int, int, int]:
+    """Bigger is better: (tests pass, accepted, -failing tests, -diff size); crashed teams rank last."""
+    if team.stop_reason == CRASHED:
+        return (-1, -1, -(10**9), -(10**9))
+    failing = len(team.tests_after.failing) if team.tests_after else 10**6
+    has_change = 1 if team.diff_size else 0
+    return (int(team.passed and has_change), int(team.accepted), -failing, -team.diff_size)
+
+
+def choose_winner(teams: Sequence[TeamResult]) -> tuple[TeamResult | None, str]:
+    """The best team and the decision in words (for the trace and the summary)."""
+    if not teams:
+        return None, "no team ran"
+    ranked = sorted(teams, key=rank_key, reverse=True)
+    best = ranked[0]
+    if best.stop_reason == CRASHED:
+        return None, "every team crashed: " + "; ".join(f"{t.name}: {t.error}" for t in teams)
+    others = "; ".join(f"team {t.name}: {describe(t)}" for t in ranked[1:])
+    why = f"team {best.name} wins ({describe(best)})"
+    return best, f"{why}; {others}" if others else why
+
+
+def describe(team: TeamResult) -> str:
+    """One team's outcome in a few words."""
+    if team.stop_reason == CRASHED:
+        return f"crashed: {team.error[:200]}"
+    tests = ("tests pass" if team.passed else f"{len(team.tests_after.failing)} failing tests"
+             if team.tests_after else "no test run")
+    verdict = "critic accepted" if team.accepted else "not accepted"
+    return f"{tests}, {verdict}, {team.diff_size} changed lines, stopped: {team.stop_reason}"

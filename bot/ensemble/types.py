@@ -1,0 +1,181 @@
+"""The plain data of an ensemble run: the task, the plan, each round, each team, the result."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# Why a team's loop ended; STOP_WORDS says each in plain words.
+ACCEPTED, MAX_ITERATIONS, BUDGET, STUCK, STOPPED, QUESTIONS, CRASHED = (
+    "accepted", "max_iterations", "budget", "stuck", "stopped", "questions", "crashed")
+STOP_WORDS = {
+    ACCEPTED: "the tests pass and the critic accepted the change",
+    MAX_ITERATIONS: "the refinement rounds ran out (max_iterations) before the tests passed and the critic accepted",
+    BUDGET: "the model budget ran out (budget_usd / budget_tokens)",
+    STUCK: "the same failure repeated round after round, so the team stopped",
+    STOPPED: "a stop was requested",
+    QUESTIONS: "the task is too ambiguous: the planner asked questions",
+    CRASHED: "the team failed with an unexpected error",
+}
+
+
+@dataclass(frozen=True)
+class Task:
+    """What to do: a title and the full text (an issue's title and body, or --task text)."""
+
+    title: str
+    body: str = ""
+    slug: str = ""
+
+    @property
+    def text(self) -> str:
+        """Title and body as one text."""
+        return f"{self.title}\n\n{self.body}".strip()
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The planner's reply (`plan` schema) plus the reproduction test it names, if any."""
+
+    summary: str
+    files: tuple[str, ...] = ()
+    steps: tuple[str, ...] = ()
+    questions: tuple[str, ...] = ()
+    reproduction_test: str | None = None
+    no_test_reason: str = ""
+
+
+@dataclass(frozen=True)
+class TestOutcome:
+    """A test run as the loop sees it: passed or not, which tests failed, the compact summary."""
+
+    passed: bool
+    failing: tuple[str, ...] = ()
+    summary: str = ""
+    exit_code: int | None = None
+    total: int | None = None
+    duration_s: float = 0.0
+
+    @property
+    def signature(self) -> str:
+        """What identifies this failure: the failing tests, or the summary's first line."""
+        if self.passed:
+            return ""
+        return ",".join(sorted(self.failing)) or (self.summary.strip().splitlines() or ["failed"])[0][:200]
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """Provenance of a piece of context: a file or chunk, and how it was found."""
+
+    path: str
+    how: str  # search | open | symbol | plan
+    score: float = 0.0
+    start_line: int | None = None
+    end_line: int | None = None
+    query: str = ""
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """The reproduction test of a bug: does it fail before the fix and pass after it."""
+
+    path: str | None
+    failed_before: bool | None = None
+    passed_after: bool | None = None
+    note: str = ""
+
+
+@dataclass
+class Round:
+    """One refinement round of one team."""
+
+    number: int
+    kind: str = "fix"  # reproduce | fix
+    applied: bool = False
+    edit_errors: str = ""
+    compile_error: str = ""
+    tests: TestOutcome | None = None
+    verdict: str = ""
+    feedback: str = ""
+    commit: str | None = None
+    diff_lines: int = 0
+
+    @property
+    def signature(self) -> str:
+        """The failure signature that detects a stuck loop."""
+        if not self.applied:
+            return "edits:" + self.edit_errors[:120]
+        if self.compile_error:
+            return "compile:" + self.compile_error.splitlines()[0][:120]
+        return self.tests.signature if self.tests else ""
+
+
+@dataclass
+class TeamResult:
+    """How one team's loop ended."""
+
+    name: str
+    stop_reason: str = ""
+    stop_detail: str = ""
+    plan: Plan | None = None
+    rounds: list[Round] = field(default_factory=list)
+    reproduction: Reproduction | None = None
+    tests_after: TestOutcome | None = None
+    accepted: bool = False
+    diff: str = ""
+    models: str = ""
+    retrieved: list[Retrieved] = field(default_factory=list)
+    error: str = ""
+
+    @property
+    def passed(self) -> bool:
+        """True when the team's final tests pass."""
+        return bool(self.tests_after and self.tests_after.passed)
+
+    @property
+    def diff_size(self) -> int:
+        """Changed lines in the team's diff."""
+        return sum(1 for line in self.diff.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---"))
+
+
+@dataclass
+class RunResult:
+    """Everything a caller (the CLI, the GitHub handler) needs to report a run."""
+
+    run_id: str
+    task: Task
+    branch: str = ""
+    commits: list[dict[str, str]] = field(default_factory=list)
+    plan: Plan | None = None
+    stop_reason: str = ""
+    stop_detail: str = ""
+    tests_before: TestOutcome | None = None
+    tests_after: TestOutcome | None = None
+    reproduction: Reproduction | None = None
+    retrieved: list[Retrieved] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)
+    questions: tuple[str, ...] = ()
+    winner: str = ""
+    teams: list[dict[str, Any]] = field(default_factory=list)
+    decision: str = ""
+    diff: str = ""
+    duration_s: float = 0.0
+    replayed: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def success(self) -> bool:
+        """True only when a passing change was produced and landed on the branch."""
+        return bool(self.commits) and bool(self.tests_after and self.tests_after.passed)
+
+    @property
+    def stop_words(self) -> str:
+        """The stop reason in plain words."""
+        return STOP_WORDS.get(self.stop_reason, self.stop_reason)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (what `ensemble run --json` prints)."""
+        data = asdict(self)
+        data.update(success=self.success, stop_words=self.stop_words)
+        return data

@@ -1,0 +1,141 @@
+"""Deterministic parts for the ensemble loop: scripted replies, a file-listing retriever, pytest on the host."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.ensemble.adapters import compile_check
+from bot.ensemble.demo import create_sample_repo
+from bot.ensemble.types import Retrieved, TestOutcome
+
+
+@dataclass
+class Said:
+    text: str
+    data: dict[str, Any] | None = None
+
+
+class ScriptedModels:
+    """Replies per (role, schema) in order; a reply may be an exception to raise. Records every call."""
+
+    def __init__(self, script: dict[tuple[str, str | None], list[Any]], team: str | None = None):
+        self.script = {k: list(v) for k, v in script.items()}
+        self.calls: list[tuple[str, str | None, str]] = []
+        self.lock = threading.Lock()
+
+    def complete(self, role: str, messages: Sequence[Any], schema: str | None = None,
+                 temperature: float | None = None) -> Said:
+        with self.lock:
+            team = re.search(r"of team (\w)", messages[0].content).group(1)
+            self.calls.append((role, schema, team))
+            queue = self.script.get((role, schema, team)) or self.script.get((role, schema)) or []
+            if not queue:
+                raise AssertionError(f"no scripted reply left for {role}/{schema}/team {team}")
+            reply = queue.pop(0) if len(queue) > 1 else queue[0]
+        if isinstance(reply, BaseException):
+            raise reply
+        if isinstance(reply, dict):
+            return Said(json.dumps(reply), reply)
+        return Said(reply)
+
+
+class FileRetriever:
+    """Returns whole files whose text mentions a query word; no index needed."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def search(self, query: str, k: int = 8) -> list[tuple[Retrieved, str]]:
+        words = set(re.findall(r"\w{4,}", query.lower()))
+        hits = []
+        for path in sorted(self.root.rglob("*.py")):
+            text = path.read_text()
+            if words & set(re.findall(r"\w{4,}", text.lower())):
+                hits.append((Retrieved(str(path.relative_to(self.root)), "search", 1.0, 1, text.count("\n")), text))
+        return hits[:k]
+
+    def lookup_symbol(self, name: str) -> list[tuple[Retrieved, str]]:
+        return [h for h in self.search(name) if f"def {name}" in h[1]]
+
+    def repo_map(self, query: str, max_tokens: int = 1500) -> str:
+        return "\n".join(str(p.relative_to(self.root)) for p in sorted(self.root.rglob("*.py")))
+
+
+class HostPytest:
+    """Runs pytest on the host in the workspace (our own sample code only)."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+
+    def compile_check(self, workspace: Path, paths: Sequence[str]) -> str:
+        return compile_check(workspace, paths)
+
+    def run_tests(self, workspace: Path) -> TestOutcome:
+        self.runs += 1
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rf"],
+                              cwd=workspace, capture_output=True, text=True, timeout=120)
+        failing = tuple(re.findall(r"^FAILED (\S+)", proc.stdout, re.M))
+        return TestOutcome(proc.returncode == 0, failing, proc.stdout[-1500:], proc.returncode)
+
+
+PLAN = {"summary": "Average the two middle values when the count is even.", "files": ["stats/core.py"],
+        "steps": ["Reproduction test: tests/test_repro_median.py", "Fix median() in stats/core.py"],
+        "questions": []}
+REPRO = """tests/test_repro_median.py
+```python
+<<<<<<< SEARCH
+=======
+from stats import median
+
+
+def test_even_count_is_mean_of_middles():
+    assert median([4, 1, 3, 2]) == 2.5
+>>>>>>> REPLACE
+```"""
+FIX = """stats/core.py
+<<<<<<< SEARCH
+    middle = len(ordered) // 2
+    return ordered[middle]
+=======
+    middle = len(ordered) // 2
+    if len(ordered) % 2 == 0:
+        return (ordered[middle - 1] + ordered[middle]) / 2
+    return ordered[middle]
+>>>>>>> REPLACE"""
+BAD_FIX = """stats/core.py
+<<<<<<< SEARCH
+    middle = len(ordered) // 2
+    return ordered[middle]
+=======
+    middle = len(ordered) // 2
+    return ordered[middle - 1]
+>>>>>>> REPLACE"""
+NO_MATCH = """stats/core.py
+<<<<<<< SEARCH
+    return values[len(values) / 2]
+=======
+    return 0
+>>>>>>> REPLACE"""
+ENOUGH = '{"search": [], "open": [], "symbols": []}'
+ACCEPT = {"verdict": "accept", "feedback": "Correct and tested."}
+REVISE = {"verdict": "revise", "feedback": "Still wrong for even counts."}
+
+
+def happy_script() -> dict:
+    return {("planner", None): ['{"search": ["median"], "open": ["stats/core.py"], "symbols": ["median"]}', ENOUGH],
+            ("planner", "plan"): [PLAN], ("coder", None): [REPRO, FIX], ("critic", "review"): [ACCEPT]}
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Path:
+    return create_sample_repo(tmp_path / "sample")

@@ -1,0 +1,130 @@
+"""The whole ensemble on the sample repository with deterministic models, real git and pytest on the host."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from bot.config import Config
+from bot.ensemble.runner import Components, run_task
+from bot.ensemble.types import Task
+from bot.errors import BudgetExceeded
+from tests.ensemble.conftest import (
+    ACCEPT,
+    BAD_FIX,
+    ENOUGH,
+    FIX,
+    NO_MATCH,
+    PLAN,
+    REPRO,
+    REVISE,
+    FileRetriever,
+    HostPytest,
+    ScriptedModels,
+    happy_script,
+)
+
+TASK = Task("median() is wrong for an even number of values", "median([1, 2, 3, 4]) returns 3; expected 2.5.",
+            slug="median")
+
+
+def run(sample: Path, script: dict, ensembles: int = 1, **config: object):
+    models = ScriptedModels(script)
+    parts = Components(models=models, retriever=FileRetriever(sample), runner=HostPytest())
+    result = run_task(sample, TASK, Config(ensembles=ensembles, **config), {}, parts)
+    return result, models
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout
+
+
+def test_bug_is_fixed_with_a_reproduction_test_first(sample: Path) -> None:
+    result, models = run(sample, happy_script())
+    assert result.success and result.stop_reason == "accepted"
+    assert result.tests_before and not result.tests_before.passed
+    assert result.reproduction and result.reproduction.path == "tests/test_repro_median.py"
+    assert result.reproduction.failed_before is True and result.reproduction.passed_after is True
+    assert [c["summary"] for c in result.commits] == [
+        "Add reproduction test tests/test_repro_median.py",
+        "median() is wrong for an even number of values (round 1)"]
+    assert "return (ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", "ensemble/median:stats/core.py")
+    assert "Ensemble-Run: " + result.run_id in git(sample, "log", "-1", "--format=%B", "ensemble/median")
+    assert {r.how for r in result.retrieved} >= {"search", "open"}
+    assert models.calls[:2] == [("planner", None, "a"), ("planner", None, "a")]
+    assert git(sample, "status", "--porcelain") == ""
+
+
+def test_edits_that_never_apply_stop_as_stuck_and_land_nothing(sample: Path) -> None:
+    script = {**happy_script(), ("coder", None): [REPRO, NO_MATCH], ("critic", "review"): [REVISE]}
+    result, models = run(sample, script, max_iterations=6)
+    assert not result.success and result.stop_reason == "stuck"
+    assert not result.commits
+    assert "ensemble/median" not in git(sample, "branch", "--list", "ensemble/median")
+    coder_prompts = [c for c in models.calls if c[0] == "coder"]
+    assert len(coder_prompts) == 1 + 3  # reproduction + three identical failures
+    assert ("planner", "plan", "a") in models.calls[3:]  # re-planned after two identical failures
+
+
+def test_tests_never_pass_stops_at_max_iterations(sample: Path) -> None:
+    script = {**happy_script(), ("coder", None): [REPRO, BAD_FIX, FIX.replace("/ 2", "/ 3")],
+              ("critic", "review"): [REVISE]}
+    result, _ = run(sample, script, max_iterations=2)
+    assert result.stop_reason == "max_iterations" and not result.success
+    assert "max_iterations" in result.stop_words
+    assert result.tests_after and not result.tests_after.passed
+
+
+def test_planner_questions_stop_the_run(sample: Path) -> None:
+    ask = {**PLAN, "questions": ["Should median() of an empty list return None or raise?"]}
+    result, models = run(sample, {("planner", None): [ENOUGH], ("planner", "plan"): [ask]})
+    assert result.stop_reason == "questions"
+    assert result.questions == ("Should median() of an empty list return None or raise?",)
+    assert not result.success and not any(c[0] == "coder" for c in models.calls)
+
+
+def test_budget_running_out_mid_run_is_a_clean_stop(sample: Path) -> None:
+    script = {**happy_script(), ("coder", None): [REPRO, BudgetExceeded("the next call would pass $0.01")]}
+    result, _ = run(sample, script)
+    assert result.stop_reason == "budget" and "budget" in result.stop_words
+    assert "$0.01" in result.stop_detail
+    assert not result.success and not result.commits
+
+
+def test_one_team_crashing_leaves_the_other_to_win(sample: Path) -> None:
+    script = {**happy_script(), ("planner", "plan", "b"): [RuntimeError("team b's model fell over")],
+              ("coder", None, "a"): [REPRO, FIX]}
+    result, _ = run(sample, script, ensembles=2)
+    assert result.success and result.winner == "a"
+    crashed = next(t for t in result.teams if t["name"] == "b")
+    assert crashed["stop_reason"] == "crashed" and "fell over" in crashed["error"]
+    assert "team a wins" in result.decision
+
+
+def test_garbage_from_the_coder_goes_back_as_feedback(sample: Path) -> None:
+    script = {**happy_script(), ("coder", None): [REPRO, "Sure! I fixed it. 🎉", FIX]}
+    result, _ = run(sample, script)
+    assert result.success
+
+
+def test_edit_to_denied_path_is_refused(sample: Path) -> None:
+    evil = ".github/workflows/ci.yml\n<<<<<<< SEARCH\n=======\non: push\n>>>>>>> REPLACE\n"
+    plan = {**PLAN, "steps": ["Reproduction test: none - not a bug"]}
+    script = {("planner", None): [ENOUGH], ("planner", "plan"): [plan], ("coder", None): [evil],
+              ("critic", "review"): [ACCEPT]}
+    result, _ = run(sample, script, max_iterations=1)
+    assert not result.success and not result.commits
+    assert result.reproduction and result.reproduction.note == "not a bug"
+    assert not (sample / ".github").exists()
+
+
+@pytest.mark.parametrize("accept_first", [True])
+def test_two_teams_share_insights_and_the_better_wins(sample: Path, accept_first: bool) -> None:
+    script = {**happy_script(), ("coder", None, "a"): [REPRO, BAD_FIX], ("coder", None, "b"): [REPRO, FIX],
+              ("critic", "review", "a"): [REVISE]}
+    result, _ = run(sample, script, ensembles=2, max_iterations=1)
+    assert result.winner == "b" and result.success
+    assert any(note.startswith("team a: round 1") for note in result.notes)
+    assert "team b wins" in result.decision and "team a:" in result.decision
