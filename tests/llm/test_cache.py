@@ -1,0 +1,72 @@
+"""The reply cache: content addressing, atomic writes across processes, and the size cap."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+from bot.llm import Message, ReplyCache
+from bot.llm.cache import cache_key
+
+MESSAGES = [Message("user", "hello")]
+
+
+def test_key_changes_with_every_input():
+    base = cache_key("openai", "gpt-4o", MESSAGES, None, {"temperature": 0})
+    assert base == cache_key("openai", "gpt-4o", list(MESSAGES), None, {"temperature": 0})
+    variants = [
+        cache_key("gemini", "gpt-4o", MESSAGES, None, {"temperature": 0}),
+        cache_key("openai", "gpt-4o-mini", MESSAGES, None, {"temperature": 0}),
+        cache_key("openai", "gpt-4o", [Message("system", "hello")], None, {"temperature": 0}),
+        cache_key("openai", "gpt-4o", MESSAGES, "plan", {"temperature": 0}),
+        cache_key("openai", "gpt-4o", MESSAGES, None, {"temperature": 0, "max_output_tokens": 5}),
+    ]
+    assert len({base, *variants}) == 6
+
+
+WRITER = """
+import sys
+from pathlib import Path
+from bot.llm import ReplyCache
+cache = ReplyCache(Path(sys.argv[1]))
+for i in range(500):
+    cache.put("ab" + "0" * 62, {"text": sys.argv[2] * 5000, "i": i})
+"""
+
+
+def test_concurrent_processes_never_leave_a_torn_entry(tmp_path):
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path), letter], env=env) for letter in "xy"]
+    cache = ReplyCache(tmp_path)
+    reads = 0
+    while any(w.poll() is None for w in writers):
+        entry = cache.get("ab" + "0" * 62)
+        if entry is None:
+            assert reads == 0, "an entry that existed went missing or was read half-written"
+            continue
+        reads += 1
+        assert entry["text"] in ("x" * 5000, "y" * 5000)  # whole, never a mix or a fragment
+    assert all(w.wait() == 0 for w in writers) and reads > 0
+    assert list(tmp_path.glob("*/.tmp-*")) == []
+
+
+def test_size_cap_evicts_least_recently_used(tmp_path):
+    cache = ReplyCache(tmp_path, max_bytes=3 * 1100)
+    for i in range(3):
+        cache.put(f"{i:064x}", {"text": "z" * 1000})
+        time.sleep(0.01)
+    cache.get(f"{0:064x}")  # touch the oldest: now the most recently used
+    time.sleep(0.01)
+    cache.put(f"{3:064x}", {"text": "z" * 1000})
+    assert cache.get(f"{1:064x}") is None
+    assert all(cache.get(f"{i:064x}") for i in (0, 2, 3))
+
+
+def test_unreadable_entry_is_a_miss(tmp_path):
+    cache = ReplyCache(tmp_path)
+    key = "cd" + "1" * 62
+    (tmp_path / "cd").mkdir()
+    (tmp_path / "cd" / f"{key}.json").write_text("{truncated")
+    assert cache.get(key) is None

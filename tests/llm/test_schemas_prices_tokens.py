@@ -1,0 +1,71 @@
+"""Schemas, prices and token counting: the pure parts of the model query manager."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.config import PriceSpec
+from bot.llm import PLAN_SCHEMA, REVIEW_SCHEMA, ContextPiece, PriceTable, Usage, count_tokens, fit_context
+from bot.llm.schemas import SchemaViolation, parse_structured
+from bot.llm.tokens import estimate_tokens
+
+
+def test_schemas_are_the_design_contract():
+    assert PLAN_SCHEMA["required"] == ["summary", "files", "steps", "questions"]
+    assert REVIEW_SCHEMA["properties"]["verdict"]["enum"] == ["accept", "revise"]
+    assert PLAN_SCHEMA["additionalProperties"] is False and REVIEW_SCHEMA["additionalProperties"] is False
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ('{"verdict": "maybe", "feedback": ""}', "$.verdict: 'maybe' is not one of 'accept', 'revise'"),
+    ('{"verdict": "accept"}', "missing required field 'feedback'"),
+    ('{"verdict": "accept", "feedback": 3}', "$.feedback: expected string, got an integer"),
+    ('{"verdict": "accept", "feedback": "", "score": 1}', "unexpected field 'score'"),
+    ('["accept"]', "$: expected object, got an array"),
+    ("Sure! Here it is", "not valid JSON"),
+])
+def test_violations_say_where(text, problem):
+    with pytest.raises(SchemaViolation) as caught:
+        parse_structured(text, "review")
+    assert problem in str(caught.value)
+
+
+def test_a_code_fence_around_json_is_tolerated():
+    assert parse_structured('```json\n{"verdict": "accept", "feedback": ""}\n```', "review")["verdict"] == "accept"
+
+
+def test_prices_by_family_with_overrides_and_unknown_models():
+    table = PriceTable([PriceSpec("my-local", 1.0, 0.5, 2.0), PriceSpec("gpt-4o", 5.0, 2.5, 20.0)])
+    assert table.lookup("gpt-4o-mini-2024-07-18").input == 0.15  # longest prefix, not gpt-4o
+    assert table.lookup("models/gemini-2.5-flash").output == 2.50
+    assert table.cost("gpt-4o", Usage(1_000_000, 1_000_000, 0)) == pytest.approx(25.0)
+    assert table.cost("my-local", Usage(2_000_000, 0, 1_000_000)) == pytest.approx(1.5)
+    assert not table.lookup("llama3.1:8b").known and table.cost("llama3.1:8b", Usage(10**6, 10**6)) == 0
+
+
+def test_token_counts_work_offline():
+    assert estimate_tokens("x" * 35) == 10
+    assert count_tokens("hello world", "llama3") == estimate_tokens("hello world")
+    assert 1 <= count_tokens("hello world", "gpt-4o") <= 4  # tiktoken if its file is local, else the estimate
+
+
+def test_fit_context_cuts_lowest_priority_first_with_markers():
+    task = ContextPiece("task", "Fix the failing test.", 100)
+    plan = ContextPiece("plan", "1. read\n2. fix\n", 90)
+    files = ContextPiece("files", "".join(f"line {i}\n" for i in range(400)), 50)
+    output = ContextPiece("test output", "".join(f"log {i}\n" for i in range(400)) + "FAILED test_x", 10, keep="tail")
+    budget = sum(count_tokens(p.text) for p in (task, plan, files)) + 300  # room for part of the output
+    fitted = fit_context([task, plan, files, output], budget)
+    assert [p.name for p in fitted] == ["task", "plan", "files", "test output"]
+    assert fitted[0] == task and fitted[1] == plan and fitted[2] == files
+    assert "tokens cut to fit" in fitted[3].text and fitted[3].text.endswith("FAILED test_x")
+    assert budget - 20 <= sum(count_tokens(p.text) for p in fitted) <= budget
+    tight = fit_context([task, plan, files, output], 150)
+    assert [p.name for p in tight] == ["task", "plan", "files"]  # test output dropped whole
+    assert "tokens cut to fit" in tight[2].text and tight[2].text.startswith("line 0\n")
+    assert sum(count_tokens(p.text) for p in tight) <= 150
+
+
+def test_fit_context_leaves_a_fitting_prompt_alone():
+    pieces = [ContextPiece("task", "short", 100)]
+    assert fit_context(pieces, 1000) == pieces
