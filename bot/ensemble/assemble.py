@@ -20,10 +20,15 @@ def model_manager(repo_dir: Path, config: Config, env: Mapping[str, str], use_ca
     return ModelManager.from_config(config, env, repo_dir / CACHE_SUBDIR, use_cache=use_cache, base_dir=repo_dir)
 
 
-def retriever(repo_dir: Path, config: Config) -> IndexRetriever:
+def retriever(repo_dir: Path, config: Config) -> Any:
     """The repository's index (built or updated as needed), wrapped for the planner."""
-    from indexer import open_index
+    try:
+        from indexer import open_index
+    except ImportError:
+        from bot.ensemble.lexical import LexicalRetriever
 
+        log.warning("the retrieval index is not available in this installation; using plain word matching")
+        return LexicalRetriever(repo_dir)
     spec = config.index
     index = open_index(repo_dir, include=spec.include, exclude=spec.exclude, max_file_kb=spec.max_file_kb,
                        model=spec.embedding_model, progress=None)

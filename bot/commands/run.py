@@ -1,0 +1,90 @@
+"""`ensemble run`: the whole ensemble on a local checkout, with progress on stderr and a summary."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from bot.errors import UsageError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("run", help="plan, code and test a change on a local checkout")
+    parser.add_argument("--repo", type=Path, default=Path.cwd(), help="the git checkout to work on (default: .)")
+    task = parser.add_mutually_exclusive_group(required=True)
+    task.add_argument("--task", help="what to do, in words (first line is the title)")
+    task.add_argument("--task-file", type=Path, help="a file holding the task text")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
+    parser.add_argument("--no-cache", action="store_true", help="do not use or fill the model reply cache")
+    parser.set_defaults(handler=run)
+
+
+def read_task(args: argparse.Namespace) -> Any:
+    """The task from --task or --task-file; its first line is the title."""
+    from bot.ensemble.types import Task
+
+    if args.task_file is not None:
+        try:
+            text = args.task_file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"--task-file {args.task_file}: {exc.strerror}; give a readable text file") from None
+    else:
+        text = args.task
+    text = (text or "").strip()
+    if not text:
+        raise UsageError("the task is empty; say what to do with --task TEXT or --task-file FILE")
+    title, _, body = text.partition("\n")
+    return Task(title.strip()[:200], body.strip())
+
+
+def run(args: argparse.Namespace) -> int:
+    from bot.config import load_config
+    from bot.ensemble.assemble import model_manager
+    from bot.ensemble.report import render_summary
+    from bot.ensemble.runner import Components, run_task
+
+    repo = args.repo.resolve()
+    if not (repo / ".git").exists():
+        raise UsageError(f"--repo {repo} is not a git checkout; point it at a repository's top folder")
+    task = read_task(args)
+    config = load_config(repo, os.environ)
+    scripted = [r for r in ("planner", "coder", "critic") if config.models.for_role(r).provider == "scripted"]
+    if scripted:
+        print(f"NOTE: model replies for {', '.join(scripted)} are REPLAYED from a scripted transcript, "
+              "not produced live by a model.", file=sys.stderr)
+    models = model_manager(repo, config, os.environ, use_cache=not args.no_cache)
+    progress = ProgressView(models)
+    result = run_task(repo, task, config, os.environ, Components(models=models, progress=progress,
+                                                                 use_cache=not args.no_cache))
+    progress.done()
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, default=str))
+    else:
+        print(render_summary(result))
+    return 0 if result.success else 1
+
+
+class ProgressView:
+    """One stderr line per phase: team, round, phase, tokens and cost so far."""
+
+    def __init__(self, models: Any):
+        self.models = models
+        self.started = time.monotonic()
+
+    def __call__(self, team: str, phase: str, rnd: int, detail: str) -> None:
+        spend = self.models.spend()
+        tokens = spend.get("input_tokens", 0) + spend.get("output_tokens", 0)
+        where = f"team {team}" if team != "-" else "run"
+        round_text = f" round {rnd}" if rnd else ""
+        line = (f"[{time.monotonic() - self.started:6.1f}s] {where}{round_text}: {phase}"
+                f"{' ' + detail[:60] if detail else ''}  ({tokens} tokens, ${spend.get('cost_usd', 0):.4f})")
+        print(line, file=sys.stderr, flush=True)
+
+    def done(self) -> None:
+        """Mark the end of the live view."""
+        print(f"[{time.monotonic() - self.started:6.1f}s] run: finished", file=sys.stderr, flush=True)
