@@ -127,20 +127,42 @@ def check_embedding_model(ctx: DoctorContext) -> Check:
 
 
 def check_model_keys(ctx: DoctorContext) -> list[Check]:
+    """Each role's provider and model, whether its key is set, and models missing from the price table."""
     if ctx.config is None:
         return []
+    from bot.llm.prices import PriceTable
+
+    prices = PriceTable(ctx.config.llm.prices)
     checks = []
     for role in ROLES:
         choice = ctx.config.models.for_role(role)
+        ok, detail = _model_status(ctx, choice.provider, choice.model)
+        fallbacks = [f"{c.provider} / {c.model} ({_model_status(ctx, c.provider, c.model)[1]})"
+                     for c in choice.fallback]
+        detail = f"{choice.provider} / {choice.model}: {detail}" + "".join(f"; then {f}" for f in fallbacks)
         keys = PROVIDER_KEYS[choice.provider]
-        present = [k for k in keys if ctx.env.get(k)]
-        ok = not keys or bool(present)
-        detail = f"{choice.provider} / {choice.model}: " + (
-            "needs no key" if not keys else f"{', '.join(present)} set" if present else f"no {' or '.join(keys)}")
         fix = "" if ok else (f"export {keys[0]}=... (or set models.{role} in .github/ensemble.yml); "
-                             "without keys the demo replays scripted replies")
+                             "without keys the demo replays scripted replies" if keys else
+                             f"point models.{role}.model at a JSONL transcript in the repository")
         checks.append(Check(f"Model for {role}", ok, detail, fix))
+        unpriced = [c.model for c in (choice, *choice.fallback)
+                    if c.provider != "scripted" and not prices.lookup(c.model).known]
+        if unpriced:
+            checks.append(Check(f"Price for {role}", False, f"{', '.join(unpriced)} not in the price table: "
+                                "counted as $0, so budget_usd does not limit it",
+                                "add it under llm.prices in .github/ensemble.yml (USD per million input, cached_input "
+                                "and output tokens), unless it really is free (a local server)"))
     return checks
+
+
+def _model_status(ctx: DoctorContext, provider: str, model: str) -> tuple[bool, str]:
+    """Whether a provider/model can be called, and why: keys set or missing, transcript found or not."""
+    if provider == "scripted":
+        found = (ctx.repo / model).is_file() or Path(model).is_file()
+        return found, "replays a transcript, needs no key" if found else f"transcript {model} not found"
+    keys = PROVIDER_KEYS[provider]
+    present = [k for k in keys if ctx.env.get(k)]
+    return bool(present), f"{', '.join(present)} set" if present else f"no {' or '.join(keys)}"
 
 
 def check_github_actions(ctx: DoctorContext) -> Check:

@@ -28,7 +28,7 @@ def test_full_jitter_stays_under_the_exponential_cap():
     rng = random.Random(7)
     delays = [[backoff_delay(policy, n, ModelServerError("x"), rng) for _ in range(200)] for n in range(6)]
     for n, sample in enumerate(delays):
-        assert 0 <= min(sample) and max(sample) <= min(8, 2 ** n)
+        assert min(sample) >= 0 and max(sample) <= min(8, 2 ** n)
         assert max(sample) > 0.5 * min(8, 2 ** n)  # jitter spreads over the whole range
 
 
