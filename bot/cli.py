@@ -20,7 +20,7 @@ from importlib.metadata import entry_points
 
 from bot import __version__
 
-ENGINE_COMMANDS = ("bot.commands.doctor", "bot.commands.run")
+ENGINE_COMMANDS = ("bot.commands.doctor", "bot.commands.run", "bot.commands.report")
 PLUGIN_GROUP = "ensemble.commands"
 
 log = logging.getLogger(__name__)

@@ -1,0 +1,167 @@
+"""Model behaviour analysis over run traces: what each role's models cost, how fast and how reliable.
+
+Reads the `llm.complete` spans the model query manager writes and the `ensemble.run` spans of the
+runner, and aggregates per role and model: calls, failures, tokens, cost, latency percentiles,
+cache hits, retries, repaired and unparseable structured replies, and fallbacks. Pure functions
+over span records; `load_traces` is the only I/O.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot.errors import UsageError
+from bot.trace import TRACE_FILE
+
+MODEL_SPAN = "llm.complete"
+RUN_SPAN = "ensemble.run"
+
+
+@dataclass
+class ModelStats:
+    """Aggregates for one (role, provider, model)."""
+
+    role: str
+    provider: str
+    model: str
+    calls: int = 0
+    failures: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    tokens_cached: int = 0
+    cost_usd: float = 0.0
+    cache_hits: int = 0
+    retries: int = 0
+    repaired: int = 0
+    unparseable: int = 0
+    fallbacks: int = 0
+    replayed: int = 0
+    latencies: list[float] = field(default_factory=list)
+
+    def add(self, record: dict[str, Any]) -> None:
+        a = record.get("attributes", {})
+        self.calls += 1
+        self.failures += record.get("status") == "error"
+        self.tokens_in += int(a.get("tokens_in") or 0)
+        self.tokens_out += int(a.get("tokens_out") or 0)
+        self.tokens_cached += int(a.get("tokens_cached") or 0)
+        self.cost_usd += float(a.get("cost_usd") or 0.0)
+        self.cache_hits += bool(a.get("cache_hit"))
+        self.retries += int(a.get("retries") or 0)
+        self.repaired += bool(a.get("repaired"))
+        self.unparseable += "raw_repair_reply" in a
+        self.fallbacks += bool(a.get("fallback_from"))
+        self.replayed += bool(a.get("replayed"))
+        if a.get("latency_s") is not None and not a.get("cache_hit"):
+            self.latencies.append(float(a["latency_s"]))
+
+    def latency(self, quantile: float) -> float | None:
+        """The latency at `quantile` (0.5 for the median) over live calls, or None without any."""
+        if not self.latencies:
+            return None
+        if len(self.latencies) == 1:
+            return self.latencies[0]
+        cuts = statistics.quantiles(self.latencies, n=100, method="inclusive")
+        return cuts[min(98, max(0, round(quantile * 100) - 1))]
+
+
+@dataclass
+class Report:
+    """Everything `ensemble report` prints."""
+
+    files: int
+    runs: list[dict[str, Any]]
+    models: list[ModelStats]
+    malformed_lines: int
+
+
+def load_traces(paths: Iterable[Path]) -> tuple[list[Path], list[dict[str, Any]], int]:
+    """Trace files found under `paths` (files or folders), their span records, and malformed lines."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(sorted(path.rglob(TRACE_FILE)))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise UsageError(f"{path}: no such trace file or folder; traces are under .ensemble/runs/<run-id>/")
+    if not files:
+        raise UsageError(f"no {TRACE_FILE} found under {', '.join(map(str, paths))}")
+    records, malformed = [], 0
+    for file in files:
+        for line in file.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                record = json.loads(line) if line.strip() else None
+            except json.JSONDecodeError:
+                record = None
+            if isinstance(record, dict) and "name" in record:
+                records.append(record)
+            elif line.strip():
+                malformed += 1
+    return files, records, malformed
+
+
+def analyze(records: Iterable[dict[str, Any]], files: int = 1, malformed_lines: int = 0) -> Report:
+    """Aggregate span records into per-model statistics and per-run outcomes."""
+    stats: dict[tuple[str, str, str], ModelStats] = {}
+    runs: list[dict[str, Any]] = []
+    for record in records:
+        a = record.get("attributes", {})
+        if record.get("name") == MODEL_SPAN:
+            key = (str(a.get("role", "?")), str(a.get("provider", "?")), str(a.get("model", "?")))
+            stats.setdefault(key, ModelStats(*key)).add(record)
+        elif record.get("name") == RUN_SPAN:
+            runs.append({"run_id": record.get("run_id"), "duration_s": record.get("duration_s"),
+                         "status": record.get("status"), **{k: a.get(k) for k in ("stop_reason", "winner", "success")}})
+    ordered = sorted(stats.values(), key=lambda s: (_role_order(s.role), s.provider, s.model))
+    return Report(files, runs, ordered, malformed_lines)
+
+
+def _role_order(role: str) -> int:
+    return {"planner": 0, "coder": 1, "critic": 2}.get(role, 3)
+
+
+def _fmt_latency(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}s"
+
+
+def render(report: Report) -> str:
+    """A table a person reads."""
+    lines = [f"{report.files} trace file(s), {len(report.runs)} run(s)"]
+    for run in report.runs:
+        lines.append(f"  run {run['run_id']}: {run.get('stop_reason') or run['status']}"
+                     f" (winner {run.get('winner') or '-'}, {float(run.get('duration_s') or 0):.1f}s)")
+    if not report.models:
+        lines.append("no model calls recorded")
+    else:
+        header = ("role", "provider/model", "calls", "fail", "tok in", "tok out", "cost $", "p50", "p95",
+                  "cache", "retry", "repair", "bad", "fallbk")
+        rows = [header] + [(
+            s.role, f"{s.provider}/{s.model}" + (" (replayed)" if s.replayed else ""), str(s.calls), str(s.failures),
+            str(s.tokens_in), str(s.tokens_out), f"{s.cost_usd:.4f}", _fmt_latency(s.latency(0.5)),
+            _fmt_latency(s.latency(0.95)), str(s.cache_hits), str(s.retries), str(s.repaired), str(s.unparseable),
+            str(s.fallbacks)) for s in report.models]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+        lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+        total = sum(s.cost_usd for s in report.models)
+        lines.append(f"total cost ${total:.4f} over {sum(s.calls for s in report.models)} call(s)")
+    if report.malformed_lines:
+        lines.append(f"warning: skipped {report.malformed_lines} malformed trace line(s)")
+    return "\n".join(lines)
+
+
+def to_json(report: Report) -> dict[str, Any]:
+    """The report as JSON-ready data, with latency percentiles instead of raw samples."""
+    models = []
+    for s in report.models:
+        entry = asdict(s)
+        del entry["latencies"]
+        entry.update(cost_usd=round(s.cost_usd, 6), latency_p50_s=s.latency(0.5), latency_p95_s=s.latency(0.95))
+        models.append(entry)
+    return {"files": report.files, "runs": report.runs, "models": models, "malformed_lines": report.malformed_lines}
+
