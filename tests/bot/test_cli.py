@@ -39,3 +39,18 @@ def test_errors_become_annotations_inside_github_actions(monkeypatch: pytest.Mon
 def test_console_script_is_installed_and_runs() -> None:
     result = subprocess.run([sys.executable, "-m", "bot.cli", "--version"], capture_output=True, text=True)
     assert result.returncode == 0 and result.stdout.startswith("ensemble-bot ")
+
+
+def test_a_bad_config_is_exit_2_with_every_problem_named(repo, capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / ".github").mkdir()
+    (repo / ".github" / "ensemble.yml").write_text("max_iteratons: 3\nensembles: two\nbudget_usd: -1\n")
+    assert main(["run", "--repo", str(repo), "--task", "fix the bug"]) == 2
+    err = capsys.readouterr().err
+    assert "ensemble.yml:1: max_iteratons: unknown key; did you mean 'max_iterations'?" in err
+    assert "ensemble.yml:2: ensembles: expected a whole number, got a string 'two'" in err
+    assert "ensemble.yml:3: budget_usd: -1 is below the minimum 0.0" in err
+
+
+def test_run_outside_a_git_checkout_is_bad_usage(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--repo", str(tmp_path), "--task", "x"]) == 2
+    assert "is not a git checkout" in capsys.readouterr().err
