@@ -136,7 +136,8 @@ class ModelManager:
         request = ChatRequest(role, messages, schema, temp, self.max_output_tokens, self.timeout_s)
         key = None
         if self.cache is not None and temp == 0 and link.model.provider != "scripted":
-            params = {"temperature": temp, "max_output_tokens": self.max_output_tokens}
+            params = {"temperature": temp, "max_output_tokens": self.max_output_tokens,
+                      "base_url": getattr(link.model, "base_url", None)}  # same name, other server: other model
             key = cache_key(link.model.provider, link.model.model, messages, schema, params)
             entry = self.cache.get(key)
             if entry is not None:

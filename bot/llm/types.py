@@ -7,7 +7,7 @@ in `ModelManager`, which hands callers a `Reply`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 MessageRole = Literal["system", "user", "assistant"]
@@ -80,7 +80,6 @@ class Reply:
     fallback_from: str | None = None
     retries: int = 0
     repaired: bool = False
-    notes: tuple[str, ...] = field(default=())
 
 
 class ChatModel(Protocol):
