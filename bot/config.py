@@ -82,7 +82,7 @@ class LLMSpec:
     max_retry_wait_s: float = field(default=120.0, metadata={"min": 0.0})
     cache: bool = True
     cache_max_mb: int = field(default=200, metadata={"min": 1})
-    max_output_tokens: int = field(default=8192, metadata={"min": 1})
+    max_output_tokens: int = field(default=8192, metadata={"min": 1})  # room kept for replies in the window
     prices: tuple[PriceSpec, ...] = ()
 
 

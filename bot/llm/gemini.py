@@ -77,7 +77,6 @@ class GeminiChatModel:
                     for m in request.messages if m.role != "system"]
         config = types.GenerateContentConfig(
             system_instruction=system or None, temperature=request.temperature,
-            max_output_tokens=request.max_output_tokens,
             http_options=types.HttpOptions(timeout=int(request.timeout_s * 1000)))
         if request.schema:
             config.response_mime_type = "application/json"

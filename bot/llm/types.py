@@ -47,7 +47,7 @@ class ChatRequest:
     messages: tuple[Message, ...]
     schema: str | None = None
     temperature: float = 0.0
-    max_output_tokens: int = 8192
+    max_output_tokens: int = 8192  # room kept for the reply when fitting context; not sent as a hard cap
     timeout_s: float = 120.0
 
 
