@@ -31,6 +31,10 @@ class FakeGemini(FakeModelServer):
         """The base URL to give the SDK (`GOOGLE_GEMINI_BASE_URL`)."""
         return self.base
 
+    def env(self) -> dict[str, str]:
+        """The environment that points `GeminiChatModel` at this server."""
+        return {"GOOGLE_GEMINI_BASE_URL": self.url, "GEMINI_API_KEY": self.api_key or "AIza-fake-key-not-checked"}
+
     def unauthorized(self, **match: Any) -> Rule:
         return self.fail(400, "API key not valid. Please pass a valid API key.", **match)
 

@@ -36,6 +36,10 @@ class FakeOpenAI(FakeModelServer):
         """The base URL to give the SDK (`OPENAI_BASE_URL`)."""
         return self.base + "/v1"
 
+    def env(self) -> dict[str, str]:
+        """The environment that points `OpenAIChatModel` at this server."""
+        return {"OPENAI_BASE_URL": self.url, "OPENAI_API_KEY": self.api_key or "sk-fake-key-not-checked"}
+
     def unauthorized(self, **match: Any) -> Rule:
         return self.fail(401, "Incorrect API key provided: sk-te****. You can find your API key in your account "
                          "settings.", code="invalid_api_key", **match)

@@ -55,8 +55,7 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 def env(openai_server: FakeOpenAI, gemini_server: FakeGemini) -> dict[str, str]:
-    return {"OPENAI_API_KEY": OPENAI_KEY, "OPENAI_BASE_URL": openai_server.url,
-            "GEMINI_API_KEY": GEMINI_KEY, "GOOGLE_GEMINI_BASE_URL": gemini_server.url}
+    return {**openai_server.env(), **gemini_server.env()}
 
 
 def role(provider: str, model: str, *fallback: tuple[str, str], temperature: float = 0.0) -> RoleModel:
