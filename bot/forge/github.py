@@ -126,6 +126,13 @@ class GitHubForge:
                 return None
             raise
 
+    def default_branch(self) -> str:
+        return self.call("read the repository", lambda: self._repo.default_branch)
+
+    def read_file(self, path: str, ref: str) -> str | None:
+        """A file's text at `ref`, or None when it does not exist there."""
+        return self._not_found_is_none(f"read {path}", lambda: self._repo.get_contents(path, ref=ref).decoded_content.decode())
+
     # -- people, issues, comments, labels -------------------------------------------------
     def permission(self, login: str) -> str:
         """The user's legacy permission: admin, write (also maintain), read (also triage) or none."""
@@ -276,15 +283,15 @@ class GitHubForge:
             cfg.set_value("user", "email", "ensemble-bot@users.noreply.github.com")
         return Path(dest)
 
-    def push(self, clone: Path, branch: str, expected: str | None) -> None:
-        """Push HEAD to `branch`, only if the remote branch is still at `expected` (None: absent)."""
+    def push(self, clone: Path, branch: str, expected: str | None, source: str | None = None) -> None:
+        """Push local `branch` (or `source`) to `branch`, only if the remote is still at `expected` (None: absent)."""
         from git import GitCommandError, Repo
 
         repo = Repo(clone)
         lease = f"--force-with-lease=refs/heads/{branch}:{expected or ''}"
         try:
             with repo.git.custom_environment(**self.git_env()):
-                repo.git.push(lease, "origin", f"HEAD:refs/heads/{branch}")
+                repo.git.push(lease, "origin", f"{source or 'refs/heads/' + branch}:refs/heads/{branch}")
         except GitCommandError as exc:
             raise ForgeError(f"could not push {branch}: {_git_words(exc)}; someone else may have pushed to it") from None
 

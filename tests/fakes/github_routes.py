@@ -225,6 +225,20 @@ def get_ref(fake, repo, m, q, body, login) -> Reply:
                      "object": {"type": "commit", "sha": sha, "url": f"{fake.api_url}/repos/{repo.full_name}/git/commits/{sha}"}}
 
 
+def get_contents(fake, repo, m, q, body, login) -> Reply:
+    ref = q.get("ref", [repo.default_branch])[0]
+    try:
+        text = fake.file_at(repo.full_name, ref, m["path"])
+    except RuntimeError:
+        return NOT_FOUND
+    import base64
+
+    url = f"{fake.api_url}/repos/{repo.full_name}/contents/{m['path']}"
+    return 200, {}, {"type": "file", "encoding": "base64", "size": len(text), "name": m["path"].rsplit("/", 1)[-1],
+                     "path": m["path"], "content": base64.b64encode(text.encode()).decode(), "sha": "0" * 40,
+                     "url": url, "html_url": f"{fake.server_url}/{repo.full_name}/blob/{ref}/{m['path']}"}
+
+
 # -- Actions and check suites ---------------------------------------------------------------
 def list_runs(fake, repo, m, q, body, login) -> Reply:
     runs = sorted(repo.runs.values(), key=lambda r: -r["id"])
@@ -330,6 +344,7 @@ ROUTES: list[tuple[str, str, Any]] = [
     ("GET", R + r"/pulls/(?P<n>\d+)/reviews/(?P<id>\d+)/comments$", review_comments),
     ("GET", R + r"/pulls/(?P<n>\d+)/comments$", review_comments),
     ("GET", R + r"/git/ref/(?P<ref>.+)$", get_ref),
+    ("GET", R + r"/contents/(?P<path>.+)$", get_contents),
     ("GET", R + r"/actions/runs$", list_runs),
     ("GET", R + r"/actions/runs/(?P<id>\d+)$", get_run),
     ("GET", R + r"/actions/runs/(?P<id>\d+)/jobs$", list_jobs),

@@ -41,7 +41,7 @@ def commit(clone: Path, message: str) -> str:
 def test_clone_and_push_keep_the_token_out_of_git_config(forge: GitHubForge, fake: FakeGitHub, tmp_path: Path) -> None:
     clone = forge.clone(tmp_path / "clone")
     sha = commit(clone, "fix add\n\nEnsemble-Run: r1")
-    forge.push(clone, "ensemble/issue-1", expected=None)
+    forge.push(clone, "ensemble/issue-1", expected=None, source="HEAD")
     assert fake.head_sha(REPO, "ensemble/issue-1") == sha
     git_dir = "\n".join(p.read_text(errors="replace") for p in (clone / ".git").rglob("*") if p.is_file()
                         and p.stat().st_size < 100_000 and "objects" not in p.parts)
@@ -52,10 +52,10 @@ def test_clone_and_push_keep_the_token_out_of_git_config(forge: GitHubForge, fak
 def test_push_with_a_stale_lease_is_refused(forge: GitHubForge, fake: FakeGitHub, tmp_path: Path) -> None:
     clone = forge.clone(tmp_path / "clone")
     first = commit(clone, "one")
-    forge.push(clone, "ensemble/issue-1", expected=None)
+    forge.push(clone, "ensemble/issue-1", expected=None, source="HEAD")
     commit(clone, "two")
     with pytest.raises(ForgeError, match="could not push ensemble/issue-1"):
-        forge.push(clone, "ensemble/issue-1", expected=None)  # the branch exists now: lease says it must not
+        forge.push(clone, "ensemble/issue-1", expected=None, source="HEAD")  # the branch exists now: lease says it must not
     assert fake.head_sha(REPO, "ensemble/issue-1") == first
 
 
@@ -63,7 +63,7 @@ def test_a_second_draft_pr_for_the_same_branch_updates_the_first(forge: GitHubFo
                                                                  tmp_path: Path) -> None:
     clone = forge.clone(tmp_path / "clone")
     commit(clone, "fix")
-    forge.push(clone, "ensemble/issue-1", expected=None)
+    forge.push(clone, "ensemble/issue-1", expected=None, source="HEAD")
     first = forge.open_draft_pull("ensemble/issue-1", "main", "Fix add", "Closes #1\n\nv1")
     second = forge.open_draft_pull("ensemble/issue-1", "main", "Fix add", "Closes #1\n\nv2")
     assert first.number == second.number and first.draft
@@ -100,7 +100,7 @@ def test_not_found_is_a_clear_error(forge: GitHubForge) -> None:
 def test_actions_logs_rerun_and_dispatch(forge: GitHubForge, fake: FakeGitHub, tmp_path: Path) -> None:
     clone = forge.clone(tmp_path / "clone")
     sha = commit(clone, "fix")
-    forge.push(clone, "ensemble/issue-1", expected=None)
+    forge.push(clone, "ensemble/issue-1", expected=None, source="HEAD")
     run = fake.add_run(REPO, "ensemble/issue-1", sha, "failure",
                        (("lint", "success", "ok"), ("test", "failure", "E   AssertionError: 1 != 2")))
     assert forge.run(run["id"]).conclusion == "failure"

@@ -1,0 +1,90 @@
+"""`ensemble handle-event` as a function: event in, Outcome out, outputs and step summary written.
+
+Settings come from the standard Actions variables (GITHUB_*) and from the composite action's
+inputs, which action.yml passes as ENSEMBLE_* variables:
+
+    ENSEMBLE_TRIGGER_LABEL   the label that starts a run (default: the config's trigger_label)
+    ENSEMBLE_CONFIG_PATH     config file in the repository (default .github/ensemble.yml)
+    ENSEMBLE_DEFAULT_TOKEN   "true" when github-token is the default GITHUB_TOKEN (pushes start no CI)
+    ENSEMBLE_BOT_LOGIN       the login the bot comments as, when it is not a `[bot]` account (a PAT's user)
+    ENSEMBLE_WORKDIR         where clones go (default: RUNNER_TEMP or the system temp dir)
+    ENSEMBLE_STOP_POLL_S     how often a run looks for `/ensemble stop` (default 15 seconds)
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from actions.context import Context, Outcome
+from actions.engine import Engine, Planner, ensemble_engine, ensemble_planner
+from actions.events import load_event
+from actions.router import route
+from bot.errors import UsageError
+
+log = logging.getLogger(__name__)
+
+
+def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: Planner | None = None) -> Outcome:
+    """Handle the event described by `env`; write GITHUB_OUTPUT and GITHUB_STEP_SUMMARY."""
+    event = load_event(env)
+    handler = route(event.name, event.action)
+    if handler is None:
+        outcome = Outcome("nothing-to-do", f"nothing to do for {event.name}.{event.action or '(no action)'}")
+    else:
+        outcome = handler(build_context(env, event, engine, planner))
+    write_outputs(env, outcome)
+    return outcome
+
+
+def build_context(env: Mapping[str, str], event: object, engine: Engine | None, planner: Planner | None) -> Context:
+    """A Context from the environment; a missing token or repository is a usage error."""
+    from bot.forge.github import GitHubForge
+
+    token = env.get("GITHUB_TOKEN", "")
+    if not token:
+        raise UsageError("GITHUB_TOKEN is not set; pass the action's `github-token` input (an App token or PAT "
+                         "is recommended, see the README)")
+    repo = env.get("GITHUB_REPOSITORY") or getattr(event, "repo", "")
+    forge = GitHubForge(repo, token, env.get("GITHUB_API_URL", "https://api.github.com"),
+                        env.get("GITHUB_SERVER_URL", "https://github.com"))
+    workdir = Path(env.get("ENSEMBLE_WORKDIR") or Path(env.get("RUNNER_TEMP") or tempfile.gettempdir()) / "ensemble")
+    bots = {"github-actions[bot]", *filter(None, [env.get("ENSEMBLE_BOT_LOGIN", "")])}
+    ctx = Context(event=event, forge=forge, env=env, workdir=workdir / secrets.token_hex(4),  # type: ignore[arg-type]
+                  engine=engine or ensemble_engine, planner=planner or ensemble_planner,
+                  config_path=env.get("ENSEMBLE_CONFIG_PATH") or None,
+                  default_token=env.get("ENSEMBLE_DEFAULT_TOKEN", "true").lower() == "true",
+                  run_key=env.get("GITHUB_RUN_ID", "local"), bot_logins=frozenset(bots),
+                  stop_poll_s=float(env.get("ENSEMBLE_STOP_POLL_S", "15")))
+    ctx.trigger_label = env.get("ENSEMBLE_TRIGGER_LABEL") or _config_label(ctx)
+    return ctx
+
+
+def _config_label(ctx: Context) -> str:
+    if ctx.event.name != "issues":
+        return "ensemble"
+    from actions.settings import remote_config
+
+    return remote_config(ctx).trigger_label
+
+
+def write_outputs(env: Mapping[str, str], outcome: Outcome) -> None:
+    """`pr-number` and `result` to GITHUB_OUTPUT (with a random delimiter), a line to the step summary."""
+    if path := env.get("GITHUB_OUTPUT"):
+        delimiter = f"ghadelim_{secrets.token_hex(8)}"
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(f"pr-number<<{delimiter}\n{outcome.pr_number or ''}\n{delimiter}\n")
+            out.write(f"result<<{delimiter}\n{outcome.result}\n{delimiter}\n")
+    if path := env.get("GITHUB_STEP_SUMMARY"):
+        pr = f" (PR #{outcome.pr_number})" if outcome.pr_number else ""
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(f"### ensemble: {outcome.result}{pr}\n\n{outcome.message}\n")
+
+
+def environment() -> Mapping[str, str]:
+    """The process environment (a seam for tests)."""
+    return os.environ

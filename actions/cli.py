@@ -1,0 +1,24 @@
+"""`ensemble handle-event`: the GitHub Actions entry, registered through the `ensemble.commands` entry points."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+log = logging.getLogger(__name__)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "handle-event", help="handle the GitHub event of this Actions job (reads GITHUB_EVENT_NAME/_PATH)",
+        description="Handle one GitHub event: label -> draft PR, slash commands, reviews, self-healing. "
+                    "Reads the standard GITHUB_* variables; exits 0 when there is nothing to do.")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from actions.app import environment, handle_event
+
+    outcome = handle_event(environment())
+    log.info("%s: %s", outcome.result, outcome.message)
+    return outcome.exit_code

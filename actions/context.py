@@ -1,0 +1,82 @@
+"""What every handler gets: the event, the forge, the engine, settings from the action's inputs.
+
+Also who may trigger the bot (write, maintain or admin, asked through the collaborator
+permission API, never `author_association`), which comments are the bot's own (only those
+carry trusted markers), and the `Outcome` a handler returns.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from actions.engine import Engine, Planner
+from actions.events import Event
+from actions.markers import read_marker
+from bot.forge.github import CommentInfo, GitHubForge
+
+log = logging.getLogger(__name__)
+WRITE_PERMISSIONS = ("admin", "write")  # the API's legacy field maps maintain to write, triage to read
+WORKING, NEEDS_HUMAN = "ensemble:working", "ensemble:needs-human"
+BRANCH_PREFIX = "ensemble/issue-"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a handler did: a short result word for the `result` output, and one line for the log."""
+
+    result: str
+    message: str
+    pr_number: int | None = None
+    exit_code: int = 0
+
+
+@dataclass
+class Context:
+    """Everything a handler needs; built once per event by actions.app."""
+
+    event: Event
+    forge: GitHubForge
+    env: Mapping[str, str]
+    workdir: Path
+    engine: Engine
+    planner: Planner
+    trigger_label: str = "ensemble"
+    config_path: str | None = None
+    default_token: bool = True
+    run_key: str = "local"
+    bot_logins: frozenset[str] = frozenset({"github-actions[bot]"})
+    stop_poll_s: float = 15.0
+    _permissions: dict[str, bool] = field(default_factory=dict)
+
+    def may_trigger(self, login: str) -> bool:
+        """True when `login` has write, maintain or admin permission on the repository."""
+        if login not in self._permissions:
+            self._permissions[login] = self.forge.permission(login) in WRITE_PERMISSIONS
+        return self._permissions[login]
+
+    def is_own(self, comment: CommentInfo) -> bool:
+        """A comment the bot wrote (its markers are trusted)."""
+        return comment.is_bot or comment.login in self.bot_logins
+
+    def own_markers(self, number: int, kind: str) -> list[tuple[CommentInfo, dict[str, Any]]]:
+        """The bot's comments on #number that carry a `kind` marker, oldest first, with the marker data."""
+        found = []
+        for comment in self.forge.comments(number):
+            data = read_marker(comment.body, kind) if self.is_own(comment) else None
+            if data is not None:
+                found.append((comment, data))
+        return found
+
+
+def issue_of_branch(branch: str) -> int | None:
+    """The issue number of a bot branch `ensemble/issue-<N>`, or None for any other branch."""
+    rest = branch.removeprefix(BRANCH_PREFIX)
+    return int(rest) if branch.startswith(BRANCH_PREFIX) and rest.isdigit() else None
+
+
+def branch_of_issue(number: int) -> str:
+    return f"{BRANCH_PREFIX}{number}"

@@ -1,0 +1,66 @@
+"""The engine as the handlers see it: two small Protocols, and adapters over `bot.ensemble`.
+
+Handlers never import the ensemble directly, so end-to-end tests drive them with a
+deterministic engine that makes real commits in the clone. The contract of `Engine`: run
+the task in `repo_dir` (a clone whose default branch is checked out), leave the result as
+commits on the local branch `ensemble/<task.slug>` (continuing from it when it exists),
+each with an `Ensemble-Run:` trailer, and return a `RunResult`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Protocol
+
+from bot.config import Config
+from bot.ensemble.types import Plan, RunResult, Task
+
+Progress = Callable[[str, str, int, str], None]  # team, phase, round, detail
+
+
+class Engine(Protocol):
+    """Runs one task to a branch."""
+
+    def __call__(self, repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], *,
+                 run_id: str, progress: Progress, stop: threading.Event) -> RunResult:
+        """Run the task; `stop` is set when a human asks the run to stop."""
+        ...
+
+
+class Planner(Protocol):
+    """Produces a plan without writing code (for `require_plan_approval: true`)."""
+
+    def __call__(self, repo_dir: Path, task: Task, config: Config, env: Mapping[str, str]) -> Plan:
+        """The planner's plan for the task."""
+        ...
+
+
+def ensemble_engine(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], *,
+                    run_id: str, progress: Progress, stop: threading.Event) -> RunResult:
+    """The real engine: `bot.ensemble.runner.run_task`."""
+    from bot.ensemble.runner import Components, run_task
+
+    return run_task(repo_dir, task, config, env, Components(progress=progress, stop=stop), run_id=run_id)
+
+
+def ensemble_planner(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str]) -> Plan:
+    """The real planner: explore the index, then ask for the `plan` reply."""
+    from bot.ensemble import assemble
+    from bot.ensemble.planner import explore, make_plan
+    from bot.ensemble.workspace_files import WorkspaceFiles
+
+    models = assemble.model_manager(repo_dir, config, env)
+    retriever = assemble.retriever(repo_dir, config)
+    found = explore(models, retriever, task, "", WorkspaceFiles(repo_dir).read)
+    return make_plan(models, task, found, "")
+
+
+def plan_text(plan: Plan) -> str:
+    """A plan as markdown, for a comment or a PR body."""
+    lines = [plan.summary.strip()] if plan.summary.strip() else []
+    lines += [f"{i}. {step}" for i, step in enumerate(plan.steps, 1)]
+    if plan.files:
+        lines.append("Files: " + ", ".join(f"`{f}`" for f in plan.files))
+    return "\n".join(lines) or "(the planner gave no plan)"

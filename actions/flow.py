@@ -1,0 +1,188 @@
+"""The two ways the bot changes code on GitHub: an issue becomes a draft PR; a PR gets a revision.
+
+Both clone with the token kept out of `.git/config`, run the engine with a progress comment
+and a stop watcher, and push the branch with `--force-with-lease` against the head they
+started from. Every step checks what already exists first, so a re-delivered event or a
+re-run job never opens a second PR, and a run killed between push and PR resumes.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from actions.context import NEEDS_HUMAN, WORKING, Context, Outcome, branch_of_issue, issue_of_branch
+from actions.engine import plan_text
+from actions.gitops import check_hold, prepare_clone
+from actions.progress import ProgressComment, StopWatcher
+from actions.render import plan_comment, pr_body, questions_comment
+from bot.config import Config, load_config
+from bot.ensemble.types import STOPPED, RunResult, Task
+from bot.forge.github import PullInfo
+from bot.trace import new_run_id
+
+log = logging.getLogger(__name__)
+SECRET_NAMES = ("GITHUB_TOKEN", "GH_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
+
+
+def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_plan: str = "") -> Outcome:
+    """Turn issue #`issue` into a draft PR (or continue its branch on retry / after plan approval)."""
+    branch = branch_of_issue(issue)
+    pull = ctx.forge.find_pull(branch)
+    remote = ctx.forge.branch_head(branch)
+    if pull and not (retry or approved_plan):
+        return Outcome("exists", f"PR #{pull.number} is already open for issue #{issue}; nothing to do", pull.number)
+    if remote and not pull and not retry and (resumed := _resume(ctx, issue, branch, remote)):
+        return resumed
+    title, body, _ = ctx.forge.issue(issue)
+    progress = ProgressComment(ctx, issue, by)
+    progress.open("Starting: cloning the repository.")
+    ctx.forge.add_labels(issue, WORKING)
+    ctx.forge.remove_label(issue, NEEDS_HUMAN)
+    try:
+        clone = prepare_clone(ctx, branch, remote, f"issue-{issue}")
+        numbers = (pull.number, issue) if pull else (issue,)
+        if held := check_hold(ctx, clone, branch, remote, numbers):
+            progress.update("Stopped: " + held.message)
+            return held
+        config = _config(ctx, clone, progress)
+        task = Task(title, body + (f"\n\n## Approved plan\n{approved_plan}" if approved_plan else ""), slug=f"issue-{issue}")
+        if config.require_plan_approval and not approved_plan:
+            return _post_plan(ctx, clone, task, config, issue, progress)
+        result = _run_engine(ctx, clone, task, config, progress, numbers)
+        return _finish_issue(ctx, issue, branch, remote, clone, config, result, progress)
+    finally:
+        ctx.forge.remove_label(issue, WORKING)
+
+
+def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: str) -> Outcome:
+    """Revise the bot's PR as instructed and push a new commit; `what` names the reason in comments."""
+    issue = issue_of_branch(pull.branch)
+    if issue is None:
+        return Outcome("nothing-to-do", f"PR #{pull.number} is not on an ensemble/issue-<N> branch")
+    remote = ctx.forge.branch_head(pull.branch)
+    title, body, _ = ctx.forge.issue(issue)
+    progress = ProgressComment(ctx, pull.number, by)
+    progress.open(f"Starting: {what}.")
+    ctx.forge.add_labels(pull.number, WORKING)
+    try:
+        clone = prepare_clone(ctx, pull.branch, remote, f"pr-{pull.number}")
+        if held := check_hold(ctx, clone, pull.branch, remote, (pull.number, issue)):
+            progress.update("Stopped: " + held.message)
+            return held
+        config = _config(ctx, clone, progress)
+        task = Task(title, f"{body}\n\n## Requested revision ({what})\n{instructions}", slug=f"issue-{issue}")
+        result = _run_engine(ctx, clone, task, config, progress, (pull.number, issue))
+        if result.stop_reason == STOPPED:
+            progress.update(f"Stopped by @{_stopper(result)}; nothing was pushed.")
+            return Outcome("stopped", f"the revision of PR #{pull.number} was stopped", pull.number)
+        if not result.commits:
+            progress.update(f"I could not produce a passing revision: {result.stop_words}.")
+            ctx.forge.add_labels(pull.number, NEEDS_HUMAN)
+            return Outcome("failed", f"no passing revision for PR #{pull.number}: {result.stop_words}", pull.number, 1)
+        ctx.forge.push(clone, pull.branch, remote)
+        _dispatch_checks(ctx, config, pull.branch)
+        note = f"Pushed {result.commits[-1]['sha'][:7]} ({what})." + _stale_approvals(ctx, pull.number, result)
+        progress.done("pr", note)
+        return Outcome("revised", note, pull.number)
+    finally:
+        ctx.forge.remove_label(pull.number, WORKING)
+
+
+def _config(ctx: Context, clone: Path, progress: ProgressComment) -> Config:
+    from bot.errors import ConfigError
+
+    try:
+        return load_config(clone, ctx.env, ctx.config_path)
+    except ConfigError as exc:
+        progress.update(f"The configuration is invalid, so nothing ran:\n\n```text\n{exc}\n```")
+        raise
+
+
+def _run_engine(ctx: Context, clone: Path, task: Task, config: Config, progress: ProgressComment,
+                numbers: tuple[int, ...]) -> RunResult:
+    env = {k: v for k, v in ctx.env.items() if k not in SECRET_NAMES and not k.startswith("INPUT_")}
+    with StopWatcher(ctx, numbers, after_id=progress.id or 0) as watcher:
+        result = ctx.engine(clone, task, config, env, run_id=new_run_id(), progress=progress.on_progress,
+                            stop=watcher.event)
+    if watcher.by:
+        result.notes.append(f"stopped by @{watcher.by}")
+    return result
+
+
+def _stopper(result: RunResult) -> str:
+    return next((n.removeprefix("stopped by @") for n in result.notes if n.startswith("stopped by @")), "someone")
+
+
+def _finish_issue(ctx: Context, issue: int, branch: str, remote: str | None, clone: Path, config: Config,
+                  result: RunResult, progress: ProgressComment) -> Outcome:
+    if result.stop_reason == STOPPED:
+        progress.update(f"Stopped by @{_stopper(result)}; nothing was pushed.")
+        return Outcome("stopped", f"the run on issue #{issue} was stopped")
+    if result.questions:
+        ctx.forge.comment(issue, questions_comment(result.questions))
+        progress.update("Waiting for answers to the planner's questions.", stage="questions")
+        return Outcome("questions", f"the planner asked {len(result.questions)} questions on issue #{issue}")
+    if not result.commits:
+        progress.update(f"I could not produce a passing change: {result.stop_words}. {result.stop_detail}".strip())
+        ctx.forge.add_labels(issue, NEEDS_HUMAN)
+        return Outcome("failed", f"no passing change for issue #{issue}: {result.stop_words}", exit_code=1)
+    body = pr_body(result, issue)
+    ctx.forge.push(clone, branch, remote)
+    progress.done("reviewed", "Pushed the branch; opening the pull request.")
+    progress.update(progress.state["note"], stage="pushed", head=result.commits[-1]["sha"], title=result.task.title,
+                    pr_body=body)
+    return _open_pull(ctx, issue, branch, result.task.title, body, progress, config)
+
+
+def _open_pull(ctx: Context, issue: int, branch: str, title: str, body: str, progress: ProgressComment,
+               config: Config | None) -> Outcome:
+    base = ctx.forge.default_branch()
+    pull = ctx.forge.open_draft_pull(branch, base, f"{title} (#{issue})", body)
+    progress.done("pr", f"Opened draft pull request #{pull.number}.")
+    progress.update(progress.state["note"], stage="pr", pr=pull.number, pr_body="")
+    if config is not None:
+        _dispatch_checks(ctx, config, branch)
+    return Outcome("pr-opened", f"opened draft PR #{pull.number} for issue #{issue}", pull.number)
+
+
+def _resume(ctx: Context, issue: int, branch: str, remote: str) -> Outcome | None:
+    """A run that pushed but died before opening the PR: open it now from the saved state."""
+    for comment, data in reversed(ctx.own_markers(issue, "progress")):
+        if data.get("stage") == "pushed" and data.get("head") == remote and data.get("pr_body"):
+            progress = ProgressComment(ctx, issue, data.get("by", ""))
+            progress.id, progress.state = comment.id, data
+            log.info("resuming run %s: the branch was pushed but no PR was opened", data.get("run"))
+            return _open_pull(ctx, issue, branch, data.get("title", f"Issue #{issue}"), data["pr_body"], progress, None)
+    return None
+
+
+def _post_plan(ctx: Context, clone: Path, task: Task, config: Config, issue: int, progress: ProgressComment) -> Outcome:
+    plan = ctx.planner(clone, task, config, {k: v for k, v in ctx.env.items() if k not in SECRET_NAMES})
+    if plan.questions:
+        ctx.forge.comment(issue, questions_comment(plan.questions))
+        progress.update("Waiting for answers to the planner's questions.", stage="questions")
+        return Outcome("questions", f"the planner asked {len(plan.questions)} questions on issue #{issue}")
+    ctx.forge.comment(issue, plan_comment(plan_text(plan), ctx.run_key))
+    progress.done("planned", "Waiting for `/ensemble approve-plan`.")
+    return Outcome("plan-posted", f"posted the plan on issue #{issue}; waiting for /ensemble approve-plan")
+
+
+def _dispatch_checks(ctx: Context, config: Config, branch: str) -> None:
+    """With the default token our pushes start no workflows: dispatch the configured ones."""
+    if not ctx.default_token:
+        return
+    if not config.heal.workflows:
+        log.warning("pushes made with the default GITHUB_TOKEN start no workflow runs; list your CI workflows in "
+                    "heal.workflows, or pass an App token or PAT as github-token")
+    for workflow in config.heal.workflows:
+        ctx.forge.dispatch(workflow, branch)
+
+
+def _stale_approvals(ctx: Context, number: int, result: RunResult) -> str:
+    head = result.commits[-1]["sha"]
+    stale = sorted({r.login for r in ctx.forge.approvals(number) if r.commit_id != head})
+    if not stale:
+        return ""
+    names = ", ".join(f"@{name}" for name in stale)
+    return f" This new commit dismisses the earlier approval by {names}; please review again."

@@ -1,0 +1,71 @@
+"""Git work in the bot's clone: preparing the branch, and spotting commits a human pushed.
+
+A commit on an `ensemble/` branch without an `Ensemble-Run:` trailer is a human's. From then
+on the bot does not push to the branch until someone says `/ensemble retry`, which records
+the branch head it was told to continue from (an `ack` marker).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from actions.context import Context, Outcome
+from actions.markers import marker
+from actions.render import hold_comment
+
+TRAILER = "Ensemble-Run:"
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Run git in the clone (no network, so no credentials needed)."""
+    result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, encoding="utf-8", errors="replace")
+    if result.returncode != 0:
+        raise RuntimeError(f"`git {' '.join(args)}` failed in {cwd}: {result.stderr.strip()}")
+    return result.stdout
+
+
+def prepare_clone(ctx: Context, branch: str, remote_head: str | None, name: str) -> Path:
+    """A fresh clone on the default branch, with local `branch` at the remote's head when it exists."""
+    dest = ctx.workdir / name
+    if dest.exists():
+        shutil.rmtree(dest)
+    ctx.workdir.mkdir(parents=True, exist_ok=True)
+    clone = ctx.forge.clone(dest)
+    if remote_head:
+        git(clone, "branch", "--force", branch, remote_head)
+    return clone
+
+
+def human_commits(clone: Path, branch: str, ack: str | None) -> list[str]:
+    """SHAs on origin/`branch` (after `ack`, else after the default branch) without the bot's trailer."""
+    start = ack if ack and _is_ancestor(clone, ack, f"origin/{branch}") else "origin/HEAD"
+    out = git(clone, "log", "--format=%H%x00%B%x01", f"{start}..origin/{branch}")
+    shas = []
+    for entry in out.split("\x01"):
+        sha, _, message = entry.strip().partition("\x00")
+        trailers = [line.strip() for line in message.strip().splitlines()]
+        if sha and not any(line.startswith(TRAILER) for line in trailers):
+            shas.append(sha)
+    return shas
+
+
+def _is_ancestor(clone: Path, older: str, newer: str) -> bool:
+    return subprocess.run(["git", "merge-base", "--is-ancestor", older, newer], cwd=clone,
+                          capture_output=True).returncode == 0
+
+
+def check_hold(ctx: Context, clone: Path, branch: str, remote_head: str | None, numbers: tuple[int, ...]) -> Outcome | None:
+    """An Outcome when a human pushed to the branch since the last `/ensemble retry`; else None."""
+    if not remote_head:
+        return None
+    acks = [data.get("sha") for n in numbers for _, data in ctx.own_markers(n, "ack")]
+    shas = human_commits(clone, branch, acks[-1] if acks else None)
+    if not shas:
+        return None
+    where = numbers[0]
+    notified = [data for _, data in ctx.own_markers(where, "hold") if data.get("sha") == remote_head]
+    if not notified:
+        ctx.forge.comment(where, hold_comment(branch, shas) + "\n\n" + marker("hold", {"sha": remote_head}))
+    return Outcome("held", f"a human pushed {shas[0][:7]} to {branch}; not pushing until /ensemble retry")

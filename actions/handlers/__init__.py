@@ -1,0 +1,1 @@
+"""One module per behaviour; each exposes `handle(ctx) -> Outcome`. actions.router picks one per event."""

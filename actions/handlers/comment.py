@@ -1,0 +1,97 @@
+"""`issue_comment.created`: slash commands on issues and on the bot's pull requests."""
+
+from __future__ import annotations
+
+from actions.commands import HELP_TEXT, BadCommand, Command, help_reply, parse_command
+from actions.context import WORKING, Context, Outcome, branch_of_issue, issue_of_branch
+from actions.flow import revise_pull, run_issue
+from actions.handlers.replies import refuse, reply_once
+from actions.markers import has_marker, marker
+
+
+def handle(ctx: Context) -> Outcome:
+    event = ctx.event
+    if event.sender_is_bot or event.sender in ctx.bot_logins or has_marker(event.comment_body):
+        return Outcome("nothing-to-do", f"a comment by @{event.sender}, a bot or the bot itself")
+    command = parse_command(event.comment_body)
+    if command is None:
+        return Outcome("nothing-to-do", "no /ensemble command in the comment")
+    number = event.number or 0
+    if not ctx.may_trigger(event.sender):
+        return refuse(ctx, number, event.sender)
+    if isinstance(command, BadCommand):
+        reply_once(ctx, number, event.comment_id or 0, help_reply(command.reason))
+        return Outcome("replied", f"answered a bad command with the help text: {command.reason}")
+    return VERBS[command.verb](ctx, command, number)
+
+
+def _reply(ctx: Context, number: int, text: str, result: str) -> Outcome:
+    reply_once(ctx, number, ctx.event.comment_id or 0, text)
+    return Outcome(result, text.splitlines()[0])
+
+
+def _issue_number(ctx: Context, number: int) -> int | None:
+    """The issue behind #number: itself, or for the bot's PR the issue of its branch."""
+    if not ctx.event.is_pull:
+        return number
+    return issue_of_branch(ctx.forge.pull(number).branch)
+
+
+def _run(ctx: Context, command: Command, number: int) -> Outcome:
+    issue = _issue_number(ctx, number)
+    if issue is None:
+        return _reply(ctx, number, "This pull request is not one of mine; comment on the issue instead.", "replied")
+    return run_issue(ctx, issue, ctx.event.sender, retry=ctx.event.is_pull)
+
+
+def _retry(ctx: Context, command: Command, number: int) -> Outcome:
+    issue = _issue_number(ctx, number)
+    if issue is None:
+        return _reply(ctx, number, "This pull request is not one of mine; comment on the issue instead.", "replied")
+    head = ctx.forge.branch_head(branch_of_issue(issue))
+    if head:
+        reply_once(ctx, number, ctx.event.comment_id or 0,
+                   f"OK, continuing from `{head[:7]}`." + "\n\n" + marker("ack", {"sha": head}))
+    return run_issue(ctx, issue, ctx.event.sender, retry=True)
+
+
+def _revise(ctx: Context, command: Command, number: int) -> Outcome:
+    pull = ctx.forge.pull(number) if ctx.event.is_pull else None
+    if pull is None or issue_of_branch(pull.branch) is None:
+        return _reply(ctx, number, "`/ensemble revise` works on the pull requests I opened.", "replied")
+    return revise_pull(ctx, pull, command.argument, ctx.event.sender, f"revision asked by @{ctx.event.sender}")
+
+
+def _stop(ctx: Context, command: Command, number: int) -> Outcome:
+    _, _, labels = ctx.forge.issue(number)
+    if WORKING not in labels:
+        return _reply(ctx, number, "Nothing is running here, so there is nothing to stop.", "replied")
+    return _reply(ctx, number, f"Stop requested by @{ctx.event.sender}: the run stops at its next checkpoint and "
+                  "pushes nothing.", "stop-requested")
+
+
+def _status(ctx: Context, command: Command, number: int) -> Outcome:
+    issue = _issue_number(ctx, number) or number
+    _, _, labels = ctx.forge.issue(number)
+    pull = ctx.forge.find_pull(branch_of_issue(issue))
+    runs = ctx.own_markers(issue, "progress")
+    lines = [f"- labels: {', '.join(f'`{label}`' for label in labels if label.startswith('ensemble')) or 'none'}",
+             f"- pull request: #{pull.number} ({'draft' if pull.draft else 'ready'})" if pull else "- pull request: none",
+             f"- last run: `{runs[-1][1].get('run')}`: {runs[-1][1].get('note', '')}" if runs else "- no run yet"]
+    return _reply(ctx, number, "**ensemble status**\n" + "\n".join(lines), "replied")
+
+
+def _help(ctx: Context, command: Command, number: int) -> Outcome:
+    return _reply(ctx, number, HELP_TEXT, "replied")
+
+
+def _approve_plan(ctx: Context, command: Command, number: int) -> Outcome:
+    issue = _issue_number(ctx, number) or number
+    plans = ctx.own_markers(issue, "plan")
+    if not plans:
+        return _reply(ctx, number, "There is no plan waiting for approval here.", "replied")
+    return run_issue(ctx, issue, ctx.event.sender, approved_plan=str(plans[-1][1].get("plan", "")))
+
+
+VERBS = {"run": _run, "retry": _retry, "revise": _revise, "stop": _stop, "status": _status, "help": _help,
+         "approve-plan": _approve_plan}

@@ -1,0 +1,108 @@
+"""Self-healing: a failed `workflow_run` / `check_suite` on the bot's branch.
+
+Acted on only when it failed on the branch's current head. First the failed jobs are re-run
+once (a flaky test costs no model call); if they fail again, the failing log part goes to the
+ensemble as a revision and a fix commit is pushed. Attempts, re-runs and failure signatures
+live in a hidden marker in the bot's heal comment on the PR. A repeated signature, or
+`max_heal_attempts` used, escalates: label `ensemble:needs-human` and a comment to the labeller.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from actions.context import NEEDS_HUMAN, Context, Outcome, branch_of_issue, issue_of_branch
+from actions.flow import revise_pull
+from actions.logcut import cut_failure, failure_signature
+from actions.markers import marker
+from actions.render import escalation_comment, fenced
+from actions.settings import remote_config
+from bot.forge.github import PullInfo, RunInfo
+
+FAILED = ("failure", "timed_out")
+
+
+def handle(ctx: Context) -> Outcome:
+    event = ctx.event
+    issue = issue_of_branch(event.head_branch)
+    if issue is None:
+        return Outcome("nothing-to-do", f"{event.name} on {event.head_branch!r}, which is not a bot branch")
+    if event.conclusion not in FAILED:
+        return Outcome("nothing-to-do", f"{event.name} concluded {event.conclusion or 'nothing'}; no healing needed")
+    branch = branch_of_issue(issue)
+    head = ctx.forge.branch_head(branch)
+    if head != event.head_sha:
+        return Outcome("nothing-to-do", f"the failure was on {event.head_sha[:7]}, but {branch} is now at {(head or 'nothing')[:7]}")
+    pull = ctx.forge.find_pull(branch)
+    if pull is None:
+        return Outcome("nothing-to-do", f"no open pull request from {branch}")
+    runs = [ctx.forge.run(event.run_id)] if event.run_id else ctx.forge.runs(check_suite_id=event.check_suite_id)
+    failed = [r for r in runs if r.conclusion in FAILED]
+    if not failed:
+        return Outcome("nothing-to-do", "no failed run to heal (a re-run may be in progress)")
+    comment_id, state = _load(ctx, pull.number)
+    if state.get("escalated") == head:
+        return Outcome("nothing-to-do", f"already handed {branch} at {head[:7]} to a human")
+    if head not in state["reruns"]:
+        for run in failed:
+            ctx.forge.rerun_failed_jobs(run.id)
+        state["reruns"].append(head)
+        _save(ctx, pull.number, comment_id, state, "Re-ran the failed jobs once to rule out a flaky test.")
+        return Outcome("rerun", f"re-ran the failed jobs of {len(failed)} run(s) on {head[:7]}", pull.number)
+    return _heal(ctx, issue, pull, failed, comment_id, state)
+
+
+def _heal(ctx: Context, issue: int, pull: PullInfo, failed: list[RunInfo], comment_id: int | None,
+          state: dict[str, Any]) -> Outcome:
+    config = remote_config(ctx)
+    logs = [(name, text) for run in failed for name, text in ctx.forge.failed_job_logs(run.id)]
+    excerpt = "\n\n".join(f"--- job {name} ---\n{cut_failure(text)}" for name, text in logs) or "(no failed job logs)"
+    signature = failure_signature(excerpt)
+    if state["attempts"] >= config.max_heal_attempts:
+        return _escalate(ctx, issue, pull, comment_id, state, excerpt, f"all {config.max_heal_attempts} fix attempts are used")
+    if signature in state["signatures"]:
+        return _escalate(ctx, issue, pull, comment_id, state, excerpt, "the same failure came back after a fix")
+    attempt = state["attempts"] + 1
+    instructions = f"The pull request's checks fail. Fix the code so they pass. The failing log:\n{fenced(excerpt, 6000)}"
+    outcome = revise_pull(ctx, pull, instructions, _labeller(ctx, issue), f"self-healing attempt {attempt}")
+    state["attempts"], state["signatures"] = attempt, [*state["signatures"], signature]
+    new_head = ctx.forge.branch_head(pull.branch) or ""
+    state["tried"].append({"what": f"fix commit for failure {signature}", "sha": new_head if outcome.result == "revised" else ""})
+    if outcome.result != "revised":
+        return _escalate(ctx, issue, pull, comment_id, state, excerpt, f"the fix attempt ended: {outcome.message}")
+    _save(ctx, pull.number, comment_id, state, f"Pushed fix attempt {attempt} of {config.max_heal_attempts}.")
+    return Outcome("healed", f"pushed fix attempt {attempt} to {pull.branch}", pull.number)
+
+
+def _escalate(ctx: Context, issue: int, pull: PullInfo, comment_id: int | None, state: dict[str, Any],
+              excerpt: str, reason: str) -> Outcome:
+    head = ctx.forge.branch_head(pull.branch) or ""
+    state["escalated"] = head
+    ctx.forge.add_labels(pull.number, NEEDS_HUMAN)
+    ctx.forge.add_labels(issue, NEEDS_HUMAN)
+    ctx.forge.comment(pull.number, escalation_comment(_labeller(ctx, issue), state["tried"], excerpt, reason))
+    _save(ctx, pull.number, comment_id, state, f"Handed over to a human: {reason}.")
+    return Outcome("escalated", f"labelled PR #{pull.number} {NEEDS_HUMAN}: {reason}", pull.number)
+
+
+def _labeller(ctx: Context, issue: int) -> str:
+    """Who asked for the run: the `by` of the issue's latest progress marker."""
+    runs = ctx.own_markers(issue, "progress")
+    return str(runs[-1][1].get("by", "")) if runs else ""
+
+
+def _load(ctx: Context, number: int) -> tuple[int | None, dict[str, Any]]:
+    found = ctx.own_markers(number, "heal")
+    state: dict[str, Any] = {"attempts": 0, "signatures": [], "reruns": [], "tried": [], "escalated": ""}
+    if not found:
+        return None, state
+    comment, data = found[-1]
+    return comment.id, state | data
+
+
+def _save(ctx: Context, number: int, comment_id: int | None, state: dict[str, Any], note: str) -> None:
+    body = f"**Self-healing**: {note} Fix attempts used: {state['attempts']}.\n\n" + marker("heal", state)
+    if comment_id is None:
+        ctx.forge.comment(number, body)
+    else:
+        ctx.forge.edit_comment(number, comment_id, body)

@@ -1,0 +1,18 @@
+"""`issues.labeled` with the trigger label: the issue becomes a draft pull request."""
+
+from __future__ import annotations
+
+from actions.context import Context, Outcome
+from actions.flow import run_issue
+from actions.handlers.replies import refuse
+
+
+def handle(ctx: Context) -> Outcome:
+    event = ctx.event
+    if event.label != ctx.trigger_label:
+        return Outcome("nothing-to-do", f"label {event.label!r} is not the trigger label {ctx.trigger_label!r}")
+    if event.is_pull:
+        return Outcome("nothing-to-do", "the trigger label works on issues, not pull requests")
+    if not ctx.may_trigger(event.sender):
+        return refuse(ctx, event.number or 0, event.sender)
+    return run_issue(ctx, event.number or 0, event.sender)

@@ -1,0 +1,44 @@
+"""`pull_request_review.submitted` on the bot's PR: approval marks it ready (or merges); changes revise it."""
+
+from __future__ import annotations
+
+from actions.context import Context, Outcome, issue_of_branch
+from actions.flow import revise_pull
+from actions.settings import remote_config
+
+
+def handle(ctx: Context) -> Outcome:
+    event = ctx.event
+    if issue_of_branch(event.head_branch) is None:
+        return Outcome("nothing-to-do", f"review on {event.head_branch!r}, which is not a bot branch")
+    if event.review_state not in ("approved", "changes_requested"):
+        return Outcome("nothing-to-do", f"a {event.review_state or 'plain'} review needs no action")
+    if event.sender_is_bot or not ctx.may_trigger(event.sender):
+        return Outcome("nothing-to-do", f"review by @{event.sender}, who may not direct the bot")
+    number = event.number or 0
+    pull = ctx.forge.pull(number)
+    if pull.state != "open":
+        return Outcome("nothing-to-do", f"PR #{number} is {pull.state}")
+    if event.review_state == "approved":
+        return _approved(ctx, number, pull.draft, pull.head_sha)
+    review = ctx.forge.review(number, event.review_id or 0)
+    inline = "\n".join(f"- `{path}` line {line}: {text}" for path, line, text in review.inline)
+    instructions = (review.body or "") + (f"\n\nInline comments:\n{inline}" if inline else "")
+    return revise_pull(ctx, pull, instructions.strip() or "(no details given)", event.sender,
+                       f"changes requested by @{event.sender}")
+
+
+def _approved(ctx: Context, number: int, draft: bool, head_sha: str) -> Outcome:
+    if remote_config(ctx).on_approval == "merge":
+        green, why = ctx.forge.checks_green(head_sha)
+        if green:
+            if draft:
+                ctx.forge.mark_ready(number)
+            ctx.forge.merge(number)
+            return Outcome("merged", f"approved and {why}: merged PR #{number}", number)
+        if not draft:
+            return Outcome("nothing-to-do", f"approved, but {why}; not merging", number)
+    if draft:
+        ctx.forge.mark_ready(number)
+        return Outcome("ready", f"approved: marked PR #{number} ready for review", number)
+    return Outcome("nothing-to-do", f"PR #{number} is already ready for review", number)

@@ -1,0 +1,129 @@
+"""The bot's words on GitHub: PR bodies, the progress checklist, replies. Pure: data in, markdown out.
+
+Text that came from people (issue bodies, review comments, logs) is never echoed into these
+except as quoted data inside code fences, so it cannot pose as the bot.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from actions.engine import plan_text
+from actions.markers import marker
+from bot.ensemble.types import RunResult, TestOutcome
+
+STAGES = (("indexed", "Indexed the repository"), ("planned", "Planned the change"), ("coded", "Wrote the code"),
+          ("tested", "Ran the tests"), ("reviewed", "Reviewed the change"), ("pr", "Opened the pull request"))
+PHASE_TO_STAGE = {"indexing": "indexed", "baseline tests": "indexed", "exploring": "indexed", "planning": "planned",
+                  "reproducing": "planned", "coding": "coded", "re-planning": "planned", "testing": "tested",
+                  "reviewing": "reviewed"}
+REFUSAL = ("Thanks for the interest! Only people with write, maintain or admin permission on this repository "
+           "can start the ensemble bot, so I have not done anything.")
+
+
+def progress_body(state: dict[str, Any]) -> str:
+    """The progress comment: a checklist of stages, the current note, and the hidden state marker."""
+    done = set(state.get("done", []))
+    lines = [f"**ensemble run** `{state.get('run', '?')}` for #{state.get('issue', '?')}", ""]
+    lines += [f"- [{'x' if key in done else ' '}] {label}" for key, label in STAGES]
+    if state.get("note"):
+        lines += ["", str(state["note"])]
+    return "\n".join(lines) + "\n\n" + marker("progress", state)
+
+
+def _tests(outcome: TestOutcome | None) -> str:
+    if outcome is None:
+        return "not run"
+    if outcome.passed:
+        return f"pass ({outcome.total} tests)" if outcome.total else "pass"
+    failing = ", ".join(f"`{name}`" for name in outcome.failing[:5])
+    return f"fail ({failing})" if failing else "fail"
+
+
+def _usage_rows(usage: dict[str, Any]) -> list[str]:
+    rows = ["| role | calls | tokens in | tokens out | cost (USD) |", "| --- | --- | --- | --- | --- |"]
+    for role, spend in sorted((usage.get("by_role") or {}).items()):
+        rows.append(f"| {role} | {spend.get('calls', 0)} | {spend.get('input_tokens', 0)} | "
+                    f"{spend.get('output_tokens', 0)} | {spend.get('cost_usd', 0.0):.4f} |")
+    rows.append(f"| **total** | {usage.get('calls', 0)} | {usage.get('input_tokens', 0)} | "
+                f"{usage.get('output_tokens', 0)} | {usage.get('cost_usd', 0.0):.4f} |")
+    return rows
+
+
+def _provenance(result: RunResult) -> list[str]:
+    by_path: dict[str, list[str]] = {}
+    for item in result.retrieved:
+        span = f":{item.start_line}-{item.end_line}" if item.start_line else ""
+        by_path.setdefault(item.path, []).append(f"{item.how}{span}")
+    return [f"- `{path}` ({', '.join(sorted(set(hows)))})" for path, hows in sorted(by_path.items())] or ["- (none recorded)"]
+
+
+def pr_body(result: RunResult, issue: int) -> str:
+    """The pull request's body: summary, plan, tests, reproduction, provenance, usage, stop reason."""
+    plan = result.plan
+    repro = result.reproduction
+    if repro and repro.path:
+        repro_line = (f"`{repro.path}`: fails before the fix: {_yes(repro.failed_before)}; "
+                      f"passes after it: {_yes(repro.passed_after)}")
+    else:
+        repro_line = f"none ({repro.note})" if repro and repro.note else "none"
+    parts = [f"Closes #{issue}", "", "## Summary", (plan.summary if plan else "") or "(no summary)", "",
+             "## Plan", plan_text(plan) if plan else "(no plan)", "",
+             "## Tests", f"- before: {_tests(result.tests_before)}", f"- after: {_tests(result.tests_after)}",
+             f"- reproduction test: {repro_line}", "",
+             "## Retrieved files that informed the change", *_provenance(result), "",
+             "## Tokens and cost", *_usage_rows(result.usage or {}), "",
+             "## Stop reason", result.stop_words + (f" ({result.stop_detail})" if result.stop_detail else ""), "",
+             "Commits:", *[f"- {c.get('sha', '')[:7]} {c.get('summary', '')}" for c in result.commits], "",
+             f"_Written by the ensemble bot, run `{result.run_id}`. Review it like any other pull request: "
+             "approve to mark it ready, or request changes and I will revise it._"]
+    if result.replayed:
+        parts.insert(2, "> The model replies in this run were replayed from a transcript, not live.\n")
+    return "\n".join(parts)
+
+
+def _yes(value: bool | None) -> str:
+    return {True: "yes", False: "no", None: "unknown"}[value]
+
+
+def fenced(text: str, limit: int = 3000) -> str:
+    """Untrusted text as a code block that it cannot close."""
+    text = text[-limit:]
+    fence = "`" * max(3, _longest_backtick_run(text) + 1)
+    return f"{fence}text\n{text}\n{fence}"
+
+
+def _longest_backtick_run(text: str) -> int:
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    return longest
+
+
+def questions_comment(questions: tuple[str, ...] | list[str]) -> str:
+    """The planner's questions, and what to do next."""
+    items = "\n".join(f"{i}. {q}" for i, q in enumerate(questions, 1))
+    return ("Before I write code I need answers to these questions:\n\n" + items +
+            "\n\nPlease answer them by editing the issue (or in a comment), then comment `/ensemble run`.")
+
+
+def plan_comment(plan_markdown: str, run: str) -> str:
+    """The plan posted for approval."""
+    return (f"Here is my plan. Comment `/ensemble approve-plan` to let me write the code, or edit the issue and "
+            f"comment `/ensemble run` for a new plan.\n\n{plan_markdown}\n\n" + marker("plan", {"run": run, "plan": plan_markdown}))
+
+
+def hold_comment(branch: str, shas: list[str]) -> str:
+    """The notice that a human pushed to the bot's branch."""
+    listed = ", ".join(s[:7] for s in shas)
+    return (f"Someone pushed {listed} to `{branch}` (commits without an `Ensemble-Run:` trailer), so I will not "
+            "push to this branch any more. Comment `/ensemble retry` to let me continue from its current state.")
+
+
+def escalation_comment(mention: str, tried: list[dict[str, Any]], failing: str, reason: str) -> str:
+    """What self-healing tried and what still fails, for the person who asked for the run."""
+    who = f"@{mention} " if mention else ""
+    attempts = "\n".join(f"- attempt {i}: {t.get('what', '')} ({t.get('sha', '')[:7]})" for i, t in enumerate(tried, 1))
+    return (f"{who}I could not get the checks green on my own ({reason}), so this needs a human.\n\n"
+            f"**What I tried**\n{attempts or '- re-ran the failed jobs'}\n\n**What still fails**\n{fenced(failing)}")

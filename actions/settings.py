@@ -1,0 +1,14 @@
+"""Settings read before any clone: the repository's config file from its default branch, via the API."""
+
+from __future__ import annotations
+
+from actions.context import Context
+from bot.config import CONFIG_PATH, Config, apply_env_overrides, parse_config
+
+
+def remote_config(ctx: Context) -> Config:
+    """The config on the default branch (the trusted one), with environment overrides applied."""
+    path = ctx.config_path or CONFIG_PATH
+    text = ctx.forge.read_file(path, ctx.forge.default_branch())
+    config = parse_config(text, path) if text is not None else Config()
+    return apply_env_overrides(config, ctx.env)
