@@ -77,6 +77,7 @@ class GeminiChatModel:
                     for m in request.messages if m.role != "system"]
         config = types.GenerateContentConfig(
             system_instruction=system or None, temperature=request.temperature,
+            automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
             http_options=types.HttpOptions(timeout=int(request.timeout_s * 1000)))
         if request.schema:
             config.response_mime_type = "application/json"

@@ -139,7 +139,7 @@ class FakeModelServer:
         return self.fail(status, "The server had an error while processing your request.", times=times, **match)
 
     def hang(self, seconds: float = HANG_LIMIT_S, times: int = 1, **match: Any) -> Rule:
-        """Accept the request and say nothing for `seconds` (or until the server stops)."""
+        """Accept the request and say nothing for `seconds` (or until the server stops), then answer 503."""
         return self.add(Rule("hang", hang_s=seconds, times=times, **match))
 
     def malformed_body(self, times: int = 1, **match: Any) -> Rule:
