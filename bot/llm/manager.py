@@ -185,7 +185,10 @@ class ModelManager:
         try:
             return dataclasses.replace(merged, data=parse_structured(second.text, schema))
         except SchemaViolation as exc:
-            s.set(raw_repair_reply=second.text[:RAW_REPLY_TRACE_CHARS], schema_error=str(exc))
+            s.set(raw_repair_reply=second.text[:RAW_REPLY_TRACE_CHARS], schema_error=str(exc),
+                  tokens_in=merged.usage.input_tokens, tokens_out=merged.usage.output_tokens,
+                  tokens_cached=merged.usage.cached_tokens, cost_usd=round(merged.cost_usd, 6),
+                  retries=merged.retries)  # both rounds were paid for, even though the call failed
             raise StructuredReplyError(
                 f"{request.role} ({link.label}) did not give a valid {schema!r} reply, even after a repair round: "
                 f"{exc}. The raw replies are in the trace; try a stronger model for models.{request.role}",

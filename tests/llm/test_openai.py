@@ -102,6 +102,7 @@ def test_wrong_shape_is_sent_back_and_a_failed_repair_names_role_and_model(opena
     assert "$.files: expected array, got a string" in openai_server.requests[1].last_user
     attributes = spans(tracer)[0]["attributes"]
     assert attributes["raw_repair_reply"] == '{"summary": "x"}'
+    assert attributes["tokens_in"] > 0 and attributes["cost_usd"] > 0  # the failed rounds still cost money
     assert spans(tracer)[0]["status"] == "error"
 
 
