@@ -71,6 +71,7 @@ class PriceSpec:
     input: float = field(default=0.0, metadata={"min": 0.0})
     cached_input: float = field(default=0.0, metadata={"min": 0.0})
     output: float = field(default=0.0, metadata={"min": 0.0})
+    context_window: int | None = field(default=None, metadata={"min": 1})  # tokens; None keeps the known one
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,7 @@ class PriceTable:
         self._table = dict(MODEL_TABLE)
         for spec in overrides:
             base = self.lookup(spec.model)
-            window = base.context_window if base.known else DEFAULT_CONTEXT_WINDOW
+            window = spec.context_window or (base.context_window if base.known else DEFAULT_CONTEXT_WINDOW)
             self._table[spec.model] = ModelInfo(spec.input, spec.cached_input, spec.output, window)
 
     def lookup(self, model: str) -> ModelInfo:

@@ -40,6 +40,8 @@ def test_prices_by_family_with_overrides_and_unknown_models():
     assert table.lookup("models/gemini-2.5-flash").output == 2.50
     assert table.cost("gpt-4o", Usage(1_000_000, 1_000_000, 0)) == pytest.approx(25.0)
     assert table.cost("my-local", Usage(2_000_000, 0, 1_000_000)) == pytest.approx(1.5)
+    assert table.lookup("gpt-4o").context_window == 128_000 and table.lookup("my-local").context_window == 8192
+    assert PriceTable([PriceSpec("qwen", context_window=32_768)]).lookup("qwen").context_window == 32_768
     assert not table.lookup("llama3.1:8b").known and table.cost("llama3.1:8b", Usage(10**6, 10**6)) == 0
 
 
