@@ -20,7 +20,8 @@ from importlib.metadata import entry_points
 
 from bot import __version__
 
-ENGINE_COMMANDS = ("bot.commands.doctor", "bot.commands.run", "bot.commands.report")
+ENGINE_COMMANDS = ("bot.commands.doctor", "bot.commands.run", "bot.commands.report", "bot.commands.index",
+                   "bot.commands.search")
 PLUGIN_GROUP = "ensemble.commands"
 
 log = logging.getLogger(__name__)

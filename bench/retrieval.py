@@ -1,0 +1,210 @@
+#!/usr/bin/env python
+"""Retrieval benchmark: recall on real bug-localization cases, build/update/query times, size, memory.
+
+    python bench/retrieval.py --root /work/evalroot            # cases materialized by materialize.py
+    python bench/retrieval.py --root DIR --model all-MiniLM-L6-v2 --cases-limit 9
+
+Reports, side by side: file-level recall@1/@5/@10 and MRR for BM25 over whole files and over
+chunks (each with and without test files in the index), dense alone and hybrid; the fusion grid
+the default weights were chosen from; then on one ~500-file checkout: cold and warm-cache build,
+a one-file incremental update, query p50/p95, index size and peak memory; and FAISS exact vs HNSW.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from indexer import FusionParams, open_index  # noqa: E402
+from indexer.files import is_test_path, read_text  # noqa: E402
+from indexer.lexical import LexicalIndex  # noqa: E402
+from indexer.query import analyze_query  # noqa: E402
+from indexer.retrieval import analysis_scores, hybrid_files, rank_files  # noqa: E402
+from indexer.tokens import tokenize  # noqa: E402
+
+DEFAULT_CASES = "/work/shared/eval/retrieval-dev.jsonl"
+KS = (1, 5, 10)
+
+
+def metrics(rankings: list[list[str]], golds: list[set[str]]) -> dict[str, float]:
+    """Recall@k (a gold file in the top k) and MRR, in percent and as a fraction."""
+    out = {f"R@{k}": 100 * float(np.mean([bool(set(r[:k]) & g) for r, g in zip(rankings, golds, strict=True)])) for k in KS}
+    rr = [next((1 / (i + 1) for i, p in enumerate(r) if p in g), 0.0) for r, g in zip(rankings, golds, strict=True)]
+    out["MRR"] = float(np.mean(rr))
+    return out
+
+
+def ordered(scores: dict[str, float]) -> list[str]:
+    return sorted(scores, key=lambda p: -scores[p])
+
+
+def bm25_rankings(index, query: str, file_tokens: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The four BM25 baselines: whole files / chunks, with / without tests in the index."""
+    out = {}
+    for label, keep in (("", lambda p: True), (" no tests", lambda p: not is_test_path(p))):
+        paths = [p for p in file_tokens if keep(p)]
+        lex = LexicalIndex([file_tokens[p] for p in paths]).scores(query)
+        out[f"BM25 files{label}"] = [paths[i] for i in np.argsort(-lex) if lex[i] > 0]
+        chunk_ids = [i for i, c in enumerate(index.chunks) if keep(c.path)]
+        lex = LexicalIndex([index.stored.tokens[i] for i in chunk_ids]).scores(query)
+        scores = {chunk_ids[j]: float(lex[j]) for j in np.flatnonzero(lex > 0)}
+        out[f"BM25 chunks{label}"] = ordered(rank_files(scores, index.chunks))
+    return out
+
+
+def evaluate(args: argparse.Namespace, cases: list[dict]) -> tuple[dict, list]:
+    """Rankings per method per case, plus the per-case components for the fusion grid."""
+    rankings: dict[str, list[list[str]]] = {}
+    components = []
+    for n, case in enumerate(cases, 1):
+        repo = Path(args.root) / case["repo"].replace("/", "__") / case["base_commit"]
+        started = time.perf_counter()
+        index = open_index(repo, model=args.model, cache_path=Path(args.root) / f".cache-{args.model_slug}.sqlite")
+        built = time.perf_counter() - started
+        query = case["problem_statement"]
+        file_tokens = {p: tokenize(f"{p} {read_text(repo / p) or ''}") for p in index.files}
+        for label, ranking in bm25_rankings(index, query, file_tokens).items():
+            rankings.setdefault(label, []).append(ranking)
+        lexical, dense = index.lexical.scores(query), index.dense_scores(query)
+        boosts = analysis_scores(analyze_query(query), index.chunks, index.symbols, index.files)
+        rankings.setdefault("dense", []).append(ordered(rank_files(dense, index.chunks)))
+        components.append((lexical, dense, boosts, index.chunks))
+        hits = index.search(query, k=50)
+        rankings.setdefault("hybrid", []).append([h.path for h in hits])
+        print(f"  [{n}/{len(cases)}] {case['instance_id']}: {len(index.chunks)} chunks, index {built:.1f}s, "
+              f"hybrid top: {hits[0].path if hits else '-'}", file=sys.stderr)
+    return rankings, components
+
+
+def fusion_grid(components: list, golds: list[set[str]]) -> list[tuple[FusionParams, dict]]:
+    """A small grid around the defaults; few knobs, so the choice generalizes."""
+    results = []
+    for lexical_w in (1.0, 2.0):
+        for dense_w in (0.0, 0.5, 1.0):
+            for boost_w in (0.0, 1.0, 2.0):
+                for test_factor in (1.0, 0.5, 0.2):
+                    params = FusionParams(lexical=lexical_w, dense=dense_w, boosts=boost_w, test_factor=test_factor)
+                    ranks = [ordered(hybrid_files(lex, dense, boosts, chunks, params))
+                             for lex, dense, boosts, chunks in components]
+                    results.append((params, metrics(ranks, golds)))
+    return results
+
+
+def print_table(rows: list[tuple[str, dict]]) -> None:
+    print(f"{'method':<24}" + "".join(f"{k:>8}" for k in ("R@1", "R@5", "R@10", "MRR")))
+    for label, m in rows:
+        print(f"{label:<24}{m['R@1']:>7.1f}%{m['R@5']:>7.1f}%{m['R@10']:>7.1f}%{m['MRR']:>8.3f}")
+
+
+def performance(args: argparse.Namespace, queries: list[str]) -> None:
+    """Build, update, query, size and memory on one checkout, copied to a scratch folder."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp) / "repo"
+        subprocess.run(["git", "clone", "-q", "--local", str(args.perf_repo), str(repo)], check=True)
+        n_files = len(subprocess.run(["git", "-C", str(repo), "ls-files"], capture_output=True, text=True,
+                                     check=True).stdout.splitlines())
+        cache = Path(tmp) / "embeddings.sqlite"
+        started = time.perf_counter()
+        open_index(repo, model=args.model, cache_path=cache)
+        cold = time.perf_counter() - started
+        shutil.rmtree(repo / ".ensemble" / "index")
+        started = time.perf_counter()
+        open_index(repo, model=args.model, cache_path=cache)
+        warm = time.perf_counter() - started
+        target = next(p for p in sorted(repo.rglob("*.py")) if ".ensemble" not in p.parts and p.stat().st_size > 2000)
+        target.write_text(target.read_text() + "\n\ndef added_by_benchmark(value):\n    return value * 2\n")
+        started = time.perf_counter()
+        index = open_index(repo, model=args.model, cache_path=cache)
+        incremental = time.perf_counter() - started
+        index.search(queries[0])  # loads BM25, FAISS and the query encoder
+        latencies = []
+        for query in queries:
+            started = time.perf_counter()
+            index.search(query, k=10)
+            latencies.append((time.perf_counter() - started) * 1000)
+        size = sum(p.stat().st_size for p in (repo / ".ensemble").rglob("*") if p.is_file())
+        print(f"\nperformance on {args.perf_repo.parent.name} ({n_files} tracked files, {len(index.chunks)} chunks, "
+              f"model {index.stored.model}):")
+        print(f"  build, cold embedding cache   {cold:7.1f} s")
+        print(f"  build, warm embedding cache   {warm:7.1f} s")
+        print(f"  update after one-file change  {incremental:7.2f} s")
+        print(f"  query p50 / p95               {statistics.median(latencies):7.1f} / "
+              f"{np.percentile(latencies, 95):.1f} ms over {len(latencies)} issue queries")
+        print(f"  index size on disk            {size / 1e6:7.1f} MB (incl. embedding cache)")
+    print(f"  peak memory (whole run)       {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:7.0f} MB")
+
+
+def faiss_threshold() -> None:
+    """Exact vs HNSW: build time and query latency at growing sizes (384 dims)."""
+    import faiss
+
+    print("\nFAISS exact (IndexFlatIP) vs HNSW(32) — build s / query ms (top 2000):")
+    rng = np.random.default_rng(0)
+    for size in (20_000, 100_000, 300_000):
+        data = rng.standard_normal((size, 384), dtype=np.float32)
+        data /= np.linalg.norm(data, axis=1, keepdims=True)
+        queries = data[:20]
+        row = f"  {size:>7} vectors:"
+        for name, make in (("flat", lambda: faiss.IndexFlatIP(384)),
+                           ("hnsw", lambda: faiss.IndexHNSWFlat(384, 32, faiss.METRIC_INNER_PRODUCT))):
+            index = make()
+            started = time.perf_counter()
+            index.add(data)
+            build = time.perf_counter() - started
+            started = time.perf_counter()
+            for q in queries:
+                index.search(q[None, :], 2000)
+            row += f"  {name} {build:6.1f} s / {(time.perf_counter() - started) / len(queries) * 1000:6.1f} ms"
+        print(row)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", required=True, help="folder the cases were materialized into")
+    parser.add_argument("--cases", default=DEFAULT_CASES)
+    parser.add_argument("--cases-limit", type=int, default=0, help="only the first N cases")
+    parser.add_argument("--model", default=None, help="embedding model (default: the index default)")
+    parser.add_argument("--perf-repo", type=Path, default=None, help="checkout for the timing section")
+    parser.add_argument("--skip-perf", action="store_true")
+    args = parser.parse_args()
+    from indexer.embedder import canonical_model_name
+
+    args.model = canonical_model_name(args.model or os.environ.get("ENSEMBLE_BENCH_MODEL") or None)
+    args.model_slug = args.model.replace(":", "_").replace("/", "_")
+    cases = [json.loads(line) for line in Path(args.cases).read_text().splitlines() if line.strip()]
+    cases = cases[: args.cases_limit] if args.cases_limit else cases
+    golds = [set(c["gold_files"]) for c in cases]
+    rankings, components = evaluate(args, cases)
+    print(f"\n{len(cases)} cases, model {args.model}; hybrid uses {FusionParams()}")
+    print_table([(label, metrics(r, golds)) for label, r in rankings.items()])
+    grid = fusion_grid(components, golds)
+    print("\nfusion grid (lexical, dense, boosts, test_factor): R@1 R@5 R@10 MRR")
+    for params, m in sorted(grid, key=lambda x: -(x[1]["R@1"] + x[1]["R@5"] + 100 * x[1]["MRR"]))[:12]:
+        fields = dataclasses.astuple(params)
+        print(f"  {fields[1]:.1f} {fields[2]:.1f} {fields[3]:.1f} {fields[4]:.1f}:  "
+              f"{m['R@1']:5.1f} {m['R@5']:5.1f} {m['R@10']:5.1f} {m['MRR']:.3f}")
+    if not args.skip_perf:
+        perf_repo = args.perf_repo or next(Path(args.root).glob("pytest-dev__pytest/56bf*"), None)
+        if perf_repo:
+            args.perf_repo = perf_repo
+            performance(args, [c["problem_statement"] for c in cases])
+        faiss_threshold()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

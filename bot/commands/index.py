@@ -1,0 +1,56 @@
+"""`ensemble index --repo PATH`: build or incrementally update the retrieval index."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from bot.config import load_config
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("index", help="build or update the retrieval index under PATH/.ensemble/index/")
+    parser.add_argument("--repo", type=Path, default=Path.cwd(), help="repository to index (default: .)")
+    parser.set_defaults(handler=run)
+
+
+class StderrProgress:
+    """A one-line progress bar on stderr (a line per stage when stderr is not a terminal)."""
+
+    def __init__(self, stream: Any = None):
+        self.stream = stream or sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self._last = 0.0
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        finished = done >= total
+        if self.tty and (finished or time.monotonic() - self._last > 0.1):
+            width = 30
+            filled = width * done // max(total, 1)
+            self.stream.write(f"\r{stage:<10} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+            self.stream.write("\n" if finished else "")
+            self.stream.flush()
+            self._last = time.monotonic()
+        elif not self.tty and finished:
+            print(f"{stage}: {done}/{total}", file=self.stream)
+
+
+def open_repo_index(repo: Path, progress: Any = None) -> Any:
+    """Open (building or updating) the index of `repo` with the options from its configuration."""
+    from indexer import open_index
+
+    spec = load_config(repo).index
+    return open_index(repo, include=spec.include, exclude=spec.exclude, max_file_kb=spec.max_file_kb,
+                      model=spec.embedding_model, progress=progress)
+
+
+def run(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    index = open_repo_index(args.repo, StderrProgress())
+    stored = index.stored
+    print(f"indexed {len(stored.files)} files, {len(stored.chunks)} chunks at {stored.commit[:12] or '(no commit)'} "
+          f"with {stored.model} in {time.perf_counter() - started:.1f}s")
+    return 0

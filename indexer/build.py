@@ -1,0 +1,101 @@
+"""Building and incrementally updating the on-disk index; `open_index` is the entry point."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from indexer.cache import EmbeddingCache, embed_cached
+from indexer.chunking import Chunk, chunk_file
+from indexer.embedder import Embedder, canonical_model_name, make_embedder
+from indexer.files import IndexerError, RepoFile, head_commit, list_files, read_text
+from indexer.index import RepoIndex, embedding_input
+from indexer.retrieval import FusionParams
+from indexer.store import StoredIndex, index_dir, load_store, lock_path, save_store
+from indexer.tokens import tokenize
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int], None]
+
+
+def open_index(repo_dir: Path, *, include: Sequence[str] = (), exclude: Sequence[str] = (), max_file_kb: int = 512,
+               model: str | None = None, progress: Progress | None = None, embedder: Embedder | None = None,
+               cache_path: Path | None = None, params: FusionParams | None = None,
+               update: bool = True) -> RepoIndex:
+    """Build the index of `repo_dir`, or bring an existing one up to date, and return it loaded."""
+    from filelock import FileLock
+
+    repo = Path(repo_dir).resolve()
+    if not repo.is_dir():
+        raise IndexerError(f"{repo} is not a folder; pass --repo the path of a git checkout")
+    model_name = embedder.name if embedder else canonical_model_name(model)
+    root = index_dir(repo)
+    root.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(lock_path(repo)), timeout=600):
+        stored = load_store(root)
+        if stored is not None and stored.model != model_name:
+            log.warning("the index was built with %s, not %s; re-embedding it", stored.model, model_name)
+            stored = None
+        if stored is not None and not update:
+            return RepoIndex(repo, stored, embedder, params)
+        files = list_files(repo, tuple(include), tuple(exclude), max_file_kb)
+        if stored is None or stored.files != {f.path: f.blob for f in files} or stored.commit != head_commit(repo):
+            embedder = embedder or make_embedder(model_name)
+            stored = update_store(repo, stored, files, embedder, cache_path or root / "embeddings.sqlite", progress)
+            save_store(root, stored)
+    return RepoIndex(repo, stored, embedder, params)
+
+
+def update_store(repo: Path, old: StoredIndex | None, files: list[RepoFile], embedder: Embedder,
+                 cache_path: Path, progress: Progress | None = None) -> StoredIndex:
+    """A new StoredIndex: unchanged files keep their chunks and vectors, the rest are (re)built."""
+    started = time.perf_counter()
+    current = {f.path: f.blob for f in files}
+    keep_files = {p for p, blob in (old.files.items() if old else ()) if current.get(p) == blob}
+    kept = [i for i, c in enumerate(old.chunks) if c.path in keep_files] if old else []
+    changed = [f for f in files if f.path not in keep_files]
+    new_chunks, skipped = _chunk_files(repo, changed, progress)
+    for path in skipped:
+        current.pop(path, None)
+    cache = EmbeddingCache(cache_path)
+    try:
+        report = (lambda done, total: progress("embedding", done, total)) if progress else None
+        new_vectors = embed_cached(embedder, [embedding_input(c) for c in new_chunks], cache, report)
+    finally:
+        cache.close()
+    chunks = [old.chunks[i] for i in kept] + new_chunks if old else new_chunks
+    tokens = ([old.tokens[i] for i in kept] if old else []) + [_chunk_tokens(c) for c in new_chunks]
+    old_vectors = old.vectors[kept] if old and kept else np.zeros((0, embedder.dim), dtype=np.float32)
+    vectors = np.concatenate([old_vectors.reshape(-1, embedder.dim), new_vectors.reshape(-1, embedder.dim)])
+    log.info("index: %d files (%d re-chunked, %d removed), %d chunks in %.1fs", len(current), len(changed),
+             len(old.files) - len(keep_files) if old else 0, len(chunks), time.perf_counter() - started)
+    return StoredIndex(embedder.name, embedder.dim, head_commit(repo), current, chunks, tokens, vectors)
+
+
+def _chunk_tokens(chunk: Chunk) -> list[str]:
+    """BM25 tokens of a chunk: its path and symbol count as text too."""
+    return tokenize(f"{chunk.path} {chunk.symbol} {chunk.text}")
+
+
+def _chunk_files(repo: Path, files: list[RepoFile], progress: Progress | None) -> tuple[list[Chunk], list[str]]:
+    """Chunks of the given files, and the paths skipped as binary or unreadable."""
+    chunks: list[Chunk] = []
+    skipped: list[str] = []
+    for n, repo_file in enumerate(files, 1):
+        try:
+            text = read_text(repo / repo_file.path)
+        except OSError as exc:
+            log.warning("skipping %s: %s", repo_file.path, exc)
+            text = None
+        if text is None:
+            skipped.append(repo_file.path)
+        else:
+            chunks.extend(chunk_file(repo_file.path, text))
+        if progress and (n % 50 == 0 or n == len(files)):
+            progress("chunking", n, len(files))
+    return chunks, skipped

@@ -1,0 +1,143 @@
+"""Chunking: Python by `ast`, other languages by tree-sitter when a grammar is installed, else line windows.
+
+Pure functions over text: no I/O. Every chunk carries its path, 1-based inclusive line range,
+symbol (dotted, e.g. `Class.method`) and kind (`function`, `method`, `class`, `module`, `window`, ...).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+WINDOW_LINES = 60
+WINDOW_OVERLAP = 15
+MAX_CHUNK_LINES = 200
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of a file that is indexed and returned on its own."""
+
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str
+    kind: str
+    text: str
+    signature: str = ""
+
+
+def chunk_file(path: str, text: str) -> list[Chunk]:
+    """Split one file into chunks, choosing the chunker by file extension."""
+    if not text.strip():
+        return []
+    if path.endswith((".py", ".pyi")):
+        chunks = chunk_python(path, text)
+        if chunks is not None:
+            return chunks
+    else:
+        from indexer.treesitter import chunk_with_tree_sitter
+
+        chunks = chunk_with_tree_sitter(path, text)
+        if chunks is not None:
+            return chunks
+    return chunk_windows(path, text)
+
+
+def chunk_windows(path: str, text: str, size: int = WINDOW_LINES, overlap: int = WINDOW_OVERLAP,
+                  first_line: int = 1, symbol: str = "") -> list[Chunk]:
+    """Overlapping windows of `size` lines; the fallback for any text."""
+    lines = text.splitlines()
+    chunks: list[Chunk] = []
+    step = max(1, size - overlap)
+    for start in range(0, max(1, len(lines)), step):
+        piece = lines[start:start + size]
+        if any(line.strip() for line in piece):
+            end = start + len(piece)
+            chunks.append(Chunk(path, first_line + start, first_line + end - 1, symbol, "window", "\n".join(piece)))
+        if start + size >= len(lines):
+            break
+    return chunks
+
+
+def chunk_python(path: str, text: str) -> list[Chunk] | None:
+    """Functions, methods (with their class as context), classes and a module chunk; None on a syntax error."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    lines = text.splitlines()
+    chunks: list[Chunk] = []
+    module_lines: list[int] = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            chunks.extend(_python_definition(path, lines, node, prefix="", context=""))
+        else:
+            module_lines.extend(range(_first_line(node), (node.end_lineno or node.lineno) + 1))
+    if module_lines:
+        chunks.insert(0, _module_chunk(path, lines, sorted(set(module_lines))))
+    return chunks
+
+
+def _first_line(node: ast.AST) -> int:
+    decorators = getattr(node, "decorator_list", [])
+    return min([node.lineno, *(d.lineno for d in decorators)])  # type: ignore[attr-defined]
+
+
+def _python_definition(path: str, lines: list[str], node: ast.AST, prefix: str, context: str) -> list[Chunk]:
+    assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    start, end = _first_line(node), node.end_lineno or node.lineno
+    symbol = f"{prefix}{node.name}"
+    signature = _signature(lines, node)
+    if isinstance(node, ast.ClassDef):
+        return _python_class(path, lines, node, symbol, signature, context)
+    kind = "method" if prefix else "function"
+    body = "\n".join(lines[start - 1:end])
+    text = f"{context}\n{body}" if context else body
+    if end - start + 1 > MAX_CHUNK_LINES:
+        head = f"{context}\n{signature}" if context else signature
+        return [Chunk(path, c.start_line, c.end_line, symbol, kind, f"{head}\n{c.text}", signature)
+                for c in chunk_windows(path, body, MAX_CHUNK_LINES // 2, 10, start, symbol)]
+    return [Chunk(path, start, end, symbol, kind, text, signature)]
+
+
+def _python_class(path: str, lines: list[str], node: ast.ClassDef, symbol: str, signature: str,
+                  context: str) -> list[Chunk]:
+    """A class chunk (header, docstring, attributes) plus one chunk per method or nested class."""
+    members = [n for n in node.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]
+    member_lines = {ln for n in members for ln in range(_first_line(n), (n.end_lineno or n.lineno) + 1)}
+    start, end = _first_line(node), node.end_lineno or node.lineno
+    own = [lines[i - 1] for i in range(start, end + 1) if i not in member_lines]
+    own += [f"    {_signature(lines, m).strip()} ..." for m in members]
+    class_context = f"{context}\n{signature}" if context else signature
+    text = "\n".join(own[:MAX_CHUNK_LINES])
+    chunks = [Chunk(path, start, end, symbol, "class", f"{context}\n{text}" if context else text, signature)]
+    for member in members:
+        chunks.extend(_python_definition(path, lines, member, prefix=f"{symbol}.", context=class_context))
+    return chunks
+
+
+def _signature(lines: list[str], node: ast.AST) -> str:
+    """The `def`/`class` header lines up to the body, without decorators."""
+    body = getattr(node, "body", [])
+    first = node.lineno  # type: ignore[attr-defined]
+    last = max(first, body[0].lineno - 1) if body else first
+    header = [line.rstrip() for line in lines[first - 1:last]]
+    text = "\n".join(h for h in header if h.strip())
+    return text.rstrip() or lines[first - 1].rstrip()
+
+
+def _module_chunk(path: str, lines: list[str], numbers: list[int]) -> Chunk:
+    """Imports, globals and top-level statements, capped in length."""
+    kept = numbers[:MAX_CHUNK_LINES]
+    text = "\n".join(lines[i - 1] for i in kept if i - 1 < len(lines))
+    return Chunk(path, kept[0], kept[-1], module_name(path), "module", text)
+
+
+def module_name(path: str) -> str:
+    """`src/pkg/mod.py` -> `pkg.mod`; the dotted name issues use for a module."""
+    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
+    parts = [p for p in stem.split("/") if p not in ("src", "lib")]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)

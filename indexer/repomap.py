@@ -1,0 +1,54 @@
+"""The repo map: an outline of files with their classes and function signatures for the planner.
+
+Files are ranked by relevance to the query (hybrid search); each gets its definitions' signatures,
+methods indented under their class. The outline stops at the token budget (about 4 characters a
+token, the usual estimate for code; no tokenizer download needed).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from indexer.retrieval import DEFINITION_KINDS
+
+if TYPE_CHECKING:
+    from indexer.index import RepoIndex
+
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(text: str) -> int:
+    """A cheap token estimate for budgeting."""
+    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def outline_file(index: RepoIndex, path: str) -> list[str]:
+    """The definitions of one file as outline lines, in line order."""
+    seen: set[str] = set()
+    lines = []
+    for chunk in sorted((c for c in index.chunks if c.path == path), key=lambda c: c.start_line):
+        if chunk.kind not in DEFINITION_KINDS or chunk.symbol in seen:
+            continue
+        seen.add(chunk.symbol)
+        depth = chunk.symbol.count(".")
+        signature = " ".join(chunk.signature.split()) or chunk.symbol
+        lines.append(f"{'  ' * (depth + 1)}{signature}  # L{chunk.start_line}")
+    return lines
+
+
+def render_repo_map(index: RepoIndex, query: str, max_tokens: int) -> str:
+    """Outlines of the files most relevant to `query`, best first, within `max_tokens`."""
+    ranked = [hit.path for hit in index.search(query, k=len(index.files), level="file")] if query else []
+    order = list(dict.fromkeys([*ranked, *index.files]))
+    parts: list[str] = []
+    used = 0
+    for path in order:
+        block = "\n".join([f"{path}:", *outline_file(index, path)])
+        cost = estimate_tokens(block) + 1
+        if used + cost > max_tokens:
+            if not parts or used + estimate_tokens(path) + 2 > max_tokens:
+                break
+            block, cost = f"{path}: ...", estimate_tokens(path) + 2  # name the file, no room for its outline
+        parts.append(block)
+        used += cost
+    return "\n".join(parts)

@@ -1,0 +1,166 @@
+"""The index on disk under `.ensemble/index/`: chunks, vectors, FAISS, manifest; atomic and locked.
+
+Layout (one generation is live at a time; the manifest names it and is replaced last, atomically):
+    manifest.json          format, model, dim, commit, files {path: blob}, generation, checksums
+    chunks-<gen>.jsonl     one chunk per line, with its BM25 tokens
+    vectors-<gen>.npy      float32 embeddings aligned with the chunks
+    hnsw-<gen>.faiss       only above HNSW_THRESHOLD vectors
+    embeddings.sqlite      the embedding cache by content hash (shared across generations)
+A missing, corrupt or version-mismatched manifest or generation makes `load_store` return None, and
+the caller rebuilds. Writers hold `.ensemble/index.lock`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from indexer.chunking import Chunk
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+INDEX_DIR = ".ensemble/index"
+HNSW_THRESHOLD = 200_000  # exact search stays under ~50 ms up to here on 2 cores (bench/retrieval.py)
+
+
+@dataclass
+class StoredIndex:
+    """Everything a search needs, as loaded from or about to be written to disk."""
+
+    model: str
+    dim: int
+    commit: str
+    files: dict[str, str]
+    chunks: list[Chunk]
+    tokens: list[list[str]]
+    vectors: np.ndarray
+    built_at: float = field(default_factory=time.time)
+
+
+def index_dir(repo: Path) -> Path:
+    """Where a repository's index lives."""
+    return repo / INDEX_DIR
+
+
+def lock_path(repo: Path) -> Path:
+    """The file lock that serializes writers."""
+    return repo / ".ensemble" / "index.lock"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _atomic_write(path: Path, write: Any) -> None:
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    with tmp.open("wb") as handle:
+        write(handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def save_store(root: Path, stored: StoredIndex) -> None:
+    """Write a new generation, then switch the manifest to it, then drop older generations."""
+    root.mkdir(parents=True, exist_ok=True)
+    gen = f"{int(time.time() * 1000):x}{os.getpid():x}"
+    chunks_path, vectors_path = root / f"chunks-{gen}.jsonl", root / f"vectors-{gen}.npy"
+    lines = (json.dumps({**asdict(c), "tokens": " ".join(t)}, ensure_ascii=False) + "\n"
+             for c, t in zip(stored.chunks, stored.tokens, strict=True))
+    _atomic_write(chunks_path, lambda h: h.writelines(line.encode("utf-8") for line in lines))
+    _atomic_write(vectors_path, lambda h: np.save(h, stored.vectors.astype(np.float32), allow_pickle=False))
+    if len(stored.vectors) > HNSW_THRESHOLD:
+        import faiss
+
+        faiss.write_index(build_faiss(stored.vectors), str(root / f"hnsw-{gen}.faiss"))
+    manifest = {
+        "format": FORMAT_VERSION, "model": stored.model, "dim": stored.dim, "commit": stored.commit,
+        "generation": gen, "chunk_count": len(stored.chunks), "built_at": stored.built_at, "files": stored.files,
+        "sha256": {"chunks": _sha256(chunks_path), "vectors": _sha256(vectors_path)},
+    }
+    _atomic_write(root / "manifest.json", lambda h: h.write(json.dumps(manifest, indent=1).encode()))
+    for old in root.glob("*-*.*"):
+        if gen not in old.name and old.name.split("-")[0] in ("chunks", "vectors", "hnsw"):
+            old.unlink(missing_ok=True)
+
+
+def read_manifest(root: Path) -> dict[str, Any] | None:
+    """The manifest, or None when absent or unreadable."""
+    try:
+        data = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def load_store(root: Path) -> StoredIndex | None:
+    """The live generation, or None (with a warning) when it is missing, corrupt or of another format."""
+    manifest = read_manifest(root)
+    if manifest is None:
+        if (root / "manifest.json").exists():
+            log.warning("the index manifest in %s is unreadable; rebuilding the index", root)
+        return None
+    try:
+        return _load_generation(root, manifest)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        log.warning("the index in %s is corrupt or from another version (%s); rebuilding it", root, exc)
+        return None
+
+
+def _load_generation(root: Path, manifest: dict[str, Any]) -> StoredIndex:
+    if manifest.get("format") != FORMAT_VERSION:
+        raise ValueError(f"format {manifest.get('format')!r}, expected {FORMAT_VERSION}")
+    gen = manifest["generation"]
+    chunks_path, vectors_path = root / f"chunks-{gen}.jsonl", root / f"vectors-{gen}.npy"
+    for key, path in (("chunks", chunks_path), ("vectors", vectors_path)):
+        if _sha256(path) != manifest["sha256"][key]:
+            raise ValueError(f"{path.name} does not match its checksum")
+    chunks, tokens = [], []
+    with chunks_path.open(encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            tokens.append(row.pop("tokens").split())
+            chunks.append(Chunk(**row))
+    vectors = np.load(vectors_path, allow_pickle=False)
+    if len(chunks) != manifest["chunk_count"] or vectors.shape != (len(chunks), manifest["dim"]):
+        raise ValueError("chunk and vector counts disagree")
+    return StoredIndex(manifest["model"], manifest["dim"], manifest["commit"], dict(manifest["files"]),
+                       chunks, tokens, vectors, manifest.get("built_at", 0.0))
+
+
+def build_faiss(vectors: np.ndarray) -> Any:
+    """Exact inner product below HNSW_THRESHOLD vectors, HNSW (inner product) above it."""
+    import faiss
+
+    dim = vectors.shape[1] if vectors.ndim == 2 and vectors.shape[1] else 1
+    if len(vectors) > HNSW_THRESHOLD:
+        index = faiss.IndexHNSWFlat(dim, 32, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efSearch = 128
+    else:
+        index = faiss.IndexFlatIP(dim)
+    if len(vectors):
+        index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+    return index
+
+
+def load_faiss(root: Path, manifest_generation: str, vectors: np.ndarray) -> Any:
+    """The persisted HNSW index when there is one, else an exact index built from the vectors."""
+    path = root / f"hnsw-{manifest_generation}.faiss"
+    if len(vectors) > HNSW_THRESHOLD and path.is_file():
+        import faiss
+
+        return faiss.read_index(str(path))
+    return build_faiss(vectors)

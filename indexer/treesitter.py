@@ -1,0 +1,106 @@
+"""Tree-sitter chunking for languages other than Python, when a grammar is installed locally.
+
+Grammars come from per-language packages (`tree_sitter_javascript`, `tree_sitter_go`, ...) or from
+`tree-sitter-language-pack` when it already holds the grammar; nothing is ever downloaded. Without a
+grammar, or when parsing fails, the caller falls back to line windows.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from functools import cache
+from typing import Any
+
+from indexer.chunking import MAX_CHUNK_LINES, Chunk, chunk_windows
+
+log = logging.getLogger(__name__)
+
+LANGUAGES = {
+    ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+    ".ts": "typescript", ".tsx": "tsx", ".go": "go", ".rs": "rust", ".java": "java",
+    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".cxx": "cpp", ".rb": "ruby",
+}
+# Node types that make a chunk of their own; the key is the kind reported on the chunk.
+DEFINITIONS = {
+    "function": {"function_declaration", "function_definition", "function_item", "method_declaration",
+                 "method_definition", "constructor_declaration", "generator_function_declaration", "method"},
+    "class": {"class_declaration", "class_definition", "class_specifier", "struct_item", "impl_item",
+              "interface_declaration", "enum_declaration", "trait_item", "struct_specifier", "type_declaration",
+              "enum_item", "class", "module"},
+}
+CONTAINERS = {"class_body", "declaration_list", "field_declaration_list", "body_statement", "program",
+              "source_file", "translation_unit", "export_statement", "lexical_declaration"}
+
+
+@cache
+def _parser(language: str) -> Any | None:
+    """A parser for `language` from a locally installed grammar, or None."""
+    try:
+        from tree_sitter import Language, Parser
+
+        module = importlib.import_module(f"tree_sitter_{language}")
+        factory = getattr(module, f"language_{language}", None) or module.language
+        return Parser(Language(factory()))
+    except Exception:  # noqa: BLE001 - no per-language package: try the language pack's local cache
+        pass
+    try:
+        import tree_sitter_language_pack as pack
+
+        if language in set(pack.downloaded_languages()):
+            return pack.get_parser(language)
+    except Exception as exc:  # noqa: BLE001
+        log.debug("no tree-sitter grammar for %s: %s", language, exc)
+    return None
+
+
+def chunk_with_tree_sitter(path: str, text: str) -> list[Chunk] | None:
+    """Definitions found by tree-sitter, or None when no grammar is available or parsing fails."""
+    suffix = "." + path.rsplit(".", 1)[-1] if "." in path else ""
+    language = LANGUAGES.get(suffix)
+    parser = _parser(language) if language else None
+    if parser is None:
+        return None
+    try:
+        tree = parser.parse(text.encode("utf-8", "replace"))
+    except Exception:  # noqa: BLE001 - a grammar crash is a fallback, not an error
+        return None
+    if tree.root_node.has_error and tree.root_node.child_count == 0:
+        return None
+    lines = text.splitlines()
+    chunks: list[Chunk] = []
+    _walk(path, lines, tree.root_node, "", chunks)
+    covered = {ln for c in chunks for ln in range(c.start_line, c.end_line + 1)}
+    rest = [i + 1 for i in range(len(lines)) if i + 1 not in covered and lines[i].strip()]
+    if rest:
+        kept = rest[:MAX_CHUNK_LINES]
+        chunks.insert(0, Chunk(path, kept[0], kept[-1], "", "module", "\n".join(lines[i - 1] for i in kept)))
+    return chunks
+
+
+def _walk(path: str, lines: list[str], node: Any, prefix: str, out: list[Chunk]) -> None:
+    for child in node.children:
+        kind = next((k for k, types in DEFINITIONS.items() if child.type in types), None)
+        if kind is None:
+            if child.type in CONTAINERS or child.child_count and child.type.endswith(("_statement", "declaration")):
+                _walk(path, lines, child, prefix, out)
+            continue
+        name_node = child.child_by_field_name("name")
+        name = name_node.text.decode("utf-8", "replace") if name_node is not None else ""
+        symbol = f"{prefix}{name}" if name else prefix.rstrip(".")
+        start, end = child.start_point[0] + 1, child.end_point[0] + 1
+        signature = lines[start - 1].strip() if start - 1 < len(lines) else ""
+        body = "\n".join(lines[start - 1:end])
+        if kind == "class":
+            inner: list[Chunk] = []
+            _walk(path, lines, child, f"{symbol}.", inner)
+            if inner:
+                header = "\n".join(lines[start - 1:min(end, start + 4)])
+                out.append(Chunk(path, start, end, symbol, "class", header, signature))
+                out.extend(inner)
+                continue
+        if end - start + 1 > MAX_CHUNK_LINES:
+            out.extend(Chunk(path, c.start_line, c.end_line, symbol, kind, c.text, signature)
+                       for c in chunk_windows(path, body, MAX_CHUNK_LINES // 2, 10, start, symbol))
+        else:
+            out.append(Chunk(path, start, end, symbol, kind, body, signature))
