@@ -1,0 +1,108 @@
+"""End to end: the PR review as the approval gate, and bounded self-healing of failed checks."""
+
+from __future__ import annotations
+
+from actions.markers import read_marker
+from tests.actions.conftest import REPO, Hub, ScriptedEngine
+
+FAIL_LOG = ("2026-11-21T10:00:00.0000000Z ##[group]Run pytest\n"
+            "2026-11-21T10:00:01.0000000Z ============ FAILURES ============\n"
+            "2026-11-21T10:00:01.0000000Z E   AssertionError: assert add(0.1, 0.2) == 0.3\n"
+            "2026-11-21T10:00:01.0000000Z FAILED tests/test_calc.py::test_{name}\n"
+            "2026-11-21T10:00:02.0000000Z ##[error]Process completed with exit code 1.\n")
+
+
+def open_pr(hub: Hub) -> int:
+    outcome = hub.send("issues", hub.labeled(1))
+    assert outcome.result == "pr-opened"
+    return outcome.pr_number or 0
+
+
+def fail_twice(hub: Hub, name: str) -> list[str]:
+    """CI fails on the head; the bot re-runs; the re-run fails too; return both results."""
+    hub.fake.on_rerun = lambda repo, run: hub.fake.set_jobs(REPO, run, (("test", "failure", FAIL_LOG.format(name=name)),))
+    run = hub.ci("failure", FAIL_LOG.format(name=name))
+    first = hub.send("workflow_run", hub.workflow_run(run))
+    second = hub.send("workflow_run", hub.workflow_run(run))
+    return [first.result, second.result]
+
+
+def test_an_approval_marks_the_pr_ready(hub: Hub) -> None:
+    number = open_pr(hub)
+    outcome = hub.send("pull_request_review", hub.review(number, "approved", "LGTM", sender="mona"))
+    assert outcome.result == "ready" and hub.fake.repos[REPO].pulls[number]["draft"] is False
+
+
+def test_an_approval_from_someone_without_write_access_does_nothing(hub: Hub) -> None:
+    number = open_pr(hub)
+    assert hub.send("pull_request_review", hub.review(number, "approved", "ok", sender="trina")).result == "nothing-to-do"
+    assert hub.fake.repos[REPO].pulls[number]["draft"] is True
+
+
+def test_changes_requested_lead_to_a_revision_commit(hub: Hub, engine: ScriptedEngine) -> None:
+    number = open_pr(hub)
+    hub.send("pull_request_review", hub.review(number, "approved", "fine by me", sender="mona"))
+    outcome = hub.send("pull_request_review", hub.review(number, "changes_requested", "Please also test floats.",
+                                                         inline=(("calc.py", 2, "use math.fsum"),)))
+    assert outcome.result == "revised"
+    assert len(hub.fake.commit_messages(REPO, "ensemble/issue-1")) == 2
+    assert "Please also test floats." in engine.calls[-1].body and "`calc.py` line 2: use math.fsum" in engine.calls[-1].body
+    notes = [c["body"] for c in hub.fake.comments_on(REPO, number)]
+    assert any("dismisses the earlier approval by @mona" in body for body in notes)
+
+
+def test_a_flaky_failure_is_fixed_by_rerunning_with_no_model_call(hub: Hub, engine: ScriptedEngine) -> None:
+    open_pr(hub)
+    hub.fake.on_rerun = lambda repo, run: hub.fake.set_jobs(REPO, run, (("test", "success", "ok"),))
+    run = hub.ci("failure", FAIL_LOG.format(name="add"))
+    assert hub.send("workflow_run", hub.workflow_run(run)).result == "rerun"
+    assert hub.fake.repos[REPO].reruns == [run["id"]]
+    assert hub.send("workflow_run", hub.workflow_run(run)).result == "nothing-to-do"  # the re-run went green
+    assert len(engine.calls) == 1  # only the run that opened the PR
+
+
+def test_a_failing_check_leads_to_a_fix_commit_then_green(hub: Hub, engine: ScriptedEngine) -> None:
+    number = open_pr(hub)
+    assert fail_twice(hub, "floats") == ["rerun", "healed"]
+    assert len(hub.fake.commit_messages(REPO, "ensemble/issue-1")) == 2
+    assert "FAILED tests/test_calc.py::test_floats" in engine.calls[-1].body
+    heal = [read_marker(c["body"], "heal") for c in hub.fake.comments_on(REPO, number) if read_marker(c["body"], "heal")]
+    assert heal[-1]["attempts"] == 1
+    green = hub.ci("success", "all passed")
+    assert hub.send("workflow_run", hub.workflow_run(green)).result == "nothing-to-do"
+    assert "ensemble:needs-human" not in hub.fake.labels_on(REPO, number)
+
+
+def test_a_failure_on_an_old_head_is_ignored(hub: Hub, engine: ScriptedEngine) -> None:
+    open_pr(hub)
+    old = hub.ci("failure", FAIL_LOG.format(name="old"))
+    hub.send("issue_comment", hub.comment(hub.fake.repos[REPO].pulls.__iter__().__next__(), "/ensemble revise more"))
+    assert hub.send("workflow_run", hub.workflow_run(old)).result == "nothing-to-do"
+    assert not hub.fake.repos[REPO].reruns
+
+
+def test_three_failing_checks_lead_to_needs_human(hub: Hub, engine: ScriptedEngine) -> None:
+    number = open_pr(hub)  # max_heal_attempts: 2 in the repository's config
+    assert fail_twice(hub, "one") == ["rerun", "healed"]
+    assert fail_twice(hub, "two") == ["rerun", "healed"]
+    assert fail_twice(hub, "three") == ["rerun", "escalated"]
+    assert "ensemble:needs-human" in hub.fake.labels_on(REPO, number)
+    [escalation] = [c["body"] for c in hub.fake.comments_on(REPO, number) if "needs a human" in c["body"]]
+    assert escalation.startswith("@alice ") and "attempt 2" in escalation and "test_three" in escalation
+    assert len(engine.calls) == 3  # the PR, then two fixes; no model call for the escalation
+    run = hub.ci("failure", FAIL_LOG.format(name="three"))
+    assert hub.send("workflow_run", hub.workflow_run(run)).result == "nothing-to-do"  # no second escalation
+
+
+def test_a_repeated_failure_signature_escalates_early(hub: Hub, engine: ScriptedEngine) -> None:
+    number = open_pr(hub)
+    assert fail_twice(hub, "same") == ["rerun", "healed"]
+    assert fail_twice(hub, "same") == ["rerun", "escalated"]
+    assert "ensemble:needs-human" in hub.fake.labels_on(REPO, number)
+    assert any("same failure came back" in c["body"] for c in hub.fake.comments_on(REPO, number))
+
+
+def test_a_failed_check_suite_is_handled_like_a_workflow_run(hub: Hub) -> None:
+    open_pr(hub)
+    run = hub.ci("failure", FAIL_LOG.format(name="suite"))
+    assert hub.send("check_suite", hub.check_suite(run)).result == "rerun"

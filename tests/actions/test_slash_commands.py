@@ -1,0 +1,135 @@
+"""End to end: slash commands, who may use them, stop mid-run, revise, retry after a human push."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from pathlib import Path
+
+from actions.commands import HELP_TEXT
+from tests.actions.conftest import REPO, Hub, ScriptedEngine
+
+
+def open_pr(hub: Hub) -> int:
+    outcome = hub.send("issues", hub.labeled(1))
+    assert outcome.result == "pr-opened"
+    return outcome.pr_number or 0
+
+
+def test_a_non_collaborator_gets_one_refusal_and_nothing_runs(hub: Hub, engine: ScriptedEngine) -> None:
+    for _ in range(2):
+        outcome = hub.send("issue_comment", hub.comment(1, "/ensemble run", sender="mallory"))
+        assert outcome.result == "refused"
+    replies = [c for c in hub.fake.comments_on(REPO, 1) if c["user"]["login"] == "github-actions[bot]"]
+    assert len(replies) == 1 and "write, maintain or admin" in replies[0]["body"]
+    assert not engine.calls and not hub.fake.repos[REPO].pulls
+    assert not hub.fake.calls("GET", r"/issues/1$")  # not even the issue was read, let alone cloned
+
+
+def test_run_from_a_comment_opens_the_pr(hub: Hub) -> None:
+    assert hub.send("issue_comment", hub.comment(1, "Let's try this.\n/ensemble run")).result == "pr-opened"
+
+
+def test_the_bot_ignores_itself_and_other_bots(hub: Hub, engine: ScriptedEngine) -> None:
+    before = len(hub.fake.requests)
+    assert hub.send("issue_comment", hub.comment(1, "/ensemble run", sender="github-actions[bot]")).result == "nothing-to-do"
+    assert hub.send("issue_comment", hub.comment(1, "/ensemble run", sender="renovate[bot]")).result == "nothing-to-do"
+    assert len(hub.fake.requests) == before and not engine.calls
+
+
+def test_unknown_verbs_and_missing_arguments_get_help_once(hub: Hub, engine: ScriptedEngine) -> None:
+    payload = hub.comment(1, "/ensemble deploy")
+    assert hub.send("issue_comment", payload).result == "replied"
+    assert hub.send("issue_comment", payload).result == "replied"  # re-delivered: no second reply
+    helps = [c for c in hub.fake.comments_on(REPO, 1) if HELP_TEXT.splitlines()[0] in c["body"]]
+    assert len(helps) == 1 and "unknown verb `deploy`" in helps[0]["body"]
+    hub.send("issue_comment", hub.comment(1, "/ensemble help"))
+    assert not engine.calls
+
+
+def test_commands_in_quotes_or_code_do_nothing(hub: Hub, engine: ScriptedEngine) -> None:
+    for body in ("> /ensemble run", "```\n/ensemble run\n```", "/\u0435nsemble run"):
+        assert hub.send("issue_comment", hub.comment(1, body)).result == "nothing-to-do"
+    assert not engine.calls
+
+
+def test_stop_mid_run_stops_it(hub: Hub, engine: ScriptedEngine) -> None:
+    def human_says_stop(stop: threading.Event) -> None:
+        hub.fake.add_comment(REPO, 1, "/ensemble stop", user="mona")
+        assert stop.wait(5), "the stop watcher never noticed the comment"
+
+    engine.before_return = human_says_stop
+    outcome = hub.send("issues", hub.labeled(1))
+    assert outcome.result == "stopped"
+    assert hub.fake.head_sha(REPO, "ensemble/issue-1") is None and not hub.fake.repos[REPO].pulls
+    assert any("Stopped by @mona" in c["body"] for c in hub.fake.comments_on(REPO, 1))
+    assert "ensemble:working" not in hub.fake.labels_on(REPO, 1)
+
+
+def test_stop_when_nothing_runs_says_so(hub: Hub) -> None:
+    assert hub.send("issue_comment", hub.comment(1, "/ensemble stop")).result == "replied"
+    assert "Nothing is running" in hub.fake.comments_on(REPO, 1)[-1]["body"]
+
+
+def test_status_reports_the_pr(hub: Hub) -> None:
+    number = open_pr(hub)
+    hub.send("issue_comment", hub.comment(1, "/ensemble status"))
+    assert f"pull request: #{number} (draft)" in hub.fake.comments_on(REPO, 1)[-1]["body"]
+
+
+def test_revise_on_the_bots_pr_pushes_a_commit(hub: Hub, engine: ScriptedEngine) -> None:
+    number = open_pr(hub)
+    outcome = hub.send("issue_comment", hub.comment(number, "/ensemble revise also handle floats"))
+    assert outcome.result == "revised"
+    assert len(hub.fake.commit_messages(REPO, "ensemble/issue-1")) == 2
+    assert "also handle floats" in engine.calls[-1].body
+
+
+def test_a_human_push_stops_the_bot_until_retry(hub: Hub, engine: ScriptedEngine, tmp_path: Path) -> None:
+    number = open_pr(hub)
+    human = tmp_path / "human"
+    auth = f"http.extraheader=AUTHORIZATION: basic {__import__('base64').b64encode(f'x:{hub.fake.token}'.encode()).decode()}"
+    subprocess.run(["git", "-c", auth, "clone", "-q", "-b", "ensemble/issue-1", f"{hub.fake.server_url}/{REPO}.git",
+                    str(human)], check=True)
+    (human / "NOTES.md").write_text("human notes\n")
+    subprocess.run(["git", "add", "-A"], cwd=human, check=True)
+    subprocess.run(["git", "commit", "-qm", "a human's tweak"], cwd=human, check=True)
+    subprocess.run(["git", "-c", auth, "push", "-q", "origin", "ensemble/issue-1"], cwd=human, check=True)
+    human_head = hub.fake.head_sha(REPO, "ensemble/issue-1")
+
+    held = hub.send("issue_comment", hub.comment(number, "/ensemble revise use floats"))
+    assert held.result == "held" and hub.fake.head_sha(REPO, "ensemble/issue-1") == human_head
+    assert any("will not push to this branch" in c["body"] for c in hub.fake.comments_on(REPO, number))
+
+    retried = hub.send("issue_comment", hub.comment(number, "/ensemble retry"))
+    assert retried.result == "pr-opened"
+    messages = hub.fake.commit_messages(REPO, "ensemble/issue-1")
+    assert len(messages) == 3 and messages[1] == "a human's tweak"  # continued on top of the human's commit
+    assert len(hub.fake.repos[REPO].pulls) == 1
+
+
+def test_plan_approval_gates_the_code(hub: Hub, engine: ScriptedEngine) -> None:
+    _set_config(hub, "ensembles: 1\nrequire_plan_approval: true\n")
+    from bot.ensemble.types import Plan
+
+    planned: list[str] = []
+
+    def planner(repo_dir, task, config, env):  # type: ignore[no-untyped-def]
+        planned.append(task.title)
+        return Plan("Swap the operator", ("calc.py",), ("Change - to +",))
+
+    from actions.app import handle_event
+
+    outcome = handle_event(hub.env("issues", hub.labeled(1)), engine=engine, planner=planner)
+    assert outcome.result == "plan-posted" and not engine.calls and planned
+    outcome = handle_event(hub.env("issue_comment", hub.comment(1, "/ensemble approve-plan")), engine=engine, planner=planner)
+    assert outcome.result == "pr-opened" and "Swap the operator" in engine.calls[0].body
+
+
+def _set_config(hub: Hub, text: str) -> None:
+    repo = hub.fake.repos[REPO]
+    work = hub.tmp / "cfg"
+    subprocess.run(["git", "clone", "-q", str(repo.bare), str(work)], check=True)
+    (work / ".github" / "ensemble.yml").write_text(text)
+    subprocess.run(["git", "commit", "-qam", "config"], cwd=work, check=True)
+    subprocess.run(["git", "push", "-q", "origin", "HEAD:main"], cwd=work, check=True)
