@@ -1,8 +1,8 @@
 """Wall time of `ensemble run` on the sample repository with an instant scripted model.
 
 Everything except model latency: index, sandbox (Docker when an engine answers), git and
-orchestration. "cold" is a fresh sample repository (no index, no insight store, and the
-first run of this process); "warm" re-runs on a fresh copy with the sandbox image cached.
+orchestration. "cold" is a fresh sample repository (no index, no insight store); "warm" re-runs on a
+copy of it that keeps its index, insight store and the cached sandbox image.
 Targets on the project's CI machine: cold <= 30 s, warm <= 10 s.
 
     .venv/bin/python bench/run_overhead.py [--runs 3]
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -25,9 +26,8 @@ sys.path.insert(0, str(ROOT))
 from bot.ensemble.demo import TASK_BODY, TASK_TITLE, TRANSCRIPT, create_sample_repo  # noqa: E402
 
 
-def one_run(workdir: Path, env: dict[str, str]) -> float:
-    """Seconds for one `ensemble run` (a new process, as a user runs it) on a fresh sample repo."""
-    repo = create_sample_repo(workdir / f"stats-{time.monotonic_ns()}")
+def one_run(repo: Path, env: dict[str, str]) -> float:
+    """Seconds for one `ensemble run` (a new process, as a user runs it) on `repo`."""
     started = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "bot.cli", "run", "--repo", str(repo), "--task",
                            f"{TASK_TITLE}\n\n{TASK_BODY}", "--json"], env=env, capture_output=True, text=True)
@@ -47,8 +47,17 @@ def main() -> None:
         env[f"ENSEMBLE_{role}_PROVIDER"] = "scripted"
         env[f"ENSEMBLE_{role}_MODEL"] = str(TRANSCRIPT)
     with tempfile.TemporaryDirectory(prefix="ensemble-bench-") as tmp:
-        cold = one_run(Path(tmp), env)
-        warm = [one_run(Path(tmp), env) for _ in range(args.runs)]
+        first = create_sample_repo(Path(tmp) / "stats")
+        cold = one_run(first, env)
+        warm = []
+        for i in range(args.runs):  # a copy of the checkout with its index, without the bot's branch
+            repo = Path(tmp) / f"stats-{i}"
+            shutil.copytree(first, repo, symlinks=True)
+            for branch in subprocess.run(["git", "branch", "--list", "ensemble/*", "--format=%(refname:short)"],
+                                         cwd=repo, capture_output=True, text=True).stdout.split():
+                subprocess.run(["git", "branch", "-D", branch], cwd=repo, capture_output=True, check=True)
+            subprocess.run(["git", "worktree", "prune"], cwd=repo, capture_output=True)
+            warm.append(one_run(repo, env))
     print(f"ensemble run on the sample repository (scripted model, 2 teams, {os.cpu_count()} CPUs)")
     print(f"  cold: {cold:6.2f} s   (target <= 30 s)")
     print(f"  warm: {statistics.median(warm):6.2f} s   median of {len(warm)}: "
