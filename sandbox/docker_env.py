@@ -135,4 +135,23 @@ def _run_setup(client: Any, base: Any, base_name: str, repo_dir: Path, project: 
                          conf={"Labels": {LABEL: "environment"}, "Cmd": [], "Entrypoint": []})
         log.info("environment image %s built from %s", tag, base_name)
     finally:
-        container.remove(force=True, v=True)
+        remove_container(container)
+
+
+def remove_container(container: Any, patience_s: float = 60) -> None:
+    """Force-remove a container and its anonymous volumes, waiting out a slow or in-progress removal."""
+    import docker.errors
+
+    deadline = time.monotonic() + patience_s
+    while True:
+        try:
+            container.remove(force=True, v=True)
+            return
+        except docker.errors.NotFound:
+            return
+        except Exception as exc:  # noqa: BLE001 - a busy daemon; retry until the deadline
+            if time.monotonic() > deadline:
+                log.warning("could not remove sandbox container %s: %s; `ensemble doctor` reaps leftovers",
+                            container.short_id, exc)
+                return
+            time.sleep(0.5)

@@ -28,6 +28,7 @@ from sandbox.docker_env import (
     labels,
     limits,
     prepare_image,
+    remove_container,
 )
 from sandbox.errors import EngineUnavailable, SandboxError
 from sandbox.images import IMAGE_ENV_VAR
@@ -52,7 +53,7 @@ def size_bytes(text: str) -> int:
     return int(float(match.group(1)) * 1024 ** "bkmg".index(match.group(2) or "b"))
 
 
-def docker_client(timeout: float = 10) -> Any:
+def docker_client(timeout: float = 60) -> Any:
     """A client for the engine the environment points at; EngineUnavailable when none answers."""
     try:
         import docker
@@ -96,7 +97,7 @@ class DockerSandbox:
             return self._exec(env, container, command, timeout, started)
         finally:
             if container is not None:
-                _quietly(container.remove, force=True, v=True)
+                remove_container(container)
             if volume is not None:
                 _quietly(volume.remove, force=True)
 
@@ -104,7 +105,8 @@ class DockerSandbox:
         spec = env.spec
         volume = self.client.volumes.create(driver="local", labels=labels("test"), driver_opts={
             "type": "tmpfs", "device": "tmpfs",
-            "o": f"size={size_bytes(spec.workspace_size)},uid={SANDBOX_UID},gid={SANDBOX_UID},mode=0755,nosuid,nodev"})
+            "o": f"size={size_bytes(spec.workspace_size)},uid={SANDBOX_UID},gid={SANDBOX_UID},mode=0755,nosuid,nodev,"
+                 f"nr_inodes={spec.max_files}"})
         try:
             from docker.types import Mount
 
@@ -112,7 +114,7 @@ class DockerSandbox:
                 env.image, entrypoint=["sleep"], command=[str(int(timeout) + 600)], init=True,
                 user=f"{SANDBOX_UID}:{SANDBOX_UID}", working_dir=WORKSPACE, network_mode="none",
                 cap_drop=["ALL"], security_opt=["no-new-privileges"], read_only=True,
-                tmpfs={"/tmp": f"rw,nosuid,nodev,size={size_bytes(spec.tmp_size)},mode=1777"},
+                tmpfs={"/tmp": f"rw,nosuid,nodev,size={size_bytes(spec.tmp_size)},mode=1777,nr_inodes={spec.max_files}"},
                 mounts=[Mount(WORKSPACE, volume.name, type="volume")], labels=labels("test"),
                 log_config={"type": "none", "config": {}}, **limits(spec))
         except BaseException:
@@ -121,7 +123,7 @@ class DockerSandbox:
         try:
             container.start()
         except BaseException:
-            _quietly(container.remove, force=True, v=True)
+            remove_container(container)
             _quietly(volume.remove, force=True)
             raise
         return volume, container
@@ -136,8 +138,7 @@ class DockerSandbox:
         stream = api.exec_start(exec_id, stream=True, demux=True)
         reader = threading.Thread(target=_drain, args=(stream, out, err), daemon=True)
         reader.start()
-        reader.join(timeout)
-        timed_out = reader.is_alive()
+        timed_out = not _wait_for_exec(api, exec_id, reader, started + timeout)
         if timed_out:
             _quietly(container.kill)
             reader.join(5)
@@ -162,6 +163,18 @@ class DockerSandbox:
                 continue
             files.update(read_tar_files(chunks, MAX_RESULT_BYTES - sum(map(len, files.values())), MAX_RESULT_FILE))
         return files
+
+
+def _wait_for_exec(api: Any, exec_id: str, reader: threading.Thread, deadline: float) -> bool:
+    """Wait until the command exits (not for daemons that keep its output open); False on timeout."""
+    while time.monotonic() < deadline:
+        reader.join(min(0.25, max(0.0, deadline - time.monotonic())))
+        if not reader.is_alive():
+            return True
+        if not api.exec_inspect(exec_id).get("Running", True):
+            reader.join(0.5)  # let the last output arrive; a leftover daemon may hold the stream open
+            return True
+    return False
 
 
 def _drain(stream: Any, out: CappedBuffer, err: CappedBuffer) -> None:
@@ -198,7 +211,7 @@ def reap(client: Any, everything: bool = False) -> int:
     removed = 0
     for container in client.containers.list(all=True, filters={"label": LABEL}):
         if everything or _orphaned(container.labels.get(OWNER_LABEL, ""), host):
-            _quietly(container.remove, force=True, v=True)
+            remove_container(container)
             removed += 1
     for volume in client.volumes.list(filters={"label": LABEL}):
         if everything or _orphaned((volume.attrs.get("Labels") or {}).get(OWNER_LABEL, ""), host):

@@ -28,6 +28,7 @@ class SandboxSpec:
     setup_timeout_s: float = 1800
     workspace_size: str = "1g"
     tmp_size: str = "256m"
+    max_files: int = 200_000
     output_limit: int = 1_000_000
 
     @classmethod

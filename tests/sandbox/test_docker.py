@@ -1,0 +1,108 @@
+"""The Docker backend against the real engine: cached environments, fresh copies, results, errors."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from sandbox import DockerSandbox, ImageMissing, SandboxSpec, SetupFailed, summarize_failures
+from tests.sandbox.conftest import base_image, write_sample
+
+pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("no_leftovers")]
+
+
+@pytest.fixture
+def sandbox(docker_client: object) -> DockerSandbox:
+    return DockerSandbox(docker_client, env={})
+
+
+def remove_image(client: object, tag: str) -> None:
+    with contextlib.suppress(Exception):  # already gone
+        client.images.remove(tag, force=True)
+
+
+def test_failing_tests_are_data_with_per_test_results(sandbox: DockerSandbox, tmp_path: Path) -> None:
+    repo = write_sample(tmp_path / "repo", correct=False)
+    env = sandbox.prepare(repo, SandboxSpec(image=base_image(), setup=""))
+    result = sandbox.run(env, env.test_command, timeout=60)
+    assert result.exit_code == 1 and not result.timed_out and not result.oom_killed
+    outcomes = {t.name: t.outcome for t in result.tests}
+    assert outcomes == {"tests/test_calc.py::test_adds": "fail", "tests/test_calc.py::test_adds_negative": "fail"}
+    summary = summarize_failures(result, max_tokens=200)
+    assert "FAILED tests/test_calc.py::test_adds_negative" in summary and "negative numbers" in summary
+    assert "/workspace/" not in summary
+
+
+def test_each_run_copies_the_current_worktree(sandbox: DockerSandbox, tmp_path: Path) -> None:
+    repo = write_sample(tmp_path / "repo", correct=False)
+    env = sandbox.prepare(repo, SandboxSpec(image=base_image(), setup=""))
+    assert not sandbox.run(env, env.test_command, timeout=60).ok
+    write_sample(repo, correct=True)  # the ensemble edits the worktree between runs
+    (repo / "stale.txt").write_text("x")
+    result = sandbox.run(env, f"{env.test_command} && ls", timeout=60)
+    assert result.ok, result.stdout + result.stderr
+    assert [t.outcome for t in result.tests] == ["pass", "pass"]
+    assert "stale.txt" in result.stdout
+    assert not (repo / ".ensemble-results").exists()  # nothing comes back into the host's checkout
+
+
+def test_setup_is_cached_by_dependency_files(sandbox: DockerSandbox, docker_client: object, tmp_path: Path) -> None:
+    repo = write_sample(tmp_path / "repo")
+    (repo / "requirements.txt").write_text("# nothing yet\n")
+    spec = SandboxSpec(image=base_image())
+    first = sandbox.prepare(repo, spec)
+    try:
+        assert first.project.setup and "requirements.txt" in first.project.setup
+        again = sandbox.prepare(repo, spec)
+        assert again.cached and again.image == first.image
+        (repo / "calc.py").write_text("def add(a, b):\n    return a + b  # code is not a dependency\n")
+        assert sandbox.prepare(repo, spec).image == first.image
+        (repo / "requirements.txt").write_text("# changed\n")
+        changed = sandbox.prepare(repo, spec)
+        assert not changed.cached and changed.image != first.image
+        remove_image(docker_client, changed.image)
+        result = sandbox.run(again, "python3 -c 'import sys; print(sys.prefix)' && " + again.test_command, timeout=60)
+        assert result.ok and result.stdout.startswith("/opt/ensemble/venv")
+    finally:
+        if not first.cached:
+            remove_image(docker_client, first.image)
+
+
+def test_setup_products_are_seeded_into_each_run(sandbox: DockerSandbox, docker_client: object,
+                                                 tmp_path: Path) -> None:
+    repo = write_sample(tmp_path / "repo")
+    spec = SandboxSpec(image=base_image(), setup="mkdir vendored && echo 42 > vendored/answer")
+    env = sandbox.prepare(repo, spec)
+    try:
+        result = sandbox.run(env, "cat vendored/answer && ls", timeout=30)
+        assert result.stdout.startswith("42")
+    finally:
+        remove_image(docker_client, env.image)
+
+
+def test_failed_setup_raises_with_the_log(sandbox: DockerSandbox, tmp_path: Path) -> None:
+    repo = write_sample(tmp_path / "repo")
+    with pytest.raises(SetupFailed) as caught:
+        sandbox.prepare(repo, SandboxSpec(image=base_image(), setup="echo resolving deps; exit 3"))
+    message = str(caught.value)
+    assert "exited with 3" in message and "resolving deps" in message and "sandbox.setup" in message
+
+
+def test_missing_image_raises_with_the_fix(sandbox: DockerSandbox, tmp_path: Path) -> None:
+    repo = write_sample(tmp_path / "repo")
+    with pytest.raises(ImageMissing, match="ENSEMBLE_SANDBOX_IMAGE"):
+        sandbox.prepare(repo, SandboxSpec(image="ensemble-missing-image:never", setup=""))
+
+
+def test_unchanged_spec_fields_survive_from_config(tmp_path: Path) -> None:
+    @dataclasses.dataclass(frozen=True)
+    class BotSandboxConfig:
+        image: str | None = None
+        test: str | None = "pytest -x"
+        memory: str = "1g"
+
+    spec = SandboxSpec.from_config(BotSandboxConfig())
+    assert spec.test == "pytest -x" and spec.memory == "1g" and spec.image is None and spec.pids == 512
