@@ -59,9 +59,7 @@ def update_store(repo: Path, old: StoredIndex | None, files: list[RepoFile], emb
     keep_files = {p for p, blob in (old.files.items() if old else ()) if current.get(p) == blob}
     kept = [i for i, c in enumerate(old.chunks) if c.path in keep_files] if old else []
     changed = [f for f in files if f.path not in keep_files]
-    new_chunks, skipped = _chunk_files(repo, changed, progress)
-    for path in skipped:
-        current.pop(path, None)
+    new_chunks = _chunk_files(repo, changed, progress)  # binary files stay listed, without chunks
     cache = EmbeddingCache(cache_path)
     try:
         report = (lambda done, total: progress("embedding", done, total)) if progress else None
@@ -82,20 +80,17 @@ def _chunk_tokens(chunk: Chunk) -> list[str]:
     return tokenize(f"{chunk.path} {chunk.symbol} {chunk.text}")
 
 
-def _chunk_files(repo: Path, files: list[RepoFile], progress: Progress | None) -> tuple[list[Chunk], list[str]]:
-    """Chunks of the given files, and the paths skipped as binary or unreadable."""
+def _chunk_files(repo: Path, files: list[RepoFile], progress: Progress | None) -> list[Chunk]:
+    """Chunks of the given files; binary and unreadable files have none."""
     chunks: list[Chunk] = []
-    skipped: list[str] = []
     for n, repo_file in enumerate(files, 1):
         try:
             text = read_text(repo / repo_file.path)
         except OSError as exc:
             log.warning("skipping %s: %s", repo_file.path, exc)
             text = None
-        if text is None:
-            skipped.append(repo_file.path)
-        else:
+        if text is not None:
             chunks.extend(chunk_file(repo_file.path, text))
         if progress and (n % 50 == 0 or n == len(files)):
             progress("chunking", n, len(files))
-    return chunks, skipped
+    return chunks

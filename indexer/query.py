@@ -15,7 +15,8 @@ FRAME = re.compile(r'File "([^"]+)", line (\d+), in ([\w<>]+)')
 DOTTED = re.compile(r"\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\b")
 BACKTICK = re.compile(r"`{1,3}([^`\n]{1,200})`{1,3}")
 IDENT = re.compile(r"\b([A-Za-z_]\w*)\b")
-ERROR = re.compile(r"\b(\w*(?:Error|Exception|Warning)):\s+([^\n]{8,200})")
+ERROR = re.compile(r"^\s*(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception|Warning|[a-z][A-Z]\w*)):\s+([^\n]{8,200})$",
+                   re.MULTILINE)
 QUOTED = re.compile(r"['\"]([^'\"\n]{12,120})['\"]")
 
 
@@ -54,7 +55,8 @@ def analyze_query(text: str) -> QueryAnalysis:
     identifiers.extend(w for w in IDENT.findall(text) if _code_like(w))
     identifiers.extend(part for d in dotted for part in d.split("."))
     identifiers.extend(f[2] for f in frames if not f[2].startswith("<"))
-    messages = [m.group(2).strip() for m in ERROR.finditer(text)] + QUOTED.findall(text)
+    quoted = [q for q in QUOTED.findall(text) if not PATH.search(q)]
+    messages = [m.group(2).strip().strip("'\"") for m in ERROR.finditer(text)] + quoted
     return QueryAnalysis(paths=paths, frames=frames, dotted=dotted,
                          identifiers=_unique([i for i in identifiers if len(i) > 2]),
                          messages=_unique([m for m in messages if len(m) >= 12])[:20])

@@ -54,6 +54,12 @@ def distill(model_name: str | None, pca_dims: int = PCA_DIMS) -> np.ndarray:
     return (reduced * (SIF / (SIF + probability))[:, None]).astype(np.float32)
 
 
+def distilled_path(source: str, cache_dir: Path | None = None) -> Path:
+    """Where the distillation of the model folder `source` is (or will be) stored."""
+    key = hashlib.sha256(f"{DISTILL_VERSION}:{PCA_DIMS}:{source}".encode()).hexdigest()[:16]
+    return (cache_dir or default_cache_dir()) / f"{key}.npy"
+
+
 class StaticEmbedder:
     """Averages distilled token vectors; builds and caches the distillation on first use."""
 
@@ -62,8 +68,7 @@ class StaticEmbedder:
 
         source = resolve_model_path(model_name)
         self.name = STATIC_PREFIX + (model_name or DEFAULT_MODEL)
-        key = hashlib.sha256(f"{DISTILL_VERSION}:{PCA_DIMS}:{source}".encode()).hexdigest()[:16]
-        path = (cache_dir or default_cache_dir()) / f"{key}.npy"
+        path = distilled_path(source, cache_dir)
         if path.is_file():
             self._vectors = np.load(path, allow_pickle=False)
         else:

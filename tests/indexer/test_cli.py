@@ -1,0 +1,50 @@
+"""`ensemble index` and `ensemble search` through the real CLI and the real bundled model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from tests.indexer.conftest import commit_all
+
+
+@pytest.fixture
+def configured_repo(code_repo: Path) -> Path:
+    (code_repo / ".github").mkdir()
+    (code_repo / ".github" / "ensemble.yml").write_text("index:\n  embedding_model: all-MiniLM-L6-v2\n")
+    commit_all(code_repo)
+    return code_repo
+
+
+@pytest.mark.slow
+def test_index_then_search_json_shapes(configured_repo: Path, capsys):
+    assert main(["index", "--repo", str(configured_repo)]) == 0
+    out, err = capsys.readouterr()
+    assert "chunks" in out and "all-MiniLM-L6-v2" in out
+    assert "embedding" in err  # progress goes to stderr
+
+    query = "resolve_redirects raises TooManyRedirects: Exceeded the redirect limit"
+    assert main(["search", "--repo", str(configured_repo), "--query", query, "--json", "--k", "3"]) == 0
+    files = json.loads(capsys.readouterr().out)
+    assert files[0]["path"] == "pkg/session.py"
+    assert all(set(row) == {"path", "score"} for row in files) and len(files) <= 3
+    assert [r["score"] for r in files] == sorted((r["score"] for r in files), reverse=True)
+
+    query_file = configured_repo.parent / "issue.md"
+    query_file.write_text(query)
+    assert main(["search", "--repo", str(configured_repo), "--query-file", str(query_file), "--level", "chunk",
+                 "--json"]) == 0
+    chunks = json.loads(capsys.readouterr().out)
+    assert set(chunks[0]) == {"path", "start_line", "end_line", "score"}
+    assert (chunks[0]["path"], chunks[0]["start_line"], chunks[0]["end_line"]) == ("pkg/session.py", 9, 13)
+
+
+def test_search_refuses_bad_usage_with_the_fix(code_repo: Path, capsys):
+    assert main(["search", "--repo", str(code_repo), "--query-file", str(code_repo / "nope.md")]) == 2
+    assert "--query-file" in capsys.readouterr().err
+    assert main(["search", "--repo", str(code_repo), "--query", "  "]) == 2
+    assert "empty" in capsys.readouterr().err
+    assert main(["search", "--repo", str(code_repo)]) == 2  # neither --query nor --query-file
