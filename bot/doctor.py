@@ -126,6 +126,21 @@ def check_embedding_model(ctx: DoctorContext) -> Check:
                  essential=True)
 
 
+def check_index(ctx: DoctorContext) -> Check:
+    from indexer.files import head_commit
+    from indexer.store import index_dir, read_manifest
+
+    manifest = read_manifest(index_dir(ctx.repo))
+    if manifest is None:
+        return Check("Retrieval index", False, f"none under {index_dir(ctx.repo)}",
+                     f"run `ensemble index --repo {ctx.repo}` (search and run also build it when needed)")
+    commit = str(manifest.get("commit") or "")
+    fresh = commit == head_commit(ctx.repo)
+    detail = (f"{len(manifest.get('files', {}))} files, {manifest.get('chunk_count', '?')} chunks, built by "
+              f"{manifest.get('model')} at commit {commit[:12] or '(none)'}" + ("" if fresh else ", behind HEAD"))
+    return Check("Retrieval index", True, detail + ("" if fresh else "; the next search or run updates it"))
+
+
 def check_model_keys(ctx: DoctorContext) -> list[Check]:
     """Each role's provider and model, whether its key is set, and models missing from the price table."""
     if ctx.config is None:
@@ -176,7 +191,7 @@ def check_github_actions(ctx: DoctorContext) -> Check:
 
 CHECKS: tuple[Callable[[DoctorContext], Check | list[Check]], ...] = (
     check_python, check_packages, check_config, check_docker, check_base_image,
-    check_embedding_model, check_model_keys, check_github_actions,
+    check_embedding_model, check_index, check_model_keys, check_github_actions,
 )
 
 
