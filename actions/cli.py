@@ -17,8 +17,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from actions.app import environment, handle_event
+    """Handle the event; one log line says what happened. Known errors also reach the step summary."""
+    from actions.app import environment, handle_event, write_outputs
+    from actions.context import Outcome
 
-    outcome = handle_event(environment())
+    env = environment()
+    try:
+        outcome = handle_event(env)
+    except Exception as exc:
+        code = getattr(exc, "exit_code", None)
+        if isinstance(code, int):
+            write_outputs(env, Outcome("error", str(exc), exit_code=code))
+        raise
     log.info("%s: %s", outcome.result, outcome.message)
     return outcome.exit_code

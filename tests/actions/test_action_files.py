@@ -1,0 +1,43 @@
+"""action.yml and the example workflow: the contract users copy (linting itself is tests/test_workflows.py)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
+WORKFLOW_TEXT = (ROOT / ".github" / "workflows" / "ensemble.yml").read_text()
+WORKFLOW = yaml.safe_load(WORKFLOW_TEXT)
+
+
+def test_action_is_composite_with_the_documented_inputs_and_outputs() -> None:
+    assert ACTION["runs"]["using"] == "composite"
+    assert set(ACTION["inputs"]) == {"github-token", "openai-api-key", "gemini-api-key", "openai-base-url",
+                                     "config-path", "budget-usd", "trigger-label"}
+    assert set(ACTION["outputs"]) == {"pr-number", "result"}
+
+
+def test_action_masks_secrets_installs_its_own_venv_and_keeps_inputs_out_of_scripts() -> None:
+    steps = ACTION["runs"]["steps"]
+    runs = "\n".join(step.get("run", "") for step in steps)
+    assert "::add-mask::" in runs and "ensemble-venv" in runs and "handle-event" in runs
+    assert "${{" not in runs  # inputs reach scripts only through env:
+
+
+def test_workflow_triggers_permissions_and_concurrency() -> None:
+    triggers = WORKFLOW[True]  # YAML 1.1 reads the key `on` as True
+    assert {"issues", "issue_comment", "pull_request_review", "workflow_run", "check_suite",
+            "workflow_dispatch"} <= set(triggers)
+    assert "pull_request_target" not in triggers
+    assert WORKFLOW["permissions"] == {"contents": "write", "pull-requests": "write", "issues": "write",
+                                       "actions": "write", "checks": "read"}
+    assert "issue.number" in WORKFLOW["concurrency"]["group"]
+
+
+def test_workflow_never_interpolates_event_fields_into_scripts() -> None:
+    for job in WORKFLOW["jobs"].values():
+        for step in job["steps"]:
+            assert not re.search(r"\$\{\{\s*github\.event", step.get("run", ""))
