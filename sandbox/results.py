@@ -79,15 +79,20 @@ _UNITTEST_BLOCK = re.compile(r"^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)\n-+\n(.*?)(?=
 
 def parse_unittest_verbose(text: str) -> list[TestCase]:
     """Test cases from `python -m unittest -v` output."""
-    messages = {f"{m.group(2)}::{m.group(1)}": m.group(3).strip() for m in _UNITTEST_BLOCK.finditer(text)}
+    messages = {_unittest_name(m.group(1), m.group(2)): m.group(3).strip() for m in _UNITTEST_BLOCK.finditer(text)}
     cases = []
     for match in _UNITTEST_LINE.finditer(text):
-        name = f"{match.group(2)}::{match.group(1)}"
+        name = _unittest_name(match.group(1), match.group(2))
         word = match.group(3)
         outcome: Outcome = "pass" if word == "ok" else "fail" if word == "FAIL" else (
             "error" if word == "ERROR" else "skip")
         cases.append(TestCase(name, outcome, messages.get(name, "")[-MESSAGE_LIMIT:]))
     return cases
+
+
+def _unittest_name(method: str, where: str) -> str:
+    """'module.Class::test' whether Python printed 'module.Class' or 'module.Class.test'."""
+    return f"{where.removesuffix('.' + method)}::{method}"
 
 
 def collect_tests(files: dict[str, bytes], stdout: str, stderr: str) -> list[TestCase]:

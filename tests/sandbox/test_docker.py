@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import DockerSandbox, ImageMissing, SandboxSpec, SetupFailed, summarize_failures
+from sandbox import DockerSandbox, ImageMissing, SandboxSpec, SetupFailed, select_sandbox, summarize_failures
 from tests.sandbox.conftest import base_image, write_sample
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("no_leftovers")]
@@ -97,7 +97,11 @@ def test_missing_image_raises_with_the_fix(sandbox: DockerSandbox, tmp_path: Pat
         sandbox.prepare(repo, SandboxSpec(image="ensemble-missing-image:never", setup=""))
 
 
-def test_unchanged_spec_fields_survive_from_config(tmp_path: Path) -> None:
+def test_select_prefers_docker_when_an_engine_answers(docker_client: object) -> None:
+    assert isinstance(select_sandbox(True, client=docker_client), DockerSandbox)
+
+
+def test_spec_from_the_bot_config_keeps_what_it_names() -> None:
     @dataclasses.dataclass(frozen=True)
     class BotSandboxConfig:
         image: str | None = None

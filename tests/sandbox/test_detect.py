@@ -1,0 +1,70 @@
+"""Detection of language, setup and test commands, and the image, from a repository's files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sandbox import SandboxSpec, detect_project
+
+
+def make(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+@pytest.mark.parametrize(("files", "language", "test"), [
+    ({"pyproject.toml": "[tool.pytest.ini_options]\n", "tests/test_a.py": ""}, "python", "python3 -m pytest -q"),
+    ({"tests/test_a.py": "import unittest\n"}, "python", "python3 -m unittest discover -v"),
+    ({"tox.ini": "[tox]\nenvlist = py312\n"}, "python", 'tox --workdir "$ENSEMBLE_ENV/tox"'),
+    ({"noxfile.py": "import nox\n"}, "python", 'nox -R --envdir "$ENSEMBLE_ENV/nox"'),
+    ({"package.json": json.dumps({"scripts": {"test": "jest"}}), "yarn.lock": ""}, "javascript", "yarn test"),
+    ({"package.json": json.dumps({"scripts": {"test": "vitest"}}), "pnpm-lock.yaml": ""}, "javascript", "pnpm test"),
+    ({"package.json": json.dumps({"scripts": {"test": "mocha"}})}, "javascript", "npm test"),
+    ({"go.mod": "module x\n"}, "go", "go test -json ./..."),
+    ({"Cargo.toml": "[package]\n"}, "rust", "cargo test"),
+    ({"pom.xml": "<project/>"}, "java-maven", 'mvn -B -o test -Dmaven.repo.local="$ENSEMBLE_ENV/m2"'),
+    ({"build.gradle": "", "gradlew": ""}, "java-gradle", "./gradlew test --offline"),
+    ({"Makefile": "build:\n\ttrue\ntest: build\n\t./run-tests\n"}, "make", "make test"),
+])
+def test_detects_language_and_test_command(tmp_path: Path, files: dict[str, str], language: str, test: str) -> None:
+    project = detect_project(make(tmp_path, files))
+    assert (project.language, project.test) == (language, test)
+
+
+def test_npm_placeholder_script_is_not_a_test_command(tmp_path: Path) -> None:
+    package = {"scripts": {"test": 'echo "Error: no test specified" && exit 1'}}
+    project = detect_project(make(tmp_path, {"package.json": json.dumps(package), "package-lock.json": "{}"}))
+    assert project.language == "javascript" and project.test is None and project.setup == "npm ci"
+
+
+def test_python_setup_installs_requirements_and_the_package_with_test_extras(tmp_path: Path) -> None:
+    pyproject = '[project]\nname = "x"\n[project.optional-dependencies]\ntest = ["pytest"]\n'
+    project = detect_project(make(tmp_path, {"pyproject.toml": pyproject, "requirements-dev.txt": "requests\n"}))
+    assert project.setup is not None
+    assert "venv" in project.setup and "-r requirements-dev.txt" in project.setup
+    assert "pip install -q -e '.[test]'" in project.setup
+    assert project.dependency_files == ("pyproject.toml", "requirements-dev.txt")
+
+
+def test_config_overrides_detection(tmp_path: Path) -> None:
+    repo = make(tmp_path, {"go.mod": "module x\n"})
+    spec = SandboxSpec(image="golang:1.23", setup="", test="go test -run Fast ./...")
+    project = detect_project(repo, spec, env={"ENSEMBLE_SANDBOX_IMAGE": "ignored:latest"})
+    assert (project.image, project.setup, project.test) == ("golang:1.23", None, "go test -run Fast ./...")
+
+
+def test_image_defaults_by_language_and_the_env_override(tmp_path: Path) -> None:
+    repo = make(tmp_path, {"requirements.txt": "pytest\n"})
+    assert detect_project(repo, env={}).image == "python:3.12-slim"
+    assert detect_project(repo, env={"ENSEMBLE_SANDBOX_IMAGE": "ensemble-base:bookworm"}).image == \
+        "ensemble-base:bookworm"
+
+
+def test_unknown_project_has_no_test_command(tmp_path: Path) -> None:
+    project = detect_project(make(tmp_path, {"README.md": "hi"}))
+    assert project.language == "unknown" and project.test is None

@@ -1,0 +1,82 @@
+"""The local fallback: a limited subprocess on a copy of the repository, and choosing it."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sandbox import EngineUnavailable, LocalSandbox, SandboxSpec, select_sandbox
+from sandbox.local import network_isolation
+from tests.sandbox.conftest import write_sample
+
+SPEC = SandboxSpec(setup="", timeout_s=30, memory="1g", output_limit=20_000)
+
+
+@pytest.fixture
+def local(tmp_path: Path) -> LocalSandbox:
+    return LocalSandbox(cache_dir=tmp_path / "envs", env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"})
+
+
+def test_runs_tests_on_a_copy_and_parses_results(local: LocalSandbox, tmp_path: Path,
+                                                 caplog: pytest.LogCaptureFixture) -> None:
+    repo = write_sample(tmp_path / "repo", correct=False)
+    with caplog.at_level(logging.WARNING):
+        env = local.prepare(repo, SPEC)
+    assert "WEAKER local sandbox" in caplog.text
+    result = local.run(env, "python -m pytest -q -p no:cacheprovider && touch made-in-sandbox")
+    assert result.exit_code == 1 and [t.outcome for t in result.tests] == ["fail", "fail"]
+    assert not (repo / "made-in-sandbox").exists() and not (repo / ".ensemble-results").exists()
+    assert "ensemble-run-" not in result.stdout  # paths read as in a container: relative to the workspace
+
+
+def test_timeout_kills_the_process_group_with_its_daemons(local: LocalSandbox, tmp_path: Path) -> None:
+    env = local.prepare(write_sample(tmp_path / "repo"), SPEC)
+    marker = "ensemble-local-daemon-4711"
+    result = local.run(env, f"sh -c 'exec -a {marker} sleep 300' & sleep 300", timeout=1)
+    assert result.timed_out and result.exit_code == 124 and result.duration_s < 10
+    host = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert marker not in host
+
+
+def test_output_is_capped_and_secrets_stay_out(local: LocalSandbox, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-should-not-leak")
+    env = local.prepare(write_sample(tmp_path / "repo"), SPEC)
+    result = local.run(env, "env; head -c 5000000 /dev/zero | tr '\\0' x; echo; echo done")
+    assert "sk-should-not-leak" not in result.stdout and "truncated by the ensemble sandbox" in result.stdout
+    assert result.stdout.rstrip().endswith("done") and len(result.stdout) < 25_000
+
+
+def test_no_network_where_unshare_is_permitted(local: LocalSandbox, tmp_path: Path) -> None:
+    if network_isolation() is None:
+        pytest.skip("unshare -n is not permitted here; the local sandbox then runs WITH network")
+    env = local.prepare(write_sample(tmp_path / "repo"), SPEC)
+    probe = "import socket\ntry:\n    socket.create_connection(('1.1.1.1', 80), timeout=2)\n    print('REACHED')\n" \
+            "except OSError as exc:\n    print('blocked', exc)\n"
+    (env.repo_dir / "probe.py").write_text(probe)
+    assert local.run(env, "python probe.py").stdout.startswith("blocked")
+
+
+def test_setup_runs_once_per_dependency_set(local: LocalSandbox, tmp_path: Path) -> None:
+    repo = write_sample(tmp_path / "repo")
+    (repo / "requirements.txt").write_text("# none\n")
+    spec = SandboxSpec(setup="mkdir vendored && echo 7 > vendored/lucky && echo ran >> $ENSEMBLE_ENV/../setup-log")
+    first = local.prepare(repo, spec)
+    second = local.prepare(repo, spec)
+    assert not first.cached and second.cached and first.env_dir == second.env_dir
+    assert (tmp_path / "envs" / "setup-log").read_text() == "ran\n"
+    assert local.run(second, "cat vendored/lucky").stdout == "7\n"
+
+
+def test_select_falls_back_loudly_or_refuses(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                             caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
+    with caplog.at_level(logging.WARNING):
+        assert isinstance(select_sandbox(False, cache_dir=tmp_path), LocalSandbox)
+    assert "WEAKER local sandbox" in caplog.text
+    with pytest.raises(EngineUnavailable, match="require_docker"):
+        select_sandbox(True)

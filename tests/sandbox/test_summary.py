@@ -1,0 +1,47 @@
+"""The compact failure summary the models read."""
+
+from __future__ import annotations
+
+from sandbox import ExecResult, TestCase, summarize_failures
+
+TRACE = """Traceback (most recent call last):
+  File "/workspace/tests/test_calc.py", line 9, in test_add
+    assert add(1, 2) == 4
+  File "/opt/ensemble/venv/lib/python3.11/site-packages/pluggy/_hooks.py", line 3, in call
+    x()
+  File "/workspace/calc.py", line 2, in add
+    return a - b
+E       assert -1 == 3
+"""
+
+
+def result(tests: list[TestCase], code: int = 1, **kw: object) -> ExecResult:
+    return ExecResult("pytest", code, kw.pop("stdout", ""), kw.pop("stderr", ""), 3.0, tests=tests, **kw)
+
+
+def test_summary_names_failures_messages_and_own_frames_only() -> None:
+    tests = [TestCase("tests/test_calc.py::test_add", "fail", TRACE), TestCase("tests/test_calc.py::test_ok", "pass")]
+    summary = summarize_failures(result(tests))
+    assert summary.splitlines()[0] == "`pytest`: 1 failed, 0 errors, 1 passed, 0 skipped; exit code 1"
+    assert "FAILED tests/test_calc.py::test_add" in summary and "assert -1 == 3" in summary
+    assert "at calc.py:2 in add" in summary and "at tests/test_calc.py:9 in test_add" in summary
+    assert "pluggy" not in summary and "/workspace/" not in summary and "test_ok" not in summary
+
+
+def test_summary_fits_the_budget_and_says_how_many_were_left_out() -> None:
+    tests = [TestCase(f"tests/test_many.py::test_{i}", "fail", TRACE) for i in range(200)]
+    summary = summarize_failures(result(tests), max_tokens=150)
+    assert len(summary) <= 600
+    assert "more failing tests" in summary
+
+
+def test_without_parsed_tests_the_summary_is_the_log_tail() -> None:
+    stderr = "collecting...\n" * 500 + "ImportError: cannot import name 'mul' from 'calc'\n"
+    summary = summarize_failures(result([], code=2, stderr=stderr), max_chars=400)
+    assert "no per-test results" in summary and summary.rstrip().endswith("from 'calc'")
+    assert len(summary) <= 400
+
+
+def test_timeouts_and_oom_are_said_plainly() -> None:
+    assert "TIMED OUT after 3s" in summarize_failures(result([], code=124, timed_out=True))
+    assert "OUT OF MEMORY" in summarize_failures(result([], code=137, oom_killed=True))
