@@ -10,7 +10,14 @@ Importing this package is cheap: the docker SDK is imported only when a Docker s
 
 from sandbox.detect import detect_project
 from sandbox.docker_sandbox import DockerSandbox, reap
-from sandbox.errors import EngineUnavailable, ImageMissing, SandboxError, SetupFailed, WorkspaceError
+from sandbox.errors import (
+    EngineUnavailable,
+    ImageMissing,
+    NoTestCommand,
+    SandboxError,
+    SetupFailed,
+    WorkspaceError,
+)
 from sandbox.local import LocalSandbox
 from sandbox.model import Environment, ExecResult, ProjectInfo, Sandbox, SandboxSpec, TestCase
 from sandbox.select import select_sandbox
@@ -20,6 +27,6 @@ EnvironmentSpec = SandboxSpec
 
 __all__ = [
     "DockerSandbox", "EngineUnavailable", "Environment", "EnvironmentSpec", "ExecResult", "ImageMissing",
-    "LocalSandbox", "ProjectInfo", "Sandbox", "SandboxError", "SandboxSpec", "SetupFailed", "TestCase",
+    "LocalSandbox", "NoTestCommand", "ProjectInfo", "Sandbox", "SandboxError", "SandboxSpec", "SetupFailed", "TestCase",
     "WorkspaceError", "detect_project", "reap", "select_sandbox", "summarize_failures",
 ]

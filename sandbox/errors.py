@@ -4,7 +4,8 @@
     ├── EngineUnavailable   no Docker engine answers (and `sandbox.require_docker` is true)
     ├── ImageMissing        the image is neither present nor pullable
     ├── SetupFailed         the setup command failed, so no environment image exists
-    └── WorkspaceError      the repository cannot be copied into the sandbox
+    ├── WorkspaceError      the repository cannot be copied into the sandbox
+    └── NoTestCommand       exit 2: nothing detected and `sandbox.test` not set
 
 `sandbox/` does not import `bot/`; the CLI boundary maps `exit_code` to the process exit code.
 """
@@ -42,3 +43,9 @@ class SetupFailed(SandboxError):
 
 class WorkspaceError(SandboxError):
     """The repository directory is missing or too large to copy into the sandbox."""
+
+
+class NoTestCommand(SandboxError):
+    """Detection found no test command and the config names none."""
+
+    exit_code = 2

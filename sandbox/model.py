@@ -71,7 +71,10 @@ class Environment:
         """The command the tests run with: config first, then detection."""
         command = self.spec.test or self.project.test
         if not command:
-            raise ValueError("no test command: set `sandbox.test` in .github/ensemble.yml")
+            from sandbox.errors import NoTestCommand
+
+            raise NoTestCommand(f"no test command found for this {self.project.language} repository in "
+                                f"{self.repo_dir}; set `sandbox.test` in .github/ensemble.yml (e.g. `pytest -q`)")
         return command
 
 

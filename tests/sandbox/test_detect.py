@@ -68,3 +68,13 @@ def test_image_defaults_by_language_and_the_env_override(tmp_path: Path) -> None
 def test_unknown_project_has_no_test_command(tmp_path: Path) -> None:
     project = detect_project(make(tmp_path, {"README.md": "hi"}))
     assert project.language == "unknown" and project.test is None
+
+
+def test_a_repository_without_tests_asks_for_sandbox_test(tmp_path: Path) -> None:
+    from sandbox import Environment, NoTestCommand
+
+    repo = make(tmp_path, {"README.md": "hi"})
+    env = Environment(repo, SandboxSpec(), detect_project(repo), "img", "docker", "k", True)
+    with pytest.raises(NoTestCommand, match="sandbox.test") as caught:
+        _ = env.test_command
+    assert caught.value.exit_code == 2
