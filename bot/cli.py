@@ -23,6 +23,8 @@ from bot import __version__
 ENGINE_COMMANDS = ("bot.commands.doctor", "bot.commands.run", "bot.commands.report", "bot.commands.index",
                    "bot.commands.search")
 PLUGIN_GROUP = "ensemble.commands"
+OWN_PACKAGES = ("bot", "actions", "sandbox", "indexer")
+CHATTY_LIBRARIES = ("bm25s",)
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on bad usage and 0 on --help
         return int(exc.code or 0)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(args.verbose)
     if not args.command:
         parser.print_help(sys.stderr)
         return 2
@@ -68,6 +70,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         report_error(str(exc))
         return code
+
+
+def configure_logging(verbose: bool) -> None:
+    """Our packages log at INFO (DEBUG with -v); libraries only say something at WARNING."""
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    for package in OWN_PACKAGES:
+        logging.getLogger(package).setLevel(logging.DEBUG if verbose else logging.INFO)
+    for library in CHATTY_LIBRARIES:  # these set their own loggers to DEBUG on import
+        logging.getLogger(library).setLevel(logging.DEBUG if verbose else logging.WARNING)
 
 
 def report_error(message: str) -> None:

@@ -8,8 +8,9 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Idempotent and quick once done: Debian packages, the Docker engine, the base image, .venv.
+bash "$ROOT/scripts/setup.sh"
 PYTHON="${PYTHON:-$ROOT/.venv/bin/python}"
-[ -x "$PYTHON" ] || PYTHON=python3
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/ensemble-demo.XXXXXX")"
 REPO="$WORK/stats"
 
