@@ -51,6 +51,7 @@ class Context:
     bot_logins: frozenset[str] = frozenset({"github-actions[bot]"})
     stop_poll_s: float = 15.0
     _permissions: dict[str, bool] = field(default_factory=dict)
+    _me: str | None = None
 
     def may_trigger(self, login: str) -> bool:
         """True when `login` has write, maintain or admin permission on the repository."""
@@ -59,8 +60,16 @@ class Context:
         return self._permissions[login]
 
     def is_own(self, comment: CommentInfo) -> bool:
-        """A comment the bot wrote (its markers are trusted)."""
-        return comment.is_bot or comment.login in self.bot_logins
+        """A comment the bot wrote (its markers are trusted): by a `[bot]` account, or by the token's own user."""
+        if comment.is_bot or comment.login in self.bot_logins:
+            return True
+        return comment.login == self.me()
+
+    def me(self) -> str:
+        """The token's own login for a PAT ('' for App and default tokens, which comment as `[bot]`)."""
+        if self._me is None:
+            self._me = self.forge.whoami() or ""
+        return self._me
 
     def own_markers(self, number: int, kind: str) -> list[tuple[CommentInfo, dict[str, Any]]]:
         """The bot's comments on #number that carry a `kind` marker, oldest first, with the marker data."""

@@ -16,6 +16,8 @@ def handle(ctx: Context) -> Outcome:
     command = parse_command(event.comment_body)
     if command is None:
         return Outcome("nothing-to-do", "no /ensemble command in the comment")
+    if event.sender == ctx.me():
+        return Outcome("nothing-to-do", f"a comment by @{event.sender}, the bot's own account")
     number = event.number or 0
     if not ctx.may_trigger(event.sender):
         return refuse(ctx, number, event.sender)

@@ -11,6 +11,8 @@ def handle(ctx: Context) -> Outcome:
     event = ctx.event
     if event.label != ctx.trigger_label:
         return Outcome("nothing-to-do", f"label {event.label!r} is not the trigger label {ctx.trigger_label!r}")
+    if event.sender_is_bot:
+        return Outcome("nothing-to-do", f"labelled by @{event.sender}, a bot")
     if event.is_pull:
         return Outcome("nothing-to-do", "the trigger label works on issues, not pull requests")
     if not ctx.may_trigger(event.sender):

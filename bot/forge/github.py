@@ -126,6 +126,15 @@ class GitHubForge:
                 return None
             raise
 
+    def whoami(self) -> str | None:
+        """The token's user for a personal token; None for App and Actions tokens (they cannot ask)."""
+        try:
+            return self.call("read the token's user", lambda: self._gh.get_user().login)
+        except ForgeError as exc:
+            if exc.status in (401, 403, 404):
+                return None
+            raise
+
     def default_branch(self) -> str:
         return self.call("read the repository", lambda: self._repo.default_branch)
 

@@ -359,6 +359,11 @@ ROUTES: list[tuple[str, str, Any]] = [
 
 def handle_api(fake: FakeGitHub, method: str, path: str, query: dict, body: Any, login: str) -> Reply:
     """Route one API request; unknown routes answer 404 like GitHub does."""
+    if method == "GET" and path == "/user":
+        if login.endswith("[bot]"):  # App and Actions tokens cannot read /user
+            return 403, {}, {"message": "Resource not accessible by integration",
+                             "documentation_url": "https://docs.github.com/rest"}
+        return 200, {}, fake.user(login)
     if path == "/api/graphql" or path.endswith("/graphql"):
         return graphql(fake, body or {}, login)
     for verb, pattern, route in ROUTES:

@@ -1,0 +1,68 @@
+"""End to end: a PAT as the bot's token, manual dispatch, merging on approval when checks are green."""
+
+from __future__ import annotations
+
+import subprocess
+
+from actions.markers import read_marker
+from tests.actions.conftest import REPO, Hub, ScriptedEngine
+
+
+def set_config(hub: Hub, text: str) -> None:
+    work = hub.tmp / "cfg"
+    subprocess.run(["git", "clone", "-q", str(hub.fake.repos[REPO].bare), str(work)], check=True)
+    (work / ".github" / "ensemble.yml").write_text(text)
+    subprocess.run(["git", "commit", "-qam", "config"], cwd=work, check=True)
+    subprocess.run(["git", "push", "-q", "origin", "HEAD:main"], cwd=work, check=True)
+
+
+def test_with_a_pat_the_bot_recognises_its_own_comments_and_dispatches_nothing(hub: Hub, engine: ScriptedEngine) -> None:
+    hub.fake.add_user_token("ghp_machineuser0123456789", "ensemble-machine")
+    hub.fake.set_permission(REPO, "ensemble-machine", "write")
+    original_env = hub.env
+
+    def pat_env(*args, **kwargs):  # type: ignore[no-untyped-def]
+        return original_env(*args, **kwargs) | {"GITHUB_TOKEN": "ghp_machineuser0123456789",
+                                                "ENSEMBLE_DEFAULT_TOKEN": "false"}
+
+    hub.env = pat_env  # type: ignore[method-assign]
+    first = hub.send("issues", hub.labeled(1))
+    assert first.result == "pr-opened"
+    [progress] = [c for c in hub.fake.comments_on(REPO, 1) if read_marker(c["body"], "progress") is not None]
+    assert progress["user"]["login"] == "ensemble-machine"
+    assert hub.send("issues", hub.labeled(1)).result == "exists"
+    assert not hub.fake.repos[REPO].dispatches  # pushes with a PAT start CI by themselves
+    # the bot's own comment never triggers it, even though its author is a plain user
+    assert hub.send("issue_comment", hub.comment(1, "/ensemble run", sender="ensemble-machine")).result == "nothing-to-do"
+
+
+def test_workflow_dispatch_runs_the_issue(hub: Hub) -> None:
+    payload = hub._base("workflow_dispatch", "alice") | {"inputs": {"issue": "1", "command": "run"}, "ref": "refs/heads/main"}
+    assert hub.send("workflow_dispatch", payload).result == "pr-opened"
+
+
+def test_approval_merges_when_configured_and_green(hub: Hub) -> None:
+    set_config(hub, "ensembles: 1\non_approval: merge\n")
+    number = hub.send("issues", hub.labeled(1)).pr_number or 0
+    red = hub.ci("failure", "FAILED x")
+    outcome = hub.send("pull_request_review", hub.review(number, "approved", "ok", sender="mona"))
+    assert outcome.result == "ready" and not hub.fake.repos[REPO].pulls[number]["merged"]  # red checks: no merge
+    hub.fake.set_jobs(REPO, red, (("test", "success", "ok"),))
+    outcome = hub.send("pull_request_review", hub.review(number, "approved", "ok now", sender="mona"))
+    assert outcome.result == "merged" and hub.fake.repos[REPO].pulls[number]["merged"]
+    assert "return a + b" in hub.fake.file_at(REPO, "main", "calc.py")
+
+
+def test_a_failure_on_a_human_commit_is_not_healed(hub: Hub, engine: ScriptedEngine) -> None:
+    number = hub.send("issues", hub.labeled(1)).pr_number or 0
+    repo = hub.fake.repos[REPO]
+    work = hub.tmp / "human"
+    subprocess.run(["git", "clone", "-q", "-b", "ensemble/issue-1", str(repo.bare), str(work)], check=True)
+    (work / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    subprocess.run(["git", "commit", "-qam", "human change"], cwd=work, check=True)
+    subprocess.run(["git", "push", "-q", "origin", "ensemble/issue-1"], cwd=work, check=True)
+    hub.fake.on_rerun = lambda r, run: hub.fake.set_jobs(REPO, run, (("test", "failure", "FAILED y"),))
+    run = hub.ci("failure", "FAILED y")
+    assert hub.send("workflow_run", hub.workflow_run(run)).result == "rerun"
+    assert hub.send("workflow_run", hub.workflow_run(run)).result == "held"
+    assert len(engine.calls) == 1 and "ensemble:needs-human" not in hub.fake.labels_on(REPO, number)
