@@ -1,0 +1,71 @@
+"""End to end with the real engine: a labelled issue on the fake GitHub becomes a draft PR whose tests pass.
+
+The models sit behind the fake OpenAI/Gemini servers; retrieval, the Docker sandbox and git are real.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from actions.app import handle_event
+from bot.ensemble.demo import SAMPLE_FILES, TASK_BODY, TASK_TITLE
+from tests.actions.conftest import Hub
+from tests.ensemble.conftest import ACCEPT, ENOUGH, FIX, PLAN, REPRO
+from tests.fakes.gemini_server import FakeGemini
+from tests.fakes.github_server import FakeGitHub
+from tests.fakes.openai_server import FakeOpenAI
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+REPO = "octo/stats"
+OPENAI_KEY = "sk-actions-openai-key-0123456789abcdef"
+GEMINI_KEY = "AIza-actions-gemini-key-0123456789abcdefgh"
+CONFIG = """ensembles: 1
+max_iterations: 3
+models:
+  planner: {provider: openai, model: gpt-4o}
+  coder: {provider: openai, model: gpt-4o-mini}
+  critic: {provider: gemini, model: gemini-2.5-flash}
+sandbox: {image: "ensemble-base:bookworm", timeout_s: 120, require_docker: true}
+"""
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[tuple[Hub, FakeOpenAI, FakeGemini]]:
+    with FakeGitHub(tmp_path / "github") as fake, FakeOpenAI(api_key=OPENAI_KEY) as openai, \
+            FakeGemini(api_key=GEMINI_KEY) as gemini:
+        fake.add_repo(REPO, {**SAMPLE_FILES, ".github/ensemble.yml": CONFIG})
+        fake.add_issue(REPO, TASK_TITLE, TASK_BODY, user="alice")
+        fake.set_permission(REPO, "alice", "write")
+        hub = Hub(fake, tmp_path, engine=None)  # type: ignore[arg-type]
+        hub.extra_env = {"GITHUB_REPOSITORY": REPO, "OPENAI_API_KEY": OPENAI_KEY, "OPENAI_BASE_URL": openai.url,
+                         "GEMINI_API_KEY": GEMINI_KEY, "GOOGLE_GEMINI_BASE_URL": gemini.url}
+        yield hub, openai, gemini
+
+
+def test_a_labelled_issue_becomes_a_draft_pr_with_passing_tests(stack: tuple[Hub, FakeOpenAI, FakeGemini]) -> None:
+    hub, openai, gemini = stack
+    openai.reply(data=PLAN, schema="plan", times=0)
+    openai.reply(ENOUGH, marker="You are the planner", times=0)
+    openai.reply(REPRO, marker="You are the coder")
+    openai.reply(FIX, marker="You are the coder", times=0)
+    gemini.reply(data=ACCEPT, schema="review", times=0)
+    payload = _labeled(hub)
+    outcome = handle_event(hub.env("issues", payload))  # the real engine: no engine argument
+    assert outcome.result == "pr-opened", outcome.message
+    body = hub.fake.repos[REPO].issues[outcome.pr_number]["body"]
+    assert body.startswith("Closes #1") and "- after: pass" in body and "fails before the fix: yes" in body
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in hub.fake.file_at(REPO, "ensemble/issue-1", "stats/core.py")
+    assert all("Ensemble-Run:" in m for m in hub.fake.commit_messages(REPO, "ensemble/issue-1"))
+    assert hub.fake.token not in "".join(r.last_user for r in openai.requests)
+
+
+def _labeled(hub: Hub) -> dict:
+    payload = hub._base("issues", "alice")
+    payload["repository"] |= {"full_name": REPO, "name": "stats"}
+    issue = hub.fake.repos[REPO].issues[1]
+    payload["issue"] |= {"number": 1, "title": issue["title"], "body": issue["body"]}
+    payload["label"] |= {"name": "ensemble"}
+    return payload
