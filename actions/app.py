@@ -22,7 +22,7 @@ from pathlib import Path
 
 from actions.context import Context, Outcome
 from actions.engine import Engine, Planner, ensemble_engine, ensemble_planner
-from actions.events import load_event
+from actions.events import Event, load_event
 from actions.router import route
 from bot.errors import UsageError
 
@@ -41,7 +41,7 @@ def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: 
     return outcome
 
 
-def build_context(env: Mapping[str, str], event: object, engine: Engine | None, planner: Planner | None) -> Context:
+def build_context(env: Mapping[str, str], event: Event, engine: Engine | None, planner: Planner | None) -> Context:
     """A Context from the environment; a missing token or repository is a usage error."""
     from bot.forge.github import GitHubForge
 
@@ -49,12 +49,12 @@ def build_context(env: Mapping[str, str], event: object, engine: Engine | None, 
     if not token:
         raise UsageError("GITHUB_TOKEN is not set; pass the action's `github-token` input (an App token or PAT "
                          "is recommended, see the README)")
-    repo = env.get("GITHUB_REPOSITORY") or getattr(event, "repo", "")
+    repo = env.get("GITHUB_REPOSITORY") or event.repo
     forge = GitHubForge(repo, token, env.get("GITHUB_API_URL", "https://api.github.com"),
                         env.get("GITHUB_SERVER_URL", "https://github.com"))
     workdir = Path(env.get("ENSEMBLE_WORKDIR") or Path(env.get("RUNNER_TEMP") or tempfile.gettempdir()) / "ensemble")
     bots = {"github-actions[bot]", *filter(None, [env.get("ENSEMBLE_BOT_LOGIN", "")])}
-    ctx = Context(event=event, forge=forge, env=env, workdir=workdir / secrets.token_hex(4),  # type: ignore[arg-type]
+    ctx = Context(event=event, forge=forge, env=env, workdir=workdir / secrets.token_hex(4),
                   engine=engine or ensemble_engine, planner=planner or ensemble_planner,
                   config_path=env.get("ENSEMBLE_CONFIG_PATH") or None,
                   default_token=env.get("ENSEMBLE_DEFAULT_TOKEN", "true").lower() == "true",

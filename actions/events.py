@@ -75,8 +75,8 @@ def parse_event(name: str, payload: Any) -> Event:
     if not isinstance(payload, dict):
         raise EventError(f"{name} payload: expected a JSON object at the top level")
     p = _Fields(name, payload)
-    common = {"name": name, "action": p.str("action", optional=True), "repo": p.str("repository.full_name"),
-              "sender": p.str("sender.login"), "sender_is_bot": p.str("sender.type", optional=True) == "Bot"}
+    common = {"name": name, "action": p.text("action", optional=True), "repo": p.text("repository.full_name"),
+              "sender": p.text("sender.login"), "sender_is_bot": p.text("sender.type", optional=True) == "Bot"}
     parser = _PARSERS.get(name)
     return Event(**(common | (parser(p) if parser else {})))
 
@@ -101,46 +101,46 @@ class _Fields:
             raise EventError(f"{self.name} payload: field `{dotted}` should be {expected}, got {type(node).__name__}")
         return node
 
-    def str(self, dotted: str, optional: bool = False) -> str:
+    def text(self, dotted: str, optional: bool = False) -> str:
         return self.get(dotted, str, optional) or ""
 
-    def int(self, dotted: str, optional: bool = False) -> int | None:
+    def number(self, dotted: str, optional: bool = False) -> int | None:
         return self.get(dotted, int, optional)
 
 
 def _issues(p: _Fields) -> dict:
-    return {"number": p.int("issue.number"), "title": p.str("issue.title"), "body": p.str("issue.body", optional=True),
+    return {"number": p.number("issue.number"), "title": p.text("issue.title"), "body": p.text("issue.body", optional=True),
             "is_pull": p.get("issue.pull_request", dict, optional=True) is not None,
-            "label": p.str("label.name", optional=True)}
+            "label": p.text("label.name", optional=True)}
 
 
 def _issue_comment(p: _Fields) -> dict:
-    return _issues(p) | {"label": "", "comment_id": p.int("comment.id"), "comment_body": p.str("comment.body", optional=True)}
+    return _issues(p) | {"label": "", "comment_id": p.number("comment.id"), "comment_body": p.text("comment.body", optional=True)}
 
 
 def _review(p: _Fields) -> dict:
-    return {"number": p.int("pull_request.number"), "is_pull": True, "title": p.str("pull_request.title"),
-            "head_branch": p.str("pull_request.head.ref"), "head_sha": p.str("pull_request.head.sha"),
-            "review_id": p.int("review.id"), "review_state": p.str("review.state").lower(),
-            "review_body": p.str("review.body", optional=True)}
+    return {"number": p.number("pull_request.number"), "is_pull": True, "title": p.text("pull_request.title"),
+            "head_branch": p.text("pull_request.head.ref"), "head_sha": p.text("pull_request.head.sha"),
+            "review_id": p.number("review.id"), "review_state": p.text("review.state").lower(),
+            "review_body": p.text("review.body", optional=True)}
 
 
 def _review_comment(p: _Fields) -> dict:
-    return {"number": p.int("pull_request.number"), "is_pull": True, "head_branch": p.str("pull_request.head.ref"),
-            "comment_id": p.int("comment.id"), "comment_body": p.str("comment.body", optional=True),
-            "review_id": p.int("comment.pull_request_review_id", optional=True)}
+    return {"number": p.number("pull_request.number"), "is_pull": True, "head_branch": p.text("pull_request.head.ref"),
+            "comment_id": p.number("comment.id"), "comment_body": p.text("comment.body", optional=True),
+            "review_id": p.number("comment.pull_request_review_id", optional=True)}
 
 
 def _workflow_run(p: _Fields) -> dict:
-    return {"head_branch": p.str("workflow_run.head_branch", optional=True), "head_sha": p.str("workflow_run.head_sha"),
-            "conclusion": p.str("workflow_run.conclusion", optional=True), "run_id": p.int("workflow_run.id"),
-            "run_attempt": p.int("workflow_run.run_attempt", optional=True) or 1,
-            "check_suite_id": p.int("workflow_run.check_suite_id", optional=True)}
+    return {"head_branch": p.text("workflow_run.head_branch", optional=True), "head_sha": p.text("workflow_run.head_sha"),
+            "conclusion": p.text("workflow_run.conclusion", optional=True), "run_id": p.number("workflow_run.id"),
+            "run_attempt": p.number("workflow_run.run_attempt", optional=True) or 1,
+            "check_suite_id": p.number("workflow_run.check_suite_id", optional=True)}
 
 
 def _check_suite(p: _Fields) -> dict:
-    return {"head_branch": p.str("check_suite.head_branch", optional=True), "head_sha": p.str("check_suite.head_sha"),
-            "conclusion": p.str("check_suite.conclusion", optional=True), "check_suite_id": p.int("check_suite.id")}
+    return {"head_branch": p.text("check_suite.head_branch", optional=True), "head_sha": p.text("check_suite.head_sha"),
+            "conclusion": p.text("check_suite.conclusion", optional=True), "check_suite_id": p.number("check_suite.id")}
 
 
 def _dispatch(p: _Fields) -> dict:
@@ -149,7 +149,7 @@ def _dispatch(p: _Fields) -> dict:
     if number and not number.isdigit():
         raise EventError(f"workflow_dispatch payload: input `issue` should be an issue number, got {number!r}")
     return {"action": "dispatch", "inputs": {str(k): str(v) for k, v in inputs.items()},
-            "number": int(number) if number else None, "head_branch": p.str("ref", optional=True).removeprefix("refs/heads/")}
+            "number": int(number) if number else None, "head_branch": p.text("ref", optional=True).removeprefix("refs/heads/")}
 
 
 _PARSERS = {"issues": _issues, "issue_comment": _issue_comment, "pull_request_review": _review,

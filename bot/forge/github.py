@@ -140,7 +140,12 @@ class GitHubForge:
 
     def read_file(self, path: str, ref: str) -> str | None:
         """A file's text at `ref`, or None when it does not exist there."""
-        return self._not_found_is_none(f"read {path}", lambda: self._repo.get_contents(path, ref=ref).decoded_content.decode())
+        def fetch() -> str:
+            content = self._repo.get_contents(path, ref=ref)
+            if isinstance(content, list):
+                raise ForgeError(f"{path} is a directory in {self.full_name}; expected a file", 404)
+            return content.decoded_content.decode("utf-8", errors="replace")
+        return self._not_found_is_none(f"read {path}", fetch)
 
     # -- people, issues, comments, labels -------------------------------------------------
     def permission(self, login: str) -> str:
