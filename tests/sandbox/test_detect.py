@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -78,3 +79,14 @@ def test_a_repository_without_tests_asks_for_sandbox_test(tmp_path: Path) -> Non
     with pytest.raises(NoTestCommand, match="sandbox.test") as caught:
         _ = env.test_command
     assert caught.value.exit_code == 2
+
+
+def test_spec_from_the_bot_config_keeps_what_it_names() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class BotSandboxConfig:
+        image: str | None = None
+        test: str | None = "pytest -x"
+        memory: str = "1g"
+
+    spec = SandboxSpec.from_config(BotSandboxConfig())
+    assert spec.test == "pytest -x" and spec.memory == "1g" and spec.image is None and spec.pids == 512

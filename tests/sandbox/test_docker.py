@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
+import signal
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from sandbox import DockerSandbox, ImageMissing, SandboxSpec, SetupFailed, select_sandbox, summarize_failures
+from sandbox import (
+    DockerSandbox,
+    ImageMissing,
+    SandboxSpec,
+    SetupFailed,
+    reap,
+    select_sandbox,
+    summarize_failures,
+)
+from sandbox.docker_env import remove_container
 from tests.sandbox.conftest import base_image, write_sample
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("no_leftovers")]
@@ -49,7 +62,9 @@ def test_each_run_copies_the_current_worktree(sandbox: DockerSandbox, tmp_path: 
     assert not (repo / ".ensemble-results").exists()  # nothing comes back into the host's checkout
 
 
-def test_setup_is_cached_by_dependency_files(sandbox: DockerSandbox, docker_client: object, tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_detected_python_setup_builds_a_venv_once(sandbox: DockerSandbox, docker_client: object,
+                                                  tmp_path: Path) -> None:
     repo = write_sample(tmp_path / "repo")
     (repo / "requirements.txt").write_text("# nothing yet\n")
     spec = SandboxSpec(image=base_image())
@@ -58,17 +73,31 @@ def test_setup_is_cached_by_dependency_files(sandbox: DockerSandbox, docker_clie
         assert first.project.setup and "requirements.txt" in first.project.setup
         again = sandbox.prepare(repo, spec)
         assert again.cached and again.image == first.image
-        (repo / "calc.py").write_text("def add(a, b):\n    return a + b  # code is not a dependency\n")
-        assert sandbox.prepare(repo, spec).image == first.image
-        (repo / "requirements.txt").write_text("# changed\n")
-        changed = sandbox.prepare(repo, spec)
-        assert not changed.cached and changed.image != first.image
-        remove_image(docker_client, changed.image)
         result = sandbox.run(again, "python3 -c 'import sys; print(sys.prefix)' && " + again.test_command, timeout=60)
         assert result.ok and result.stdout.startswith("/opt/ensemble/venv")
     finally:
         if not first.cached:
             remove_image(docker_client, first.image)
+
+
+def test_only_dependency_changes_invalidate_the_environment(sandbox: DockerSandbox, docker_client: object,
+                                                            tmp_path: Path) -> None:
+    repo = write_sample(tmp_path / "repo")
+    (repo / "requirements.txt").write_text(f"# {tmp_path.name}\n")  # a key no earlier run built
+    spec = SandboxSpec(image=base_image(), setup="echo installing")
+    first = sandbox.prepare(repo, spec)
+    images = [first.image]
+    try:
+        assert not first.cached and first.setup_s > 0
+        (repo / "calc.py").write_text("def add(a, b):\n    return a + b  # code is not a dependency\n")
+        assert sandbox.prepare(repo, spec).image == first.image
+        (repo / "requirements.txt").write_text(f"# {tmp_path.name} changed\n")
+        changed = sandbox.prepare(repo, spec)
+        images.append(changed.image)
+        assert not changed.cached and changed.image != first.image
+    finally:
+        for image in images:
+            remove_image(docker_client, image)
 
 
 def test_setup_products_are_seeded_into_each_run(sandbox: DockerSandbox, docker_client: object,
@@ -101,12 +130,43 @@ def test_select_prefers_docker_when_an_engine_answers(docker_client: object) -> 
     assert isinstance(select_sandbox(True, client=docker_client), DockerSandbox)
 
 
-def test_spec_from_the_bot_config_keeps_what_it_names() -> None:
-    @dataclasses.dataclass(frozen=True)
-    class BotSandboxConfig:
-        image: str | None = None
-        test: str | None = "pytest -x"
-        memory: str = "1g"
+INTERRUPTED_RUN = """
+import sys
+from pathlib import Path
+from sandbox import DockerSandbox, reap, SandboxSpec
+sandbox = DockerSandbox(env={})
+env = sandbox.prepare(Path(sys.argv[1]), SandboxSpec(image=sys.argv[2], setup=""))
+print("running", flush=True)
+sandbox.run(env, "sleep 60")
+"""
 
-    spec = SandboxSpec.from_config(BotSandboxConfig())
-    assert spec.test == "pytest -x" and spec.memory == "1g" and spec.image is None and spec.pids == 512
+
+def test_ctrl_c_removes_the_container(docker_client: object, tmp_path: Path) -> None:
+    repo = write_sample(tmp_path / "repo")
+    child = subprocess.Popen([sys.executable, "-c", INTERRUPTED_RUN, str(repo), base_image()],
+                             cwd=Path(__file__).resolve().parents[2], stdout=subprocess.PIPE, text=True)
+    owner = f"ensemble.sandbox.owner={socket.gethostname()}:{child.pid}"
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "running\n"
+        deadline = time.monotonic() + 20
+        while not docker_client.containers.list(filters={"label": owner}) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert docker_client.containers.list(filters={"label": owner}), "the run never started a container"
+        child.send_signal(signal.SIGINT)
+        child.wait(30)
+        assert docker_client.containers.list(all=True, filters={"label": owner}) == []
+        assert docker_client.volumes.list(filters={"label": owner}) == []
+    finally:
+        child.kill()
+
+
+def test_reap_removes_containers_whose_owner_is_gone(docker_client: object) -> None:
+    gone = subprocess.Popen(["true"])  # a process id that no longer exists
+    gone.wait()
+    owner = {"ensemble.sandbox": "test", "ensemble.sandbox.owner": f"{socket.gethostname()}:{gone.pid}"}
+    container = docker_client.containers.create(base_image(), ["true"], labels=owner)
+    try:
+        assert reap(docker_client) >= 1
+        assert docker_client.containers.list(all=True, filters={"id": container.id}) == []
+    finally:
+        remove_container(container)
