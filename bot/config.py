@@ -99,6 +99,9 @@ class SandboxSpec:
     cpus: float = field(default=2.0, metadata={"min": 0.1})
     pids: int = field(default=512, metadata={"min": 16})
     require_docker: bool = False
+    setup_timeout_s: int = field(default=1800, metadata={"min": 1})
+    workspace_size: str = field(default="1g", metadata={"pattern": r"^\d+(\.\d+)?[bkmg]?$", "hint": "like 512m or 2g"})
+    tmp_size: str = field(default="256m", metadata={"pattern": r"^\d+(\.\d+)?[bkmg]?$", "hint": "like 64m or 1g"})
 
 
 @dataclass(frozen=True)
