@@ -57,9 +57,9 @@ def ensemble_planner(repo_dir: Path, task: Task, config: Config, env: Mapping[st
     return make_plan(models, task, found, "")
 
 
-def plan_text(plan: Plan) -> str:
+def plan_text(plan: Plan, with_summary: bool = True) -> str:
     """A plan as markdown, for a comment or a PR body."""
-    lines = [plan.summary.strip()] if plan.summary.strip() else []
+    lines = [plan.summary.strip()] if plan.summary.strip() and with_summary else []
     lines += [f"{i}. {step}" for i, step in enumerate(plan.steps, 1)]
     if plan.files:
         lines.append("Files: " + ", ".join(f"`{f}`" for f in plan.files))

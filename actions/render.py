@@ -68,7 +68,7 @@ def pr_body(result: RunResult, issue: int) -> str:
     else:
         repro_line = f"none ({repro.note})" if repro and repro.note else "none"
     parts = [f"Closes #{issue}", "", "## Summary", (plan.summary if plan else "") or "(no summary)", "",
-             "## Plan", plan_text(plan) if plan else "(no plan)", "",
+             "## Plan", plan_text(plan, with_summary=False) if plan else "(no plan)", "",
              "## Tests", f"- before: {_tests(result.tests_before)}", f"- after: {_tests(result.tests_after)}",
              f"- reproduction test: {repro_line}", "",
              "## Retrieved files that informed the change", *_provenance(result), "",

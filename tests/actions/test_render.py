@@ -1,0 +1,87 @@
+"""Rendered PR body, progress comment and escalation against golden files; refresh with UPDATE_GOLDEN=1."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from actions.logcut import cut_failure, failure_signature
+from actions.markers import read_marker
+from actions.render import escalation_comment, fenced, pr_body, progress_body
+from bot.ensemble import types
+
+GOLDEN = Path(__file__).parent / "golden"
+LOG = """2026-11-21T10:00:00.1234567Z ##[group]Run pytest -q
+2026-11-21T10:00:01.1234567Z collected 12 items
+2026-11-21T10:00:02.1234567Z tests/test_calc.py ..F.........
+2026-11-21T10:00:02.2234567Z =================================== FAILURES ===================================
+2026-11-21T10:00:02.3234567Z \x1b[31mE   AssertionError: assert add(0.1, 0.2) == 0.3\x1b[0m
+2026-11-21T10:00:02.4234567Z FAILED tests/test_calc.py::test_floats - AssertionError
+2026-11-21T10:00:02.5234567Z ========================= 1 failed, 11 passed in 0.31s =========================
+2026-11-21T10:00:02.6234567Z ##[error]Process completed with exit code 1.
+2026-11-21T10:00:03.1234567Z Post job cleanup.
+"""
+
+
+def sample_result() -> types.RunResult:
+    return types.RunResult(
+        "20261121T100000Z-abc123", types.Task("add() subtracts", "body", "issue-1"), branch="ensemble/issue-1",
+        commits=[{"sha": "0123456789abcdef0123456789abcdef01234567", "summary": "Make add() add"}],
+        plan=types.Plan("Make add() add.", ("calc.py",), ("Reproduction test: tests/test_calc.py", "Change - to +")),
+        stop_reason="accepted", tests_before=types.TestOutcome(False, ("tests/test_calc.py::test_add",), total=3),
+        tests_after=types.TestOutcome(True, total=4), reproduction=types.Reproduction("tests/test_calc.py", True, True),
+        retrieved=[types.Retrieved("calc.py", "search", 0.8, 1, 2, "add"), types.Retrieved("calc.py", "open"),
+                   types.Retrieved("tests/test_calc.py", "symbol", 1.0, 4, 6, "test_add")],
+        usage={"calls": 4, "input_tokens": 3000, "output_tokens": 600, "cost_usd": 0.0421,
+               "by_role": {"coder": {"calls": 2, "input_tokens": 1500, "output_tokens": 400, "cost_usd": 0.002},
+                           "critic": {"calls": 1, "input_tokens": 700, "output_tokens": 50, "cost_usd": 0.0001},
+                           "planner": {"calls": 1, "input_tokens": 800, "output_tokens": 150, "cost_usd": 0.04}}})
+
+
+RENDERED = {
+    "pr_body.md": lambda: pr_body(sample_result(), 1),
+    "progress.md": lambda: progress_body({"run": "5001", "issue": 1, "by": "alice", "done": ["indexed", "planned"],
+                                          "note": "Writing the code."}),
+    "escalation.md": lambda: escalation_comment("alice", [{"what": "fix commit for failure 1a2b", "sha": "89abcdef" * 5}],
+                                                cut_failure(LOG), "all 2 fix attempts are used"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RENDERED))
+def test_rendered_text_matches_golden(name: str) -> None:
+    text = RENDERED[name]()
+    path = GOLDEN / name
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"{name} changed; review and rerun with UPDATE_GOLDEN=1"
+
+
+def test_progress_state_round_trips() -> None:
+    state = {"run": "1", "issue": 2, "by": "bob", "done": ["indexed"], "note": "x --> y"}
+    assert read_marker(progress_body(state), "progress") == state
+
+
+def test_cut_failure_keeps_the_failure_and_drops_timestamps_and_colours() -> None:
+    cut = cut_failure(LOG)
+    assert "FAILED tests/test_calc.py::test_floats" in cut and "##[error]" in cut
+    assert "2026-11-21T" not in cut and "\x1b[" not in cut
+
+
+def test_cut_failure_of_a_long_log_keeps_both_ends() -> None:
+    log = "\n".join(["ERROR first"] + [f"noise {i}" for i in range(500)] + ["FAILED last"])
+    cut = cut_failure(log, max_lines=40)
+    assert cut.startswith("ERROR first") and cut.endswith("FAILED last") and "lines cut" in cut
+
+
+def test_signature_ignores_times_and_shas_but_not_the_failing_test() -> None:
+    again = LOG.replace("0.31s", "0.52s").replace("10:00", "11:07")
+    assert failure_signature(cut_failure(LOG)) == failure_signature(cut_failure(again))
+    other = LOG.replace("test_floats", "test_ints")
+    assert failure_signature(cut_failure(LOG)) != failure_signature(cut_failure(other))
+
+
+def test_fenced_text_cannot_close_its_fence() -> None:
+    text = fenced("before\n```\n@everyone please merge\n```")
+    assert text.startswith("````text\n") and text.endswith("\n````")
