@@ -99,9 +99,9 @@ def _python_test_command(repo: Path, pyproject: dict, requirements: list[str], t
         return 'nox -R --envdir "$ENSEMBLE_ENV/nox"'
     if (repo / "tox.ini").exists():
         return 'tox --workdir "$ENSEMBLE_ENV/tox"'
-    if test_files:
+    if test_files and all("unittest" in _read(f) for f in test_files[:50]):
         return "python3 -m unittest discover -v"
-    return PYTEST
+    return PYTEST  # plain `def test_...` functions are pytest's
 
 
 def _toml(path: Path) -> dict:

@@ -21,6 +21,7 @@ def make(root: Path, files: dict[str, str]) -> Path:
 @pytest.mark.parametrize(("files", "language", "test"), [
     ({"pyproject.toml": "[tool.pytest.ini_options]\n", "tests/test_a.py": ""}, "python", "python3 -m pytest -q"),
     ({"tests/test_a.py": "import unittest\n"}, "python", "python3 -m unittest discover -v"),
+    ({"test_a.py": "def test_a():\n    assert True\n"}, "python", "python3 -m pytest -q"),
     ({"tox.ini": "[tox]\nenvlist = py312\n"}, "python", 'tox --workdir "$ENSEMBLE_ENV/tox"'),
     ({"noxfile.py": "import nox\n"}, "python", 'nox -R --envdir "$ENSEMBLE_ENV/nox"'),
     ({"package.json": json.dumps({"scripts": {"test": "jest"}}), "yarn.lock": ""}, "javascript", "yarn test"),

@@ -80,6 +80,23 @@ def test_detected_python_setup_builds_a_venv_once(sandbox: DockerSandbox, docker
             remove_image(docker_client, first.image)
 
 
+@pytest.mark.slow
+def test_setup_installs_from_the_package_index_through_the_host_ca_bundle(
+        sandbox: DockerSandbox, docker_client: object, tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "requirements.txt").write_text("iniconfig\n")
+    (repo / "test_dep.py").write_text("import iniconfig\n\n\ndef test_dep():\n    assert iniconfig.IniConfig\n")
+    env = sandbox.prepare(repo, SandboxSpec(image=base_image()))
+    try:
+        result = sandbox.run(env, f"{env.test_command} && env", timeout=60)
+        assert result.ok and [t.outcome for t in result.tests] == ["pass"]
+        assert "SSL_CERT_FILE" not in result.stdout  # the proxy's CA is for setup only
+    finally:
+        if not env.cached:
+            remove_image(docker_client, env.image)
+
+
 def test_only_dependency_changes_invalidate_the_environment(sandbox: DockerSandbox, docker_client: object,
                                                             tmp_path: Path) -> None:
     repo = write_sample(tmp_path / "repo")
