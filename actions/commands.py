@@ -78,7 +78,8 @@ def _command(verb: str | None, rest: str, following: list[str]) -> Command | Bad
         return BadCommand("no verb after /ensemble")
     verb = verb.lower()
     if verb not in VERBS:
-        return BadCommand(f"unknown verb `{verb}`")
+        shown = f" `{verb}`" if re.fullmatch(r"[a-z0-9_.-]{1,30}", verb) else ""  # never echo mentions or markup
+        return BadCommand(f"unknown verb{shown}")
     if verb in NEEDS_ARGUMENT:
         argument = "\n".join([rest, *following]).strip()
         if not argument:

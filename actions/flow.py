@@ -80,9 +80,10 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
             progress.update(f"I could not produce a passing revision: {result.stop_words}.")
             ctx.forge.add_labels(pull.number, NEEDS_HUMAN)
             return Outcome("failed", f"no passing revision for PR #{pull.number}: {result.stop_words}", pull.number, 1)
+        approved = {r.id: r.login for r in ctx.forge.reviews(pull.number) if r.state == "APPROVED"}
         ctx.forge.push(clone, pull.branch, remote)
         _dispatch_checks(ctx, config, pull.branch)
-        note = f"Pushed {result.commits[-1]['sha'][:7]} ({what})." + _stale_approvals(ctx, pull.number, result)
+        note = f"Pushed {result.commits[-1]['sha'][:7]} ({what})." + _dismissed(ctx, pull.number, approved)
         progress.done("pr", note)
         return Outcome("revised", note, pull.number)
     finally:
@@ -179,10 +180,11 @@ def _dispatch_checks(ctx: Context, config: Config, branch: str) -> None:
         ctx.forge.dispatch(workflow, branch)
 
 
-def _stale_approvals(ctx: Context, number: int, result: RunResult) -> str:
-    head = result.commits[-1]["sha"]
-    stale = sorted({r.login for r in ctx.forge.approvals(number) if r.commit_id != head})
-    if not stale:
+def _dismissed(ctx: Context, number: int, approved: dict[int, str]) -> str:
+    """A sentence naming approvals that our push dismissed (branch protection dismisses stale approvals)."""
+    if not approved:
         return ""
-    names = ", ".join(f"@{name}" for name in stale)
-    return f" This new commit dismisses the earlier approval by {names}; please review again."
+    dismissed = sorted({approved[r.id] for r in ctx.forge.reviews(number) if r.id in approved and r.state == "DISMISSED"})
+    if not dismissed:
+        return ""
+    return f" This push dismissed the approval by {', '.join(f'@{name}' for name in dismissed)}; please review again."

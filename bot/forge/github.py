@@ -227,10 +227,12 @@ class GitHubForge:
             return ReviewInfo(review.id, review.state, review.body or "", review.user.login, review.commit_id, inline)
         return self.call(f"read review {review_id} on PR #{number}", fetch)
 
-    def approvals(self, number: int) -> list[ReviewInfo]:
-        """The approving reviews of a PR."""
-        reviews = self.call(f"list reviews on PR #{number}", lambda: list(self._repo.get_pull(number).get_reviews()))
-        return [ReviewInfo(r.id, r.state, r.body or "", r.user.login, r.commit_id) for r in reviews if r.state == "APPROVED"]
+    def reviews(self, number: int) -> list[ReviewInfo]:
+        """The reviews of a PR with their current state (APPROVED, CHANGES_REQUESTED, DISMISSED, ...)."""
+        def fetch() -> list[ReviewInfo]:
+            return [ReviewInfo(r.id, r.state, r.body or "", r.user.login, r.commit_id)
+                    for r in self._repo.get_pull(number).get_reviews()]
+        return self.call(f"list reviews on PR #{number}", fetch)
 
     # -- refs and Actions ----------------------------------------------------------------
     def branch_head(self, branch: str) -> str | None:

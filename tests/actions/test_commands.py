@@ -71,6 +71,11 @@ def test_bad_commands_get_the_help_text(body: str, reason: str | None) -> None:
     assert reason in reply and HELP_TEXT in reply
 
 
+def test_a_strange_verb_is_not_echoed() -> None:
+    result = parse_command("/ensemble `@org/everyone`")
+    assert isinstance(result, BadCommand) and "@" not in result.reason
+
+
 def test_help_lists_every_verb() -> None:
     for verb in ("run", "retry", "revise", "stop", "status", "help", "approve-plan"):
         assert f"/ensemble {verb}" in HELP_TEXT

@@ -40,6 +40,7 @@ def test_an_approval_from_someone_without_write_access_does_nothing(hub: Hub) ->
 
 
 def test_changes_requested_lead_to_a_revision_commit(hub: Hub, engine: ScriptedEngine) -> None:
+    hub.fake.repos[REPO].dismiss_stale_reviews = True
     number = open_pr(hub)
     hub.send("pull_request_review", hub.review(number, "approved", "fine by me", sender="mona"))
     outcome = hub.send("pull_request_review", hub.review(number, "changes_requested", "Please also test floats.",
@@ -48,7 +49,14 @@ def test_changes_requested_lead_to_a_revision_commit(hub: Hub, engine: ScriptedE
     assert len(hub.fake.commit_messages(REPO, "ensemble/issue-1")) == 2
     assert "Please also test floats." in engine.calls[-1].body and "`calc.py` line 2: use math.fsum" in engine.calls[-1].body
     notes = [c["body"] for c in hub.fake.comments_on(REPO, number)]
-    assert any("dismisses the earlier approval by @mona" in body for body in notes)
+    assert any("This push dismissed the approval by @mona" in body for body in notes)
+
+
+def test_a_revision_without_branch_protection_does_not_claim_a_dismissal(hub: Hub) -> None:
+    number = open_pr(hub)
+    hub.send("pull_request_review", hub.review(number, "approved", "fine", sender="mona"))
+    outcome = hub.send("pull_request_review", hub.review(number, "changes_requested", "one more thing"))
+    assert outcome.result == "revised" and "dismissed" not in outcome.message
 
 
 def test_a_flaky_failure_is_fixed_by_rerunning_with_no_model_call(hub: Hub, engine: ScriptedEngine) -> None:

@@ -182,6 +182,11 @@ def merge_pull(fake, repo, m, q, body, login) -> Reply:
 
 def list_reviews(fake, repo, m, q, body, login) -> Reply:
     number = int(m["n"])
+    if repo.dismiss_stale_reviews:  # branch protection: a push dismisses approvals of older commits
+        head = fake.head_sha(repo.full_name, repo.pulls[number]["head_ref"])
+        for review in repo.reviews.values():
+            if review["pull_number"] == number and review["state"] == "APPROVED" and review["commit_id"] != head:
+                review["state"] = "DISMISSED"
     items = [fake.review_json(repo, r) for r in repo.reviews.values() if r["pull_number"] == number]
     return _page(fake, m.string, q, items)
 

@@ -69,6 +69,7 @@ class RepoState:
     bare: Path
     id: int
     default_branch: str = "main"
+    dismiss_stale_reviews: bool = False
     permissions: dict[str, str] = field(default_factory=dict)
     issues: dict[int, dict] = field(default_factory=dict)
     comments: dict[int, dict] = field(default_factory=dict)
