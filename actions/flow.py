@@ -104,8 +104,12 @@ def _run_engine(ctx: Context, clone: Path, task: Task, config: Config, progress:
                 numbers: tuple[int, ...]) -> RunResult:
     env = {k: v for k, v in ctx.env.items() if k not in SECRET_NAMES and not k.startswith("INPUT_")}
     with StopWatcher(ctx, numbers, after_id=progress.id or 0) as watcher:
-        result = ctx.engine(clone, task, config, env, run_id=new_run_id(), progress=progress.on_progress,
-                            stop=watcher.event)
+        try:
+            result = ctx.engine(clone, task, config, env, run_id=new_run_id(), progress=progress.on_progress,
+                                stop=watcher.event)
+        except Exception as exc:
+            progress.update(f"The run failed and nothing was pushed: {type(exc).__name__}: {str(exc)[:500]}")
+            raise
     if watcher.by:
         result.notes.append(f"stopped by @{watcher.by}")
     return result

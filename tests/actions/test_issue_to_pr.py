@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from actions.markers import read_marker
 from tests.actions.conftest import REPO, Hub, ScriptedEngine
 
@@ -98,3 +100,15 @@ def test_planner_questions_are_posted_and_the_run_waits(hub: Hub, engine: Script
     assert outcome.result == "questions"
     assert any("1. Should add() accept strings?" in c["body"] for c in hub.fake.comments_on(REPO, 1))
     assert not hub.fake.repos[REPO].pulls and hub.fake.head_sha(REPO, "ensemble/issue-1") is None
+
+
+def test_an_engine_crash_is_reported_on_the_issue(hub: Hub, engine: ScriptedEngine) -> None:
+    def crash(stop: object) -> None:
+        raise RuntimeError("Docker daemon is not running; start it and run again")
+
+    engine.before_return = crash
+    with pytest.raises(RuntimeError, match="Docker daemon"):
+        hub.send("issues", hub.labeled(1))
+    [progress] = progress_comments(hub)
+    assert "The run failed and nothing was pushed: RuntimeError: Docker daemon" in progress["body"]
+    assert "ensemble:working" not in hub.fake.labels_on(REPO, 1)
