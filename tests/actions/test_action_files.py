@@ -34,7 +34,9 @@ def test_workflow_triggers_permissions_and_concurrency() -> None:
     assert "pull_request_target" not in triggers
     assert WORKFLOW["permissions"] == {"contents": "write", "pull-requests": "write", "issues": "write",
                                        "actions": "write", "checks": "read"}
-    assert "issue.number" in WORKFLOW["concurrency"]["group"]
+    group = WORKFLOW["concurrency"]["group"]
+    assert "github.event.issue.number" in group and "workflow_run.head_branch" in group
+    assert WORKFLOW["concurrency"]["cancel-in-progress"] is False
 
 
 def test_workflow_never_interpolates_event_fields_into_scripts() -> None:
