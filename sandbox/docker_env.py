@@ -16,7 +16,7 @@ from sandbox.errors import ImageMissing, SetupFailed
 from sandbox.images import BASE_IMAGE, environment_key, environment_tag
 from sandbox.model import ProjectInfo, SandboxSpec
 from sandbox.output import cap_text
-from sandbox.scripts import SETUP_SCRIPT, ca_env, command_env, toplevel_listing
+from sandbox.scripts import SETUP_SCRIPT, ca_env, command_env, export_lines, toplevel_listing
 from sandbox.workspace import build_tar, repo_entries
 
 log = logging.getLogger(__name__)
@@ -116,8 +116,8 @@ def _run_setup(client: Any, base: Any, base_name: str, repo_dir: Path, project: 
         environment.update(ca_env(CA_TARGET))
         mounts.append(Mount(CA_TARGET, str(bundle), type="bind", read_only=True))
     container = client.containers.create(
-        base.id, entrypoint=["sh", "-c", SETUP_SCRIPT, "ensemble-setup"], command=[project.setup, listing],
-        user="0:0", working_dir=WORKSPACE, environment=environment, mounts=mounts, labels=labels("setup"),
+        base.id, entrypoint=["sh", "-c", export_lines(environment) + SETUP_SCRIPT, "ensemble-setup"], command=[project.setup, listing],
+        user="0:0", working_dir=WORKSPACE, mounts=mounts, labels=labels("setup"),
         security_opt=["no-new-privileges"], log_config={"type": "json-file", "config": {"max-size": "5m"}},
         **limits(spec))
     try:
@@ -132,7 +132,7 @@ def _run_setup(client: Any, base: Any, base_name: str, repo_dir: Path, project: 
             tail = container.logs(tail=60).decode("utf-8", "replace")
             raise SetupFailed(project.setup, base_name, code, cap_text(tail, 4000))
         container.commit(repository=tag.split(":")[0], tag=tag.split(":")[1],
-                         conf={"Labels": {LABEL: "environment"}, "Cmd": [], "Entrypoint": []})
+                         conf={"Labels": {LABEL: "environment"}})
         log.info("environment image %s built from %s", tag, base_name)
     finally:
         remove_container(container)

@@ -8,6 +8,7 @@ nothing is inherited from the host, so no secret can leak in.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable, Mapping
 
 from sandbox.model import ProjectInfo
@@ -76,3 +77,9 @@ def command_env(project: ProjectInfo, *, env_dir: str, workspace: str, tmp: str,
 def ca_env(bundle_path: str) -> dict[str, str]:
     """Variables that make pip, requests, node, curl and git trust a CA bundle (setup phase only)."""
     return {name: bundle_path for name in CA_VARIABLES}
+
+
+def export_lines(env: Mapping[str, str]) -> str:
+    """Shell lines exporting `env`: setup's variables go in its script, not in the container config,
+    because `docker commit` would bake the container's variables (the proxy's CA among them) into the image."""
+    return "".join(f"export {name}={shlex.quote(value)}\n" for name, value in sorted(env.items()))
