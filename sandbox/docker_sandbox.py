@@ -76,6 +76,11 @@ class DockerSandbox:
     def __init__(self, client: Any = None, env: Mapping[str, str] | None = None):
         self.client = client or docker_client()
         self.env = dict(os.environ if env is None else env)
+        try:
+            if reaped := reap(self.client):
+                log.info("removed %d sandbox containers left by runs that are gone", reaped)
+        except Exception as exc:  # noqa: BLE001 - housekeeping must not stop a run
+            log.debug("reaping leftovers failed: %s", exc)
 
     def prepare(self, repo_dir: Path, spec: SandboxSpec) -> Environment:
         """Detect the project and build (or reuse) its environment image."""

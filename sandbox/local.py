@@ -8,6 +8,7 @@ reads of world-readable host files, or cap disk use beyond the file-size limit.
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import resource
@@ -25,7 +26,7 @@ from sandbox.detect import detect_project
 from sandbox.docker_sandbox import TIMEOUT_EXIT, size_bytes
 from sandbox.errors import SetupFailed
 from sandbox.images import environment_key
-from sandbox.model import Environment, ExecResult, SandboxSpec
+from sandbox.model import Environment, ExecResult, ProjectInfo, SandboxSpec
 from sandbox.output import CappedBuffer, cap_text
 from sandbox.results import collect_tests
 from sandbox.scripts import RUN_SCRIPT, SETUP_SCRIPT, command_env, toplevel_listing
@@ -79,7 +80,7 @@ class LocalSandbox:
             took = time.monotonic() - started
         return Environment(repo_dir, spec, project, "host", self.name, key, False, took, env_dir)
 
-    def _setup(self, repo_dir: Path, setup: str, env_dir: Path, spec: SandboxSpec, project) -> None:
+    def _setup(self, repo_dir: Path, setup: str, env_dir: Path, spec: SandboxSpec, project: ProjectInfo) -> None:
         shutil.rmtree(env_dir, ignore_errors=True)
         env_dir.mkdir(parents=True)
         listing = env_dir / ".toplevel"
@@ -164,7 +165,7 @@ def execute(argv: list[str], cwd: Path, env: dict[str, str], timeout: float, lim
     return proc.returncode, out.text(), err.text(), timed_out, time.monotonic() - started
 
 
-def _pump(pipe, buffer: CappedBuffer) -> None:
+def _pump(pipe: io.BufferedReader, buffer: CappedBuffer) -> None:
     for chunk in iter(lambda: pipe.read1(65536), b""):
         buffer.write(chunk)
 

@@ -67,7 +67,7 @@ def parse_go_test_json(text: str) -> list[TestCase]:
         if action == "output":
             output.setdefault(name, []).append(str(event.get("Output", "")))
         elif action in ("pass", "fail", "skip"):
-            outcome: Outcome = {"pass": "pass", "fail": "fail", "skip": "skip"}[action]
+            outcome: Outcome = "pass" if action == "pass" else "fail" if action == "fail" else "skip"
             message = "".join(output.get(name, [])) if action == "fail" else ""
             results[name] = TestCase(name, outcome, message[-MESSAGE_LIMIT:], event.get("Elapsed"))
     return list(results.values())
