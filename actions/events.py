@@ -48,6 +48,7 @@ class Event:
     run_attempt: int = 1
     check_suite_id: int | None = None
     inputs: Mapping[str, str] = field(default_factory=dict)
+    delivery: str = ""  # the same for a re-delivered event, different for a new one ('' for manual dispatch)
 
 
 def load_event(env: Mapping[str, str]) -> Event:
@@ -111,18 +112,21 @@ class _Fields:
 def _issues(p: _Fields) -> dict:
     return {"number": p.number("issue.number"), "title": p.text("issue.title"), "body": p.text("issue.body", optional=True),
             "is_pull": p.get("issue.pull_request", dict, optional=True) is not None,
-            "label": p.text("label.name", optional=True)}
+            "label": p.text("label.name", optional=True),
+            "delivery": f"issues:{p.number('issue.number')}:{p.text('label.name', optional=True)}:"
+                        f"{p.text('issue.updated_at', optional=True)}"}
 
 
 def _issue_comment(p: _Fields) -> dict:
-    return _issues(p) | {"label": "", "comment_id": p.number("comment.id"), "comment_body": p.text("comment.body", optional=True)}
+    return _issues(p) | {"label": "", "comment_id": p.number("comment.id"), "comment_body": p.text("comment.body", optional=True),
+                         "delivery": f"comment:{p.number('comment.id')}"}
 
 
 def _review(p: _Fields) -> dict:
     return {"number": p.number("pull_request.number"), "is_pull": True, "title": p.text("pull_request.title"),
             "head_branch": p.text("pull_request.head.ref"), "head_sha": p.text("pull_request.head.sha"),
             "review_id": p.number("review.id"), "review_state": p.text("review.state").lower(),
-            "review_body": p.text("review.body", optional=True)}
+            "review_body": p.text("review.body", optional=True), "delivery": f"review:{p.number('review.id')}"}
 
 
 def _review_comment(p: _Fields) -> dict:
@@ -135,12 +139,14 @@ def _workflow_run(p: _Fields) -> dict:
     return {"head_branch": p.text("workflow_run.head_branch", optional=True), "head_sha": p.text("workflow_run.head_sha"),
             "conclusion": p.text("workflow_run.conclusion", optional=True), "run_id": p.number("workflow_run.id"),
             "run_attempt": p.number("workflow_run.run_attempt", optional=True) or 1,
-            "check_suite_id": p.number("workflow_run.check_suite_id", optional=True)}
+            "check_suite_id": p.number("workflow_run.check_suite_id", optional=True),
+            "delivery": f"run:{p.number('workflow_run.id')}:{p.number('workflow_run.run_attempt', optional=True) or 1}"}
 
 
 def _check_suite(p: _Fields) -> dict:
     return {"head_branch": p.text("check_suite.head_branch", optional=True), "head_sha": p.text("check_suite.head_sha"),
-            "conclusion": p.text("check_suite.conclusion", optional=True), "check_suite_id": p.number("check_suite.id")}
+            "conclusion": p.text("check_suite.conclusion", optional=True), "check_suite_id": p.number("check_suite.id"),
+            "delivery": f"suite:{p.number('check_suite.id')}:{p.text('check_suite.updated_at', optional=True)}"}
 
 
 def _dispatch(p: _Fields) -> dict:

@@ -34,6 +34,8 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
         return Outcome("exists", f"PR #{pull.number} is already open for issue #{issue}; nothing to do", pull.number)
     if remote and not pull and not retry and (resumed := _resume(ctx, issue, branch, remote)):
         return resumed
+    if duplicate := _already_handled(ctx, issue):
+        return duplicate
     title, body, _ = ctx.forge.issue(issue)
     progress = ProgressComment(ctx, issue, by)
     progress.open("Starting: cloning the repository.")
@@ -60,6 +62,8 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
     issue = issue_of_branch(pull.branch)
     if issue is None:
         return Outcome("nothing-to-do", f"PR #{pull.number} is not on an ensemble/issue-<N> branch")
+    if duplicate := _already_handled(ctx, pull.number):
+        return duplicate
     remote = ctx.forge.branch_head(pull.branch)
     title, body, _ = ctx.forge.issue(issue)
     progress = ProgressComment(ctx, pull.number, by)
@@ -88,6 +92,15 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
         return Outcome("revised", note, pull.number)
     finally:
         ctx.forge.remove_label(pull.number, WORKING)
+
+
+def _already_handled(ctx: Context, number: int) -> Outcome | None:
+    """An Outcome when another Actions run already handled this very event (a re-delivery)."""
+    trigger = ctx.event.delivery
+    for _, data in ctx.own_markers(number, "progress") if trigger else []:
+        if data.get("trigger") == trigger and data.get("run") != ctx.run_key:
+            return Outcome("duplicate", f"this event was already handled by run {data.get('run')}; nothing to do")
+    return None
 
 
 def _config(ctx: Context, clone: Path, progress: ProgressComment) -> Config:

@@ -25,7 +25,8 @@ class ProgressComment:
         self.ctx = ctx
         self.issue = issue
         self.id: int | None = None
-        self.state: dict[str, Any] = {"run": ctx.run_key, "issue": issue, "by": by, "done": [], "note": ""}
+        self.state: dict[str, Any] = {"run": ctx.run_key, "issue": issue, "by": by, "done": [], "note": "",
+                                      "trigger": ctx.event.delivery}
         self._lock = threading.Lock()
 
     def open(self, note: str = "Starting.") -> None:

@@ -112,3 +112,15 @@ def test_an_engine_crash_is_reported_on_the_issue(hub: Hub, engine: ScriptedEngi
     [progress] = progress_comments(hub)
     assert "The run failed and nothing was pushed: RuntimeError: Docker daemon" in progress["body"]
     assert "ensemble:working" not in hub.fake.labels_on(REPO, 1)
+
+
+def test_a_redelivered_event_after_a_failed_run_does_not_run_again(hub: Hub, engine: ScriptedEngine) -> None:
+    engine.fail = True
+    payload = hub.labeled(1)
+    assert hub.send("issues", payload).exit_code == 1
+    assert hub.send("issues", payload).result == "duplicate"  # the same delivery, a new Actions run
+    relabelled = hub.labeled(1)
+    relabelled["issue"]["updated_at"] = "2026-11-21T12:00:00Z"  # a maintainer labels it again: a new event
+    engine.fail = False
+    assert hub.send("issues", relabelled).result == "pr-opened"
+    assert len(engine.calls) == 2
