@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -36,7 +37,11 @@ def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: 
     if handler is None:
         outcome = Outcome("nothing-to-do", f"nothing to do for {event.name}.{event.action or '(no action)'}")
     else:
-        outcome = handler(build_context(env, event, engine, planner))
+        ctx = build_context(env, event, engine, planner)
+        try:
+            outcome = handler(ctx)
+        finally:
+            shutil.rmtree(ctx.workdir, ignore_errors=True)  # self-hosted runners keep their disks
     write_outputs(env, outcome)
     return outcome
 

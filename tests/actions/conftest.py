@@ -41,11 +41,13 @@ class ScriptedEngine:
     fail: bool = False
     before_return: Callable[[threading.Event], None] | None = None
     calls: list[Task] = field(default_factory=list)
+    git_configs: list[str] = field(default_factory=list)
 
     def __call__(self, repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], *, run_id: str,
                  progress: Callable[[str, str, int, str], None], stop: threading.Event) -> RunResult:
         self.calls.append(task)
         assert "GITHUB_TOKEN" not in env, "the engine must never see the GitHub token"
+        self.git_configs.append((repo_dir / ".git" / "config").read_text())
         for phase in ("indexing", "planning", "coding", "testing", "reviewing"):
             progress("a", phase, 1, "")
         result = RunResult(run_id, task, branch=f"ensemble/{task.slug}",

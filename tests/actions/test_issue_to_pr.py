@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 
@@ -38,8 +37,9 @@ def test_a_labelled_issue_becomes_a_draft_pr_with_passing_tests(hub: Hub, engine
     assert [d["ref"] for d in hub.fake.repos[REPO].dispatches] == ["ensemble/issue-1"]
     everything = "".join(c["body"] for c in hub.fake.comments_on(REPO, 1)) + body
     assert hub.fake.token not in everything
-    for config in Path(hub.tmp / "work").rglob(".git/config"):
-        assert hub.fake.token not in config.read_text()
+    [git_config] = engine.git_configs  # read during the run: the clone's config holds no credentials
+    assert hub.fake.token not in git_config and "extraheader" not in git_config
+    assert not list((hub.tmp / "work").rglob(".git"))  # and the clone is gone afterwards
 
 
 def test_a_redelivered_label_event_creates_no_duplicate(hub: Hub, engine: ScriptedEngine) -> None:
