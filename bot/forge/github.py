@@ -1,5 +1,8 @@
 """The GitHub forge: clone and push with GitPython, issues, pulls and Actions with PyGithub.
 
+The ensemble works in a clone through the local forge (worktrees, branch `ensemble/<slug>`);
+this forge brings the clone in and publishes the branch, the pull request and the comments.
+
 The token never appears on a command line, in output or in `.git/config`: git gets it as an
 `http.extraheader` through GIT_CONFIG_* environment variables (as actions/checkout does),
 scoped to the server URL. PyGithub runs with its own retries off; secondary rate limits
