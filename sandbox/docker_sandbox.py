@@ -8,13 +8,14 @@ read through the API; the host's repository (and its `.git`) is never written.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import socket
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ from sandbox.docker_env import (
     prepare_image,
     remove_container,
 )
-from sandbox.errors import EngineUnavailable, SandboxError
+from sandbox.errors import EngineUnavailable, ImageMissing, SandboxError
 from sandbox.images import IMAGE_ENV_VAR
 from sandbox.model import Environment, ExecResult, SandboxSpec
 from sandbox.output import CappedBuffer
@@ -87,7 +88,8 @@ class DockerSandbox:
         repo_dir = Path(repo_dir).resolve()
         project = detect_project(repo_dir, spec, self.env)
         user_chosen = bool(spec.image or self.env.get(IMAGE_ENV_VAR))
-        image, key, cached, setup_s = prepare_image(self.client, repo_dir, project, spec, user_chosen)
+        with engine_errors(project.image or ""):
+            image, key, cached, setup_s = prepare_image(self.client, repo_dir, project, spec, user_chosen)
         return Environment(repo_dir, spec, project, image, self.name, key, cached, setup_s)
 
     def run(self, env: Environment, command: str, timeout: float | None = None) -> ExecResult:
@@ -96,10 +98,11 @@ class DockerSandbox:
         volume = container = None
         started = time.monotonic()
         try:
-            volume, container = self._start(env, timeout)
-            archive = build_tar(env.repo_dir, max_bytes=size_bytes(env.spec.workspace_size))
-            container.put_archive(WORKSPACE, archive)
-            return self._exec(env, container, command, timeout, started)
+            with engine_errors(env.image):
+                volume, container = self._start(env, timeout)
+                archive = build_tar(env.repo_dir, max_bytes=size_bytes(env.spec.workspace_size))
+                container.put_archive(WORKSPACE, archive)
+                return self._exec(env, container, command, timeout, started)
         finally:
             if container is not None:
                 remove_container(container)
@@ -168,6 +171,22 @@ class DockerSandbox:
                 continue
             files.update(read_tar_files(chunks, MAX_RESULT_BYTES - sum(map(len, files.values())), MAX_RESULT_FILE))
         return files
+
+
+@contextlib.contextmanager
+def engine_errors(image: str) -> Iterator[None]:
+    """Turn the docker SDK's infrastructure failures into SandboxErrors that say what to do."""
+    import docker.errors
+    import requests
+
+    try:
+        yield
+    except docker.errors.ImageNotFound as exc:
+        raise ImageMissing(f"sandbox image {image} is gone ({exc.explanation}); prepare the environment again "
+                           "or pull/build the image") from None
+    except (docker.errors.APIError, requests.exceptions.ConnectionError) as exc:
+        raise EngineUnavailable(f"the Docker engine failed while using image {image}: {exc}; check `docker info` "
+                                "and the daemon's log, then retry") from None
 
 
 def _wait_for_exec(api: Any, exec_id: str, reader: threading.Thread, deadline: float) -> bool:

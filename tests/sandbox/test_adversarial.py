@@ -42,6 +42,20 @@ def run(hostile: tuple[DockerSandbox, Environment], command: str, timeout: float
     return sandbox.run(env, command, timeout=timeout)
 
 
+def test_limits_from_the_spec_are_applied(hostile) -> None:
+    files = ("memory/memory.limit_in_bytes memory/memory.memsw.limit_in_bytes pids/pids.max cpu/cpu.cfs_quota_us "
+             "cpu/cpu.cfs_period_us memory.max memory.swap.max pids.max cpu.max")
+    result = run(hostile, f"cd /sys/fs/cgroup && for f in {files}; do [ -r $f ] && echo $f $(cat $f); done; true")
+    found = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+    memory = found.get("memory/memory.limit_in_bytes") or found.get("memory.max")
+    assert memory == str(256 << 20)
+    assert found.get("memory/memory.memsw.limit_in_bytes", str(256 << 20)) == str(256 << 20)  # no swap on top
+    assert found.get("memory.swap.max", "0") == "0"
+    assert (found.get("pids/pids.max") or found.get("pids.max")) == "64"
+    quota = found.get("cpu.max") or f"{found.get('cpu/cpu.cfs_quota_us')} {found.get('cpu/cpu.cfs_period_us')}"
+    assert quota == "100000 100000"  # cpus: 1.0
+
+
 def test_fork_bomb_hits_the_pids_limit_and_times_out(hostile) -> None:
     result = run(hostile, "bomb() { bomb | bomb & }; bomb; sleep 30", timeout=4)
     assert result.timed_out and result.exit_code == 124

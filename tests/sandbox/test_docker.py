@@ -143,6 +143,16 @@ def test_missing_image_raises_with_the_fix(sandbox: DockerSandbox, tmp_path: Pat
         sandbox.prepare(repo, SandboxSpec(image="ensemble-missing-image:never", setup=""))
 
 
+def test_an_image_removed_after_prepare_is_reported_as_missing(sandbox: DockerSandbox, docker_client: object,
+                                                               tmp_path: Path) -> None:
+    repo = write_sample(tmp_path / "repo")
+    spec = SandboxSpec(image=base_image(), setup=f"echo {tmp_path.name}")
+    env = sandbox.prepare(repo, spec)
+    remove_image(docker_client, env.image)
+    with pytest.raises(ImageMissing, match="prepare the environment again"):
+        sandbox.run(env, "true")
+
+
 def test_select_prefers_docker_when_an_engine_answers(docker_client: object) -> None:
     assert isinstance(select_sandbox(True, client=docker_client), DockerSandbox)
 
