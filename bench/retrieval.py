@@ -13,7 +13,7 @@ a one-file incremental update, query p50/p95, index size and peak memory; and FA
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import itertools
 import json
 import os
 import resource
@@ -30,7 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from indexer import FusionParams, open_index  # noqa: E402
-from indexer.files import is_test_path, read_text  # noqa: E402
+from indexer.files import CODE_SUFFIXES, is_test_path, read_text  # noqa: E402
 from indexer.lexical import LexicalIndex  # noqa: E402
 from indexer.query import analyze_query  # noqa: E402
 from indexer.retrieval import analysis_scores, hybrid_files, rank_files  # noqa: E402
@@ -38,6 +38,12 @@ from indexer.tokens import tokenize  # noqa: E402
 
 DEFAULT_CASES = "/work/shared/eval/retrieval-dev.jsonl"
 KS = (1, 5, 10)
+# each retriever alone, with the same priors (tests, docs and non-code down-weighted) as the hybrid
+SINGLE = {
+    "BM25 chunks + priors": FusionParams(dense=0.0, boosts=0.0),
+    "dense + priors": FusionParams(lexical=0.0, boosts=0.0),
+    "boosts + priors": FusionParams(lexical=0.0, dense=0.0),
+}
 
 
 def metrics(rankings: list[list[str]], golds: list[set[str]]) -> dict[str, float]:
@@ -53,9 +59,10 @@ def ordered(scores: dict[str, float]) -> list[str]:
 
 
 def bm25_rankings(index, query: str, file_tokens: dict[str, list[str]]) -> dict[str, list[str]]:
-    """The four BM25 baselines: whole files / chunks, with / without tests in the index."""
+    """The four BM25 baselines over source files: whole files / chunks, with / without tests in the index."""
     out = {}
-    for label, keep in (("", lambda p: True), (" no tests", lambda p: not is_test_path(p))):
+    for label, keep in (("", lambda p: p.endswith(CODE_SUFFIXES)),
+                        (" no tests", lambda p: p.endswith(CODE_SUFFIXES) and not is_test_path(p))):
         paths = [p for p in file_tokens if keep(p)]
         lex = LexicalIndex([file_tokens[p] for p in paths]).scores(query)
         out[f"BM25 files{label}"] = [paths[i] for i in np.argsort(-lex) if lex[i] > 0]
@@ -76,12 +83,15 @@ def evaluate(args: argparse.Namespace, cases: list[dict]) -> tuple[dict, list]:
         index = open_index(repo, model=args.model, cache_path=Path(args.root) / f".cache-{args.model_slug}.sqlite")
         built = time.perf_counter() - started
         query = case["problem_statement"]
-        file_tokens = {p: tokenize(f"{p} {read_text(repo / p) or ''}") for p in index.files}
+        file_tokens = {p: tokenize(f"{p} {read_text(repo / p) or ''}") for p in index.files
+                       if p.endswith(CODE_SUFFIXES)}
         for label, ranking in bm25_rankings(index, query, file_tokens).items():
             rankings.setdefault(label, []).append(ranking)
         lexical, dense = index.lexical.scores(query), index.dense_scores(query)
         boosts = analysis_scores(analyze_query(query), index.chunks, index.symbols, index.files)
         rankings.setdefault("dense", []).append(ordered(rank_files(dense, index.chunks)))
+        for label, params in SINGLE.items():
+            rankings.setdefault(label, []).append(ordered(hybrid_files(lexical, dense, boosts, index.chunks, params)))
         components.append((lexical, dense, boosts, index.chunks))
         hits = index.search(query, k=50)
         rankings.setdefault("hybrid", []).append([h.path for h in hits])
@@ -93,14 +103,12 @@ def evaluate(args: argparse.Namespace, cases: list[dict]) -> tuple[dict, list]:
 def fusion_grid(components: list, golds: list[set[str]]) -> list[tuple[FusionParams, dict]]:
     """A small grid around the defaults; few knobs, so the choice generalizes."""
     results = []
-    for lexical_w in (1.0, 2.0):
-        for dense_w in (0.0, 0.5, 1.0):
-            for boost_w in (0.0, 1.0, 2.0):
-                for test_factor in (1.0, 0.5, 0.2):
-                    params = FusionParams(lexical=lexical_w, dense=dense_w, boosts=boost_w, test_factor=test_factor)
-                    ranks = [ordered(hybrid_files(lex, dense, boosts, chunks, params))
-                             for lex, dense, boosts, chunks in components]
-                    results.append((params, metrics(ranks, golds)))
+    for dense_w, boost_w, test_factor, aux_factor, runner_up in itertools.product(
+            (0.0, 0.25, 0.5, 1.0), (0.0, 0.25, 0.5, 1.0), (1.0, 0.5), (1.0, 0.5), (0.0, 0.25)):
+        params = FusionParams(dense=dense_w, boosts=boost_w, test_factor=test_factor,
+                              auxiliary_factor=aux_factor, runner_up_weight=runner_up)
+        ranks = [ordered(hybrid_files(lex, dense, boosts, chunks, params)) for lex, dense, boosts, chunks in components]
+        results.append((params, metrics(ranks, golds)))
     return results
 
 
@@ -177,6 +185,7 @@ def main() -> int:
     parser.add_argument("--root", required=True, help="folder the cases were materialized into")
     parser.add_argument("--cases", default=DEFAULT_CASES)
     parser.add_argument("--cases-limit", type=int, default=0, help="only the first N cases")
+    parser.add_argument("--repos", default="", help="only cases of these repositories (comma-separated OWNER/NAME)")
     parser.add_argument("--model", default=None, help="embedding model (default: the index default)")
     parser.add_argument("--perf-repo", type=Path, default=None, help="checkout for the timing section")
     parser.add_argument("--skip-perf", action="store_true")
@@ -186,17 +195,18 @@ def main() -> int:
     args.model = canonical_model_name(args.model or os.environ.get("ENSEMBLE_BENCH_MODEL") or None)
     args.model_slug = args.model.replace(":", "_").replace("/", "_")
     cases = [json.loads(line) for line in Path(args.cases).read_text().splitlines() if line.strip()]
+    cases = [c for c in cases if not args.repos or c["repo"] in args.repos.split(",")]
     cases = cases[: args.cases_limit] if args.cases_limit else cases
     golds = [set(c["gold_files"]) for c in cases]
     rankings, components = evaluate(args, cases)
     print(f"\n{len(cases)} cases, model {args.model}; hybrid uses {FusionParams()}")
     print_table([(label, metrics(r, golds)) for label, r in rankings.items()])
     grid = fusion_grid(components, golds)
-    print("\nfusion grid (lexical, dense, boosts, test_factor): R@1 R@5 R@10 MRR")
-    for params, m in sorted(grid, key=lambda x: -(x[1]["R@1"] + x[1]["R@5"] + 100 * x[1]["MRR"]))[:12]:
-        fields = dataclasses.astuple(params)
-        print(f"  {fields[1]:.1f} {fields[2]:.1f} {fields[3]:.1f} {fields[4]:.1f}:  "
-              f"{m['R@1']:5.1f} {m['R@5']:5.1f} {m['R@10']:5.1f} {m['MRR']:.3f}")
+    print("\nfusion grid, best 15 by R@1 + R@5 + 100 MRR (dense, boosts, test, auxiliary, runner-up): "
+          "R@1 R@5 R@10 MRR")
+    for params, m in sorted(grid, key=lambda x: -(x[1]["R@1"] + x[1]["R@5"] + 100 * x[1]["MRR"]))[:15]:
+        print(f"  {params.dense:4.2f} {params.boosts:4.2f} {params.test_factor:3.1f} {params.auxiliary_factor:3.1f} "
+              f"{params.runner_up_weight:4.2f}:  {m['R@1']:5.1f} {m['R@5']:5.1f} {m['R@10']:5.1f} {m['MRR']:.3f}")
     if not args.skip_perf:
         perf_repo = args.perf_repo or next(Path(args.root).glob("pytest-dev__pytest/56bf*"), None)
         if perf_repo:

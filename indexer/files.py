@@ -29,6 +29,9 @@ GENERATED = re.compile(r"(\.min\.(js|css)|\.map|_pb2(_grpc)?\.py|\.pb\.go|\.lock
 BINARY_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".ico", ".pdf", ".zip", ".gz", ".tar", ".whl", ".so", ".dll",
                    ".exe", ".bin", ".pyc", ".class", ".jar", ".woff", ".woff2", ".ttf", ".otf", ".mp3", ".mp4",
                    ".npy", ".npz", ".pkl", ".db", ".sqlite", ".fits", ".h5", ".hdf5", ".nc", ".xz", ".bz2"}
+CODE_SUFFIXES = (".py", ".pyi", ".pyx", ".js", ".jsx", ".mjs", ".ts", ".tsx", ".go", ".rs", ".java", ".kt", ".scala",
+                 ".c", ".h", ".cc", ".cpp", ".hpp", ".cxx", ".cs", ".rb", ".php", ".swift", ".m", ".lua", ".sh")
+AUXILIARY_DIR = re.compile(r"(^|/)(docs?|examples?|benchmarks?|scripts|extra|tools|contrib)/")
 TEST_PATH = re.compile(r"(^|/)(tests?|testing|__tests__|spec)(/|$)|(^|/)(test_[^/]*|[^/]*_test\.\w+|conftest\.py"
                        r"|[^/]*\.(spec|test)\.\w+)$")
 
@@ -44,6 +47,11 @@ class RepoFile:
 def is_test_path(path: str) -> bool:
     """True for test files and files under test folders (tests/, test/, testing/, __tests__/, spec/)."""
     return bool(TEST_PATH.search(path))
+
+
+def is_auxiliary_path(path: str) -> bool:
+    """True for files that are not source code, or that sit under docs, examples, benchmarks or scripts."""
+    return not path.endswith(CODE_SUFFIXES) or bool(AUXILIARY_DIR.search(path))
 
 
 def _git(repo: Path, *args: str, stdin: str | None = None) -> str:

@@ -33,9 +33,9 @@ class QueryAnalysis:
 
 def _code_like(word: str) -> bool:
     """snake_case, camelCase, CamelCase with an inner capital, or dunder names; not plain English words."""
-    if len(word) < 3:
-        return False
     inner = word.strip("_")
+    if len(word) < 3 or len(inner) < 2:
+        return False
     return "_" in inner or (any(c.isupper() for c in inner[1:]) and any(c.islower() for c in inner)) or \
         word.startswith("__")
 
@@ -55,7 +55,7 @@ def analyze_query(text: str) -> QueryAnalysis:
     identifiers.extend(w for w in IDENT.findall(text) if _code_like(w))
     identifiers.extend(part for d in dotted for part in d.split("."))
     identifiers.extend(f[2] for f in frames if not f[2].startswith("<"))
-    quoted = [q for q in QUOTED.findall(text) if not PATH.search(q)]
+    quoted = [q.strip() for q in QUOTED.findall(text) if not PATH.search(q) and " " in q.strip() and q.strip()[0].isalnum()]
     messages = [m.group(2).strip().strip("'\"") for m in ERROR.finditer(text)] + quoted
     return QueryAnalysis(paths=paths, frames=frames, dotted=dotted,
                          identifiers=_unique([i for i in identifiers if len(i) > 2]),

@@ -1,10 +1,12 @@
-"""Hybrid retrieval: BM25 and dense rankings fused by reciprocal rank, plus exact-match boosts.
+"""Hybrid retrieval: BM25 and dense scores blended, plus exact-match boosts from query analysis.
 
-The retrievers each rank chunks; chunk rankings are aggregated to files (a file scores as its best
-chunk); the rankings are fused with reciprocal rank fusion (weights in `FusionParams`, set from the
-dev cases in bench/retrieval.py). Query analysis adds a third ranking: files the issue names by path,
+The retrievers each score chunks; chunk scores are aggregated to files (a file scores as its best
+chunk plus a little of its next two); the file scores are scaled to [0, 1] and blended with weights
+(`FusionParams`, chosen on the dev cases by bench/retrieval.py, which also measures reciprocal rank
+fusion). Query analysis adds a third score: files the issue names by path,
 stack frame, module or defined symbol, or whose text contains an error message from the issue.
-Test files are down-weighted: a fix usually lives in the code under test.
+Tests, documentation, examples and non-code files are down-weighted in every ranking before fusion:
+a fix usually lives in the source code.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexer.chunking import Chunk, module_name
-from indexer.files import is_test_path
+from indexer.files import is_auxiliary_path, is_test_path
 from indexer.query import QueryAnalysis, match_paths, module_candidates
 
 DEFINITION_KINDS = ("function", "method", "class")
@@ -25,12 +27,20 @@ DEFINITION_KINDS = ("function", "method", "class")
 class FusionParams:
     """Weights of the fused rankings; defaults chosen on the dev cases (bench/retrieval.py)."""
 
+    method: str = "blend"  # or "rrf"
     rrf_k: float = 60.0
     lexical: float = 1.0
-    dense: float = 1.0
-    boosts: float = 1.0
+    dense: float = 0.1
+    boosts: float = 0.05
     test_factor: float = 0.5
+    auxiliary_factor: float = 0.5
+    runner_up_weight: float = 0.25
     dense_depth: int = 2000
+
+    def prior(self, path: str) -> float:
+        """How much a file's scores count: less for tests and for docs, examples and non-code."""
+        return (self.test_factor if is_test_path(path) else 1.0) * (
+            self.auxiliary_factor if is_auxiliary_path(path) else 1.0)
 
 
 @dataclass(frozen=True)
@@ -61,14 +71,18 @@ class SymbolTable:
             self.modules[module_name(path)].append(path)
 
 
-def rank_files(chunk_scores: dict[int, float], chunks: list[Chunk]) -> dict[str, float]:
-    """A file's score is its best chunk's score."""
-    best: dict[str, float] = {}
+def rank_files(chunk_scores: dict[int, float], chunks: list[Chunk], runner_up_weight: float = 0.0) -> dict[str, float]:
+    """A file scores as its best chunk, plus `runner_up_weight` times its next two chunks."""
+    per_file: dict[str, list[float]] = defaultdict(list)
     for i, score in chunk_scores.items():
-        path = chunks[i].path
-        if score > best.get(path, -np.inf):
-            best[path] = score
-    return best
+        per_file[chunks[i].path].append(score)
+    if not runner_up_weight:
+        return {path: max(scores) for path, scores in per_file.items()}
+    out = {}
+    for path, scores in per_file.items():
+        top = sorted(scores, reverse=True)[:3]
+        out[path] = top[0] + runner_up_weight * sum(top[1:])
+    return out
 
 
 def _ranks(scores: dict[str, float] | dict[int, float]) -> dict:
@@ -98,32 +112,56 @@ def analysis_scores(analysis: QueryAnalysis, chunks: list[Chunk], symbols: Symbo
 
 
 def fuse(rankings: list[tuple[float, dict]], rrf_k: float) -> dict:
-    """Weighted reciprocal rank fusion of several {key: rank} maps."""
+    """Weighted reciprocal rank fusion of several {key: score} maps."""
     fused: dict = defaultdict(float)
-    for weight, ranks in rankings:
-        for key, rank in ranks.items():
+    for weight, scores in rankings:
+        for key, rank in _ranks(scores).items():
             fused[key] += weight / (rrf_k + rank)
     return dict(fused)
+
+
+def blend(scored: list[tuple[float, dict]]) -> dict:
+    """Weighted sum of scores, each map scaled to [0, 1] (min-max; a lone score counts as 1)."""
+    fused: dict = defaultdict(float)
+    for weight, scores in scored:
+        if not scores:
+            continue
+        low, high = min(scores.values()), max(scores.values())
+        for key, value in scores.items():
+            fused[key] += weight * ((value - low) / (high - low) if high > low else 1.0)
+    return dict(fused)
+
+
+def _combine(params: FusionParams, scored: list[tuple[float, dict]]) -> dict:
+    active = [(w, s) for w, s in scored if w > 0]
+    return fuse(active, params.rrf_k) if params.method == "rrf" else blend(active)
+
+
+def _weighted(scores: dict[str, float], params: FusionParams) -> dict[str, float]:
+    return {path: score * params.prior(path) for path, score in scores.items()}
 
 
 def hybrid_files(lexical: np.ndarray, dense: dict[int, float], boosts: dict[str, float], chunks: list[Chunk],
                  params: FusionParams) -> dict[str, float]:
     """Fused file scores from chunk-level lexical and dense scores and file-level boosts."""
     lexical_chunks = {int(i): float(lexical[i]) for i in np.flatnonzero(lexical > 0)}
-    rankings = [(params.lexical, _ranks(rank_files(lexical_chunks, chunks))),
-                (params.dense, _ranks(rank_files(dense, chunks))),
-                (params.boosts, _ranks(boosts))]
-    fused = fuse([r for r in rankings if r[0] > 0], params.rrf_k)
-    return {path: score * (params.test_factor if is_test_path(path) else 1.0) for path, score in fused.items()}
+    # cosine similarities can be negative; shift them so the prior shrinks every score toward zero
+    dense_chunks = {i: s + 1.0 for i, s in dense.items()}
+    return _combine(params, [
+        (params.lexical, _weighted(rank_files(lexical_chunks, chunks, params.runner_up_weight), params)),
+        (params.dense, _weighted(rank_files(dense_chunks, chunks), params)),
+        (params.boosts, _weighted(boosts, params)),
+    ])
 
 
 def hybrid_chunks(lexical: np.ndarray, dense: dict[int, float], boosts: dict[str, float], chunks: list[Chunk],
                   params: FusionParams) -> dict[int, float]:
-    """Fused chunk scores: chunk rankings fused, plus the boost ranking of the chunk's file."""
-    lexical_chunks = {int(i): float(lexical[i]) for i in np.flatnonzero(lexical > 0)}
-    file_ranks = _ranks(boosts)
-    boost_chunks = {i: file_ranks[c.path] for i, c in enumerate(chunks) if c.path in file_ranks}
-    rankings = [(params.lexical, _ranks(lexical_chunks)), (params.dense, _ranks(dense)),
-                (params.boosts, boost_chunks)]
-    fused = fuse([r for r in rankings if r[0] > 0], params.rrf_k)
-    return {i: s * (params.test_factor if is_test_path(chunks[i].path) else 1.0) for i, s in fused.items()}
+    """Fused chunk scores: lexical and dense chunk scores, plus the boost of the chunk's file."""
+    priors = {path: params.prior(path) for path in {c.path for c in chunks}}
+    lexical_chunks = {int(i): float(lexical[i]) * priors[chunks[i].path] for i in np.flatnonzero(lexical > 0)}
+    dense_chunks = {i: (s + 1.0) * priors[chunks[i].path] for i, s in dense.items()}
+    file_boosts = _weighted(boosts, params)
+    boost_chunks = {i: file_boosts[c.path] for i in (lexical_chunks.keys() | dense_chunks.keys())
+                    if (c := chunks[i]).path in file_boosts}
+    return _combine(params, [(params.lexical, lexical_chunks), (params.dense, dense_chunks),
+                             (params.boosts, boost_chunks)])
