@@ -100,6 +100,13 @@ def prepare_image(client: Any, repo_dir: Path, project: ProjectInfo, spec: Sandb
         return tag, key, False, time.monotonic() - started
 
 
+def _committed_config(base: Any) -> dict[str, Any]:
+    """The base image's entrypoint and command (an empty list, not null: commit would copy setup's)."""
+    config = base.attrs.get("Config") or {}
+    return {"Labels": {LABEL: "environment"}, "Entrypoint": config.get("Entrypoint") or [],
+            "Cmd": config.get("Cmd") or ["sh"]}
+
+
 def _run_setup(client: Any, base: Any, base_name: str, repo_dir: Path, project: ProjectInfo, spec: SandboxSpec,
                tag: str) -> None:
     assert project.setup
@@ -132,7 +139,7 @@ def _run_setup(client: Any, base: Any, base_name: str, repo_dir: Path, project: 
             tail = container.logs(tail=60).decode("utf-8", "replace")
             raise SetupFailed(project.setup, base_name, code, cap_text(tail, 4000))
         container.commit(repository=tag.split(":")[0], tag=tag.split(":")[1],
-                         conf={"Labels": {LABEL: "environment"}})
+                         conf=_committed_config(base))
         log.info("environment image %s built from %s", tag, base_name)
     finally:
         remove_container(container)

@@ -106,6 +106,10 @@ def test_only_dependency_changes_invalidate_the_environment(sandbox: DockerSandb
     images = [first.image]
     try:
         assert not first.cached and first.setup_s > 0
+        config = docker_client.images.get(first.image).attrs["Config"]
+        base = docker_client.images.get(base_image()).attrs["Config"]
+        assert (config["Entrypoint"] or None, config["Cmd"]) == (base["Entrypoint"], base["Cmd"])
+        assert config["Env"] == base["Env"]  # nothing of setup's environment is baked in
         (repo / "calc.py").write_text("def add(a, b):\n    return a + b  # code is not a dependency\n")
         assert sandbox.prepare(repo, spec).image == first.image
         (repo / "requirements.txt").write_text(f"# {tmp_path.name} changed\n")
