@@ -76,7 +76,7 @@ def host_run(repo: Path) -> None:
 
 
 def bare_start(client, image: str) -> None:
-    container = client.containers.create(image, ["true"], labels=labels("bench"), network_mode="none")
+    container = client.containers.create(image, entrypoint=["true"], labels=labels("bench"), network_mode="none")
     try:
         container.start()
         container.wait()
