@@ -22,7 +22,7 @@ TOKEN_PATTERNS = re.compile(
     | \bgithub_pat_[A-Za-z0-9_]{20,}        # GitHub fine-grained personal access tokens
     | \bsk-[A-Za-z0-9][A-Za-z0-9_\-]{16,}   # OpenAI keys (sk-..., sk-proj-...)
     | \bAIza[0-9A-Za-z_\-]{30,}             # Google API keys
-    | (?<=x-access-token:)[^@\s]+           # tokens embedded in clone URLs
+    | (?<=x-access-token:)(?!\[REDACTED\])[^@\s]+   # tokens embedded in clone URLs (not yet masked)
     """,
     re.VERBOSE,
 )

@@ -125,3 +125,12 @@ def test_concurrent_tracers_in_threads_do_not_share_state(tmp_path: Path) -> Non
         t.join()
     assert [r["run_id"] for r in read_trace(a.path)] == ["a"]
     assert [r["run_id"] for r in read_trace(b.path)] == ["b"]
+
+
+def test_redacted_text_holds_nothing_token_shaped_and_redaction_is_idempotent() -> None:
+    from bot.redact import TOKEN_PATTERNS
+
+    redactor = Redactor.from_env(SECRETS)
+    once = redactor.text(f"https://x-access-token:{SECRETS['GITHUB_TOKEN']}@host/o/r.git {STRAY_TOKENS[0]}")
+    assert TOKEN_PATTERNS.search(once) is None
+    assert redactor.text(once) == once == f"https://x-access-token:{MASK}@host/o/r.git {MASK}"
