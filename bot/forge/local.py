@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 from bot.errors import EnsembleError
-from bot.forge import BRANCH_PREFIX, Commit
+from bot.forge import BRANCH_PREFIX, Commit, Workspace
 
 log = logging.getLogger(__name__)
 WORKTREES = Path(".ensemble") / "worktrees"
@@ -113,7 +113,7 @@ class LocalForge:
         self._workspaces.append(workspace)
         return workspace
 
-    def publish(self, workspace: GitWorkspace) -> list[Commit]:
+    def publish(self, workspace: Workspace) -> list[Commit]:
         """Point the branch at the workspace's HEAD (a fast-forward from the base)."""
         commits = workspace.commits()
         if not commits:

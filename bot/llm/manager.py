@@ -146,7 +146,7 @@ class ModelManager:
         outcome = self._send(link, request)
         if schema:
             outcome = self._validate(link, request, outcome, s)
-        if key is not None:
+        if key is not None and self.cache is not None:
             self.cache.put(key, {"text": outcome.text, "data": outcome.data, "request_id": outcome.request_id,
                                  "provider": link.model.provider, "model": link.model.model})
         return outcome

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from bot.errors import UsageError
@@ -11,10 +11,11 @@ from bot.llm.openai import OpenAIChatModel
 from bot.llm.scripted import ScriptedChatModel
 from bot.llm.types import ChatModel
 
-PROVIDERS: dict[str, type] = {
-    "openai": OpenAIChatModel,
-    "gemini": GeminiChatModel,
-    "scripted": ScriptedChatModel,
+# provider name -> factory(model, env, base_dir); only the scripted provider reads files (from base_dir).
+PROVIDERS: dict[str, Callable[[str, Mapping[str, str], Path | None], ChatModel]] = {
+    "openai": lambda model, env, base_dir: OpenAIChatModel.from_env(model, env),
+    "gemini": lambda model, env, base_dir: GeminiChatModel.from_env(model, env),
+    "scripted": ScriptedChatModel.from_env,
 }
 
 
@@ -22,7 +23,4 @@ def create_model(provider: str, model: str, env: Mapping[str, str], base_dir: Pa
     """The `ChatModel` for `provider`/`model`, reading keys from `env`."""
     if provider not in PROVIDERS:
         raise UsageError(f"unknown model provider {provider!r}; expected one of {', '.join(PROVIDERS)}")
-    if provider == "scripted":
-        return ScriptedChatModel.from_env(model, env, base_dir)
-    cls = PROVIDERS[provider]
-    return cls.from_env(model, env)  # type: ignore[no-any-return]
+    return PROVIDERS[provider](model, env, base_dir)
