@@ -103,10 +103,10 @@ def evaluate(args: argparse.Namespace, cases: list[dict]) -> tuple[dict, list]:
 def fusion_grid(components: list, golds: list[set[str]]) -> list[tuple[FusionParams, dict]]:
     """A small grid around the defaults; few knobs, so the choice generalizes."""
     results = []
-    for dense_w, boost_w, test_factor, aux_factor, runner_up in itertools.product(
-            (0.0, 0.25, 0.5, 1.0), (0.0, 0.25, 0.5, 1.0), (1.0, 0.5), (1.0, 0.5), (0.0, 0.25)):
-        params = FusionParams(dense=dense_w, boosts=boost_w, test_factor=test_factor,
-                              auxiliary_factor=aux_factor, runner_up_weight=runner_up)
+    for method, dense_w, boost_w, prior, runner_up in itertools.product(
+            ("blend", "rrf"), (0.0, 0.1, 0.25, 0.5), (0.0, 0.05, 0.1, 0.25), (1.0, 0.5), (0.0, 0.25)):
+        params = FusionParams(method=method, dense=dense_w, boosts=boost_w, test_factor=prior,
+                              auxiliary_factor=prior, runner_up_weight=runner_up)
         ranks = [ordered(hybrid_files(lex, dense, boosts, chunks, params)) for lex, dense, boosts, chunks in components]
         results.append((params, metrics(ranks, golds)))
     return results
@@ -202,11 +202,11 @@ def main() -> int:
     print(f"\n{len(cases)} cases, model {args.model}; hybrid uses {FusionParams()}")
     print_table([(label, metrics(r, golds)) for label, r in rankings.items()])
     grid = fusion_grid(components, golds)
-    print("\nfusion grid, best 15 by R@1 + R@5 + 100 MRR (dense, boosts, test, auxiliary, runner-up): "
-          "R@1 R@5 R@10 MRR")
+    print(f"\nfusion grid ({len(grid)} settings), best 15 by R@1 + R@5 + 100 MRR\n"
+          "  method dense boosts test/aux-prior runner-up:  R@1   R@5  R@10  MRR")
     for params, m in sorted(grid, key=lambda x: -(x[1]["R@1"] + x[1]["R@5"] + 100 * x[1]["MRR"]))[:15]:
-        print(f"  {params.dense:4.2f} {params.boosts:4.2f} {params.test_factor:3.1f} {params.auxiliary_factor:3.1f} "
-              f"{params.runner_up_weight:4.2f}:  {m['R@1']:5.1f} {m['R@5']:5.1f} {m['R@10']:5.1f} {m['MRR']:.3f}")
+        print(f"  {params.method:<6} {params.dense:5.2f} {params.boosts:6.2f} {params.test_factor:14.1f} "
+              f"{params.runner_up_weight:9.2f}:  {m['R@1']:5.1f} {m['R@5']:5.1f} {m['R@10']:5.1f} {m['MRR']:.3f}")
     if not args.skip_perf:
         perf_repo = args.perf_repo or next(Path(args.root).glob("pytest-dev__pytest/56bf*"), None)
         if perf_repo:

@@ -12,7 +12,15 @@ import numpy as np
 from indexer.cache import EmbeddingCache, embed_cached
 from indexer.chunking import Chunk, chunk_file
 from indexer.embedder import Embedder, canonical_model_name, make_embedder
-from indexer.files import IndexerError, RepoFile, head_commit, list_files, read_text
+from indexer.files import (
+    IndexerError,
+    RepoFile,
+    head_commit,
+    is_auxiliary_path,
+    is_test_path,
+    list_files,
+    read_text,
+)
 from indexer.index import RepoIndex, embedding_input
 from indexer.retrieval import FusionParams
 from indexer.store import StoredIndex, index_dir, load_store, lock_path, save_store
@@ -26,8 +34,12 @@ Progress = Callable[[str, int, int], None]
 def open_index(repo_dir: Path, *, include: Sequence[str] = (), exclude: Sequence[str] = (), max_file_kb: int = 512,
                model: str | None = None, progress: Progress | None = None, embedder: Embedder | None = None,
                cache_path: Path | None = None, params: FusionParams | None = None,
-               update: bool = True) -> RepoIndex:
-    """Build the index of `repo_dir`, or bring an existing one up to date, and return it loaded."""
+               update: bool = True, embed_all: bool = False) -> RepoIndex:
+    """Build the index of `repo_dir`, or bring an existing one up to date, and return it loaded.
+
+    Only source files are embedded unless `embed_all`: the embedding model is the slow part, and
+    tests, docs and other text count for less in the ranking anyway (BM25 still covers them).
+    """
     from filelock import FileLock
 
     repo = Path(repo_dir).resolve()
@@ -46,13 +58,19 @@ def open_index(repo_dir: Path, *, include: Sequence[str] = (), exclude: Sequence
         files = list_files(repo, tuple(include), tuple(exclude), max_file_kb)
         if stored is None or stored.files != {f.path: f.blob for f in files} or stored.commit != head_commit(repo):
             embedder = embedder or make_embedder(model_name)
-            stored = update_store(repo, stored, files, embedder, cache_path or root / "embeddings.sqlite", progress)
+            stored = update_store(repo, stored, files, embedder, cache_path or root / "embeddings.sqlite", progress,
+                                  embed_all)
             save_store(root, stored)
     return RepoIndex(repo, stored, embedder, params)
 
 
+def wants_vector(path: str) -> bool:
+    """Source files get embeddings; tests, docs and other text are found by BM25 alone (zero vectors)."""
+    return not is_test_path(path) and not is_auxiliary_path(path)
+
+
 def update_store(repo: Path, old: StoredIndex | None, files: list[RepoFile], embedder: Embedder,
-                 cache_path: Path, progress: Progress | None = None) -> StoredIndex:
+                 cache_path: Path, progress: Progress | None = None, embed_all: bool = False) -> StoredIndex:
     """A new StoredIndex: unchanged files keep their chunks and vectors, the rest are (re)built."""
     started = time.perf_counter()
     current = {f.path: f.blob for f in files}
@@ -63,7 +81,9 @@ def update_store(repo: Path, old: StoredIndex | None, files: list[RepoFile], emb
     cache = EmbeddingCache(cache_path)
     try:
         report = (lambda done, total: progress("embedding", done, total)) if progress else None
-        new_vectors = embed_cached(embedder, [embedding_input(c) for c in new_chunks], cache, report)
+        dense = [i for i, c in enumerate(new_chunks) if embed_all or wants_vector(c.path)]
+        new_vectors = np.zeros((len(new_chunks), embedder.dim), dtype=np.float32)
+        new_vectors[dense] = embed_cached(embedder, [embedding_input(new_chunks[i]) for i in dense], cache, report)
     finally:
         cache.close()
     chunks = [old.chunks[i] for i in kept] + new_chunks if old else new_chunks

@@ -47,6 +47,7 @@ class RepoIndex:
         self._embedder = embedder
         self._lexical: LexicalIndex | None = None
         self._faiss = None
+        self._has_vector = np.zeros(0, dtype=bool)
         self._symbols: SymbolTable | None = None
 
     @property
@@ -86,10 +87,11 @@ class RepoIndex:
             return {}
         if self._faiss is None:
             self._faiss = build_faiss(self.stored.vectors)
+            self._has_vector = np.any(self.stored.vectors != 0, axis=1)
         vector = self.embedder.embed([query])
         k = min(len(self.chunks), depth or self.params.dense_depth)
         scores, ids = self._faiss.search(vector, k)
-        return {int(i): float(s) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0}
+        return {int(i): float(s) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0 and self._has_vector[i]}
 
     def search(self, query: str, k: int = 10, level: str = "file") -> list[SearchHit]:
         """The `k` best files (level "file") or chunks (level "chunk") for a query, best first."""

@@ -59,7 +59,7 @@ def analyze_query(text: str) -> QueryAnalysis:
     messages = [m.group(2).strip().strip("'\"") for m in ERROR.finditer(text)] + quoted
     return QueryAnalysis(paths=paths, frames=frames, dotted=dotted,
                          identifiers=_unique([i for i in identifiers if len(i) > 2]),
-                         messages=_unique([m for m in messages if len(m) >= 12])[:20])
+                         messages=_unique([m for m in messages if len(m) >= 12])[:5])
 
 
 def match_paths(mentioned: list[str], indexed: list[str]) -> set[str]:
