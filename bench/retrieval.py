@@ -80,7 +80,8 @@ def evaluate(args: argparse.Namespace, cases: list[dict]) -> tuple[dict, list]:
     for n, case in enumerate(cases, 1):
         repo = Path(args.root) / case["repo"].replace("/", "__") / case["base_commit"]
         started = time.perf_counter()
-        index = open_index(repo, model=args.model, cache_path=Path(args.root) / f".cache-{args.model_slug}.sqlite")
+        index = open_index(repo, model=args.model, cache_path=Path(args.root) / f".cache-{args.model_slug}.sqlite",
+                           index_path=Path(args.root) / f".indexes-{args.model_slug}" / repo.parent.name / repo.name)
         built = time.perf_counter() - started
         query = case["problem_statement"]
         file_tokens = {p: tokenize(f"{p} {read_text(repo / p) or ''}") for p in index.files

@@ -34,11 +34,12 @@ Progress = Callable[[str, int, int], None]
 def open_index(repo_dir: Path, *, include: Sequence[str] = (), exclude: Sequence[str] = (), max_file_kb: int = 512,
                model: str | None = None, progress: Progress | None = None, embedder: Embedder | None = None,
                cache_path: Path | None = None, params: FusionParams | None = None,
-               update: bool = True, embed_all: bool = False) -> RepoIndex:
+               update: bool = True, embed_all: bool = False, index_path: Path | None = None) -> RepoIndex:
     """Build the index of `repo_dir`, or bring an existing one up to date, and return it loaded.
 
     Only source files are embedded unless `embed_all`: the embedding model is the slow part, and
     tests, docs and other text count for less in the ranking anyway (BM25 still covers them).
+    `index_path` keeps the index somewhere other than `repo_dir/.ensemble/index`.
     """
     from filelock import FileLock
 
@@ -46,9 +47,12 @@ def open_index(repo_dir: Path, *, include: Sequence[str] = (), exclude: Sequence
     if not repo.is_dir():
         raise IndexerError(f"{repo} is not a folder; pass --repo the path of a git checkout")
     model_name = embedder.name if embedder else canonical_model_name(model)
-    root = index_dir(repo)
+    root = Path(index_path) if index_path else index_dir(repo)
     root.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(lock_path(repo)), timeout=600):
+    ignore = repo / ".ensemble" / ".gitignore"
+    if not index_path and not ignore.exists():  # like .pytest_cache: the index never shows up in `git status` or a commit
+        ignore.write_text("# created by ensemble-bot\n*\n")
+    with FileLock(str(lock_path(root)), timeout=600):
         stored = load_store(root)
         if stored is not None and stored.model != model_name:
             log.warning("the index was built with %s, not %s; re-embedding it", stored.model, model_name)

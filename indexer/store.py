@@ -51,9 +51,9 @@ def index_dir(repo: Path) -> Path:
     return repo / INDEX_DIR
 
 
-def lock_path(repo: Path) -> Path:
-    """The file lock that serializes writers."""
-    return repo / ".ensemble" / "index.lock"
+def lock_path(root: Path) -> Path:
+    """The file lock that serializes writers of the index in `root`."""
+    return root.with_name(root.name + ".lock")
 
 
 def _sha256(path: Path) -> str:

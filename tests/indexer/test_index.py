@@ -30,6 +30,11 @@ def test_build_records_commit_model_and_files(code_repo: Path, embedder: Hashing
     assert index.stored.vectors.shape == (len(index.chunks), embedder.dim)
 
 
+def test_the_index_stays_out_of_git_status(repo: Path, embedder: HashingEmbedder):
+    open_index(repo, embedder=embedder)
+    assert git(repo, "status", "--porcelain") == ""
+
+
 def test_unchanged_repository_is_not_re_embedded(code_repo: Path, embedder: HashingEmbedder):
     open_index(code_repo, embedder=embedder)
     again = HashingEmbedder()
