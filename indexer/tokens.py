@@ -22,11 +22,11 @@ def split_identifier(word: str) -> tuple[str, ...]:
     return (lower, *(p for p in parts if p != lower))
 
 
-@lru_cache(maxsize=4096)
-def _stem(word: str) -> str:
+@lru_cache(maxsize=1)
+def _stemmer():  # noqa: ANN202 - PyStemmer has no type stubs
     from Stemmer import Stemmer
 
-    return Stemmer("english").stemWord(word)
+    return Stemmer("english")
 
 
 def tokenize(text: str) -> list[str]:
@@ -43,9 +43,10 @@ _STEMS: dict[str, str] = {}
 
 
 def _stem_cached(token: str) -> str:
+    """English stem of an alphabetic token (numbers and mixed tokens stay as they are), memoized."""
     stem = _STEMS.get(token)
     if stem is None:
         if len(_STEMS) > 500_000:
             _STEMS.clear()
-        stem = _STEMS[token] = _stem(token) if token.isalpha() else token
+        stem = _STEMS[token] = _stemmer().stemWord(token) if token.isalpha() else token
     return stem
