@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -25,7 +26,7 @@ from indexer.retrieval import (
     hybrid_chunks,
     hybrid_files,
 )
-from indexer.store import StoredIndex, build_faiss
+from indexer.store import StoredIndex, load_faiss
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +47,7 @@ class RepoIndex:
         self.repo, self.stored, self.params = repo, stored, params or FusionParams()
         self._embedder = embedder
         self._lexical: LexicalIndex | None = None
-        self._faiss = None
+        self._faiss: Any = None
         self._has_vector = np.zeros(0, dtype=bool)
         self._symbols: SymbolTable | None = None
 
@@ -86,7 +87,7 @@ class RepoIndex:
         if not self.chunks:
             return {}
         if self._faiss is None:
-            self._faiss = build_faiss(self.stored.vectors)
+            self._faiss = load_faiss(self.stored)
             self._has_vector = np.any(self.stored.vectors != 0, axis=1)
         vector = self.embedder.embed([query])
         k = min(len(self.chunks), depth or self.params.dense_depth)

@@ -44,6 +44,8 @@ class StoredIndex:
     tokens: list[list[str]]
     vectors: np.ndarray
     built_at: float = field(default_factory=time.time)
+    location: Path | None = None  # the index folder and live generation, once saved or loaded
+    generation: str = ""
 
 
 def index_dir(repo: Path) -> Path:
@@ -92,6 +94,7 @@ def save_store(root: Path, stored: StoredIndex) -> None:
         "sha256": {"chunks": _sha256(chunks_path), "vectors": _sha256(vectors_path)},
     }
     _atomic_write(root / "manifest.json", lambda h: h.write(json.dumps(manifest, indent=1).encode()))
+    stored.location, stored.generation = root, gen
     for old in root.glob("*-*.*"):
         if gen not in old.name and old.name.split("-")[0] in ("chunks", "vectors", "hnsw"):
             old.unlink(missing_ok=True)
@@ -138,7 +141,7 @@ def _load_generation(root: Path, manifest: dict[str, Any]) -> StoredIndex:
     if len(chunks) != manifest["chunk_count"] or vectors.shape != (len(chunks), manifest["dim"]):
         raise ValueError("chunk and vector counts disagree")
     return StoredIndex(manifest["model"], manifest["dim"], manifest["commit"], dict(manifest["files"]),
-                       chunks, tokens, vectors, manifest.get("built_at", 0.0))
+                       chunks, tokens, vectors, manifest.get("built_at", 0.0), root, gen)
 
 
 def build_faiss(vectors: np.ndarray) -> Any:
@@ -146,6 +149,7 @@ def build_faiss(vectors: np.ndarray) -> Any:
     import faiss
 
     dim = vectors.shape[1] if vectors.ndim == 2 and vectors.shape[1] else 1
+    index: Any
     if len(vectors) > HNSW_THRESHOLD:
         index = faiss.IndexHNSWFlat(dim, 32, faiss.METRIC_INNER_PRODUCT)
         index.hnsw.efSearch = 128
@@ -156,11 +160,11 @@ def build_faiss(vectors: np.ndarray) -> Any:
     return index
 
 
-def load_faiss(root: Path, manifest_generation: str, vectors: np.ndarray) -> Any:
+def load_faiss(stored: StoredIndex) -> Any:
     """The persisted HNSW index when there is one, else an exact index built from the vectors."""
-    path = root / f"hnsw-{manifest_generation}.faiss"
-    if len(vectors) > HNSW_THRESHOLD and path.is_file():
+    path = stored.location / f"hnsw-{stored.generation}.faiss" if stored.location else None
+    if len(stored.vectors) > HNSW_THRESHOLD and path is not None and path.is_file():
         import faiss
 
         return faiss.read_index(str(path))
-    return build_faiss(vectors)
+    return build_faiss(stored.vectors)

@@ -132,3 +132,15 @@ def test_format_mismatch_and_unreadable_manifest_rebuild(code_repo: Path, embedd
     norms = {c.path: float(np.linalg.norm(v)) for c, v in zip(index.chunks, index.stored.vectors, strict=True)}
     assert abs(norms["pkg/session.py"] - 1.0) < 1e-5
     assert norms["tests/test_session.py"] == 0.0  # tests are left to BM25: no embedding spent on them
+
+
+def test_above_the_threshold_an_hnsw_index_is_persisted_and_used(code_repo: Path, embedder: HashingEmbedder,
+                                                                  monkeypatch):
+    import indexer.store
+
+    monkeypatch.setattr(indexer.store, "HNSW_THRESHOLD", 3)
+    open_index(code_repo, embedder=embedder)
+    assert list(index_dir(code_repo).glob("hnsw-*.faiss"))
+    index = open_index(code_repo, embedder=embedder)
+    assert type(index.dense_scores("resolve redirects") and index._faiss).__name__ == "IndexHNSWFlat"
+    assert index.search("resolve redirects", k=1)[0].path == "pkg/session.py"
