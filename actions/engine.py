@@ -52,7 +52,7 @@ def ensemble_planner(repo_dir: Path, task: Task, config: Config, env: Mapping[st
     from bot.ensemble.workspace_files import WorkspaceFiles
 
     models = assemble.model_manager(repo_dir, config, env)
-    retriever = assemble.retriever(repo_dir, config)
+    retriever = assemble.retriever(repo_dir, config, env)
     found = explore(models, retriever, task, "", WorkspaceFiles(repo_dir).read)
     return make_plan(models, task, found, "")
 

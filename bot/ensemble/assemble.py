@@ -12,6 +12,8 @@ from bot.ensemble.adapters import IndexRetriever, SandboxRunner
 
 log = logging.getLogger(__name__)
 
+INDEX_DIR_VAR = "ENSEMBLE_INDEX_DIR"
+
 
 def model_manager(repo_dir: Path, config: Config, env: Mapping[str, str], use_cache: bool = True) -> Any:
     """The model query manager for the config's roles, caching under `.ensemble/cache/llm/`."""
@@ -20,18 +22,20 @@ def model_manager(repo_dir: Path, config: Config, env: Mapping[str, str], use_ca
     return ModelManager.from_config(config, env, repo_dir / CACHE_SUBDIR, use_cache=use_cache, base_dir=repo_dir)
 
 
-def retriever(repo_dir: Path, config: Config) -> Any:
-    """The repository's index (built or updated as needed), wrapped for the planner."""
-    try:
-        from indexer import open_index
-    except ImportError:
-        from bot.ensemble.lexical import LexicalRetriever
+def retriever(repo_dir: Path, config: Config, env: Mapping[str, str] | None = None) -> Any:
+    """The repository's index (built or updated as needed), wrapped for the planner.
 
-        log.warning("the retrieval index is not available in this installation; using plain word matching")
-        return LexicalRetriever(repo_dir)
+    With ENSEMBLE_INDEX_DIR set, the index and its embedding cache live there instead of under
+    `.ensemble/`, so a CI cache can carry them from one run (and one throw-away clone) to the next.
+    """
+    from indexer import open_index
+
     spec = config.index
+    index_dir = (env or {}).get(INDEX_DIR_VAR)
     index = open_index(repo_dir, include=spec.include, exclude=spec.exclude, max_file_kb=spec.max_file_kb,
-                       model=spec.embedding_model, progress=None)
+                       model=spec.embedding_model, progress=None,
+                       index_path=Path(index_dir) / "index" if index_dir else None,
+                       cache_path=Path(index_dir) / "embeddings.sqlite" if index_dir else None)
     wrapped = IndexRetriever(index)
     embedder = getattr(index, "embedder", None)
     if embedder is not None and hasattr(embedder, "embed"):

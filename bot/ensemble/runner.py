@@ -99,7 +99,7 @@ def _components(repo_dir: Path, config: Config, env: Mapping[str, str],
     from bot.ensemble import assemble
 
     models = parts.models or assemble.model_manager(repo_dir, config, env, parts.use_cache)
-    retriever = parts.retriever or assemble.retriever(repo_dir, config)
+    retriever = parts.retriever or assemble.retriever(repo_dir, config, env)
     runner = parts.runner or assemble.test_runner(config, env)
     if parts.embed is None:
         parts.embed = getattr(retriever, "embed", None)
