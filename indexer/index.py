@@ -105,11 +105,11 @@ class RepoIndex:
         boosts = analysis_scores(analyze_query(query), chunks, self.symbols, self.files)
         if level == "chunk":
             ranked = hybrid_chunks(lexical, dense, boosts, chunks, self.params)
-            best = sorted(ranked, key=lambda i: -ranked[i])[:k]
+            best = sorted(ranked, key=lambda i: (-ranked[i], i))[:k]
             return [_chunk_hit(chunks[i], ranked[i]) for i in best]
         files = hybrid_files(lexical, dense, boosts, chunks, self.params)
         top_chunk = self._best_chunk_per_file(lexical, dense)
-        ordered = sorted(files, key=lambda p: -files[p])[:k]
+        ordered = sorted(files, key=lambda p: (-files[p], p))[:k]
         return [_file_hit(path, files[path], chunks[top_chunk[path]] if path in top_chunk else None)
                 for path in ordered]
 
