@@ -7,6 +7,7 @@ are golden-file tested (tests/ensemble/golden/; update with UPDATE_GOLDEN=1).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from bot.ensemble.types import Plan, Task
@@ -32,9 +33,12 @@ only once, so include a few unchanged lines around the change; an empty SEARCH p
 a new file; keep blocks small."""
 
 
+_MARKER = re.compile(r"<<<(?=(?:BEGIN|END)\b)")
+
+
 def data(name: str, text: str) -> str:
-    """`text` fenced as untrusted data."""
-    return f"<<<BEGIN {name}>>>\n{text.rstrip()}\n<<<END {name}>>>"
+    """`text` fenced as untrusted data; markers inside it are defused, so it cannot close its fence."""
+    return f"<<<BEGIN {name}>>>\n{_MARKER.sub('<< <', text.rstrip())}\n<<<END {name}>>>"
 
 
 def localization_messages(task: Task, repo_map: str, context: str, insights: str, round_no: int,
