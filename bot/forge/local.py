@@ -39,7 +39,10 @@ def git(cwd: Path, *args: str, check: bool = True) -> str:
 def slugify(text: str, limit: int = 40) -> str:
     """A branch-safe slug of a task's first words: 'Fix the parser!' -> 'fix-the-parser'."""
     words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return (words[:limit].rstrip("-") or "task")
+    if len(words) > limit:  # cut at a word boundary unless the first word alone is too long
+        cut = words[: limit + 1].rsplit("-", 1)[0]
+        words = cut if "-" in words[: limit + 1] else words[:limit]
+    return words.rstrip("-") or "task"
 
 
 def format_message(summary: str, body: str, trailers: dict[str, str]) -> str:

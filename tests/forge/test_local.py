@@ -103,4 +103,6 @@ def test_not_a_repository_is_a_clear_error(tmp_path: Path) -> None:
 def test_slug_and_message_format() -> None:
     assert slugify("Fix: the parser crashes on ÜTF-8 input!!") == "fix-the-parser-crashes-on-tf-8-input"
     assert slugify("???") == "task"
+    assert slugify("median() is wrong for an even number of values") == "median-is-wrong-for-an-even-number-of"
+    assert slugify("x" * 60) == "x" * 40
     assert format_message("s", "b", {"K": "v"}) == "s\n\nb\n\nK: v\n"
