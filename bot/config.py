@@ -252,10 +252,10 @@ class _Checker:
         line = self.lines.get(path) or self.lines.get(path.rsplit(".", 1)[0])
         self.issues.append(ConfigIssue(self.filename, line, path or "(top level)", message))
 
-    def build(self, cls: type, data: Any, path: str) -> Any:
+    def build(self, cls: type, data: Any, path: str, base: Any = None) -> Any:
         if not isinstance(data, dict):
             self.fail(path, f"expected a mapping of keys to values, got {_describe(data)}")
-            return cls()
+            return base if base is not None else cls()
         hints = typing.get_type_hints(cls)
         fields = {f.name: f for f in dataclasses.fields(cls) if not f.metadata.get("internal")}
         values: dict[str, Any] = {}
@@ -266,9 +266,16 @@ class _Checker:
                 hint = f"did you mean {close[0]!r}?" if close else f"valid keys here: {', '.join(fields)}"
                 self.fail(key_path, f"unknown key; {hint}")
                 continue
-            converted = self.convert(hints[key], value, key_path, fields[key].metadata)
+            default = fields[key].default
+            if dataclasses.is_dataclass(default) and isinstance(value, dict):
+                # a partly given section keeps its own defaults (critic: {temperature: 0.2} stays gemini)
+                converted = self.build(type(default), value, key_path, base=default)
+            else:
+                converted = self.convert(hints[key], value, key_path, fields[key].metadata)
             if converted is not _INVALID:
                 values[key] = converted
+        if base is not None:
+            return dataclasses.replace(base, **values)
         return cls(**values)  # keys not given keep the class defaults
 
     def convert(self, hint: Any, value: Any, path: str, meta: Mapping[str, Any]) -> Any:

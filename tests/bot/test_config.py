@@ -136,3 +136,11 @@ def test_config_objects_are_frozen() -> None:
     config = Config()
     with pytest.raises(AttributeError):
         config.budget_usd = 10  # type: ignore[misc]
+
+
+def test_a_partly_given_role_keeps_that_roles_defaults(tmp_path: Path) -> None:
+    (tmp_path / ".github").mkdir()
+    (tmp_path / ".github" / "ensemble.yml").write_text("models:\n  critic: {temperature: 0.2}\n  planner: {fallback: []}\n")
+    models = load_config(tmp_path, {}).models
+    assert (models.critic.provider, models.critic.model, models.critic.temperature) == ("gemini", "gemini-2.5-flash", 0.2)
+    assert (models.planner.provider, models.planner.model) == ("openai", "gpt-4o")
