@@ -26,7 +26,7 @@ from bot.ensemble.insights import InsightBoard, InsightStore, Lesson
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.select import choose_winner, describe
 from bot.ensemble.team import Progress, Team, run_team
-from bot.ensemble.types import CRASHED, QUESTIONS, RunResult, Task, TeamResult, TestOutcome
+from bot.ensemble.types import CRASHED, QUESTIONS, RunResult, Task, TeamResult
 from bot.forge.local import LocalForge, slugify
 from bot.trace import Tracer, new_run_id, propagate, span
 
@@ -72,17 +72,14 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
          forge: LocalForge, result: RunResult) -> None:
     notify = parts.progress or (lambda team, phase, rnd, detail: None)
     result.branch = forge.start(task.slug or slugify(task.title))
-    runner = _test_runner(config, env, parts)
+    notify("-", "indexing", 0, str(repo_dir))
+    models, retriever, runner = _components(repo_dir, config, env, parts)
+    store = InsightStore(repo_dir / ".ensemble" / "insights.jsonl", parts.embed)
+    lessons = "\n".join(x.text() for x in store.relevant(task.text))
     first = forge.workspace(TEAM_NAMES[0])
     notify("-", "baseline tests", 0, "")
-    # The baseline tests run in the sandbox while the index and the embedding model load.
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="baseline") as pool:
-        baseline = pool.submit(propagate(_baseline), runner, first.path)
-        notify("-", "indexing", 0, str(repo_dir))
-        models, retriever = _components(repo_dir, config, env, parts)
-        store = InsightStore(repo_dir / ".ensemble" / "insights.jsonl", parts.embed)
-        lessons = "\n".join(x.text() for x in store.relevant(task.text))
-        result.tests_before = baseline.result()
+    with span("ensemble.baseline"):
+        result.tests_before = runner.run_tests(first.path)
     board = InsightBoard()
     teams = [_team(i, task, config, models, retriever, runner, forge, first, lessons, parts, notify, board)
              for i in range(config.ensembles)]
@@ -97,26 +94,16 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
     store.add(_lesson(task, result, winner))
 
 
-def _test_runner(config: Config, env: Mapping[str, str], parts: Components) -> TestRunner:
-    from bot.ensemble import assemble
-
-    return parts.runner or assemble.test_runner(config, env)
-
-
-def _baseline(runner: TestRunner, workspace: Path) -> TestOutcome:
-    with span("ensemble.baseline"):
-        return runner.run_tests(workspace)
-
-
 def _components(repo_dir: Path, config: Config, env: Mapping[str, str],
-                parts: Components) -> tuple[ModelClient, Retriever]:
+                parts: Components) -> tuple[ModelClient, Retriever, TestRunner]:
     from bot.ensemble import assemble
 
     models = parts.models or assemble.model_manager(repo_dir, config, env, parts.use_cache)
     retriever = parts.retriever or assemble.retriever(repo_dir, config, env)
+    runner = parts.runner or assemble.test_runner(config, env)
     if parts.embed is None:
         parts.embed = getattr(retriever, "embed", None)
-    return models, retriever
+    return models, retriever, runner
 
 
 def _team(i: int, task: Task, config: Config, models: ModelClient, retriever: Retriever, runner: TestRunner,
