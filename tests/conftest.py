@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,7 @@ CLEARED_PREFIXES = ("GITHUB_", "RUNNER_", "INPUT_", "OPENAI_", "GEMINI_", "GOOGL
 
 
 @pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No test sees the developer's tokens, proxies to real services or Actions variables."""
     for name in list(os.environ):
         if name.startswith(CLEARED_PREFIXES) and name != "ENSEMBLE_BASE_IMAGE":
@@ -23,6 +25,10 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "author@example.com")
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Author")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "author@example.com")
+    yield
+    # Remember the secret values this test put in the environment: no trace may hold them.
+    SEEN_SECRETS.update(value for name, value in os.environ.items()
+                        if _is_secret_name(name) and len(value) >= MIN_SECRET_LENGTH)
 
 
 def docker_engine_error() -> str | None:
@@ -72,7 +78,9 @@ def repo(tmp_path: Path) -> Path:
     return path
 
 
+MIN_SECRET_LENGTH = 6
 # Secret values tests may put in the environment; none may appear in any trace file (checked at the end).
+SEEN_SECRETS: set[str] = set()
 FAKE_SECRETS = {
     "GITHUB_TOKEN": "ghs_FakeInstallationToken0123456789abcdef",
     "OPENAI_API_KEY": "sk-test-FakeOpenAIKey0123456789abcdef",
@@ -80,16 +88,33 @@ FAKE_SECRETS = {
 }
 
 
+def _is_secret_name(name: str) -> bool:
+    from bot.redact import SECRET_ENV_VARS
+
+    return name in SECRET_ENV_VARS or bool(re.search(r"(TOKEN|API_KEY|SECRET|PASSWORD)$", name))
+
+
+# Wider than bot.redact.TOKEN_PATTERNS on purpose: also the short fake tokens tests use.
+LOOSE_TOKEN = re.compile(r"\b(gh[pousr]_|github_pat_|sk-|AIza)[A-Za-z0-9_\-]{8,}")
+
+
+def trace_leaks(basetemp: Path, secrets: set[str]) -> list[str]:
+    """Each trace file under `basetemp` that holds a secret value or a token-shaped string, with what."""
+    leaks = []
+    for trace in sorted(Path(basetemp).rglob("trace.jsonl")):
+        text = trace.read_text(errors="replace")
+        found = [v for v in secrets if v in text]
+        if match := LOOSE_TOKEN.search(text):
+            found.append(match.group())
+        if found:
+            leaks.append(f"{trace}: {', '.join(v[:6] + '…' for v in found)}")
+    return leaks
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Fail the run if any trace file a test wrote holds a secret value or a token-shaped string."""
-    from bot.redact import TOKEN_PATTERNS
-
     basetemp = session.config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
-    leaks = []
-    for trace in Path(basetemp).rglob("trace.jsonl"):
-        text = trace.read_text(errors="replace")
-        if any(v in text for v in FAKE_SECRETS.values()) or TOKEN_PATTERNS.search(text):
-            leaks.append(str(trace))
+    leaks = trace_leaks(Path(basetemp), SEEN_SECRETS | set(FAKE_SECRETS.values()))
     if leaks:
         session.config.get_terminal_writer().line(f"secret found in trace files: {leaks}", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -53,7 +53,7 @@ def run_task(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str],
     parts = parts or Components()
     repo_dir = Path(repo_dir).resolve()
     run_id = run_id or new_run_id()
-    tracer = Tracer.for_run(repo_dir / ".ensemble" / "runs", run_id, env)
+    tracer = Tracer.for_run(repo_dir / ".ensemble" / "runs", run_id, env, secret_names=config.secret_env)
     started = time.monotonic()
     result = RunResult(run_id, task)
     forge = LocalForge(repo_dir, run_id)

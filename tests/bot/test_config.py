@@ -144,3 +144,20 @@ def test_a_partly_given_role_keeps_that_roles_defaults(tmp_path: Path) -> None:
     models = load_config(tmp_path, {}).models
     assert (models.critic.provider, models.critic.model, models.critic.temperature) == ("gemini", "gemini-2.5-flash", 0.2)
     assert (models.planner.provider, models.planner.model) == ("openai", "gpt-4o")
+
+
+def test_nan_and_infinite_numbers_are_refused(tmp_path: Path) -> None:
+    # `.nan` would switch the budget check off (every comparison with NaN is false)
+    messages = issues_of("budget_usd: .nan\nllm: {timeout_s: .inf}\n")
+    assert any("budget_usd" in m and "finite" in m for m in messages), messages
+    assert any("llm.timeout_s" in m and "finite" in m for m in messages), messages
+    for raw in ("nan", "inf", "-inf"):
+        with pytest.raises(ConfigError) as info:
+            load_config(tmp_path, env={"ENSEMBLE_BUDGET_USD": raw})
+        assert "ENSEMBLE_BUDGET_USD" in str(info.value)
+
+
+def test_secret_env_names_further_secret_variables() -> None:
+    config = parse_config("secret_env: [MY_DEPLOY_KEY, NPM_TOKEN]\n")
+    assert config.secret_env == ("MY_DEPLOY_KEY", "NPM_TOKEN")
+    assert any("secret_env" in m for m in issues_of("secret_env: MY_DEPLOY_KEY\n"))

@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.doctor import DoctorContext, check_base_image, check_config, check_docker, check_model_keys, render
+from bot.doctor import (
+    DoctorContext,
+    check_base_image,
+    check_config,
+    check_docker,
+    check_embedding_model,
+    check_model_keys,
+    render,
+)
 
 NO_ENGINE = {"DOCKER_HOST": "unix:///nonexistent/docker.sock"}
 
@@ -70,3 +78,16 @@ def test_help_starts_fast_without_heavy_imports() -> None:
             "if m in sys.modules]; print(heavy, rc)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().endswith("[] 0")
+
+
+def test_a_broken_embedding_model_folder_is_reported_not_raised(tmp_path: Path) -> None:
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "modules.json").write_text("{not json")
+    (tmp_path / ".github").mkdir()
+    (tmp_path / ".github" / "ensemble.yml").write_text(f"index: {{embedding_model: '{model}'}}\n")
+    ctx = DoctorContext(tmp_path, {})
+    check_config(ctx)
+    result = check_embedding_model(ctx)
+    assert not result.ok and result.essential
+    assert str(model) in result.detail and "does not load" in result.detail

@@ -128,3 +128,12 @@ def test_two_teams_share_insights_and_the_better_wins(sample: Path, accept_first
     assert result.winner == "b" and result.success
     assert any(note.startswith("team a: round 1") for note in result.notes)
     assert "team b wins" in result.decision and "team a:" in result.decision
+
+
+def test_configured_secret_values_never_reach_the_trace(sample: Path) -> None:
+    secret = "deploy-key-value-0f3a9c"  # not token-shaped: only the configured name can mask it
+    task = Task(f"{TASK.title} (deploy key {secret})", TASK.body, slug="median")  # the title is traced
+    parts = Components(models=ScriptedModels(happy_script()), retriever=FileRetriever(sample), runner=HostPytest())
+    result = run_task(sample, task, Config(ensembles=1, secret_env=("MY_DEPLOY_KEY",)), {"MY_DEPLOY_KEY": secret}, parts)
+    trace = (sample / ".ensemble" / "runs" / result.run_id / "trace.jsonl").read_text()
+    assert secret not in trace and "[REDACTED]" in trace
