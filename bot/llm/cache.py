@@ -74,6 +74,8 @@ class ReplyCache:
         """Delete least recently used entries until the total size is under the cap; returns how many."""
         entries = []
         for path in self.directory.glob("*/*.json"):
+            if path.name.startswith(".tmp-"):
+                continue  # a write in progress (another thread or process) is not an entry yet
             try:
                 stat = path.stat()
             except FileNotFoundError:

@@ -120,11 +120,17 @@ class GeminiChatModel:
                                   f"({code}: {detail}); export a valid key", code)
         if code == 404:
             return ModelNotFound(f"model {self.model!r} was not found at {self.where} (404: {detail})", code)
-        if code == 429 and ("billing" in lowered or "credit" in lowered):
-            return QuotaExhausted(f"the Gemini project has no quota left ({detail}); enable billing or switch "
-                                  "the role to another provider", code)
         if code == 429:
-            return RateLimited(f"rate limited by {self.where} (429: {detail})", code, _retry_after(exc))
+            # Per-minute limits say "check your plan and billing details" too: only a daily quota, a quota
+            # of 0 (no access on this tier) or spent prepaid credits are worth giving up on.
+            quotas = _quota_violations(exc)
+            retry_after = _retry_after(exc)
+            used_up = [q for q in quotas if "PerDay" in str(q.get("quotaId", "")) or str(q.get("quotaValue")) == "0"]
+            if used_up or "limit: 0" in lowered or ("credit" in lowered and retry_after is None):
+                which = ", ".join(str(q.get("quotaId")) for q in used_up) or "the project's quota"
+                return QuotaExhausted(f"{which} is used up at {self.where} (429: {detail}); wait for the quota to "
+                                      "reset, enable billing, or give the role a fallback on another provider", code)
+            return RateLimited(f"rate limited by {self.where} (429: {detail})", code, retry_after)
         if "token count" in lowered and ("exceed" in lowered or "maximum" in lowered):
             return ContextTooLong(f"the prompt is longer than {self.model}'s context window ({detail}); "
                                   "send less context", code)
@@ -142,13 +148,27 @@ def gemini_schema(schema: Any) -> Any:
     return schema
 
 
+def _error_details(exc: Any) -> list[Any]:
+    """The `error.details` list of a Google API error body (empty when absent or malformed)."""
+    details = exc.details.get("error", {}).get("details", []) if isinstance(exc.details, dict) else []
+    return details if isinstance(details, list) else []
+
+
+def _quota_violations(exc: Any) -> list[dict[str, Any]]:
+    """The QuotaFailure violations of a 429 (quotaId like 'GenerateRequestsPerDayPerProjectPerModel')."""
+    found: list[dict[str, Any]] = []
+    for item in _error_details(exc):
+        if isinstance(item, dict) and str(item.get("@type", "")).endswith("QuotaFailure"):
+            found += [v for v in item.get("violations") or [] if isinstance(v, dict)]
+    return found
+
+
 def _retry_after(exc: Any) -> float | None:
     """Retry-After from the HTTP headers, else the RetryInfo detail Google APIs send ('12s')."""
     seconds = parse_retry_after(getattr(getattr(exc, "response", None), "headers", None))
     if seconds is not None:
         return seconds
-    details = exc.details.get("error", {}).get("details", []) if isinstance(exc.details, dict) else []
-    for item in details if isinstance(details, list) else []:
+    for item in _error_details(exc):
         delay = item.get("retryDelay") if isinstance(item, dict) else None
         if isinstance(delay, str) and (match := re.fullmatch(r"(\d+(?:\.\d+)?)s", delay)):
             return float(match.group(1))

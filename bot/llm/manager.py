@@ -147,8 +147,11 @@ class ModelManager:
         if schema:
             outcome = self._validate(link, request, outcome, s)
         if key is not None and self.cache is not None:
-            self.cache.put(key, {"text": outcome.text, "data": outcome.data, "request_id": outcome.request_id,
-                                 "provider": link.model.provider, "model": link.model.model})
+            try:
+                self.cache.put(key, {"text": outcome.text, "data": outcome.data, "request_id": outcome.request_id,
+                                     "provider": link.model.provider, "model": link.model.model})
+            except OSError as exc:  # a full or read-only disk must not lose a reply already paid for
+                log.warning("could not cache the %s reply (%s); going on without caching it", role, exc)
         return outcome
 
     def _send(self, link: Link, request: ChatRequest) -> _Outcome:

@@ -42,6 +42,23 @@ class FakeGemini(FakeModelServer):
         return self.fail(404, f"models/{model} is not found for API version v1beta, or is not supported for "
                          "generateContent.", **match)
 
+    def quota_exceeded(self, quota_id: str = "GenerateRequestsPerMinutePerProjectPerModel-FreeTier",
+                       limit: int = 10, retry_delay_s: int | None = 16, times: int = 1, **match: Any) -> Rule:
+        """A 429 as the Gemini API sends it: the same text for every quota, the quota in QuotaFailure."""
+        model = match.get("model", "gemini-2.5-flash")
+        message = ("You exceeded your current quota, please check your plan and billing details. For more "
+                   "information on this error, see the rate-limits page of the Gemini API documentation.\n"
+                   "* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, "
+                   f"limit: {limit}, model: {model}" + (f"\nPlease retry in {retry_delay_s}.3s." if retry_delay_s else ""))
+        details: list[dict[str, Any]] = [{
+            "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+            "violations": [{"quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+                            "quotaId": quota_id, "quotaDimensions": {"location": "global", "model": model},
+                            "quotaValue": str(limit)}]}]
+        if retry_delay_s is not None:
+            details.append({"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{retry_delay_s}s"})
+        return self.fail(429, message, details=details, times=times, **match)
+
     def parse(self, path: str, headers: dict[str, str], body: Any) -> Logged:
         body = body if isinstance(body, dict) else {}
         match = PATH.match(path.split("?")[0])

@@ -57,6 +57,7 @@ class Rule:
     message: str = ""
     code: str | None = None
     retry_after: float | None = None
+    details: list[dict[str, Any]] | None = None  # provider-specific error details (Gemini's QuotaFailure, ...)
     usage: tuple[int, int, int] | None = None
     hang_s: float = HANG_LIMIT_S
     schema: str | None = None
@@ -126,10 +127,10 @@ class FakeModelServer:
         self.default = Rule("reply", text=json.dumps(data) if data is not None else text or "", times=0)
 
     def fail(self, status: int, message: str = "", *, code: str | None = None, retry_after: float | None = None,
-             times: int = 1, **match: Any) -> Rule:
+             details: list[dict[str, Any]] | None = None, times: int = 1, **match: Any) -> Rule:
         """Answer with an error status in the provider's error format."""
         return self.add(Rule("status", status=status, message=message or f"injected {status}", code=code,
-                             retry_after=retry_after, times=times, **match))
+                             retry_after=retry_after, details=details, times=times, **match))
 
     def rate_limit(self, retry_after: float | None = 1, times: int = 1, **match: Any) -> Rule:
         return self.fail(429, "Rate limit reached; please try again later.", code="rate_limit_exceeded",
@@ -174,8 +175,10 @@ class FakeModelServer:
             return self._send(handler, request, 200, b'{"choices": [ this is not json')
         if rule.kind == "status":
             headers = {"Retry-After": f"{rule.retry_after:g}"} if rule.retry_after is not None else {}
-            return self._send(handler, request, rule.status, self.error_body(rule.status, rule.message, rule.code),
-                              headers)
+            body = self.error_body(rule.status, rule.message, rule.code)
+            if rule.details is not None and isinstance(body.get("error"), dict):
+                body["error"]["details"] = rule.details
+            return self._send(handler, request, rule.status, body, headers)
         usage = rule.usage or (_estimate(request), _estimate_text(rule.text or ""), 0)
         body = self.success_body(request, rule.text or "", usage, next(self._ids))
         return self._send(handler, request, 200, body, {"x-request-id": f"req_{len(self.requests)}"})

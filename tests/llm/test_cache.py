@@ -70,3 +70,12 @@ def test_unreadable_entry_is_a_miss(tmp_path):
     (tmp_path / "cd").mkdir()
     (tmp_path / "cd" / f"{key}.json").write_text("{truncated")
     assert cache.get(key) is None
+
+
+def test_pruning_never_removes_a_write_in_progress(tmp_path):
+    cache = ReplyCache(tmp_path, max_bytes=10)
+    (tmp_path / "ab").mkdir()
+    in_progress = tmp_path / "ab" / ".tmp-123abc.json"
+    in_progress.write_text("x" * 1000)  # another process is still writing this one
+    cache.put("ab" + "2" * 62, {"text": "y" * 100})
+    assert in_progress.exists()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.errors import ModelAuthError, ModelNotFound, ModelServerError, ModelTimeout
+from bot.errors import ModelAuthError, ModelNotFound, ModelServerError, ModelTimeout, QuotaExhausted
 from bot.llm import Message
 from tests.llm.conftest import PLAN, REVIEW, make_config, role
 
@@ -40,6 +40,24 @@ def test_rate_limit_with_retry_after_then_success(gemini_server, make_manager, c
     reply = make_manager().complete("critic", ASK, schema="review")
     assert reply.data == REVIEW and clock.sleeps == [3.0]
     assert len(gemini_server.requests) == 2  # the SDK's own retries are off: ours made the second
+
+
+def test_per_minute_quota_429_waits_the_retry_delay_and_retries(gemini_server, make_manager, clock):
+    # its text says "check your plan and billing details", like every Gemini 429
+    gemini_server.quota_exceeded(retry_delay_s=16)
+    gemini_server.reply(data=REVIEW)
+    reply = make_manager().complete("critic", ASK, schema="review")
+    assert reply.data == REVIEW and clock.sleeps == [16.0]
+
+
+@pytest.mark.parametrize(("quota_id", "limit"), [("GenerateRequestsPerDayPerProjectPerModel-FreeTier", 250),
+                                                  ("GenerateRequestsPerMinutePerProjectPerModel-FreeTier", 0)])
+def test_daily_or_zero_quota_fails_at_once(gemini_server, make_manager, clock, quota_id, limit):
+    gemini_server.quota_exceeded(quota_id=quota_id, limit=limit, retry_delay_s=40, times=0)
+    with pytest.raises(QuotaExhausted, match="used up") as info:
+        make_manager().complete("critic", ASK)
+    assert quota_id in str(info.value)
+    assert len(gemini_server.requests) == 1 and clock.sleeps == []
 
 
 def test_server_error_storm(gemini_server, make_manager, clock):

@@ -58,6 +58,14 @@ def test_cache_hit_sends_no_second_request_and_costs_nothing(openai_server, make
     assert [s["attributes"]["cache_hit"] for s in spans(tracer)] == [False, True]
 
 
+def test_a_cache_that_cannot_be_written_loses_no_reply(openai_server, make_manager, tmp_path):
+    openai_server.reply("the fix", usage=(100, 10, 0))
+    blocked = tmp_path / "cache"
+    blocked.write_text("a file where the cache folder should be")  # every write fails with an OSError
+    reply = make_manager(make_config(), blocked).complete("coder", ASK)
+    assert reply.text == "the fix" and len(openai_server.requests) == 1
+
+
 def test_cache_misses_on_a_different_prompt_and_is_off_when_asked(openai_server, make_manager, tmp_path):
     openai_server.set_default("ok")
     manager = make_manager(make_config(), tmp_path / "cache")
