@@ -6,7 +6,8 @@ other case uses a documented estimate: one token per 3.5 characters, rounded up,
 over-counts English prose a little and suits code, so the fitted context errs on the short side.
 
 `fit_context` packs prioritized pieces (task, plan, files, retrieved chunks, test output)
-into a token budget, cutting the lowest-priority pieces first and marking where it cut.
+into a token budget, cutting the lowest-priority pieces first and marking where it cut; a piece
+left out whole is replaced by a one-line note, so the model knows something is missing.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ log = logging.getLogger(__name__)
 CHARS_PER_TOKEN = 3.5
 MESSAGE_OVERHEAD_TOKENS = 4  # role and separators per chat message
 CUT_MARKER = "\n[… {name}: {dropped} tokens cut to fit the context window …]\n"
+DROP_MARKER = "[… {name}: left out whole ({dropped} tokens) to fit the context window …]"
 
 OPENAI_PREFIXES = ("gpt-", "o1", "o3", "o4", "chatgpt-", "text-embedding-")
 
@@ -79,11 +81,24 @@ class ContextPiece:
 
 def fit_context(pieces: Sequence[ContextPiece], max_tokens: int, model: str = "",
                 separator: str = "\n\n") -> list[ContextPiece]:
-    """`pieces` (in their order) cut to fit `max_tokens`: lowest priority first, then dropped whole."""
+    """`pieces` (in their order) cut to fit `max_tokens`: lowest priority first, then left out with a note.
+
+    The one-line note of a piece left out whole costs a few tokens; it is kept unless making room
+    for the notes would leave out a further piece.
+    """
+    noted, dropped_noted, over = _fit(pieces, max_tokens, model, separator, notes=True)
+    plain, dropped_plain, _ = _fit(pieces, max_tokens, model, separator, notes=False)
+    return noted if dropped_noted == dropped_plain and over <= 0 else plain
+
+
+def _fit(pieces: Sequence[ContextPiece], max_tokens: int, model: str, separator: str,
+         notes: bool) -> tuple[list[ContextPiece], set[int], int]:
+    """The fitted pieces, the indices of those left out whole, and the tokens still over the budget."""
     sizes = [count_tokens(p.text, model) for p in pieces]
     overhead = count_tokens(separator, model) * max(len(pieces) - 1, 0)
     excess = sum(sizes) + overhead - max(max_tokens, 0)
     result = list(pieces)
+    dropped: set[int] = set()
     for i in sorted(range(len(pieces)), key=lambda i: (pieces[i].priority, -i)):
         if excess <= 0:
             break
@@ -91,15 +106,17 @@ def fit_context(pieces: Sequence[ContextPiece], max_tokens: int, model: str = ""
         marker = CUT_MARKER.format(name=piece.name, dropped="{dropped}")
         room = sizes[i] - excess - count_tokens(marker, model) - 4
         if room <= 0:
-            result[i] = ContextPiece(piece.name, "", piece.priority, piece.keep)
-            excess -= sizes[i]
+            note = DROP_MARKER.format(name=piece.name, dropped=sizes[i]) if notes else ""
+            result[i] = ContextPiece(piece.name, note, piece.priority, piece.keep)
+            excess -= sizes[i] - count_tokens(note, model)
+            dropped.add(i)
             continue
         kept = _truncate(piece.text, room, model, piece.keep)
         note = marker.format(dropped=sizes[i] - count_tokens(kept, model))
         text = kept + note if piece.keep == "head" else note + kept
         result[i] = ContextPiece(piece.name, text, piece.priority, piece.keep)
         excess -= sizes[i] - count_tokens(text, model)
-    return [p for p in result if p.text]
+    return [p for p in result if p.text], dropped, excess
 
 
 def join_context(pieces: Sequence[ContextPiece], separator: str = "\n\n") -> str:

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import inspect
+import re
+
 import pytest
+import tiktoken_ext.openai_public as public
 
 from bot.config import PriceSpec
 from bot.llm import PLAN_SCHEMA, REVIEW_SCHEMA, ContextPiece, PriceTable, Usage, count_tokens, fit_context
@@ -63,9 +68,35 @@ def test_fit_context_cuts_lowest_priority_first_with_markers():
     assert "tokens cut to fit" in fitted[3].text and fitted[3].text.endswith("FAILED test_x")
     assert budget - 20 <= sum(count_tokens(p.text) for p in fitted) <= budget
     tight = fit_context([task, plan, files, output], 150)
-    assert [p.name for p in tight] == ["task", "plan", "files"]  # test output dropped whole
+    assert [p.name for p in tight] == ["task", "plan", "files", "test output"]
     assert "tokens cut to fit" in tight[2].text and tight[2].text.startswith("line 0\n")
+    assert "test output: left out whole" in tight[3].text and "log 0" not in tight[3].text  # says what is missing
     assert sum(count_tokens(p.text) for p in tight) <= 150
+    tiny = fit_context([task, plan, files, output], count_tokens(task.text) + 6)
+    assert [p.name for p in tiny] == ["task"]  # not even the notes fit
+
+
+def test_openai_counts_never_fetch_an_encoding(tmp_path, monkeypatch):
+    import tiktoken.load
+
+    from bot.llm import tokens
+
+    def no_network(url: str) -> bytes:
+        raise AssertionError(f"tried to download {url}")
+
+    monkeypatch.setattr(tiktoken.load, "read_file", no_network)
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    tokens._local_encoder.cache_clear()
+    try:
+        assert count_tokens("hello world " * 10, "gpt-4o") == estimate_tokens("hello world " * 10)
+        (tmp_path / "bogus").write_text("not an encoding")
+        for name in ("o200k_base", "cl100k_base"):  # a corrupt cached file: tiktoken would re-fetch it
+            url = next(u for u in re.findall(r'"(https://[^"]+\.tiktoken)"', inspect.getsource(public)) if name in u)
+            (tmp_path / hashlib.sha1(url.encode()).hexdigest()).write_text("corrupt")
+        tokens._local_encoder.cache_clear()
+        assert count_tokens("hello world " * 10, "gpt-4o") == estimate_tokens("hello world " * 10)
+    finally:
+        tokens._local_encoder.cache_clear()
 
 
 def test_fit_context_leaves_a_fitting_prompt_alone():
