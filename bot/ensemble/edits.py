@@ -18,6 +18,7 @@ never silently dropped; one failure means no file of the round changes.
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -48,7 +49,7 @@ class EditFailure:
     """Why an edit block (or a piece of the reply) could not be used, written for the coder."""
 
     path: str
-    reason: str  # parse | no_match | multiple_matches | denied | missing_file | exists | bad_path
+    reason: str  # parse | no_match | multiple_matches | denied | link | missing_file | exists | bad_path
     message: str
 
 
@@ -327,9 +328,35 @@ def describe_failures(failures: Sequence[EditFailure]) -> str:
     return "\n\n".join(f"- {f.path}: {f.message}" for f in failures)
 
 
+def linked_paths(root: Path, paths: Sequence[str]) -> tuple[EditFailure, ...]:
+    """The paths that reach through a symbolic link (the file or a folder on the way).
+
+    Writing through a link could land outside the workspace or on a path the deny list
+    protects under another name, so such edits are refused.
+    """
+    failures = []
+    for rel in paths:
+        current = root
+        for part in rel.split("/"):
+            current = current / part
+            if current.is_symlink():
+                where = current.relative_to(root).as_posix()
+                failures.append(EditFailure(rel, "link", f"{where} is a symbolic link; the bot does not write "
+                                            "through links, edit the file it points to by its own path"))
+                break
+    return tuple(failures)
+
+
 def write_changes(root: Path, changes: Mapping[str, str]) -> None:
-    """Write a round's new file contents under `root` (bytes exactly as given, CRLF kept)."""
+    """Write a round's new file contents under `root` (bytes exactly as given, CRLF kept).
+
+    Raises ValueError, writing nothing, when a path reaches through a symbolic link.
+    """
+    if linked := linked_paths(root, list(changes)):
+        raise ValueError(describe_failures(linked))
     for rel, content in changes.items():
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content.encode("utf-8"))
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(content.encode("utf-8"))

@@ -28,7 +28,7 @@ class InsightBoard:
 
     def __init__(self) -> None:
         self._notes: list[tuple[str, str]] = []
-        self._seen: dict[str, int] = {}
+        self._seen: dict[tuple[str, str], int] = {}
         self._lock = threading.Lock()
 
     def publish(self, team: str, note: str) -> None:
@@ -36,11 +36,15 @@ class InsightBoard:
         with self._lock:
             self._notes.append((team, note))
 
-    def unseen(self, team: str) -> list[str]:
-        """Notes from other teams that `team` has not read yet."""
+    def unseen(self, team: str, reader: str = "") -> list[str]:
+        """Notes from other teams that `reader` (a role) of `team` has not read yet.
+
+        Each role keeps its own place: the coder reading the notes every round does not
+        use them up for the planner when it re-plans.
+        """
         with self._lock:
-            start = self._seen.get(team, 0)
-            self._seen[team] = len(self._notes)
+            start = self._seen.get((team, reader), 0)
+            self._seen[(team, reader)] = len(self._notes)
             return [f"team {who}: {note}" for who, note in self._notes[start:] if who != team]
 
     def all_notes(self) -> list[str]:

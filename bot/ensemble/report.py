@@ -36,6 +36,8 @@ def render_summary(result: RunResult) -> str:
         lines.append(f"reproduction test: none ({repro.note})")
     if result.decision:
         lines.append(f"teams: {result.decision}")
+    for refusal in result.refused:
+        lines.append(f"refused edit: {refusal[:300]}")
     lines += _spend(result)
     lines.append(f"duration: {result.duration_s:.1f} s")
     return "\n".join(lines)

@@ -136,7 +136,9 @@ def _safe_team(team: Team) -> TeamResult:
 def _fill(result: RunResult, outcomes: list[TeamResult], winner: TeamResult | None, models: Any) -> None:
     result.teams = [{"name": t.name, "outcome": describe(t), "stop_reason": t.stop_reason,
                      "rounds": len(t.rounds), "passed": t.passed, "accepted": t.accepted,
-                     "diff_lines": t.diff_size, "error": t.error} for t in outcomes]
+                     "diff_lines": t.diff_size, "error": t.error, "kept": t.kept, "refused": t.refused,
+                     "models": t.models} for t in outcomes]
+    result.refused = [f"team {t.name}: {r}" for t in outcomes for r in t.refused]
     spend = getattr(models, "spend", None)
     result.usage = spend() if callable(spend) else {}
     result.replayed = _replayed(result.usage)
@@ -145,6 +147,8 @@ def _fill(result: RunResult, outcomes: list[TeamResult], winner: TeamResult | No
         return
     result.winner = winner.name
     result.plan, result.stop_reason, result.stop_detail = winner.plan, winner.stop_reason, winner.stop_detail
+    if winner.kept:
+        result.stop_detail = f"{winner.stop_detail}; {winner.kept}".strip("; ")
     result.tests_after, result.reproduction, result.retrieved = winner.tests_after, winner.reproduction, winner.retrieved
     result.diff = winner.diff
     if winner.stop_reason == QUESTIONS and winner.plan:

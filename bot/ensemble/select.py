@@ -8,8 +8,11 @@ from bot.ensemble.types import CRASHED, TeamResult
 
 
 def rank_key(team: TeamResult) -> tuple[int, int, int, int]:
-    """Bigger is better: (tests pass, accepted, -failing tests, -diff size); crashed teams rank last."""
-    if team.stop_reason == CRASHED:
+    """Bigger is better: (tests pass, accepted, -failing tests, -diff size).
+
+    A crashed team ranks last unless it kept an earlier round that passed.
+    """
+    if team.stop_reason == CRASHED and not team.passed:
         return (-1, -1, -(10**9), -(10**9))
     failing = len(team.tests_after.failing) if team.tests_after else 10**6
     has_change = 1 if team.diff_size else 0
@@ -22,7 +25,7 @@ def choose_winner(teams: Sequence[TeamResult]) -> tuple[TeamResult | None, str]:
         return None, "no team ran"
     ranked = sorted(teams, key=rank_key, reverse=True)
     best = ranked[0]
-    if best.stop_reason == CRASHED:
+    if best.stop_reason == CRASHED and not best.passed:
         return None, "every team crashed: " + "; ".join(f"{t.name}: {t.error}" for t in teams)
     others = "; ".join(f"team {t.name}: {describe(t)}" for t in ranked[1:])
     why = f"team {best.name} wins ({describe(best)})"
@@ -31,9 +34,10 @@ def choose_winner(teams: Sequence[TeamResult]) -> tuple[TeamResult | None, str]:
 
 def describe(team: TeamResult) -> str:
     """One team's outcome in a few words."""
-    if team.stop_reason == CRASHED:
+    if team.stop_reason == CRASHED and not team.passed:
         return f"crashed: {team.error[:200]}"
     tests = ("tests pass" if team.passed else f"{len(team.tests_after.failing)} failing tests"
              if team.tests_after else "no test run")
     verdict = "critic accepted" if team.accepted else "not accepted"
-    return f"{tests}, {verdict}, {team.diff_size} changed lines, stopped: {team.stop_reason}"
+    kept = f" ({team.kept})" if team.kept else ""
+    return f"{tests}, {verdict}, {team.diff_size} changed lines, stopped: {team.stop_reason}{kept}"

@@ -14,13 +14,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.ensemble import prompts
-from bot.ensemble.edits import apply_edit_blocks, describe_failures, parse_edit_blocks, write_changes
+from bot.ensemble.edits import (
+    apply_edit_blocks,
+    describe_failures,
+    linked_paths,
+    parse_edit_blocks,
+    write_changes,
+)
 from bot.ensemble.insights import InsightBoard
 from bot.ensemble.planner import Exploration, explore, make_plan
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.types import (
     ACCEPTED,
     BUDGET,
+    CRASHED,
     MAX_ITERATIONS,
     QUESTIONS,
     STOPPED,
@@ -38,6 +45,7 @@ from bot.forge import Workspace
 from bot.trace import span
 
 log = logging.getLogger(__name__)
+POLICY_REASONS = ("denied", "link", "bad_path")  # edit failures that are refusals, reported to the user
 REPLAN_AFTER = 2  # rounds failing with the same signature before the planner re-plans
 STUCK_AFTER = 3  # rounds failing with the same signature before the team gives up
 Progress = Callable[[str, str, int, str], None]  # team, phase, round, detail
@@ -69,7 +77,11 @@ class Team:
 
 
 def run_team(team: Team) -> TeamResult:
-    """Run the whole loop for one team; model budget and stop requests end it cleanly."""
+    """Run the whole loop for one team; model budget, stop requests and crashes end it cleanly.
+
+    Work that passed is never lost: when the last state fails (or the team crashed) after an
+    earlier round passed, the workspace goes back to that round's commit.
+    """
     result = TeamResult(team.name, models=team.trailers.get("Ensemble-Model", ""))
     with span("ensemble.team", team=team.name) as s:
         try:
@@ -78,10 +90,30 @@ def run_team(team: Team) -> TeamResult:
             result.stop_reason, result.stop_detail = BUDGET, str(exc)
         except StopRequested as exc:
             result.stop_reason, result.stop_detail = STOPPED, str(exc)
+        except Exception as exc:  # noqa: BLE001 - one team's crash must not end the other's work
+            log.warning("team %s crashed: %s", team.name, exc, exc_info=log.isEnabledFor(logging.DEBUG))
+            result.stop_reason, result.stop_detail = CRASHED, str(exc)
+            result.error = f"{type(exc).__name__}: {exc}"
+        _keep_last_passing(team, result)
         result.diff = team.workspace.diff()
         s.set(stop_reason=result.stop_reason, rounds=len(result.rounds), passed=result.passed,
-              accepted=result.accepted, diff_lines=result.diff_size)
+              accepted=result.accepted, diff_lines=result.diff_size, refused=result.refused, kept=result.kept)
     return result
+
+
+def _keep_last_passing(team: Team, result: TeamResult) -> None:
+    """Go back to the newest committed round whose tests passed when the final state does not pass."""
+    if result.passed and result.stop_reason != CRASHED:
+        return
+    passing = [r for r in result.rounds if r.commit and r.tests is not None and r.tests.passed]
+    if not passing:
+        return
+    best = next((r for r in reversed(passing) if r.verdict == "accept"), passing[-1])
+    team.workspace.reset(best.commit or "")
+    result.tests_after = best.tests
+    result.accepted = best.verdict == "accept"
+    result.kept = (f"round {best.number} passed the tests and is kept; "
+                   f"{'the team crashed after it' if result.stop_reason == CRASHED else 'later rounds did not pass'}")
 
 
 def _plan_and_loop(team: Team, result: TeamResult) -> None:
@@ -90,7 +122,7 @@ def _plan_and_loop(team: Team, result: TeamResult) -> None:
     found = explore(team.models, team.retriever, team.task, team.lessons, files.read, team.name)
     result.retrieved = found.retrieved
     team.say("planning")
-    plan = make_plan(team.models, team.task, found, _notes(team), team=team.name)
+    plan = make_plan(team.models, team.task, found, _notes(team, "planner"), team=team.name)
     result.plan = plan
     if plan.questions:
         result.stop_reason, result.stop_detail = QUESTIONS, "; ".join(plan.questions)
@@ -102,8 +134,9 @@ def _plan_and_loop(team: Team, result: TeamResult) -> None:
     _refine(team, result, found)
 
 
-def _notes(team: Team) -> str:
-    return "\n".join(filter(None, [team.lessons, *team.board.unseen(team.name)]))
+def _notes(team: Team, reader: str) -> str:
+    """Lessons from earlier runs, and the other teams' notes this role of the team has not read yet."""
+    return "\n".join(filter(None, [team.lessons, *team.board.unseen(team.name, reader)]))
 
 
 def _reproduce(team: Team, plan: Plan, found: Exploration) -> Reproduction:
@@ -157,7 +190,7 @@ def _refine(team: Team, result: TeamResult, found: Exploration) -> None:
         feedback = _feedback(rnd)
         if same == REPLAN_AFTER and number < team.max_iterations:
             team.say("re-planning", number)
-            plan = make_plan(team.models, team.task, found, _notes(team), _history(result), team.name)
+            plan = make_plan(team.models, team.task, found, _notes(team, "planner"), _history(result), team.name)
             result.plan = plan
     result.stop_reason = MAX_ITERATIONS
     result.stop_detail = f"{team.max_iterations} rounds used"
@@ -170,12 +203,19 @@ def _code_round(team: Team, plan: Plan, found: Exploration, feedback: str, rnd: 
     wanted = [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else [])]
     contents = {p: c for p in dict.fromkeys(wanted) if (c := files.read(p)) is not None}
     reply = team.models.complete("coder", prompts.coder_messages(
-        team.task, plan, contents, found.text, feedback, _notes(team), reproduce=reproduce, team=team.name))
+        team.task, plan, contents, found.text, feedback, _notes(team, "coder"), reproduce=reproduce, team=team.name))
     parsed = parse_edit_blocks(reply.text)
     applied = apply_edit_blocks(parsed.blocks, files, team.deny) if not parsed.failures else None
     failures = parsed.failures or (applied.failures if applied else ())
+    # Never through a symbolic link: it could lead out of the workspace or around the deny list.
+    wanted = dict.fromkeys([*(b.path for b in parsed.blocks), *(applied.changes if applied else ())])
+    linked = linked_paths(team.workspace.path, list(wanted))
+    failures = (*[f for f in failures if f.path not in {x.path for x in linked}], *linked)
     if failures or applied is None or not applied.ok:
         rnd.edit_errors = describe_failures(failures) or "the edits changed nothing"
+        rnd.refused = [f"{f.path}: {f.message}" for f in failures if f.reason in POLICY_REASONS]
+        for refusal in rnd.refused:
+            log.warning("team %s: edit refused: %s", team.name, refusal)
         return rnd
     write_changes(team.workspace.path, applied.changes)
     rnd.applied = True

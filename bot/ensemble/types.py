@@ -100,6 +100,7 @@ class Round:
     feedback: str = ""
     commit: str | None = None
     diff_lines: int = 0
+    refused: list[str] = field(default_factory=list)  # "path: why" for edits refused by policy (deny list, links)
 
     @property
     def signature(self) -> str:
@@ -127,6 +128,12 @@ class TeamResult:
     models: str = ""
     retrieved: list[Retrieved] = field(default_factory=list)
     error: str = ""
+    kept: str = ""  # set when the team's last state failed and an earlier passing round was kept instead
+
+    @property
+    def refused(self) -> list[str]:
+        """Every edit refused by policy in this team's rounds, once each."""
+        return list(dict.fromkeys(r for rnd in self.rounds for r in rnd.refused))
 
     @property
     def passed(self) -> bool:
@@ -163,6 +170,7 @@ class RunResult:
     duration_s: float = 0.0
     replayed: bool = False
     notes: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # edits refused by policy, every team
 
     @property
     def success(self) -> bool:

@@ -41,6 +41,10 @@ class Workspace(Protocol):
         """The commits made in this workspace since the base, oldest first."""
         ...
 
+    def reset(self, sha: str) -> None:
+        """Go back to one of this workspace's commits, dropping what came after it."""
+        ...
+
 
 class Forge(Protocol):
     """Branches and workspaces for one task."""

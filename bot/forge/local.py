@@ -80,6 +80,11 @@ class GitWorkspace:
         sha = git(self.path, "rev-parse", "HEAD").strip()
         return Commit(sha, message.splitlines()[0])
 
+    def reset(self, sha: str) -> None:
+        """Go back to `sha` (one of this workspace's commits), dropping later commits and changes."""
+        git(self.path, "reset", "-q", "--hard", sha)
+        git(self.path, "clean", "-q", "-fd")
+
     def commits(self) -> list[Commit]:
         """Commits since the base, oldest first."""
         out = git(self.path, "log", "--reverse", "--format=%H%x00%s", f"{self.base}..HEAD")

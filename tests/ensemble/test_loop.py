@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from bot.config import Config
+from bot.ensemble.insights import InsightBoard
+from bot.ensemble.report import render_summary
 from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import Task
 from bot.errors import BudgetExceeded
@@ -109,15 +111,64 @@ def test_garbage_from_the_coder_goes_back_as_feedback(sample: Path) -> None:
     assert result.success
 
 
-def test_edit_to_denied_path_is_refused(sample: Path) -> None:
+def test_edit_to_denied_path_is_refused_reported_and_never_lands(sample: Path) -> None:
     evil = ".github/workflows/ci.yml\n<<<<<<< SEARCH\n=======\non: push\n>>>>>>> REPLACE\n"
-    plan = {**PLAN, "steps": ["Reproduction test: none - not a bug"]}
-    script = {("planner", None): [ENOUGH], ("planner", "plan"): [plan], ("coder", None): [evil],
-              ("critic", "review"): [ACCEPT]}
-    result, _ = run(sample, script, max_iterations=1)
-    assert not result.success and not result.commits
-    assert result.reproduction and result.reproduction.note == "not a bug"
-    assert not (sample / ".github").exists()
+    script = {**happy_script(), ("coder", None): [REPRO, evil + "\n" + FIX, FIX]}
+    result, _ = run(sample, script, max_iterations=2)
+    assert result.success  # the round with the refused edit applied nothing; the next round fixed the bug
+    assert len(result.refused) == 1 and result.refused[0].startswith("team a: .github/workflows/ci.yml")
+    assert "paths.deny" in result.refused[0]
+    assert "refused edit: team a: .github/workflows/ci.yml" in render_summary(result)
+    assert ".github" not in git(sample, "ls-tree", "-r", "--name-only", result.branch)
+    trace = (sample / ".ensemble" / "runs" / result.run_id / "trace.jsonl").read_text()
+    assert ".github/workflows/ci.yml is protected" in trace
+
+
+@pytest.mark.parametrize("link", ["file", "folder"])
+def test_edits_never_write_through_a_symbolic_link(sample: Path, tmp_path: Path, link: str) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "target.py").write_text("SECRET = 1\n")
+    if link == "file":
+        (sample / "stats" / "link.py").symlink_to(outside / "target.py")
+        edit = "stats/link.py\n<<<<<<< SEARCH\nSECRET = 1\n=======\nSECRET = 2\n>>>>>>> REPLACE\n"
+    else:
+        (sample / "stats" / "vendor").symlink_to(outside)
+        edit = "stats/vendor/new.py\n<<<<<<< SEARCH\n=======\nPWNED = True\n>>>>>>> REPLACE\n"
+    git(sample, "add", "-A")
+    git(sample, "commit", "-qm", "a link")
+    script = {**happy_script(), ("coder", None): [REPRO, edit + "\n" + FIX, FIX]}
+    result, _ = run(sample, script, max_iterations=2)
+    assert result.success
+    assert sorted(p.name for p in outside.iterdir()) == ["target.py"]
+    assert (outside / "target.py").read_text() == "SECRET = 1\n"
+    assert any("symbolic link" in r for r in result.refused), result.refused
+
+
+UNFIX = """stats/core.py
+<<<<<<< SEARCH
+        return (ordered[middle - 1] + ordered[middle]) / 2
+=======
+        return ordered[middle]
+>>>>>>> REPLACE"""
+
+
+def test_a_later_failing_round_does_not_lose_the_round_that_passed(sample: Path) -> None:
+    script = {**happy_script(), ("coder", None): [REPRO, FIX, UNFIX], ("critic", "review"): [REVISE, REVISE]}
+    result, _ = run(sample, script, max_iterations=2)
+    assert result.success and result.stop_reason == "max_iterations"
+    assert "round 1 passed the tests and is kept" in result.stop_detail
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", f"{result.branch}:stats/core.py")
+    assert len(result.commits) == 2  # the reproduction test and round 1; round 2 is dropped
+
+
+def test_a_team_that_crashes_after_a_passing_round_keeps_it(sample: Path) -> None:
+    script = {**happy_script(), ("coder", None): [REPRO, FIX, RuntimeError("the coder's model fell over")],
+              ("critic", "review"): [REVISE]}
+    result, _ = run(sample, script, max_iterations=3)
+    assert result.success and result.winner == "a"
+    assert result.teams[0]["stop_reason"] == "crashed" and "fell over" in result.teams[0]["error"]
+    assert "the team crashed after it" in result.stop_detail
 
 
 @pytest.mark.parametrize("accept_first", [True])
@@ -137,3 +188,14 @@ def test_configured_secret_values_never_reach_the_trace(sample: Path) -> None:
     result = run_task(sample, task, Config(ensembles=1, secret_env=("MY_DEPLOY_KEY",)), {"MY_DEPLOY_KEY": secret}, parts)
     trace = (sample / ".ensemble" / "runs" / result.run_id / "trace.jsonl").read_text()
     assert secret not in trace and "[REDACTED]" in trace
+
+
+def test_each_role_reads_the_other_teams_notes_for_itself() -> None:
+    board = InsightBoard()
+    board.publish("a", "round 1: tests fail: test_median_even")
+    assert board.unseen("b", "coder") == ["team a: round 1: tests fail: test_median_even"]
+    # the coder read it; the planner re-planning later must still get it
+    assert board.unseen("b", "planner") == ["team a: round 1: tests fail: test_median_even"]
+    assert board.unseen("b", "coder") == [] and board.unseen("a", "coder") == []  # never a team's own notes
+    board.publish("a", "round 2: tests pass")
+    assert board.unseen("b", "planner") == ["team a: round 2: tests pass"]
