@@ -14,7 +14,6 @@ from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import Task
 from bot.errors import BudgetExceeded
 from tests.ensemble.conftest import (
-    ACCEPT,
     BAD_FIX,
     ENOUGH,
     FIX,
