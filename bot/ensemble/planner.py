@@ -93,6 +93,10 @@ def parse_requests(text: str) -> dict[str, list[str]]:
             if isinstance(data.get(key), list) else [] for key in empty}
 
 
+# A repository path as it may appear in an instruction to the coder: nothing that could carry text.
+SAFE_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}")
+
+
 def make_plan(models: ModelClient, task: Task, found: Exploration, insights: str, history: str = "",
               team: str = "a") -> Plan:
     """Ask the planner for the `plan` reply and read the reproduction test out of it."""
@@ -113,6 +117,8 @@ def parse_plan(data: dict) -> Plan:
                 reason = value[4:].strip(" -:—") or "the planner found no way to test it"
             else:
                 repro, reason = value.split()[0].split("::")[0].strip("`'\""), ""
+                if not SAFE_PATH.fullmatch(repro) or ".." in repro.split("/"):
+                    repro, reason = None, "the plan's reproduction test path is not a plain repository path"
             break
     return Plan(summary=str(data.get("summary", "")), files=tuple(str(f) for f in data.get("files", [])),
                 steps=steps, questions=tuple(str(q) for q in data.get("questions", []) if str(q).strip()),

@@ -38,6 +38,7 @@ _MARKER = re.compile(r"<<<(?=(?:BEGIN|END)\b)")
 
 def data(name: str, text: str) -> str:
     """`text` fenced as untrusted data; markers inside it are defused, so it cannot close its fence."""
+    name = re.sub(r"[^\w ./:()'-]", "_", name)[:200]  # names hold paths the model chose: keep them inert
     return f"<<<BEGIN {name}>>>\n{_MARKER.sub('<< <', text.rstrip())}\n<<<END {name}>>>"
 
 
