@@ -65,6 +65,15 @@ class Models:
 
 
 @dataclass(frozen=True)
+class TeamModelsSpec:
+    """One team's own models (an entry of `team_models`); a role not given uses `models`."""
+
+    planner: RoleModel | None = None
+    coder: RoleModel | None = None
+    critic: RoleModel | None = None
+
+
+@dataclass(frozen=True)
 class PriceSpec:
     """A model's price in USD per million tokens; overrides or extends the built-in table."""
 
@@ -138,6 +147,8 @@ class Config:
     ensembles: int = field(default=2, metadata={"min": 1, "max": 8})
     # Temperature of every role per team (team a, team b, ...); teams beyond the list use the roles' own.
     team_temperatures: tuple[float, ...] = (0.0, 0.6)
+    # Models of each team (team a, team b, ...) where they differ from `models`.
+    team_models: tuple[TeamModelsSpec, ...] = ()
     max_iterations: int = field(default=4, metadata={"min": 1})
     max_heal_attempts: int = field(default=3, metadata={"min": 0})
     budget_usd: float = field(default=2.0, metadata={"min": 0.0})
@@ -152,6 +163,12 @@ class Config:
     # Names of further environment variables whose values are secrets, redacted like GITHUB_TOKEN.
     secret_env: tuple[str, ...] = ()
     source: str = field(default="(defaults)", metadata={"internal": True})
+
+    def team_role(self, team: int, role: str) -> RoleModel | None:
+        """Team number `team`'s own model for `role`, or None when it uses `models`."""
+        if team >= len(self.team_models):
+            return None
+        return typing.cast(RoleModel | None, getattr(self.team_models[team], role))
 
 
 def load_config(repo_dir: str | Path, env: Mapping[str, str] | None = None, path: str | None = None) -> Config:

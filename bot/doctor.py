@@ -152,16 +152,20 @@ def check_model_keys(ctx: DoctorContext) -> list[Check]:
 
     prices = PriceTable(ctx.config.llm.prices)
     checks = []
-    for role in ROLES:
-        choice = ctx.config.models.for_role(role)
+    config = ctx.config
+    chosen = [(role, f"models.{role}", config.models.for_role(role)) for role in ROLES]
+    chosen += [(f"{role} (team {chr(ord('a') + n)})", f"team_models[{n}].{role}", own)
+               for n in range(len(config.team_models)) for role in ROLES
+               if (own := config.team_role(n, role)) is not None]
+    for role, key, choice in chosen:
         ok, detail = _model_status(ctx, choice.provider, choice.model)
         fallbacks = [f"{c.provider} / {c.model} ({_model_status(ctx, c.provider, c.model)[1]})"
                      for c in choice.fallback]
         detail = f"{choice.provider} / {choice.model}: {detail}" + "".join(f"; then {f}" for f in fallbacks)
         keys = PROVIDER_KEYS[choice.provider]
-        fix = "" if ok else (f"export {keys[0]}=... (or set models.{role} in .github/ensemble.yml); "
+        fix = "" if ok else (f"export {keys[0]}=... (or set {key} in .github/ensemble.yml); "
                              "without keys the demo replays scripted replies" if keys else
-                             f"point models.{role}.model at a JSONL transcript in the repository")
+                             f"point {key}.model at a JSONL transcript in the repository")
         checks.append(Check(f"Model for {role}", ok, detail, fix))
         unpriced = [c.model for c in (choice, *choice.fallback)
                     if c.provider != "scripted" and not prices.lookup(c.model).known]

@@ -88,14 +88,17 @@ def compile_check(workspace: Path, paths: Sequence[str]) -> str:
 
 
 class TeamModels:
-    """A team's view of the shared model manager: its own temperature, the shared budget."""
+    """A team's view of the shared model manager: its own models and temperature, the shared budget."""
 
-    def __init__(self, models: Any, temperature: float | None):
+    def __init__(self, models: Any, temperature: float | None, team: str = "a"):
         self.models = models
         self.temperature = temperature
+        self.team = team
 
     def complete(self, role: str, messages: Sequence[Any], schema: str | None = None,
                  temperature: float | None = None) -> Any:
-        """Ask `role`, at the team's temperature unless one is given."""
+        """Ask the team's model for `role` (its own when configured), at the team's temperature unless given."""
         chosen = self.temperature if temperature is None else temperature
-        return self.models.complete(role, messages, schema=schema, temperature=chosen)
+        own = f"{role}@{self.team}"
+        name = own if own in getattr(self.models, "chains", {}) else role
+        return self.models.complete(name, messages, schema=schema, temperature=chosen)

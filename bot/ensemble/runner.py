@@ -111,8 +111,8 @@ def _team(i: int, task: Task, config: Config, models: ModelClient, retriever: Re
           board: InsightBoard) -> Team:
     name = TEAM_NAMES[i]
     temps = config.team_temperatures
-    label = "/".join(config.models.for_role(r).model for r in ("planner", "coder", "critic"))
-    return Team(name=name, task=task, models=TeamModels(models, temps[i] if i < len(temps) else None),
+    label = "/".join((config.team_role(i, r) or config.models.for_role(r)).model for r in ("planner", "coder", "critic"))
+    return Team(name=name, task=task, models=TeamModels(models, temps[i] if i < len(temps) else None, name),
                 retriever=retriever, runner=runner, workspace=first if i == 0 else forge.workspace(name),
                 board=board, max_iterations=config.max_iterations, deny=tuple(config.paths.deny), lessons=lessons,
                 trailers={"Ensemble-Run": forge.run_id, "Ensemble-Model": label}, stop=parts.stop, progress=notify)

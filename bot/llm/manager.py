@@ -63,6 +63,11 @@ class _Outcome:
     repaired: bool = False
 
 
+def team_role(role: str, team: int) -> str:
+    """The manager's role name for team number `team`'s own model: 'coder@b' for the second team."""
+    return f"{role}@{chr(ord('a') + team)}"
+
+
 class ModelManager:
     """Roles to model chains, with retries, failover, schemas, budget, cache and tracing."""
 
@@ -92,6 +97,10 @@ class ModelManager:
             choice = config.models.for_role(role)
             chains[role] = [Link(create_model(c.provider, c.model, env, base_dir), c.temperature)
                             for c in (choice, *choice.fallback)]
+            for number in range(len(config.team_models)):  # a team's own model: role "coder@b"
+                if (own := config.team_role(number, role)) is not None:
+                    chains[team_role(role, number)] = [Link(create_model(c.provider, c.model, env, base_dir),
+                                                            c.temperature) for c in (own, *own.fallback)]
         prices = PriceTable(llm.prices)
         cache = ReplyCache(cache_dir, llm.cache_max_mb * 1024 * 1024) if cache_dir and use_cache and llm.cache else None
         policy = RetryPolicy(max_attempts=llm.max_attempts, max_wait_s=llm.max_retry_wait_s)

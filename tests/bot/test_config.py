@@ -161,3 +161,13 @@ def test_secret_env_names_further_secret_variables() -> None:
     config = parse_config("secret_env: [MY_DEPLOY_KEY, NPM_TOKEN]\n")
     assert config.secret_env == ("MY_DEPLOY_KEY", "NPM_TOKEN")
     assert any("secret_env" in m for m in issues_of("secret_env: MY_DEPLOY_KEY\n"))
+
+
+def test_team_models_override_single_roles_of_single_teams() -> None:
+    config = parse_config("team_models:\n  - {}\n  - {coder: {provider: gemini, model: gemini-2.5-pro}}\n")
+    assert config.team_role(0, "coder") is None and config.team_role(1, "planner") is None
+    own = config.team_role(1, "coder")
+    assert own is not None and (own.provider, own.model) == ("gemini", "gemini-2.5-pro")
+    assert config.team_role(5, "coder") is None
+    assert any("team_models[0].codr" in m and "did you mean 'coder'" in m
+               for m in issues_of("team_models:\n  - {codr: {model: x}}\n"))
