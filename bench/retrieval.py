@@ -138,6 +138,15 @@ def print_table(rows: list[tuple[str, dict]]) -> None:
         print(f"{label:<24}{m['R@1']:>7.1f}%{m['R@5']:>7.1f}%{m['R@10']:>7.1f}%{m['MRR']:>8.3f}")
 
 
+def print_margins(ours: dict[str, dict], baselines: dict[str, dict]) -> None:
+    """Points of R@1 / R@5 each of ours gains over every BM25 row (the target: +10 over the better variant)."""
+    print("\nmargins in points, R@1 / R@5 (target: both >= +10 over the better BM25 variant):")
+    print(f"  {'over':<28}" + "".join(f"{label:>20}" for label in ours))
+    for base, b in baselines.items():
+        cells = "".join(f"{m['R@1'] - b['R@1']:+9.1f} / {m['R@5'] - b['R@5']:+6.1f}  " for m in ours.values())
+        print(f"  {base:<28}{cells}")
+
+
 def performance(args: argparse.Namespace, queries: list[str]) -> None:
     """Build, update, query, size and memory on one checkout, copied to a scratch folder."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -231,6 +240,9 @@ def main() -> int:
     cv = held_out(grid_ranks, golds, [c["repo"] for c in cases])
     print(f"\nleave-one-repository-out (grid choice made without the held-out repository's cases):\n"
           f"  hybrid, held out         {cv['R@1']:5.1f}% {cv['R@5']:6.1f}% {cv['R@10']:6.1f}% {cv['MRR']:7.3f}")
+    table = {label: metrics(r, golds) for label, r in rankings.items()}
+    print_margins({"hybrid": table["hybrid"], "hybrid, held out": cv},
+                  {label: m for label, m in table.items() if label.startswith("BM25")})
     if not args.skip_perf:
         perf_repo = args.perf_repo or next(Path(args.root).glob("pytest-dev__pytest/56bf*"), None)
         if perf_repo:
