@@ -40,6 +40,7 @@ class Event:
     comment_body: str = ""
     review_id: int | None = None
     review_state: str = ""
+    review_commit: str = ""  # the commit an approval was given for
     review_body: str = ""
     head_branch: str = ""
     head_sha: str = ""
@@ -126,6 +127,7 @@ def _review(p: _Fields) -> dict:
     return {"number": p.number("pull_request.number"), "is_pull": True, "title": p.text("pull_request.title"),
             "head_branch": p.text("pull_request.head.ref"), "head_sha": p.text("pull_request.head.sha"),
             "review_id": p.number("review.id"), "review_state": p.text("review.state").lower(),
+            "review_commit": p.text("review.commit_id", optional=True),
             "review_body": p.text("review.body", optional=True), "delivery": f"review:{p.number('review.id')}"}
 
 

@@ -4,7 +4,8 @@ Two implementations of the Protocol:
 - `SentenceEmbedder`: the sentence-transformers model (default: the bundled all-MiniLM-L6-v2).
 - `StaticEmbedder`: a static distillation of the same model (token vectors averaged), built once
   offline from the bundled weights by `indexer.static`; two orders of magnitude faster on CPU.
-Model names: `all-MiniLM-L6-v2` (or a local sentence-transformers folder) and `static:<same>`.
+Model names: `all-MiniLM-L6-v2` (or a local sentence-transformers folder), `static:<same>`, and
+`int8:<same>` (linear layers quantized to int8 when loaded; measured in bench/retrieval.py).
 Nothing here ever downloads weights.
 """
 
@@ -18,6 +19,7 @@ import numpy as np
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 STATIC_PREFIX = "static:"
+INT8_PREFIX = "int8:"  # the same model with its linear layers quantized to int8 at load time (torch dynamic)
 
 
 class EmbedderError(Exception):
@@ -72,9 +74,13 @@ def load_sentence_model(name: str | None = None) -> Any:
 class SentenceEmbedder:
     """A sentence-transformers model on CPU, batched, normalized, inputs cut to `max_tokens`."""
 
-    def __init__(self, name: str | None = None, max_tokens: int = 256, batch_size: int = 32):
-        self.name = name or DEFAULT_MODEL
+    def __init__(self, name: str | None = None, max_tokens: int = 256, batch_size: int = 32, int8: bool = False):
+        self.name = (INT8_PREFIX if int8 else "") + (name or DEFAULT_MODEL)
         self._model = load_sentence_model(name)
+        if int8:
+            import torch
+
+            self._model = torch.ao.quantization.quantize_dynamic(self._model, {torch.nn.Linear}, dtype=torch.qint8)
         self._model.max_seq_length = min(max_tokens, self._model.max_seq_length or max_tokens)
         self.dim = int(self._model.get_embedding_dimension() if hasattr(self._model, "get_embedding_dimension")
                        else self._model.get_sentence_embedding_dimension())
@@ -92,8 +98,9 @@ class SentenceEmbedder:
 def canonical_model_name(name: str | None) -> str:
     """The name an index records: `None` and `static:` spell out the bundled default."""
     name = name or DEFAULT_MODEL
-    if name.startswith(STATIC_PREFIX):
-        return STATIC_PREFIX + (name[len(STATIC_PREFIX):] or DEFAULT_MODEL)
+    for prefix in (STATIC_PREFIX, INT8_PREFIX):
+        if name.startswith(prefix):
+            return prefix + (name[len(prefix):] or DEFAULT_MODEL)
     return name
 
 
@@ -104,4 +111,6 @@ def make_embedder(name: str | None = None, cache_dir: Path | None = None) -> Emb
         from indexer.static import StaticEmbedder
 
         return StaticEmbedder(name[len(STATIC_PREFIX):], cache_dir=cache_dir)
+    if name.startswith(INT8_PREFIX):
+        return SentenceEmbedder(name[len(INT8_PREFIX):], int8=True)
     return SentenceEmbedder(name)

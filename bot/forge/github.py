@@ -218,8 +218,9 @@ class GitHubForge:
     def mark_ready(self, number: int) -> None:
         self.call(f"mark PR #{number} ready for review", lambda: self._repo.get_pull(number).mark_ready_for_review())
 
-    def merge(self, number: int, method: str = "squash") -> None:
-        self.call(f"merge PR #{number}", lambda: self._repo.get_pull(number).merge(merge_method=method))
+    def merge(self, number: int, sha: str, method: str = "squash") -> None:
+        """Merge PR #`number` only if its head is still `sha` (GitHub refuses otherwise)."""
+        self.call(f"merge PR #{number}", lambda: self._repo.get_pull(number).merge(merge_method=method, sha=sha))
 
     def review(self, number: int, review_id: int) -> ReviewInfo:
         """A review with its inline comments."""
@@ -273,13 +274,34 @@ class GitHubForge:
         """Start `workflow` (file name or id) on `ref` through workflow_dispatch."""
         self.call(f"dispatch {workflow} on {ref}", lambda: self._repo.get_workflow(workflow).create_dispatch(ref, throw=True))
 
-    def checks_green(self, sha: str) -> tuple[bool, str]:
-        """Whether every workflow run on `sha` finished green, and a sentence saying so."""
-        runs = self.runs(head_sha=sha)
-        bad = [r for r in runs if r.conclusion not in GREEN]
-        if bad:
-            return False, f"{len(bad)} of {len(runs)} workflow runs on {sha[:7]} are not green"
-        return True, f"all {len(runs)} workflow runs on {sha[:7]} are green"
+    def checks_green(self, sha: str, ignore_run: str | None = None) -> tuple[bool, str]:
+        """Whether every check on `sha` finished green, and a sentence saying why (not).
+
+        Checks are the check runs of every app (GitHub Actions' jobs among them) and the commit
+        statuses of older CI services. No checks at all is not green: nothing tested the commit.
+        `ignore_run` is the Actions run id of the bot's own job, which is still running.
+        """
+        def fetch() -> tuple[list[tuple[str, str, str | None]], list[tuple[str, str]]]:
+            commit = self._repo.get_commit(sha)
+            mine = f"/actions/runs/{ignore_run}/" if ignore_run else None
+            runs = [(c.name, c.status, c.conclusion) for c in commit.get_check_runs()
+                    if not (mine and mine in (c.details_url or ""))]
+            statuses = [(st.context, st.state) for st in commit.get_combined_status().statuses]
+            return runs, statuses
+
+        runs, statuses = self.call(f"read the checks of {sha[:7]}", fetch)
+        short = sha[:7]
+        if not runs and not statuses:
+            return False, f"no checks have run on {short}, so nothing has tested it"
+        failed = [n for n, status, c in runs if status == "completed" and c not in GREEN]
+        failed += [context for context, state in statuses if state in ("failure", "error")]
+        if failed:
+            return False, f"{len(failed)} checks on {short} did not pass ({', '.join(failed[:5])})"
+        pending = [n for n, status, _ in runs if status != "completed"]
+        pending += [context for context, state in statuses if state == "pending"]
+        if pending:
+            return False, f"{len(pending)} checks on {short} have not finished ({', '.join(pending[:5])})"
+        return True, f"all {len(runs) + len(statuses)} checks on {short} are green"
 
     # -- git -------------------------------------------------------------------------------
     def git_env(self) -> dict[str, str]:

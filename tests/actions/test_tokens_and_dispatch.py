@@ -53,6 +53,47 @@ def test_approval_merges_when_configured_and_green(hub: Hub) -> None:
     assert "return a + b" in hub.fake.file_at(REPO, "main", "calc.py")
 
 
+def test_approval_never_merges_a_commit_no_check_has_tested(hub: Hub) -> None:
+    set_config(hub, "ensembles: 1\non_approval: merge\n")
+    number = hub.send("issues", hub.labeled(1)).pr_number or 0
+    outcome = hub.send("pull_request_review", hub.review(number, "approved", "ok", sender="mona"))
+    assert outcome.result == "ready" and not hub.fake.repos[REPO].pulls[number]["merged"]
+    assert "no checks have run" in outcome.message
+
+
+def test_approval_waits_for_other_apps_checks_and_commit_statuses(hub: Hub) -> None:
+    set_config(hub, "ensembles: 1\non_approval: merge\n")
+    number = hub.send("issues", hub.labeled(1)).pr_number or 0
+    sha = hub.fake.head_sha(REPO, "ensemble/issue-1") or ""
+    hub.ci("success", "ok")
+    hub.fake.add_check_run(REPO, sha, "circleci: build", status="in_progress", conclusion=None)
+    hub.fake.add_status(REPO, sha, "failure", "ci/jenkins")
+    outcome = hub.send("pull_request_review", hub.review(number, "approved", "ok", sender="mona"))
+    assert not hub.fake.repos[REPO].pulls[number]["merged"] and "ci/jenkins" in outcome.message
+    hub.fake.add_status(REPO, sha, "success", "ci/jenkins")
+    outcome = hub.send("pull_request_review", hub.review(number, "approved", "ok", sender="mona"))
+    assert not hub.fake.repos[REPO].pulls[number]["merged"] and "circleci: build" in outcome.message
+    hub.fake.repos[REPO].check_runs[-1].update(status="completed", conclusion="success")
+    outcome = hub.send("pull_request_review", hub.review(number, "approved", "ok", sender="mona"))
+    assert outcome.result == "merged" and "all 3 checks" in outcome.message
+
+
+def test_an_approval_of_an_older_commit_merges_nothing(hub: Hub) -> None:
+    set_config(hub, "ensembles: 1\non_approval: merge\n")
+    number = hub.send("issues", hub.labeled(1)).pr_number or 0
+    payload = hub.review(number, "approved", "ok", sender="mona")  # approves the head of this moment
+    repo = hub.fake.repos[REPO]
+    work = hub.tmp / "late"
+    subprocess.run(["git", "clone", "-q", "-b", "ensemble/issue-1", str(repo.bare), str(work)], check=True)
+    (work / "calc.py").write_text("def add(a, b):\n    return 42\n")
+    subprocess.run(["git", "-C", str(work), "commit", "-qam", "a later push"], check=True)
+    subprocess.run(["git", "-C", str(work), "push", "-q", "origin", "ensemble/issue-1"], check=True)
+    hub.ci("success", "ok")  # the later commit is green
+    outcome = hub.send("pull_request_review", payload)
+    assert outcome.result == "nothing-to-do" and not repo.pulls[number]["merged"]
+    assert any("please review the new commits" in c["body"] for c in hub.fake.comments_on(REPO, number))
+
+
 def test_a_failure_on_a_human_commit_is_not_healed(hub: Hub, engine: ScriptedEngine) -> None:
     number = hub.send("issues", hub.labeled(1)).pr_number or 0
     repo = hub.fake.repos[REPO]

@@ -172,6 +172,9 @@ def merge_pull(fake, repo, m, q, body, login) -> Reply:
     if pull["draft"]:
         return 405, {}, {"message": "Pull Request is still a draft", "documentation_url": "https://docs.github.com/rest"}
     sha = fake.head_sha(repo.full_name, pull["head_ref"])
+    if body and body.get("sha") and body["sha"] != sha:
+        return 409, {}, {"message": "Head branch was modified. Review and try the merge again.",
+                         "documentation_url": "https://docs.github.com/rest"}
     from tests.fakes.github_server import _git
 
     _git(repo.bare, "update-ref", f"refs/heads/{pull['base_ref']}", sha)
@@ -326,6 +329,47 @@ def get_check_suite(fake, repo, m, q, body, login) -> Reply:
                      "repository": fake.repo_json(repo), "pull_requests": [], "latest_check_runs_count": 1}
 
 
+def get_commit(fake, repo, m, q, body, login) -> Reply:
+    from tests.fakes.github_server import _git
+
+    try:
+        sha = _git(repo.bare, "rev-parse", "--verify", "-q", m["sha"] + "^{commit}").strip()
+    except RuntimeError:
+        sha = ""
+    if not sha:
+        return 422, {}, {"message": f"No commit found for SHA: {m['sha']}"}
+    return 200, {}, {"sha": sha, "node_id": f"C_{sha[:10]}", "url": f"{fake.api_url}/repos/{repo.full_name}/commits/{sha}",
+                     "html_url": f"{fake.server_url}/{repo.full_name}/commit/{sha}", "commit": {"message": ""},
+                     "parents": [], "files": []}
+
+
+def commit_check_runs(fake, repo, m, q, body, login) -> Reply:
+    """Check runs on a commit: each latest Actions job, then other apps' runs."""
+    runs = []
+    for job in repo.jobs.values():
+        run = repo.runs[job["run_id"]]
+        if job["head_sha"] == m["sha"] and not job["superseded"]:
+            runs.append({"id": job["id"], "head_sha": job["head_sha"], "name": job["name"], "status": job["status"],
+                         "conclusion": job["conclusion"], "app": {"slug": "github-actions", "name": "GitHub Actions"},
+                         "details_url": f"{fake.server_url}/{repo.full_name}/actions/runs/{run['id']}/job/{job['id']}"})
+    for other in repo.check_runs:
+        if other["head_sha"] == m["sha"]:
+            runs.append(other | {"app": {"slug": other["app"], "name": other["app"]},
+                                 "details_url": f"https://{other['app']}.example/runs/{other['id']}"})
+    return _page(fake, m.string, q, runs, key="check_runs")
+
+
+def commit_status(fake, repo, m, q, body, login) -> Reply:
+    """The combined status: failure beats pending beats success; no statuses at all is pending."""
+    latest = {s["context"]: s for s in repo.statuses if s["sha"] == m["sha"]}  # the newest per context wins
+    states = {s["state"] for s in latest.values()}
+    state = "failure" if states & {"failure", "error"} else "pending" if "pending" in states or not states else "success"
+    return 200, {}, {"state": state, "sha": m["sha"], "total_count": len(latest), "statuses": list(latest.values()),
+                     "repository": fake.repo_json(repo),
+                     "commit_url": f"{fake.api_url}/repos/{repo.full_name}/commits/{m['sha']}",
+                     "url": f"{fake.api_url}/repos/{repo.full_name}/commits/{m['sha']}/status"}
+
+
 R = r"/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)"
 ROUTES: list[tuple[str, str, Any]] = [
     ("GET", R + r"$", get_repo),
@@ -359,6 +403,9 @@ ROUTES: list[tuple[str, str, Any]] = [
     ("GET", R + r"/actions/workflows/(?P<wf>[^/]+)$", get_workflow),
     ("POST", R + r"/actions/workflows/(?P<wf>[^/]+)/dispatches$", dispatch),
     ("GET", R + r"/check-suites/(?P<id>\d+)$", get_check_suite),
+    ("GET", R + r"/commits/(?P<sha>[0-9a-f]{7,40})$", get_commit),
+    ("GET", R + r"/commits/(?P<sha>[0-9a-f]{40})/check-runs$", commit_check_runs),
+    ("GET", R + r"/commits/(?P<sha>[0-9a-f]{40})/status$", commit_status),
 ]
 
 

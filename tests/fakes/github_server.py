@@ -82,6 +82,8 @@ class RepoState:
     jobs: dict[int, dict] = field(default_factory=dict)
     dispatches: list[dict] = field(default_factory=list)
     reruns: list[int] = field(default_factory=list)
+    statuses: list[dict] = field(default_factory=list)  # commit statuses (sha, state, context)
+    check_runs: list[dict] = field(default_factory=list)  # check runs of other apps (Actions jobs are derived)
 
 
 class FakeGitHub:
@@ -219,6 +221,17 @@ class FakeGitHub:
             repo.jobs[job["id"]] = job
         if jobs:
             run["conclusion"] = "failure" if any(c == "failure" for _, c, _ in jobs) else "success"
+
+    def add_status(self, full_name: str, sha: str, state: str, context: str = "ci/external") -> None:
+        """A commit status (success, pending, failure, error), as older CI services report."""
+        self.repos[full_name].statuses.append({"id": self.next_id(), "sha": sha, "state": state, "context": context,
+                                               "description": f"{context}: {state}", "created_at": _now()})
+
+    def add_check_run(self, full_name: str, sha: str, name: str, status: str = "completed",
+                      conclusion: str | None = "success", app: str = "circleci-checks") -> None:
+        """A check run of a third-party app on `sha`."""
+        self.repos[full_name].check_runs.append({"id": self.next_id(), "head_sha": sha, "name": name, "status": status,
+                                                 "conclusion": conclusion, "app": app})
 
     def fail_next(self, status: int = 403, message: str = SECONDARY_LIMIT, retry_after: int | None = 1,
                   times: int = 1, method: str | None = None, path_pattern: str | None = None) -> None:

@@ -110,3 +110,16 @@ def test_actions_logs_rerun_and_dispatch(forge: GitHubForge, fake: FakeGitHub, t
     forge.dispatch("ci.yml", "ensemble/issue-1")
     assert fake.repos[REPO].dispatches[0]["ref"] == "ensemble/issue-1"
     assert forge.checks_green(sha)[0] is False
+
+
+def test_checks_green_reads_every_app_and_ignores_the_bots_own_running_job(fake: FakeGitHub,
+                                                                            forge: GitHubForge) -> None:
+    sha = fake.head_sha(REPO, "main") or ""
+    assert forge.checks_green(sha) == (False, f"no checks have run on {sha[:7]}, so nothing has tested it")
+    fake.add_run(REPO, "main", sha, "success", (("test", "success", "ok"),))
+    own = fake.add_run(REPO, "main", sha, "success", (("ensemble", "success", ""),), workflow="ensemble.yml")
+    job = next(j for j in fake.repos[REPO].jobs.values() if j["run_id"] == own["id"])
+    job.update(status="in_progress", conclusion=None)  # the job asking is still running
+    green, why = forge.checks_green(sha)
+    assert not green and "1 checks on" in why and "have not finished (ensemble)" in why
+    assert forge.checks_green(sha, ignore_run=str(own["id"])) == (True, f"all 1 checks on {sha[:7]} are green")
