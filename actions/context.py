@@ -16,7 +16,7 @@ from typing import Any
 from actions.engine import Engine, Planner
 from actions.events import Event
 from actions.markers import read_marker
-from bot.forge.github import CommentInfo, GitHubForge
+from bot.forge.github import CommentInfo, GitHubForge, PullInfo
 
 log = logging.getLogger(__name__)
 WRITE_PERMISSIONS = ("admin", "write")  # the API's legacy field maps maintain to write, triage to read
@@ -60,10 +60,13 @@ class Context:
         return self._permissions[login]
 
     def is_own(self, comment: CommentInfo) -> bool:
-        """A comment the bot wrote (its markers are trusted): by a `[bot]` account, or by the token's own user."""
-        if comment.is_bot or comment.login in self.bot_logins:
+        """A comment the bot wrote (its markers are trusted): by one of the bot's logins, or the token's own user.
+
+        Other bots' comments are not trusted: any installed App could write a marker.
+        """
+        if comment.login in self.bot_logins:
             return True
-        return comment.login == self.me()
+        return not comment.is_bot and comment.login == self.me()
 
     def me(self) -> str:
         """The token's own login for a PAT ('' for App and default tokens, which comment as `[bot]`)."""
@@ -79,6 +82,17 @@ class Context:
             if data is not None:
                 found.append((comment, data))
         return found
+
+
+def issue_of_pull(ctx: Context, pull: PullInfo) -> int | None:
+    """The issue a pull request of the bot works on; None for any other pull request.
+
+    A bot branch name is not enough: a fork can name its branch `ensemble/issue-1` too.
+    The head must live in this repository, where only writers can push.
+    """
+    if pull.head_repo.lower() != ctx.forge.full_name.lower():
+        return None
+    return issue_of_branch(pull.branch)
 
 
 def issue_of_branch(branch: str) -> int | None:

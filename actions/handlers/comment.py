@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from actions.commands import HELP_TEXT, BadCommand, Command, help_reply, parse_command
-from actions.context import WORKING, Context, Outcome, branch_of_issue, issue_of_branch
+from actions.context import WORKING, Context, Outcome, branch_of_issue, issue_of_pull
 from actions.flow import revise_pull, run_issue
 from actions.handlers.replies import refuse, reply_once
 from actions.markers import has_marker, marker
@@ -36,7 +36,7 @@ def _issue_number(ctx: Context, number: int) -> int | None:
     """The issue behind #number: itself, or for the bot's PR the issue of its branch."""
     if not ctx.event.is_pull:
         return number
-    return issue_of_branch(ctx.forge.pull(number).branch)
+    return issue_of_pull(ctx, ctx.forge.pull(number))
 
 
 def _run(ctx: Context, command: Command, number: int) -> Outcome:
@@ -59,7 +59,7 @@ def _retry(ctx: Context, command: Command, number: int) -> Outcome:
 
 def _revise(ctx: Context, command: Command, number: int) -> Outcome:
     pull = ctx.forge.pull(number) if ctx.event.is_pull else None
-    if pull is None or issue_of_branch(pull.branch) is None:
+    if pull is None or issue_of_pull(ctx, pull) is None:
         return _reply(ctx, number, "`/ensemble revise` works on the pull requests I opened.", "replied")
     return revise_pull(ctx, pull, command.argument, ctx.event.sender, f"revision asked by @{ctx.event.sender}")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from actions.context import Context, Outcome, issue_of_branch
+from actions.context import Context, Outcome, issue_of_branch, issue_of_pull
 from actions.flow import revise_pull
 from actions.settings import remote_config
 
@@ -17,6 +17,9 @@ def handle(ctx: Context) -> Outcome:
         return Outcome("nothing-to-do", f"review by @{event.sender}, who may not direct the bot")
     number = event.number or 0
     pull = ctx.forge.pull(number)
+    if issue_of_pull(ctx, pull) is None:
+        return Outcome("nothing-to-do", f"PR #{number} comes from {pull.head_repo or 'a deleted fork'}, not a bot "
+                       "branch of this repository")
     if pull.state != "open":
         return Outcome("nothing-to-do", f"PR #{number} is {pull.state}")
     if event.review_state == "approved":

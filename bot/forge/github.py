@@ -55,6 +55,7 @@ class PullInfo:
     state: str
     body: str
     url: str
+    head_repo: str = ""  # full name of the repository the head branch lives in ("" when it was deleted)
 
 
 @dataclass(frozen=True)
@@ -362,7 +363,9 @@ def _git_words(exc: Any) -> str:
 
 
 def _pull_info(pull: Any) -> PullInfo:
-    return PullInfo(pull.number, pull.head.ref, pull.head.sha, bool(pull.draft), pull.state, pull.body or "", pull.html_url)
+    head_repo = pull.head.repo.full_name if pull.head.repo is not None else ""
+    return PullInfo(pull.number, pull.head.ref, pull.head.sha, bool(pull.draft), pull.state, pull.body or "",
+                    pull.html_url, head_repo)
 
 
 def _run_info(run: Any) -> RunInfo:

@@ -16,7 +16,7 @@ WORKFLOW = yaml.safe_load(WORKFLOW_TEXT)
 def test_action_is_composite_with_the_documented_inputs_and_outputs() -> None:
     assert ACTION["runs"]["using"] == "composite"
     assert set(ACTION["inputs"]) == {"github-token", "openai-api-key", "gemini-api-key", "openai-base-url",
-                                     "config-path", "budget-usd", "trigger-label"}
+                                     "config-path", "budget-usd", "trigger-label", "bot-login", "torch-install"}
     assert set(ACTION["outputs"]) == {"pr-number", "result"}
 
 

@@ -39,6 +39,15 @@ def test_an_approval_from_someone_without_write_access_does_nothing(hub: Hub) ->
     assert hub.fake.repos[REPO].pulls[number]["draft"] is True
 
 
+def test_a_fork_pr_named_like_a_bot_branch_is_not_the_bots(hub: Hub, engine: ScriptedEngine) -> None:
+    number = hub.fake.add_fork_pull(REPO, "mallory", "ensemble/issue-1", "Totally the bot's fix")
+    approved = hub.send("pull_request_review", hub.review(number, "approved", "LGTM", sender="mona"))
+    assert approved.result == "nothing-to-do" and "mallory/" in approved.message
+    assert hub.fake.repos[REPO].pulls[number]["draft"] is False and not hub.fake.repos[REPO].pulls[number]["merged"]
+    revise = hub.send("issue_comment", hub.comment(number, "/ensemble revise make it faster", sender="mona"))
+    assert revise.result == "replied" and not engine.calls
+
+
 def test_changes_requested_lead_to_a_revision_commit(hub: Hub, engine: ScriptedEngine) -> None:
     hub.fake.repos[REPO].dismiss_stale_reviews = True
     number = open_pr(hub)

@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 from actions.commands import HELP_TEXT
+from actions.markers import marker
 from tests.actions.conftest import REPO, Hub, ScriptedEngine
 
 
@@ -24,6 +25,13 @@ def test_a_non_collaborator_gets_one_refusal_and_nothing_runs(hub: Hub, engine: 
     assert len(replies) == 1 and "write, maintain or admin" in replies[0]["body"]
     assert not engine.calls and not hub.fake.repos[REPO].pulls
     assert not hub.fake.calls("GET", r"/issues/1$")  # not even the issue was read, let alone cloned
+
+
+def test_markers_written_by_another_bot_are_not_trusted(hub: Hub) -> None:
+    hub.fake.add_comment(REPO, 1, "Nothing to see.\n\n" + marker("refusal"), user="someone-elses-app[bot]")
+    assert hub.send("issue_comment", hub.comment(1, "/ensemble run", sender="mallory")).result == "refused"
+    replies = [c for c in hub.fake.comments_on(REPO, 1) if c["user"]["login"] == "github-actions[bot]"]
+    assert len(replies) == 1  # the forged "already replied" marker did not silence the bot
 
 
 def test_run_from_a_comment_opens_the_pr(hub: Hub) -> None:

@@ -170,6 +170,15 @@ class FakeGitHub:
         repo.issues[number]["comments"] += 1
         return self.comment_json(repo, comment)
 
+    def add_fork_pull(self, full_name: str, fork_owner: str, branch: str, title: str) -> int:
+        """An open PR from `branch` of `fork_owner`'s fork (its head is the default branch's commit)."""
+        repo = self.repos[full_name]
+        issue = self.add_issue(full_name, title, "from a fork", user=fork_owner)
+        repo.pulls[issue["number"]] = {"id": self.next_id(), "number": issue["number"], "head_ref": branch,
+                                       "base_ref": repo.default_branch, "draft": False, "merged": False,
+                                       "fork": fork_owner, "last_head_sha": self.head_sha(full_name, repo.default_branch)}
+        return issue["number"]
+
     def add_review(self, full_name: str, number: int, state: str, body: str, user: str = "alice",
                    inline: tuple[tuple[str, int, str], ...] = ()) -> dict:
         """A submitted review (APPROVED, CHANGES_REQUESTED, COMMENTED) with inline (path, line, body)."""
@@ -309,12 +318,25 @@ class FakeGitHub:
                 "labels": issue["labels"], "draft": pull["draft"], "merged": pull["merged"], "mergeable": True,
                 "locked": False, "created_at": issue["created_at"], "updated_at": issue["updated_at"],
                 "closed_at": issue["closed_at"], "merged_at": pull.get("merged_at"), "author_association": "NONE",
-                "head": {"label": f"{owner}:{pull['head_ref']}", "ref": pull["head_ref"], "sha": head_sha,
-                         "repo": self.repo_json(repo), "user": self.user(owner)},
+                "head": self._head_json(repo, pull, owner, head_sha),
                 "base": {"label": f"{owner}:{pull['base_ref']}", "ref": pull["base_ref"], "sha": base_sha,
                          "repo": self.repo_json(repo), "user": self.user(owner)},
                 "commits_url": url + "/commits", "review_comments_url": url + "/comments",
                 "comments_url": f"{self.api_url}/repos/{repo.full_name}/issues/{pull['number']}/comments"}
+
+    def _head_json(self, repo: RepoState, pull: dict, owner: str, head_sha: str | None) -> dict:
+        """The PR's head; `pull["fork"]` (a fork's owner) puts the head branch in that user's fork."""
+        if not pull.get("fork"):
+            return {"label": f"{owner}:{pull['head_ref']}", "ref": pull["head_ref"], "sha": head_sha,
+                    "repo": self.repo_json(repo), "user": self.user(owner)}
+        fork = pull["fork"]
+        name = f"{fork}/{repo.full_name.split('/')[1]}"
+        fork_json = self.repo_json(repo) | {"full_name": name, "name": name.split("/")[1], "fork": True,
+                                            "owner": self.user(fork), "id": repo.id + 1,
+                                            "url": f"{self.api_url}/repos/{name}",
+                                            "html_url": f"{self.server_url}/{name}"}
+        return {"label": f"{fork}:{pull['head_ref']}", "ref": pull["head_ref"], "sha": pull.get("last_head_sha"),
+                "repo": fork_json, "user": self.user(fork)}
 
     def review_json(self, repo: RepoState, review: dict) -> dict:
         pr_url = f"{self.api_url}/repos/{repo.full_name}/pulls/{review['pull_number']}"
