@@ -26,6 +26,7 @@ from actions.engine import Engine, Planner, ensemble_engine, ensemble_planner
 from actions.events import Event, load_event
 from actions.router import route
 from bot.errors import UsageError
+from bot.redact import SECRET_ENV_VARS
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,8 @@ def build_context(env: Mapping[str, str], event: Event, engine: Engine | None, p
                          "is recommended, see the README)")
     repo = env.get("GITHUB_REPOSITORY") or event.repo
     forge = GitHubForge(repo, token, env.get("GITHUB_API_URL", "https://api.github.com"),
-                        env.get("GITHUB_SERVER_URL", "https://github.com"))
+                        env.get("GITHUB_SERVER_URL", "https://github.com"),
+                        secrets=[env[name] for name in SECRET_ENV_VARS if env.get(name)])
     workdir = Path(env.get("ENSEMBLE_WORKDIR") or Path(env.get("RUNNER_TEMP") or tempfile.gettempdir()) / "ensemble")
     bots = {"github-actions[bot]", *filter(None, [env.get("ENSEMBLE_BOT_LOGIN", "")])}
     ctx = Context(event=event, forge=forge, env=env, workdir=workdir / secrets.token_hex(4),

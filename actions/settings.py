@@ -10,5 +10,6 @@ def remote_config(ctx: Context) -> Config:
     """The config on the default branch (the trusted one), with environment overrides applied."""
     path = ctx.config_path or CONFIG_PATH
     text = ctx.forge.read_file(path, ctx.forge.default_branch())
-    config = parse_config(text, path) if text is not None else Config()
-    return apply_env_overrides(config, ctx.env)
+    config = apply_env_overrides(parse_config(text, path) if text is not None else Config(), ctx.env)
+    ctx.forge.add_secrets(ctx.env[name] for name in config.secret_env if ctx.env.get(name))
+    return config

@@ -36,6 +36,10 @@ class Redactor:
         # Longest first, so a secret that contains another is masked whole.
         self._values = sorted(values, key=len, reverse=True)
 
+    def extended(self, secrets: Iterable[str]) -> Redactor:
+        """A redactor that also masks `secrets`."""
+        return Redactor([*self._values, *secrets])
+
     @classmethod
     def from_env(cls, env: Mapping[str, str], extra_names: Iterable[str] = ()) -> Redactor:
         """A redactor for the secrets in `env` under the known names plus `extra_names`."""

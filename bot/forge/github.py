@@ -14,12 +14,13 @@ from __future__ import annotations
 import base64
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from bot.errors import EnsembleError
+from bot.redact import Redactor
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -87,11 +88,13 @@ class GitHubForge:
 
     def __init__(self, repo: str, token: str, api_url: str = "https://api.github.com",
                  server_url: str = "https://github.com", max_wait_s: float = 300.0,
-                 sleep: Callable[[float], None] = time.sleep):
+                 sleep: Callable[[float], None] = time.sleep, secrets: Iterable[str] = ()):
         from github import Auth, Github
 
         self.full_name = repo
         self._token = token
+        # Everything the bot writes on GitHub is public: secret values and token shapes are masked.
+        self.redactor = Redactor([token, *secrets])
         self.server_url = server_url.rstrip("/")
         self.max_wait_s = max_wait_s
         self._sleep = sleep
@@ -170,12 +173,18 @@ class GitHubForge:
                     for c in self._repo.get_issue(number).get_comments()]
         return self.call(f"list comments on #{number}", fetch)
 
+    def add_secrets(self, values: Iterable[str]) -> None:
+        """Also mask these values (a configured `secret_env`) in everything written from now on."""
+        self.redactor = self.redactor.extended(values)
+
     def comment(self, number: int, body: str) -> int:
         """Post a comment; returns its id."""
+        body = self.redactor.text(body)
         return self.call(f"comment on #{number}", lambda: self._repo.get_issue(number).create_comment(body)).id
 
     def edit_comment(self, number: int, comment_id: int, body: str) -> None:
         """Replace a comment's body in place."""
+        body = self.redactor.text(body)
         self.call("update a comment", lambda: self._repo.get_issue(number).get_comment(comment_id).edit(body))
 
     def add_labels(self, number: int, *labels: str) -> None:
@@ -199,6 +208,7 @@ class GitHubForge:
         """Open a draft PR; when one already exists for `branch`, update its body instead."""
         from github import GithubException
 
+        title, body = self.redactor.text(title), self.redactor.text(body)
         try:
             pull = self._repo.create_pull(base=base, head=branch, title=title, body=body, draft=True)
             return _pull_info(pull)
@@ -214,6 +224,7 @@ class GitHubForge:
             raise ForgeError(f"GitHub refused to open a pull request from {branch}: {exc.status} {_message(exc)}") from None
 
     def update_pull_body(self, number: int, body: str) -> None:
+        body = self.redactor.text(body)
         self.call(f"update PR #{number}", lambda: self._repo.get_pull(number).edit(body=body))
 
     def mark_ready(self, number: int) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
 from actions.markers import read_marker
 from tests.actions.conftest import REPO, Hub, ScriptedEngine
 
@@ -107,3 +109,20 @@ def test_a_failure_on_a_human_commit_is_not_healed(hub: Hub, engine: ScriptedEng
     assert hub.send("workflow_run", hub.workflow_run(run)).result == "rerun"
     assert hub.send("workflow_run", hub.workflow_run(run)).result == "held"
     assert len(engine.calls) == 1 and "ensemble:needs-human" not in hub.fake.labels_on(REPO, number)
+
+
+def test_error_text_in_public_comments_never_shows_a_secret(hub: Hub, engine: ScriptedEngine) -> None:
+    set_config(hub, "ensembles: 1\nsecret_env: [DEPLOY_KEY]\n")
+    hub.extra_env |= {"OPENAI_API_KEY": "sk-live-abcdefghijklmnop0123456789", "DEPLOY_KEY": "deploy-7f3a9c2e"}
+
+    def leak(stop: object) -> None:
+        raise RuntimeError("auth failed for sk-live-abcdefghijklmnop0123456789 with deploy-7f3a9c2e via "
+                           f"https://x-access-token:{hub.fake.token}@github.invalid/octo/demo.git")
+
+    engine.before_return = leak
+    with pytest.raises(RuntimeError):  # the CLI turns it into exit 1 after the comment is written
+        hub.send("issues", hub.labeled(1))
+    bodies = "\n".join(c["body"] for c in hub.fake.comments_on(REPO, 1))
+    assert "The run failed" in bodies and "auth failed for" in bodies
+    for secret in ("sk-live-abcdefghijklmnop0123456789", "deploy-7f3a9c2e", hub.fake.token):
+        assert secret not in bodies
