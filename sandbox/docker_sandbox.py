@@ -22,13 +22,16 @@ from typing import Any
 from sandbox.detect import detect_project
 from sandbox.docker_env import (
     ENV_DIR,
+    EXPIRES_LABEL,
     LABEL,
     OWNER_LABEL,
     WORKSPACE,
     image_path,
     labels,
     limits,
+    pid_namespace,
     prepare_image,
+    process_start,
     remove_container,
 )
 from sandbox.errors import EngineUnavailable, ImageMissing, SandboxError
@@ -111,7 +114,8 @@ class DockerSandbox:
 
     def _start(self, env: Environment, timeout: float) -> tuple[Any, Any]:
         spec = env.spec
-        volume = self.client.volumes.create(driver="local", labels=labels("test"), driver_opts={
+        lifetime = timeout + 600  # the container's `sleep` outlives the command by this much
+        volume = self.client.volumes.create(driver="local", labels=labels("test", lifetime), driver_opts={
             "type": "tmpfs", "device": "tmpfs",
             "o": f"size={size_bytes(spec.workspace_size)},uid={SANDBOX_UID},gid={SANDBOX_UID},mode=0755,nosuid,nodev,"
                  f"nr_inodes={spec.max_files}"})
@@ -123,7 +127,7 @@ class DockerSandbox:
                 user=f"{SANDBOX_UID}:{SANDBOX_UID}", working_dir=WORKSPACE, network_mode="none",
                 cap_drop=["ALL"], security_opt=["no-new-privileges"], read_only=True,
                 tmpfs={"/tmp": f"rw,nosuid,nodev,size={size_bytes(spec.tmp_size)},mode=1777,nr_inodes={spec.max_files}"},
-                mounts=[Mount(WORKSPACE, volume.name, type="volume")], labels=labels("test"),
+                mounts=[Mount(WORKSPACE, volume.name, type="volume")], labels=labels("test", lifetime),
                 log_config={"type": "none", "config": {}}, **limits(spec))
         except BaseException:
             _quietly(volume.remove, force=True)
@@ -151,8 +155,12 @@ class DockerSandbox:
             _quietly(container.kill)
             reader.join(5)
         duration = time.monotonic() - started
-        code = TIMEOUT_EXIT if timed_out else int(api.exec_inspect(exec_id).get("ExitCode") or 0)
-        oom = not timed_out and code in (137, -9) and _oom_killed(api, container)
+        code = TIMEOUT_EXIT if timed_out else api.exec_inspect(exec_id).get("ExitCode")
+        if code is None:  # never a pass: a run whose exit status is unknown did not succeed
+            raise EngineUnavailable(f"the Docker engine lost the exit status of `{command}` in image {env.image}; "
+                                    "check `docker info` and the daemon's log, then retry")
+        code = int(code)
+        oom = not timed_out and code != 0 and _oom_killed(api, container)
         files = {} if timed_out else self._result_files(container, env.project.result_paths)
         stdout, stderr = out.text(), err.text()
         return ExecResult(command, code, stdout, stderr, duration, timed_out, oom, collect_tests(files, stdout, stderr))
@@ -190,14 +198,19 @@ def engine_errors(image: str) -> Iterator[None]:
 
 
 def _wait_for_exec(api: Any, exec_id: str, reader: threading.Thread, deadline: float) -> bool:
-    """Wait until the command exits (not for daemons that keep its output open); False on timeout."""
+    """Wait until the engine says the command exited; False on timeout.
+
+    The end of the output stream is not the end of the command (the stream can break while
+    it runs), and a leftover daemon may hold the stream open after it: only the engine's
+    `Running` flag counts.
+    """
     while time.monotonic() < deadline:
         reader.join(min(0.25, max(0.0, deadline - time.monotonic())))
-        if not reader.is_alive():
-            return True
         if not api.exec_inspect(exec_id).get("Running", True):
-            reader.join(0.5)  # let the last output arrive; a leftover daemon may hold the stream open
+            reader.join(0.5)  # let the last output arrive
             return True
+        if not reader.is_alive():
+            time.sleep(min(0.25, max(0.0, deadline - time.monotonic())))
     return False
 
 
@@ -230,30 +243,37 @@ def _quietly(action: Any, **kwargs: Any) -> None:
 
 
 def reap(client: Any, everything: bool = False) -> int:
-    """Remove labelled containers and volumes whose owning process on this host is gone; count them."""
-    host = socket.gethostname()
+    """Remove labelled containers and volumes that are leftovers; count the containers.
+
+    A leftover has passed its expiry, or its owner (a process in this host's and this pid
+    namespace) is gone. Anything owned by a live process, or by another namespace before its
+    expiry, is left alone: it may be another run's.
+    """
+    now = time.time()
     removed = 0
     for container in client.containers.list(all=True, filters={"label": LABEL}):
-        if everything or _orphaned(container.labels.get(OWNER_LABEL, ""), host):
+        if everything or leftover(container.labels or {}, now):
             remove_container(container)
             removed += 1
     for volume in client.volumes.list(filters={"label": LABEL}):
-        if everything or _orphaned((volume.attrs.get("Labels") or {}).get(OWNER_LABEL, ""), host):
+        if everything or leftover(volume.attrs.get("Labels") or {}, now):
             _quietly(volume.remove, force=True)
     return removed
 
 
-def _orphaned(owner: str, host: str) -> bool:
-    owner_host, _, pid = owner.rpartition(":")
-    if owner_host != host or not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
+def leftover(found: Mapping[str, str], now: float) -> bool:
+    """Whether a labelled container or volume is safe to remove (see `reap`)."""
+    expires = found.get(EXPIRES_LABEL, "")
+    if expires.isdigit() and now > int(expires):
         return True
-    except PermissionError:
+    parts = found.get(OWNER_LABEL, "").split(":")
+    if len(parts) != 4 or not parts[2].isdigit():
+        return False  # an older or foreign label: only its expiry decides
+    host, namespace, pid, start = parts
+    if host != socket.gethostname() or namespace != pid_namespace() or not namespace:
         return False
-    return False
+    alive = process_start(int(pid))
+    return not alive or alive != start  # gone, or the pid now belongs to a newer process
 
 
 __all__ = ["DockerSandbox", "docker_client", "reap"]

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -21,7 +23,8 @@ from sandbox import (
     select_sandbox,
     summarize_failures,
 )
-from sandbox.docker_env import remove_container
+from sandbox.docker_env import labels, owner_id, remove_container
+from sandbox.docker_sandbox import leftover
 from tests.sandbox.conftest import base_image, write_sample
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("no_leftovers")]
@@ -176,9 +179,9 @@ def test_ctrl_c_removes_the_container(docker_client: object, tmp_path: Path) -> 
     repo = write_sample(tmp_path / "repo")
     child = subprocess.Popen([sys.executable, "-c", INTERRUPTED_RUN, str(repo), base_image()],
                              cwd=Path(__file__).resolve().parents[2], stdout=subprocess.PIPE, text=True)
-    owner = f"ensemble.sandbox.owner={socket.gethostname()}:{child.pid}"
     try:
         assert child.stdout is not None and child.stdout.readline() == "running\n"
+        owner = f"ensemble.sandbox.owner={owner_id(child.pid)}"
         deadline = time.monotonic() + 20
         while not docker_client.containers.list(filters={"label": owner}) and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -194,10 +197,65 @@ def test_ctrl_c_removes_the_container(docker_client: object, tmp_path: Path) -> 
 def test_reap_removes_containers_whose_owner_is_gone(docker_client: object) -> None:
     gone = subprocess.Popen(["true"])  # a process id that no longer exists
     gone.wait()
-    owner = {"ensemble.sandbox": "test", "ensemble.sandbox.owner": f"{socket.gethostname()}:{gone.pid}"}
+    owner = {"ensemble.sandbox": "test", "ensemble.sandbox.owner": owner_id(os.getpid()).rsplit(":", 2)[0]
+             + f":{gone.pid}:12345"}
     container = docker_client.containers.create(base_image(), ["true"], labels=owner)
     try:
         assert reap(docker_client) >= 1
         assert docker_client.containers.list(all=True, filters={"id": container.id}) == []
     finally:
         remove_container(container)
+
+
+def test_reap_leaves_live_runs_of_other_namespaces_alone_until_they_expire(docker_client: object) -> None:
+    # A run in another container on the same engine: same hostname, its own pid namespace,
+    # and a pid that means nothing here (it may even be a live process of ours).
+    foreign = f"{socket.gethostname()}:4026599999:{os.getpid()}:1"
+    live = docker_client.containers.create(base_image(), ["true"], labels={
+        "ensemble.sandbox": "test", "ensemble.sandbox.owner": foreign,
+        "ensemble.sandbox.expires": str(int(time.time()) + 3600)})
+    expired = docker_client.containers.create(base_image(), ["true"], labels={
+        "ensemble.sandbox": "test", "ensemble.sandbox.owner": foreign,
+        "ensemble.sandbox.expires": str(int(time.time()) - 1)})
+    reused = docker_client.containers.create(base_image(), ["true"], labels={  # our pid, another start time
+        "ensemble.sandbox": "test", "ensemble.sandbox.owner": owner_id(os.getpid()).rsplit(":", 1)[0] + ":1"})
+    try:
+        reap(docker_client)
+        left = {c.id for c in docker_client.containers.list(all=True, filters={"label": "ensemble.sandbox"})}
+        assert live.id in left and expired.id not in left and reused.id not in left
+    finally:
+        for container in (live, expired, reused):
+            remove_container(container)
+
+
+def test_labels_name_the_owner_precisely_and_carry_an_expiry() -> None:
+    found = labels("test", lifetime_s=60)
+    host, namespace, pid, start = found["ensemble.sandbox.owner"].split(":")
+    assert (host, pid) == (socket.gethostname(), str(os.getpid())) and namespace and start.isdigit()
+    assert time.time() + 60 < int(found["ensemble.sandbox.expires"]) < time.time() + 60 + 3600
+    assert not leftover(found, time.time())  # this very process owns it
+
+
+class _EngineView:
+    """What `exec_inspect` answers: the command runs for `running` polls, then exits with `code`."""
+
+    def __init__(self, running: int, code: int | None) -> None:
+        self.running, self.code, self.polls = running, code, 0
+
+    def exec_inspect(self, exec_id: str) -> dict:
+        self.polls += 1
+        done = self.polls > self.running
+        return {"Running": not done, "ExitCode": self.code if done else None}
+
+
+def test_a_broken_output_stream_is_not_the_end_of_the_command() -> None:
+    from sandbox.docker_sandbox import _wait_for_exec
+
+    dead_reader = threading.Thread(target=lambda: None)
+    dead_reader.start()
+    dead_reader.join()  # the stream broke at once, but the command still runs for a while
+    engine = _EngineView(running=3, code=1)
+    assert _wait_for_exec(engine, "x", dead_reader, time.monotonic() + 10)
+    assert engine.polls == 4  # it waited for the engine to say the command exited
+    engine = _EngineView(running=10**6, code=None)
+    assert not _wait_for_exec(engine, "x", dead_reader, time.monotonic() + 0.6)  # still running: a timeout
