@@ -8,6 +8,8 @@ reads of world-readable host files, or cap disk use beyond the file-size limit.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import io
 import logging
 import os
@@ -15,10 +17,11 @@ import resource
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
 
@@ -33,8 +36,11 @@ from sandbox.scripts import RUN_SCRIPT, SETUP_SCRIPT, command_env, toplevel_list
 from sandbox.workspace import EXCLUDED, repo_entries
 
 log = logging.getLogger(__name__)
-WARNING = ("no Docker engine: tests run in the WEAKER local sandbox (rlimits and a process group{net}); "
+WARNING = ("no Docker engine: tests run in the WEAKER local sandbox (rlimits and a process group{net}; run as "
+           "root, the process limit and the protection of the bot's own environment do not hold); "
            "set `sandbox.require_docker: true` in .github/ensemble.yml to refuse this")
+WORKSPACE_DIR = "workspace"
+PR_SET_DUMPABLE = 4
 
 
 @cache
@@ -86,7 +92,9 @@ class LocalSandbox:
         listing = env_dir / ".toplevel"
         listing.write_bytes(toplevel_listing(p.name for p in repo_entries(repo_dir) if p.parent == repo_dir))
         with tempfile.TemporaryDirectory(prefix="ensemble-setup-") as tmp:
-            work, scratch = _workspace(repo_dir, Path(tmp))
+            # The setup's workspace stays where every run will put its copy: an editable install
+            # (`pip install -e .`) points there.
+            work, scratch = _copy_repo(repo_dir, env_dir / WORKSPACE_DIR), Path(tmp)
             environment = command_env(project, env_dir=str(env_dir), workspace=str(work), tmp=str(scratch),
                                       base_path=self.env.get("PATH"), extra={"PIP_NO_CACHE_DIR": "1"})
             argv = ["sh", "-c", SETUP_SCRIPT, "ensemble-setup", setup, str(listing)]
@@ -99,8 +107,9 @@ class LocalSandbox:
     def run(self, env: Environment, command: str, timeout: float | None = None) -> ExecResult:
         """Run `command` on a fresh copy of the repository with limits; failures are data."""
         timeout = float(timeout or env.spec.timeout_s)
-        with tempfile.TemporaryDirectory(prefix="ensemble-run-") as tmp:
-            work, scratch = _workspace(env.repo_dir, Path(tmp))
+        _protect_own_environment()
+        with tempfile.TemporaryDirectory(prefix="ensemble-run-") as tmp, _workspace(env, Path(tmp)) as work:
+            scratch = Path(tmp)
             env_dir = str(env.env_dir or Path(tmp) / "env")
             environment = command_env(env.project, env_dir=env_dir, workspace=str(work), tmp=str(scratch),
                                       base_path=self.env.get("PATH"))
@@ -115,11 +124,38 @@ class LocalSandbox:
                           collect_tests(files, out, err))
 
 
-def _workspace(repo_dir: Path, tmp: Path) -> tuple[Path, Path]:
-    work, scratch = tmp / "workspace", tmp / "tmp"
+@contextlib.contextmanager
+def _workspace(env: Environment, tmp: Path) -> Iterator[Path]:
+    """A fresh copy of the repository where the setup had its own (runs of one environment take turns)."""
+    if env.env_dir is None:
+        yield _copy_repo(env.repo_dir, tmp / WORKSPACE_DIR)
+        return
+    from filelock import FileLock
+
+    work = Path(env.env_dir) / WORKSPACE_DIR
+    with FileLock(str(work) + ".lock"):
+        yield _copy_repo(env.repo_dir, work)
+
+
+def _copy_repo(repo_dir: Path, work: Path) -> Path:
+    shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(repo_dir, work, symlinks=True, ignore=lambda _d, names: [n for n in names if n in EXCLUDED])
-    scratch.mkdir()
-    return work, scratch
+    return work
+
+
+def _protect_own_environment() -> None:
+    """Make this process's /proc/<pid>/environ unreadable to the commands it starts (same user, not root).
+
+    A command could otherwise read the bot's secrets from its parent. Root reads it anyway:
+    the local sandbox says so in its warning.
+    """
+    if sys.platform != "linux":
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError) as exc:
+        log.debug("could not make the process non-dumpable: %s", exc)
 
 
 def _limits(spec: SandboxSpec, timeout: float) -> list[tuple[int, int]]:

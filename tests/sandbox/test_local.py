@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ctypes
 import logging
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -42,13 +44,38 @@ def test_timeout_kills_the_process_group_with_its_daemons(local: LocalSandbox, t
     assert marker not in host
 
 
-def test_output_is_capped_and_secrets_stay_out(local: LocalSandbox, tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-should-not-leak")
+def test_output_is_capped_and_secrets_stay_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-should-not-leak-0123456789")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs_shouldnotleak0123456789abcdef")
+    local = LocalSandbox(cache_dir=tmp_path / "envs")  # from the real environment, secrets included
     env = local.prepare(write_sample(tmp_path / "repo"), SPEC)
     result = local.run(env, "env; head -c 5000000 /dev/zero | tr '\\0' x; echo; echo done")
-    assert "sk-should-not-leak" not in result.stdout and "truncated by the ensemble sandbox" in result.stdout
+    assert "sk-should-not-leak" not in result.stdout and "ghs_shouldnotleak" not in result.stdout
+    assert "PATH=" in result.stdout  # it did print its environment
+    assert "truncated by the ensemble sandbox" in result.stdout
     assert result.stdout.rstrip().endswith("done") and len(result.stdout) < 25_000
+
+
+def test_the_bots_own_environment_is_closed_to_the_commands_it_starts(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-parent-secret-0123456789")
+    local = LocalSandbox(cache_dir=tmp_path / "envs")
+    env = local.prepare(write_sample(tmp_path / "repo"), SPEC)
+    result = local.run(env, "cat /proc/$PPID/environ 2>&1 | tr '\\0' '\\n'; echo read-done")
+    assert "read-done" in result.stdout
+    libc = ctypes.CDLL(None)
+    assert libc.prctl(3, 0, 0, 0, 0) == 0  # PR_GET_DUMPABLE: /proc/<bot>/environ is root's now
+    if os.geteuid() != 0:  # root may read any process's environment; the warning says so
+        assert "sk-parent-secret" not in result.stdout
+
+
+def test_runs_happen_where_the_setup_ran_so_editable_installs_hold(local: LocalSandbox, tmp_path: Path) -> None:
+    repo = write_sample(tmp_path / "repo")
+    env = local.prepare(repo, SandboxSpec(setup='pwd > "$ENSEMBLE_ENV/setup-dir"', timeout_s=30, memory="1g"))
+    first = local.run(env, 'test "$(cat "$ENSEMBLE_ENV/setup-dir")" = "$(pwd)" && echo SAME-PLACE; touch leftover')
+    assert "SAME-PLACE" in first.stdout, first.stdout + first.stderr
+    second = local.run(env, "test -e leftover && echo DIRTY || echo CLEAN")
+    assert "CLEAN" in second.stdout  # each run still starts from a fresh copy
 
 
 def test_no_network_where_unshare_is_permitted(local: LocalSandbox, tmp_path: Path) -> None:
