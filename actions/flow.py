@@ -48,13 +48,33 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
             progress.update("Stopped: " + held.message)
             return held
         config = _config(ctx, clone, progress)
-        task = Task(title, body + (f"\n\n## Approved plan\n{approved_plan}" if approved_plan else ""), slug=f"issue-{issue}")
+        extra = _answers(ctx, issue) + (f"\n\n## Approved plan\n{approved_plan}" if approved_plan else "")
+        task = Task(title, body + extra, slug=f"issue-{issue}")
         if config.require_plan_approval and not approved_plan:
             return _post_plan(ctx, clone, task, config, issue, progress)
         result = _run_engine(ctx, clone, task, config, progress, numbers)
         return _finish_issue(ctx, issue, branch, remote, clone, config, result, progress)
     finally:
         ctx.forge.remove_label(issue, WORKING)
+
+
+def _answers(ctx: Context, issue: int) -> str:
+    """The planner's last questions on the issue and the answers people with write access gave since."""
+    asked = ctx.own_markers(issue, "questions")
+    if not asked:
+        return ""
+    question_comment, data = asked[-1]
+    answers = []
+    for comment in ctx.forge.comments(issue):
+        if comment.id <= question_comment.id or comment.is_bot or ctx.is_own(comment):
+            continue
+        text = "\n".join(line for line in comment.body.splitlines() if not line.strip().startswith("/ensemble"))
+        if text.strip() and ctx.may_trigger(comment.login):
+            answers.append(f"@{comment.login} answered:\n{text.strip()}")
+    if not answers:
+        return ""
+    questions = "\n".join(f"{i}. {q}" for i, q in enumerate(data.get("questions") or [], 1))
+    return "\n\n## The planner's questions\n" + questions + "\n\n## Answers\n" + "\n\n".join(answers)
 
 
 def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: str) -> Outcome:

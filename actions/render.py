@@ -105,7 +105,8 @@ def questions_comment(questions: tuple[str, ...] | list[str]) -> str:
     """The planner's questions, and what to do next."""
     items = "\n".join(f"{i}. {q}" for i, q in enumerate(questions, 1))
     return ("Before I write code I need answers to these questions:\n\n" + items +
-            "\n\nPlease answer them by editing the issue (or in a comment), then comment `/ensemble run`.")
+            "\n\nPlease answer them by editing the issue or in a comment, then comment `/ensemble run`."
+            "\n\n" + marker("questions", {"questions": list(questions)}))
 
 
 def plan_comment(plan_markdown: str, run: str) -> str:

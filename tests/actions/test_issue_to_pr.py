@@ -101,6 +101,16 @@ def test_planner_questions_are_posted_and_the_run_waits(hub: Hub, engine: Script
     assert any("1. Should add() accept strings?" in c["body"] for c in hub.fake.comments_on(REPO, 1))
     assert not hub.fake.repos[REPO].pulls and hub.fake.head_sha(REPO, "ensemble/issue-1") is None
 
+    # The answers come as comments; the next run gives them to the planner with the questions.
+    hub.engine = engine
+    hub.fake.add_comment(REPO, 1, "Yes, concatenate strings like + does.", user="alice")
+    hub.fake.add_comment(REPO, 1, "No, reject strings!", user="mallory")  # no write access: not an answer
+    assert hub.send("issue_comment", hub.comment(1, "Thanks.\n/ensemble run", sender="mona")).result == "pr-opened"
+    body = engine.calls[-1].body
+    assert "1. Should add() accept strings?" in body
+    assert "@alice answered:\nYes, concatenate strings like + does." in body and "@mona answered:\nThanks." in body
+    assert "reject strings" not in body and "/ensemble run" not in body
+
 
 def test_an_engine_crash_is_reported_on_the_issue(hub: Hub, engine: ScriptedEngine) -> None:
     def crash(stop: object) -> None:
