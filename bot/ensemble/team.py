@@ -208,8 +208,8 @@ def _code_round(team: Team, plan: Plan, found: Exploration, feedback: str, rnd: 
     applied = apply_edit_blocks(parsed.blocks, files, team.deny) if not parsed.failures else None
     failures = parsed.failures or (applied.failures if applied else ())
     # Never through a symbolic link: it could lead out of the workspace or around the deny list.
-    wanted = dict.fromkeys([*(b.path for b in parsed.blocks), *(applied.changes if applied else ())])
-    linked = linked_paths(team.workspace.path, list(wanted))
+    touched = dict.fromkeys([*(b.path for b in parsed.blocks), *(applied.changes if applied else ())])
+    linked = linked_paths(team.workspace.path, list(touched))
     failures = (*[f for f in failures if f.path not in {x.path for x in linked}], *linked)
     if failures or applied is None or not applied.ok:
         rnd.edit_errors = describe_failures(failures) or "the edits changed nothing"

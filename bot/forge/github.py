@@ -296,8 +296,9 @@ class GitHubForge:
         def fetch() -> tuple[list[tuple[str, str, str | None]], list[tuple[str, str]]]:
             commit = self._repo.get_commit(sha)
             mine = f"/actions/runs/{ignore_run}/" if ignore_run else None
-            runs = [(c.name, c.status, c.conclusion) for c in commit.get_check_runs()
-                    if not (mine and mine in (c.details_url or ""))]
+            runs: list[tuple[str, str, str | None]] = [
+                (c.name, c.status, c.conclusion) for c in commit.get_check_runs()
+                if not (mine and mine in (c.details_url or ""))]
             statuses = [(st.context, st.state) for st in commit.get_combined_status().statuses]
             return runs, statuses
 
