@@ -1,8 +1,8 @@
 """Token counting and context fitting.
 
-OpenAI models are counted with tiktoken when the model's encoding is already on disk
-(tiktoken's own cache, `TIKTOKEN_CACHE_DIR`); nothing is ever downloaded at run time. Every
-other case uses a documented estimate: one token per 3.5 characters, rounded up, which
+OpenAI models are counted with tiktoken. Its encodings come from tiktoken's own cache
+(`TIKTOKEN_CACHE_DIR`), seeded from the installed `bpe-openai` package, which ships the same
+files; nothing is ever downloaded at run time. Every other case uses a documented estimate: one token per 3.5 characters, rounded up, which
 over-counts English prose a little and suits code, so the fitted context errs on the short side.
 
 `fit_context` packs prioritized pieces (task, plan, files, retrieved chunks, test output)
@@ -13,7 +13,9 @@ left out whole is replaced by a one-line note, so the model knows something is m
 from __future__ import annotations
 
 import functools
+import gzip
 import hashlib
+import importlib.util
 import inspect
 import logging
 import math
@@ -54,19 +56,51 @@ def count_message_tokens(messages: Sequence[Any], model: str = "") -> int:
 def _local_encoder(model: str) -> Callable[[str], list[int]] | None:
     try:
         import tiktoken
-        import tiktoken_ext.openai_public as public
 
         name = tiktoken.encoding_name_for_model(model)
-        urls = re.findall(r'"(https://[^"]+/' + re.escape(name) + r'\.tiktoken)"', inspect.getsource(public))
-        cache_dir = os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR") or \
-            os.path.join(tempfile.gettempdir(), "data-gym-cache")
-        if not urls or not os.path.exists(os.path.join(cache_dir, hashlib.sha1(urls[0].encode()).hexdigest())):
+        if not _encoding_on_disk(name):
             return None
         encoding = tiktoken.get_encoding(name)
     except Exception as exc:  # noqa: BLE001 - any failure means "estimate instead"
         log.debug("no local tiktoken encoding for %s (%s); estimating", model, exc)
         return None
     return functools.partial(encoding.encode, disallowed_special=())
+
+
+def _encoding_on_disk(name: str) -> bool:
+    """Whether tiktoken can load encoding `name` from its cache, seeding the cache from an installed package.
+
+    tiktoken fetches its BPE files on first use; here they come from the `bpe-openai` package
+    (a dependency) instead, checked against the hash tiktoken itself expects. Never a download.
+    """
+    import tiktoken_ext.openai_public as public
+
+    found = re.search(r'"(https://[^"]+/' + re.escape(name) + r'\.tiktoken)",\s*expected_hash="([0-9a-f]{64})"',
+                      inspect.getsource(public))
+    if not found:
+        return False
+    url, expected = found.groups()
+    cache_dir = os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR") or \
+        os.path.join(tempfile.gettempdir(), "data-gym-cache")
+    cached = os.path.join(cache_dir, hashlib.sha1(url.encode()).hexdigest())
+    if os.path.exists(cached):
+        return True
+    spec = importlib.util.find_spec("bpe_openai")  # located, not imported: its native library is large
+    bundled = os.path.join(next(iter(spec.submodule_search_locations or [])), "data", f"{name}.tiktoken.gz") \
+        if spec else ""
+    if not bundled or not os.path.exists(bundled):
+        return False
+    with gzip.open(bundled) as fh:
+        data = fh.read()
+    if hashlib.sha256(data).hexdigest() != expected:
+        log.debug("the bundled %s differs from tiktoken's; estimating", name)
+        return False
+    os.makedirs(cache_dir, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=".seed-")
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+    os.replace(tmp, cached)
+    return True
 
 
 @dataclass(frozen=True)
