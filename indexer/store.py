@@ -1,7 +1,7 @@
 """The index on disk under `.ensemble/index/`: chunks, vectors, FAISS, manifest; atomic and locked.
 
 Layout (one generation is live at a time; the manifest names it and is replaced last, atomically):
-    manifest.json          format, model, dim, commit, files {path: blob}, generation, checksums
+    manifest.json          format, chunker version, model, dim, commit, files {path: blob}, generation, checksums
     chunks-<gen>.jsonl     one chunk per line, with its BM25 tokens
     vectors-<gen>.npy      float32 embeddings aligned with the chunks
     hnsw-<gen>.faiss       only above HNSW_THRESHOLD vectors
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from indexer.chunking import Chunk
+from indexer.chunking import CHUNKER_VERSION, Chunk
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +89,7 @@ def save_store(root: Path, stored: StoredIndex) -> None:
 
         faiss.write_index(build_faiss(stored.vectors), str(root / f"hnsw-{gen}.faiss"))
     manifest = {
-        "format": FORMAT_VERSION, "model": stored.model, "dim": stored.dim, "commit": stored.commit,
+        "format": FORMAT_VERSION, "chunker": CHUNKER_VERSION, "model": stored.model, "dim": stored.dim, "commit": stored.commit,
         "generation": gen, "chunk_count": len(stored.chunks), "built_at": stored.built_at, "files": stored.files,
         "sha256": {"chunks": _sha256(chunks_path), "vectors": _sha256(vectors_path)},
     }
@@ -126,6 +126,8 @@ def load_store(root: Path) -> StoredIndex | None:
 def _load_generation(root: Path, manifest: dict[str, Any]) -> StoredIndex:
     if manifest.get("format") != FORMAT_VERSION:
         raise ValueError(f"format {manifest.get('format')!r}, expected {FORMAT_VERSION}")
+    if manifest.get("chunker") != CHUNKER_VERSION:
+        raise ValueError(f"chunker version {manifest.get('chunker')!r}, expected {CHUNKER_VERSION}")
     gen = manifest["generation"]
     chunks_path, vectors_path = root / f"chunks-{gen}.jsonl", root / f"vectors-{gen}.npy"
     for key, path in (("chunks", chunks_path), ("vectors", vectors_path)):

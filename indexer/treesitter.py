@@ -1,7 +1,9 @@
 """Tree-sitter chunking for languages other than Python, when a grammar is installed locally.
 
-Grammars come from per-language packages (`tree_sitter_javascript`, `tree_sitter_go`, ...) or from
-`tree-sitter-language-pack` when it already holds the grammar; nothing is ever downloaded. Without a
+Grammars come from the per-language packages the project depends on (`tree_sitter_javascript`,
+`tree_sitter_typescript`, `tree_sitter_go`, `tree_sitter_rust`, `tree_sitter_java`, `tree_sitter_c`,
+`tree_sitter_cpp`), or from `tree-sitter-language-pack` when it already holds a grammar (Ruby and
+others); nothing is ever downloaded. Without a
 grammar, or when parsing fails, the caller falls back to line windows.
 """
 
@@ -33,14 +35,19 @@ CONTAINERS = {"class_body", "declaration_list", "field_declaration_list", "body_
               "source_file", "translation_unit", "export_statement", "lexical_declaration"}
 
 
+# language -> (grammar package module, its factory function); the packages are dependencies.
+GRAMMARS = {"typescript": ("tree_sitter_typescript", "language_typescript"),
+            "tsx": ("tree_sitter_typescript", "language_tsx")}
+
+
 @cache
 def _parser(language: str) -> Any | None:
     """A parser for `language` from a locally installed grammar, or None."""
     try:
         from tree_sitter import Language, Parser
 
-        module = importlib.import_module(f"tree_sitter_{language}")
-        factory = getattr(module, f"language_{language}", None) or module.language
+        module_name, factory_name = GRAMMARS.get(language, (f"tree_sitter_{language}", "language"))
+        factory = getattr(importlib.import_module(module_name), factory_name)
         return Parser(Language(factory()))
     except Exception:  # noqa: BLE001 - no per-language package: try the language pack's local cache
         pass
@@ -70,6 +77,8 @@ def chunk_with_tree_sitter(path: str, text: str) -> list[Chunk] | None:
     lines = text.splitlines()
     chunks: list[Chunk] = []
     _walk(path, lines, tree.root_node, "", chunks)
+    if tree.root_node.has_error and not chunks:
+        return None  # nothing recognisable in a file that does not parse: line windows serve better
     covered = {ln for c in chunks for ln in range(c.start_line, c.end_line + 1)}
     rest = [i + 1 for i in range(len(lines)) if i + 1 not in covered and lines[i].strip()]
     if rest:
@@ -79,14 +88,13 @@ def chunk_with_tree_sitter(path: str, text: str) -> list[Chunk] | None:
 
 
 def _walk(path: str, lines: list[str], node: Any, prefix: str, out: list[Chunk]) -> None:
-    for child in node.children:
+    for child in node.named_children:  # not keywords: the `class` token is no class
         kind = next((k for k, types in DEFINITIONS.items() if child.type in types), None)
         if kind is None:
             if child.type in CONTAINERS or child.child_count and child.type.endswith(("_statement", "declaration")):
                 _walk(path, lines, child, prefix, out)
             continue
-        name_node = child.child_by_field_name("name")
-        name = name_node.text.decode("utf-8", "replace") if name_node is not None else ""
+        name = _name(child)
         symbol = f"{prefix}{name}" if name else prefix.rstrip(".")
         start, end = child.start_point[0] + 1, child.end_point[0] + 1
         signature = lines[start - 1].strip() if start - 1 < len(lines) else ""
@@ -104,3 +112,24 @@ def _walk(path: str, lines: list[str], node: Any, prefix: str, out: list[Chunk])
                        for c in chunk_windows(path, body, MAX_CHUNK_LINES // 2, 10, start, symbol))
         else:
             out.append(Chunk(path, start, end, symbol, kind, body, signature))
+
+
+def _name(node: Any) -> str:
+    """The name a definition declares, wherever its grammar keeps it."""
+    field = "type" if node.type == "impl_item" else "name"  # Rust: `impl Stack { ... }`
+    if (found := node.child_by_field_name(field)) is not None:
+        return _text(found)
+    declarator = node.child_by_field_name("declarator")  # C/C++: `int add(int a)` nests the name
+    while declarator is not None:
+        inner = declarator.child_by_field_name("declarator")
+        if inner is None:
+            return _text(declarator) if declarator.type.endswith("identifier") else ""
+        declarator = inner
+    for child in node.named_children:  # Go: `type Stack struct` keeps it in a type_spec
+        if child.type.endswith("_spec") and (found := child.child_by_field_name("name")) is not None:
+            return _text(found)
+    return ""
+
+
+def _text(node: Any) -> str:
+    return bytes(node.text or b"").decode("utf-8", "replace")

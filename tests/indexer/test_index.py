@@ -134,6 +134,20 @@ def test_format_mismatch_and_unreadable_manifest_rebuild(code_repo: Path, embedd
     assert norms["tests/test_session.py"] == 0.0  # tests are left to BM25: no embedding spent on them
 
 
+def test_an_index_chunked_by_an_older_chunker_is_rebuilt(code_repo: Path, embedder: HashingEmbedder, caplog):
+    from indexer.chunking import CHUNKER_VERSION
+
+    open_index(code_repo, embedder=embedder)
+    manifest_path = index_dir(code_repo) / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    assert manifest["chunker"] == CHUNKER_VERSION
+    manifest_path.write_text(json.dumps({**manifest, "chunker": CHUNKER_VERSION - 1}))
+    with caplog.at_level(logging.WARNING):
+        open_index(code_repo, embedder=embedder)
+    assert "chunker version" in caplog.text and "rebuilding" in caplog.text
+    assert read_manifest(index_dir(code_repo))["chunker"] == CHUNKER_VERSION
+
+
 def test_above_the_threshold_an_hnsw_index_is_persisted_and_used(code_repo: Path, embedder: HashingEmbedder,
                                                                   monkeypatch):
     import indexer.store
