@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from bot.config import load_config
+from bot.errors import UsageError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("index", help="build or update the retrieval index under PATH/.ensemble/index/")
+    parser = subparsers.add_parser("index", help="build or update the retrieval index under PATH/.ensemble/index/ "
+                                   "(or $ENSEMBLE_INDEX_DIR)")
     parser.add_argument("--repo", type=Path, default=Path.cwd(), help="repository to index (default: .)")
     parser.set_defaults(handler=run)
 
@@ -39,12 +42,22 @@ class StderrProgress:
 
 
 def open_repo_index(repo: Path, progress: Any = None) -> Any:
-    """Open (building or updating) the index of `repo` with the options from its configuration."""
-    from indexer import open_index
+    """Open (building or updating) the index of `repo` as `ensemble run` would (ENSEMBLE_INDEX_DIR included)."""
+    from bot.ensemble.assemble import open_configured_index
 
-    spec = load_config(repo).index
-    return open_index(repo, include=spec.include, exclude=spec.exclude, max_file_kb=spec.max_file_kb,
-                      model=spec.embedding_model, progress=progress)
+    repo = checked_repo(repo)
+    return open_configured_index(repo, load_config(repo, os.environ), os.environ, progress)
+
+
+def checked_repo(repo: Path) -> Path:
+    """`--repo` resolved; a usage error (exit 2) when it is not the top folder of a git checkout."""
+    repo = repo.resolve()
+    if not repo.is_dir():
+        raise UsageError(f"--repo {repo} is not a folder; pass the path of a git checkout")
+    if not (repo / ".git").exists():
+        raise UsageError(f"--repo {repo} is not a git checkout; point it at a repository's top folder "
+                         "(or run `git init` there first)")
+    return repo
 
 
 def run(args: argparse.Namespace) -> int:

@@ -43,14 +43,13 @@ def read_task(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bot.commands.index import checked_repo
     from bot.config import load_config
     from bot.ensemble.assemble import model_manager
     from bot.ensemble.report import render_summary
     from bot.ensemble.runner import Components, run_task
 
-    repo = args.repo.resolve()
-    if not (repo / ".git").exists():
-        raise UsageError(f"--repo {repo} is not a git checkout; point it at a repository's top folder")
+    repo = checked_repo(args.repo)
     task = read_task(args)
     config = load_config(repo, os.environ)
     scripted = [r for r in ("planner", "coder", "critic") if config.models.for_role(r).provider == "scripted"]

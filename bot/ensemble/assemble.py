@@ -23,7 +23,18 @@ def model_manager(repo_dir: Path, config: Config, env: Mapping[str, str], use_ca
 
 
 def retriever(repo_dir: Path, config: Config, env: Mapping[str, str] | None = None) -> Any:
-    """The repository's index (built or updated as needed), wrapped for the planner.
+    """The repository's index (built or updated as needed), wrapped for the planner."""
+    index = open_configured_index(repo_dir, config, env)
+    wrapped = IndexRetriever(index)
+    embedder = getattr(index, "embedder", None)
+    if embedder is not None and hasattr(embedder, "embed"):
+        wrapped.embed = lambda texts: embedder.embed(list(texts))  # type: ignore[attr-defined]
+    return wrapped
+
+
+def open_configured_index(repo_dir: Path, config: Config, env: Mapping[str, str] | None = None,
+                          progress: Any = None) -> Any:
+    """Open (building or updating) the index of `repo_dir` with the config's options.
 
     With ENSEMBLE_INDEX_DIR set, the index and its embedding cache live there instead of under
     `.ensemble/`, so a CI cache can carry them from one run (and one throw-away clone) to the next.
@@ -32,15 +43,10 @@ def retriever(repo_dir: Path, config: Config, env: Mapping[str, str] | None = No
 
     spec = config.index
     index_dir = (env or {}).get(INDEX_DIR_VAR)
-    index = open_index(repo_dir, include=spec.include, exclude=spec.exclude, max_file_kb=spec.max_file_kb,
-                       model=spec.embedding_model, progress=None,
-                       index_path=Path(index_dir) / "index" if index_dir else None,
-                       cache_path=Path(index_dir) / "embeddings.sqlite" if index_dir else None)
-    wrapped = IndexRetriever(index)
-    embedder = getattr(index, "embedder", None)
-    if embedder is not None and hasattr(embedder, "embed"):
-        wrapped.embed = lambda texts: embedder.embed(list(texts))  # type: ignore[attr-defined]
-    return wrapped
+    return open_index(repo_dir, include=spec.include, exclude=spec.exclude, max_file_kb=spec.max_file_kb,
+                      model=spec.embedding_model, progress=progress,
+                      index_path=Path(index_dir) / "index" if index_dir else None,
+                      cache_path=Path(index_dir) / "embeddings.sqlite" if index_dir else None)
 
 
 def test_runner(config: Config, env: Mapping[str, str]) -> SandboxRunner:

@@ -48,3 +48,27 @@ def test_search_refuses_bad_usage_with_the_fix(code_repo: Path, capsys):
     assert main(["search", "--repo", str(code_repo), "--query", "  "]) == 2
     assert "empty" in capsys.readouterr().err
     assert main(["search", "--repo", str(code_repo)]) == 2  # neither --query nor --query-file
+
+
+def test_a_repo_that_is_not_a_git_checkout_is_a_usage_error(tmp_path: Path, capsys):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "a.py").write_text("def f():\n    return 1\n")
+    for argv in (["index", "--repo", str(tmp_path / "missing")], ["index", "--repo", str(plain)],
+                 ["search", "--repo", str(plain), "--query", "f"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "--repo" in err and ("not a folder" in err or "not a git checkout" in err)
+
+
+@pytest.mark.slow
+def test_index_and_search_keep_the_index_in_ensemble_index_dir(configured_repo: Path, tmp_path: Path,
+                                                               monkeypatch, capsys):
+    cache = tmp_path / "ci-cache"
+    monkeypatch.setenv("ENSEMBLE_INDEX_DIR", str(cache))
+    assert main(["index", "--repo", str(configured_repo)]) == 0
+    assert (cache / "index" / "manifest.json").is_file() and (cache / "embeddings.sqlite").is_file()
+    assert not (configured_repo / ".ensemble" / "index").exists()
+    capsys.readouterr()
+    assert main(["search", "--repo", str(configured_repo), "--query", "redirects", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["path"] == "pkg/session.py"
