@@ -72,3 +72,11 @@ def test_index_and_search_keep_the_index_in_ensemble_index_dir(configured_repo: 
     capsys.readouterr()
     assert main(["search", "--repo", str(configured_repo), "--query", "redirects", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["path"] == "pkg/session.py"
+
+
+@pytest.mark.slow
+def test_search_on_a_repository_never_indexed_builds_the_index_first(configured_repo: Path, capsys):
+    assert not (configured_repo / ".ensemble" / "index").exists()
+    assert main(["search", "--repo", str(configured_repo), "--query", "follow Location headers", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["path"] == "pkg/session.py"
+    assert (configured_repo / ".ensemble" / "index" / "manifest.json").is_file()
