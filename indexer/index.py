@@ -34,7 +34,11 @@ EMBED_CHARS = 2000
 
 
 def embedding_input(chunk: Chunk) -> str:
-    """What the embedder sees: the path and symbol as context, then the code, cut to a sane length."""
+    """What the embedder sees: the path and symbol as context, then the code, cut to a sane length.
+
+    The cache key is a hash of exactly this text, so a renamed file is embedded again: its
+    vectors change with its path, which is context the dense ranking uses.
+    """
     head = f"{chunk.path} {chunk.symbol}".strip()
     return f"{head}\n{chunk.text}"[:EMBED_CHARS]
 
