@@ -1,4 +1,4 @@
-"""Self-healing: a failed `workflow_run` / `check_suite` on the bot's branch.
+"""Self-healing: a failed `workflow_run` (Actions) or `check_suite` (another CI app) on the bot's branch.
 
 Acted on only when it failed on the branch's current head. First the failed jobs are re-run
 once (a flaky test costs no model call); if they fail again, the failing log part goes to the
@@ -9,6 +9,8 @@ live in a hidden marker in the bot's heal comment on the PR. A repeated signatur
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from actions.context import NEEDS_HUMAN, Context, Outcome, branch_of_issue, issue_of_branch
@@ -17,7 +19,7 @@ from actions.logcut import cut_failure, failure_signature
 from actions.markers import marker
 from actions.render import escalation_comment, fenced
 from actions.settings import remote_config
-from bot.forge.github import PullInfo, RunInfo
+from bot.forge.github import PullInfo
 
 FAILED = ("failure", "timed_out")
 
@@ -36,26 +38,51 @@ def handle(ctx: Context) -> Outcome:
     pull = ctx.forge.find_pull(branch)
     if pull is None:
         return Outcome("nothing-to-do", f"no open pull request from {branch}")
-    runs = [ctx.forge.run(event.run_id)] if event.run_id else ctx.forge.runs(check_suite_id=event.check_suite_id)
-    failed = [r for r in runs if r.conclusion in FAILED]
-    if not failed:
-        return Outcome("nothing-to-do", "no failed run to heal (a re-run may be in progress)")
+    failing = _failing(ctx)
+    if not failing:
+        return Outcome("nothing-to-do", "nothing failed that could be healed (a re-run may be in progress)")
     comment_id, state = _load(ctx, pull.number)
     if state.get("escalated") == head:
         return Outcome("nothing-to-do", f"already handed {branch} at {head[:7]} to a human")
-    if head not in state["reruns"]:
-        for run in failed:
-            ctx.forge.rerun_failed_jobs(run.id)
-        state["reruns"].append(head)
-        _save(ctx, pull.number, comment_id, state, "Re-ran the failed jobs once to rule out a flaky test.")
-        return Outcome("rerun", f"re-ran the failed jobs of {len(failed)} run(s) on {head[:7]}", pull.number)
-    return _heal(ctx, issue, pull, failed, comment_id, state)
+    key = f"{head}:{failing.key}"  # each failing workflow or suite on a head gets its one re-run
+    if key not in state["reruns"]:
+        failing.rerun()
+        state["reruns"].append(key)
+        _save(ctx, pull.number, comment_id, state, f"Re-ran {failing.what} once to rule out a flaky test.")
+        return Outcome("rerun", f"re-ran {failing.what} on {head[:7]}", pull.number)
+    return _heal(ctx, issue, pull, failing, comment_id, state)
 
 
-def _heal(ctx: Context, issue: int, pull: PullInfo, failed: list[RunInfo], comment_id: int | None,
+@dataclass
+class Failing:
+    """What failed on the head: a workflow run of Actions, or another CI app's check suite."""
+
+    key: str
+    what: str
+    rerun: Callable[[], object]
+    logs: Callable[[], list[tuple[str, str]]]
+
+
+def _failing(ctx: Context) -> Failing | None:
+    event = ctx.event
+    if event.run_id:  # workflow_run: Actions' own runs
+        run = ctx.forge.run(event.run_id)
+        if run.conclusion not in FAILED:
+            return None
+        return Failing(f"run-{run.id}", f"the failed jobs of workflow run {run.id}",
+                       lambda: ctx.forge.rerun_failed_jobs(run.id), lambda: ctx.forge.failed_job_logs(run.id))
+    suite = event.check_suite_id or 0  # check_suite: GitHub sends it for other apps' suites only
+    failures = ctx.forge.suite_failures(suite)
+    if not failures:
+        return None
+    return Failing(f"suite-{suite}", f"check suite {suite} ({', '.join(name for name, _ in failures[:3])})",
+                   lambda: ctx.forge.rerequest_suite(suite), lambda: ctx.forge.suite_failures(suite))
+
+
+def _heal(ctx: Context, issue: int, pull: PullInfo, failing: Failing, comment_id: int | None,
           state: dict[str, Any]) -> Outcome:
     config = remote_config(ctx)
-    logs = [(name, text) for run in failed for name, text in ctx.forge.failed_job_logs(run.id)]
+    logs = failing.logs()
     excerpt = "\n\n".join(f"--- job {name} ---\n{cut_failure(text)}" for name, text in logs) or "(no failed job logs)"
     signature = failure_signature(excerpt)
     if state["attempts"] >= config.max_heal_attempts:

@@ -264,11 +264,11 @@ class GitHubForge:
         return self.call("list workflow runs", lambda: [_run_info(r) for r in self._repo.get_workflow_runs(**kwargs)])
 
     def failed_job_logs(self, run_id: int) -> list[tuple[str, str]]:
-        """(job name, log text) of the failed jobs of a run's latest attempt."""
+        """(job name, log text) of the failed (or timed-out) jobs of a run's latest attempt."""
         import requests
 
         def fetch() -> list[tuple[str, str]]:
-            jobs = [j for j in self._repo.get_workflow_run(run_id).jobs() if j.conclusion == "failure"]
+            jobs = [j for j in self._repo.get_workflow_run(run_id).jobs() if j.conclusion in ("failure", "timed_out")]
             return [(job.name, job.logs_url()) for job in jobs]
 
         logs = []
@@ -278,6 +278,29 @@ class GitHubForge:
                 raise ForgeError(f"could not download the log of job {name!r}: HTTP {response.status_code}")
             logs.append((name, response.text))
         return logs
+
+    def suite_failures(self, suite_id: int) -> list[tuple[str, str]]:
+        """(check run name, report) of the failed check runs of another CI app's check suite.
+
+        The report is what the app published: the output's title, summary and text, then its
+        annotations (file:line: message), as the closest thing to a log such apps offer.
+        """
+        def fetch() -> list[tuple[str, str]]:
+            found = []
+            for run in self._repo.get_check_suite(suite_id).get_check_runs():
+                if run.conclusion not in ("failure", "timed_out"):
+                    continue
+                output = run.output
+                parts = [output.title, output.summary, output.text] if output is not None else []
+                notes = [f"{a.path}:{a.start_line}: {a.annotation_level}: {a.message}"
+                         for a in list(run.get_annotations())[:50]]
+                found.append((run.name, "\n".join(p for p in [*parts, *notes] if p)))
+            return found
+        return self.call(f"read the check runs of check suite {suite_id}", fetch)
+
+    def rerequest_suite(self, suite_id: int) -> bool:
+        """Ask the suite's app to run it again (its check_suite `rerequested` event)."""
+        return self.call(f"re-request check suite {suite_id}", lambda: self._repo.get_check_suite(suite_id).rerequest())
 
     def rerun_failed_jobs(self, run_id: int) -> bool:
         return self.call(f"re-run failed jobs of run {run_id}", lambda: self._repo.get_workflow_run(run_id).rerun_failed_jobs())

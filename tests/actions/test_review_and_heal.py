@@ -119,7 +119,41 @@ def test_a_repeated_failure_signature_escalates_early(hub: Hub, engine: Scripted
     assert any("same failure came back" in c["body"] for c in hub.fake.comments_on(REPO, number))
 
 
-def test_a_failed_check_suite_is_handled_like_a_workflow_run(hub: Hub) -> None:
+def test_another_ci_apps_failed_suite_is_rerequested_then_healed_from_its_report(hub: Hub,
+                                                                                  engine: ScriptedEngine) -> None:
+    number = open_pr(hub)
+    sha = hub.fake.head_sha(REPO, "ensemble/issue-1") or ""
+    report = "FAILED tests/test_calc.py::test_floats - AssertionError: assert add(0.1, 0.2) == 0.3"
+    suite = hub.fake.add_check_suite(REPO, "ensemble/issue-1", sha, (("circleci: test", "failure", report),))
+    hub.fake.on_rerequest = lambda repo, s: hub.fake.set_suite_runs(REPO, s, (("circleci: test", "failure", report),))
+    payload = hub._base("check_suite", "circleci-checks[bot]")
+    payload["check_suite"] |= {"id": suite["id"], "head_branch": "ensemble/issue-1", "head_sha": sha,
+                               "conclusion": "failure"}
+    assert hub.send("check_suite", payload).result == "rerun"
+    assert hub.fake.repos[REPO].rerequests == [suite["id"]]
+    assert hub.send("check_suite", payload).result == "healed"
+    sent = engine.calls[-1].body
+    assert "circleci: test" in sent and "assert add(0.1, 0.2) == 0.3" in sent
+    assert "calc.py:2: failure: assertion failed here" in sent  # the app's annotations are part of the log
+    assert len(hub.fake.commit_messages(REPO, "ensemble/issue-1")) == 2 and number
+
+
+def test_each_failing_workflow_on_a_head_gets_its_own_rerun(hub: Hub) -> None:
     open_pr(hub)
-    run = hub.ci("failure", FAIL_LOG.format(name="suite"))
-    assert hub.send("check_suite", hub.check_suite(run)).result == "rerun"
+    first = hub.ci("failure", FAIL_LOG.format(name="one"))
+    assert hub.send("workflow_run", hub.workflow_run(first)).result == "rerun"
+    sha = hub.fake.head_sha(REPO, "ensemble/issue-1") or ""
+    lint = hub.fake.add_run(REPO, "ensemble/issue-1", sha, "failure", (("lint", "timed_out", "##[error]timed out"),),
+                            workflow="lint.yml")
+    assert hub.send("workflow_run", hub.workflow_run(lint)).result == "rerun"
+    assert hub.fake.repos[REPO].reruns == [first["id"], lint["id"]]
+
+
+def test_a_timed_out_job_is_healed_from_its_log(hub: Hub, engine: ScriptedEngine) -> None:
+    open_pr(hub)
+    log = "2026-11-21T10:00:00Z test_slow_path hangs forever\n##[error]The job has exceeded the maximum execution time"
+    hub.fake.on_rerun = lambda repo, run: hub.fake.set_jobs(REPO, run, (("test", "timed_out", log),))
+    run = hub.ci("timed_out", log)
+    assert hub.send("workflow_run", hub.workflow_run(run)).result == "rerun"
+    assert hub.send("workflow_run", hub.workflow_run(run)).result == "healed"
+    assert "test_slow_path hangs forever" in engine.calls[-1].body

@@ -318,7 +318,46 @@ def dispatch(fake, repo, m, q, body, login) -> Reply:
     return 204, {}, None
 
 
+def _check_run_json(fake, repo, run: dict) -> dict:
+    return {k: v for k, v in run.items() if k not in ("annotations", "suite")} | {
+        "app": {"slug": run["app"], "name": run["app"]}, "details_url": f"https://{run['app']}.example/runs/{run['id']}",
+        "url": f"{fake.api_url}/repos/{repo.full_name}/check-runs/{run['id']}",
+        "output": {**(run.get("output") or {}), "annotations_count": len(run.get("annotations") or []),
+                   "annotations_url": f"{fake.api_url}/repos/{repo.full_name}/check-runs/{run['id']}/annotations"},
+        "check_suite": {"id": run.get("suite")}}
+
+
+def suite_check_runs(fake, repo, m, q, body, login) -> Reply:
+    suite = repo.suites.get(int(m["id"]))
+    if not suite:
+        return NOT_FOUND
+    runs = [_check_run_json(fake, repo, r) for r in repo.check_runs if r["suite"] == suite["id"]]
+    return _page(fake, m.string, q, runs, key="check_runs")
+
+
+def check_run_annotations(fake, repo, m, q, body, login) -> Reply:
+    run = next((r for r in repo.check_runs if r["id"] == int(m["id"])), None)
+    return (200, {}, list(run["annotations"])) if run else NOT_FOUND
+
+
+def rerequest_suite(fake, repo, m, q, body, login) -> Reply:
+    suite = repo.suites.get(int(m["id"]))
+    if not suite:
+        return NOT_FOUND
+    repo.rerequests.append(suite["id"])
+    if fake.on_rerequest:
+        fake.on_rerequest(repo, suite)
+    return 201, {}, {}
+
+
 def get_check_suite(fake, repo, m, q, body, login) -> Reply:
+    if suite := repo.suites.get(int(m["id"])):
+        return 200, {}, {"id": suite["id"], "node_id": f"CS_{suite['id']}", "head_branch": suite["head_branch"],
+                         "head_sha": suite["head_sha"], "status": suite["status"], "conclusion": suite["conclusion"],
+                         "url": f"{fake.api_url}/repos/{repo.full_name}/check-suites/{suite['id']}",
+                         "app": {"id": 99, "slug": suite["app"], "name": suite["app"]},
+                         "repository": fake.repo_json(repo), "pull_requests": [],
+                         "check_runs_url": f"{fake.api_url}/repos/{repo.full_name}/check-suites/{suite['id']}/check-runs"}
     run = next((r for r in repo.runs.values() if str(r["check_suite_id"]) == m["id"]), None)
     if not run:
         return NOT_FOUND
@@ -352,10 +391,7 @@ def commit_check_runs(fake, repo, m, q, body, login) -> Reply:
             runs.append({"id": job["id"], "head_sha": job["head_sha"], "name": job["name"], "status": job["status"],
                          "conclusion": job["conclusion"], "app": {"slug": "github-actions", "name": "GitHub Actions"},
                          "details_url": f"{fake.server_url}/{repo.full_name}/actions/runs/{run['id']}/job/{job['id']}"})
-    for other in repo.check_runs:
-        if other["head_sha"] == m["sha"]:
-            runs.append(other | {"app": {"slug": other["app"], "name": other["app"]},
-                                 "details_url": f"https://{other['app']}.example/runs/{other['id']}"})
+    runs += [_check_run_json(fake, repo, other) for other in repo.check_runs if other["head_sha"] == m["sha"]]
     return _page(fake, m.string, q, runs, key="check_runs")
 
 
@@ -403,6 +439,9 @@ ROUTES: list[tuple[str, str, Any]] = [
     ("GET", R + r"/actions/workflows/(?P<wf>[^/]+)$", get_workflow),
     ("POST", R + r"/actions/workflows/(?P<wf>[^/]+)/dispatches$", dispatch),
     ("GET", R + r"/check-suites/(?P<id>\d+)$", get_check_suite),
+    ("GET", R + r"/check-suites/(?P<id>\d+)/check-runs$", suite_check_runs),
+    ("POST", R + r"/check-suites/(?P<id>\d+)/rerequest$", rerequest_suite),
+    ("GET", R + r"/check-runs/(?P<id>\d+)/annotations$", check_run_annotations),
     ("GET", R + r"/commits/(?P<sha>[0-9a-f]{7,40})$", get_commit),
     ("GET", R + r"/commits/(?P<sha>[0-9a-f]{40})/check-runs$", commit_check_runs),
     ("GET", R + r"/commits/(?P<sha>[0-9a-f]{40})/status$", commit_status),

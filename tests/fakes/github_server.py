@@ -84,6 +84,8 @@ class RepoState:
     reruns: list[int] = field(default_factory=list)
     statuses: list[dict] = field(default_factory=list)  # commit statuses (sha, state, context)
     check_runs: list[dict] = field(default_factory=list)  # check runs of other apps (Actions jobs are derived)
+    suites: dict[int, dict] = field(default_factory=dict)  # check suites of other apps
+    rerequests: list[int] = field(default_factory=list)
 
 
 class FakeGitHub:
@@ -98,6 +100,7 @@ class FakeGitHub:
         self.injected: list[Injected] = []
         self.on_rerun: Callable[[RepoState, dict], None] | None = None
         self.on_dispatch: Callable[[RepoState, dict], None] | None = None
+        self.on_rerequest: Callable[[RepoState, dict], None] | None = None
         self._ids = itertools.count(1000)
         self._lock = threading.RLock()
         self._server: ThreadingHTTPServer | None = None
@@ -229,7 +232,8 @@ class FakeGitHub:
                    "steps": [{"name": "test", "status": "completed", "conclusion": conclusion, "number": 1}]}
             repo.jobs[job["id"]] = job
         if jobs:
-            run["conclusion"] = "failure" if any(c == "failure" for _, c, _ in jobs) else "success"
+            conclusions = {c for _, c, _ in jobs}
+            run["conclusion"] = next((c for c in ("failure", "timed_out", "cancelled") if c in conclusions), "success")
 
     def add_status(self, full_name: str, sha: str, state: str, context: str = "ci/external") -> None:
         """A commit status (success, pending, failure, error), as older CI services report."""
@@ -237,10 +241,34 @@ class FakeGitHub:
                                                "description": f"{context}: {state}", "created_at": _now()})
 
     def add_check_run(self, full_name: str, sha: str, name: str, status: str = "completed",
-                      conclusion: str | None = "success", app: str = "circleci-checks") -> None:
-        """A check run of a third-party app on `sha`."""
-        self.repos[full_name].check_runs.append({"id": self.next_id(), "head_sha": sha, "name": name, "status": status,
-                                                 "conclusion": conclusion, "app": app})
+                      conclusion: str | None = "success", app: str = "circleci-checks", suite: int | None = None,
+                      output: dict | None = None, annotations: list[dict] | None = None) -> dict:
+        """A check run of a third-party app on `sha` (output: title, summary, text)."""
+        run = {"id": self.next_id(), "head_sha": sha, "name": name, "status": status, "conclusion": conclusion,
+               "app": app, "suite": suite, "output": output or {}, "annotations": annotations or []}
+        self.repos[full_name].check_runs.append(run)
+        return run
+
+    def add_check_suite(self, full_name: str, branch: str, sha: str, runs: tuple[tuple[str, str, str], ...],
+                        app: str = "circleci-checks") -> dict:
+        """A completed check suite of a third-party CI app; runs are (name, conclusion, report text)."""
+        suite = {"id": self.next_id(), "head_branch": branch, "head_sha": sha, "app": app, "status": "completed"}
+        self.repos[full_name].suites[suite["id"]] = suite
+        self.set_suite_runs(full_name, suite, runs)
+        return suite
+
+    def set_suite_runs(self, full_name: str, suite: dict, runs: tuple[tuple[str, str, str], ...]) -> None:
+        """Replace the suite's check runs (as a re-requested suite reports anew)."""
+        repo = self.repos[full_name]
+        repo.check_runs = [r for r in repo.check_runs if r["suite"] != suite["id"]]
+        for name, conclusion, report in runs:
+            self.add_check_run(full_name, suite["head_sha"], name, conclusion=conclusion, app=suite["app"],
+                               suite=suite["id"], output={"title": f"{name}: {conclusion}", "summary": report,
+                                                          "text": None},
+                               annotations=[{"path": "calc.py", "start_line": 2, "end_line": 2,
+                                             "annotation_level": "failure", "message": "assertion failed here"}]
+                               if conclusion == "failure" else [])
+        suite["conclusion"] = "failure" if any(c == "failure" for _, c, _ in runs) else "success"
 
     def fail_next(self, status: int = 403, message: str = SECONDARY_LIMIT, retry_after: int | None = 1,
                   times: int = 1, method: str | None = None, path_pattern: str | None = None) -> None:
