@@ -60,8 +60,9 @@ def check_hold(ctx: Context, clone: Path, branch: str, remote_head: str | None, 
     """An Outcome when a human pushed to the branch since the last `/ensemble retry`; else None."""
     if not remote_head:
         return None
-    acks = [data.get("sha") for n in numbers for _, data in ctx.own_markers(n, "ack")]
-    shas = human_commits(clone, branch, acks[-1] if acks else None)
+    # The newest acknowledgement on the issue or its PR (comment ids grow with time across both).
+    acks = sorted((comment.id, data.get("sha")) for n in numbers for comment, data in ctx.own_markers(n, "ack"))
+    shas = human_commits(clone, branch, acks[-1][1] if acks else None)
     if not shas:
         return None
     where = numbers[0]

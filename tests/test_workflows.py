@@ -64,3 +64,9 @@ def test_schema_check_rejects_a_broken_workflow(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yml"
     bad.write_text("on: push\njobs:\n  a:\n    steps: []\n")  # no runs-on
     assert check_jsonschema("vendor.github-workflows", [bad]).returncode == 1
+
+
+def test_the_readme_shows_the_shipped_workflow_verbatim() -> None:
+    root = Path(__file__).resolve().parents[1]
+    shipped = (root / ".github" / "workflows" / "ensemble.yml").read_text()
+    assert f"```yaml\n{shipped}```\n" in (root / "README.md").read_text()

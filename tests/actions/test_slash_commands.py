@@ -116,6 +116,28 @@ def test_a_human_push_stops_the_bot_until_retry(hub: Hub, engine: ScriptedEngine
     assert len(hub.fake.repos[REPO].pulls) == 1
 
 
+def _human_push(hub: Hub, work: Path, name: str) -> None:
+    auth = f"http.extraheader=AUTHORIZATION: basic {__import__('base64').b64encode(f'x:{hub.fake.token}'.encode()).decode()}"
+    if not work.exists():
+        subprocess.run(["git", "-c", auth, "clone", "-q", "-b", "ensemble/issue-1", f"{hub.fake.server_url}/{REPO}.git",
+                        str(work)], check=True)
+    subprocess.run(["git", "-c", auth, "pull", "-q", "--rebase", "origin", "ensemble/issue-1"], cwd=work, check=True)
+    (work / f"{name}.md").write_text(f"{name}\n")
+    subprocess.run(["git", "add", "-A"], cwd=work, check=True)
+    subprocess.run(["git", "commit", "-qm", f"a human's {name}"], cwd=work, check=True)
+    subprocess.run(["git", "-c", auth, "push", "-q", "origin", "ensemble/issue-1"], cwd=work, check=True)
+
+
+def test_the_newest_retry_counts_whether_on_the_issue_or_the_pr(hub: Hub, tmp_path: Path) -> None:
+    number = open_pr(hub)
+    _human_push(hub, tmp_path / "human", "first")
+    assert hub.send("issue_comment", hub.comment(1, "/ensemble retry")).result == "pr-opened"  # acknowledged on the issue
+    _human_push(hub, tmp_path / "human", "second")
+    retried = hub.send("issue_comment", hub.comment(number, "/ensemble retry"))  # the newer one, on the PR
+    assert retried.result == "pr-opened", retried.message
+    assert "a human's second" in hub.fake.commit_messages(REPO, "ensemble/issue-1")
+
+
 def test_plan_approval_gates_the_code(hub: Hub, engine: ScriptedEngine) -> None:
     _set_config(hub, "ensembles: 1\nrequire_plan_approval: true\n")
     from bot.ensemble.types import Plan
