@@ -125,6 +125,10 @@ def _javascript(repo: Path) -> ProjectInfo | None:
         setup = "npm ci" if (repo / "package-lock.json").exists() else "npm install"
         manager = "npm"
     test = f"{manager} test" if script and NPM_PLACEHOLDER not in script else None
+    deps = {**(package.get("dependencies") or {}), **(package.get("devDependencies") or {})}
+    if test and re.search(r"\bjest\b", script or "") and "jest-junit" in deps:
+        # jest writes JUnit only through the jest-junit reporter; the default one keeps the usual output
+        test += f"{' --' if manager == 'npm' else ''} --reporters=default --reporters=jest-junit"
     env = (("npm_config_cache", "{tmp}/npm-cache"), ("JEST_JUNIT_OUTPUT_DIR", "{workspace}/.ensemble-results"))
     return ProjectInfo("javascript", test, setup, env=env, result_paths=("junit.xml",))
 

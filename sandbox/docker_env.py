@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.errors import ImageMissing, SetupFailed
-from sandbox.images import BASE_IMAGE, environment_key, environment_tag
+from sandbox.images import BASE_IMAGE, ENV_IMAGE_REPOSITORY, environment_key, environment_tag
 from sandbox.model import ProjectInfo, SandboxSpec
 from sandbox.output import cap_text
 from sandbox.scripts import SETUP_SCRIPT, ca_env, command_env, export_lines, toplevel_listing
@@ -25,6 +25,7 @@ WORKSPACE = "/workspace"
 CA_TARGET = "/etc/ensemble/host-ca.pem"
 CA_CANDIDATES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem")
 LABEL = "ensemble.sandbox"
+KEEP_ENVIRONMENTS = int(os.environ.get("ENSEMBLE_KEEP_ENVIRONMENTS", "5"))  # newest environment images kept
 OWNER_LABEL = "ensemble.sandbox.owner"
 
 
@@ -83,10 +84,12 @@ def ensure_image(client: Any, name: str, user_chosen: bool) -> Any:
         return client.images.get(name)
     except docker.errors.ImageNotFound:
         pass
+    import requests
+
     try:
         log.info("pulling sandbox image %s", name)
         return client.images.pull(name)
-    except docker.errors.APIError as exc:
+    except (docker.errors.APIError, requests.exceptions.RequestException) as exc:  # refused, or a timeout
         reason = str(getattr(exc, "explanation", None) or exc)
     if not user_chosen and name != BASE_IMAGE:
         try:
@@ -177,6 +180,28 @@ def _run_setup(client: Any, base: Any, base_name: str, repo_dir: Path, project: 
         log.info("environment image %s built from %s", tag, base_name)
     finally:
         remove_container(container)
+    prune_environments(client, keep=KEEP_ENVIRONMENTS, spare=tag)
+
+
+def prune_environments(client: Any, keep: int, spare: str = "", repository: str = ENV_IMAGE_REPOSITORY) -> list[str]:
+    """Remove all but the `keep` newest environment images (never `spare`); return the removed tags.
+
+    Every change to a dependency file makes a new environment image, so old ones would pile up.
+    An image still used by a container is left for a later prune.
+    """
+    images = sorted(client.images.list(name=repository), key=lambda i: i.attrs.get("Created", ""),
+                    reverse=True)
+    removed = []
+    for image in images[keep:]:
+        for tag in image.tags:
+            if tag == spare:
+                continue
+            try:
+                client.images.remove(tag)
+                removed.append(tag)
+            except Exception as exc:  # noqa: BLE001 - in use by a running test, or removed by another prune
+                log.debug("keeping environment image %s: %s", tag, exc)
+    return removed
 
 
 def remove_container(container: Any, patience_s: float = 60) -> None:

@@ -259,3 +259,26 @@ def test_a_broken_output_stream_is_not_the_end_of_the_command() -> None:
     assert engine.polls == 4  # it waited for the engine to say the command exited
     engine = _EngineView(running=10**6, code=None)
     assert not _wait_for_exec(engine, "x", dead_reader, time.monotonic() + 0.6)  # still running: a timeout
+
+
+def test_old_environment_images_are_pruned_newest_kept(docker_client: object) -> None:
+    from sandbox.docker_env import prune_environments
+
+    repository = "ensemble-env-prune-test"
+    made = []
+    for n in range(3):
+        container = docker_client.containers.create(base_image(), ["true"], labels={"ensemble.sandbox": "test"})
+        try:
+            container.commit(repository=repository, tag=f"k{n}")
+        finally:
+            remove_container(container)
+        made.append(f"{repository}:k{n}")
+        time.sleep(1.1)  # distinct creation times
+    try:
+        removed = prune_environments(docker_client, keep=1, spare=f"{repository}:k0", repository=repository)
+        left = sorted(t for i in docker_client.images.list(name=repository) for t in i.tags)
+        assert removed == [f"{repository}:k1"] and left == [f"{repository}:k0", f"{repository}:k2"]
+    finally:
+        for tag in made:
+            with contextlib.suppress(Exception):
+                docker_client.images.remove(tag)
