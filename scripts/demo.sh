@@ -2,9 +2,10 @@
 # The demo: create a small sample repository with a real bug and a failing test, then run the
 # whole engine on it (retrieval, the Docker sandbox, git worktrees, the planner/coder/critic loop).
 #
-# With OPENAI_API_KEY, OPENAI_BASE_URL or GEMINI_API_KEY set, live models answer. Without them the
-# `scripted` provider replays the transcript shipped in bot/ensemble/demo/transcript.jsonl, and
-# the run says so at the start and in its summary.
+# With OPENAI_API_KEY, OPENAI_BASE_URL or GEMINI_API_KEY set, live models answer (every role on the
+# one provider whose key is there; scripts/demo-models.sh decides). Without them the `scripted`
+# provider replays the transcript shipped in bot/ensemble/demo/transcript.jsonl, and the run says
+# so at the start and in its summary.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -23,19 +24,8 @@ if [ -z "${ENSEMBLE_SANDBOX_IMAGE:-}" ] && docker image inspect ensemble-base:bo
   export ENSEMBLE_SANDBOX_IMAGE=ensemble-base:bookworm
 fi
 
-if [ -n "${OPENAI_API_KEY:-}${OPENAI_BASE_URL:-}" ]; then
-  echo "==> live models through the OpenAI API (or the server at OPENAI_BASE_URL)" >&2
-elif [ -n "${GEMINI_API_KEY:-}${GOOGLE_API_KEY:-}" ]; then
-  echo "==> live models through the Gemini API" >&2
-  for role in PLANNER CODER CRITIC; do
-    export "ENSEMBLE_${role}_PROVIDER=gemini" "ENSEMBLE_${role}_MODEL=${ENSEMBLE_GEMINI_MODEL:-gemini-2.5-flash}"
-  done
-else
-  echo "==> NO MODEL KEYS: the model replies are REPLAYED from $ROOT/bot/ensemble/demo/transcript.jsonl (not live)" >&2
-  for role in PLANNER CODER CRITIC; do
-    export "ENSEMBLE_${role}_PROVIDER=scripted" "ENSEMBLE_${role}_MODEL=$ROOT/bot/ensemble/demo/transcript.jsonl"
-  done
-fi
+# shellcheck source=scripts/demo-models.sh
+source "$ROOT/scripts/demo-models.sh"
 
 status=0
 "$PYTHON" -m bot.cli run --repo "$REPO" --task-file "$WORK/task.txt" "$@" || status=$?
