@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 from tests.conftest import trace_leaks
 
 
-def test_the_scan_finds_secret_values_and_short_fake_tokens(tmp_path: Path) -> None:
+def test_the_scan_finds_secret_values_and_short_fake_tokens() -> None:
+    with tempfile.TemporaryDirectory() as tmp:  # not under pytest's basetemp, which the real scan reads
+        check_the_scan(Path(tmp))
+
+
+def check_the_scan(tmp_path: Path) -> None:
     clean = tmp_path / "a" / "trace.jsonl"
     clean.parent.mkdir()
     clean.write_text('{"name": "llm.call", "attributes": {"key": "[REDACTED]"}}\n')
