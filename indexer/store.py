@@ -4,7 +4,8 @@ Layout (one generation is live at a time; the manifest names it and is replaced 
     manifest.json          format, chunker version, model, dim, commit, files {path: blob}, generation, checksums
     chunks-<gen>.jsonl     one chunk per line, with its BM25 tokens
     vectors-<gen>.npy      float32 embeddings aligned with the chunks
-    hnsw-<gen>.faiss       only above HNSW_THRESHOLD vectors
+    hnsw-<gen>.faiss       only above HNSW_THRESHOLD vectors; updated by adding, not rebuilt
+    hnsw-<gen>.rows.npy    the HNSW id -> chunk row map (-1: the vector of a removed chunk)
     embeddings.sqlite      the embedding cache by content hash (shared across generations)
 A missing, corrupt or version-mismatched manifest or generation makes `load_store` return None, and
 the caller rebuilds. Writers hold `.ensemble/index.lock`.
@@ -29,6 +30,7 @@ log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
 INDEX_DIR = ".ensemble/index"
+REBUILD_SHARE = 0.25  # HNSW is built afresh once removed vectors are this share of it
 HNSW_THRESHOLD = 200_000  # exact search stays under ~50 ms up to here on 2 cores (bench/retrieval.py)
 
 
@@ -85,9 +87,7 @@ def save_store(root: Path, stored: StoredIndex) -> None:
     _atomic_write(chunks_path, lambda h: h.writelines(line.encode("utf-8") for line in lines))
     _atomic_write(vectors_path, lambda h: np.save(h, stored.vectors.astype(np.float32), allow_pickle=False))
     if len(stored.vectors) > HNSW_THRESHOLD:
-        import faiss
-
-        faiss.write_index(build_faiss(stored.vectors), str(root / f"hnsw-{gen}.faiss"))
+        _save_hnsw(root, gen, stored.vectors)
     manifest = {
         "format": FORMAT_VERSION, "chunker": CHUNKER_VERSION, "model": stored.model, "dim": stored.dim, "commit": stored.commit,
         "generation": gen, "chunk_count": len(stored.chunks), "built_at": stored.built_at, "files": stored.files,
@@ -168,5 +168,78 @@ def load_faiss(stored: StoredIndex) -> Any:
     if len(stored.vectors) > HNSW_THRESHOLD and path is not None and path.is_file():
         import faiss
 
-        return faiss.read_index(str(path))
+        rows = np.load(path.with_suffix(".rows.npy")) if path.with_suffix(".rows.npy").is_file() else None
+        return RowMapped(faiss.read_index(str(path)), rows)
     return build_faiss(stored.vectors)
+
+
+class RowMapped:
+    """An HNSW index whose ids are mapped to the generation's rows; removed vectors (-1) are skipped."""
+
+    def __init__(self, index: Any, rows: np.ndarray | None):
+        self.index, self.rows = index, rows
+        self.ntotal = index.ntotal
+
+    def search(self, vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        if self.rows is None:
+            return self.index.search(vectors, k)
+        removed = int(np.count_nonzero(self.rows < 0))
+        scores, ids = self.index.search(vectors, min(self.index.ntotal, k + removed))
+        mapped = np.where(ids >= 0, self.rows[np.maximum(ids, 0)], -1)
+        out_scores, out_ids = np.full((len(ids), k), -1.0, np.float32), np.full((len(ids), k), -1, np.int64)
+        for q in range(len(ids)):
+            keep = mapped[q] >= 0
+            n = min(k, int(keep.sum()))
+            out_scores[q, :n], out_ids[q, :n] = scores[q][keep][:n], mapped[q][keep][:n]
+        return out_scores, out_ids
+
+
+def _save_hnsw(root: Path, gen: str, vectors: np.ndarray) -> None:
+    """Write the generation's HNSW, adding only new vectors to the live one when there is one.
+
+    HNSW cannot delete: a vector of a changed or deleted chunk stays in the graph, mapped to
+    row -1 and skipped by searches, until removed vectors pass REBUILD_SHARE of the index;
+    then it is built afresh.
+    """
+    import faiss
+
+    index, rows = _previous_hnsw(root, vectors)
+    if index is None:
+        index, rows = build_faiss(vectors), np.arange(len(vectors), dtype=np.int64)
+    faiss.write_index(index, str(root / f"hnsw-{gen}.faiss"))
+    _atomic_write(root / f"hnsw-{gen}.rows.npy", lambda h: np.save(h, rows, allow_pickle=False))
+
+
+def _previous_hnsw(root: Path, vectors: np.ndarray) -> tuple[Any, np.ndarray | None]:
+    """The live generation's HNSW with the new vectors added and ids re-mapped, or (None, None) to rebuild."""
+    import faiss
+
+    manifest = read_manifest(root) or {}
+    old_gen = manifest.get("generation", "")
+    paths = [root / f"{name}-{old_gen}.{ext}" for name, ext in (("hnsw", "faiss"), ("hnsw", "rows.npy"),
+                                                                   ("vectors", "npy"))]
+    if not old_gen or not all(p.is_file() for p in paths):
+        return None, None
+    try:
+        index, old_rows, old_vectors = faiss.read_index(str(paths[0])), np.load(paths[1]), np.load(paths[2])
+    except (OSError, ValueError, RuntimeError) as exc:
+        log.warning("cannot reuse the HNSW index in %s (%s); building it afresh", root, exc)
+        return None, None
+    by_content: dict[bytes, list[int]] = {}
+    for hnsw_id, row in enumerate(old_rows):
+        if row >= 0:
+            by_content.setdefault(old_vectors[row].tobytes(), []).append(hnsw_id)
+    rows = np.full(index.ntotal, -1, dtype=np.int64)
+    fresh = []
+    for row, vector in enumerate(vectors):
+        reuse = by_content.get(vector.tobytes())
+        if reuse:
+            rows[reuse.pop()] = row
+        else:
+            fresh.append(row)
+    if (index.ntotal + len(fresh) - len(vectors)) > REBUILD_SHARE * (index.ntotal + len(fresh)):
+        return None, None  # too many removed vectors: searches would wade through them
+    if fresh:
+        index.add(np.ascontiguousarray(vectors[fresh], dtype=np.float32))
+        rows = np.concatenate([rows, np.asarray(fresh, dtype=np.int64)])
+    return index, rows

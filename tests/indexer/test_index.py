@@ -156,5 +156,45 @@ def test_above_the_threshold_an_hnsw_index_is_persisted_and_used(code_repo: Path
     open_index(code_repo, embedder=embedder)
     assert list(index_dir(code_repo).glob("hnsw-*.faiss"))
     index = open_index(code_repo, embedder=embedder)
-    assert type(index.dense_scores("resolve redirects") and index._faiss).__name__ == "IndexHNSWFlat"
+    assert type(index.dense_scores("resolve redirects") and index._faiss.index).__name__ == "IndexHNSWFlat"
     assert index.search("resolve redirects", k=1)[0].path == "pkg/session.py"
+
+
+def test_above_the_threshold_updates_add_to_the_hnsw_index_instead_of_rebuilding_it(
+        code_repo: Path, embedder: HashingEmbedder, monkeypatch):
+    import faiss
+
+    import indexer.store
+
+    monkeypatch.setattr(indexer.store, "HNSW_THRESHOLD", 3)
+    first = open_index(code_repo, embedder=embedder)
+    before = faiss.read_index(str(next(index_dir(code_repo).glob("hnsw-*.faiss")))).ntotal
+    assert before == len(first.chunks)
+    (code_repo / "pkg" / "parser.py").write_text("def parse_status_line(line):\n    return line.split()[1]\n")
+    commit_all(code_repo)
+    index = open_index(code_repo, embedder=embedder)
+    faiss_files = list(index_dir(code_repo).glob("hnsw-*.faiss"))
+    assert len(faiss_files) == 1
+    grown = faiss.read_index(str(faiss_files[0])).ntotal
+    changed = [c for c in index.chunks if c.path == "pkg/parser.py"]
+    assert grown == before + len(changed)  # only the changed file's vectors were added
+    rows = np.load(faiss_files[0].with_suffix(".rows.npy"))
+    assert np.count_nonzero(rows < 0) == before - (len(index.chunks) - len(changed))  # the old parser chunks
+    hits = [index.chunks[i].symbol for i in index.dense_scores("parse status line", depth=len(index.chunks))]
+    assert "parse_status_line" in hits and "parse_chunked_body" not in hits  # removed chunks are never found
+
+
+def test_hnsw_is_built_afresh_when_removed_vectors_pile_up(code_repo: Path, embedder: HashingEmbedder, monkeypatch):
+    import faiss
+
+    import indexer.store
+
+    monkeypatch.setattr(indexer.store, "HNSW_THRESHOLD", 3)
+    monkeypatch.setattr(indexer.store, "REBUILD_SHARE", 0.0)  # any removed vector forces a rebuild
+    open_index(code_repo, embedder=embedder)
+    (code_repo / "pkg" / "parser.py").write_text("def parse_status_line(line):\n    return line.split()[1]\n")
+    commit_all(code_repo)
+    index = open_index(code_repo, embedder=embedder)
+    path = next(index_dir(code_repo).glob("hnsw-*.faiss"))
+    assert faiss.read_index(str(path)).ntotal == len(index.chunks)
+    assert (np.load(path.with_suffix(".rows.npy")) >= 0).all()
