@@ -204,10 +204,11 @@ def _save_hnsw(root: Path, gen: str, vectors: np.ndarray) -> None:
     import faiss
 
     index, rows = _previous_hnsw(root, vectors)
-    if index is None:
+    if index is None or rows is None:
         index, rows = build_faiss(vectors), np.arange(len(vectors), dtype=np.int64)
+    mapping: np.ndarray = rows
     faiss.write_index(index, str(root / f"hnsw-{gen}.faiss"))
-    _atomic_write(root / f"hnsw-{gen}.rows.npy", lambda h: np.save(h, rows, allow_pickle=False))
+    _atomic_write(root / f"hnsw-{gen}.rows.npy", lambda h: np.save(h, mapping, allow_pickle=False))
 
 
 def _previous_hnsw(root: Path, vectors: np.ndarray) -> tuple[Any, np.ndarray | None]:
