@@ -171,8 +171,10 @@ def test_result_symlinks_are_never_followed(hostile) -> None:
     # The link points at a valid JUnit file outside the workspace: following it would add a test.
     result = run(hostile, f"echo '{OUTSIDE_JUNIT}' > /tmp/outside.xml && mkdir -p .ensemble-results && "
                           f"echo '{junit}' > .ensemble-results/real.xml && "
-                          "ln -s /tmp/outside.xml .ensemble-results/outside.xml")
+                          "ln -s /tmp/outside.xml .ensemble-results/outside.xml && "
+                          "ln -s /etc/shadow .ensemble-results/shadow.xml")
     assert [(t.name, t.outcome) for t in result.tests] == [("t::real", "fail")]
+    assert "root:" not in repr(result)
 
 
 def test_results_dir_symlinked_out_of_the_workspace_is_ignored(hostile) -> None:
