@@ -80,6 +80,11 @@ def configure_logging(verbose: bool) -> None:
         logging.getLogger(package).setLevel(logging.DEBUG if verbose else logging.INFO)
     for library in CHATTY_LIBRARIES:  # these set their own loggers to DEBUG on import
         logging.getLogger(library).setLevel(logging.DEBUG if verbose else logging.WARNING)
+    if not verbose:  # ... and an import after this point would undo the line above: filter at the handler too
+        quiet = tuple(f"{name}." for name in CHATTY_LIBRARIES)
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(lambda record: record.levelno >= logging.WARNING
+                              or not f"{record.name}.".startswith(quiet))
 
 
 def report_error(message: str) -> None:

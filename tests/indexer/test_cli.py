@@ -80,3 +80,15 @@ def test_search_on_a_repository_never_indexed_builds_the_index_first(configured_
     assert main(["search", "--repo", str(configured_repo), "--query", "follow Location headers", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["path"] == "pkg/session.py"
     assert (configured_repo / ".ensemble" / "index" / "manifest.json").is_file()
+
+
+@pytest.mark.slow
+def test_search_prints_no_library_debug_chatter(configured_repo: Path) -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, "-m", "bot.cli", "search", "--repo", str(configured_repo), "--query",
+                           "redirects"], cwd=root, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "pkg/session.py" in proc.stdout and "DEBUG" not in proc.stderr  # bm25s sets DEBUG on import
