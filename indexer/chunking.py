@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 # Bump when chunking or the BM25 tokenization changes: indexes built before are then rebuilt.
 # 2: tree-sitter grammars from per-language packages, names of Go, Rust and C/C++ definitions.
-CHUNKER_VERSION = 2
+# 3: Go methods named with their receiver's type (Stack.Push).
+CHUNKER_VERSION = 3
 WINDOW_LINES = 60
 WINDOW_OVERLAP = 15
 MAX_CHUNK_LINES = 200

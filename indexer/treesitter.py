@@ -118,7 +118,9 @@ def _name(node: Any) -> str:
     """The name a definition declares, wherever its grammar keeps it."""
     field = "type" if node.type == "impl_item" else "name"  # Rust: `impl Stack { ... }`
     if (found := node.child_by_field_name(field)) is not None:
-        return _text(found)
+        receiver = node.child_by_field_name("receiver") if node.type == "method_declaration" else None
+        owner = _first(receiver, "type_identifier") if receiver is not None else None
+        return f"{_text(owner)}.{_text(found)}" if owner is not None else _text(found)  # Go: (s *Stack) Push
     declarator = node.child_by_field_name("declarator")  # C/C++: `int add(int a)` nests the name
     while declarator is not None:
         inner = declarator.child_by_field_name("declarator")
@@ -129,6 +131,16 @@ def _name(node: Any) -> str:
         if child.type.endswith("_spec") and (found := child.child_by_field_name("name")) is not None:
             return _text(found)
     return ""
+
+
+def _first(node: Any, kind: str) -> Any | None:
+    """The first node of type `kind` under `node`, depth first."""
+    if node.type == kind:
+        return node
+    for child in node.named_children:
+        if (found := _first(child, kind)) is not None:
+            return found
+    return None
 
 
 def _text(node: Any) -> str:

@@ -16,7 +16,7 @@ SAMPLES = {
     "ui/button.tsx": ("import React from 'react';\nexport function Button(props: {label: string}) {\n"
                       "  return <button>{props.label}</button>;\n}\n", [("Button", "function", 2, 4)]),
     "stack.go": ("package main\n\ntype Stack struct {\n\titems []int\n}\n\nfunc (s *Stack) Push(v int) {\n"
-                 "\ts.items = append(s.items, v)\n}\n", [("Stack", "class", 3, 5), ("Push", "function", 7, 9)]),
+                 "\ts.items = append(s.items, v)\n}\n", [("Stack", "class", 3, 5), ("Stack.Push", "function", 7, 9)]),
     "src/lib.rs": ("struct Stack { items: Vec<i32> }\n\nimpl Stack {\n    fn push(&mut self, v: i32) {\n"
                    "        self.items.push(v);\n    }\n}\n",
                    [("Stack", "class", 1, 1), ("Stack", "class", 3, 7), ("Stack.push", "function", 4, 6)]),
