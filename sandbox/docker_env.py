@@ -89,7 +89,7 @@ def ensure_image(client: Any, name: str, user_chosen: bool) -> Any:
     try:
         log.info("pulling sandbox image %s", name)
         return client.images.pull(name)
-    except (docker.errors.APIError, requests.exceptions.RequestException) as exc:  # refused, or a timeout
+    except (docker.errors.APIError, requests.exceptions.RequestException) as exc:  # refused, or dropped
         reason = str(getattr(exc, "explanation", None) or exc)
     if not user_chosen and name != BASE_IMAGE:
         try:
