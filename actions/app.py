@@ -9,6 +9,8 @@ inputs, which action.yml passes as ENSEMBLE_* variables:
     ENSEMBLE_BOT_LOGIN       the login the bot comments as, when it is not a `[bot]` account (a PAT's user)
     ENSEMBLE_WORKDIR         where clones go (default: RUNNER_TEMP or the system temp dir)
     ENSEMBLE_STOP_POLL_S     how often a run looks for `/ensemble stop` (default 15 seconds)
+    ENSEMBLE_RUNS_DIR        where execution traces go (default: RUNNER_TEMP or the system temp dir,
+                             then ensemble-runs); the event's trace and the engine's run trace both land there
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from actions.events import Event, load_event
 from actions.router import route
 from bot.errors import UsageError
 from bot.redact import SECRET_ENV_VARS
+from bot.trace import Tracer, runs_dir, span
 
 log = logging.getLogger(__name__)
 
@@ -38,13 +41,21 @@ def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: 
     if handler is None:
         outcome = Outcome("nothing-to-do", f"nothing to do for {event.name}.{event.action or '(no action)'}")
     else:
-        ctx = build_context(env, event, engine, planner)
-        try:
-            outcome = handler(ctx)
-        finally:
-            shutil.rmtree(ctx.workdir, ignore_errors=True)  # self-hosted runners keep their disks
+        tracer = Tracer.for_run(runs_dir(env, _temp_root(env) / "ensemble-runs"), env=env)
+        with tracer.activate(), span("ensemble.event", event=event.name, action=event.action) as s:
+            ctx = build_context(env, event, engine, planner)
+            s.set(run_key=ctx.run_key)
+            try:
+                outcome = handler(ctx)
+            finally:
+                shutil.rmtree(ctx.workdir, ignore_errors=True)  # self-hosted runners keep their disks
+            s.set(result=outcome.result, pr_number=outcome.pr_number)
     write_outputs(env, outcome)
     return outcome
+
+
+def _temp_root(env: Mapping[str, str]) -> Path:
+    return Path(env.get("RUNNER_TEMP") or tempfile.gettempdir())
 
 
 def build_context(env: Mapping[str, str], event: Event, engine: Engine | None, planner: Planner | None) -> Context:
@@ -59,7 +70,7 @@ def build_context(env: Mapping[str, str], event: Event, engine: Engine | None, p
     forge = GitHubForge(repo, token, env.get("GITHUB_API_URL", "https://api.github.com"),
                         env.get("GITHUB_SERVER_URL", "https://github.com"),
                         secrets=[env[name] for name in SECRET_ENV_VARS if env.get(name)])
-    workdir = Path(env.get("ENSEMBLE_WORKDIR") or Path(env.get("RUNNER_TEMP") or tempfile.gettempdir()) / "ensemble")
+    workdir = Path(env.get("ENSEMBLE_WORKDIR") or _temp_root(env) / "ensemble")
     bots = {"github-actions[bot]", *filter(None, [env.get("ENSEMBLE_BOT_LOGIN", "")])}
     ctx = Context(event=event, forge=forge, env=env, workdir=workdir / secrets.token_hex(4),
                   engine=engine or ensemble_engine, planner=planner or ensemble_planner,

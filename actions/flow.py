@@ -19,7 +19,7 @@ from actions.render import plan_comment, pr_body, questions_comment
 from bot.config import Config, load_config
 from bot.ensemble.types import STOPPED, RunResult, Task
 from bot.forge.github import PullInfo
-from bot.trace import new_run_id
+from bot.trace import new_run_id, span
 
 log = logging.getLogger(__name__)
 SECRET_NAMES = ("GITHUB_TOKEN", "GH_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
@@ -136,9 +136,10 @@ def _config(ctx: Context, clone: Path, progress: ProgressComment) -> Config:
 def _run_engine(ctx: Context, clone: Path, task: Task, config: Config, progress: ProgressComment,
                 numbers: tuple[int, ...]) -> RunResult:
     env = {k: v for k, v in ctx.env.items() if k not in SECRET_NAMES and not k.startswith("INPUT_")}
-    with StopWatcher(ctx, numbers, after_id=progress.id or 0) as watcher:
+    run_id = new_run_id()
+    with StopWatcher(ctx, numbers, after_id=progress.id or 0) as watcher, span("ensemble.engine", engine_run=run_id):
         try:
-            result = ctx.engine(clone, task, config, env, run_id=new_run_id(), progress=progress.on_progress,
+            result = ctx.engine(clone, task, config, env, run_id=run_id, progress=progress.on_progress,
                                 stop=watcher.event)
         except Exception as exc:
             progress.update(f"The run failed and nothing was pushed: {type(exc).__name__}: {str(exc)[:500]}")

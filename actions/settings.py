@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from actions.context import Context
 from bot.config import CONFIG_PATH, Config, apply_env_overrides, parse_config
+from bot.trace import current_tracer
 
 
 def remote_config(ctx: Context) -> Config:
@@ -11,5 +12,7 @@ def remote_config(ctx: Context) -> Config:
     path = ctx.config_path or CONFIG_PATH
     text = ctx.forge.read_file(path, ctx.forge.default_branch())
     config = apply_env_overrides(parse_config(text, path) if text is not None else Config(), ctx.env)
-    ctx.forge.add_secrets(ctx.env[name] for name in config.secret_env if ctx.env.get(name))
+    configured = [ctx.env[name] for name in config.secret_env if ctx.env.get(name)]
+    ctx.forge.add_secrets(configured)
+    current_tracer().add_secrets(configured)
     return config

@@ -2,8 +2,9 @@
 
 Reads the `llm.complete` spans the model query manager writes and the `ensemble.run` spans of the
 runner, and aggregates per role and model: calls, failures, tokens, cost, latency percentiles,
-cache hits, retries, repaired and unparseable structured replies, and fallbacks. Pure functions
-over span records; `load_traces` is the only I/O.
+cache hits, retries, repaired and unparseable structured replies, and fallbacks. The other
+operations (index, sandbox, git, GitHub API) are totalled per span name, so a slow run shows
+where its time went. Pure functions over span records; `load_traces` is the only I/O.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from bot.trace import TRACE_FILE
 
 MODEL_SPAN = "llm.complete"
 RUN_SPAN = "ensemble.run"
+# Spans that enclose others: their time is the sum of their children's, so it is not totalled again.
+ENCLOSING_SPANS = frozenset({RUN_SPAN, "ensemble.team", "ensemble.event", "ensemble.engine", "ensemble.baseline"})
 
 
 @dataclass
@@ -71,6 +74,24 @@ class ModelStats:
 
 
 @dataclass
+class OperationStats:
+    """Totals for one kind of operation (a span name such as `sandbox.run` or `git.push`)."""
+
+    name: str
+    count: int = 0
+    errors: int = 0
+    total_s: float = 0.0
+    longest_s: float = 0.0
+
+    def add(self, record: dict[str, Any]) -> None:
+        duration = float(record.get("duration_s") or 0.0)
+        self.count += 1
+        self.errors += record.get("status") == "error"
+        self.total_s += duration
+        self.longest_s = max(self.longest_s, duration)
+
+
+@dataclass
 class Report:
     """Everything `ensemble report` prints."""
 
@@ -78,6 +99,7 @@ class Report:
     runs: list[dict[str, Any]]
     models: list[ModelStats]
     malformed_lines: int
+    operations: list[OperationStats] = field(default_factory=list)
 
 
 def load_traces(paths: Iterable[Path]) -> tuple[list[Path], list[dict[str, Any]], int]:
@@ -109,17 +131,22 @@ def load_traces(paths: Iterable[Path]) -> tuple[list[Path], list[dict[str, Any]]
 def analyze(records: Iterable[dict[str, Any]], files: int = 1, malformed_lines: int = 0) -> Report:
     """Aggregate span records into per-model statistics and per-run outcomes."""
     stats: dict[tuple[str, str, str], ModelStats] = {}
+    operations: dict[str, OperationStats] = {}
     runs: list[dict[str, Any]] = []
     for record in records:
         a = record.get("attributes", {})
-        if record.get("name") == MODEL_SPAN:
+        name = str(record.get("name"))
+        if name == MODEL_SPAN:
             key = (str(a.get("role", "?")), str(a.get("provider", "?")), str(a.get("model", "?")))
             stats.setdefault(key, ModelStats(*key)).add(record)
-        elif record.get("name") == RUN_SPAN:
+        elif name == RUN_SPAN:
             runs.append({"run_id": record.get("run_id"), "duration_s": record.get("duration_s"),
                          "status": record.get("status"), **{k: a.get(k) for k in ("stop_reason", "winner", "success")}})
+        if name != MODEL_SPAN and name not in ENCLOSING_SPANS:
+            operations.setdefault(name, OperationStats(name)).add(record)
     ordered = sorted(stats.values(), key=lambda s: (_role_order(s.role), s.provider, s.model))
-    return Report(files, runs, ordered, malformed_lines)
+    busiest = sorted(operations.values(), key=lambda o: (-o.total_s, o.name))
+    return Report(files, runs, ordered, malformed_lines, busiest)
 
 
 def _role_order(role: str) -> int:
@@ -150,6 +177,13 @@ def render(report: Report) -> str:
         lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
         total = sum(s.cost_usd for s in report.models)
         lines.append(f"total cost ${total:.4f} over {sum(s.calls for s in report.models)} call(s)")
+    if report.operations:
+        lines.append("time by operation (model calls above):")
+        op_rows = [("operation", "count", "errors", "total", "longest")]
+        op_rows += [(o.name, str(o.count), str(o.errors), f"{o.total_s:.2f}s", f"{o.longest_s:.2f}s")
+                    for o in report.operations]
+        widths = [max(len(row[i]) for row in op_rows) for i in range(5)]
+        lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in op_rows]
     if report.malformed_lines:
         lines.append(f"warning: skipped {report.malformed_lines} malformed trace line(s)")
     return "\n".join(lines)
@@ -163,5 +197,8 @@ def to_json(report: Report) -> dict[str, Any]:
         del entry["latencies"]
         entry.update(cost_usd=round(s.cost_usd, 6), latency_p50_s=s.latency(0.5), latency_p95_s=s.latency(0.95))
         models.append(entry)
-    return {"files": report.files, "runs": report.runs, "models": models, "malformed_lines": report.malformed_lines}
+    operations = [asdict(o) | {"total_s": round(o.total_s, 3), "longest_s": round(o.longest_s, 3)}
+                  for o in report.operations]
+    return {"files": report.files, "runs": report.runs, "models": models, "operations": operations,
+            "malformed_lines": report.malformed_lines}
 

@@ -19,7 +19,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -32,6 +32,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 TRACE_FILE = "trace.jsonl"
+RUNS_DIR_VAR = "ENSEMBLE_RUNS_DIR"  # where traces go instead of the default (the Action sets it)
 
 
 def new_run_id() -> str:
@@ -73,6 +74,13 @@ class Tracer:
         run_id = run_id or new_run_id()
         redactor = Redactor.from_env(os.environ if env is None else env, secret_names)
         return cls(runs_dir / run_id / TRACE_FILE, run_id, redactor)
+
+    def add_secrets(self, values: Iterable[str]) -> None:
+        """Also redact these values from now on (e.g. the variables a config names in `secret_env`)."""
+        if self.path is None:
+            return  # writes nothing, so there is nothing to redact
+        with self._lock:
+            self.redactor = self.redactor.extended(values)
 
     @contextmanager
     def span(self, name: str, **attributes: Any) -> Iterator[Span]:
@@ -117,6 +125,11 @@ class Tracer:
         line = json.dumps(self.redactor.value(record), default=str, ensure_ascii=False)
         with self._lock, self.path.open("a", encoding="utf-8") as fh:
             fh.write(line + "\n")
+
+
+def runs_dir(env: Mapping[str, str], default: Path) -> Path:
+    """The folder run traces go to: $ENSEMBLE_RUNS_DIR when set, else `default`."""
+    return Path(env[RUNS_DIR_VAR]) if env.get(RUNS_DIR_VAR) else default
 
 
 NULL_TRACER = Tracer(None, "untraced")

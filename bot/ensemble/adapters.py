@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.ensemble.types import Retrieved, TestOutcome
+from bot.trace import span
 
 log = logging.getLogger(__name__)
 MAX_PASS_SUMMARY = 400
@@ -22,13 +23,17 @@ class IndexRetriever:
 
     def search(self, query: str, k: int = 8) -> list[tuple[Retrieved, str]]:
         """Chunk-level hits for `query`, best first."""
-        hits = self.index.search(query, k=k, level="chunk")
+        with span("index.search", query=query[:200], k=k) as s:
+            hits = self.index.search(query, k=k, level="chunk")
+            s.set(hits=len(hits), top=[h.path for h in hits[:3]])
         return [(Retrieved(h.path, "search", float(h.score), h.start_line, h.end_line, query[:80]), h.text or "")
                 for h in hits]
 
     def lookup_symbol(self, name: str) -> list[tuple[Retrieved, str]]:
         """Definitions of `name`."""
-        hits = self.index.lookup_symbol(name)
+        with span("index.symbol", symbol=name[:200]) as s:
+            hits = self.index.lookup_symbol(name)
+            s.set(hits=len(hits))
         return [(Retrieved(h.path, "symbol", float(getattr(h, "score", 1.0)), h.start_line, h.end_line, name),
                  getattr(h, "text", "") or "") for h in hits]
 
@@ -55,8 +60,15 @@ class SandboxRunner:
 
         env = self._envs.get(workspace)
         if env is None:
-            env = self._envs[workspace] = self.sandbox.prepare(workspace, self.spec)
-        result = self.sandbox.run(env, env.test_command, self.spec.timeout_s)
+            with span("sandbox.prepare") as s:
+                env = self._envs[workspace] = self.sandbox.prepare(workspace, self.spec)
+                s.set(backend=env.backend, image=env.image, cached=env.cached, language=env.project.language,
+                      setup_s=round(env.setup_s, 2))
+        with span("sandbox.run", backend=env.backend, image=env.image) as s:
+            s.set(command=env.test_command)
+            result = self.sandbox.run(env, env.test_command, self.spec.timeout_s)
+            s.set(exit_code=result.exit_code, duration_s=round(result.duration_s, 2), timed_out=result.timed_out,
+                  oom_killed=result.oom_killed, tests=len(result.tests), failing=len(result.failures))
         failing = tuple(t.name for t in result.failures)
         if result.ok:
             passed = sum(t.outcome == "pass" for t in result.tests)

@@ -24,7 +24,12 @@ def model_manager(repo_dir: Path, config: Config, env: Mapping[str, str], use_ca
 
 def retriever(repo_dir: Path, config: Config, env: Mapping[str, str] | None = None) -> Any:
     """The repository's index (built or updated as needed), wrapped for the planner."""
-    index = open_configured_index(repo_dir, config, env)
+    from bot.trace import span
+
+    with span("index.open", model=config.index.embedding_model or "default") as s:
+        index = open_configured_index(repo_dir, config, env)
+        stored = index.stored
+        s.set(model=stored.model, commit=stored.commit, files=len(stored.files), chunks=len(stored.chunks))
     wrapped = IndexRetriever(index)
     embedder = getattr(index, "embedder", None)
     if embedder is not None and hasattr(embedder, "embed"):

@@ -28,7 +28,7 @@ from bot.ensemble.select import choose_winner, describe
 from bot.ensemble.team import Progress, Team, run_team
 from bot.ensemble.types import CRASHED, QUESTIONS, RunResult, Task, TeamResult
 from bot.forge.local import LocalForge, slugify
-from bot.trace import Tracer, new_run_id, propagate, span
+from bot.trace import Tracer, new_run_id, propagate, runs_dir, span
 
 log = logging.getLogger(__name__)
 TEAM_NAMES = "abcdefgh"
@@ -53,7 +53,8 @@ def run_task(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str],
     parts = parts or Components()
     repo_dir = Path(repo_dir).resolve()
     run_id = run_id or new_run_id()
-    tracer = Tracer.for_run(repo_dir / ".ensemble" / "runs", run_id, env, secret_names=config.secret_env)
+    tracer = Tracer.for_run(runs_dir(env, repo_dir / ".ensemble" / "runs"), run_id, env,
+                            secret_names=config.secret_env)
     started = time.monotonic()
     result = RunResult(run_id, task)
     forge = LocalForge(repo_dir, run_id)

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 from bot.errors import EnsembleError
 from bot.redact import Redactor
+from bot.trace import span
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -111,19 +112,23 @@ class GitHubForge:
         from github import GithubException, RateLimitExceededException
 
         waited = 0.0
-        while True:
-            try:
-                return fn()
-            except (RateLimitExceededException, GithubException) as exc:
-                wait = _retry_after(exc)
-                if wait is None:
-                    raise ForgeError(f"GitHub refused to {what}: {exc.status} {_message(exc)}", exc.status) from None
-                if waited + wait > self.max_wait_s:
-                    raise ForgeError(f"GitHub rate-limited us while trying to {what}; waited {waited:.0f}s, "
-                                     "which is the limit; run again later") from None
-                log.warning("GitHub secondary rate limit while trying to %s; waiting %.0fs", what, wait)
-                self._sleep(wait)
-                waited += wait
+        with span("github.api", what=what) as s:
+            while True:
+                try:
+                    return fn()
+                except (RateLimitExceededException, GithubException) as exc:
+                    s.set(status_code=exc.status)
+                    wait = _retry_after(exc)
+                    if wait is None:
+                        raise ForgeError(f"GitHub refused to {what}: {exc.status} {_message(exc)}",
+                                         exc.status) from None
+                    if waited + wait > self.max_wait_s:
+                        raise ForgeError(f"GitHub rate-limited us while trying to {what}; waited {waited:.0f}s, "
+                                         "which is the limit; run again later") from None
+                    log.warning("GitHub secondary rate limit while trying to %s; waiting %.0fs", what, wait)
+                    self._sleep(wait)
+                    waited += wait
+                    s.set(rate_limited_s=waited)
 
     def _not_found_is_none(self, what: str, fn: Callable[[], T]) -> T | None:
         try:
@@ -352,7 +357,8 @@ class GitHubForge:
 
         url = f"{self.server_url}/{self.full_name}.git"
         try:
-            repo = Repo.clone_from(url, dest, env=self.git_env())
+            with span("git.clone", url=url):
+                repo = Repo.clone_from(url, dest, env=self.git_env())
         except GitCommandError as exc:
             raise ForgeError(f"could not clone {url}: {_git_words(exc)}; check the token can read the repository") from None
         with repo.config_writer() as cfg:
@@ -367,7 +373,8 @@ class GitHubForge:
         repo = Repo(clone)
         lease = f"--force-with-lease=refs/heads/{branch}:{expected or ''}"
         try:
-            with repo.git.custom_environment(**self.git_env()):
+            with span("git.push", branch=branch, expected=expected or "(absent)"), \
+                    repo.git.custom_environment(**self.git_env()):
                 repo.git.push(lease, "origin", f"{source or 'refs/heads/' + branch}:refs/heads/{branch}")
         except GitCommandError as exc:
             raise ForgeError(f"could not push {branch}: {_git_words(exc)}; someone else may have pushed to it") from None

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from bot.errors import EnsembleError
 from bot.forge import BRANCH_PREFIX, Commit, Workspace
+from bot.trace import span
 
 log = logging.getLogger(__name__)
 WORKTREES = Path(".ensemble") / "worktrees"
@@ -69,21 +70,26 @@ class GitWorkspace:
 
     def commit(self, summary: str, body: str, trailers: dict[str, str]) -> Commit | None:
         """Commit every change in the worktree; None when there is nothing to commit."""
-        git(self.path, "add", "-A")
-        if not git(self.path, "status", "--porcelain"):
-            return None
-        identity = [] if git(self.path, "config", "user.email", check=False).strip() else [
-            "-c", f"user.name={BOT_NAME}", "-c", f"user.email={BOT_EMAIL}"]
-        message = format_message(summary, body, trailers)
-        subprocess.run(["git", *identity, "commit", "-q", "--no-verify", "-F", "-"], cwd=self.path,
-                       input=message, text=True, capture_output=True, check=True)
-        sha = git(self.path, "rev-parse", "HEAD").strip()
-        return Commit(sha, message.splitlines()[0])
+        with span("git.commit", worktree=self.path.name) as s:
+            git(self.path, "add", "-A")
+            changed = git(self.path, "status", "--porcelain").splitlines()
+            s.set(files=len(changed))
+            if not changed:
+                return None
+            identity = [] if git(self.path, "config", "user.email", check=False).strip() else [
+                "-c", f"user.name={BOT_NAME}", "-c", f"user.email={BOT_EMAIL}"]
+            message = format_message(summary, body, trailers)
+            subprocess.run(["git", *identity, "commit", "-q", "--no-verify", "-F", "-"], cwd=self.path,
+                           input=message, text=True, capture_output=True, check=True)
+            sha = git(self.path, "rev-parse", "HEAD").strip()
+            s.set(sha=sha, summary=message.splitlines()[0])
+            return Commit(sha, message.splitlines()[0])
 
     def reset(self, sha: str) -> None:
         """Go back to `sha` (one of this workspace's commits), dropping later commits and changes."""
-        git(self.path, "reset", "-q", "--hard", sha)
-        git(self.path, "clean", "-q", "-fd")
+        with span("git.reset", worktree=self.path.name, sha=sha):
+            git(self.path, "reset", "-q", "--hard", sha)
+            git(self.path, "clean", "-q", "-fd")
 
     def commits(self) -> list[Commit]:
         """Commits since the base, oldest first."""
@@ -116,7 +122,8 @@ class LocalForge:
         path = self.repo_dir / WORKTREES / f"{self.run_id}-{name}"
         if path.exists():
             self._remove(path)
-        git(self.repo_dir, "worktree", "add", "-q", "--detach", str(path), self.base)
+        with span("git.worktree", worktree=path.name, base=self.base):
+            git(self.repo_dir, "worktree", "add", "-q", "--detach", str(path), self.base)
         workspace = GitWorkspace(path, self.base)
         self._workspaces.append(workspace)
         return workspace
@@ -131,7 +138,9 @@ class LocalForge:
             raise GitError(f"{self.branch} is checked out in your working tree; switch to another branch "
                            "so the bot can update it, then run again")
         old = self.base if self.continued else "0" * 40  # zeros: the branch must not exist yet
-        git(self.repo_dir, "update-ref", "-m", f"ensemble run {self.run_id}", f"refs/heads/{self.branch}", head, old)
+        with span("git.publish", branch=self.branch, head=head, commits=len(commits), continued=self.continued):
+            git(self.repo_dir, "update-ref", "-m", f"ensemble run {self.run_id}", f"refs/heads/{self.branch}",
+                head, old)
         return commits
 
     def cleanup(self) -> None:

@@ -116,7 +116,8 @@ class Hub:
                 "GITHUB_TOKEN": self.fake.token, "GITHUB_API_URL": self.fake.api_url,
                 "GITHUB_SERVER_URL": self.fake.server_url, "GITHUB_RUN_ID": str(run_id or next(self.run_ids)),
                 "GITHUB_OUTPUT": str(self.outputs), "GITHUB_STEP_SUMMARY": str(self.summary),
-                "ENSEMBLE_WORKDIR": str(self.tmp / "work"), "ENSEMBLE_STOP_POLL_S": "0.05", **self.extra_env}
+                "ENSEMBLE_WORKDIR": str(self.tmp / "work"), "ENSEMBLE_RUNS_DIR": str(self.tmp / "runs"),
+                "ENSEMBLE_STOP_POLL_S": "0.05", **self.extra_env}
 
     def send(self, name: str, payload: dict[str, Any], run_id: int | None = None) -> Outcome:
         return handle_event(self.env(name, payload, run_id), engine=self.engine)

@@ -16,7 +16,8 @@ WORKFLOW = yaml.safe_load(WORKFLOW_TEXT)
 def test_action_is_composite_with_the_documented_inputs_and_outputs() -> None:
     assert ACTION["runs"]["using"] == "composite"
     assert set(ACTION["inputs"]) == {"github-token", "openai-api-key", "gemini-api-key", "openai-base-url",
-                                     "config-path", "budget-usd", "trigger-label", "bot-login", "torch-install"}
+                                     "config-path", "budget-usd", "trigger-label", "bot-login", "torch-install",
+                                     "upload-trace"}
     assert set(ACTION["outputs"]) == {"pr-number", "result"}
 
 
@@ -25,6 +26,15 @@ def test_action_masks_secrets_installs_its_own_venv_and_keeps_inputs_out_of_scri
     runs = "\n".join(step.get("run", "") for step in steps)
     assert "::add-mask::" in runs and "ensemble-venv" in runs and "handle-event" in runs
     assert "${{" not in runs  # inputs reach scripts only through env:
+
+
+def test_action_uploads_the_folder_its_traces_go_to_unless_told_not_to() -> None:
+    steps = ACTION["runs"]["steps"]
+    handle = next(step for step in steps if step.get("id") == "handle")
+    upload = next(step for step in steps if step.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload["with"]["path"] == handle["env"]["ENSEMBLE_RUNS_DIR"]
+    assert "always()" in upload["if"] and "inputs.upload-trace == 'true'" in upload["if"]
+    assert steps.index(upload) > steps.index(handle)
 
 
 def test_workflow_triggers_permissions_and_concurrency() -> None:

@@ -5,6 +5,7 @@ The models sit behind the fake OpenAI/Gemini servers; retrieval, the Docker sand
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -60,6 +61,26 @@ def test_a_labelled_issue_becomes_a_draft_pr_with_passing_tests(stack: tuple[Hub
     assert "(ordered[middle - 1] + ordered[middle]) / 2" in hub.fake.file_at(REPO, "ensemble/issue-1", "stats/core.py")
     assert all("Ensemble-Run:" in m for m in hub.fake.commit_messages(REPO, "ensemble/issue-1"))
     assert hub.fake.token not in "".join(r.last_user for r in openai.requests)
+    _assert_traced(hub.tmp / "runs", secrets=(hub.fake.token, OPENAI_KEY, GEMINI_KEY))
+
+
+def _assert_traced(runs: Path, secrets: tuple[str, ...]) -> None:
+    """The event's trace holds the GitHub and git work, the engine's the index, sandbox and commits."""
+    traces = {p.parent.name: [json.loads(line) for line in p.read_text().splitlines()] for p in runs.glob("*/trace.jsonl")}
+    event = next(spans for spans in traces.values() if any(s["name"] == "ensemble.event" for s in spans))
+    names = {s["name"] for s in event}
+    assert {"ensemble.event", "ensemble.engine", "git.clone", "git.push", "github.api"} <= names
+    engine_run = next(s for s in event if s["name"] == "ensemble.engine")["attributes"]["engine_run"]
+    top = next(s for s in event if s["name"] == "ensemble.event")["attributes"]
+    assert top["result"] == "pr-opened" and top["pr_number"]
+    engine = {s["name"]: s for s in traces[engine_run]}  # the engine's own trace, linked by its run id
+    assert {"ensemble.run", "index.open", "index.search", "sandbox.prepare", "sandbox.run", "git.worktree",
+            "git.commit", "git.publish"} <= set(engine)
+    runs_seen = [s["attributes"] for s in traces[engine_run] if s["name"] == "sandbox.run"]
+    assert {a["exit_code"] == 0 for a in runs_seen} == {True, False}  # the baseline failed, the fix passed
+    assert all(a["backend"] == "docker" and a["image"] for a in runs_seen)
+    text = "".join(p.read_text() for p in runs.glob("*/trace.jsonl"))
+    assert not [s for s in secrets if s in text]
 
 
 def _labeled(hub: Hub) -> dict:

@@ -9,8 +9,9 @@ import pytest
 
 from bot.cli import main
 from bot.config import Config, Models, RoleModel
+from bot.forge.local import GitError, LocalForge
 from bot.llm import Message, ModelManager
-from bot.trace import Tracer
+from bot.trace import Tracer, span
 from tests.fakes.openai_server import FakeOpenAI
 
 KEY = "sk-test-report-key-0123456789"
@@ -70,3 +71,28 @@ def test_missing_trace_is_bad_usage(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "no such trace file" in capsys.readouterr().err
     (tmp_path / "empty").mkdir()
     assert main(["report", str(tmp_path / "empty")]) == 2
+
+
+def test_report_totals_git_and_other_operations_per_span_name(repo: Path, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    tracer = Tracer.for_run(tmp_path / "runs", run_id="r2", env={})
+    with tracer.activate():
+        forge = LocalForge(repo, "r2")
+        forge.start("tidy")
+        workspace = forge.workspace("a")
+        for n in range(2):
+            (workspace.path / f"new{n}.txt").write_text(f"{n}\n")
+            workspace.commit(f"add new{n}", "", {})
+        forge.publish(workspace)
+        with pytest.raises(GitError), span("git.push", branch="ensemble/tidy"):
+            raise GitError("rejected")
+        forge.cleanup()
+    assert main(["report", str(tmp_path / "runs"), "--json"]) == 0
+    ops = {o["name"]: o for o in json.loads(capsys.readouterr().out)["operations"]}
+    assert ops["git.commit"]["count"] == 2 and ops["git.commit"]["errors"] == 0
+    assert ops["git.worktree"]["count"] == 1 and ops["git.publish"]["count"] == 1
+    assert ops["git.push"]["errors"] == 1
+    assert all(o["total_s"] >= o["longest_s"] > 0 for o in ops.values() if o["name"] != "git.push")
+    assert main(["report", str(tmp_path / "runs")]) == 0
+    table = capsys.readouterr().out
+    assert "time by operation" in table and any(line.split()[:2] == ["git.commit", "2"] for line in table.splitlines())

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.redact import MASK, Redactor
-from bot.trace import TRACE_FILE, Tracer, propagate, read_trace, span, traced
+from bot.trace import TRACE_FILE, Tracer, propagate, read_trace, runs_dir, span, traced
 
 SECRETS = {
     "GITHUB_TOKEN": "ghs_16C7e42F292c6912E7710c838347Ae178B4a",
@@ -134,3 +134,18 @@ def test_redacted_text_holds_nothing_token_shaped_and_redaction_is_idempotent() 
     once = redactor.text(f"https://x-access-token:{SECRETS['GITHUB_TOKEN']}@host/o/r.git {STRAY_TOKENS[0]}")
     assert TOKEN_PATTERNS.search(once) is None
     assert redactor.text(once) == once == f"https://x-access-token:{MASK}@host/o/r.git {MASK}"
+
+
+def test_secrets_learned_mid_run_are_redacted_from_later_spans(tmp_path: Path) -> None:
+    tracer = Tracer.for_run(tmp_path, "r1", env={})
+    with tracer.activate():
+        tracer.add_secrets(["configured-secret-value-42"])
+        with span("github.api", what="read configured-secret-value-42"):
+            pass
+    text = (tmp_path / "r1" / TRACE_FILE).read_text()
+    assert "configured-secret-value-42" not in text and MASK in text
+
+
+def test_ensemble_runs_dir_moves_the_traces(tmp_path: Path) -> None:
+    assert runs_dir({"ENSEMBLE_RUNS_DIR": str(tmp_path / "elsewhere")}, tmp_path / "default") == tmp_path / "elsewhere"
+    assert runs_dir({}, tmp_path / "default") == tmp_path / "default"
