@@ -2,7 +2,7 @@
 """Retrieval benchmark: recall on real bug-localization cases, build/update/query times, size, memory.
 
     python bench/retrieval.py --root /work/evalroot            # cases materialized by materialize.py
-    python bench/retrieval.py --root DIR --model all-MiniLM-L6-v2 --cases-limit 9
+    python bench/retrieval.py --root DIR --model all-MiniLM-L6-v2 --cases-limit 9   # the full-precision model
 
 Reports, side by side: file-level recall@1/@5/@10 and MRR for BM25 over whole files and over
 chunks (each with and without test files in the index), dense alone and hybrid; the fusion grid
@@ -262,13 +262,13 @@ def main() -> int:
     parser.add_argument("--skip-perf", action="store_true")
     parser.add_argument("--faiss-only", action="store_true", help="only the exact-vs-HNSW section")
     args = parser.parse_args()
-    if args.faiss_only:
-        faiss_threshold(Path(args.root) / ".cache-all-MiniLM-L6-v2.sqlite")
-        return 0
     from indexer.embedder import canonical_model_name
 
     args.model = canonical_model_name(args.model or os.environ.get("ENSEMBLE_BENCH_MODEL") or None)
     args.model_slug = args.model.replace(":", "_").replace("/", "_")
+    if args.faiss_only:
+        faiss_threshold(Path(args.root) / f".cache-{args.model_slug}.sqlite")
+        return 0
     cases = [json.loads(line) for line in Path(args.cases).read_text().splitlines() if line.strip()]
     cases = [c for c in cases if not args.repos or c["repo"] in args.repos.split(",")]
     cases = cases[: args.cases_limit] if args.cases_limit else cases

