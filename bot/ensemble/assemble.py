@@ -31,9 +31,8 @@ def retriever(repo_dir: Path, config: Config, env: Mapping[str, str] | None = No
         stored = index.stored
         s.set(model=stored.model, commit=stored.commit, files=len(stored.files), chunks=len(stored.chunks))
     wrapped = IndexRetriever(index)
-    embedder = getattr(index, "embedder", None)
-    if embedder is not None and hasattr(embedder, "embed"):
-        wrapped.embed = lambda texts: embedder.embed(list(texts))  # type: ignore[attr-defined]
+    # the index's own model, loaded on first use (that takes seconds, so only when something embeds)
+    wrapped.embed = lambda texts: index.embedder.embed(list(texts))  # type: ignore[attr-defined]
     return wrapped
 
 

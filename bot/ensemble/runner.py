@@ -76,7 +76,10 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
     notify("-", "indexing", 0, str(repo_dir))
     models, retriever, runner = _components(repo_dir, config, env, parts)
     store = InsightStore(repo_dir / ".ensemble" / "insights.jsonl", parts.embed)
-    lessons = "\n".join(x.text() for x in store.relevant(task.text))
+    with span("insights.recall") as s:  # the first embedding: this is where the embedding model loads
+        relevant = store.relevant(task.text)
+        s.set(lessons=len(relevant))
+    lessons = "\n".join(x.text() for x in relevant)
     first = forge.workspace(TEAM_NAMES[0])
     notify("-", "baseline tests", 0, "")
     with span("ensemble.baseline"):
