@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,9 +16,11 @@ from bot.doctor import (
     check_config,
     check_docker,
     check_embedding_model,
+    check_github_token,
     check_model_keys,
     render,
 )
+from tests.fakes.github_server import FakeGitHub
 
 NO_ENGINE = {"DOCKER_HOST": "unix:///nonexistent/docker.sock"}
 
@@ -91,3 +94,52 @@ def test_a_broken_embedding_model_folder_is_reported_not_raised(tmp_path: Path) 
     result = check_embedding_model(ctx)
     assert not result.ok and result.essential
     assert str(model) in result.detail and "does not load" in result.detail
+
+
+@pytest.fixture
+def github(tmp_path: Path) -> Iterator[FakeGitHub]:
+    with FakeGitHub(tmp_path / "github") as fake:
+        fake.add_repo("octo/demo", {"README.md": "demo\n"})
+        yield fake
+
+
+def _token_env(fake: FakeGitHub, token: str, **extra: str) -> dict[str, str]:
+    return {"GITHUB_TOKEN": token, "GITHUB_REPOSITORY": "octo/demo", "GITHUB_API_URL": fake.api_url, **extra}
+
+
+def test_token_that_can_push_and_an_installation_token_pass(tmp_path: Path, github: FakeGitHub) -> None:
+    github.add_user_token("github_pat_writer0123456789", "writer")
+    github.set_permission("octo/demo", "writer", "write")
+    [check] = check_github_token(DoctorContext(tmp_path, _token_env(github, "github_pat_writer0123456789")))
+    assert check.ok and check.detail == "reads and pushes to octo/demo"
+    [check] = check_github_token(DoctorContext(tmp_path, _token_env(github, github.token)))
+    assert check.ok and "installation token" in check.detail
+
+
+def test_token_problems_are_named_with_the_fix(tmp_path: Path, github: FakeGitHub) -> None:
+    github.add_user_token("github_pat_reader0123456789", "reader")
+    github.set_permission("octo/demo", "reader", "read")
+    [check] = check_github_token(DoctorContext(tmp_path, _token_env(github, "github_pat_reader0123456789")))
+    assert not check.ok and check.detail == "reads octo/demo but may not push to it" and "Contents: write" in check.fix
+    [check] = check_github_token(DoctorContext(tmp_path, _token_env(github, "ghp_wrong0123456789", GITHUB_ACTIONS="true")))
+    assert not check.ok and check.essential and "rejected (401" in check.detail
+    assert "ghp_wrong0123456789" not in check.detail + check.fix
+    env = _token_env(github, github.token, GITHUB_REPOSITORY="octo/missing")
+    [check] = check_github_token(DoctorContext(tmp_path, env))
+    assert not check.ok and "octo/missing is not visible" in check.detail and not check.essential
+
+
+def test_default_token_without_heal_workflows_warns_that_prs_go_untested(tmp_path: Path, github: FakeGitHub) -> None:
+    ctx = DoctorContext(tmp_path, _token_env(github, github.token, ENSEMBLE_DEFAULT_TOKEN="true"))
+    assert check_config(ctx).ok  # loads the (default) config the next check reads
+    token, ci = check_github_token(ctx)
+    assert token.ok and not ci.ok and "heal.workflows" in ci.fix
+    (tmp_path / ".github").mkdir()
+    (tmp_path / ".github" / "ensemble.yml").write_text("heal: {workflows: [ci.yml]}\n")
+    ctx = DoctorContext(tmp_path, ctx.env)
+    assert check_config(ctx).ok
+    assert len(check_github_token(ctx)) == 1
+
+
+def test_without_a_token_no_github_check_runs(tmp_path: Path) -> None:
+    assert check_github_token(DoctorContext(tmp_path, {"GITHUB_REPOSITORY": "octo/demo"})) == []

@@ -42,7 +42,14 @@ def _page(fake: FakeGitHub, path: str, query: dict, items: list, key: str | None
 
 # -- repository, issues, comments, labels ---------------------------------------------------
 def get_repo(fake, repo, m, q, body, login) -> Reply:
-    return 200, {}, fake.repo_json(repo)
+    data = fake.repo_json(repo)
+    if not login.endswith("[bot]"):  # GitHub tells a user's token what that user may do; installation tokens get none
+        role = repo.permissions.get(login, "none")
+        ranks = ("none", "read", "triage", "write", "maintain", "admin")
+        have = ranks.index(role) if role in ranks else 0
+        data["permissions"] = {"admin": have >= 5, "maintain": have >= 4, "push": have >= 3, "triage": have >= 2,
+                               "pull": have >= 1}
+    return 200, {}, data
 
 
 def get_issue(fake, repo, m, q, body, login) -> Reply:
