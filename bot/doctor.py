@@ -71,7 +71,9 @@ def check_config(ctx: DoctorContext) -> Check:
         ctx.config = load_config(ctx.repo, ctx.env)
     except ConfigError as exc:
         return Check("Configuration", False, str(exc), "fix the keys named above", essential=True)
-    return Check("Configuration", True, f"valid ({ctx.config.source})", essential=True)
+    source = ctx.config.source
+    where = "no config file, all defaults" if source == "(defaults)" else source
+    return Check("Configuration", True, f"valid ({where})", essential=True)
 
 
 def check_docker(ctx: DoctorContext) -> Check:

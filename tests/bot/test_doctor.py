@@ -64,7 +64,7 @@ def test_full_report_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["doctor", "--repo", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "Embedding model" in out and "loads offline, 384 dimensions" in out
-    assert "Configuration" in out and out.rstrip().endswith("ready")
+    assert "valid (no config file, all defaults)" in out and out.rstrip().endswith("ready")
 
     (tmp_path / ".github").mkdir()
     (tmp_path / ".github" / "ensemble.yml").write_text("ensembels: 2\n")
