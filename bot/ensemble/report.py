@@ -40,6 +40,8 @@ def render_summary(result: RunResult) -> str:
         lines.append(f"refused edit: {refusal[:300]}")
     lines += _spend(result)
     lines.append(f"duration: {result.duration_s:.1f} s")
+    if result.trace:
+        lines.append(f"trace: {result.trace} (`ensemble report` summarizes it)")
     return "\n".join(lines)
 
 

@@ -56,7 +56,7 @@ def run_task(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str],
     tracer = Tracer.for_run(runs_dir(env, repo_dir / ".ensemble" / "runs"), run_id, env,
                             secret_names=config.secret_env)
     started = time.monotonic()
-    result = RunResult(run_id, task)
+    result = RunResult(run_id, task, trace=str(tracer.path))
     forge = LocalForge(repo_dir, run_id)
     with tracer.activate(), span("ensemble.run", run_id=run_id, task=task.title[:200]) as s:
         try:

@@ -171,6 +171,7 @@ class RunResult:
     replayed: bool = False
     notes: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # edits refused by policy, every team
+    trace: str = ""  # the run's trace.jsonl (`ensemble report` reads it)
 
     @property
     def success(self) -> bool:

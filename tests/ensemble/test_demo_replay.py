@@ -29,6 +29,8 @@ def test_the_shipped_transcript_fixes_the_sample_and_is_labelled_replayed(tmp_pa
     assert result["success"] and result["replayed"] is True and result["branch"].startswith("ensemble/")
     assert "REPLAYED from a scripted transcript" in err
     assert "Loading weights" not in err  # the model loader's own progress bar stays out of the live view
+    assert main(["report", result["trace"]]) == 0  # the summary names the trace, and the report reads it
+    assert "sandbox.run" in capsys.readouterr().out
 
     assert main(["run", "--repo", str(repo), "--task-file", str(task), "--no-cache"]) in (0, 1)
     summary = capsys.readouterr().out
