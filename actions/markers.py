@@ -3,6 +3,10 @@
 Markers carry the state that makes handlers idempotent (which run owns a progress comment,
 which comment was already answered, how many heal attempts were made). Only markers in
 comments written by the bot are trusted: anyone can type a marker into their own comment.
+Even there, only the markers that end the comment count: the bot writes its markers last,
+while the text before them (a plan, planner questions, an error, a CI log) may hold
+marker-shaped text that a model wrote or an issue smuggled in, which GitHub would not even
+show. `inert()` makes such text visible and unreadable as a marker before it is posted.
 """
 
 from __future__ import annotations
@@ -23,18 +27,41 @@ def marker(kind: str, data: dict[str, Any] | None = None) -> str:
     return f"<!-- ensemble:{kind} {encoded} -->"
 
 
+def inert(text: str) -> str:
+    """`text` with every HTML comment opener broken (a zero-width space), so it renders as text and
+    can never be read as a marker."""
+    return text.replace("<!--", "<!-\u200b-")
+
+
+def _closing_markers(body: str) -> list[re.Match[str]]:
+    """The markers that end `body`: the last one, and those before it with only whitespace between."""
+    body = body or ""
+    found: list[re.Match[str]] = []
+    end = len(body.rstrip())
+    for match in reversed(list(_MARKER.finditer(body))):
+        if body[match.end():end].strip():
+            break
+        found.insert(0, match)
+        end = match.start()
+    return found
+
+
+def _closing_marker(body: str, kind: str) -> re.Match[str] | None:
+    return next((m for m in reversed(_closing_markers(body)) if m["kind"] == kind), None)
+
+
 def read_marker(body: str, kind: str) -> dict[str, Any] | None:
-    """The data of the first `kind` marker in `body` ({} when it has none), or None when absent."""
-    for match in _MARKER.finditer(body or ""):
-        if match["kind"] == kind:
-            if not match["data"]:
-                return {}
-            try:
-                data = json.loads(match["data"])
-            except json.JSONDecodeError:
-                return {}
-            return data if isinstance(data, dict) else {}
-    return None
+    """The data of the `kind` marker among those that end `body` ({} when it has none), or None."""
+    match = _closing_marker(body, kind)
+    if match is None:
+        return None
+    if not match["data"]:
+        return {}
+    try:
+        data = json.loads(match["data"])
+    except json.JSONDecodeError:
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def has_marker(body: str) -> bool:
@@ -43,9 +70,9 @@ def has_marker(body: str) -> bool:
 
 
 def replace_marker(body: str, kind: str, data: dict[str, Any] | None) -> str:
-    """`body` with its `kind` marker replaced by one carrying `data` (appended if absent)."""
+    """`body` with its closing `kind` marker replaced by one carrying `data` (appended if it has none)."""
     new = marker(kind, data)
-    for match in _MARKER.finditer(body or ""):
-        if match["kind"] == kind:
-            return body[: match.start()] + new + body[match.end():]
+    match = _closing_marker(body, kind)
+    if match is not None:
+        return body[: match.start()] + new + body[match.end():]
     return (body.rstrip("\n") + "\n" if body else "") + new

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from actions.engine import plan_text
-from actions.markers import marker
+from actions.markers import inert, marker
 from bot.ensemble.types import RunResult, TestOutcome
 
 STAGES = (("indexed", "Indexed the repository"), ("planned", "Planned the change"), ("coded", "Wrote the code"),
@@ -27,7 +27,7 @@ def progress_body(state: dict[str, Any]) -> str:
     lines = [f"**ensemble run** `{state.get('run', '?')}` for #{state.get('issue', '?')}", ""]
     lines += [f"- [{'x' if key in done else ' '}] {label}" for key, label in STAGES]
     if state.get("note"):
-        lines += ["", str(state["note"])]
+        lines += ["", inert(str(state["note"]))]
     return "\n".join(lines) + "\n\n" + marker("progress", state)
 
 
@@ -103,6 +103,7 @@ def _longest_backtick_run(text: str) -> int:
 
 def questions_comment(questions: tuple[str, ...] | list[str]) -> str:
     """The planner's questions, and what to do next."""
+    questions = [inert(q) for q in questions]
     items = "\n".join(f"{i}. {q}" for i, q in enumerate(questions, 1))
     return ("Before I write code I need answers to these questions:\n\n" + items +
             "\n\nPlease answer them by editing the issue or in a comment, then comment `/ensemble run`."
@@ -110,7 +111,8 @@ def questions_comment(questions: tuple[str, ...] | list[str]) -> str:
 
 
 def plan_comment(plan_markdown: str, run: str) -> str:
-    """The plan posted for approval."""
+    """The plan posted for approval (what runs on approval is exactly what is shown)."""
+    plan_markdown = inert(plan_markdown)
     return (f"Here is my plan. Comment `/ensemble approve-plan` to let me write the code, or edit the issue and "
             f"comment `/ensemble run` for a new plan.\n\n{plan_markdown}\n\n" + marker("plan", {"run": run, "plan": plan_markdown}))
 

@@ -6,7 +6,7 @@ from actions.commands import HELP_TEXT, BadCommand, Command, help_reply, parse_c
 from actions.context import WORKING, Context, Outcome, branch_of_issue, issue_of_pull
 from actions.flow import revise_pull, run_issue
 from actions.handlers.replies import refuse, reply_once
-from actions.markers import has_marker, marker
+from actions.markers import has_marker
 
 
 def handle(ctx: Context) -> Outcome:
@@ -52,8 +52,8 @@ def _retry(ctx: Context, command: Command, number: int) -> Outcome:
         return _reply(ctx, number, "This pull request is not one of mine; comment on the issue instead.", "replied")
     head = ctx.forge.branch_head(branch_of_issue(issue))
     if head:
-        reply_once(ctx, number, ctx.event.comment_id or 0,
-                   f"OK, continuing from `{head[:7]}`." + "\n\n" + marker("ack", {"sha": head}))
+        reply_once(ctx, number, ctx.event.comment_id or 0, f"OK, continuing from `{head[:7]}`.",
+                   markers=(("ack", {"sha": head}),))
     return run_issue(ctx, issue, ctx.event.sender, retry=True)
 
 

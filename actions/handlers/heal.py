@@ -16,7 +16,7 @@ from typing import Any
 from actions.context import NEEDS_HUMAN, Context, Outcome, branch_of_issue, issue_of_branch
 from actions.flow import revise_pull
 from actions.logcut import cut_failure, failure_signature
-from actions.markers import marker
+from actions.markers import inert, marker
 from actions.render import escalation_comment, fenced
 from actions.settings import remote_config
 from bot.forge.github import PullInfo
@@ -130,7 +130,7 @@ def _load(ctx: Context, number: int) -> tuple[int | None, dict[str, Any]]:
 
 
 def _save(ctx: Context, number: int, comment_id: int | None, state: dict[str, Any], note: str) -> None:
-    body = f"**Self-healing**: {note} Fix attempts used: {state['attempts']}.\n\n" + marker("heal", state)
+    body = f"**Self-healing**: {inert(note)} Fix attempts used: {state['attempts']}.\n\n" + marker("heal", state)
     if comment_id is None:
         ctx.forge.comment(number, body)
     else:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from actions.context import Context, Outcome
-from actions.markers import marker
+from actions.markers import inert, marker
 from actions.render import REFUSAL
 
 
@@ -14,9 +16,14 @@ def refuse(ctx: Context, number: int, login: str) -> Outcome:
     return Outcome("refused", f"@{login} may not trigger the bot (needs write, maintain or admin); nothing ran")
 
 
-def reply_once(ctx: Context, number: int, comment_id: int, text: str) -> bool:
-    """Answer the comment `comment_id` unless an earlier delivery already did; True when posted."""
+def reply_once(ctx: Context, number: int, comment_id: int, text: str,
+               markers: tuple[tuple[str, dict[str, Any]], ...] = ()) -> bool:
+    """Answer the comment `comment_id` unless an earlier delivery already did; True when posted.
+
+    `markers` (kind, data) go at the end with the reply's own; marker-shaped text in `text` stays text.
+    """
     if any(data.get("to") == comment_id for _, data in ctx.own_markers(number, "reply")):
         return False
-    ctx.forge.comment(number, text + "\n\n" + marker("reply", {"to": comment_id}))
+    closing = "\n".join(marker(kind, data) for kind, data in (*markers, ("reply", {"to": comment_id})))
+    ctx.forge.comment(number, inert(text) + "\n\n" + closing)
     return True
