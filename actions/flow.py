@@ -16,6 +16,7 @@ from actions.engine import plan_text
 from actions.gitops import check_hold, prepare_clone
 from actions.progress import ProgressComment, StopWatcher
 from actions.render import plan_comment, pr_body, questions_comment
+from actions.settings import register_secrets, remote_config
 from bot.config import Config, load_config
 from bot.ensemble.types import STOPPED, RunResult, Task
 from bot.forge.github import PullInfo
@@ -30,7 +31,7 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
     branch = branch_of_issue(issue)
     pull = ctx.forge.find_pull(branch)
     remote = ctx.forge.branch_head(branch)
-    if pull and not (retry or approved_plan):
+    if pull and not retry:  # an approved plan is one run: approving again does not run (and pay) again
         return Outcome("exists", f"PR #{pull.number} is already open for issue #{issue}; nothing to do", pull.number)
     if remote and not pull and not retry and (resumed := _resume(ctx, issue, branch, remote)):
         return resumed
@@ -127,17 +128,22 @@ def _config(ctx: Context, clone: Path, progress: ProgressComment) -> Config:
     from bot.errors import ConfigError
 
     try:
-        return load_config(clone, ctx.env, ctx.config_path)
+        config = load_config(clone, ctx.env, ctx.config_path)
     except ConfigError as exc:
         progress.update(f"The configuration is invalid, so nothing ran:\n\n```text\n{exc}\n```")
         raise
+    register_secrets(ctx, config)
+    return config
 
 
 def _run_engine(ctx: Context, clone: Path, task: Task, config: Config, progress: ProgressComment,
                 numbers: tuple[int, ...]) -> RunResult:
     env = {k: v for k, v in ctx.env.items() if k not in SECRET_NAMES and not k.startswith("INPUT_")}
     run_id = new_run_id()
-    with StopWatcher(ctx, numbers, after_id=progress.id or 0) as watcher, span("ensemble.engine", engine_run=run_id):
+    after = progress.id or 0
+    if progress.reused:  # a re-run of this job: a stop that ended the earlier attempt is spent
+        after = max([after, *(c.id for n in numbers for c in ctx.forge.comments(n))])
+    with StopWatcher(ctx, numbers, after_id=after) as watcher, span("ensemble.engine", engine_run=run_id):
         try:
             result = ctx.engine(clone, task, config, env, run_id=run_id, progress=progress.on_progress,
                                 stop=watcher.event)
@@ -192,7 +198,8 @@ def _resume(ctx: Context, issue: int, branch: str, remote: str) -> Outcome | Non
             progress = ProgressComment(ctx, issue, data.get("by", ""))
             progress.id, progress.state = comment.id, data
             log.info("resuming run %s: the branch was pushed but no PR was opened", data.get("run"))
-            return _open_pull(ctx, issue, branch, data.get("title", f"Issue #{issue}"), data["pr_body"], progress, None)
+            return _open_pull(ctx, issue, branch, data.get("title", f"Issue #{issue}"), data["pr_body"], progress,
+                              remote_config(ctx))
     return None
 
 

@@ -25,6 +25,7 @@ class ProgressComment:
         self.ctx = ctx
         self.issue = issue
         self.id: int | None = None
+        self.reused = False  # True on a re-run of the same job: the comment is the earlier attempt's
         self.state: dict[str, Any] = {"run": ctx.run_key, "issue": issue, "by": by, "done": [], "note": "",
                                       "trigger": ctx.event.delivery}
         self._lock = threading.Lock()
@@ -34,6 +35,7 @@ class ProgressComment:
         for comment, data in self.ctx.own_markers(self.issue, "progress"):
             if data.get("run") == self.ctx.run_key:
                 self.id, self.state = comment.id, data | {"by": self.state["by"] or data.get("by", "")}
+                self.reused = True
         self.state["note"] = note
         if self.id is None:
             self.id = self.ctx.forge.comment(self.issue, progress_body(self.state))

@@ -12,7 +12,12 @@ def remote_config(ctx: Context) -> Config:
     path = ctx.config_path or CONFIG_PATH
     text = ctx.forge.read_file(path, ctx.forge.default_branch())
     config = apply_env_overrides(parse_config(text, path) if text is not None else Config(), ctx.env)
+    register_secrets(ctx, config)
+    return config
+
+
+def register_secrets(ctx: Context, config: Config) -> None:
+    """Mask the values of the variables the config names in `secret_env`, in comments and in the trace."""
     configured = [ctx.env[name] for name in config.secret_env if ctx.env.get(name)]
     ctx.forge.add_secrets(configured)
     current_tracer().add_secrets(configured)
-    return config

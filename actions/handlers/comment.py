@@ -88,7 +88,12 @@ def _help(ctx: Context, command: Command, number: int) -> Outcome:
 
 
 def _approve_plan(ctx: Context, command: Command, number: int) -> Outcome:
+    from actions.settings import remote_config
+
     issue = _issue_number(ctx, number) or number
+    if not remote_config(ctx).require_plan_approval:
+        return _reply(ctx, number, "Plans need no approval in this repository (`require_plan_approval` is off); "
+                      "comment `/ensemble run` to start a run.", "replied")
     plans = ctx.own_markers(issue, "plan")
     if not plans:
         return _reply(ctx, number, "There is no plan waiting for approval here.", "replied")

@@ -134,3 +134,15 @@ def test_a_redelivered_event_after_a_failed_run_does_not_run_again(hub: Hub, eng
     engine.fail = False
     assert hub.send("issues", relabelled).result == "pr-opened"
     assert len(engine.calls) == 2
+
+
+def test_a_resumed_run_dispatches_ci_with_the_default_token(hub: Hub, engine: ScriptedEngine) -> None:
+    from tests.actions.test_slash_commands import _set_config
+
+    _set_config(hub, "ensembles: 1\nheal: {workflows: [ci.yml]}\n")
+    hub.fake.fail_next(status=500, message="Server Error", retry_after=None, method="POST", path_pattern=r"/pulls$")
+    with pytest.raises(Exception):  # noqa: B017 - killed between push and PR
+        hub.send("issues", hub.labeled(1))
+    resumed = hub.send("issues", hub.labeled(1))
+    assert resumed.result == "pr-opened"
+    assert [d["workflow"] for d in hub.fake.repos[REPO].dispatches] == [".github/workflows/ci.yml"]

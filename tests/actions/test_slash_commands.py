@@ -185,3 +185,34 @@ def test_a_marker_hidden_in_the_plan_text_cannot_replace_the_plan(hub: Hub, engi
     assert hidden not in engine.calls[0].body and "<!-\u200b- ensemble:plan" in engine.calls[0].body
     posted = [c["body"] for c in hub.fake.comments_on(REPO, 1) if "Here is my plan" in c["body"]]
     assert posted and hidden not in posted[0]
+
+
+def test_approving_a_plan_again_or_where_none_is_required_runs_nothing(hub: Hub, engine: ScriptedEngine) -> None:
+    from actions.app import handle_event
+    from bot.ensemble.types import Plan
+
+    def planner(repo_dir, task, config, env):  # type: ignore[no-untyped-def]
+        return Plan("Swap the operator", ("calc.py",), ("Change - to +",))
+
+    outcome = handle_event(hub.env("issue_comment", hub.comment(1, "/ensemble approve-plan")), engine=engine,
+                           planner=planner)
+    assert outcome.result == "replied" and "need no approval" in outcome.message and not engine.calls
+    _set_config(hub, "ensembles: 1\nrequire_plan_approval: true\n")
+    handle_event(hub.env("issues", hub.labeled(1)), engine=engine, planner=planner)
+    first = handle_event(hub.env("issue_comment", hub.comment(1, "/ensemble approve-plan")), engine=engine,
+                         planner=planner)
+    again = handle_event(hub.env("issue_comment", hub.comment(1, "/ensemble approve-plan", sender="mona")),
+                         engine=engine, planner=planner)
+    assert first.result == "pr-opened" and again.result == "exists" and len(engine.calls) == 1
+
+
+def test_re_running_a_stopped_job_does_not_count_the_old_stop(hub: Hub, engine: ScriptedEngine) -> None:
+    def say_stop(stop: threading.Event) -> None:
+        hub.fake.add_comment(REPO, 1, "/ensemble stop", user="mona")
+        assert stop.wait(5)
+
+    engine.before_return = say_stop
+    assert hub.send("issues", hub.labeled(1), run_id=77).result == "stopped"
+    engine.before_return = lambda stop: stop.wait(1.0)
+    again = hub.send("issues", hub.labeled(1), run_id=77)  # "Re-run jobs" in the Actions UI
+    assert again.result == "pr-opened", again.message

@@ -122,7 +122,10 @@ def test_error_text_in_public_comments_never_shows_a_secret(hub: Hub, engine: Sc
     engine.before_return = leak
     with pytest.raises(RuntimeError):  # the CLI turns it into exit 1 after the comment is written
         hub.send("issues", hub.labeled(1))
-    bodies = "\n".join(c["body"] for c in hub.fake.comments_on(REPO, 1))
-    assert "The run failed" in bodies and "auth failed for" in bodies
+    with pytest.raises(RuntimeError):  # a comment command loads the config from the clone, not the API
+        hub.send("issue_comment", hub.comment(1, "/ensemble run"), run_id=9001)
+    comments = [c["body"] for c in hub.fake.comments_on(REPO, 1)]
+    assert sum("auth failed for" in body for body in comments) == 2  # one progress comment per run
+    bodies = "\n".join(comments)
     for secret in ("sk-live-abcdefghijklmnop0123456789", "deploy-7f3a9c2e", hub.fake.token):
         assert secret not in bodies
