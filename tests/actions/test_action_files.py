@@ -44,9 +44,14 @@ def test_workflow_triggers_permissions_and_concurrency() -> None:
     assert "pull_request_target" not in triggers
     assert WORKFLOW["permissions"] == {"contents": "write", "pull-requests": "write", "issues": "write",
                                        "actions": "write", "checks": "read"}
-    group = WORKFLOW["concurrency"]["group"]
+    job = WORKFLOW["jobs"]["ensemble"]
+    assert "concurrency" not in WORKFLOW  # on the job, so events its `if:` skips never join (and evict) the group
+    group = job["concurrency"]["group"]
     assert "github.event.issue.number" in group and "workflow_run.head_branch" in group
-    assert WORKFLOW["concurrency"]["cancel-in-progress"] is False
+    assert job["concurrency"]["cancel-in-progress"] is False
+    # timed-out checks are healed like failed ones, and only the trigger label starts a job for `issues`
+    assert job["if"].count('contains(fromJSON(\'["failure", "timed_out"]\')') == 2
+    assert "github.event.label.name == 'ensemble'" in job["if"]
 
 
 def test_workflow_never_interpolates_event_fields_into_scripts() -> None:
