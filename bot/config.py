@@ -78,10 +78,11 @@ class PriceSpec:
     """A model's price in USD per million tokens; overrides or extends the built-in table."""
 
     model: str = ""
-    input: float = field(default=0.0, metadata={"min": 0.0})
-    cached_input: float = field(default=0.0, metadata={"min": 0.0})
-    output: float = field(default=0.0, metadata={"min": 0.0})
-    context_window: int | None = field(default=None, metadata={"min": 1})  # tokens; None keeps the known one
+    # None keeps the built-in figure for a known model (0 for an unknown one)
+    input: float | None = field(default=None, metadata={"min": 0.0})
+    cached_input: float | None = field(default=None, metadata={"min": 0.0})
+    output: float | None = field(default=None, metadata={"min": 0.0})
+    context_window: int | None = field(default=None, metadata={"min": 1})  # tokens
 
 
 @dataclass(frozen=True)

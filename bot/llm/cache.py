@@ -8,6 +8,7 @@ A size cap evicts the least recently used entries (reads refresh an entry's mtim
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -48,12 +49,13 @@ class ReplyCache:
         path = self._path(key)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            os.utime(path)
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as exc:
             log.warning("ignoring unreadable cache entry %s: %s", path, exc)
             return None
+        with contextlib.suppress(OSError):  # someone else's entry, or a read-only cache: still a hit
+            os.utime(path)  # recently used entries are evicted last
         return data if isinstance(data, dict) else None
 
     def put(self, key: str, entry: dict[str, Any]) -> None:

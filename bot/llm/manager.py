@@ -42,6 +42,7 @@ class Link:
 
     model: ChatModel
     temperature: float = 0.0
+    setting: str = ""  # where the config chose it, for error messages: models.coder.fallback[0].model
 
     @property
     def label(self) -> str:
@@ -66,6 +67,12 @@ class _Outcome:
 def team_role(role: str, team: int) -> str:
     """The manager's role name for team number `team`'s own model: 'coder@b' for the second team."""
     return f"{role}@{chr(ord('a') + team)}"
+
+
+def _settings(key: str, fallbacks: int, env_role: str | None = None) -> list[str]:
+    """The config settings of a chain's models, primary first, for messages that name what to change."""
+    primary = f"{key}.model" + (f" (or ENSEMBLE_{env_role.upper()}_MODEL)" if env_role else "")
+    return [primary, *(f"{key}.fallback[{i}].model" for i in range(fallbacks))]
 
 
 class ModelManager:
@@ -95,12 +102,15 @@ class ModelManager:
         chains: dict[str, list[Link]] = {}
         for role in ("planner", "coder", "critic"):
             choice = config.models.for_role(role)
-            chains[role] = [Link(create_model(c.provider, c.model, env, base_dir), c.temperature)
-                            for c in (choice, *choice.fallback)]
+            chains[role] = [Link(create_model(c.provider, c.model, env, base_dir), c.temperature, where)
+                            for c, where in zip((choice, *choice.fallback),
+                                                _settings(f"models.{role}", len(choice.fallback), role), strict=True)]
             for number in range(len(config.team_models)):  # a team's own model: role "coder@b"
                 if (own := config.team_role(number, role)) is not None:
-                    chains[team_role(role, number)] = [Link(create_model(c.provider, c.model, env, base_dir),
-                                                            c.temperature) for c in (own, *own.fallback)]
+                    chains[team_role(role, number)] = [
+                        Link(create_model(c.provider, c.model, env, base_dir), c.temperature, where)
+                        for c, where in zip((own, *own.fallback),
+                                            _settings(f"team_models[{number}].{role}", len(own.fallback)), strict=True)]
         prices = PriceTable(llm.prices)
         cache = ReplyCache(cache_dir, llm.cache_max_mb * 1024 * 1024) if cache_dir and use_cache and llm.cache else None
         policy = RetryPolicy(max_attempts=llm.max_attempts, max_wait_s=llm.max_retry_wait_s)
@@ -225,7 +235,7 @@ class ModelManager:
         """The last failure, re-raised with the role and model named and every earlier failure listed."""
         message = f"{role} ({link.label}): {exc}"
         if isinstance(exc, ModelNotFound):
-            message += (f"; set models.{role}.model in .github/ensemble.yml (or ENSEMBLE_{role.upper()}_MODEL) "
+            message += (f"; set {link.setting or f'models.{role}.model'} in .github/ensemble.yml "
                         "to a model the provider serves")
         if len(failures) > 1:
             message += "; earlier in the fallback chain: " + " | ".join(failures[:-1])

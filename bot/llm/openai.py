@@ -13,6 +13,7 @@ import json
 import threading
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from bot.errors import (
     ContextTooLong,
@@ -29,6 +30,7 @@ from bot.errors import (
 from bot.llm.retry import parse_retry_after
 from bot.llm.schemas import get_schema
 from bot.llm.types import ChatRequest, Completion, Usage
+from bot.redact import Redactor
 
 DEFAULT_BASE_URL = "the OpenAI API"
 FORMAT_LEVELS = ("json_schema", "json_object", "prompt")
@@ -61,7 +63,11 @@ class OpenAIChatModel:
 
     @property
     def where(self) -> str:
-        return self.base_url or DEFAULT_BASE_URL
+        """The server's URL for messages, without any user:password it carries."""
+        url = urlsplit(self.base_url or DEFAULT_BASE_URL)
+        host = url.hostname or ""
+        netloc = f"{host}:{url.port}" if url.port else host
+        return urlunsplit((url.scheme, netloc, url.path, url.query, url.fragment)) if url.username else url.geturl()
 
     def client(self) -> Any:
         """The SDK client, made on first use (a local server needs no key, so a placeholder is sent)."""
@@ -121,7 +127,15 @@ class OpenAIChatModel:
         return Completion(text=text, usage=tokens, request_id=request_id)
 
     def _map_error(self, exc: Exception, timeout_s: float) -> ProviderError:
-        """The SDK's exception as one of ours, with a message that says what to do."""
+        """The SDK's exception as one of ours, with a message that says what to do and no secret in it
+        (a compatible server or proxy may echo the key, or the base URL may carry a password)."""
+        error = self._classify(exc, timeout_s)
+        password = urlsplit(self.base_url).password if self.base_url else None
+        redactor = Redactor([v for v in (self.api_key, password) if v])
+        error.args = (redactor.text(str(error)),)
+        return error
+
+    def _classify(self, exc: Exception, timeout_s: float) -> ProviderError:
         import openai
 
         if isinstance(exc, openai.APITimeoutError):
@@ -138,7 +152,9 @@ class OpenAIChatModel:
                                   "export a valid key, or point OPENAI_BASE_URL at the right server", status)
         if status == 404:
             return ModelNotFound(f"model {self.model!r} was not found at {self.where} (404: {detail})", status)
-        if status == 429 and (body_code == "insufficient_quota" or "quota" in detail.lower()):
+        # OpenAI's code for an empty account; a compatible server's "quota" text is permanent only when
+        # it gives no Retry-After (a per-minute quota says when to come back)
+        if status == 429 and (body_code == "insufficient_quota" or ("quota" in detail.lower() and retry_after is None)):
             return QuotaExhausted(f"the OpenAI account has no quota left ({detail}); add credit or billing, "
                                   "or switch the role to another provider", status)
         if status == 429:

@@ -4,11 +4,15 @@ Prices are USD per million tokens (input, cached input, output), the providers' 
 standard-tier list prices for prompts under 200k tokens; they change, so check them and
 override or extend them under `llm.prices` in `.github/ensemble.yml`. A model missing from
 the table costs 0 (a local server, say) and `ensemble doctor` flags it.
-Dated variants (`gpt-4o-2024-08-06`) match their family by the longest known prefix.
+Snapshots of a model (`gpt-4o-2024-08-06`, `gemini-1.5-pro-002`, `…-latest`, `…-preview-05-20`)
+match their family by the longest known prefix; other names that merely start like one
+(`o3-pro`, `gpt-5-pro`) are different models at different prices, so they count as unknown.
+An override that gives only some prices keeps the built-in ones for the rest.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -50,6 +54,8 @@ MODEL_TABLE: dict[str, ModelInfo] = {
     "gemini-1.5-flash": ModelInfo(0.075, 0.01875, 0.30, 1_048_576),
 }
 UNKNOWN = ModelInfo(0.0, 0.0, 0.0, DEFAULT_CONTEXT_WINDOW, known=False)
+# What may follow a family's name in one of its snapshots: a date, a version number, latest, a preview.
+SNAPSHOT = re.compile(r"(\d{4}-\d{2}-\d{2}|\d{2,4}|latest|(preview|exp)(-\d{2}-\d{2}|-\d{4}-\d{2}-\d{2})?)")
 
 
 class PriceTable:
@@ -59,15 +65,20 @@ class PriceTable:
         self._table = dict(MODEL_TABLE)
         for spec in overrides:
             base = self.lookup(spec.model)
-            window = spec.context_window or (base.context_window if base.known else DEFAULT_CONTEXT_WINDOW)
-            self._table[spec.model] = ModelInfo(spec.input, spec.cached_input, spec.output, window)
+            base = base if base.known else UNKNOWN
+            self._table[spec.model] = ModelInfo(
+                base.input if spec.input is None else spec.input,
+                base.cached_input if spec.cached_input is None else spec.cached_input,
+                base.output if spec.output is None else spec.output,
+                spec.context_window or base.context_window)
 
     def lookup(self, model: str) -> ModelInfo:
         """The model's entry: exact name, else the longest known prefix, else UNKNOWN (costs 0)."""
         name = model.removeprefix("models/")
         if name in self._table:
             return self._table[name]
-        prefixes = [key for key in self._table if name.startswith(key + "-")]
+        prefixes = [key for key in self._table
+                    if name.startswith(key + "-") and SNAPSHOT.fullmatch(name[len(key) + 1:])]
         return self._table[max(prefixes, key=len)] if prefixes else UNKNOWN
 
     def cost(self, model: str, usage: Usage) -> float:

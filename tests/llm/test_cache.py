@@ -79,3 +79,17 @@ def test_pruning_never_removes_a_write_in_progress(tmp_path):
     in_progress.write_text("x" * 1000)  # another process is still writing this one
     cache.put("ab" + "2" * 62, {"text": "y" * 100})
     assert in_progress.exists()
+
+
+def test_an_entry_that_cannot_be_touched_is_still_a_hit(tmp_path, monkeypatch):
+    # another user's entry in a shared cache: readable, but its mtime is not ours to set (root can, so
+    # the refusal is simulated at the one call that meets it)
+    cache = ReplyCache(tmp_path)
+    key = "ab" + "2" * 62
+    cache.put(key, {"text": "cached reply"})
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr("bot.llm.cache.os.utime", refuse)
+    assert cache.get(key) == {"text": "cached reply"}

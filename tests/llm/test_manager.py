@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.errors import BudgetExceeded, ModelAuthError, UsageError
+from bot.config import PriceSpec
+from bot.errors import BudgetExceeded, ModelAuthError, ModelNotFound, UsageError
 from bot.llm import ContextPiece, Message, ModelManager
 from tests.llm.conftest import REVIEW, make_config, role, spans
 
@@ -72,8 +73,9 @@ def test_cache_misses_on_a_different_prompt_and_is_off_when_asked(openai_server,
     manager.complete("coder", ASK)
     manager.complete("coder", [*ASK, Message("user", "More.")])
     manager.complete("coder", ASK, temperature=0.7)  # sampling: never cached
+    manager.complete("coder", ASK, temperature=0.7)  # ... so the same sampled call goes out again
     make_manager(make_config(), tmp_path / "cache", use_cache=False).complete("coder", ASK)
-    assert len(openai_server.requests) == 4
+    assert len(openai_server.requests) == 5
 
 
 def test_budget_cap_stops_the_run_before_the_call_is_sent(openai_server, make_manager):
@@ -155,3 +157,23 @@ def test_fit_context_uses_the_role_model_window(make_manager):
     fitted = manager.fit_context("coder", pieces)
     assert fitted[0].text == "Add a greeting." and "chunks" in fitted[1].text and "cut" in fitted[1].text
     assert sum(manager.count_tokens("coder", p.text) for p in fitted) <= 2000
+
+
+def test_fit_context_keeps_within_a_small_window(make_manager):
+    # a local model with a 4k window, no token budget: the window (less room for the reply) is the limit
+    config = make_config(coder=role("openai", "tiny-local"), llm_prices=(PriceSpec("tiny-local", context_window=4096),))
+    manager = make_manager(config)
+    pieces = [ContextPiece("task", "Add a greeting.", 100), ContextPiece("chunks", "def f():\n    pass\n" * 4000, 20)]
+    fitted = manager.fit_context("coder", pieces)
+    used = sum(manager.count_tokens("coder", p.text) for p in fitted)
+    assert 2000 < used <= 4096 - 1024 and "cut" in fitted[1].text
+
+
+def test_a_missing_fallback_model_names_its_own_setting(openai_server, gemini_server, make_manager):
+    gemini_server.unauthorized()
+    openai_server.model_not_found("gpt-4o-mini")
+    config = make_config(critic=role("gemini", "gemini-2.5-flash", ("openai", "gpt-4o-mini")))
+    with pytest.raises(ModelNotFound) as caught:
+        make_manager(config).complete("critic", ASK)
+    assert "set models.critic.fallback[0].model in" in str(caught.value)
+    assert "ENSEMBLE_CRITIC_MODEL" not in str(caught.value)  # that variable sets the primary, not this one

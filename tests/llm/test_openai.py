@@ -150,3 +150,26 @@ def test_unreadable_body_is_an_error_not_a_crash(openai_server, make_manager):
     with pytest.raises(ModelRequestError, match="unreadable reply") as caught:
         make_manager().complete("coder", ASK)
     assert "coder (openai/gpt-4o-mini)" in str(caught.value)
+
+
+def test_a_server_that_echoes_the_key_does_not_get_it_into_the_message(openai_server, make_manager, env):
+    env["OPENAI_API_KEY"] = openai_server.api_key = "local-key-not-shaped-like-a-token-123"  # a local server's key
+    openai_server.fail(401, "invalid api key: local-key-not-shaped-like-a-token-123")
+    with pytest.raises(ModelAuthError) as caught:
+        make_manager().complete("coder", ASK)
+    assert "invalid api key" in str(caught.value) and "local-key-not-shaped" not in str(caught.value)
+
+
+def test_a_password_in_the_base_url_stays_out_of_messages(openai_server, make_manager, env):
+    env["OPENAI_BASE_URL"] = openai_server.url.replace("http://", "http://proxyuser:hunter2-secret@")
+    openai_server.server_error(times=0, status=400)
+    with pytest.raises(Exception) as caught:  # noqa: B017 - whichever error, its words are what matter
+        make_manager().complete("coder", ASK)
+    assert "hunter2-secret" not in str(caught.value) and "proxyuser" not in str(caught.value)
+
+
+def test_a_per_minute_quota_with_retry_after_is_retried(openai_server, make_manager):
+    openai_server.fail(429, "You exceeded your current quota for requests per minute.", retry_after=1, times=1)
+    openai_server.reply("fine")
+    assert make_manager().complete("coder", ASK).text == "fine"
+    assert len(openai_server.requests) == 2

@@ -45,6 +45,22 @@ def test_prices_by_family_with_overrides_and_unknown_models():
     assert not table.lookup("llama3.1:8b").known and table.cost("llama3.1:8b", Usage(10**6, 10**6)) == 0
 
 
+def test_only_snapshots_take_their_familys_price():
+    table = PriceTable()
+    assert table.lookup("gpt-4o-2024-08-06").input == 2.50 and table.lookup("gemini-1.5-pro-002").output == 5.00
+    assert table.lookup("gemini-2.5-flash-preview-05-20").output == 2.50 and table.lookup("gpt-4o-latest").known
+    for other in ("o3-pro", "gpt-5-pro", "gpt-4o-audio-preview-x", "gemini-2.5-flash-image"):
+        assert not table.lookup(other).known, other  # priced differently: unknown, so doctor flags it
+
+
+def test_an_override_of_some_prices_keeps_the_built_in_rest():
+    table = PriceTable([PriceSpec("gpt-4o", input=3.0)])
+    info = table.lookup("gpt-4o")
+    assert (info.input, info.cached_input, info.output, info.context_window) == (3.0, 1.25, 10.00, 128_000)
+    assert table.cost("gpt-4o", Usage(0, 1_000_000)) == pytest.approx(10.0)  # output is not free
+    assert PriceTable([PriceSpec("my-local", input=1.0)]).lookup("my-local").output == 0.0
+
+
 def test_token_counts_work_offline():
     assert estimate_tokens("x" * 35) == 10
     assert count_tokens("hello world", "llama3") == estimate_tokens("hello world")
