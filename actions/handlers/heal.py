@@ -9,6 +9,7 @@ live in a hidden marker in the bot's heal comment on the PR. A repeated signatur
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,9 @@ from actions.logcut import cut_failure, failure_signature
 from actions.markers import inert, marker
 from actions.render import escalation_comment, fenced
 from actions.settings import remote_config
-from bot.forge.github import PullInfo
+from bot.forge.github import ForgeError, PullInfo
+
+log = logging.getLogger(__name__)
 
 FAILED = ("failure", "timed_out")
 
@@ -46,8 +49,18 @@ def handle(ctx: Context) -> Outcome:
         return Outcome("nothing-to-do", f"already handed {branch} at {head[:7]} to a human")
     key = f"{head}:{failing.key}"  # each failing workflow or suite on a head gets its one re-run
     if key not in state["reruns"]:
-        failing.rerun()
         state["reruns"].append(key)
+        try:
+            accepted = failing.rerun() is not False  # PyGithub answers False when GitHub refuses
+        except ForgeError as exc:
+            if exc.status not in (403, 404):
+                raise
+            accepted = False
+        if not accepted:
+            # e.g. re-requesting another app's suite needs `checks: write`, which the example workflow
+            # does not grant: heal at once rather than wait for a re-run that never comes
+            log.warning("GitHub refused to re-run %s; healing without a re-run", failing.what)
+            return _heal(ctx, issue, pull, failing, comment_id, state)
         _save(ctx, pull.number, comment_id, state, f"Re-ran {failing.what} once to rule out a flaky test.")
         return Outcome("rerun", f"re-ran {failing.what} on {head[:7]}", pull.number)
     return _heal(ctx, issue, pull, failing, comment_id, state)

@@ -157,3 +157,18 @@ def test_a_timed_out_job_is_healed_from_its_log(hub: Hub, engine: ScriptedEngine
     assert hub.send("workflow_run", hub.workflow_run(run)).result == "rerun"
     assert hub.send("workflow_run", hub.workflow_run(run)).result == "healed"
     assert "test_slow_path hangs forever" in engine.calls[-1].body
+
+
+def test_a_suite_the_token_may_not_rerequest_is_healed_at_once(hub: Hub, engine: ScriptedEngine) -> None:
+    """Re-requesting another app's suite needs `checks: write`; without it the bot heals rather than fails."""
+    open_pr(hub)
+    sha = hub.fake.head_sha(REPO, "ensemble/issue-1") or ""
+    report = "FAILED tests/test_calc.py::test_floats - AssertionError: assert add(0.1, 0.2) == 0.3"
+    suite = hub.fake.add_check_suite(REPO, "ensemble/issue-1", sha, (("circleci: test", "failure", report),))
+    hub.fake.fail_next(status=403, message="Resource not accessible by integration", retry_after=None,
+                       method="POST", path_pattern=r"/rerequest$")
+    payload = hub._base("check_suite", "circleci-checks[bot]")
+    payload["check_suite"] |= {"id": suite["id"], "head_branch": "ensemble/issue-1", "head_sha": sha,
+                               "conclusion": "failure"}
+    assert hub.send("check_suite", payload).result == "healed"
+    assert hub.fake.repos[REPO].rerequests == [] and "assert add(0.1, 0.2) == 0.3" in engine.calls[-1].body
