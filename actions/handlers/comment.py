@@ -65,8 +65,11 @@ def _revise(ctx: Context, command: Command, number: int) -> Outcome:
 
 
 def _stop(ctx: Context, command: Command, number: int) -> Outcome:
-    _, _, labels = ctx.forge.issue(number)
-    if WORKING not in labels:
+    # A run watches its issue and the issue's PR for a stop, so either one's label counts.
+    issue = _issue_number(ctx, number) or number
+    pull = ctx.forge.find_pull(branch_of_issue(issue))
+    related = {number, issue, *([pull.number] if pull else [])}
+    if not any(WORKING in ctx.forge.issue(n)[2] for n in sorted(related)):
         return _reply(ctx, number, "Nothing is running here, so there is nothing to stop.", "replied")
     return _reply(ctx, number, f"Stop requested by @{ctx.event.sender}: the run stops at its next checkpoint and "
                   "pushes nothing.", "stop-requested")

@@ -79,6 +79,13 @@ def test_stop_when_nothing_runs_says_so(hub: Hub) -> None:
     assert "Nothing is running" in hub.fake.comments_on(REPO, 1)[-1]["body"]
 
 
+def test_stop_on_the_issue_answers_for_a_revision_running_on_its_pr(hub: Hub) -> None:
+    pr = hub.send("issues", hub.labeled(1)).pr_number or 0
+    pull = hub.fake.repos[REPO].issues[pr]
+    pull["labels"] = [*pull["labels"], hub.fake._label(hub.fake.repos[REPO], "ensemble:working")]  # a revision runs
+    assert hub.send("issue_comment", hub.comment(1, "/ensemble stop")).result == "stop-requested"
+
+
 def test_status_reports_the_pr(hub: Hub) -> None:
     number = open_pr(hub)
     hub.send("issue_comment", hub.comment(1, "/ensemble status"))
