@@ -14,15 +14,15 @@ from bot.llm.openai import OpenAIChatModel
 from bot.llm.prices import MODEL_TABLE, PriceTable
 from bot.llm.registry import PROVIDERS, create_model
 from bot.llm.retry import RetryPolicy
-from bot.llm.schemas import PLAN_SCHEMA, REVIEW_SCHEMA, SCHEMAS, parse_structured
+from bot.llm.schemas import EXPLORE_SCHEMA, PLAN_SCHEMA, REVIEW_SCHEMA, SCHEMAS, SchemaViolation, parse_structured
 from bot.llm.scripted import ScriptedChatModel
 from bot.llm.tokens import ContextPiece, count_tokens, fit_context, join_context
 from bot.llm.types import ChatModel, ChatRequest, Completion, Message, Reply, Usage
 
 __all__ = [
-    "CACHE_SUBDIR", "MODEL_TABLE", "PLAN_SCHEMA", "PROVIDERS", "REVIEW_SCHEMA", "SCHEMAS",
+    "CACHE_SUBDIR", "EXPLORE_SCHEMA", "MODEL_TABLE", "PLAN_SCHEMA", "PROVIDERS", "REVIEW_SCHEMA", "SCHEMAS",
     "BudgetExceeded", "ChatModel", "ChatRequest", "Completion", "ContextPiece", "GeminiChatModel", "Link",
     "Message", "ModelError", "ModelManager", "OpenAIChatModel", "PriceTable", "ProviderError", "Reply",
-    "ReplyCache", "RetryPolicy", "ScriptedChatModel", "StructuredReplyError", "Usage",
+    "ReplyCache", "RetryPolicy", "SchemaViolation", "ScriptedChatModel", "StructuredReplyError", "Usage",
     "count_tokens", "create_model", "fit_context", "join_context", "parse_structured",
 ]

@@ -1,52 +1,126 @@
-"""The JSON schemas of structured replies (DESIGN.md, "Model roles and structured replies").
+"""Structured replies (DESIGN.md, "Model roles and structured replies"): their models, strict schemas, and parsing.
 
-`plan` is the planner's reply and `review` the critic's. Both are strict: every property is
-required and no others are allowed, as OpenAI's strict `json_schema` mode demands.
-`parse_structured` reads a reply and checks it with a small validator covering exactly the
-keywords these schemas use (type, properties, required, additionalProperties, items, enum).
+`plan` is the planner's reply, `review` the critic's, and `explore` the planner's requests
+to look around the repository before planning. Each is a Pydantic model that reads sloppy
+replies leniently; the JSON schema sent to providers is generated from it in the strict
+shape OpenAI's `json_schema` mode demands (every property required, no others allowed).
+
+`parse_structured` reads a reply the way DESIGN.md's "Reading models' replies" says:
+reasoning blocks are stripped, then the first balanced JSON object that validates is the
+answer (prose, a code fence or a note around it, or a wrapper object, do not matter);
+unknown keys are ignored and missing lists default to empty.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from typing import Any
+import typing
+from typing import Any, Literal
 
-PLAN_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "summary": {"type": "string"},
-        "files": {"type": "array", "items": {"type": "string"}},
-        "steps": {"type": "array", "items": {"type": "string"}},
-        "questions": {"type": "array", "items": {"type": "string"}},
-    },
-    "required": ["summary", "files", "steps", "questions"],
-    "additionalProperties": False,
-}
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
-REVIEW_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "verdict": {"type": "string", "enum": ["accept", "revise"]},
-        "feedback": {"type": "string"},
-    },
-    "required": ["verdict", "feedback"],
-    "additionalProperties": False,
-}
+from bot.llm.reasoning import strip_reasoning
 
-SCHEMAS: dict[str, dict[str, Any]] = {"plan": PLAN_SCHEMA, "review": REVIEW_SCHEMA}
+VERDICT_SYNONYMS = {"approve": "accept", "approved": "accept", "accepted": "accept", "lgtm": "accept",
+                    "reject": "revise", "rejected": "revise", "changes_requested": "revise",
+                    "request_changes": "revise", "revision": "revise", "needs_revision": "revise"}
 
-_TYPES: dict[str, tuple[type, ...]] = {"object": (dict,), "array": (list,), "string": (str,),
-                                       "boolean": (bool,), "number": (int, float), "integer": (int,)}
-_FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*\n(.*?)\n\s*```\s*$", re.DOTALL)
+
+def _as_list(value: Any) -> Any:
+    """A lone string where a list belongs becomes a one-item list; null becomes empty."""
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else value
+
+
+class _Reply(BaseModel):
+    """Shared leniency: unknown keys are ignored, list fields accept a lone string or null."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class Plan(_Reply):
+    """The planner's plan; non-empty `questions` means the task is too ambiguous to start."""
+
+    summary: str
+    files: list[str] = []
+    steps: list[str] = []
+    questions: list[str] = []
+
+    _lists = field_validator("files", "steps", "questions", mode="before")(_as_list)
+
+
+class Review(_Reply):
+    """The critic's verdict on a change."""
+
+    verdict: Literal["accept", "revise"]
+    feedback: str = ""
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _verdict(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        word = value.strip().lower().replace(" ", "_").replace("-", "_")
+        return VERDICT_SYNONYMS.get(word, word)
+
+    @field_validator("feedback", mode="before")
+    @classmethod
+    def _feedback(cls, value: Any) -> Any:
+        return "" if value is None else value
+
+
+class Explore(_Reply):
+    """What the planner wants to see: index queries, files, symbols, exact text; `done` when it has enough."""
+
+    search: list[str] = []
+    open: list[str] = []
+    symbols: list[str] = []
+    grep: list[str] = []
+    done: bool = False
+
+    _lists = field_validator("search", "open", "symbols", "grep", mode="before")(_as_list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _some_known_key(cls, value: Any) -> Any:
+        # with no field required, an object sharing no key with the schema is some other object
+        if isinstance(value, dict) and not set(value) & set(cls.model_fields):
+            raise ValueError(f"has none of the fields {', '.join(cls.model_fields)}")
+        return value
+
+
+MODELS: dict[str, type[_Reply]] = {"plan": Plan, "review": Review, "explore": Explore}
+
+
+def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """`model`'s JSON schema in OpenAI's strict shape: every property required, no others allowed."""
+    hints = typing.get_type_hints(model)
+    properties = {name: _json_type(hints[name]) for name in model.model_fields}
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+def _json_type(hint: Any) -> dict[str, Any]:
+    origin = typing.get_origin(hint)
+    if origin is list:
+        return {"type": "array", "items": _json_type(typing.get_args(hint)[0])}
+    if origin is Literal:
+        return {"type": "string", "enum": list(typing.get_args(hint))}
+    return {"type": {str: "string", bool: "boolean", int: "integer", float: "number"}[hint]}
+
+
+PLAN_SCHEMA = strict_schema(Plan)
+REVIEW_SCHEMA = strict_schema(Review)
+EXPLORE_SCHEMA = strict_schema(Explore)
+SCHEMAS: dict[str, dict[str, Any]] = {"plan": PLAN_SCHEMA, "review": REVIEW_SCHEMA, "explore": EXPLORE_SCHEMA}
 
 
 class SchemaViolation(ValueError):
-    """A reply is not JSON, or not the shape its schema asks for; the message says where."""
+    """A reply holds no JSON object of the shape its schema asks for; the message says what was wrong."""
 
 
 def get_schema(name: str) -> dict[str, Any]:
-    """The schema called `name`; a clear error lists the known names."""
+    """The strict JSON schema called `name`; a clear error lists the known names."""
     try:
         return SCHEMAS[name]
     except KeyError:
@@ -54,46 +128,56 @@ def get_schema(name: str) -> dict[str, Any]:
 
 
 def parse_structured(text: str, name: str) -> dict[str, Any]:
-    """Parse `text` as JSON (a Markdown code fence around it is tolerated) and validate it."""
-    schema = get_schema(name)
-    match = _FENCE.match(text)
-    body = match.group(1) if match else text
-    try:
-        data = json.loads(body)
-    except json.JSONDecodeError as exc:
-        raise SchemaViolation(f"the reply is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
-    errors = validate(data, schema)
-    if errors:
-        raise SchemaViolation(f"the reply does not match the {name!r} schema: " + "; ".join(errors))
-    return data
+    """The first JSON object in `text` (reasoning stripped) that validates as schema `name`, as plain data."""
+    get_schema(name)
+    model = MODELS[name]
+    first_error: ValidationError | None = None
+    for candidate in json_objects(strip_reasoning(text)):
+        try:
+            return model.model_validate(candidate).model_dump()
+        except ValidationError as exc:
+            first_error = first_error or exc
+    if first_error is None:
+        raise SchemaViolation("the reply is not valid JSON: it holds no complete JSON object")
+    raise SchemaViolation(f"the reply does not match the {name!r} schema: " + describe(first_error))
 
 
-def validate(value: Any, schema: dict[str, Any], path: str = "$") -> list[str]:
-    """Every way `value` breaks `schema`, as 'path: problem' strings (empty when valid)."""
-    expected = schema.get("type")
-    if expected and not _is_type(value, expected):
-        return [f"{path}: expected {expected}, got {_kind(value)}"]
-    if "enum" in schema and value not in schema["enum"]:
-        return [f"{path}: {value!r} is not one of {', '.join(map(repr, schema['enum']))}"]
-    errors: list[str] = []
-    if isinstance(value, dict):
-        props = schema.get("properties", {})
-        errors += [f"{path}: missing required field {key!r}" for key in schema.get("required", []) if key not in value]
-        if schema.get("additionalProperties") is False:
-            errors += [f"{path}: unexpected field {key!r}" for key in value if key not in props]
-        for key, sub in props.items():
-            if key in value:
-                errors += validate(value[key], sub, f"{path}.{key}")
-    elif isinstance(value, list) and "items" in schema:
-        for i, item in enumerate(value):
-            errors += validate(item, schema["items"], f"{path}[{i}]")
-    return errors
+def json_objects(text: str) -> list[dict[str, Any]]:
+    """Every JSON object that starts at some '{' in `text`, in order (an outer object before its inner ones)."""
+    decoder = json.JSONDecoder()
+    found = []
+    start = text.find("{")
+    while start != -1:
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            value = None
+        if isinstance(value, dict):
+            found.append(value)
+        start = text.find("{", start + 1)
+    return found
 
 
-def _is_type(value: Any, expected: str) -> bool:
-    if isinstance(value, bool) and expected in ("number", "integer"):
-        return False
-    return isinstance(value, _TYPES[expected])
+def describe(error: ValidationError) -> str:
+    """Pydantic's errors as 'path: problem' phrases a model can act on."""
+    return "; ".join(_problem(e) for e in error.errors())
+
+
+def _problem(error: Any) -> str:
+    loc = [part for part in error["loc"] if part != "__root__"]
+    path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
+    kind, value = error["type"], error.get("input")
+    if kind == "missing":
+        parent = path.rsplit(".", 1)[0]
+        return f"{parent}: missing required field {loc[-1]!r}"
+    if kind == "literal_error":
+        expected = error.get("ctx", {}).get("expected", "")
+        return f"{path}: {value!r} is not one of {expected.replace(' or ', ', ')}"
+    expected = {"string_type": "string", "list_type": "array", "bool_type": "boolean", "bool_parsing": "boolean",
+                "dict_type": "object", "model_type": "object"}.get(kind)
+    if expected:
+        return f"{path}: expected {expected}, got {_kind(value)}"
+    return f"{path}: {str(error['msg']).removeprefix('Value error, ')}"
 
 
 def _kind(value: Any) -> str:

@@ -93,15 +93,15 @@ def test_malformed_json_is_repaired_once(openai_server, make_manager, tracer):
 
 
 def test_wrong_shape_is_sent_back_and_a_failed_repair_names_role_and_model(openai_server, make_manager, tracer):
-    openai_server.reply(data={"summary": "x", "files": "app.py", "steps": [], "questions": []}, schema="plan")
-    openai_server.reply(data={"summary": "x"}, schema="plan")
+    openai_server.reply(data={"summary": "x", "files": [3], "steps": [], "questions": []}, schema="plan")
+    openai_server.reply(data={"files": ["app.py"]}, schema="plan")
     with pytest.raises(StructuredReplyError) as caught:
         make_manager().complete("planner", ASK, schema="plan")
     message = str(caught.value)
-    assert "planner (openai/gpt-4o)" in message and "missing required field 'files'" in message
-    assert "$.files: expected array, got a string" in openai_server.requests[1].last_user
+    assert "planner (openai/gpt-4o)" in message and "missing required field 'summary'" in message
+    assert "$.files[0]: expected string, got an integer" in openai_server.requests[1].last_user
     attributes = spans(tracer)[0]["attributes"]
-    assert attributes["raw_repair_reply"] == '{"summary": "x"}'
+    assert attributes["raw_repair_reply"] == '{"files": ["app.py"]}'
     assert attributes["tokens_in"] > 0 and attributes["cost_usd"] > 0  # the failed rounds still cost money
     assert spans(tracer)[0]["status"] == "error"
 
