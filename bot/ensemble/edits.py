@@ -1,8 +1,8 @@
-"""Edit blocks: parse the coder's SEARCH/REPLACE blocks and apply a round of them atomically.
+"""Edit blocks: parse the coder's SEARCH/REPLACE blocks and apply every one that fits.
 
-The format (DESIGN.md):
+The format (DESIGN.md; bot/ensemble/edit_format.py writes the instructions):
 
-    path/to/file.py
+    src/calc.py
     <<<<<<< SEARCH
     exact lines to find
     =======
@@ -10,196 +10,175 @@ The format (DESIGN.md):
     >>>>>>> REPLACE
 
 Parsing and applying are pure functions over plain data: `parse_edit_blocks(text)` and
-`apply_edit_blocks(blocks, files, deny)` where `files` maps repository paths to contents.
-Edits that do not apply come back as `EditFailure`s that name the nearest matching lines,
-never silently dropped; one failure means no file of the round changes.
+`apply_edit_blocks(blocks, files, deny, shown)` where `files` maps repository paths to
+contents. Reasoning blocks are never read. The blocks that fit are applied (in order, each
+seeing the ones before); the others come back as `EditFailure`s written for the coder, with
+the nearest lines to copy, never silently dropped. Parsing lives in edit_parsing.py,
+matching in matching.py.
 """
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.ensemble.edit_parsing import EditBlock, EditFailure, ParseResult, clean_path, parse_edit_blocks
 from bot.ensemble.globs import matches_any
+from bot.ensemble.matching import Miss, count_matches, replace_once
 
-SEARCH_RE = re.compile(r"^\s*<{5,9}\s*SEARCH\s*$")
-DIVIDER_RE = re.compile(r"^\s*={5,9}\s*$")
-REPLACE_RE = re.compile(r"^\s*>{5,9}\s*REPLACE\s*$")
-FENCE_RE = re.compile(r"^\s*(```|~~~)")
-PATH_DECORATION = re.compile(r"^(?:#+\s*|[-*]\s+|(?:file(?:name)?|path)\s*:\s*)", re.IGNORECASE)
-PATH_LOOKBACK = 3  # how many non-blank lines above a SEARCH marker may hold the path
+__all__ = [
+    "ApplyResult", "EditBlock", "EditFailure", "ParseResult", "apply_edit_blocks", "clean_path",
+    "describe_failures", "linked_paths", "parse_edit_blocks", "resolve_path", "write_changes",
+]
 
-
-@dataclass(frozen=True)
-class EditBlock:
-    """One SEARCH/REPLACE block as the model wrote it (text normalised to LF)."""
-
-    path: str
-    search: str
-    replace: str
-    line: int = 0  # 1-based line of the SEARCH marker in the reply
-
-
-@dataclass(frozen=True)
-class EditFailure:
-    """Why an edit block (or a piece of the reply) could not be used, written for the coder."""
-
-    path: str
-    reason: str  # parse | no_match | multiple_matches | denied | link | missing_file | exists | bad_path
-    message: str
-
-
-@dataclass(frozen=True)
-class ParseResult:
-    """The blocks found in a reply, and the problems that kept others from being read."""
-
-    blocks: tuple[EditBlock, ...]
-    failures: tuple[EditFailure, ...] = ()
+PLACEHOLDER_PREFIXES = ("path/to/",)  # the placeholder of generic format descriptions
+SHOWN_LISTED = 20  # the most shown files a failure message names
 
 
 @dataclass(frozen=True)
 class ApplyResult:
-    """The outcome of a round: the new contents of every changed file, or the failures."""
+    """The outcome of a round: the blocks that applied, what they changed, and why the rest did not.
+
+    `changes` maps every file whose content changed to its new content (the applied blocks
+    only); `created` names the new files among them; `failures` explains each block that did
+    not apply; `applied` counts the blocks that did (a block whose REPLACE part is already in
+    the file counts, changing nothing) out of `total`; `redirected` lists (named path, path
+    used) for blocks whose path did not exist but whose SEARCH part fits one shown file.
+    """
 
     changes: dict[str, str] = field(default_factory=dict)
     created: tuple[str, ...] = ()
     failures: tuple[EditFailure, ...] = ()
+    applied: int = 0
+    total: int = 0
+    redirected: tuple[tuple[str, str], ...] = ()
 
     @property
     def ok(self) -> bool:
-        """True when every block applied (and so `changes` holds the whole round)."""
-        return not self.failures and bool(self.changes)
+        """True when at least one block applied and some file changed: `changes` is worth writing.
+
+        Some blocks may still have failed: see `complete` and `failures`.
+        """
+        return self.applied > 0 and bool(self.changes)
+
+    @property
+    def complete(self) -> bool:
+        """True when no block failed."""
+        return not self.failures
 
 
-def parse_edit_blocks(text: str) -> ParseResult:
-    """Find every edit block in a model reply; fences, CRLF and decorated paths are tolerated."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    blocks: list[EditBlock] = []
-    failures: list[EditFailure] = []
-    last_path = ""
-    i = 0
-    while i < len(lines):
-        if not SEARCH_RE.match(lines[i]):
-            i += 1
-            continue
-        path = _path_above(lines, i, blocks_before=len(blocks)) or last_path
-        end = _read_block(lines, i)
-        if isinstance(end, str):
-            failures.append(EditFailure(path or "?", "parse", end))
-            break
-        divider, stop = end
-        if not path:
-            failures.append(EditFailure("?", "parse", f"the edit block at line {i + 1} names no file; "
-                                        "put the file's path on the line just above <<<<<<< SEARCH"))
-        else:
-            search = _join(lines[i + 1:divider])
-            replace = _join(lines[divider + 1:stop])
-            blocks.append(EditBlock(path, search, replace, i + 1))
-            last_path = path
-        i = stop + 1
-    return ParseResult(tuple(blocks), tuple(failures))
+NO_BLOCKS = EditFailure("?", "parse", "the reply holds no edit blocks; answer with SEARCH/REPLACE blocks as described")
 
 
-def _read_block(lines: list[str], start: int) -> tuple[int, int] | str:
-    """Line numbers of the divider and the REPLACE marker after `start`, or what is missing."""
-    divider = None
-    for j in range(start + 1, len(lines)):
-        if divider is None and DIVIDER_RE.match(lines[j]):
-            divider = j
-        elif divider is not None and REPLACE_RE.match(lines[j]):
-            return divider, j
-        elif SEARCH_RE.match(lines[j]):
-            break
-    missing = "=======" if divider is None else ">>>>>>> REPLACE"
-    return f"the edit block at line {start + 1} is not closed: '{missing}' is missing; finish every block"
+def apply_edit_blocks(blocks: Sequence[EditBlock], files: Mapping[str, str], deny: Sequence[str] = (),
+                      shown: Sequence[str] = ()) -> ApplyResult:
+    """Apply, in memory and in order, every block that fits `files` (path -> content); report the rest.
 
-
-def _path_above(lines: list[str], marker: int, blocks_before: int) -> str:
-    """The file path written just above a SEARCH marker, skipping fences and blank lines."""
-    seen = 0
-    for j in range(marker - 1, -1, -1):
-        raw = lines[j].strip()
-        if not raw or FENCE_RE.match(raw) and not _fence_with_path(raw):
-            continue
-        if REPLACE_RE.match(raw):
-            return ""  # the previous block ends right here: same file as before
-        if _fence_with_path(raw):
-            return clean_path(raw.lstrip("`~").strip())
-        candidate = clean_path(raw)
-        if _looks_like_path(candidate):
-            return candidate
-        seen += 1
-        if seen >= PATH_LOOKBACK:
-            return ""
-    return ""
-
-
-def _fence_with_path(raw: str) -> bool:
-    info = raw.lstrip("`~").strip()
-    return "/" in info or ("." in info and " " not in info and not info.startswith("."))
-
-
-def clean_path(raw: str) -> str:
-    """A path with markdown decoration, quotes and a trailing colon removed."""
-    path = PATH_DECORATION.sub("", raw.strip())
-    path = path.strip("*`'\" ").rstrip(":").strip("*`'\" ")
-    while path.startswith("./"):
-        path = path[2:]
-    return path
-
-
-def _looks_like_path(text: str) -> bool:
-    return bool(text) and " " not in text and ("/" in text or "." in text) and len(text) < 300
-
-
-def _join(lines: list[str]) -> str:
-    return "".join(line + "\n" for line in lines)
-
-
-def apply_edit_blocks(blocks: Sequence[EditBlock], files: Mapping[str, str],
-                      deny: Sequence[str] = ()) -> ApplyResult:
-    """Apply all blocks to `files` (path -> content) in memory: every one, or none of them."""
+    `shown` names the files the coder was shown: a block whose path does not exist is applied
+    to the one shown file its SEARCH part matches, if exactly one does.
+    """
     if not blocks:
-        return ApplyResult(failures=(EditFailure("?", "parse", "the reply holds no edit blocks; answer with "
-                                                 "SEARCH/REPLACE blocks as described"),))
-    work: dict[str, str] = {}
-    created: list[str] = []
-    failures: list[EditFailure] = []
+        return ApplyResult(failures=(NO_BLOCKS,))
+    state = _Round(files, deny, shown)
     for block in blocks:
-        path, problem = resolve_path(block.path, files, work, deny)
+        state.apply(block)
+    return state.result(len(blocks))
+
+
+class _Round:
+    """The files as the blocks applied so far left them, and what happened to each block."""
+
+    def __init__(self, files: Mapping[str, str], deny: Sequence[str], shown: Sequence[str]):
+        self.files, self.deny = files, deny
+        self.shown = [p for p in dict.fromkeys(shown) if p in files]
+        self.work: dict[str, str] = {}
+        self.created: list[str] = []
+        self.failures: list[EditFailure] = []
+        self.redirected: list[tuple[str, str]] = []
+        self.applied = 0
+
+    def current(self, path: str) -> str | None:
+        return self.work[path] if path in self.work else self.files.get(path)
+
+    def apply(self, block: EditBlock) -> None:
+        path, problem = resolve_path(block.path, self.files, self.work, self.deny)
+        if not problem and self.current(path) is None:
+            path, problem = self._redirect(block, path) if block.search.strip() else (path, self._placeholder(path))
         if problem:
-            failures.append(problem)
-            continue
-        current = work[path] if path in work else files.get(path)
-        new, failure = _apply_one(block, path, current, created)
+            self.failures.append(problem)
+            return
+        new, failure = _apply_one(block, path, self.current(path), self.created)
         if failure:
-            failures.append(failure)
-        else:
-            work[path] = new
-    if failures:
-        return ApplyResult(failures=tuple(failures))
-    changes = {p: c for p, c in work.items() if files.get(p) != c}
-    return ApplyResult(changes, tuple(p for p in created if p in changes))
+            self.failures.append(failure)
+            return
+        self.work[path] = new
+        self.applied += 1
+
+    def _redirect(self, block: EditBlock, path: str) -> tuple[str, EditFailure | None]:
+        """The one shown file a block for a missing file fits (models write placeholder paths)."""
+        hits = [p for p in self.shown if count_matches(self.current(p) or "", block.search) == 1]
+        if len(hits) != 1:
+            return path, _missing(path, self.shown, hits)
+        used, problem = resolve_path(hits[0], self.files, self.work, self.deny)
+        if not problem:
+            self.redirected.append((block.path, used))
+        return used, problem
+
+    def _placeholder(self, path: str) -> EditFailure | None:
+        if not path.startswith(PLACEHOLDER_PREFIXES):
+            return None
+        return EditFailure(path, "bad_path", f"{path} is the placeholder from the format description, not a "
+                           f"real path; {_shown_list(self.shown) or 'give the path from the repository root'}")
+
+    def result(self, total: int) -> ApplyResult:
+        changes = {p: c for p, c in self.work.items() if self.files.get(p) != c}
+        return ApplyResult(changes, tuple(p for p in self.created if p in changes), tuple(self.failures),
+                           self.applied, total, tuple(self.redirected))
+
+
+def _shown_list(shown: Sequence[str]) -> str:
+    if not shown:
+        return ""
+    more = f" and {len(shown) - SHOWN_LISTED} more" if len(shown) > SHOWN_LISTED else ""
+    return f"the files you were shown are: {', '.join(shown[:SHOWN_LISTED])}{more}"
+
+
+def _missing(path: str, shown: Sequence[str], hits: Sequence[str]) -> EditFailure:
+    if not shown:
+        return EditFailure(path, "missing_file", f"{path} does not exist; use an empty SEARCH part to create it, "
+                           "or fix the path")
+    fits = (f"its SEARCH part fits several of them ({', '.join(hits)})" if hits
+            else "its SEARCH part matches none of the files you were shown")
+    return EditFailure(path, "missing_file", f"{path} does not exist and {fits}; {_shown_list(shown)}. Put the "
+                       "real path above <<<<<<< SEARCH, or use an empty SEARCH part to create a new file")
 
 
 def _apply_one(block: EditBlock, path: str, current: str | None,
                created: list[str]) -> tuple[str, EditFailure | None]:
-    if not block.search.strip():
-        if current is None:
-            created.append(path)
-            return block.replace, None
-        if path in created or not current.strip():
-            return current + ("" if current.endswith("\n") or not current else "\n") + block.replace, None
-        return "", EditFailure(path, "exists", f"{path} already exists, so an empty SEARCH part cannot create "
-                               "it; quote the lines to change in SEARCH")
+    if not block.search.strip() or current is None:
+        return _create(block, path, current, created)
+    result = replace_once(current, block.search, block.replace)
+    if isinstance(result, str):
+        return result, None
+    if not result.starts and block.replace.strip() and count_matches(current, block.replace) == 1:
+        return current, None  # sent before and already applied: nothing to do
+    return "", _match_failure(path, result)
+
+
+def _create(block: EditBlock, path: str, current: str | None, created: list[str]) -> tuple[str, EditFailure | None]:
+    """An empty SEARCH part: a new file, more text for an empty or just-created one, or a re-sent creation."""
     if current is None:
-        return "", EditFailure(path, "missing_file", f"{path} does not exist; use an empty SEARCH part to "
-                               "create it, or fix the path")
-    return replace_once(current, block.search, block.replace, path)
+        created.append(path)
+        return block.replace, None
+    if current.replace("\r\n", "\n").strip() == block.replace.strip():
+        return current, None
+    if path in created or not current.strip():
+        return current + ("" if current.endswith("\n") or not current else "\n") + block.replace, None
+    return "", EditFailure(path, "exists", f"{path} already exists, so an empty SEARCH part cannot create it; "
+                           "quote the lines to change in SEARCH")
 
 
 def resolve_path(raw: str, files: Mapping[str, str], work: Mapping[str, str],
@@ -224,103 +203,30 @@ def resolve_path(raw: str, files: Mapping[str, str], work: Mapping[str, str],
     return path, None
 
 
-def replace_once(content: str, search: str, replace: str, path: str) -> tuple[str, EditFailure | None]:
-    """Replace the one place `search` matches in `content`, exactly or up to indentation."""
-    crlf = "\r\n" in content
-    text = content.replace("\r\n", "\n")
-    missing_newline = bool(text) and not text.endswith("\n")
-    if missing_newline:
-        text += "\n"
-    lines, wanted, new = text.split("\n")[:-1], search.split("\n")[:-1], replace.split("\n")[:-1]
-    starts = _find(lines, wanted, _exact)
-    if not starts:
-        wanted, new = _trim_blank_edges(wanted, new)
-        starts = _find(lines, wanted, _loose)
-        if len(starts) == 1:
-            new = _reindent(new, wanted, lines[starts[0]:starts[0] + len(wanted)])
-    if len(starts) != 1:
-        return "", _match_failure(path, lines, wanted, starts)
-    at = starts[0]
-    result = "\n".join(lines[:at] + new + lines[at + len(wanted):]) + "\n"
-    if missing_newline:
-        result = result[:-1]
-    return (result.replace("\n", "\r\n") if crlf else result), None
-
-
-def _exact(a: str, b: str) -> bool:
-    return a.rstrip() == b.rstrip()
-
-
-def _loose(a: str, b: str) -> bool:
-    return a.split() == b.split()
-
-
-def _find(lines: list[str], wanted: list[str], same: object) -> list[int]:
-    if not wanted:
-        return []
-    n = len(wanted)
-    return [i for i in range(len(lines) - n + 1)
-            if all(same(lines[i + k], wanted[k]) for k in range(n))]  # type: ignore[operator]
-
-
-def _trim_blank_edges(wanted: list[str], new: list[str]) -> tuple[list[str], list[str]]:
-    while wanted and not wanted[0].strip():
-        wanted = wanted[1:]
-        new = new[1:] if new and not new[0].strip() else new
-    while wanted and not wanted[-1].strip():
-        wanted = wanted[:-1]
-        new = new[:-1] if new and not new[-1].strip() else new
-    return wanted, new
-
-
-def _indent(line: str) -> str:
-    return line[:len(line) - len(line.lstrip())]
-
-
-def _reindent(new: list[str], wanted: list[str], found: list[str]) -> list[str]:
-    """Shift the replacement by the indentation difference between SEARCH and the file."""
-    pairs = [(w, f) for w, f in zip(wanted, found, strict=True) if w.strip()]
-    if not pairs:
-        return new
-    have, want = _indent(pairs[0][0]), _indent(pairs[0][1])
-    return [_shift(line, have, want) if line.strip() else line for line in new]
-
-
-def _shift(line: str, have: str, want: str) -> str:
-    if want.startswith(have):
-        return want[len(have):] + line
-    if have.startswith(want):
-        drop = len(have) - len(want)
-        own = _indent(line)
-        return line[min(drop, len(own)):]
-    own = _indent(line)
-    return want + own[len(have):] + line.lstrip() if own.startswith(have) else want + line.lstrip()
-
-
-def _match_failure(path: str, lines: list[str], wanted: list[str], starts: list[int]) -> EditFailure:
-    if starts:
-        where = ", ".join(str(s + 1) for s in starts[:8])
-        return EditFailure(path, "multiple_matches", f"the SEARCH part matches {len(starts)} places in {path} "
+def _match_failure(path: str, miss: Miss) -> EditFailure:
+    if miss.starts:
+        where = ", ".join(str(s + 1) for s in miss.starts[:8])
+        return EditFailure(path, "multiple_matches", f"the SEARCH part matches {len(miss.starts)} places in {path} "
                            f"(lines {where}); include more surrounding lines so it matches exactly one")
-    return EditFailure(path, "no_match", f"the SEARCH part does not match {path}. "
-                       + nearest_lines(lines, wanted))
+    return EditFailure(path, "no_match", f"the SEARCH part does not match {path}. {_nearest_hint(path, miss)}")
 
 
-def nearest_lines(lines: list[str], wanted: list[str], context: int = 0) -> str:
-    """The window of `lines` most similar to `wanted`, with 1-based line numbers, as a hint."""
-    if not lines or not wanted:
-        return "The file is empty." if not lines else ""
-    n = min(len(wanted), len(lines))
-    target = "\n".join(s.strip() for s in wanted)
-    best, best_ratio = 0, -1.0
-    for i in range(len(lines) - n + 1):
-        window = "\n".join(s.strip() for s in lines[i:i + n])
-        ratio = difflib.SequenceMatcher(None, window, target, autojunk=False).ratio()
-        if ratio > best_ratio:
-            best, best_ratio = i, ratio
-    shown = "\n".join(f"{k + 1:>5}| {lines[k]}" for k in range(best, best + n))
-    return (f"The nearest lines are {best + 1}-{best + n} ({best_ratio:.0%} similar):\n{shown}\n"
-            "Copy the SEARCH lines exactly from the file.")
+def _nearest_hint(path: str, miss: Miss) -> str:
+    """The closest lines, raw (no line-number prefixes) in a fence, so they can be copied as SEARCH."""
+    near = miss.nearest
+    if miss.empty_file or near is None:
+        return f"{path} is empty; use an empty SEARCH part to fill it." if miss.empty_file else ""
+    last = near.start + len(near.lines)
+    cut = (f" (the first {len(near.lines)} lines of a {near.length}-line stretch: keep SEARCH parts short)"
+           if near.length > len(near.lines) else "")
+    return (f"Lines {near.start + 1}-{last} of {path} are the closest ({near.ratio:.0%} similar){cut}:\n"
+            f"{_fenced(near.lines)}\nCopy the SEARCH lines exactly from the file, without line numbers.")
+
+
+def _fenced(lines: Sequence[str]) -> str:
+    longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return "\n".join([fence, *lines, fence])
 
 
 def describe_failures(failures: Sequence[EditFailure]) -> str:

@@ -1,8 +1,9 @@
 """The edit-block parser and applier over a corpus of messy model replies (edit_corpus/*.yaml).
 
-Each corpus case holds the repository files, the coder's reply and the expected outcome:
-either the exact new contents of the changed files, or the failure reason and phrases
-the message shown to the coder must contain. Other files must be left as they were.
+Each corpus case holds the repository files, the coder's reply, optionally the files the
+coder was `shown`, and the expected outcome: the exact new contents of the changed files
+(none when nothing applies), the files created, the reasons of the blocks that failed, how
+many blocks applied, and phrases the message shown to the coder must (or must not) contain.
 """
 
 from __future__ import annotations
@@ -21,33 +22,34 @@ DEFAULT_DENY = (".github/workflows/**", "**/*.pem")
 
 def run_case(case: dict) -> tuple:
     parsed = parse_edit_blocks(case["reply"])
-    if parsed.failures:
-        return parsed, None
-    return parsed, apply_edit_blocks(parsed.blocks, case["files"], case.get("deny", DEFAULT_DENY))
+    applied = apply_edit_blocks(parsed.blocks, case["files"], case.get("deny", DEFAULT_DENY), case.get("shown", ()))
+    if not parsed.blocks and parsed.failures:
+        return parsed.failures, None
+    return (*parsed.failures, *applied.failures), applied
 
 
 def test_corpus_is_large_enough() -> None:
-    assert len(CORPUS) >= 30
+    assert len(CORPUS) >= 40
 
 
 @pytest.mark.parametrize("case_file", CORPUS, ids=[p.stem for p in CORPUS])
 def test_corpus_case(case_file: Path) -> None:
     case = yaml.safe_load(case_file.read_text(encoding="utf-8"))
     expect = case["expect"]
-    parsed, applied = run_case(case)
-    failures = parsed.failures or (applied.failures if applied else ())
-    if "files" in expect:
-        assert not failures, [f.message for f in failures]
-        assert applied is not None and applied.ok
-        assert applied.changes == expect["files"]
-        assert sorted(applied.created) == sorted(expect.get("created", []))
-    else:
-        assert failures, "expected the round to be rejected"
-        assert applied is None or not applied.changes, "a rejected round must change nothing"
-        assert expect["reason"] in [f.reason for f in failures]
-        message = "\n".join(f.message for f in failures)
-        for phrase in expect.get("message_contains", []):
-            assert phrase in message
+    failures, applied = run_case(case)
+    assert sorted(f.reason for f in failures) == sorted(expect.get("failures", [])), [f.message for f in failures]
+    changes = applied.changes if applied else {}
+    assert changes == expect.get("files", {})
+    assert sorted(applied.created if applied else ()) == sorted(expect.get("created", []))
+    if "applied" in expect:
+        assert applied is not None and applied.applied == expect["applied"]
+    if "redirected" in expect:
+        assert applied is not None and [list(r) for r in applied.redirected] == expect["redirected"]
+    message = "\n".join(f.message for f in failures)
+    for phrase in expect.get("message_contains", []):
+        assert phrase in message
+    for phrase in expect.get("message_lacks", []):
+        assert phrase not in message
 
 
 def test_write_changes_writes_only_changed_files(tmp_path: Path) -> None:

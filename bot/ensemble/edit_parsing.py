@@ -1,0 +1,168 @@
+"""Reading the coder's SEARCH/REPLACE blocks out of a sloppy reply (no I/O, nothing applied).
+
+Reasoning blocks are removed first, so a block drafted while thinking is never read. The
+path may sit on the line above the SEARCH marker (decorated, bold, backticked, a heading, in
+prose) or in a fence's info string; a block without one reuses the previous block's path.
+A block that is not closed is reported and the others are kept. bot/ensemble/edits.py
+applies what this module finds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot.llm.reasoning import strip_reasoning
+
+SEARCH_RE = re.compile(r"^\s*<{5,9}\s*SEARCH\s*:?\s*$", re.IGNORECASE)
+DIVIDER_RE = re.compile(r"^\s*={5,9}\s*$")
+REPLACE_RE = re.compile(r"^\s*>{5,9}\s*REPLACE\s*$", re.IGNORECASE)
+FENCE_RE = re.compile(r"^\s*(```|~~~)")
+PATH_DECORATION = re.compile(r"^(?:#+\s*|//\s*|[-*+]\s+|\d+[.)]\s+|(?:file(?:name)?|path)\s*:\s*)", re.IGNORECASE)
+PATH_CHARS = re.compile(r"^[\w.@+\-/\\]+$")
+EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,12}$")
+BARE_NAMES = frozenset({"Makefile", "Dockerfile", "Containerfile", "Gemfile", "Rakefile", "Procfile",
+                        "Jenkinsfile", "LICENSE", "CODEOWNERS"})
+BACKTICKED = re.compile(r"`([^`\s]+)`")
+TRAILING_NOTE = re.compile(r"\s+\([^()]*\)$")  # "tests/test_x.py (new file)"
+PATH_LOOKBACK = 3  # how many non-blank lines above a SEARCH marker may hold the path
+
+
+@dataclass(frozen=True)
+class EditBlock:
+    """One SEARCH/REPLACE block as the model wrote it (text normalised to LF)."""
+
+    path: str
+    search: str
+    replace: str
+    line: int = 0  # 1-based line of the SEARCH marker in the reply, reasoning blocks removed
+
+
+@dataclass(frozen=True)
+class EditFailure:
+    """Why an edit block (or a piece of the reply) could not be used, written for the coder."""
+
+    path: str
+    reason: str  # parse | no_match | multiple_matches | denied | link | missing_file | exists | bad_path
+    message: str
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    """The blocks found in a reply, and the problems that kept others from being read."""
+
+    blocks: tuple[EditBlock, ...]
+    failures: tuple[EditFailure, ...] = ()
+
+
+def parse_edit_blocks(text: str) -> ParseResult:
+    """Find every edit block in a reply, outside its reasoning blocks; fences, CRLF and decorated paths are tolerated.
+
+    A block that is not closed (a reply cut off) is reported and the other blocks are kept.
+    """
+    lines = strip_reasoning(text).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    blocks: list[EditBlock] = []
+    failures: list[EditFailure] = []
+    last_path = ""
+    i = 0
+    while i < len(lines):
+        if not SEARCH_RE.match(lines[i]):
+            i += 1
+            continue
+        path = _path_above(lines, i) or last_path
+        number = len(blocks) + len(failures) + 1
+        end = _read_block(lines, i)
+        if isinstance(end, str):
+            failures.append(EditFailure(path or "?", "parse", f"edit block {number} ({path or 'no path'}) {end}"))
+            i += 1
+            continue
+        divider, stop = end
+        if path:
+            blocks.append(EditBlock(path, _join(lines[i + 1:divider]), _join(lines[divider + 1:stop]), i + 1))
+            last_path = path
+        else:
+            failures.append(EditFailure("?", "parse", f"edit block {number} names no file; put the file's "
+                                        "path on its own line just above <<<<<<< SEARCH"))
+        i = stop + 1
+    if not blocks and not failures and any(SEARCH_RE.match(line) for line in (text or "").splitlines()):
+        failures.append(EditFailure("?", "parse", "the edit blocks are inside a reasoning block (<think>), "
+                                    "which is never read; write them after the reasoning ends"))
+    return ParseResult(tuple(blocks), tuple(failures))
+
+
+def _read_block(lines: list[str], start: int) -> tuple[int, int] | str:
+    """Line numbers of the divider and the REPLACE marker after `start`, or what is missing."""
+    divider = None
+    for j in range(start + 1, len(lines)):
+        if divider is None and DIVIDER_RE.match(lines[j]):
+            divider = j
+        elif divider is not None and REPLACE_RE.match(lines[j]):
+            return divider, j
+        elif SEARCH_RE.match(lines[j]):
+            break
+    missing = "=======" if divider is None else ">>>>>>> REPLACE"
+    return f"is not closed: '{missing}' is missing (was the reply cut off?); send that block again, complete"
+
+
+def _path_above(lines: list[str], marker: int) -> str:
+    """The file path written just above a SEARCH marker, skipping fences and blank lines."""
+    seen = 0
+    for j in range(marker - 1, -1, -1):
+        raw = lines[j].strip()
+        if not raw:
+            continue
+        if REPLACE_RE.match(raw):
+            return ""  # the previous block ends right here: same file as before
+        if FENCE_RE.match(raw):
+            if path := _fence_path(raw):
+                return path
+            continue
+        if path := _path_in_line(raw):
+            return path
+        seen += 1
+        if seen >= PATH_LOOKBACK:
+            return ""
+    return ""
+
+
+def _fence_path(raw: str) -> str:
+    """A path in a fence's info string: ```src/x.py, ```python src/x.py, ```python title="x.py"."""
+    for token in reversed(raw.lstrip("`~").split()):
+        path = clean_path(token.split("=", 1)[-1])
+        if _looks_like_path(path):
+            return path
+    return ""
+
+
+def _path_in_line(raw: str) -> str:
+    """The path a line names: the whole line (decoration removed), or its one `backticked` path."""
+    path = clean_path(raw)
+    if _looks_like_path(path):
+        return path
+    quoted = {q for q in (clean_path(m) for m in BACKTICKED.findall(raw)) if _looks_like_path(q)}
+    return quoted.pop() if len(quoted) == 1 else ""
+
+
+def clean_path(raw: str) -> str:
+    """A path with markdown decoration, quotes, a trailing colon or note removed."""
+    path = raw.strip()
+    for _ in range(4):  # decorations nest: **File: `a.py`**:
+        before = path
+        path = PATH_DECORATION.sub("", path).strip().strip("*`'\"").rstrip(":").strip().strip("*`'\"")
+        path = TRAILING_NOTE.sub("", path)
+        if path == before:
+            break
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
+def _looks_like_path(text: str) -> bool:
+    if not text or len(text) > 300 or not PATH_CHARS.match(text) or text.endswith((".", "/", "\\")):
+        return False
+    name = re.split(r"[/\\]", text)[-1]
+    return "/" in text or "\\" in text or bool(EXTENSION.search(name)) or name in BARE_NAMES
+
+
+def _join(lines: list[str]) -> str:
+    return "".join(line + "\n" for line in lines)
