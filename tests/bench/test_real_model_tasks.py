@@ -1,0 +1,141 @@
+"""The real-model benchmark's tasks and report, without a model: every task is a real, failing bug."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SPEC = importlib.util.spec_from_file_location("bench_real_model", ROOT / "bench" / "real_model.py")
+real_model = importlib.util.module_from_spec(SPEC)
+SPEC.loader.exec_module(real_model)
+TASK_IDS = real_model.task_ids()
+
+
+def pytest_on(repo: Path, *test_ids: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *test_ids],
+                          cwd=repo, capture_output=True, text=True, timeout=120)
+
+
+def test_there_are_enough_tasks():
+    assert len(TASK_IDS) >= 8
+
+
+@pytest.mark.parametrize("task_id", TASK_IDS)
+def test_task_text_and_checks(task_id: str):
+    task = real_model.load_task(task_id)
+    assert task["title"] and len(task["body"]) > 40
+    assert task["kind"] and task["fail_to_pass"]
+    assert not set(task["fail_to_pass"]) & set(task["preexisting_failures"])
+
+
+@pytest.mark.parametrize("task_id", TASK_IDS)
+def test_task_fails_at_the_base(task_id: str, tmp_path: Path):
+    task = real_model.load_task(task_id)
+    repo = shutil.copytree(task["repo"], tmp_path / "repo")
+    whole = pytest_on(repo)
+    assert whole.returncode == 1, whole.stdout[-2000:]
+    for test_id in (*task["fail_to_pass"], *task["preexisting_failures"]):
+        one = pytest_on(repo, test_id)
+        assert one.returncode == 1 and re.search(r"\b1 failed", one.stdout), f"{test_id}:\n{one.stdout[-2000:]}"
+
+
+def test_preexisting_failure_task_has_a_failing_unrelated_test():
+    assert any(real_model.load_task(t)["preexisting_failures"] for t in TASK_IDS)
+
+
+def test_long_file_task_has_its_bug_at_the_end():
+    source = (real_model.TASKS_DIR / "human_size_long_file" / "repo" / "units.py").read_text().splitlines()
+    assert len(source) >= 1500
+    assert any("def human_size" in line for line in source[-30:])
+
+
+def test_make_repo_commits_the_files(tmp_path: Path):
+    task = real_model.load_task(TASK_IDS[0])
+    repo = real_model.make_repo(task["repo"], tmp_path / "r")
+    assert real_model.git(repo, "status", "--porcelain") == ""
+    assert "Initial commit" in real_model.git(repo, "log", "--oneline")
+
+
+def test_config_profile_parses():
+    from bot.config import parse_config
+
+    config = parse_config(real_model.config_text("qwen2.5-coder-1.5b-instruct", 1, 2, 16384, 600, 2048), "bench")
+    assert config.ensembles == 1 and config.max_iterations == 2
+    assert {config.models.for_role(r).provider for r in real_model.ROLES} == {"openai"}
+    assert config.llm.prices[0].context_window == 16384 and config.llm.timeout_s == 600
+
+
+FAKE = [
+    {"task": "a", "solved": True, "fixed": True, "stop_reason": "accepted", "rounds": 1,
+     "tokens": {"input": 1200, "output": 300}, "wall_s": 61.2,
+     "parse_failures": {"planner": 1, "coder": 0, "critic": 0, "coder_rounds_without_tests": 0}, "crash": None},
+    {"task": "bb", "solved": False, "fixed": False, "stop_reason": "max_iterations", "rounds": 2, "timed_out": True,
+     "tokens": {"input": 5000, "output": 900}, "wall_s": 300, "parse_failures": {}, "crash": None,
+     "team_errors": ["team a: StructuredReplyError: bad plan"]},
+    {"task": "c", "solved": False, "fixed": None, "crash": "RuntimeError: boom"},
+]
+
+
+def test_table_lists_every_task_and_ends_with_solved():
+    table = real_model.render_table(FAKE)
+    lines = table.splitlines()
+    assert lines[-1] == "solved 1/3"
+    assert "fixed 1/3" in table
+    assert lines[0].split()[:3] == ["task", "solved", "fixed"]
+    assert "1/0/0" in table and "max_iterations (time limit)" in table
+    assert "RuntimeError: boom" in table and "StructuredReplyError" in table
+
+
+def test_table_of_nothing():
+    assert real_model.render_table([]).splitlines()[-1] == "solved 0/0"
+
+
+def test_trace_stats_counts_schema_errors_per_role(tmp_path: Path):
+    spans = [{"name": "llm.complete", "status": "ok", "attributes": {"role": "planner", "schema_error": "x"}},
+             {"name": "llm.complete", "status": "error", "error": "StructuredReplyError: y",
+              "attributes": {"role": "critic", "schema_error": "y"}},
+             {"name": "llm.complete", "status": "ok", "attributes": {"role": "coder"}}]
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text("\n".join(json.dumps(s) for s in spans) + "\nnot json\n")
+    stats = real_model.trace_stats(trace)
+    assert stats["schema_errors"] == {"planner": 1, "critic": 1} and stats["llm_calls"] == 3
+    assert stats["llm_errors"] == {"critic": 1} and stats["span_errors"]
+    assert real_model.parse_failures({"by_role": {"coder": {"parse_failures": 4}}}, stats, 2) == {
+        "planner": 1, "coder": 4, "critic": 1, "coder_rounds_without_tests": 2}
+
+
+def test_coder_rounds_without_tests():
+    log = real_model.PhaseLog("t", quiet=True)
+    for phase in ("planning", "reproducing", "testing", "coding", "reviewing", "coding", "testing", "coding"):
+        log("a", phase, 1, "")
+    assert log.coder_rounds_without_tests() == 2
+
+
+def test_a_crash_is_a_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    def explode(*args, **kwargs):
+        raise RuntimeError("engine exploded")
+
+    # a stand-in runner module: the bench must not depend on the engine's internals being importable
+    fake = types.ModuleType("bot.ensemble.runner")
+    fake.Components, fake.run_task = lambda **kwargs: kwargs, explode
+    monkeypatch.setitem(sys.modules, "bot.ensemble.runner", fake)
+    args = real_model.parse_args(["--base-url", "http://127.0.0.1:9/v1", "--tasks", TASK_IDS[0], "--quiet",
+                                  "--json", str(tmp_path / "out.json")])
+    record = real_model.run_one(real_model.load_task(TASK_IDS[0]), args, tmp_path)
+    assert record["crash"] == "RuntimeError: engine exploded" and "Traceback" in record["traceback"]
+    assert record["solved"] is False and record["settings"]["ensembles"] == 1
+    assert "RuntimeError: engine exploded" in real_model.render_table([record])
+
+
+def test_unknown_task_is_a_usage_error():
+    with pytest.raises(SystemExit):
+        real_model.parse_args(["--base-url", "http://x/v1", "--tasks", "no_such_task"])
