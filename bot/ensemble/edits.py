@@ -27,7 +27,7 @@ from pathlib import Path
 
 from bot.ensemble.edit_parsing import EditBlock, EditFailure, ParseResult, clean_path, parse_edit_blocks
 from bot.ensemble.globs import matches_any
-from bot.ensemble.matching import Miss, count_matches, replace_once
+from bot.ensemble.matching import HINT_LINES, Miss, count_matches, replace_once
 
 __all__ = [
     "ApplyResult", "EditBlock", "EditFailure", "ParseResult", "apply_edit_blocks", "clean_path",
@@ -218,8 +218,9 @@ def _nearest_hint(path: str, miss: Miss) -> str:
         return f"{path} is empty; use an empty SEARCH part to fill it." if miss.empty_file else ""
     last = near.start + len(near.lines)
     cut = (f" (the first {len(near.lines)} lines of a {near.length}-line stretch: keep SEARCH parts short)"
-           if near.length > len(near.lines) else "")
-    return (f"Lines {near.start + 1}-{last} of {path} are the closest ({near.ratio:.0%} similar){cut}:\n"
+           if near.length > HINT_LINES else "")
+    where = f"Line {last} of {path} is" if len(near.lines) == 1 else f"Lines {near.start + 1}-{last} of {path} are"
+    return (f"{where} the closest ({near.ratio:.0%} similar){cut}:\n"
             f"{_fenced(near.lines)}\nCopy the SEARCH lines exactly from the file, without line numbers.")
 
 

@@ -131,4 +131,9 @@ def nearest_lines(lines: list[str], wanted: list[str], cap: int = HINT_LINES) ->
             ratio = matcher.ratio()
             if ratio > best_ratio:
                 best, best_ratio = i, ratio
-    return Nearest(best, tuple(lines[best:best + min(n, cap)]), best_ratio, n)
+    start, stop = best, best + min(n, cap)
+    while start < stop - 1 and not lines[start].strip():  # a hint that starts or ends blank reads badly
+        start += 1
+    while stop - 1 > start and not lines[stop - 1].strip():
+        stop -= 1
+    return Nearest(start, tuple(lines[start:stop]), best_ratio, n)

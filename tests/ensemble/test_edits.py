@@ -13,8 +13,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.ensemble.edits import apply_edit_blocks, parse_edit_blocks, write_changes
+from bot.ensemble.edits import (
+    EditBlock,
+    apply_edit_blocks,
+    describe_failures,
+    parse_edit_blocks,
+    write_changes,
+)
 from bot.ensemble.globs import matches_any
+from bot.ensemble.matching import nearest_lines
 
 CORPUS = sorted((Path(__file__).parent / "edit_corpus").glob("*.yaml"))
 DEFAULT_DENY = (".github/workflows/**", "**/*.pem")
@@ -72,3 +79,55 @@ def test_crlf_bytes_survive_writing(tmp_path: Path) -> None:
 ])
 def test_deny_globs(path: str, denied: bool) -> None:
     assert matches_any(path, DEFAULT_DENY) is denied
+
+
+def _block(path: str, search: str, replace: str) -> EditBlock:
+    return EditBlock(path, search, replace)
+
+
+def test_partial_round_is_ok_but_not_complete() -> None:
+    files = {"a.py": "A = 1\n", "b.py": "B = 1\n"}
+    result = apply_edit_blocks([_block("a.py", "A = 1\n", "A = 2\n"), _block("b.py", "B = 9\n", "B = 2\n")], files)
+    assert result.ok and not result.complete
+    assert (result.applied, result.total, result.changes) == (1, 2, {"a.py": "A = 2\n"})
+
+
+def test_a_round_of_already_applied_blocks_is_complete_but_not_ok() -> None:
+    result = apply_edit_blocks([_block("a.py", "A = 1\n", "A = 2\n")], {"a.py": "A = 2\n"})
+    assert result.complete and not result.ok and result.applied == 1 and not result.changes
+
+
+def test_policy_refusal_is_one_failure_among_applied_blocks() -> None:
+    files = {"a.py": "A = 1\n", ".github/workflows/ci.yml": "on: push\n"}
+    blocks = [_block(".github/workflows/ci.yml", "on: push\n", "on: pull_request\n"), _block("a.py", "A = 1\n", "A = 2\n")]
+    result = apply_edit_blocks(blocks, files, DEFAULT_DENY)
+    assert [f.reason for f in result.failures] == ["denied"] and result.changes == {"a.py": "A = 2\n"}
+
+
+def test_redirect_never_reaches_a_denied_file() -> None:
+    files = {"key.pem": "SECRET\n", "a.py": "A = 1\n"}
+    result = apply_edit_blocks([_block("path/to/file.py", "SECRET\n", "LEAKED\n")], files, DEFAULT_DENY,
+                               shown=("key.pem", "a.py"))
+    assert [f.reason for f in result.failures] == ["denied"] and not result.changes and not result.redirected
+
+
+def test_failures_render_without_line_number_prefixes() -> None:
+    files = {"m.py": "".join(f"x{i} = {i}\n" for i in range(60))}
+    result = apply_edit_blocks([_block("m.py", "x40 = 4O\nx41 = 41\n", "")], files)
+    text = describe_failures(result.failures)
+    assert text.startswith("- m.py: the SEARCH part does not match m.py. Lines 41-42 of m.py are the closest")
+    assert "```\nx40 = 40\nx41 = 41\n```" in text and "41|" not in text
+
+
+def test_unclosed_final_block_keeps_the_complete_ones() -> None:
+    parsed = parse_edit_blocks("a.py\n<<<<<<< SEARCH\nA\n=======\nB\n>>>>>>> REPLACE\nb.py\n<<<<<<< SEARCH\nC\n")
+    assert [b.path for b in parsed.blocks] == ["a.py"]
+    assert [(f.path, f.reason) for f in parsed.failures] == [("b.py", "parse")]
+
+
+def test_nearest_hint_does_not_start_or_end_on_a_blank_line() -> None:
+    lines = ["import os", "", "", "def f(a):", "    return a", "", ""]
+    near = nearest_lines(lines, ["", "", "def f(b):", "    return b", ""])
+    assert near is not None and near.lines == ("def f(a):", "    return a") and near.start == 3
+    result = apply_edit_blocks([_block("m.py", "def f(b):\n", "")], {"m.py": "\n".join(lines) + "\n"})
+    assert "Line 4 of m.py is the closest" in result.failures[0].message
