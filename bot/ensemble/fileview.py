@@ -63,16 +63,25 @@ def _python_outline(body: list[ast.stmt], depth: int) -> list[Definition]:
 def _regex_outline(lines: list[str]) -> list[Definition]:
     """Definition lines; each ends before the next definition that is indented no deeper."""
     hits = [(i + 1, m) for i, line in enumerate(lines) if (m := DEFINITION.match(line))]
+    indents = [len(m["indent"].expandtabs(4)) for _, m in hits]
+    ends = [len(lines)] * len(hits)
+    open_hits: list[int] = []  # indices of definitions not yet closed, indents increasing
+    for k, (number, _) in enumerate(hits):
+        while open_hits and indents[open_hits[-1]] >= indents[k]:
+            ends[open_hits.pop()] = number - 1
+        open_hits.append(k)
     found = []
     for k, (number, m) in enumerate(hits):
-        indent = len(m["indent"].expandtabs(4))
-        later = (n for n, o in hits[k + 1:] if len(o["indent"].expandtabs(4)) <= indent)
-        end = next(later, len(lines) + 1) - 1
-        while end > number and not lines[end - 1].strip():
-            end -= 1
+        end = ends[k]
+        while end > number and _outdented(lines[end - 1], indents[k]):
+            end -= 1  # blank lines and the closing braces of an enclosing definition
         label = f"{m['indent']}line {number}: {lines[number - 1].strip()[:100]}"
-        found.append(Definition(m["name"], "definition", number, end, indent, label))
+        found.append(Definition(m["name"], "definition", number, end, indents[k], label))
     return found
+
+
+def _outdented(line: str, indent: int) -> bool:
+    return not line.strip() or len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip()) < indent
 
 
 def render_file(path: str, text: str, focus: Sequence[tuple[int, int]], budget_chars: int) -> str:
@@ -161,7 +170,7 @@ def _render_outline(path: str, total: int, definitions: list[Definition], focus:
 
 
 def focus_from_text(path: str, text: str, hints: str) -> list[tuple[int, int]]:
-    """Focus ranges in this file named by `path:LINE` mentions and by its functions and classes in `hints`."""
+    """Focus ranges named in `hints`: `path:LINE` mentions, then functions, then classes defined in the file."""
     total = len(text.splitlines())
     ranges: list[tuple[int, int]] = []
     for m in PATH_LINE.finditer(hints):
@@ -172,8 +181,9 @@ def focus_from_text(path: str, text: str, hints: str) -> list[tuple[int, int]]:
     by_name: dict[str, Definition] = {}
     for definition in outline(path, text):
         by_name.setdefault(definition.name, definition)
-    ranges += [(by_name[word].start, by_name[word].end) for word in IDENTIFIER.findall(hints)
-               if word in by_name and len(word) > 2]
+    named = [by_name[word] for word in IDENTIFIER.findall(hints) if word in by_name and len(word) > 2]
+    ranges += [(d.start, d.end) for d in named if d.kind != "class"]
+    ranges += [(d.start, d.start) for d in named if d.kind == "class"]  # its header; the whole when it fits
     return list(dict.fromkeys(ranges))
 
 

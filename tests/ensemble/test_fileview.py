@@ -90,6 +90,8 @@ def test_other_languages_get_a_keyword_outline() -> None:
     found = outline("p/f.go", go)
     assert found[0].label == "line 3: func F0(x int) int {" and (found[0].start, found[0].end) == (3, 5)
     assert [d.name for d in found[-2:]] == ["", "Push"] and found[-2].label.endswith("type Stack struct {")
+    rust = outline("src/a.rs", "impl Foo {\n    fn a(&self) {\n        1\n    }\n\n    fn b(&self) {\n    }\n}\n")
+    assert [(d.name, d.start, d.end) for d in rust] == [("Foo", 1, 8), ("a", 2, 4), ("b", 6, 7)]
     assert outline("web/a.ts", "export async function load(url) {\n  return fetch(url);\n}\n")[0].name == "load"
     view = render_file("p/f.go", go, focus_from_text("p/f.go", go, "F250 returns the wrong value"), 3_000)
     assert "func F250(x int) int {\n\treturn x + 250\n}" in view
@@ -101,5 +103,13 @@ def test_focus_comes_from_line_mentions_and_defined_names() -> None:
     focus = focus_from_text("pkg/big.py", text, hints)
     names = {d.name: (d.start, d.end) for d in outline("pkg/big.py", text)}
     assert focus[0] == (12, 12)
-    assert names["parse_duration"] in focus and names["Registry"] in focus and names["helper_1"] in focus
+    assert focus[1:3] == [names["helper_1"], names["parse_duration"]]
+    assert focus[3] == (names["Registry"][0], names["Registry"][0])  # a big class: its header
     assert (99, 99) not in focus  # other/big.py is another file
+
+
+def test_a_method_named_with_its_class_is_shown_before_the_big_class() -> None:
+    text = big_module()
+    view = render_file("pkg/big.py", text, focus_from_text("pkg/big.py", text, "Registry.get_50 returns None"), 3000)
+    assert "    def get_50(self):\n        value = self.items[50]" in view
+    assert "class Registry:" in view
