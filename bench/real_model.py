@@ -39,6 +39,8 @@ TASKS_DIR = Path(__file__).resolve().parent / "tasks"
 ROLES = ("planner", "coder", "critic")
 DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct"
 
+# bench/ itself must not be on the path: bench/sandbox.py would shadow the `sandbox` package
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != TASKS_DIR.parent]
 if not os.environ.get("PYTHONPATH"):  # an explicit PYTHONPATH picks the engine under test
     sys.path.insert(0, str(TASKS_DIR.parents[1]))
 
@@ -254,6 +256,7 @@ def run_one(task: dict[str, Any], args: argparse.Namespace, out_dir: Path) -> di
         timer.cancel()
         record["wall_s"] = round(time.monotonic() - started, 1)
         record["timed_out"] = stop.is_set()
+        record["settings"] = settings(args)  # after the import, so it names the engine measured
     fill_record(record, result, phases, task, repo)
     return record
 
@@ -291,8 +294,9 @@ def fill_record(record: dict[str, Any], result: Any, phases: PhaseLog, task: dic
 
 def settings(args: argparse.Namespace) -> dict[str, Any]:
     """The knobs of this bench run, kept with every record."""
-    return {"ensembles": args.ensembles, "max_iterations": args.max_iterations, "timeout_s": args.timeout_s,
-            "n_ctx": args.n_ctx, "llm_timeout_s": args.llm_timeout_s, "max_output_tokens": args.max_output_tokens}
+    engine = getattr(sys.modules.get("bot"), "__file__", None)
+    return {"engine": str(Path(engine).parent) if engine else None, "ensembles": args.ensembles,
+            "max_iterations": args.max_iterations, "timeout_s": args.timeout_s, "n_ctx": args.n_ctx, "llm_timeout_s": args.llm_timeout_s, "max_output_tokens": args.max_output_tokens}
 
 
 # ---------------------------------------------------------------- report
