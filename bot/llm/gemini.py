@@ -27,7 +27,7 @@ from bot.errors import (
 )
 from bot.llm.retry import parse_retry_after
 from bot.llm.schemas import get_schema
-from bot.llm.types import ChatRequest, Completion, Usage
+from bot.llm.types import LENGTH, ChatRequest, Completion, Usage
 
 KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 BASE_URL_VAR = "GOOGLE_GEMINI_BASE_URL"
@@ -38,18 +38,24 @@ class GeminiChatModel:
 
     provider = "gemini"
 
-    def __init__(self, model: str, api_key: str | None, base_url: str | None = None):
+    def __init__(self, model: str, api_key: str | None, base_url: str | None = None, key_var: str = KEY_VARS[0]):
         self.model = model
         self.api_key = api_key
         self.base_url = base_url
+        self.key_var = key_var  # named in messages about the key
         self._client: Any = None
         self._lock = threading.Lock()
 
     @classmethod
-    def from_env(cls, model: str, env: Mapping[str, str]) -> GeminiChatModel:
-        """A model using GEMINI_API_KEY (or GOOGLE_API_KEY) and GOOGLE_GEMINI_BASE_URL from `env`."""
-        key = next((env[name] for name in KEY_VARS if env.get(name)), None)
-        return cls(model, key, env.get(BASE_URL_VAR) or None)
+    def from_env(cls, model: str, env: Mapping[str, str], base_url: str | None = None,
+                 api_key_env: str | None = None) -> GeminiChatModel:
+        """A model on `base_url` with the key in `api_key_env`; by default GEMINI_API_KEY and GOOGLE_GEMINI_BASE_URL."""
+        names = (api_key_env,) if api_key_env else KEY_VARS
+        key = next((env[name] for name in names if env.get(name)), None)
+        return cls(model, key, base_url or env.get(BASE_URL_VAR) or None, api_key_env or KEY_VARS[0])
+
+    def _key_names(self) -> str:
+        return self.key_var if self.key_var not in KEY_VARS else f"{KEY_VARS[0]} (or {KEY_VARS[1]})"
 
     @property
     def where(self) -> str:
@@ -63,7 +69,8 @@ class GeminiChatModel:
                 from google.genai import types
 
                 if not self.api_key:
-                    raise ModelAuthError("no Gemini key: export GEMINI_API_KEY=... (or GOOGLE_API_KEY)")
+                    raise ModelAuthError(f"no Gemini key: export {self.key_var}=..."
+                                         + (f" (or {KEY_VARS[1]})" if self.key_var == KEY_VARS[0] else ""))
                 options = types.HttpOptions(base_url=self.base_url, retry_options=types.HttpRetryOptions(attempts=1))
                 self._client = genai.Client(api_key=self.api_key, http_options=options)
             return self._client
@@ -77,6 +84,7 @@ class GeminiChatModel:
                     for m in request.messages if m.role != "system"]
         config = types.GenerateContentConfig(
             system_instruction=system or None, temperature=request.temperature,
+            max_output_tokens=request.max_output_tokens,
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
             http_options=types.HttpOptions(timeout=int(request.timeout_s * 1000)))
         if request.schema:
@@ -100,7 +108,8 @@ class GeminiChatModel:
         usage = Usage(meta.prompt_token_count or 0,
                       (meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
                       meta.cached_content_token_count or 0) if meta else Usage()
-        return Completion(text="".join(parts), usage=usage, request_id=response.response_id)
+        return Completion(text="".join(parts), usage=usage, request_id=response.response_id,
+                          finish_reason=_finish_reason(candidate))
 
     def _map_transport(self, exc: Exception, timeout_s: float) -> ProviderError:
         names = {cls.__name__ for cls in type(exc).__mro__}
@@ -116,7 +125,7 @@ class GeminiChatModel:
         code, status, detail = int(exc.code or 0), str(exc.status or ""), str(exc.message or exc)[:500]
         lowered = detail.lower()
         if code in (401, 403) or status in ("UNAUTHENTICATED", "PERMISSION_DENIED") or "api key" in lowered:
-            return ModelAuthError(f"GEMINI_API_KEY (or GOOGLE_API_KEY) was rejected by {self.where} "
+            return ModelAuthError(f"{self._key_names()} was rejected by {self.where} "
                                   f"({code}: {detail}); export a valid key", code)
         if code == 404:
             return ModelNotFound(f"model {self.model!r} was not found at {self.where} (404: {detail})", code)
@@ -137,6 +146,13 @@ class GeminiChatModel:
         if code >= 500:
             return ModelServerError(f"{self.where} failed ({code}: {detail})", code, _retry_after(exc))
         return ModelRequestError(f"{self.where} refused the request ({code}: {detail})", code)
+
+
+def _finish_reason(candidate: Any) -> str:
+    """The candidate's finish reason in lower case, MAX_TOKENS read as OpenAI's "length"."""
+    reason = getattr(candidate, "finish_reason", None)
+    name = str(getattr(reason, "value", reason) or "STOP").upper()
+    return LENGTH if name == "MAX_TOKENS" else name.lower()
 
 
 def gemini_schema(schema: Any) -> Any:

@@ -1,15 +1,19 @@
 """`OpenAIChatModel`: OpenAI and any OpenAI-compatible server (vLLM, Ollama, llama.cpp) by URL.
 
 Uses the official `openai` SDK with its own retries off (`max_retries=0`): `ModelManager`
-owns the retry policy. `OPENAI_API_KEY` and `OPENAI_BASE_URL` come from the environment.
+owns the retry policy. `OPENAI_API_KEY` and `OPENAI_BASE_URL` come from the environment,
+unless the role's config names its own `base_url` and `api_key_env`.
 Structured replies ask for `response_format` JSON schema under the schema's name; a server
-that refuses it is asked again in JSON mode, then with the schema in the prompt alone, and
-the manager validates whatever comes back.
+that refuses it, with whatever status (llama.cpp's answers 500), is asked again in JSON mode,
+then with the schema in the prompt alone, and the manager validates whatever comes back.
+What a server refused is remembered per base URL for the whole process, so every role and
+model using that server skips the modes it cannot do.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -32,9 +36,40 @@ from bot.llm.schemas import get_schema
 from bot.llm.types import ChatRequest, Completion, Usage
 from bot.redact import Redactor
 
+log = logging.getLogger(__name__)
+
 DEFAULT_BASE_URL = "the OpenAI API"
+DEFAULT_KEY_VAR = "OPENAI_API_KEY"
 FORMAT_LEVELS = ("json_schema", "json_object", "prompt")
-REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")  # these accept only the default temperature
+# these accept only the default temperature, and take max_completion_tokens instead of max_tokens
+REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
+# words of a refused response_format: OpenAI, vLLM ("guided"), Ollama, llama.cpp ("grammar", and
+# llama-cpp-python's pydantic text "Input should be 'text' or 'json_object'"); "not supported" alone
+# is not enough ("'max_tokens' is not supported with this model" is about something else)
+FORMAT_WORDS = ("response_format", "json_schema", "json_object", "guided", "grammar")
+UNSUPPORTED_WORDS = ("not supported", "unsupported")
+
+_learned: dict[str, int] = {}  # base URL -> the first FORMAT_LEVELS index its server accepts
+_learned_lock = threading.Lock()
+
+
+def format_level(base_url: str | None) -> int:
+    """The structured-output mode (index into FORMAT_LEVELS) to try first with this server."""
+    with _learned_lock:
+        return _learned.get(base_url or DEFAULT_BASE_URL, 0)
+
+
+def learn_refusal(base_url: str | None, refused: int) -> None:
+    """Remember that the server at `base_url` refused mode `refused`, for every model using it."""
+    with _learned_lock:
+        key = base_url or DEFAULT_BASE_URL
+        _learned[key] = max(_learned.get(key, 0), refused + 1)
+
+
+def forget_refusals() -> None:
+    """Forget what every server refused (tests start from a clean slate)."""
+    with _learned_lock:
+        _learned.clear()
 
 
 def schema_instruction(schema: str) -> str:
@@ -48,18 +83,21 @@ class OpenAIChatModel:
 
     provider = "openai"
 
-    def __init__(self, model: str, api_key: str | None, base_url: str | None = None):
+    def __init__(self, model: str, api_key: str | None, base_url: str | None = None,
+                 key_var: str = DEFAULT_KEY_VAR):
         self.model = model
         self.api_key = api_key
         self.base_url = base_url
+        self.key_var = key_var  # named in messages about the key
         self._client: Any = None
-        self._format_level = 0  # index into FORMAT_LEVELS; moves down when a server refuses one
         self._lock = threading.Lock()
 
     @classmethod
-    def from_env(cls, model: str, env: Mapping[str, str]) -> OpenAIChatModel:
-        """A model using OPENAI_API_KEY and OPENAI_BASE_URL from `env`."""
-        return cls(model, env.get("OPENAI_API_KEY"), env.get("OPENAI_BASE_URL") or None)
+    def from_env(cls, model: str, env: Mapping[str, str], base_url: str | None = None,
+                 api_key_env: str | None = None) -> OpenAIChatModel:
+        """A model on `base_url` with the key in `api_key_env`; by default OPENAI_BASE_URL and OPENAI_API_KEY."""
+        key_var = api_key_env or DEFAULT_KEY_VAR
+        return cls(model, env.get(key_var) or None, base_url or env.get("OPENAI_BASE_URL") or None, key_var)
 
     @property
     def where(self) -> str:
@@ -76,7 +114,7 @@ class OpenAIChatModel:
                 import openai
 
                 if not self.api_key and not self.base_url:
-                    raise ModelAuthError("OPENAI_API_KEY is not set; export OPENAI_API_KEY=... (or set "
+                    raise ModelAuthError(f"{self.key_var} is not set; export {self.key_var}=... (or set "
                                          "OPENAI_BASE_URL for a local OpenAI-compatible server)")
                 self._client = openai.OpenAI(api_key=self.api_key or "not-needed", base_url=self.base_url,
                                              max_retries=0)
@@ -85,22 +123,27 @@ class OpenAIChatModel:
     def complete(self, request: ChatRequest) -> Completion:
         """Send one chat completion; refused structured-output modes step down to simpler ones."""
         while True:
-            level = self._format_level
+            level = format_level(self.base_url)
             try:
                 return self._send(request, FORMAT_LEVELS[level] if request.schema else None)
-            except ModelRequestError as exc:
-                if not (request.schema and _refuses_format(str(exc)) and level < len(FORMAT_LEVELS) - 1):
+            except ProviderError as exc:
+                refused = exc.status is not None and _refuses_format(str(exc))
+                if not (request.schema and refused and level < len(FORMAT_LEVELS) - 1):
                     raise
-                with self._lock:
-                    self._format_level = max(self._format_level, level + 1)
+                log.info("%s refused response format %s (%s); trying %s", self.where, FORMAT_LEVELS[level], exc,
+                         FORMAT_LEVELS[level + 1])
+                learn_refusal(self.base_url, level)
 
     def _send(self, request: ChatRequest, fmt: str | None) -> Completion:
         import openai
 
         messages = [{"role": m.role, "content": m.content} for m in request.messages]
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "timeout": request.timeout_s}
-        if not self.model.startswith(REASONING_PREFIXES):
+        if self.model.startswith(REASONING_PREFIXES):
+            kwargs["max_completion_tokens"] = request.max_output_tokens
+        else:
             kwargs["temperature"] = request.temperature
+            kwargs["max_tokens"] = request.max_output_tokens
         if request.schema and fmt == "json_schema":
             kwargs["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": request.schema, "schema": get_schema(request.schema), "strict": True}}
@@ -117,14 +160,16 @@ class OpenAIChatModel:
     def _read(self, completion: Any) -> Completion:
         if not getattr(completion, "choices", None):
             raise ModelRequestError(f"{self.where} answered without choices; is it an OpenAI-compatible server?")
-        message = completion.choices[0].message
+        choice = completion.choices[0]
+        message = choice.message
         text = message.content or getattr(message, "refusal", None) or ""
         usage = completion.usage
         details = getattr(usage, "prompt_tokens_details", None) if usage else None
         cached = (getattr(details, "cached_tokens", 0) or 0) if details else 0
         tokens = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0, cached) if usage else Usage()
         request_id = getattr(completion, "_request_id", None) or getattr(completion, "id", None)
-        return Completion(text=text, usage=tokens, request_id=request_id)
+        finish = str(getattr(choice, "finish_reason", None) or "stop").lower()
+        return Completion(text=text, usage=tokens, request_id=request_id, finish_reason=finish)
 
     def _map_error(self, exc: Exception, timeout_s: float) -> ProviderError:
         """The SDK's exception as one of ours, with a message that says what to do and no secret in it
@@ -148,7 +193,7 @@ class OpenAIChatModel:
         detail = _error_text(exc)
         retry_after = parse_retry_after(exc.response.headers)
         if status in (401, 403):
-            return ModelAuthError(f"OPENAI_API_KEY was rejected by {self.where} ({status}: {detail}); "
+            return ModelAuthError(f"{self.key_var} was rejected by {self.where} ({status}: {detail}); "
                                   "export a valid key, or point OPENAI_BASE_URL at the right server", status)
         if status == 404:
             return ModelNotFound(f"model {self.model!r} was not found at {self.where} (404: {detail})", status)
@@ -179,4 +224,6 @@ def _error_text(exc: Any) -> str:
 
 def _refuses_format(message: str) -> bool:
     text = message.lower()
-    return "response_format" in text or "json_schema" in text or "json_object" in text
+    if any(word in text for word in FORMAT_WORDS):
+        return True
+    return any(word in text for word in UNSUPPORTED_WORDS) and ("format" in text or "schema" in text)

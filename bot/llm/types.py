@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 MessageRole = Literal["system", "user", "assistant"]
+LENGTH = "length"  # the finish reason of a reply cut off by the output cap (OpenAI's word; Gemini's MAX_TOKENS)
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class ChatRequest:
     messages: tuple[Message, ...]
     schema: str | None = None
     temperature: float = 0.0
-    max_output_tokens: int = 8192  # room kept for the reply when fitting context; not sent as a hard cap
+    max_output_tokens: int = 4096  # the output cap sent to the provider
     timeout_s: float = 120.0
 
 
@@ -60,6 +61,7 @@ class Completion:
     request_id: str | None = None
     replayed: bool = False
     data: dict[str, Any] | None = None  # set by providers that return parsed data (scripted)
+    finish_reason: str = "stop"  # lower case; "length" when the output cap cut the reply
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,8 @@ class Reply:
     fallback_from: str | None = None
     retries: int = 0
     repaired: bool = False
+    finish_reason: str = "stop"  # of the last part; "length" when the output cap cut it
+    truncated: bool = False  # still cut off by the output cap after asking the model to continue
 
 
 class ChatModel(Protocol):

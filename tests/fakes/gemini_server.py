@@ -19,6 +19,7 @@ from typing import Any
 from tests.fakes.model_server import FakeModelServer, Logged, Rule
 
 PATH = re.compile(r"^/v1(?:beta)?/models/([^/:?]+):generateContent$")  # the SDK picks v1 or v1beta
+FINISH = {"stop": "STOP", "length": "MAX_TOKENS"}  # Gemini's words for why a reply ended
 STATUSES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
             429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED"}
 
@@ -87,13 +88,14 @@ class FakeGemini(FakeModelServer):
         return {"error": {"code": status, "message": message, "status": STATUSES.get(status, "UNKNOWN"),
                           "details": []}}
 
-    def success_body(self, request: Logged, text: str, usage: tuple[int, int, int], number: int) -> Any:
+    def success_body(self, request: Logged, text: str, usage: tuple[int, int, int], number: int,
+                     finish: str = "stop") -> Any:
         prompt, output, cached = usage
         meta = {"promptTokenCount": prompt, "candidatesTokenCount": output, "totalTokenCount": prompt + output}
         if cached:
             meta["cachedContentTokenCount"] = cached
         return {
-            "candidates": [{"content": {"parts": [{"text": text}], "role": "model"}, "finishReason": "STOP",
+            "candidates": [{"content": {"parts": [{"text": text}], "role": "model"}, "finishReason": FINISH.get(finish, finish.upper()),
                             "index": 0}],
             "usageMetadata": meta,
             "modelVersion": request.model,

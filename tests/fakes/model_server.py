@@ -6,6 +6,7 @@ by model; the first matching rule answers and is used up after `times` uses (0: 
 A request no rule matches gets the `default` reply, or a 400 that says what was asked.
 
     server.reply("text", marker="You are the coder")
+    server.reply("the first half", finish="length")  # cut off by the output cap
     server.reply(data={"verdict": "accept", "feedback": "ok"}, schema="review")
     server.rate_limit(retry_after=2)            # 429 + Retry-After, then the next rule
     server.server_error(times=3)                # a 500 storm
@@ -59,6 +60,7 @@ class Rule:
     retry_after: float | None = None
     details: list[dict[str, Any]] | None = None  # provider-specific error details (Gemini's QuotaFailure, ...)
     usage: tuple[int, int, int] | None = None
+    finish: str = "stop"  # "stop" or "length" (cut off by the output cap); each fake words it its own way
     hang_s: float = HANG_LIMIT_S
     schema: str | None = None
     marker: str | None = None
@@ -117,10 +119,11 @@ class FakeModelServer:
         return rule
 
     def reply(self, text: str | None = None, *, data: dict[str, Any] | None = None,
-              usage: tuple[int, int, int] | None = None, times: int = 1, **match: Any) -> Rule:
-        """Answer with `text`, or with `data` as JSON text; usage is (input, output, cached) tokens."""
+              usage: tuple[int, int, int] | None = None, finish: str = "stop", times: int = 1, **match: Any) -> Rule:
+        """Answer with `text`, or with `data` as JSON text; usage is (input, output, cached) tokens;
+        `finish="length"` says the output cap cut the reply off."""
         body = json.dumps(data) if data is not None else (text if text is not None else "")
-        return self.add(Rule("reply", text=body, usage=usage, times=times, **match))
+        return self.add(Rule("reply", text=body, usage=usage, finish=finish, times=times, **match))
 
     def set_default(self, text: str | None = None, *, data: dict[str, Any] | None = None) -> None:
         """The reply for requests no rule matches (instead of a 400)."""
@@ -180,7 +183,7 @@ class FakeModelServer:
                 body["error"]["details"] = rule.details
             return self._send(handler, request, rule.status, body, headers)
         usage = rule.usage or (_estimate(request), _estimate_text(rule.text or ""), 0)
-        body = self.success_body(request, rule.text or "", usage, next(self._ids))
+        body = self.success_body(request, rule.text or "", usage, next(self._ids), rule.finish)
         return self._send(handler, request, 200, body, {"x-request-id": f"req_{len(self.requests)}"})
 
     def _send(self, handler: BaseHTTPRequestHandler, request: Logged, status: int, body: Any,
@@ -237,7 +240,8 @@ class FakeModelServer:
     def error_body(self, status: int, message: str, code: str | None) -> Any:
         raise NotImplementedError
 
-    def success_body(self, request: Logged, text: str, usage: tuple[int, int, int], number: int) -> Any:
+    def success_body(self, request: Logged, text: str, usage: tuple[int, int, int], number: int,
+                     finish: str = "stop") -> Any:
         raise NotImplementedError
 
 

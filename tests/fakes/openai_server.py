@@ -6,7 +6,9 @@
 
 The schema name is read from `response_format.json_schema.name`; a request in JSON mode or
 with no response format has no schema name. `supports_json_schema=False` makes the server
-refuse `json_schema` response formats with a 400, as some local servers do. Errors use
+refuse `json_schema` response formats, by default with a 400; `refusal=(status, message)`
+words it like a given server, and `FakeOpenAI.llama_cpp()` answers as llama.cpp's server
+(llama-cpp-python) does: a 500 whose text is a pydantic validation error. Errors use
 OpenAI's shape, `{"error": {"message", "type", "code", "param"}}`; `quota_exhausted()` sends
 the 429 `insufficient_quota` that retrying cannot fix, `context_too_long()` the 400
 `context_length_exceeded`. See `model_server` for rules, faults and the request log.
@@ -20,6 +22,9 @@ from typing import Any
 from tests.fakes.model_server import FakeModelServer, Logged, Rule
 
 PATH = "/v1/chat/completions"
+GENERIC_REFUSAL = (400, "response_format of type json_schema is not supported by this server")
+LLAMA_CPP_REFUSAL = (500, "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n  Input should "
+                          "be 'text' or 'json_object' [type=literal_error, input_value='json_schema', input_type=str]")
 ERROR_TYPES = {400: "invalid_request_error", 401: "invalid_request_error", 404: "invalid_request_error",
                429: "requests", 500: "server_error", 503: "server_error"}
 
@@ -27,9 +32,16 @@ ERROR_TYPES = {400: "invalid_request_error", 401: "invalid_request_error", 404: 
 class FakeOpenAI(FakeModelServer):
     """OpenAI's chat completions endpoint on localhost."""
 
-    def __init__(self, api_key: str | None = None, supports_json_schema: bool = True):
+    def __init__(self, api_key: str | None = None, supports_json_schema: bool = True,
+                 refusal: tuple[int, str] = GENERIC_REFUSAL):
         super().__init__(api_key)
         self.supports_json_schema = supports_json_schema
+        self.refusal = refusal
+
+    @classmethod
+    def llama_cpp(cls, api_key: str | None = None) -> FakeOpenAI:
+        """A server that answers like llama.cpp's: json_schema refused with a 500 (JSON mode works)."""
+        return cls(api_key, supports_json_schema=False, refusal=LLAMA_CPP_REFUSAL)
 
     @property
     def url(self) -> str:
@@ -75,15 +87,16 @@ class FakeOpenAI(FakeModelServer):
             return 401, self.error_body(401, "Incorrect API key provided.", "invalid_api_key")
         fmt = request.body.get("response_format") or {}
         if fmt.get("type") == "json_schema" and not self.supports_json_schema:
-            return 400, self.error_body(400, "response_format of type json_schema is not supported by this "
-                                        "server", None)
+            status, message = self.refusal
+            return status, self.error_body(status, message, None)
         return None
 
     def error_body(self, status: int, message: str, code: str | None) -> Any:
         return {"error": {"message": message, "type": ERROR_TYPES.get(status, "invalid_request_error"),
                           "param": None, "code": code}}
 
-    def success_body(self, request: Logged, text: str, usage: tuple[int, int, int], number: int) -> Any:
+    def success_body(self, request: Logged, text: str, usage: tuple[int, int, int], number: int,
+                     finish: str = "stop") -> Any:
         prompt, completion, cached = usage
         return {
             "id": f"chatcmpl-fake{number}",
@@ -91,7 +104,7 @@ class FakeOpenAI(FakeModelServer):
             "created": int(time.time()),
             "model": request.model,
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text, "refusal": None},
-                         "logprobs": None, "finish_reason": "stop"}],
+                         "logprobs": None, "finish_reason": finish}],
             "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
                       "prompt_tokens_details": {"cached_tokens": cached}},
             "system_fingerprint": "fp_fake",

@@ -91,3 +91,10 @@ def test_hung_response_times_out(gemini_server, make_manager):
     gemini_server.hang()
     with pytest.raises(ModelTimeout):
         make_manager(make_config(llm_timeout_s=0.3, llm_max_attempts=1)).complete("critic", ASK)
+
+
+def test_the_output_cap_is_sent_and_max_tokens_reads_as_length(gemini_server, make_manager):
+    gemini_server.reply("half of it", finish="length", times=0)  # every continuation is cut too
+    reply = make_manager(make_config(llm_max_output_tokens=777)).complete("critic", ASK)
+    assert gemini_server.requests[0].body["generationConfig"]["maxOutputTokens"] == 777
+    assert reply.finish_reason == "length" and reply.truncated

@@ -173,3 +173,66 @@ def test_a_per_minute_quota_with_retry_after_is_retried(openai_server, make_mana
     openai_server.reply("fine")
     assert make_manager().complete("coder", ASK).text == "fine"
     assert len(openai_server.requests) == 2
+
+
+def test_the_output_cap_is_sent_and_a_cut_off_reply_says_so(openai_server, make_manager):
+    openai_server.reply("half of it", finish="length", times=0)  # every continuation is cut too
+    reply = make_manager(make_config(llm_max_output_tokens=1000)).complete("planner", ASK)
+    assert openai_server.requests[0].body["max_tokens"] == 1000
+    assert reply.finish_reason == "length" and reply.truncated
+
+
+def test_reasoning_models_get_max_completion_tokens_and_no_temperature(openai_server, make_manager):
+    openai_server.reply("done")
+    make_manager(make_config(coder=role("openai", "gpt-5-mini"))).complete("coder", ASK)
+    body = openai_server.requests[0].body
+    assert body["max_completion_tokens"] == 4096 and "max_tokens" not in body and "temperature" not in body
+
+
+@pytest.mark.parametrize("refusal", [
+    (500, "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n  Input should be 'text' or "
+          "'json_object' [type=literal_error, input_value='json_schema', input_type=str]"),  # llama.cpp
+    (400, "Invalid 'response_format': json_schema is not supported"),
+    (400, "guided decoding is not available for this model"),
+    (422, "the grammar backend cannot compile this schema"),
+])
+def test_a_refused_json_schema_steps_down_whatever_the_status(make_manager, env, clock, refusal):
+    from tests.fakes.openai_server import FakeOpenAI
+
+    with FakeOpenAI(supports_json_schema=False, refusal=refusal) as local:
+        local.reply(data=REVIEW)
+        env.update(OPENAI_BASE_URL=local.url, OPENAI_API_KEY="")
+        reply = make_manager(make_config(critic=role("openai", "qwen2.5-coder"))).complete("critic", ASK, "review")
+    assert reply.data == REVIEW and clock.sleeps == []  # a refusal is not a server fault to retry
+    assert [r.status for r in local.requests] == [refusal[0], 200]
+    assert local.requests[1].body["response_format"] == {"type": "json_object"}
+
+
+def test_what_llama_cpp_refused_is_learned_once_for_every_role_on_that_server(make_manager, env):
+    from tests.fakes.openai_server import FakeOpenAI
+
+    with FakeOpenAI.llama_cpp() as local:
+        local.reply(data=REVIEW)
+        local.reply(data=PLAN)
+        env.update(OPENAI_BASE_URL=local.url, OPENAI_API_KEY="")
+        config = make_config(planner=role("openai", "qwen2.5-coder-7b"), critic=role("openai", "llama-3.1-8b"))
+        manager = make_manager(config)
+        assert manager.complete("critic", ASK, "review").data == REVIEW
+        assert make_manager(config).complete("planner", ASK, "plan").data == PLAN  # another manager, model, role
+    assert [r.status for r in local.requests] == [500, 200, 200]
+    assert [r.body["response_format"]["type"] for r in local.requests] == ["json_schema", "json_object", "json_object"]
+
+
+def test_a_plain_server_fault_is_still_retried_not_taken_for_a_refusal(openai_server, make_manager, clock):
+    openai_server.server_error()
+    openai_server.reply(data=PLAN, schema="plan")
+    reply = make_manager().complete("planner", ASK, schema="plan")
+    assert reply.data == PLAN and len(clock.sleeps) == 1
+    assert [r.body["response_format"]["type"] for r in openai_server.requests] == ["json_schema", "json_schema"]
+
+
+def test_an_unrelated_not_supported_error_does_not_change_the_format(openai_server, make_manager):
+    openai_server.fail(400, "Unsupported parameter: 'max_tokens' is not supported with this model.")
+    with pytest.raises(ModelRequestError, match="max_tokens"):
+        make_manager().complete("planner", ASK, schema="plan")
+    assert len(openai_server.requests) == 1
