@@ -70,7 +70,7 @@ def pr_body(result: RunResult, issue: int) -> str:
     parts = [f"Closes #{issue}", "", "## Summary", (plan.summary if plan else "") or "(no summary)", "",
              "## Plan", plan_text(plan, with_summary=False) if plan else "(no plan)", "",
              "## Tests", f"- before: {_tests(result.tests_before)}", f"- after: {_tests(result.tests_after)}",
-             f"- reproduction test: {repro_line}", "",
+             f"- reproduction test: {repro_line}", *_judged(result), "",
              "## Retrieved files that informed the change", *_provenance(result), "",
              "## Tokens and cost", *_usage_rows(result.usage or {}), "",
              "## Stop reason", result.stop_words + (f" ({result.stop_detail})" if result.stop_detail else ""), "",
@@ -80,6 +80,22 @@ def pr_body(result: RunResult, issue: int) -> str:
     if result.replayed:
         parts.insert(2, "> The model replies in this run were replayed from a transcript, not live.\n")
     return "\n".join(parts)
+
+
+def _judged(result: RunResult) -> list[str]:
+    """The tests judged against the base: red to green, still red (pre-existing), broken."""
+    judged = result.judgement
+    if judged is None or not judged.per_test:
+        pre = result.pre_existing_failures
+        return [f"- failed before any change (not blocking): {_code_names(pre)}"] if pre else []
+    rows = [("fixed (red → green)", judged.fixed), ("still failing, failed before the change too (not blocking)",
+                                                     judged.still_failing), ("broken (passed before)", judged.broken)]
+    return [f"- {label}: {_code_names(names)}" for label, names in rows if names]
+
+
+def _code_names(names: tuple[str, ...], limit: int = 10) -> str:
+    shown = ", ".join(f"`{inert(n).replace('`', '')}`" for n in names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
 def _yes(value: bool | None) -> str:

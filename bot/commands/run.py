@@ -58,8 +58,14 @@ def run(args: argparse.Namespace) -> int:
               "not produced live by a model.", file=sys.stderr)
     models = model_manager(repo, config, os.environ, use_cache=not args.no_cache)
     progress = ProgressView(models)
-    result = run_task(repo, task, config, os.environ, Components(models=models, progress=progress,
-                                                                 use_cache=not args.no_cache))
+    try:
+        result = run_task(repo, task, config, os.environ, Components(models=models, progress=progress,
+                                                                     use_cache=not args.no_cache))
+    except KeyboardInterrupt:
+        # The second Ctrl-C: the first already asked the teams to stop and the run was waiting for them.
+        print("interrupted: quitting without waiting for the teams (no branch was written)", file=sys.stderr)
+        sys.stderr.flush()
+        os._exit(130)
     progress.done()
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, default=str))

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from bot.trace import span
 
 log = logging.getLogger(__name__)
 MAX_PASS_SUMMARY = 400
+DEFAULT_PROMPT_BUDGET = 24_000  # tokens, for model clients that cannot say (scripted tests)
 
 
 class IndexRetriever:
@@ -43,40 +45,83 @@ class IndexRetriever:
 
 
 class SandboxRunner:
-    """`TestRunner` over a `sandbox.Sandbox`: one prepared environment per workspace."""
+    """`TestRunner` over a `sandbox.Sandbox`: one prepared environment per workspace and dependency set.
+
+    An edit to a dependency file (requirements, pyproject.toml, package.json, go.mod …) prepares
+    the environment again, so the tests run against the dependencies the change asks for.
+    """
 
     def __init__(self, sandbox: Any, spec: Any):
         self.sandbox = sandbox
         self.spec = spec
-        self._envs: dict[Path, Any] = {}
+        self._envs: dict[Path, tuple[str, Any]] = {}
 
     def compile_check(self, workspace: Path, paths: Sequence[str]) -> str:
         """Syntax-check changed Python and JSON files in-process (nothing is executed)."""
         return compile_check(workspace, paths)
 
-    def run_tests(self, workspace: Path) -> TestOutcome:
-        """Run the repository's tests on the workspace's current files in the sandbox."""
-        from sandbox.summary import summarize_failures
+    def run_tests(self, workspace: Path, known_failures: Collection[str] = ()) -> TestOutcome:
+        """Run the repository's tests on the workspace's current files in the sandbox.
 
-        env = self._envs.get(workspace)
-        if env is None:
-            with span("sandbox.prepare") as s:
-                env = self._envs[workspace] = self.sandbox.prepare(workspace, self.spec)
-                s.set(backend=env.backend, image=env.image, cached=env.cached, language=env.project.language,
-                      setup_s=round(env.setup_s, 2))
+        Tests in `known_failures` (those that already failed at the base) are left out of the
+        summary the models read, which says how many were left out.
+        """
+        env = self._environment(workspace)
         with span("sandbox.run", backend=env.backend, image=env.image) as s:
             s.set(command=env.test_command)
             result = self.sandbox.run(env, env.test_command, self.spec.timeout_s)
             s.set(exit_code=result.exit_code, duration_s=round(result.duration_s, 2), timed_out=result.timed_out,
                   oom_killed=result.oom_killed, tests=len(result.tests), failing=len(result.failures))
-        failing = tuple(t.name for t in result.failures)
-        if result.ok:
-            passed = sum(t.outcome == "pass" for t in result.tests)
-            summary = f"{passed} passed" if result.tests else "the test command succeeded"
-        else:
-            summary = summarize_failures(result)
-        return TestOutcome(result.ok, failing, summary, result.exit_code, len(result.tests) or None,
-                           round(result.duration_s, 2))
+        return outcome_of(result, known_failures)
+
+    def _environment(self, workspace: Path) -> Any:
+        from sandbox.detect import dependency_files
+
+        key = _files_hash(workspace, dependency_files(workspace))
+        known = self._envs.get(workspace)
+        if known is not None and known[0] == key:
+            return known[1]
+        with span("sandbox.prepare", rebuilt=known is not None) as s:
+            env = self.sandbox.prepare(workspace, self.spec)
+            s.set(backend=env.backend, image=env.image, cached=env.cached, language=env.project.language,
+                  setup_s=round(env.setup_s, 2))
+        if known is not None:
+            log.info("dependency files changed in %s: the test environment was prepared again", workspace.name)
+        self._envs[workspace] = (key, env)
+        return env
+
+
+def outcome_of(result: Any, known_failures: Collection[str] = ()) -> TestOutcome:
+    """The loop's view of a sandbox `ExecResult`, its summary without the tests in `known_failures`."""
+    from dataclasses import replace
+
+    from sandbox.summary import summarize_failures
+
+    failing = tuple(t.name for t in result.failures)
+    if result.ok:
+        passed = sum(t.outcome == "pass" for t in result.tests)
+        summary = f"{passed} passed" if result.tests else "the test command succeeded"
+    else:
+        own = [t for t in result.tests if t.name not in known_failures]
+        summary = summarize_failures(replace(result, tests=own))
+        hidden = len(result.tests) - len(own)
+        if hidden:
+            summary += (f"\n({hidden} test(s) that already failed before any change are not shown: "
+                        "they are not yours to fix)")
+    return TestOutcome(result.ok, failing, summary, result.exit_code, len(result.tests) or None,
+                       round(result.duration_s, 2), tuple((t.name, t.outcome) for t in result.tests),
+                       result.timed_out)
+
+
+def _files_hash(root: Path, paths: Sequence[str]) -> str:
+    digest = hashlib.sha256()
+    for rel in paths:
+        digest.update(rel.encode() + b"\0")
+        try:
+            digest.update((root / rel).read_bytes())
+        except OSError:
+            digest.update(b"(unreadable)")
+    return digest.hexdigest()
 
 
 def compile_check(workspace: Path, paths: Sequence[str]) -> str:
@@ -114,3 +159,10 @@ class TeamModels:
         own = f"{role}@{self.team}"
         name = own if own in getattr(self.models, "chains", {}) else role
         return self.models.complete(name, messages, schema=schema, temperature=chosen)
+
+    def prompt_budget(self, role: str) -> int:
+        """Tokens the team's model for `role` can take as a prompt; a generous default for plain clients."""
+        own = f"{role}@{self.team}"
+        name = own if own in getattr(self.models, "chains", {}) else role
+        budget = getattr(self.models, "prompt_budget", None)
+        return int(budget(name)) if callable(budget) else DEFAULT_PROMPT_BUDGET

@@ -22,12 +22,17 @@ def model_manager(repo_dir: Path, config: Config, env: Mapping[str, str], use_ca
     return ModelManager.from_config(config, env, repo_dir / CACHE_SUBDIR, use_cache=use_cache, base_dir=repo_dir)
 
 
-def retriever(repo_dir: Path, config: Config, env: Mapping[str, str] | None = None) -> Any:
-    """The repository's index (built or updated as needed), wrapped for the planner."""
+def retriever(repo_dir: Path, config: Config, env: Mapping[str, str] | None = None, tree: Path | None = None) -> Any:
+    """The repository's index (built or updated as needed), wrapped for the planner.
+
+    `tree` is the checkout to index when it is not `repo_dir` itself: a run indexes a clean
+    worktree of the committed base, the same files its teams start from, never the user's
+    uncommitted changes. The index still lives under `repo_dir/.ensemble/`.
+    """
     from bot.trace import span
 
     with span("index.open", model=config.index.embedding_model or "default") as s:
-        index = open_configured_index(repo_dir, config, env)
+        index = open_configured_index(repo_dir, config, env, tree=tree)
         stored = index.stored
         s.set(model=stored.model, commit=stored.commit, files=len(stored.files), chunks=len(stored.chunks))
     wrapped = IndexRetriever(index)
@@ -37,7 +42,7 @@ def retriever(repo_dir: Path, config: Config, env: Mapping[str, str] | None = No
 
 
 def open_configured_index(repo_dir: Path, config: Config, env: Mapping[str, str] | None = None,
-                          progress: Any = None) -> Any:
+                          progress: Any = None, tree: Path | None = None) -> Any:
     """Open (building or updating) the index of `repo_dir` with the config's options.
 
     With ENSEMBLE_INDEX_DIR set, the index and its embedding cache live there instead of under
@@ -47,10 +52,13 @@ def open_configured_index(repo_dir: Path, config: Config, env: Mapping[str, str]
 
     spec = config.index
     index_dir = (env or {}).get(INDEX_DIR_VAR)
-    return open_index(repo_dir, include=spec.include, exclude=spec.exclude, max_file_kb=spec.max_file_kb,
+    home = Path(index_dir) if index_dir else Path(repo_dir) / ".ensemble"
+    if not index_dir and tree is None:
+        home = None  # the indexer's own default place, which it also keeps out of `git status`
+    return open_index(tree or repo_dir, include=spec.include, exclude=spec.exclude, max_file_kb=spec.max_file_kb,
                       model=spec.embedding_model, progress=progress,
-                      index_path=Path(index_dir) / "index" if index_dir else None,
-                      cache_path=Path(index_dir) / "embeddings.sqlite" if index_dir else None)
+                      index_path=home / "index" if home else None,
+                      cache_path=home / "embeddings.sqlite" if home else None)
 
 
 def test_runner(config: Config, env: Mapping[str, str]) -> SandboxRunner:

@@ -1,12 +1,13 @@
-"""The planner (slow thinker): explore the index in up to two rounds, then write the plan.
+"""The planner (slow thinker): explore the repository until the code is found, then write the plan.
 
-Exploration is agentic retrieval over our own index: the planner sees the repo map and the
-top chunks for the task, and may ask for search queries, files and symbols before planning.
+Exploration is agentic retrieval: the planner sees the repo map and the top chunks for the
+task, and asks in rounds for index searches, exact-text searches (`git grep`), files and
+symbols (the `explore` reply), until it says it has enough (`done`), a round brings nothing
+new, or the budget (rounds, tokens of context gathered) runs out.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Callable
@@ -15,13 +16,24 @@ from dataclasses import dataclass, field
 from bot.ensemble import prompts
 from bot.ensemble.ports import ModelClient, Retriever
 from bot.ensemble.types import Plan, Retrieved, Task
+from bot.llm.schemas import SchemaViolation, parse_structured
+from bot.llm.tokens import estimate_tokens
 
 log = logging.getLogger(__name__)
-MAX_EXPLORE_ROUNDS = 2
-MAX_REQUESTS = 3
+MAX_REQUESTS = 4  # of each kind per exploration round
 OPEN_FILE_CHARS = 12_000
 REPRO_RE = re.compile(r"^\s*reproduction test\s*:\s*(.+)$", re.IGNORECASE)
-JSON_RE = re.compile(r"\{.*\}", re.DOTALL)
+REQUEST_KINDS = ("search", "open", "symbols", "grep")
+ReadFile = Callable[[str], str | None]
+Grep = Callable[[str], list[tuple[str, int, str]]]
+
+
+@dataclass(frozen=True)
+class ExploreBudget:
+    """How far the planner may explore: rounds of requests and tokens of context gathered."""
+
+    max_rounds: int = 4
+    max_tokens: int = 12_000
 
 
 @dataclass
@@ -46,25 +58,47 @@ class Exploration:
         """All context pieces as one text."""
         return "\n\n".join(self.context)
 
+    @property
+    def tokens(self) -> int:
+        """Estimated tokens of the context gathered so far."""
+        return estimate_tokens(self.text)
 
-def explore(models: ModelClient, retriever: Retriever, task: Task, insights: str,
-            read_file: Callable[[str], str | None], team: str = "a") -> Exploration:
-    """Initial retrieval for the task, then up to two rounds of the planner's own requests."""
-    found = Exploration(repo_map=retriever.repo_map(task.text))
-    for item, text in retriever.search(task.text, k=6):
-        found.add(item, text)
-    for round_no in range(1, MAX_EXPLORE_ROUNDS + 1):
-        reply = models.complete("planner", prompts.localization_messages(
-            task, found.repo_map, found.text, insights, round_no, team))
-        requests = parse_requests(reply.text)
-        if not any(requests.values()):
+
+def explore(models: ModelClient, retriever: Retriever, task: Task, insights: str, read_file: ReadFile,
+            team: str = "a", grep: Grep | None = None, budget: ExploreBudget = ExploreBudget(),
+            history: str = "", found: Exploration | None = None) -> Exploration:
+    """Retrieval for the task, then the planner's own requests until it has enough or the budget ends.
+
+    Passing `found` (a re-plan) keeps what was read and explores further with the run's history.
+    """
+    if found is None:
+        found = Exploration(repo_map=retriever.repo_map(task.text))
+        for item, text in retriever.search(task.text, k=6):
+            found.add(item, text)
+    for round_no in range(1, budget.max_rounds + 1):
+        if found.tokens >= budget.max_tokens:
+            log.info("team %s: exploration stops at its token budget (%d tokens read)", team, found.tokens)
             break
-        _fulfil(requests, found, retriever, read_file)
+        reply = models.complete("planner", prompts.localization_messages(
+            task, found.repo_map, found.text, insights, round_no, team, budget.max_rounds, history,
+            _budget(models, "planner")), schema="explore")
+        requests = read_requests(reply)
+        if requests.get("done") or not any(requests[k] for k in REQUEST_KINDS):
+            break
+        before = len(found.context)
+        _fulfil(requests, found, retriever, read_file, grep)
+        if len(found.context) == before:
+            break  # nothing new came of the requests: asking again would not help
     return found
 
 
-def _fulfil(requests: dict[str, list[str]], found: Exploration, retriever: Retriever,
-            read_file: Callable[[str], str | None]) -> None:
+def _budget(models: ModelClient, role: str) -> int | None:
+    budget = getattr(models, "prompt_budget", None)
+    return int(budget(role)) if callable(budget) else None
+
+
+def _fulfil(requests: dict, found: Exploration, retriever: Retriever, read_file: ReadFile,
+            grep: Grep | None) -> None:
     for query in requests["search"]:
         for item, text in retriever.search(query, k=3):
             found.add(Retrieved(item.path, "search", item.score, item.start_line, item.end_line, query), text)
@@ -77,20 +111,38 @@ def _fulfil(requests: dict[str, list[str]], found: Exploration, retriever: Retri
     for name in requests["symbols"]:
         for item, text in retriever.lookup_symbol(name)[:2]:
             found.add(Retrieved(item.path, "symbol", 1.0, item.start_line, item.end_line, name), text)
+    for text in requests["grep"] if grep else ():
+        hits = grep(text)
+        if not hits:
+            found.context.append(f"# exact text {text!r}\n(no matches)")
+            continue
+        listing = "\n".join(f"{path}:{line}: {code}" for path, line, code in hits)
+        found.add(Retrieved(hits[0][0], "grep", 1.0, hits[0][1], hits[0][1], text[:80]),
+                  f"exact text {text!r} ({len(hits)} matches):\n{listing}")
 
 
-def parse_requests(text: str) -> dict[str, list[str]]:
-    """The planner's exploration request; anything unreadable counts as 'I have enough'."""
-    empty: dict[str, list[str]] = {"search": [], "open": [], "symbols": []}
-    match = JSON_RE.search(text or "")
-    try:
-        data = json.loads(match.group(0)) if match else {}
-    except json.JSONDecodeError:
-        return empty
+def read_requests(reply: object) -> dict:
+    """The planner's `explore` request from a reply: its parsed data, else its text read leniently."""
+    data = getattr(reply, "data", None)
     if not isinstance(data, dict):
-        return empty
-    return {key: [str(v) for v in data.get(key, []) if isinstance(v, str | int)][:MAX_REQUESTS]
-            if isinstance(data.get(key), list) else [] for key in empty}
+        return parse_requests(getattr(reply, "text", "") or "")
+    return _normalise(data)
+
+
+def parse_requests(text: str) -> dict:
+    """The exploration request in `text` (reasoning, prose and fences tolerated); unreadable means done."""
+    try:
+        return _normalise(parse_structured(text, "explore"))
+    except SchemaViolation as exc:
+        log.info("the planner's exploration reply could not be read (%s); planning with what was found", exc)
+        return _normalise({"done": True})
+
+
+def _normalise(data: dict) -> dict:
+    requests: dict = {k: [str(v) for v in (data.get(k) or []) if isinstance(v, str | int)][:MAX_REQUESTS]
+                      for k in REQUEST_KINDS}
+    requests["done"] = bool(data.get("done"))
+    return requests
 
 
 # A repository path as it may appear in an instruction to the coder: nothing that could carry text.
@@ -100,8 +152,8 @@ SAFE_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}")
 def make_plan(models: ModelClient, task: Task, found: Exploration, insights: str, history: str = "",
               team: str = "a") -> Plan:
     """Ask the planner for the `plan` reply and read the reproduction test out of it."""
-    reply = models.complete("planner", prompts.planner_messages(task, found.repo_map, found.text, insights, history, team),
-                            schema="plan")
+    reply = models.complete("planner", prompts.planner_messages(task, found.repo_map, found.text, insights, history, team,
+                                                                _budget(models, "planner")), schema="plan")
     return parse_plan(reply.data or {})
 
 

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -26,6 +26,10 @@ class ModelClient(Protocol):
     def complete(self, role: str, messages: Sequence[Any], schema: str | None = None,
                  temperature: float | None = None) -> ModelReply:
         """One reply for `role`; schema replies carry parsed `data`."""
+        ...
+
+    def prompt_budget(self, role: str) -> int:
+        """Tokens the role's model can take as a prompt (its window less room for the reply)."""
         ...
 
 
@@ -52,6 +56,9 @@ class TestRunner(Protocol):
         """Syntax errors in the changed files, or '' when they compile."""
         ...
 
-    def run_tests(self, workspace: Path) -> TestOutcome:
-        """Run the repository's tests on the workspace's current files."""
+    def run_tests(self, workspace: Path, known_failures: Collection[str] = ()) -> TestOutcome:
+        """Run the repository's tests on the workspace's current files.
+
+        `known_failures` are tests that failed at the base: the summary leaves them out.
+        """
         ...

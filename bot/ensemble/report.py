@@ -28,6 +28,7 @@ def render_summary(result: RunResult) -> str:
     lines += [f"  commit {c['sha'][:10]} {c['summary']}" for c in result.commits]
     lines.append(f"tests before: {_tests(result.tests_before)}")
     lines.append(f"tests after:  {_tests(result.tests_after)}")
+    lines += _judgement(result)
     repro = result.reproduction
     if repro and repro.path:
         lines.append(f"reproduction test: {repro.path} (failed before the fix: {_yes(repro.failed_before)}, "
@@ -43,6 +44,26 @@ def render_summary(result: RunResult) -> str:
     if result.trace:
         lines.append(f"trace: {result.trace} (`ensemble report` summarizes it)")
     return "\n".join(lines)
+
+
+def _judgement(result: RunResult) -> list[str]:
+    """Red to green, still red (failed before the change too), and broken tests, as judged against the base."""
+    judged = result.judgement
+    if judged is None or not judged.per_test:
+        pre = result.pre_existing_failures
+        return [f"failed before any change (not blocking): {_names(pre)}"] if pre else []
+    lines = [f"judged against the base: {judged.reason}"]
+    for label, names in (("fixed (red -> green)", judged.fixed), ("still failing (failed before too, not blocking)",
+                                                                  judged.still_failing),
+                         ("BROKEN (passed before)", judged.broken), ("new tests failing", judged.new_failing)):
+        if names:
+            lines.append(f"  {label}: {_names(names)}")
+    return lines
+
+
+def _names(names: tuple[str, ...] | list[str], limit: int = 8) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
 def _yes(value: bool | None) -> str:

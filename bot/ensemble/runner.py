@@ -11,11 +11,12 @@ the insight store. Model, retrieval and sandbox components can be passed in (tes
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,23 +72,27 @@ def run_task(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str],
 
 def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], parts: Components,
          forge: LocalForge, result: RunResult) -> None:
-    notify = parts.progress or (lambda team, phase, rnd, detail: None)
+    notify = _safe_progress(parts.progress)
     result.branch = forge.start(task.slug or slugify(task.title))
+    first = forge.workspace(TEAM_NAMES[0])  # the committed base: what the index and every team read
     notify("-", "indexing", 0, str(repo_dir))
-    models, retriever, runner = _components(repo_dir, config, env, parts)
+    models, retriever, runner = _components(repo_dir, config, env, parts, first.path)
     store = InsightStore(repo_dir / ".ensemble" / "insights.jsonl", parts.embed)
     with span("insights.recall") as s:  # the first embedding: this is where the embedding model loads
         relevant = store.relevant(task.text)
         s.set(lessons=len(relevant))
     lessons = "\n".join(x.text() for x in relevant)
-    first = forge.workspace(TEAM_NAMES[0])
     notify("-", "baseline tests", 0, "")
-    with span("ensemble.baseline"):
+    with span("ensemble.baseline") as s:
         result.tests_before = runner.run_tests(first.path)
+        s.set(passed=result.tests_before.passed, failing=list(result.tests_before.failing[:20]))
     board = InsightBoard()
     teams = [_team(i, task, config, models, retriever, runner, forge, first, lessons, parts, notify, board)
              for i in range(config.ensembles)]
-    outcomes = _run_teams(teams)
+    for team in teams:
+        team.baseline = result.tests_before
+        team.required_tests = named_tests(task.text, result.tests_before)
+    outcomes = _run_teams(teams, parts.stop)
     winner, result.decision = choose_winner(outcomes)
     log.info("%s", result.decision)
     _fill(result, outcomes, winner, models)
@@ -98,12 +103,12 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
     store.add(_lesson(task, result, winner))
 
 
-def _components(repo_dir: Path, config: Config, env: Mapping[str, str],
-                parts: Components) -> tuple[ModelClient, Retriever, TestRunner]:
+def _components(repo_dir: Path, config: Config, env: Mapping[str, str], parts: Components,
+                tree: Path | None = None) -> tuple[ModelClient, Retriever, TestRunner]:
     from bot.ensemble import assemble
 
     models = parts.models or assemble.model_manager(repo_dir, config, env, parts.use_cache)
-    retriever = parts.retriever or assemble.retriever(repo_dir, config, env)
+    retriever = parts.retriever or assemble.retriever(repo_dir, config, env, tree=tree)
     runner = parts.runner or assemble.test_runner(config, env)
     if parts.embed is None:
         parts.embed = getattr(retriever, "embed", None)
@@ -122,10 +127,41 @@ def _team(i: int, task: Task, config: Config, models: ModelClient, retriever: Re
                 trailers={"Ensemble-Run": forge.run_id, "Ensemble-Model": label}, stop=parts.stop, progress=notify)
 
 
-def _run_teams(teams: list[Team]) -> list[TeamResult]:
-    with ThreadPoolExecutor(max_workers=len(teams), thread_name_prefix="team") as pool:
-        futures = [pool.submit(propagate(_safe_team), team) for team in teams]
-        return [f.result() for f in futures]
+def _run_teams(teams: list[Team], stop: threading.Event) -> list[TeamResult]:
+    """Run the teams in threads. Ctrl-C asks them to stop at their next step and waits for their results."""
+    pool = ThreadPoolExecutor(max_workers=len(teams), thread_name_prefix="team")
+    futures = [pool.submit(propagate(_safe_team), team) for team in teams]
+    try:
+        while not all(f.done() for f in futures):
+            wait(futures, timeout=0.5)  # short waits keep the main thread able to take a KeyboardInterrupt
+    except KeyboardInterrupt:
+        log.warning("interrupted: the teams stop after their current step (Ctrl-C again to quit at once)")
+        stop.set()
+        wait(futures)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    return [f.result() for f in futures]
+
+
+def _safe_progress(progress: Progress | None) -> Progress:
+    """The progress view, made harmless: a view that fails is logged, never the end of the run."""
+    def notify(team: str, phase: str, rnd: int, detail: str) -> None:
+        if progress is None:
+            return
+        try:
+            progress(team, phase, rnd, detail)
+        except Exception as exc:  # noqa: BLE001 - reporting is not the work
+            log.warning("progress report failed (%s: %s); carrying on", type(exc).__name__, exc)
+    return notify
+
+
+def named_tests(text: str, baseline: Any) -> tuple[str, ...]:
+    """Tests of the base run that the task names (by test name or full id): they must pass after."""
+    results = getattr(baseline, "results", ()) or ()
+    words = set(re.findall(r"[\w.:/\[\]-]+", text))
+    named = [name for name, _ in results
+             if name in words or name.rsplit("::", 1)[-1].split("[")[0] in words]
+    return tuple(dict.fromkeys(named))
 
 
 def _safe_team(team: Team) -> TeamResult:
@@ -154,6 +190,7 @@ def _fill(result: RunResult, outcomes: list[TeamResult], winner: TeamResult | No
     if winner.kept:
         result.stop_detail = f"{winner.stop_detail}; {winner.kept}".strip("; ")
     result.tests_after, result.reproduction, result.retrieved = winner.tests_after, winner.reproduction, winner.retrieved
+    result.judgement = winner.judgement
     result.diff = winner.diff
     if winner.stop_reason == QUESTIONS and winner.plan:
         result.questions = winner.plan.questions
@@ -164,10 +201,14 @@ def _fill(result: RunResult, outcomes: list[TeamResult], winner: TeamResult | No
 def _after(repro: Any, winner: TeamResult) -> Any:
     from dataclasses import replace
 
+    from bot.ensemble.verdict import matching_tests
+
     tests = winner.tests_after
-    stem = repro.path.rsplit("/", 1)[-1].removesuffix(".py")
-    passed = bool(tests and (tests.passed or not any(stem in name for name in tests.failing)) and winner.rounds)
-    return replace(repro, passed_after=passed)
+    if tests is None or not winner.rounds:
+        return replace(repro, passed_after=False)
+    outcomes = dict(tests.results)
+    names = matching_tests(outcomes, [repro.path])
+    return replace(repro, passed_after=all(outcomes[n] == "pass" for n in names) if names else tests.passed)
 
 
 def _replayed(usage: Mapping[str, Any]) -> bool:

@@ -1,4 +1,4 @@
-"""Choosing the winning team: tests pass, then critic accept, then fewer failing tests, then smaller diff."""
+"""Choosing the winning team: the tests judged against the base first, then the critic, then the diff's size."""
 
 from __future__ import annotations
 
@@ -7,16 +7,23 @@ from collections.abc import Sequence
 from bot.ensemble.types import CRASHED, TeamResult
 
 
-def rank_key(team: TeamResult) -> tuple[int, int, int, int]:
-    """Bigger is better: (tests pass, accepted, -failing tests, -diff size).
+def rank_key(team: TeamResult) -> tuple[int, ...]:
+    """Bigger is better: (passes with a change, tests broken, accepted, tests fixed, -blamed failures, -diff size).
 
-    A crashed team ranks last unless it kept an earlier round that passed.
+    Judged against the base: a change that breaks a passing test ranks below one that does not,
+    and tests that already failed at the base count for nothing. A crashed team ranks last
+    unless it kept an earlier round that passed.
     """
     if team.stop_reason == CRASHED and not team.passed:
-        return (-1, -1, -(10**9), -(10**9))
-    failing = len(team.tests_after.failing) if team.tests_after else 10**6
+        return (-1, -(10**9), -1, -1, -(10**9), -(10**9))
     has_change = 1 if team.diff_size else 0
-    return (int(team.passed and has_change), int(team.accepted), -failing, -team.diff_size)
+    judged = team.judgement
+    if judged is not None:
+        broken, fixed, blamed = len(judged.broken), len(judged.fixed), len(judged.blamed)
+    else:
+        broken, fixed = 0, 0
+        blamed = len(team.tests_after.failing) if team.tests_after else 10**6
+    return (int(team.passed and has_change), -broken, int(team.accepted), fixed, -blamed, -team.diff_size)
 
 
 def choose_winner(teams: Sequence[TeamResult]) -> tuple[TeamResult | None, str]:
@@ -36,8 +43,11 @@ def describe(team: TeamResult) -> str:
     """One team's outcome in a few words."""
     if team.stop_reason == CRASHED and not team.passed:
         return f"crashed: {team.error[:200]}"
-    tests = ("tests pass" if team.passed else f"{len(team.tests_after.failing)} failing tests"
-             if team.tests_after else "no test run")
+    judged = team.judgement
+    failing = len(judged.blamed) if judged is not None else len(team.tests_after.failing) if team.tests_after else 0
+    tests = ("tests pass" if team.passed else f"{failing} failing tests" if team.tests_after else "no test run")
+    if judged is not None and judged.broken:
+        tests += f" ({len(judged.broken)} broken)"
     verdict = "critic accepted" if team.accepted else "not accepted"
     kept = f" ({team.kept})" if team.kept else ""
     return f"{tests}, {verdict}, {team.diff_size} changed lines, stopped: {team.stop_reason}{kept}"

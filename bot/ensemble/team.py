@@ -1,9 +1,12 @@
-"""One team's test-driven refinement loop: plan, reproduce, code, check, test, review, refine.
+"""One team's test-driven refinement loop: explore, plan, reproduce, code, check, test, review, refine.
 
-The loop ends when the tests pass and the critic accepts, when `max_iterations` rounds are
-used, when the budget runs out, when the same failure repeats past a limit, or on a stop
-request. Two rounds failing the same way send the planner back to re-plan with what was
-learned. Every round whose edits applied becomes one commit in the team's workspace.
+Every test run is judged against the base run (bot/ensemble/verdict.py): tests that already
+failed before the change never block it and are not fed to the coder as its own. The loop
+ends when a change passes and the critic accepts, when `max_iterations` rounds are used, when
+the budget runs out, when the same failure repeats past a limit, or on a stop request. Two
+rounds failing the same way send the planner back to explore further and re-plan with what was
+learned. Every round whose edits applied and compile becomes one commit in the team's workspace;
+edits that do not compile are dropped before the next round starts from the last commit.
 """
 
 from __future__ import annotations
@@ -14,15 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.ensemble import prompts
-from bot.ensemble.edits import (
-    apply_edit_blocks,
-    describe_failures,
-    linked_paths,
-    parse_edit_blocks,
-    write_changes,
-)
+from bot.ensemble.coding import code_round
 from bot.ensemble.insights import InsightBoard
-from bot.ensemble.planner import Exploration, explore, make_plan
+from bot.ensemble.planner import Exploration, ExploreBudget, explore, make_plan
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.types import (
     ACCEPTED,
@@ -39,13 +36,13 @@ from bot.ensemble.types import (
     TeamResult,
     TestOutcome,
 )
+from bot.ensemble.verdict import Judgement, judge
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import BudgetExceeded, StopRequested
 from bot.forge import Workspace
 from bot.trace import span
 
 log = logging.getLogger(__name__)
-POLICY_REASONS = ("denied", "link", "bad_path")  # edit failures that are refusals, reported to the user
 REPLAN_AFTER = 2  # rounds failing with the same signature before the planner re-plans
 STUCK_AFTER = 3  # rounds failing with the same signature before the team gives up
 Progress = Callable[[str, str, int, str], None]  # team, phase, round, detail
@@ -68,12 +65,41 @@ class Team:
     trailers: dict[str, str] = field(default_factory=dict)
     stop: threading.Event = field(default_factory=threading.Event)
     progress: Progress = lambda team, phase, rnd, detail: None  # noqa: E731
+    baseline: TestOutcome | None = None  # the tests at the base, which every candidate is judged against
+    explore_budget: ExploreBudget = ExploreBudget()
+    required_tests: tuple[str, ...] = ()  # tests the task names: they must pass
 
     def say(self, phase: str, rnd: int = 0, detail: str = "") -> None:
-        """Report progress and check for a stop request."""
-        self.progress(self.name, phase, rnd, detail)
+        """Report progress and check for a stop request; a failing progress view never stops the work."""
+        try:
+            self.progress(self.name, phase, rnd, detail)
+        except Exception as exc:  # noqa: BLE001 - reporting (a comment, a terminal) is not the work
+            log.warning("team %s: progress report failed (%s: %s); carrying on", self.name, type(exc).__name__, exc)
         if self.stop.is_set():
             raise StopRequested("a stop was requested")
+
+    def notes(self, reader: str) -> str:
+        """Lessons from earlier runs, and the other teams' notes this role of the team has not read yet."""
+        return "\n".join(filter(None, [self.lessons, *self.board.unseen(self.name, reader)]))
+
+    def prompt_budget(self, role: str) -> int:
+        """Tokens the team's model for `role` can take as a prompt."""
+        budget = getattr(self.models, "prompt_budget", None)
+        return int(budget(role)) if callable(budget) else prompts.CODER_CONTEXT_TOKENS
+
+    @property
+    def known_failures(self) -> frozenset[str]:
+        """Tests that failed at the base: not this team's to fix."""
+        results = self.baseline.results if self.baseline else ()
+        return frozenset(name for name, outcome in results if outcome in ("fail", "error"))
+
+    def judge(self, tests: TestOutcome, reproduction: str | None = None) -> Judgement:
+        """`tests` judged against the base; the reproduction test and the tests the task names must pass."""
+        return judge(self.baseline, tests, [*self.required_tests, *([reproduction] if reproduction else [])])
+
+    def grep(self, text: str) -> list[tuple[str, int, str]]:
+        """Exact-text search in the team's workspace."""
+        return self.workspace.grep(text)
 
 
 def run_team(team: Team) -> TeamResult:
@@ -94,8 +120,10 @@ def run_team(team: Team) -> TeamResult:
             log.warning("team %s crashed: %s", team.name, exc, exc_info=log.isEnabledFor(logging.DEBUG))
             result.stop_reason, result.stop_detail = CRASHED, str(exc)
             result.error = f"{type(exc).__name__}: {exc}"
+        team.workspace.discard()  # edits that never became a commit are not part of the result
         _keep_last_passing(team, result)
         result.diff = team.workspace.diff()
+        result.judgement = _final_judgement(team, result)
         s.set(stop_reason=result.stop_reason, rounds=len(result.rounds), passed=result.passed,
               accepted=result.accepted, diff_lines=result.diff_size, refused=result.refused, kept=result.kept)
     return result
@@ -105,24 +133,34 @@ def _keep_last_passing(team: Team, result: TeamResult) -> None:
     """Go back to the newest committed round whose tests passed when the final state does not pass."""
     if result.passed and result.stop_reason != CRASHED:
         return
-    passing = [r for r in result.rounds if r.commit and r.tests is not None and r.tests.passed]
+    passing = [r for r in result.rounds if r.commit and r.tests is not None and r.good]
     if not passing:
         return
     best = next((r for r in reversed(passing) if r.verdict == "accept"), passing[-1])
     team.workspace.reset(best.commit or "")
     result.tests_after = best.tests
+    result.judgement = best.judgement
     result.accepted = best.verdict == "accept"
     result.kept = (f"round {best.number} passed the tests and is kept; "
                    f"{'the team crashed after it' if result.stop_reason == CRASHED else 'later rounds did not pass'}")
 
 
+def _final_judgement(team: Team, result: TeamResult) -> Judgement | None:
+    """The judgement of the team's final state: its last tested round's, or the kept round's."""
+    if result.judgement is not None:
+        return result.judgement
+    tested = [r for r in result.rounds if r.judgement is not None and r.commit]
+    return tested[-1].judgement if tested else None
+
+
 def _plan_and_loop(team: Team, result: TeamResult) -> None:
     files = WorkspaceFiles(team.workspace.path)
     team.say("exploring")
-    found = explore(team.models, team.retriever, team.task, team.lessons, files.read, team.name)
+    found = explore(team.models, team.retriever, team.task, team.lessons, files.read, team.name,
+                    grep=team.grep, budget=team.explore_budget)
     result.retrieved = found.retrieved
     team.say("planning")
-    plan = make_plan(team.models, team.task, found, _notes(team, "planner"), team=team.name)
+    plan = make_plan(team.models, team.task, found, team.notes("planner"), team=team.name)
     result.plan = plan
     if plan.questions:
         result.stop_reason, result.stop_detail = QUESTIONS, "; ".join(plan.questions)
@@ -134,108 +172,101 @@ def _plan_and_loop(team: Team, result: TeamResult) -> None:
     _refine(team, result, found)
 
 
-def _notes(team: Team, reader: str) -> str:
-    """Lessons from earlier runs, and the other teams' notes this role of the team has not read yet."""
-    return "\n".join(filter(None, [team.lessons, *team.board.unseen(team.name, reader)]))
-
-
 def _reproduce(team: Team, plan: Plan, found: Exploration) -> Reproduction:
-    """Round 0: the coder writes the reproduction test; the sandbox must see it fail."""
+    """Round 0: the coder writes the reproduction test; the sandbox must see it fail.
+
+    An attempt that does not apply, compile or run is dropped from the workspace, so a broken
+    test never reaches a later commit.
+    """
     path = plan.reproduction_test or ""
     feedback = ""
     for _attempt in range(2):
         team.say("reproducing", 0, path)
-        rnd = _code_round(team, plan, found, feedback, Round(0, kind="reproduce"), reproduce=True)
+        rnd = code_round(team, plan, found, feedback, Round(0, kind="reproduce"), reproduce=True)
         if rnd.applied and not rnd.compile_error and rnd.tests is not None:
-            failed = not rnd.tests.passed and _mentions(rnd.tests, path)
+            failed = _reproduces(team, rnd.tests, path)
             _commit(team, f"Add reproduction test {path}", _round_body(plan, rnd, "reproduction test"))
             note = "" if failed else "the reproduction test passed before the fix, so it does not show the bug"
             return Reproduction(path, failed_before=failed, note=note)
+        team.workspace.discard()
         feedback = rnd.edit_errors or rnd.compile_error
     return Reproduction(path, note=f"the coder could not write a working reproduction test: {feedback[:300]}")
 
 
-def _mentions(tests: TestOutcome, path: str) -> bool:
-    """True when the failing tests include the reproduction test (or no per-test results exist)."""
-    if not tests.failing:
-        return True
-    stem = path.rsplit("/", 1)[-1].removesuffix(".py")
-    return any(stem in name for name in tests.failing)
+def _reproduces(team: Team, tests: TestOutcome, path: str) -> bool:
+    """True when the reproduction test fails at the base (without per-test results: the run failed)."""
+    judgement = team.judge(tests, path)
+    if judgement.per_test:
+        return bool(judgement.required_failing)
+    return not tests.passed
 
 
 def _refine(team: Team, result: TeamResult, found: Exploration) -> None:
     plan = result.plan or Plan("")
+    repro = result.reproduction.path if result.reproduction and result.reproduction.failed_before else None
     feedback, last_sig, same = "", None, 0
     for number in range(1, team.max_iterations + 1):
         team.say("coding", number)
-        rnd = _code_round(team, plan, found, feedback, Round(number))
-        result.rounds.append(rnd)
+        rnd = code_round(team, plan, found, feedback, Round(number))
         if rnd.tests is not None:
-            result.tests_after = rnd.tests
+            rnd.judgement = team.judge(rnd.tests, repro)
+        result.rounds.append(rnd)
         if rnd.applied and not rnd.compile_error:
             # Commit before the review, so a budget stop during it still leaves the tested change.
             rnd.commit = _commit(team, f"{team.task.title[:60]} (round {number})", _round_body(plan, rnd, "fix"))
+            result.tests_after, result.judgement = rnd.tests, rnd.judgement
             team.say("reviewing", number)
             _review(team, plan, rnd)
+        else:
+            team.workspace.discard()  # the next round starts from the last commit
         team.board.publish(team.name, _insight(rnd))
-        if rnd.tests is not None and rnd.tests.passed and rnd.verdict == "accept":
+        if rnd.good and rnd.verdict == "accept":
             result.accepted = True
             result.stop_reason = ACCEPTED
             return
         same = same + 1 if rnd.signature == last_sig else 1
         last_sig = rnd.signature
-        if same > STUCK_AFTER - 1 and not (rnd.tests and rnd.tests.passed):
+        if same > STUCK_AFTER - 1 and not rnd.good:
             result.stop_reason, result.stop_detail = STUCK, f"the same failure {same} times: {last_sig[:200]}"
             return
         feedback = _feedback(rnd)
         if same == REPLAN_AFTER and number < team.max_iterations:
-            team.say("re-planning", number)
-            plan = make_plan(team.models, team.task, found, _notes(team, "planner"), _history(result), team.name)
-            result.plan = plan
+            plan = _replan(team, result, found)
     result.stop_reason = MAX_ITERATIONS
     result.stop_detail = f"{team.max_iterations} rounds used"
 
 
-def _code_round(team: Team, plan: Plan, found: Exploration, feedback: str, rnd: Round,
-                reproduce: bool = False) -> Round:
-    """Ask the coder, apply its edits atomically, compile-check and run the tests."""
+def _replan(team: Team, result: TeamResult, found: Exploration) -> Plan:
+    """Explore further with what the rounds taught, then plan again."""
+    team.say("re-planning", len(result.rounds))
+    history = _history(result)
     files = WorkspaceFiles(team.workspace.path)
-    wanted = [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else [])]
-    contents = {p: c for p in dict.fromkeys(wanted) if (c := files.read(p)) is not None}
-    reply = team.models.complete("coder", prompts.coder_messages(
-        team.task, plan, contents, found.text, feedback, _notes(team, "coder"), reproduce=reproduce, team=team.name))
-    parsed = parse_edit_blocks(reply.text)
-    applied = apply_edit_blocks(parsed.blocks, files, team.deny) if not parsed.failures else None
-    failures = parsed.failures or (applied.failures if applied else ())
-    # Never through a symbolic link: it could lead out of the workspace or around the deny list.
-    touched = dict.fromkeys([*(b.path for b in parsed.blocks), *(applied.changes if applied else ())])
-    linked = linked_paths(team.workspace.path, list(touched))
-    failures = (*[f for f in failures if f.path not in {x.path for x in linked}], *linked)
-    if failures or applied is None or not applied.ok:
-        rnd.edit_errors = describe_failures(failures) or "the edits changed nothing"
-        rnd.refused = [f"{f.path}: {f.message}" for f in failures if f.reason in POLICY_REASONS]
-        for refusal in rnd.refused:
-            log.warning("team %s: edit refused: %s", team.name, refusal)
-        return rnd
-    write_changes(team.workspace.path, applied.changes)
-    rnd.applied = True
-    rnd.compile_error = team.runner.compile_check(team.workspace.path, sorted(applied.changes))
-    if not rnd.compile_error:
-        team.say("testing", rnd.number)
-        rnd.tests = team.runner.run_tests(team.workspace.path)
-    return rnd
+    explore(team.models, team.retriever, team.task, team.notes("planner"), files.read, team.name,
+            grep=team.grep, budget=team.explore_budget, history=history, found=found)
+    result.retrieved = found.retrieved
+    plan = make_plan(team.models, team.task, found, team.notes("planner"), history, team.name)
+    result.plan = plan
+    return plan
 
 
 def _review(team: Team, plan: Plan, rnd: Round) -> None:
     diff = team.workspace.diff()
     rnd.diff_lines = sum(1 for line in diff.splitlines() if line[:1] in "+-")
-    summary = rnd.tests.summary if rnd.tests else "(no tests ran)"
-    status = "PASSED" if rnd.tests and rnd.tests.passed else "FAILED"
-    reply = team.models.complete("critic", prompts.critic_messages(team.task, plan, diff, f"{status}\n{summary}", team.name),
-                                 schema="review")
+    reply = team.models.complete("critic", prompts.critic_messages(
+        team.task, plan, diff, _test_report(rnd), team.name, team.prompt_budget("critic")), schema="review")
     data = reply.data or {}
     rnd.verdict = str(data.get("verdict", "revise"))
     rnd.feedback = str(data.get("feedback", ""))
+
+
+def _test_report(rnd: Round) -> str:
+    """The tests as the critic sees them: judged against the base, then the run's summary."""
+    if rnd.tests is None:
+        return "(no tests ran)"
+    judged = rnd.judgement
+    status = "PASSED" if rnd.good else "FAILED"
+    verdict = f" (judged against the base: {judged.reason})" if judged and judged.per_test else ""
+    return f"{status}{verdict}\n{rnd.tests.summary}"
 
 
 def _commit(team: Team, summary: str, body: str) -> str | None:
@@ -245,7 +276,8 @@ def _commit(team: Team, summary: str, body: str) -> str | None:
 
 def _round_body(plan: Plan, rnd: Round, what: str) -> str:
     tests = rnd.tests
-    state = "tests pass" if tests and tests.passed else f"tests fail: {', '.join(tests.failing[:5]) or 'see log'}" \
+    blamed = rnd.judgement.blamed if rnd.judgement else (tests.failing if tests else ())
+    state = "tests pass" if rnd.good else f"tests fail: {', '.join(blamed[:5]) or 'see log'}" \
         if tests else "tests not run"
     review = f"Critic: {rnd.verdict}. {rnd.feedback}".strip() if rnd.verdict else ""
     return "\n\n".join(filter(None, [plan.summary, f"Round {rnd.number} ({what}): {state}.", review]))
@@ -255,9 +287,16 @@ def _feedback(rnd: Round) -> str:
     if not rnd.applied:
         return "Your edits were NOT applied (nothing changed):\n" + rnd.edit_errors
     if rnd.compile_error:
-        return "Your edits were applied but do not compile:\n" + rnd.compile_error
-    parts = [f"Your edits were applied. Tests {'pass' if rnd.tests and rnd.tests.passed else 'fail'}."]
-    if rnd.tests and not rnd.tests.passed:
+        return ("Your edits do not compile, so they were dropped (the files are as before your edits):\n"
+                + rnd.compile_error)
+    parts = [f"Your edits were applied. Tests {'pass' if rnd.good else 'fail'}."]
+    if rnd.partial:
+        parts.append("Some of your blocks did not apply:\n" + rnd.partial)
+    if rnd.refused:
+        parts.append("Refused edits (undone):\n" + "\n".join(f"- {r}" for r in rnd.refused))
+    if rnd.judgement is not None and not rnd.good:
+        parts.append(rnd.judgement.reason)
+    if rnd.tests and not rnd.good:
         parts.append(rnd.tests.summary)
     if rnd.verdict == "revise" and rnd.feedback:
         parts.append("Reviewer: " + rnd.feedback)
@@ -269,7 +308,7 @@ def _insight(rnd: Round) -> str:
         return f"round {rnd.number}: edits did not apply ({rnd.edit_errors[:160]})"
     if rnd.compile_error:
         return f"round {rnd.number}: compile error {rnd.compile_error[:160]}"
-    state = "tests pass" if rnd.tests and rnd.tests.passed else f"tests fail: {rnd.signature[:160]}"
+    state = "tests pass" if rnd.good else f"tests fail: {rnd.signature[:160]}"
     return f"round {rnd.number}: {state}; critic {rnd.verdict or '-'}: {rnd.feedback[:160]}"
 
 

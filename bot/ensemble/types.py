@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bot.ensemble.verdict import Judgement
 
 # Why a team's loop ended; STOP_WORDS says each in plain words.
 ACCEPTED, MAX_ITERATIONS, BUDGET, STUCK, STOPPED, QUESTIONS, CRASHED = (
     "accepted", "max_iterations", "budget", "stuck", "stopped", "questions", "crashed")
 STOP_WORDS = {
-    ACCEPTED: "the tests pass and the critic accepted the change",
-    MAX_ITERATIONS: "the refinement rounds ran out (max_iterations) before the tests passed and the critic accepted",
+    ACCEPTED: "the change passes the tests (judged against the base) and the critic accepted it",
+    MAX_ITERATIONS: "the refinement rounds ran out (max_iterations) before a change passed and the critic accepted",
     BUDGET: "the model budget ran out (budget_usd / budget_tokens)",
     STUCK: "the same failure repeated round after round, so the team stopped",
     STOPPED: "a stop was requested",
@@ -47,7 +50,14 @@ class Plan:
 
 @dataclass(frozen=True)
 class TestOutcome:
-    """A test run as the loop sees it: passed or not, which tests failed, the compact summary."""
+    """A test run as the loop sees it: passed or not, which tests failed, the compact summary.
+
+    `passed` is the test command's own status (exit 0 within its limits); `results` holds each
+    test's outcome ('pass', 'fail', 'error', 'skip') where the runner reports them, which is
+    what judging against the base needs (bot/ensemble/verdict.py).
+    """
+
+    __test__ = False  # not a pytest class
 
     passed: bool
     failing: tuple[str, ...] = ()
@@ -55,6 +65,8 @@ class TestOutcome:
     exit_code: int | None = None
     total: int | None = None
     duration_s: float = 0.0
+    results: tuple[tuple[str, str], ...] = ()
+    timed_out: bool = False
 
     @property
     def signature(self) -> str:
@@ -101,14 +113,25 @@ class Round:
     commit: str | None = None
     diff_lines: int = 0
     refused: list[str] = field(default_factory=list)  # "path: why" for edits refused by policy (deny list, links)
+    partial: str = ""  # blocks that did not apply in a round where others did
+    judgement: Judgement | None = None  # the tests judged against the base
+
+    @property
+    def good(self) -> bool:
+        """True when the round's change passes: judged against the base where possible."""
+        if self.judgement is not None:
+            return self.judgement.good
+        return bool(self.tests and self.tests.passed)
 
     @property
     def signature(self) -> str:
-        """The failure signature that detects a stuck loop."""
+        """The failure signature that detects a stuck loop (failures the change is not blamed for left out)."""
         if not self.applied:
             return "edits:" + self.edit_errors[:120]
         if self.compile_error:
             return "compile:" + self.compile_error.splitlines()[0][:120]
+        if self.judgement is not None:
+            return "" if self.judgement.good else ",".join(self.judgement.blamed) or self.judgement.reason[:200]
         return self.tests.signature if self.tests else ""
 
 
@@ -129,6 +152,7 @@ class TeamResult:
     retrieved: list[Retrieved] = field(default_factory=list)
     error: str = ""
     kept: str = ""  # set when the team's last state failed and an earlier passing round was kept instead
+    judgement: Judgement | None = None  # the final tests judged against the base
 
     @property
     def refused(self) -> list[str]:
@@ -137,7 +161,9 @@ class TeamResult:
 
     @property
     def passed(self) -> bool:
-        """True when the team's final tests pass."""
+        """True when the team's final change passes (judged against the base where possible)."""
+        if self.judgement is not None:
+            return self.judgement.good
         return bool(self.tests_after and self.tests_after.passed)
 
     @property
@@ -172,11 +198,25 @@ class RunResult:
     notes: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # edits refused by policy, every team
     trace: str = ""  # the run's trace.jsonl (`ensemble report` reads it)
+    judgement: Judgement | None = None  # the winner's tests against the base: fixed, still failing, broken
+
+    @property
+    def passed(self) -> bool:
+        """True when the winning change passes, judged against the base where possible."""
+        if self.judgement is not None:
+            return self.judgement.good
+        return bool(self.tests_after and self.tests_after.passed)
+
+    @property
+    def pre_existing_failures(self) -> tuple[str, ...]:
+        """Tests that already failed before any change."""
+        before = self.tests_before
+        return tuple(n for n, o in before.results if o in ("fail", "error")) if before else ()
 
     @property
     def success(self) -> bool:
         """True only when a passing change was produced and landed on the branch."""
-        return bool(self.commits) and bool(self.tests_after and self.tests_after.passed)
+        return bool(self.commits) and self.passed
 
     @property
     def stop_words(self) -> str:
@@ -186,5 +226,6 @@ class RunResult:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (what `ensemble run --json` prints)."""
         data = asdict(self)
-        data.update(success=self.success, stop_words=self.stop_words)
+        data.update(success=self.success, stop_words=self.stop_words,
+                     pre_existing_failures=list(self.pre_existing_failures))
         return data

@@ -45,6 +45,22 @@ class Workspace(Protocol):
         """Go back to one of this workspace's commits, dropping what came after it."""
         ...
 
+    def discard(self) -> None:
+        """Drop every uncommitted change (the worktree goes back to its last commit)."""
+        ...
+
+    def changed_paths(self) -> list[str]:
+        """Paths that differ from the base commit: committed, uncommitted or new."""
+        ...
+
+    def base_text(self, path: str) -> str | None:
+        """The file's text at the base commit, or None when it did not exist there."""
+        ...
+
+    def grep(self, text: str, max_hits: int = 30) -> list[tuple[str, int, str]]:
+        """Exact-text search over the worktree's tracked files: (path, line number, line)."""
+        ...
+
 
 class Forge(Protocol):
     """Branches and workspaces for one task."""

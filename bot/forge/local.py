@@ -91,6 +91,35 @@ class GitWorkspace:
             git(self.path, "reset", "-q", "--hard", sha)
             git(self.path, "clean", "-q", "-fd")
 
+    def discard(self) -> None:
+        """Drop every uncommitted change: the worktree goes back to its last commit."""
+        self.reset("HEAD")
+
+    def changed_paths(self) -> list[str]:
+        """Paths that differ from the base commit, new files included."""
+        git(self.path, "add", "-A", "--intent-to-add")
+        out = git(self.path, "diff", "--no-renames", "--name-only", "-z", self.base)
+        return sorted(p for p in out.split("\0") if p)
+
+    def base_text(self, path: str) -> str | None:
+        """The file's text at the base commit, or None when it did not exist there."""
+        result = subprocess.run(["git", "show", f"{self.base}:{path}"], cwd=self.path, capture_output=True)
+        return result.stdout.decode("utf-8", "replace") if result.returncode == 0 else None
+
+    def grep(self, text: str, max_hits: int = 30) -> list[tuple[str, int, str]]:
+        """Exact-text search (`git grep -F`) over tracked text files: (path, line number, line)."""
+        if not text.strip():
+            return []
+        out = git(self.path, "grep", "-n", "-I", "-F", "--no-color", "-z", "-e", text, check=False)
+        hits = []
+        for line in out.splitlines():
+            path, number, found = (line.split("\0", 2) + ["", ""])[:3]
+            if number.isdigit():
+                hits.append((path, int(number), found[:300]))
+            if len(hits) >= max_hits:
+                break
+        return hits
+
     def commits(self) -> list[Commit]:
         """Commits since the base, oldest first."""
         out = git(self.path, "log", "--reverse", "--format=%H%x00%s", f"{self.base}..HEAD")

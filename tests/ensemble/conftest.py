@@ -6,8 +6,9 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,20 +73,31 @@ class FileRetriever:
 
 
 class HostPytest:
-    """Runs pytest on the host in the workspace (our own sample code only)."""
+    """Runs pytest on the host in the workspace (our own sample code only), with per-test results."""
 
     def __init__(self) -> None:
         self.runs = 0
+        self.known: list[frozenset[str]] = []  # the known failures each run was given
 
     def compile_check(self, workspace: Path, paths: Sequence[str]) -> str:
         return compile_check(workspace, paths)
 
-    def run_tests(self, workspace: Path) -> TestOutcome:
+    def run_tests(self, workspace: Path, known_failures: Collection[str] = ()) -> TestOutcome:
+        from sandbox.results import parse_junit_xml
+
         self.runs += 1
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rf"],
-                              cwd=workspace, capture_output=True, text=True, timeout=120)
-        failing = tuple(re.findall(r"^FAILED (\S+)", proc.stdout, re.M))
-        return TestOutcome(proc.returncode == 0, failing, proc.stdout[-1500:], proc.returncode)
+        self.known.append(frozenset(known_failures))
+        with tempfile.TemporaryDirectory() as out:
+            junit = Path(out) / "junit.xml"
+            proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rf",
+                                   f"--junitxml={junit}", "-o", "junit_family=xunit1"],
+                                  cwd=workspace, capture_output=True, text=True, timeout=120)
+            cases = parse_junit_xml(junit.read_bytes()) if junit.exists() else []
+        failing = tuple(c.name for c in cases if c.outcome in ("fail", "error"))
+        summary = "\n".join(line for line in proc.stdout.splitlines()
+                            if not any(name.split("::")[-1] in line for name in known_failures))
+        return TestOutcome(proc.returncode == 0, failing, summary[-1500:], proc.returncode, len(cases) or None,
+                           results=tuple((c.name, c.outcome) for c in cases))
 
 
 PLAN = {"summary": "Average the two middle values when the count is even.", "files": ["stats/core.py"],
@@ -132,7 +144,7 @@ REVISE = {"verdict": "revise", "feedback": "Still wrong for even counts."}
 
 
 def happy_script() -> dict:
-    return {("planner", None): ['{"search": ["median"], "open": ["stats/core.py"], "symbols": ["median"]}', ENOUGH],
+    return {("planner", "explore"): ['{"search": ["median"], "open": ["stats/core.py"], "symbols": ["median"]}', ENOUGH],
             ("planner", "plan"): [PLAN], ("coder", None): [REPRO, FIX], ("critic", "review"): [ACCEPT]}
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.config import Config
+from bot.ensemble.coding import EDIT_FOLLOW_UPS
 from bot.ensemble.insights import InsightBoard
 from bot.ensemble.report import render_summary
 from bot.ensemble.runner import Components, run_task
@@ -54,7 +55,7 @@ def test_bug_is_fixed_with_a_reproduction_test_first(sample: Path) -> None:
     assert "return (ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", "ensemble/median:stats/core.py")
     assert "Ensemble-Run: " + result.run_id in git(sample, "log", "-1", "--format=%B", "ensemble/median")
     assert {r.how for r in result.retrieved} >= {"search", "open"}
-    assert models.calls[:2] == [("planner", None, "a"), ("planner", None, "a")]
+    assert models.calls[:2] == [("planner", "explore", "a"), ("planner", "explore", "a")]
     assert git(sample, "status", "--porcelain") == ""
 
 
@@ -65,7 +66,8 @@ def test_edits_that_never_apply_stop_as_stuck_and_land_nothing(sample: Path) -> 
     assert not result.commits
     assert "ensemble/median" not in git(sample, "branch", "--list", "ensemble/median")
     coder_prompts = [c for c in models.calls if c[0] == "coder"]
-    assert len(coder_prompts) == 1 + 3  # reproduction + three identical failures
+    # the reproduction, then three rounds whose every turn (the first and its follow-ups) failed
+    assert len(coder_prompts) == 1 + 3 * (1 + EDIT_FOLLOW_UPS)
     assert ("planner", "plan", "a") in models.calls[3:]  # re-planned after two identical failures
 
 
@@ -80,7 +82,7 @@ def test_tests_never_pass_stops_at_max_iterations(sample: Path) -> None:
 
 def test_planner_questions_stop_the_run(sample: Path) -> None:
     ask = {**PLAN, "questions": ["Should median() of an empty list return None or raise?"]}
-    result, models = run(sample, {("planner", None): [ENOUGH], ("planner", "plan"): [ask]})
+    result, models = run(sample, {("planner", "explore"): [ENOUGH], ("planner", "plan"): [ask]})
     assert result.stop_reason == "questions"
     assert result.questions == ("Should median() of an empty list return None or raise?",)
     assert not result.success and not any(c[0] == "coder" for c in models.calls)

@@ -74,5 +74,23 @@ def test_model_chosen_paths_cannot_carry_instructions() -> None:
 
 def test_exploration_requests_are_parsed_leniently() -> None:
     assert parse_requests('```json\n{"search": ["median"], "open": ["a.py"]}\n```') == {
-        "search": ["median"], "open": ["a.py"], "symbols": []}
-    assert parse_requests("no idea") == {"search": [], "open": [], "symbols": []}
+        "search": ["median"], "open": ["a.py"], "symbols": [], "grep": [], "done": False}
+    assert parse_requests("no idea")["done"] is True
+
+
+def test_a_think_block_is_not_read_as_the_exploration_request() -> None:
+    reply = ('<think>maybe {"search": [], "done": true} is enough... no.</think>\n'
+             'I need more: {"grep": ["ValueError(\\"median"], "extra": 1}\nThanks.')
+    assert parse_requests(reply) == {"search": [], "open": [], "symbols": [], "grep": ['ValueError("median'],
+                                     "done": False}
+
+
+def test_a_huge_issue_body_is_fitted_to_the_model_budget() -> None:
+    huge = Task("crash", "x" * 1_000_000)
+    for messages in (prompts.localization_messages(huge, "map", "ctx", "", 1, budget=4000),
+                     prompts.planner_messages(huge, "map", "ctx", "", budget=4000),
+                     prompts.coder_messages(huge, PLAN, {"a.py": "x = 1\n"}, "", "", "", budget=4000),
+                     prompts.critic_messages(huge, PLAN, "diff", "PASSED", budget=4000)):
+        chars = sum(len(m.content) for m in messages)
+        assert chars < 4000 * 4, chars
+        assert "<<<BEGIN task>>>" in messages[1].content

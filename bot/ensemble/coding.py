@@ -1,0 +1,197 @@
+"""One coding round: ask the coder, apply every edit block that matches, follow up on the rest.
+
+Inside a round the coder may first ask for more code (`READ path`, `FIND text`), and gets a
+bounded number of follow-up turns for blocks that did not apply or a reply cut off by length:
+each follow-up carries its own previous reply and exactly what failed. Edits that delete,
+skip or weaken existing tests, or touch CI configuration, are refused and undone (guards.py).
+Then the changed files are compile-checked and the tests run, judged against the base.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.ensemble import prompts
+from bot.ensemble.edits import (
+    EditFailure,
+    apply_edit_blocks,
+    describe_failures,
+    linked_paths,
+    parse_edit_blocks,
+)
+from bot.ensemble.fileview import focus_from_text, render_file
+from bot.ensemble.guards import find_test_tampering
+from bot.ensemble.types import Plan, Round
+from bot.ensemble.workspace_files import WorkspaceFiles
+from bot.llm.types import Message
+
+log = logging.getLogger(__name__)
+EDIT_FOLLOW_UPS = 2  # extra coder turns in a round for blocks that did not apply or a cut-off reply
+CODE_REQUEST_TURNS = 2  # coder turns in a round that may ask for more code instead of editing
+MAX_CODE_REQUESTS = 3
+POLICY_REASONS = ("denied", "link", "bad_path", "tampering")  # failures that are refusals, shown to the user
+CHARS_PER_TOKEN = 3
+_REQUEST = re.compile(r"^\s*[`*-]*\s*(READ|FIND)\s*[:]?\s+(.+?)\s*`*\s*$", re.MULTILINE)
+
+
+@dataclass
+class RoundEdits:
+    """What a round's turns did to the workspace: files written (with their previous text) and failures."""
+
+    originals: dict[str, str | None] = field(default_factory=dict)
+    applied: int = 0
+    failures: list[EditFailure] = field(default_factory=list)  # of the last turn: what is still wrong
+    refusals: list[EditFailure] = field(default_factory=list)  # policy refusals of every turn
+    redirected: list[tuple[str, str]] = field(default_factory=list)
+
+
+def code_round(team: Any, plan: Plan, found: Any, feedback: str, rnd: Round, reproduce: bool = False) -> Round:
+    """Ask the coder, apply its edits (with follow-ups), guard them, compile-check and run the tests."""
+    shown = shown_files(team, plan, found, feedback)
+    messages = prompts.coder_messages(team.task, plan, shown, found.text, feedback, team.notes("coder"),
+                                      reproduce=reproduce, team=team.name, budget=team.prompt_budget("coder"))
+    edits = _converse(team, messages, list(shown))
+    _guard(team, edits)
+    if edits.applied == 0 or not edits.originals:
+        rnd.edit_errors = describe_failures(edits.failures) or "the edits changed nothing"
+        _record_refusals(team, rnd, [*edits.refusals, *edits.failures])
+        return rnd
+    rnd.applied = True
+    rnd.partial = describe_failures(edits.failures) if edits.failures else ""
+    _record_refusals(team, rnd, [*edits.refusals, *edits.failures])
+    changed = sorted(edits.originals)
+    rnd.compile_error = team.runner.compile_check(team.workspace.path, changed)
+    if not rnd.compile_error:
+        team.say("testing", rnd.number)
+        rnd.tests = team.runner.run_tests(team.workspace.path, known_failures=team.known_failures)
+    return rnd
+
+
+def shown_files(team: Any, plan: Plan, found: Any, feedback: str) -> dict[str, str]:
+    """What the coder sees of each file the plan names: whole, or its outline and the relevant windows."""
+    files = WorkspaceFiles(team.workspace.path)
+    wanted = [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else [])]
+    contents = {p: c for p in dict.fromkeys(wanted) if (c := files.read(p)) is not None}
+    if not contents:
+        return {}
+    per_file = team.prompt_budget("coder") * CHARS_PER_TOKEN * 6 // 10 // len(contents)
+    hints = "\n".join([team.task.text, prompts.render_plan(plan), feedback])
+    views = {}
+    for path, text in contents.items():
+        focus = [(r.start_line, r.end_line) for r in found.retrieved
+                 if r.path == path and r.start_line and r.end_line] + focus_from_text(path, text, hints)
+        views[path] = render_file(path, text, focus, max(per_file, 2000))
+    return views
+
+
+def _converse(team: Any, messages: list[Message], shown: list[str]) -> RoundEdits:
+    """The coder's turns in one round: code requests answered, edits applied, failures followed up."""
+    edits = RoundEdits()
+    requests_left, follow_ups_left = CODE_REQUEST_TURNS, EDIT_FOLLOW_UPS
+    while True:
+        reply = team.models.complete("coder", messages)
+        text = reply.text or ""
+        parsed = parse_edit_blocks(text)
+        asked = _code_requests(text) if not parsed.blocks else []
+        if asked and requests_left > 0:
+            requests_left -= 1
+            messages = [*messages, Message("assistant", text), Message("user", _answer(team, asked))]
+            continue
+        turn = _apply(team, parsed, shown, edits)
+        edits.refusals += [f for f in turn if f.reason in POLICY_REASONS]
+        cut_off = getattr(reply, "finish_reason", "") == "length" or bool(getattr(reply, "truncated", False))
+        if not (turn or cut_off) or follow_ups_left == 0:
+            edits.failures = turn
+            return edits
+        follow_ups_left -= 1
+        edits.failures = turn
+        messages = [*messages, Message("assistant", text), Message("user", _follow_up(turn, edits, cut_off))]
+
+
+def _apply(team: Any, parsed: Any, shown: list[str], edits: RoundEdits) -> list[EditFailure]:
+    """Apply the blocks that match to the workspace; the failures of this turn."""
+    from bot.ensemble.edits import write_changes
+
+    files = WorkspaceFiles(team.workspace.path)
+    result = apply_edit_blocks(parsed.blocks, files, team.deny, shown=tuple(shown))
+    linked = linked_paths(team.workspace.path, [*(b.path for b in parsed.blocks), *result.changes])
+    blocked = {f.path for f in linked}
+    changes = {p: c for p, c in result.changes.items() if p not in blocked}
+    for path in changes:
+        edits.originals.setdefault(path, files.read(path))
+    write_changes(team.workspace.path, changes)
+    edits.applied += result.applied if changes else 0
+    edits.redirected += list(getattr(result, "redirected", ()))
+    return [*parsed.failures, *[f for f in result.failures if f.path not in blocked], *linked]
+
+
+def _follow_up(failures: list[EditFailure], edits: RoundEdits, cut_off: bool) -> str:
+    """The message that asks the coder to fix what did not apply (the applied blocks are in place)."""
+    parts = []
+    if edits.applied:
+        parts.append(f"{edits.applied} of your edit blocks applied and are now in the files; do not send them again.")
+    if cut_off:
+        parts.append("Your reply was cut off because it was too long. Send the remaining changes as smaller "
+                     "blocks (only the lines that change, with two or three lines around them).")
+    if failures:
+        parts.append("These blocks did NOT apply:\n" + describe_failures(failures))
+        parts.append("Send corrected blocks for these only, copying SEARCH lines exactly from the file.")
+    return prompts.data("edit results", "\n\n".join(parts))
+
+
+def _code_requests(text: str) -> list[tuple[str, str]]:
+    from bot.llm.reasoning import strip_reasoning
+
+    return [(m.group(1), m.group(2).strip("`'\" ")) for m in _REQUEST.finditer(strip_reasoning(text))][:MAX_CODE_REQUESTS]
+
+
+def _answer(team: Any, asked: list[tuple[str, str]]) -> str:
+    """The code the coder asked for: files (windows of large ones) and exact-text matches."""
+    files = WorkspaceFiles(team.workspace.path)
+    parts = []
+    budget = team.prompt_budget("coder") * CHARS_PER_TOKEN // 3 // max(len(asked), 1)
+    for kind, what in asked:
+        if kind == "READ":
+            text = files.read(what)
+            body = render_file(what, text, focus_from_text(what, text, team.task.text), budget) \
+                if text is not None else "(no such file)"
+            parts.append(prompts.data(f"file {what}", body))
+        else:
+            hits = team.workspace.grep(what)
+            listing = "\n".join(f"{p}:{n}: {line}" for p, n, line in hits) or "(no matches)"
+            parts.append(prompts.data(f"matches of {what[:60]}", listing))
+    return "\n\n".join(parts) + "\n\nNow reply with the edit blocks."
+
+
+def _guard(team: Any, edits: RoundEdits) -> None:
+    """Undo this round's edits to any file where they delete, skip or weaken tests or touch CI config."""
+    if not edits.originals:
+        return
+    from bot.ensemble.edits import write_changes
+
+    changed = team.workspace.changed_paths()
+    before = {p: team.workspace.base_text(p) for p in changed}
+    after = {p: WorkspaceFiles(team.workspace.path).read(p) for p in changed}
+    found = [t for t in find_test_tampering(before, after, team.task.text) if t.path in edits.originals]
+    if not found:
+        return
+    for path in {t.path for t in found} & set(edits.originals):
+        original = edits.originals.pop(path)
+        if original is None:
+            (team.workspace.path / path).unlink(missing_ok=True)
+        else:
+            write_changes(team.workspace.path, {path: original})
+    edits.failures += [EditFailure(t.path, "tampering", t.message) for t in found]
+    if not edits.originals:
+        edits.applied = 0
+
+
+def _record_refusals(team: Any, rnd: Round, failures: list[EditFailure]) -> None:
+    for f in failures:
+        refusal = f"{f.path}: {f.message}"
+        if f.reason in POLICY_REASONS and refusal not in rnd.refused:
+            rnd.refused.append(refusal)
+            log.warning("team %s: edit refused: %s", team.name, refusal)

@@ -1,0 +1,61 @@
+"""Judging a candidate against the base, test by test (fail-to-pass, pass-to-pass)."""
+
+from __future__ import annotations
+
+from bot.ensemble.types import TestOutcome
+from bot.ensemble.verdict import judge, matching_tests
+
+
+def outcome(exit_ok: bool, **results: str) -> TestOutcome:
+    pairs = tuple((name.replace("__", "::").replace("_py", ".py"), o) for name, o in results.items())
+    return TestOutcome(exit_ok, tuple(n for n, o in pairs if o in ("fail", "error")), results=pairs)
+
+
+BASE = outcome(False, t_py__test_ok="pass", t_py__test_bug="fail", t_py__test_flaky="fail")
+
+
+def test_a_fix_is_good_although_an_unrelated_test_already_failed() -> None:
+    after = outcome(False, t_py__test_ok="pass", t_py__test_bug="pass", t_py__test_flaky="fail")
+    judged = judge(BASE, after)
+    assert judged.good and judged.per_test
+    assert judged.fixed == ("t.py::test_bug",)
+    assert judged.still_failing == ("t.py::test_flaky",)
+    assert judged.blamed == ()
+    assert "not blocking" in judged.reason
+
+
+def test_breaking_a_test_that_passed_at_the_base_is_not_good() -> None:
+    after = outcome(False, t_py__test_ok="fail", t_py__test_bug="pass", t_py__test_flaky="fail")
+    judged = judge(BASE, after)
+    assert not judged.good
+    assert judged.broken == ("t.py::test_ok",)
+    assert "broke 1 test" in judged.reason
+
+
+def test_the_reproduction_test_must_pass_and_a_new_failing_test_blocks() -> None:
+    after = outcome(False, t_py__test_ok="pass", t_py__test_bug="fail", t_py__test_flaky="fail",
+                    repro_py__test_it="fail")
+    judged = judge(BASE, after, required=["repro.py"])
+    assert not judged.good
+    assert judged.required_failing == ("repro.py::test_it",)
+    assert judged.new_failing == ()
+    other = judge(BASE, outcome(False, t_py__test_ok="pass", t_py__test_bug="pass", new_py__test_x="error"))
+    assert not other.good and other.new_failing == ("new.py::test_x",)
+
+
+def test_without_per_test_results_only_a_green_suite_is_good() -> None:
+    base = TestOutcome(False, summary="exit 1")
+    assert not judge(base, TestOutcome(False, summary="exit 1")).good
+    assert judge(base, TestOutcome(True)).good
+    assert not judge(base, TestOutcome(False, summary="exit 1")).per_test
+
+
+def test_a_timed_out_run_is_never_good() -> None:
+    after = TestOutcome(False, results=(("t.py::test_ok", "pass"),), timed_out=True)
+    assert not judge(BASE, after).good
+
+
+def test_required_tests_are_found_by_file_path_or_dotted_module() -> None:
+    names = ["tests/test_repro.py::test_a", "tests.test_repro::Case::test_b", "tests/test_other.py::test_c"]
+    assert matching_tests(names, ["tests/test_repro.py"]) == names[:2]
+    assert matching_tests(names, ["tests/test_other.py::test_c"]) == [names[2]]
