@@ -42,6 +42,13 @@ class ModelChoice:
     provider: Provider = "openai"
     model: str = "gpt-4o-mini"
     temperature: float = field(default=0.0, metadata={"min": 0.0, "max": 2.0})
+    # A server of the role's own (a local llama.cpp, Ollama or vLLM for the coder, say); None: the
+    # provider's default (OPENAI_BASE_URL, GOOGLE_GEMINI_BASE_URL, else the hosted API).
+    base_url: str | None = field(default=None, kw_only=True, metadata={
+        "pattern": r"^https?://\S+$", "hint": "like http://127.0.0.1:8080/v1"})
+    # The environment variable holding this model's key; None: OPENAI_API_KEY or GEMINI_API_KEY.
+    api_key_env: str | None = field(default=None, kw_only=True, metadata={
+        "pattern": r"^[A-Za-z_][A-Za-z0-9_]*$", "hint": "naming an environment variable, like LOCAL_KEY"})
 
 
 @dataclass(frozen=True)
@@ -94,7 +101,10 @@ class LLMSpec:
     max_retry_wait_s: float = field(default=120.0, metadata={"min": 0.0})
     cache: bool = True
     cache_max_mb: int = field(default=200, metadata={"min": 1})
-    max_output_tokens: int = field(default=8192, metadata={"min": 1})  # room kept for replies in the window
+    # The output cap sent with every request (max_tokens, Gemini's max_output_tokens), and the room
+    # kept for the reply in the model's window; never more than half the window. Raise it for long
+    # edit replies; a reply cut off is continued (plain text) or repaired shorter (JSON).
+    max_output_tokens: int = field(default=4096, metadata={"min": 1})
     prices: tuple[PriceSpec, ...] = ()
 
 

@@ -2,7 +2,8 @@
 
     EnsembleError              exit 1: the task could not be completed
     ├── UsageError             exit 2: bad command-line usage
-    │   └── ConfigError        exit 2: a bad .github/ensemble.yml (one or more ConfigIssues)
+    │   ├── ConfigError        exit 2: a bad .github/ensemble.yml (one or more ConfigIssues)
+    │   └── PromptTooLong      exit 2: a prompt plus the output cap would not fit a model's window
     ├── StopRequested          exit 1: a human asked the run to stop
     └── ModelError             exit 1: a model call failed (names the role, provider and model)
         ├── BudgetExceeded     the run's USD or token cap would be passed; carries the spend
@@ -59,6 +60,10 @@ class ConfigError(UsageError):
     def __init__(self, issues: list[ConfigIssue]):
         self.issues = issues
         super().__init__("\n".join(str(issue) for issue in issues))
+
+
+class PromptTooLong(UsageError):
+    """A request would not fit its model's window, so it was not sent; the message names the setting to raise."""
 
 
 class StopRequested(EnsembleError):

@@ -3,7 +3,9 @@
 Before a call is sent, its prompt is priced as input tokens and reserved against the caps;
 a call that would pass a cap is refused with `BudgetExceeded`. Reservations make the check
 hold when two ensembles call at once. After the call the reservation is replaced by what the
-provider reported. Cache hits cost nothing and are only counted.
+provider reported. Cache hits cost nothing and are only counted, as are the replies that
+could not be parsed (`parse_failures`), those a repair round fixed (`repaired`) and those the
+output cap cut off (`truncated`), so run summaries and benchmarks can show how sloppy a model is.
 """
 
 from __future__ import annotations
@@ -28,6 +30,12 @@ class RoleSpend:
     output_tokens: int = 0
     cached_tokens: int = 0
     cost_usd: float = 0.0
+    parse_failures: int = 0
+    repaired: int = 0
+    truncated: int = 0
+
+
+EVENTS = ("parse_failures", "repaired", "truncated")
 
 
 @dataclass(frozen=True)
@@ -96,6 +104,14 @@ class Ledger:
         with self._lock:
             self.roles.setdefault(role, RoleSpend()).cache_hits += 1
 
+    def record_event(self, role: str, event: str) -> None:
+        """Count one of EVENTS for `role`: a reply not parsed, one repaired, one cut off by the output cap."""
+        if event not in EVENTS:
+            raise ValueError(f"unknown ledger event {event!r}; expected one of {', '.join(EVENTS)}")
+        with self._lock:
+            spend = self.roles.setdefault(role, RoleSpend())
+            setattr(spend, event, getattr(spend, event) + 1)
+
     def record_fallback(self, role: str, failed: str, next_label: str, reason: str) -> None:
         """Note that `failed` gave up for `role` and `next_label` took over."""
         with self._lock:
@@ -110,7 +126,7 @@ class Ledger:
         return sum(getattr(spend, name) for spend in self.roles.values())
 
     def _summary(self) -> dict[str, Any]:
-        names = ("calls", "cache_hits", "replayed", "input_tokens", "output_tokens", "cached_tokens")
+        names = ("calls", "cache_hits", "replayed", "input_tokens", "output_tokens", "cached_tokens", *EVENTS)
         totals: dict[str, Any] = {name: self._total(name) for name in names}
         totals["cost_usd"] = round(self._total("cost_usd"), 9)
         totals.update(budget_usd=self.budget_usd, budget_tokens=self.budget_tokens,

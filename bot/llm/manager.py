@@ -1,9 +1,13 @@
 """`ModelManager`: one place where the ensemble asks models things.
 
 `complete(role, messages, schema)` picks the role's model from the config, serves a cache
-hit if there is one, checks the budget, sends the request with the retry policy, validates a
-structured reply (one repair round), fails over along the role's fallback chain, records the
-spend, and wraps it all in one trace span. It is safe to call from several threads at once.
+hit if there is one, fits the request to the model's window, checks the budget, sends the
+request with the retry policy, validates a structured reply (one repair round) or continues a
+plain one the output cap cut off, fails over along the role's fallback chain (also when a
+structured reply stays invalid), records the spend, and wraps it all in one trace span.
+A request repeated within the run is not answered from the cache again but sampled warmer,
+so a later round that asks the same thing gets something new. It is safe to call from
+several threads at once.
 """
 
 from __future__ import annotations
@@ -11,29 +15,38 @@ from __future__ import annotations
 import dataclasses
 import logging
 import random
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.config import Config
-from bot.errors import ModelNotFound, ProviderError, StructuredReplyError, UsageError
+from bot.config import Config, ModelChoice
+from bot.errors import (
+    ModelError,
+    ModelNotFound,
+    PromptTooLong,
+    ProviderError,
+    StructuredReplyError,
+    UsageError,
+)
+from bot.llm import followups, window
 from bot.llm.budget import Ledger
 from bot.llm.cache import ReplyCache, cache_key
+from bot.llm.followups import Outcome
 from bot.llm.prices import PriceTable
 from bot.llm.registry import create_model
 from bot.llm.retry import RetryLog, RetryPolicy, call_with_retries
-from bot.llm.schemas import SchemaViolation, get_schema, parse_structured
-from bot.llm.tokens import ContextPiece, count_message_tokens, count_tokens, fit_context
-from bot.llm.types import ChatModel, ChatRequest, Completion, Message, Reply, Usage
+from bot.llm.schemas import get_schema
+from bot.llm.tokens import count_message_tokens, count_tokens
+from bot.llm.types import LENGTH, ChatModel, ChatRequest, Completion, Message, Reply
 from bot.trace import Span, span
 
 log = logging.getLogger(__name__)
 
-RAW_REPLY_TRACE_CHARS = 4000
-REPAIR_PROMPT = ("Your reply could not be used: {error}. Reply again with only the corrected JSON object "
-                 "for the {schema!r} schema, nothing else.")
+REPEAT_WARMING = 0.3  # added to the temperature for each repeat of a request within the run
+MAX_REPEAT_TEMPERATURE = 1.0
 
 
 @dataclass(frozen=True)
@@ -49,21 +62,6 @@ class Link:
         return f"{self.model.provider}/{self.model.model}"
 
 
-@dataclass
-class _Outcome:
-    """What one model produced for one `complete` call, before it becomes a Reply."""
-
-    text: str
-    data: dict[str, Any] | None
-    usage: Usage = Usage()
-    cost_usd: float = 0.0
-    request_id: str | None = None
-    retries: int = 0
-    cached: bool = False
-    replayed: bool = False
-    repaired: bool = False
-
-
 def team_role(role: str, team: int) -> str:
     """The manager's role name for team number `team`'s own model: 'coder@b' for the second team."""
     return f"{role}@{chr(ord('a') + team)}"
@@ -75,11 +73,18 @@ def _settings(key: str, fallbacks: int, env_role: str | None = None) -> list[str
     return [primary, *(f"{key}.fallback[{i}].model" for i in range(fallbacks))]
 
 
+def _links(choice: Any, key: str, env: Mapping[str, str], base_dir: Path | None, env_role: str | None = None) -> list[Link]:
+    """A role's chain from its config entry (a RoleModel): the primary, then its fallbacks."""
+    choices: tuple[ModelChoice, ...] = (choice, *choice.fallback)
+    return [Link(create_model(c.provider, c.model, env, base_dir, c.base_url, c.api_key_env), c.temperature, where)
+            for c, where in zip(choices, _settings(key, len(choice.fallback), env_role), strict=True)]
+
+
 class ModelManager:
-    """Roles to model chains, with retries, failover, schemas, budget, cache and tracing."""
+    """Roles to model chains, with retries, failover, schemas, windows, budget, cache and tracing."""
 
     def __init__(self, chains: Mapping[str, Sequence[Link]], ledger: Ledger, *, policy: RetryPolicy | None = None,
-                 cache: ReplyCache | None = None, timeout_s: float = 120.0, max_output_tokens: int = 8192,
+                 cache: ReplyCache | None = None, timeout_s: float = 120.0, max_output_tokens: int = 4096,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
                  rng: random.Random | None = None):
         self.chains = {role: tuple(chain) for role, chain in chains.items()}
@@ -91,6 +96,8 @@ class ModelManager:
         self.clock = clock
         self.sleep = sleep
         self.rng = rng or random.Random()
+        self._answered: dict[str, int] = {}  # request key -> how often this run has answered it
+        self._lock = threading.Lock()
 
     @classmethod
     def from_config(cls, config: Config, env: Mapping[str, str], cache_dir: Path | None = None,
@@ -101,16 +108,10 @@ class ModelManager:
         llm = config.llm
         chains: dict[str, list[Link]] = {}
         for role in ("planner", "coder", "critic"):
-            choice = config.models.for_role(role)
-            chains[role] = [Link(create_model(c.provider, c.model, env, base_dir), c.temperature, where)
-                            for c, where in zip((choice, *choice.fallback),
-                                                _settings(f"models.{role}", len(choice.fallback), role), strict=True)]
+            chains[role] = _links(config.models.for_role(role), f"models.{role}", env, base_dir, role)
             for number in range(len(config.team_models)):  # a team's own model: role "coder@b"
                 if (own := config.team_role(number, role)) is not None:
-                    chains[team_role(role, number)] = [
-                        Link(create_model(c.provider, c.model, env, base_dir), c.temperature, where)
-                        for c, where in zip((own, *own.fallback),
-                                            _settings(f"team_models[{number}].{role}", len(own.fallback)), strict=True)]
+                    chains[team_role(role, number)] = _links(own, f"team_models[{number}].{role}", env, base_dir)
         prices = PriceTable(llm.prices)
         cache = ReplyCache(cache_dir, llm.cache_max_mb * 1024 * 1024) if cache_dir and use_cache and llm.cache else None
         policy = RetryPolicy(max_attempts=llm.max_attempts, max_wait_s=llm.max_retry_wait_s)
@@ -125,7 +126,7 @@ class ModelManager:
 
     def complete(self, role: str, messages: Sequence[Message], schema: str | None = None,
                  temperature: float | None = None) -> Reply:
-        """Ask `role`'s model; with `schema` ('plan' or 'review') the reply's `data` is the validated JSON."""
+        """Ask `role`'s model; with a schema ('plan', 'review', 'explore') the reply's `data` is the validated JSON."""
         chain = self.chain(role)
         if schema is not None:
             get_schema(schema)
@@ -136,7 +137,7 @@ class ModelManager:
                 s.set(provider=link.model.provider, model=link.model.model)
                 try:
                     outcome = self._ask(link, role, tuple(messages), schema, temperature, s)
-                except ProviderError as exc:
+                except (ProviderError, StructuredReplyError, PromptTooLong) as exc:
                     failures.append(f"{link.label}: {type(exc).__name__}: {exc}")
                     s.set(failovers=list(failures))
                     if index + 1 == len(chain):
@@ -150,34 +151,44 @@ class ModelManager:
         raise AssertionError("unreachable: a chain has at least one model")
 
     def _ask(self, link: Link, role: str, messages: tuple[Message, ...], schema: str | None,
-             temperature: float | None, s: Span) -> _Outcome:
+             temperature: float | None, s: Span) -> Outcome:
+        """One model's answer: from the cache, or sent (warmer when this run already answered the same request)."""
         temp = link.temperature if temperature is None else temperature
-        request = ChatRequest(role, messages, schema, temp, self.max_output_tokens, self.timeout_s)
-        key = None
-        if self.cache is not None and temp == 0 and link.model.provider != "scripted":
-            params = {"temperature": temp, "max_output_tokens": self.max_output_tokens,
-                      "base_url": getattr(link.model, "base_url", None)}  # same name, other server: other model
-            key = cache_key(link.model.provider, link.model.model, messages, schema, params)
-            entry = self.cache.get(key)
-            if entry is not None:
-                self.ledger.record_cache_hit(role)
-                return _Outcome(entry["text"], entry.get("data"), request_id=entry.get("request_id"), cached=True)
-        outcome = self._send(link, request)
-        if schema:
-            outcome = self._validate(link, request, outcome, s)
-        if key is not None and self.cache is not None:
-            try:
-                self.cache.put(key, {"text": outcome.text, "data": outcome.data, "request_id": outcome.request_id,
-                                     "provider": link.model.provider, "model": link.model.model})
-            except OSError as exc:  # a full or read-only disk must not lose a reply already paid for
-                log.warning("could not cache the %s reply (%s); going on without caching it", role, exc)
+        request = ChatRequest(role, messages, schema, temp, self._output_cap(link), self.timeout_s)
+        params = {"temperature": temp, "max_output_tokens": request.max_output_tokens,
+                  "base_url": getattr(link.model, "base_url", None)}  # same name, other server: other model
+        key = cache_key(link.model.provider, link.model.model, messages, schema, params)
+        with self._lock:
+            repeat = self._answered.get(key, 0)
+        if repeat:  # a later round asking the same again wants something new, not the same answer
+            request = dataclasses.replace(request, temperature=_warmer(temp, repeat))
+            s.set(repeat=repeat, temperature=request.temperature)
+        cacheable = self.cache is not None and temp == 0 and not repeat and link.model.provider != "scripted"
+        outcome = self._cached(key, role) if cacheable else None
+        if outcome is None:
+            outcome = self._answer(link, request, s)
+            if cacheable:
+                self._store(key, link, outcome)
+        with self._lock:
+            self._answered[key] = self._answered.get(key, 0) + 1
         return outcome
 
-    def _send(self, link: Link, request: ChatRequest) -> _Outcome:
-        """One request with retries, checked against and recorded in the budget."""
+    def _answer(self, link: Link, request: ChatRequest, s: Span) -> Outcome:
+        """Send `request`, then repair a structured reply or continue a plain one the output cap cut off."""
+        def send(follow: ChatRequest) -> Outcome:
+            return self._send(link, follow)
+
+        outcome = send(request)
+        if request.schema:
+            return followups.repair(send, request, outcome, lambda event: self.ledger.record_event(request.role, event), s)
+        return followups.continue_cut_off(send, request, outcome, lambda follow: self._room(link, follow))
+
+    def _send(self, link: Link, request: ChatRequest) -> Outcome:
+        """One request fitted to the window, with retries, checked against and recorded in the budget."""
         model = link.model
-        reservation = self.ledger.reserve(request.role, link.label, model.model,
-                                          count_message_tokens(request.messages, model.model))
+        tokens = count_message_tokens(request.messages, model.model)
+        window.check_fits(tokens, request.max_output_tokens, self._window(link), model.model)
+        reservation = self.ledger.reserve(request.role, link.label, model.model, tokens)
         record = RetryLog()
         try:
             completion: Completion = call_with_retries(lambda: model.complete(request), self.policy, sleep=self.sleep,
@@ -187,40 +198,48 @@ class ModelManager:
             raise
         cost = 0.0 if completion.replayed else self.ledger.prices.cost(model.model, completion.usage)
         self.ledger.settle(reservation, request.role, completion.usage, cost, completion.replayed)
-        return _Outcome(completion.text, None, completion.usage, cost, completion.request_id, record.retries,
-                        replayed=completion.replayed)
+        if completion.finish_reason == LENGTH:
+            self.ledger.record_event(request.role, "truncated")
+        return Outcome(completion.text, None, completion.usage, cost, completion.request_id, record.retries,
+                       replayed=completion.replayed, finish_reason=completion.finish_reason)
 
-    def _validate(self, link: Link, request: ChatRequest, first: _Outcome, s: Span) -> _Outcome:
-        """Parse a structured reply; on failure send the error back once, then give up clearly."""
-        schema = request.schema or ""
-        try:
-            return dataclasses.replace(first, data=parse_structured(first.text, schema))
-        except SchemaViolation as exc:
-            s.set(raw_reply=first.text[:RAW_REPLY_TRACE_CHARS], schema_error=str(exc))
-            repair_messages = (*request.messages, Message("assistant", first.text),
-                               Message("user", REPAIR_PROMPT.format(error=exc, schema=schema)))
-            log.info("%s: %s sent an invalid %r reply (%s); asking once to repair it", request.role, link.label,
-                     schema, exc)
-        second = self._send(link, dataclasses.replace(request, messages=repair_messages))
-        merged = dataclasses.replace(second, usage=first.usage + second.usage, cost_usd=first.cost_usd + second.cost_usd,
-                                     retries=first.retries + second.retries, repaired=True)
-        try:
-            return dataclasses.replace(merged, data=parse_structured(second.text, schema))
-        except SchemaViolation as exc:
-            s.set(raw_repair_reply=second.text[:RAW_REPLY_TRACE_CHARS], schema_error=str(exc),
-                  tokens_in=merged.usage.input_tokens, tokens_out=merged.usage.output_tokens,
-                  tokens_cached=merged.usage.cached_tokens, cost_usd=round(merged.cost_usd, 6),
-                  retries=merged.retries)  # both rounds were paid for, even though the call failed
-            raise StructuredReplyError(
-                f"{request.role} ({link.label}) did not give a valid {schema!r} reply, even after a repair round: "
-                f"{exc}. The raw replies are in the trace; try a stronger model for models.{request.role}",
-                second.text) from None
+    def _cached(self, key: str, role: str) -> Outcome | None:
+        assert self.cache is not None
+        entry = self.cache.get(key)
+        if entry is None:
+            return None
+        self.ledger.record_cache_hit(role)
+        return Outcome(entry["text"], entry.get("data"), request_id=entry.get("request_id"), cached=True,
+                       finish_reason=str(entry.get("finish_reason", "stop")), truncated=bool(entry.get("truncated")))
 
-    def _reply(self, role: str, link: Link, outcome: _Outcome, latency: float, fallback_from: str | None) -> Reply:
+    def _store(self, key: str, link: Link, outcome: Outcome) -> None:
+        assert self.cache is not None
+        try:
+            self.cache.put(key, {"text": outcome.text, "data": outcome.data, "request_id": outcome.request_id,
+                                 "provider": link.model.provider, "model": link.model.model,
+                                 "finish_reason": outcome.finish_reason, "truncated": outcome.truncated})
+        except OSError as exc:  # a full or read-only disk must not lose a reply already paid for
+            log.warning("could not cache a reply of %s (%s); going on without caching it", link.label, exc)
+
+    def _window(self, link: Link) -> int:
+        """The model's context window in tokens (a replayed transcript has none to speak of)."""
+        if link.model.provider == "scripted":
+            return window.SCRIPTED_WINDOW
+        return self.ledger.prices.lookup(link.model.model).context_window
+
+    def _output_cap(self, link: Link) -> int:
+        return window.output_cap(self._window(link), self.max_output_tokens)
+
+    def _room(self, link: Link, request: ChatRequest) -> int:
+        """Output tokens the model's window leaves after `request`'s messages."""
+        return self._window(link) - count_message_tokens(request.messages, link.model.model)
+
+    def _reply(self, role: str, link: Link, outcome: Outcome, latency: float, fallback_from: str | None) -> Reply:
         return Reply(text=outcome.text, data=outcome.data, usage=outcome.usage, cost_usd=outcome.cost_usd,
                      latency_s=latency, request_id=outcome.request_id, provider=link.model.provider,
                      model=link.model.model, role=role, cached=outcome.cached, replayed=outcome.replayed,
-                     fallback_from=fallback_from, retries=outcome.retries, repaired=outcome.repaired)
+                     fallback_from=fallback_from, retries=outcome.retries, repaired=outcome.repaired,
+                     finish_reason=outcome.finish_reason, truncated=outcome.truncated)
 
     @staticmethod
     def _trace(s: Span, reply: Reply) -> None:
@@ -228,35 +247,44 @@ class ModelManager:
               tokens_cached=reply.usage.cached_tokens, cost_usd=round(reply.cost_usd, 6),
               latency_s=round(reply.latency_s, 3), cache_hit=reply.cached, retries=reply.retries,
               fallback_from=reply.fallback_from, request_id=reply.request_id, replayed=reply.replayed,
-              repaired=reply.repaired)
+              repaired=reply.repaired, finish_reason=reply.finish_reason, truncated=reply.truncated)
 
     @staticmethod
-    def _final_error(role: str, link: Link, exc: ProviderError, failures: list[str]) -> ProviderError:
+    def _final_error(role: str, link: Link, exc: ModelError | PromptTooLong, failures: list[str]) -> Exception:
         """The last failure, re-raised with the role and model named and every earlier failure listed."""
         message = f"{role} ({link.label}): {exc}"
+        setting = link.setting or f"models.{role}.model"
         if isinstance(exc, ModelNotFound):
-            message += (f"; set {link.setting or f'models.{role}.model'} in .github/ensemble.yml "
-                        "to a model the provider serves")
+            message += f"; set {setting} in .github/ensemble.yml to a model the provider serves"
+        if isinstance(exc, StructuredReplyError):
+            message += f"; try a stronger model for {setting}"
         if len(failures) > 1:
             message += "; earlier in the fallback chain: " + " | ".join(failures[:-1])
-        return type(exc)(message, exc.status, exc.retry_after)
+        if isinstance(exc, ProviderError):
+            return type(exc)(message, exc.status, exc.retry_after)
+        if isinstance(exc, StructuredReplyError):
+            return StructuredReplyError(message, exc.raw_reply)
+        return type(exc)(message)
 
     def spend(self) -> dict[str, Any]:
-        """The run's usage so far: totals, per role, caps and fallbacks (for the run summary)."""
+        """The run's usage so far: totals, per role (with parse failures, repairs, cut-off replies), caps, fallbacks."""
         return self.ledger.summary()
 
     def count_tokens(self, role: str, text: str) -> int:
         """Tokens in `text` for the role's primary model."""
         return count_tokens(text, self.chain(role)[0].model.model)
 
-    def fit_context(self, role: str, pieces: Sequence[ContextPiece], max_tokens: int | None = None) -> list[ContextPiece]:
-        """`pieces` cut to fit the role's context window less room for the reply, and the token budget left."""
-        model = self.chain(role)[0].model.model
-        window = self.ledger.prices.lookup(model).context_window
-        limit = window - min(self.max_output_tokens, window // 4)
-        if max_tokens is not None:
-            limit = min(limit, max_tokens)
+    def prompt_budget(self, role: str) -> int:
+        """Tokens a prompt for `role`'s primary model may take: its window less the output cap and a margin,
+        and no more than the run's token budget has left."""
+        link = self.chain(role)[0]
+        room = window.prompt_room(self._window(link), self._output_cap(link))
         if self.ledger.budget_tokens is not None:
             spent = self.spend()
-            limit = min(limit, self.ledger.budget_tokens - spent["input_tokens"] - spent["output_tokens"])
-        return fit_context(pieces, max(limit, 0), model)
+            room = min(room, self.ledger.budget_tokens - spent["input_tokens"] - spent["output_tokens"])
+        return max(room, 0)
+
+
+def _warmer(temperature: float, repeat: int) -> float:
+    """The temperature for the `repeat`-th repeat of a request: warmer, capped, never cooler than asked."""
+    return max(temperature, round(min(MAX_REPEAT_TEMPERATURE, temperature + REPEAT_WARMING * repeat), 2))

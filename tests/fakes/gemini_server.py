@@ -95,8 +95,8 @@ class FakeGemini(FakeModelServer):
         if cached:
             meta["cachedContentTokenCount"] = cached
         return {
-            "candidates": [{"content": {"parts": [{"text": text}], "role": "model"}, "finishReason": FINISH.get(finish, finish.upper()),
-                            "index": 0}],
+            "candidates": [{"content": {"parts": [{"text": text}], "role": "model"},
+                            "finishReason": FINISH.get(finish, finish.upper()), "index": 0}],
             "usageMetadata": meta,
             "modelVersion": request.model,
             "responseId": f"resp-fake{number}",

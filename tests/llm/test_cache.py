@@ -93,3 +93,26 @@ def test_an_entry_that_cannot_be_touched_is_still_a_hit(tmp_path, monkeypatch):
 
     monkeypatch.setattr("bot.llm.cache.os.utime", refuse)
     assert cache.get(key) == {"text": "cached reply"}
+
+
+def test_a_request_repeated_in_the_same_run_is_sent_warmer_not_served_again(openai_server, make_manager, tmp_path,
+                                                                             tracer):
+    from tests.llm.conftest import spans
+
+    openai_server.set_default("an answer")
+    manager = make_manager(None, tmp_path / "cache")
+    for _ in range(5):
+        assert not manager.complete("coder", MESSAGES).cached
+    assert [r.body["temperature"] for r in openai_server.requests] == [0.0, 0.3, 0.6, 0.9, 1.0]
+    assert [s["attributes"].get("repeat") for s in spans(tracer)] == [None, 1, 2, 3, 4]
+    later = make_manager(None, tmp_path / "cache")  # the next run: the first answer is a cache hit again
+    assert later.complete("coder", MESSAGES).cached and not later.complete("coder", MESSAGES).cached
+    assert openai_server.requests[-1].body["temperature"] == 0.3
+
+
+def test_a_warm_request_repeated_is_never_cooled(openai_server, make_manager):
+    openai_server.set_default("an answer")
+    manager = make_manager()
+    manager.complete("coder", MESSAGES, temperature=1.2)
+    manager.complete("coder", MESSAGES, temperature=1.2)
+    assert [r.body["temperature"] for r in openai_server.requests] == [1.2, 1.2]

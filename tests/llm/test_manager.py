@@ -9,7 +9,7 @@ import pytest
 
 from bot.config import PriceSpec
 from bot.errors import BudgetExceeded, ModelAuthError, ModelNotFound, UsageError
-from bot.llm import ContextPiece, Message, ModelManager
+from bot.llm import Message, ModelManager
 from tests.llm.conftest import REVIEW, make_config, role, spans
 
 ASK = [Message("system", "You are the critic."), Message("user", "Review the change.")]
@@ -81,7 +81,8 @@ def test_cache_misses_on_a_different_prompt_and_is_off_when_asked(openai_server,
 def test_budget_cap_stops_the_run_before_the_call_is_sent(openai_server, make_manager):
     openai_server.set_default("ok")
     openai_server.reply("first", usage=(400_000, 0, 0))  # $1.00 on gpt-4o
-    manager = make_manager(make_config(budget_usd=1.5))
+    wide = (PriceSpec("gpt-4o", context_window=2_000_000),)  # so the window does not refuse it first
+    manager = make_manager(make_config(budget_usd=1.5, llm_prices=wide))
     manager.complete("planner", ASK)
     big = [Message("user", "x" * 3_500_000)]  # about 1M tokens, $2.50: over the cap
     with pytest.raises(BudgetExceeded) as caught:
@@ -149,24 +150,6 @@ def test_unknown_role_and_schema_are_usage_errors(make_manager):
         manager.complete("reviewer", ASK)
     with pytest.raises(ValueError, match="expected one of plan, review"):
         manager.complete("critic", ASK, schema="verdict")
-
-
-def test_fit_context_uses_the_role_model_window(make_manager):
-    manager = make_manager(make_config(budget_tokens=2000))
-    pieces = [ContextPiece("task", "Add a greeting.", 100), ContextPiece("chunks", "def f():\n    pass\n" * 2000, 20)]
-    fitted = manager.fit_context("coder", pieces)
-    assert fitted[0].text == "Add a greeting." and "chunks" in fitted[1].text and "cut" in fitted[1].text
-    assert sum(manager.count_tokens("coder", p.text) for p in fitted) <= 2000
-
-
-def test_fit_context_keeps_within_a_small_window(make_manager):
-    # a local model with a 4k window, no token budget: the window (less room for the reply) is the limit
-    config = make_config(coder=role("openai", "tiny-local"), llm_prices=(PriceSpec("tiny-local", context_window=4096),))
-    manager = make_manager(config)
-    pieces = [ContextPiece("task", "Add a greeting.", 100), ContextPiece("chunks", "def f():\n    pass\n" * 4000, 20)]
-    fitted = manager.fit_context("coder", pieces)
-    used = sum(manager.count_tokens("coder", p.text) for p in fitted)
-    assert 2000 < used <= 4096 - 1024 and "cut" in fitted[1].text
 
 
 def test_a_missing_fallback_model_names_its_own_setting(openai_server, gemini_server, make_manager):

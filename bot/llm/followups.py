@@ -1,0 +1,118 @@
+"""Follow-up rounds with one model: repairing a structured reply, continuing a reply the output cap cut off.
+
+A structured reply that does not parse is sent back once with what was wrong (a reply cut off
+by the output cap is told to be shorter); if the second reply fails too, `StructuredReplyError`
+lets the manager move on to the role's next model. A plain-text reply cut off by the output
+cap is continued up to MAX_CONTINUATIONS times and the parts joined; what is still cut off is
+marked `truncated`. Every round is paid for, so usage and cost add up across rounds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bot.errors import PromptTooLong, StructuredReplyError
+from bot.llm.schemas import SchemaViolation, parse_structured
+from bot.llm.types import LENGTH, ChatRequest, Message, Usage
+from bot.trace import Span
+
+log = logging.getLogger(__name__)
+
+RAW_REPLY_TRACE_CHARS = 4000
+MAX_CONTINUATIONS = 2
+REPAIR_PROMPT = ("Your reply could not be used: {error}. Reply again with only the corrected JSON object "
+                 "for the {schema!r} schema, nothing else.")
+CUT_OFF = ("the reply was cut off at the output cap of {cap} tokens before its JSON object was complete; "
+           "it must be shorter")
+CONTINUE_PROMPT = "Your reply was cut off. Continue exactly where you stopped, without repeating anything."
+
+
+@dataclass
+class Outcome:
+    """What one model produced for one `complete` call, before it becomes a Reply."""
+
+    text: str
+    data: dict[str, Any] | None
+    usage: Usage = Usage()
+    cost_usd: float = 0.0
+    request_id: str | None = None
+    retries: int = 0
+    cached: bool = False
+    replayed: bool = False
+    repaired: bool = False
+    finish_reason: str = "stop"
+    truncated: bool = False
+
+
+Send = Callable[[ChatRequest], Outcome]
+Record = Callable[[str], None]  # counts a ledger event for the role: parse_failures, repaired, truncated
+
+
+def then(first: Outcome, second: Outcome) -> Outcome:
+    """`second`, carrying the usage, cost and retries of both rounds."""
+    return dataclasses.replace(second, usage=first.usage + second.usage, cost_usd=first.cost_usd + second.cost_usd,
+                               retries=first.retries + second.retries)
+
+
+def parse(outcome: Outcome, schema: str, cap: int) -> dict[str, Any]:
+    """The reply's structured data; a reply the output cap cut off says so."""
+    try:
+        return parse_structured(outcome.text, schema)
+    except SchemaViolation:
+        if outcome.finish_reason == LENGTH:
+            raise SchemaViolation(CUT_OFF.format(cap=cap)) from None
+        raise
+
+
+def repair(send: Send, request: ChatRequest, first: Outcome, record: Record, s: Span) -> Outcome:
+    """`first` with its data parsed, else one repair round; StructuredReplyError when that fails too."""
+    schema = request.schema or ""
+    try:
+        return dataclasses.replace(first, data=parse(first, schema, request.max_output_tokens))
+    except SchemaViolation as exc:
+        record("parse_failures")
+        s.set(raw_reply=first.text[:RAW_REPLY_TRACE_CHARS], schema_error=str(exc))
+        log.info("%s: invalid %r reply (%s); asking once to repair it", request.role, schema, exc)
+        messages = (*request.messages, Message("assistant", first.text),
+                    Message("user", REPAIR_PROMPT.format(error=exc, schema=schema)))
+    merged = dataclasses.replace(then(first, send(dataclasses.replace(request, messages=messages))), repaired=True)
+    try:
+        data = parse(merged, schema, request.max_output_tokens)
+    except SchemaViolation as exc:
+        record("parse_failures")
+        s.set(raw_repair_reply=merged.text[:RAW_REPLY_TRACE_CHARS], schema_error=str(exc),
+              tokens_in=merged.usage.input_tokens, tokens_out=merged.usage.output_tokens,
+              tokens_cached=merged.usage.cached_tokens, cost_usd=round(merged.cost_usd, 6),
+              retries=merged.retries)  # both rounds were paid for, even though the call failed
+        raise StructuredReplyError(f"no valid {schema!r} reply, even after a repair round: {exc}. The raw "
+                                   "replies are in the trace", merged.text) from None
+    record("repaired")
+    return dataclasses.replace(merged, data=data)
+
+
+def continue_cut_off(send: Send, request: ChatRequest, first: Outcome, room: Callable[[ChatRequest], int]) -> Outcome:
+    """`first`, continued while the output cap cut it off (at most MAX_CONTINUATIONS times), parts joined.
+
+    `room(request)` is how many output tokens the window leaves for a continuation request; when it
+    is too small to be worth asking, the reply stays cut off.
+    """
+    parts, outcome = [first.text], first
+    for _ in range(MAX_CONTINUATIONS):
+        if outcome.finish_reason != LENGTH:
+            break
+        messages = (*request.messages, Message("assistant", "".join(parts)), Message("user", CONTINUE_PROMPT))
+        follow = dataclasses.replace(request, messages=messages)
+        cap = min(request.max_output_tokens, room(follow))
+        if cap < min(request.max_output_tokens, 256):
+            log.info("%s: no room left in the window to continue a cut-off reply", request.role)
+            break
+        try:
+            outcome = then(outcome, send(dataclasses.replace(follow, max_output_tokens=cap)))
+        except PromptTooLong:
+            break
+        parts.append(outcome.text)
+    return dataclasses.replace(outcome, text="".join(parts), truncated=outcome.finish_reason == LENGTH)
