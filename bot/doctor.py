@@ -14,8 +14,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from bot.config import ROLES, Config, load_config
+from bot.config import ROLES, Config, ModelChoice, RoleModel, load_config
 from bot.errors import ConfigError
 
 PACKAGES = ("ensemble-bot", "openai", "google-genai", "PyGithub", "GitPython", "docker", "faiss-cpu",
@@ -25,6 +26,12 @@ PROVIDER_KEYS = {
     "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
     "scripted": (),
 }
+BASE_URL_VARS = {"openai": "OPENAI_BASE_URL", "gemini": "GOOGLE_GEMINI_BASE_URL"}
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
+# The local-model profile (README): one model server answers one request at a time, slowly, with
+# the window it was started with (llama.cpp -c, Ollama num_ctx) and little room for long replies.
+LOCAL_TIMEOUT_S = 600
+LOCAL_MAX_OUTPUT_TOKENS = 2048
 
 
 @dataclass(frozen=True)
@@ -144,6 +151,14 @@ def check_index(ctx: DoctorContext) -> Check:
     return Check("Retrieval index", True, detail + ("" if fresh else "; the next search or run updates it"))
 
 
+def _chosen(config: Config) -> list[tuple[str, str, RoleModel]]:
+    """(who, config key, model entry) for every role, and every team's own models."""
+    chosen = [(role, f"models.{role}", config.models.for_role(role)) for role in ROLES]
+    return chosen + [(f"{role} (team {chr(ord('a') + n)})", f"team_models[{n}].{role}", own)
+                     for n in range(len(config.team_models)) for role in ROLES
+                     if (own := config.team_role(n, role)) is not None]
+
+
 def check_model_keys(ctx: DoctorContext) -> list[Check]:
     """Each role's provider and model, whether its key is set, and models missing from the price table."""
     if ctx.config is None:
@@ -152,17 +167,11 @@ def check_model_keys(ctx: DoctorContext) -> list[Check]:
 
     prices = PriceTable(ctx.config.llm.prices)
     checks = []
-    config = ctx.config
-    chosen = [(role, f"models.{role}", config.models.for_role(role)) for role in ROLES]
-    chosen += [(f"{role} (team {chr(ord('a') + n)})", f"team_models[{n}].{role}", own)
-               for n in range(len(config.team_models)) for role in ROLES
-               if (own := config.team_role(n, role)) is not None]
-    for role, key, choice in chosen:
-        ok, detail = _model_status(ctx, choice.provider, choice.model)
-        fallbacks = [f"{c.provider} / {c.model} ({_model_status(ctx, c.provider, c.model)[1]})"
-                     for c in choice.fallback]
+    for role, key, choice in _chosen(ctx.config):
+        ok, detail = _model_status(ctx, choice)
+        fallbacks = [f"{c.provider} / {c.model} ({_model_status(ctx, c)[1]})" for c in choice.fallback]
         detail = f"{choice.provider} / {choice.model}: {detail}" + "".join(f"; then {f}" for f in fallbacks)
-        keys = PROVIDER_KEYS[choice.provider]
+        keys = _key_vars(choice)
         fix = "" if ok else (f"export {keys[0]}=... (or set {key} in .github/ensemble.yml); "
                              "without keys the demo replays scripted replies" if keys else
                              f"point {key}.model at a JSONL transcript in the repository")
@@ -177,14 +186,68 @@ def check_model_keys(ctx: DoctorContext) -> list[Check]:
     return checks
 
 
-def _model_status(ctx: DoctorContext, provider: str, model: str) -> tuple[bool, str]:
-    """Whether a provider/model can be called, and why: keys set or missing, transcript found or not."""
-    if provider == "scripted":
-        found = (ctx.repo / model).is_file() or Path(model).is_file()
-        return found, "replays a transcript, needs no key" if found else f"transcript {model} not found"
-    keys = PROVIDER_KEYS[provider]
+def _key_vars(choice: ModelChoice) -> tuple[str, ...]:
+    return (choice.api_key_env,) if choice.api_key_env and choice.provider != "scripted" else \
+        PROVIDER_KEYS[choice.provider]
+
+
+def _model_status(ctx: DoctorContext, choice: ModelChoice) -> tuple[bool, str]:
+    """Whether a model can be called, and why: keys set or missing, own server, transcript found or not."""
+    if choice.provider == "scripted":
+        found = (ctx.repo / choice.model).is_file() or Path(choice.model).is_file()
+        return found, "replays a transcript, needs no key" if found else f"transcript {choice.model} not found"
+    keys = _key_vars(choice)
     present = [k for k in keys if ctx.env.get(k)]
-    return bool(present), f"{', '.join(present)} set" if present else f"no {' or '.join(keys)}"
+    if choice.base_url and choice.provider == "openai" and not present:
+        return True, f"its own server {choice.base_url}, no key"  # a local server needs none
+    where = f" at {choice.base_url}" if choice.base_url else ""
+    return bool(present), (f"{', '.join(present)} set" if present else f"no {' or '.join(keys)}") + where
+
+
+def base_url(choice: ModelChoice, env: Mapping[str, str]) -> str | None:
+    """The server a model's requests go to: its own base_url, else the provider's variable (None: hosted)."""
+    return choice.base_url or env.get(BASE_URL_VARS.get(choice.provider, "")) or None
+
+
+def is_local(url: str | None) -> bool:
+    """Whether `url` points at this machine (a llama.cpp, Ollama or vLLM server, say)."""
+    host = (urlsplit(url).hostname or "") if url else ""
+    return host in LOCAL_HOSTS or host.endswith(".localhost")
+
+
+def check_local_profile(ctx: DoctorContext) -> list[Check]:
+    """With a model on a local server: whether the config follows the local-model profile, and what to set."""
+    if ctx.config is None:
+        return []
+    local = {c.model: url for _, _, role in _chosen(ctx.config) for c in (role, *role.fallback)
+             if is_local(url := base_url(c, ctx.env))}
+    if not local:
+        return []
+    detail = "local model server: " + ", ".join(f"{model} at {url}" for model, url in local.items())
+    gaps = _profile_gaps(ctx.config, list(local))
+    if not gaps:
+        return [Check("Local model profile", True, detail + "; the config follows the local profile")]
+    return [Check("Local model profile", False, detail, "for a local server set in .github/ensemble.yml: "
+                  + "; ".join(gaps))]
+
+
+def _profile_gaps(config: Config, models: list[str]) -> list[str]:
+    """The settings of the local-model profile that `config` does not follow yet, in plain words."""
+    from bot.llm.prices import DEFAULT_CONTEXT_WINDOW
+
+    llm, gaps = config.llm, []
+    if config.ensembles > 1:
+        gaps.append(f"ensembles: 1 (one local server answers one request at a time; now {config.ensembles})")
+    if llm.timeout_s < LOCAL_TIMEOUT_S:
+        gaps.append(f"llm.timeout_s: {LOCAL_TIMEOUT_S} or more (local models answer slowly; now {llm.timeout_s:g})")
+    windows = {spec.model for spec in llm.prices if spec.context_window}
+    for model in (m for m in models if m not in windows):
+        gaps.append(f"llm.prices: [{{model: {model}, context_window: N}}] with N the context the server was started "
+                    f"with (llama.cpp -c, Ollama num_ctx); until then {DEFAULT_CONTEXT_WINDOW} tokens are assumed")
+    if llm.max_output_tokens > LOCAL_MAX_OUTPUT_TOKENS:
+        gaps.append(f"llm.max_output_tokens: {LOCAL_MAX_OUTPUT_TOKENS} (leaves room for the prompt in a small window; "
+                    f"now {llm.max_output_tokens})")
+    return gaps
 
 
 def check_github_actions(ctx: DoctorContext) -> Check:
@@ -241,7 +304,8 @@ def check_github_token(ctx: DoctorContext) -> list[Check]:
 
 CHECKS: tuple[Callable[[DoctorContext], Check | list[Check]], ...] = (
     check_python, check_packages, check_config, check_docker, check_base_image,
-    check_embedding_model, check_index, check_model_keys, check_github_actions, check_github_token,
+    check_embedding_model, check_index, check_model_keys, check_local_profile, check_github_actions,
+    check_github_token,
 )
 
 

@@ -45,3 +45,67 @@ def test_missing_key_says_what_to_export(tmp_path):
     assert "no OPENAI_API_KEY or OPENAI_BASE_URL" in checks["Model for planner"].detail
     assert "export OPENAI_API_KEY=..." in report and "AIza-not-shown" not in report
     assert checks["Model for critic"].ok
+
+
+HYBRID = """
+models:
+  planner: {provider: openai, model: gpt-4o}
+  coder: {provider: openai, model: qwen2.5-coder:7b, base_url: "http://127.0.0.1:8080/v1", api_key_env: LOCAL_KEY}
+"""
+
+PROFILE = """
+ensembles: 1
+models:
+  planner: {provider: openai, model: qwen2.5-coder:7b}
+  coder: {provider: openai, model: qwen2.5-coder:7b}
+  critic: {provider: openai, model: qwen2.5-coder:7b}
+llm:
+  timeout_s: 900
+  max_output_tokens: 2048
+  prices: [{model: qwen2.5-coder:7b, context_window: 32768}, {model: gpt-4o-mini}]
+"""
+
+
+def write_config(repo: Path, text: str) -> None:
+    (repo / ".github").mkdir(exist_ok=True)
+    (repo / ".github" / "ensemble.yml").write_text(text)
+
+
+def profile(repo: Path, env: dict[str, str]) -> list:
+    from bot.doctor import check_local_profile
+
+    ctx = DoctorContext(repo, env)
+    assert check_config(ctx).ok
+    return check_local_profile(ctx)
+
+
+def test_a_role_on_a_local_server_gets_the_local_profile_suggested(tmp_path):
+    write_config(tmp_path, HYBRID)
+    [check] = profile(tmp_path, {"OPENAI_API_KEY": "sk-hosted-0000000000000000"})
+    assert not check.ok and "qwen2.5-coder:7b at http://127.0.0.1:8080/v1" in check.detail
+    assert "gpt-4o" not in check.detail.replace("qwen", "")  # the hosted planner is not local
+    for advice in ("ensembles: 1", "llm.timeout_s: 600 or more", "llm.max_output_tokens: 2048",
+                   "llm.prices: [{model: qwen2.5-coder:7b, context_window: N}]"):
+        assert advice in check.fix, advice
+    assert "ensembles: 1" in render([check])
+    coder = doctor(tmp_path, {})["Model for coder"]
+    assert coder.ok and "its own server http://127.0.0.1:8080/v1" in coder.detail  # a local server needs no key
+
+
+def test_openai_base_url_on_localhost_counts_and_a_config_that_follows_the_profile_passes(tmp_path):
+    write_config(tmp_path, PROFILE)
+    for url in ("http://localhost:11434/v1", "http://[::1]:8000/v1", "http://127.0.0.1:8080/v1"):
+        [check] = profile(tmp_path, {"OPENAI_BASE_URL": url})
+        assert check.ok and "follows the local profile" in check.detail, url
+
+
+def test_no_local_server_no_profile_line(tmp_path):
+    write_config(tmp_path, HYBRID.replace("127.0.0.1", "models.example.com"))
+    assert profile(tmp_path, {"OPENAI_BASE_URL": "https://api.example.com/v1"}) == []
+
+
+def test_a_role_key_variable_is_what_doctor_asks_for(tmp_path):
+    write_config(tmp_path, "models:\n  coder: {provider: openai, model: gpt-4o-mini, api_key_env: TEAM_KEY}\n")
+    coder = doctor(tmp_path, {"OPENAI_API_KEY": "sk-not-this-one-000000000000"})["Model for coder"]
+    assert not coder.ok and "no TEAM_KEY" in coder.detail and "export TEAM_KEY=..." in coder.fix
+    assert doctor(tmp_path, {"TEAM_KEY": "sk-team-000000000000000000"})["Model for coder"].ok
