@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,7 @@ from bot.ensemble.fileview import focus_from_text, render_file
 from bot.ensemble.guards import find_test_tampering
 from bot.ensemble.types import Plan, Round
 from bot.ensemble.workspace_files import WorkspaceFiles
+from bot.llm.tokens import estimate_tokens
 from bot.llm.types import Message
 
 log = logging.getLogger(__name__)
@@ -34,6 +36,8 @@ CODE_REQUEST_TURNS = 2  # coder turns in a round that may ask for more code inst
 MAX_CODE_REQUESTS = 3
 POLICY_REASONS = ("denied", "link", "bad_path", "tampering")  # failures that are refusals, shown to the user
 CHARS_PER_TOKEN = 3
+MIN_PROMPT_TOKENS = 1000  # the least room kept for the task, plan and files in a follow-up turn
+MAX_FOCUS_LINES = 200  # a retrieved range longer than this says little about where to look
 _REQUEST = re.compile(r"^\s*[`*-]*\s*(READ|FIND)\s*[:]?\s+(.+?)\s*`*\s*$", re.MULTILINE)
 
 
@@ -51,9 +55,13 @@ class RoundEdits:
 def code_round(team: Any, plan: Plan, found: Any, feedback: str, rnd: Round, reproduce: bool = False) -> Round:
     """Ask the coder, apply its edits (with follow-ups), guard them, compile-check and run the tests."""
     shown = shown_files(team, plan, found, feedback)
-    messages = prompts.coder_messages(team.task, plan, shown, found.text, feedback, team.notes("coder"),
-                                      reproduce=reproduce, team=team.name, budget=team.prompt_budget("coder"))
-    edits = _converse(team, messages, list(shown))
+    notes = team.notes("coder")
+
+    def prompt(budget: int) -> list[Message]:
+        return prompts.coder_messages(team.task, plan, shown, found.text, feedback, notes, reproduce=reproduce,
+                                      team=team.name, budget=budget)
+
+    edits = _converse(team, prompt, list(shown))
     _guard(team, edits)
     if edits.applied == 0 or not edits.originals:
         rnd.edit_errors = describe_failures(edits.failures) or "the edits changed nothing"
@@ -81,24 +89,33 @@ def shown_files(team: Any, plan: Plan, found: Any, feedback: str) -> dict[str, s
     hints = "\n".join([team.task.text, prompts.render_plan(plan), feedback])
     views = {}
     for path, text in contents.items():
-        focus = [(r.start_line, r.end_line) for r in found.retrieved
-                 if r.path == path and r.start_line and r.end_line] + focus_from_text(path, text, hints)
+        # What the task, plan and test output name comes first; then the chunks retrieval found.
+        focus = focus_from_text(path, text, hints) + [
+            (r.start_line, r.end_line) for r in found.retrieved
+            if r.path == path and r.start_line and r.end_line and r.end_line - r.start_line < MAX_FOCUS_LINES]
         views[path] = render_file(path, text, focus, max(per_file, 2000))
     return views
 
 
-def _converse(team: Any, messages: list[Message], shown: list[str]) -> RoundEdits:
-    """The coder's turns in one round: code requests answered, edits applied, failures followed up."""
+def _converse(team: Any, prompt: Callable[[int], list[Message]], shown: list[str]) -> RoundEdits:
+    """The coder's turns in one round: code requests answered, edits applied, failures followed up.
+
+    Each turn's first messages are built again to leave room, within the coder's prompt budget,
+    for the conversation so far (its replies and our answers).
+    """
     edits = RoundEdits()
     requests_left, follow_ups_left = CODE_REQUEST_TURNS, EDIT_FOLLOW_UPS
+    tail: list[Message] = []
     while True:
+        room = team.prompt_budget("coder") - sum(estimate_tokens(m.content) + 8 for m in tail)
+        messages = [*prompt(max(room, MIN_PROMPT_TOKENS)), *tail]
         reply = team.models.complete("coder", messages)
         text = reply.text or ""
         parsed = parse_edit_blocks(text)
         asked = _code_requests(text) if not parsed.blocks else []
         if asked and requests_left > 0:
             requests_left -= 1
-            messages = [*messages, Message("assistant", text), Message("user", _answer(team, asked))]
+            tail += [Message("assistant", text), Message("user", _answer(team, asked))]
             continue
         turn = _apply(team, parsed, shown, edits)
         edits.refusals += [f for f in turn if f.reason in POLICY_REASONS]
@@ -108,7 +125,7 @@ def _converse(team: Any, messages: list[Message], shown: list[str]) -> RoundEdit
             return edits
         follow_ups_left -= 1
         edits.failures = turn
-        messages = [*messages, Message("assistant", text), Message("user", _follow_up(turn, edits, cut_off))]
+        tail += [Message("assistant", text), Message("user", _follow_up(turn, edits, cut_off))]
 
 
 def _apply(team: Any, parsed: Any, shown: list[str], edits: RoundEdits) -> list[EditFailure]:
@@ -184,7 +201,7 @@ def _guard(team: Any, edits: RoundEdits) -> None:
             (team.workspace.path / path).unlink(missing_ok=True)
         else:
             write_changes(team.workspace.path, {path: original})
-    edits.failures += [EditFailure(t.path, "tampering", t.message) for t in found]
+    edits.failures += [EditFailure(t.path, "tampering", t.message.removeprefix(f"{t.path}: ")) for t in found]
     if not edits.originals:
         edits.applied = 0
 

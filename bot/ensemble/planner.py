@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from bot.ensemble import prompts
 from bot.ensemble.ports import ModelClient, Retriever
 from bot.ensemble.types import Plan, Retrieved, Task
+from bot.errors import StructuredReplyError
 from bot.llm.schemas import SchemaViolation, parse_structured
 from bot.llm.tokens import estimate_tokens
 
@@ -79,9 +80,13 @@ def explore(models: ModelClient, retriever: Retriever, task: Task, insights: str
         if found.tokens >= budget.max_tokens:
             log.info("team %s: exploration stops at its token budget (%d tokens read)", team, found.tokens)
             break
-        reply = models.complete("planner", prompts.localization_messages(
-            task, found.repo_map, found.text, insights, round_no, team, budget.max_rounds, history,
-            _budget(models, "planner")), schema="explore")
+        try:
+            reply = models.complete("planner", prompts.localization_messages(
+                task, found.repo_map, found.text, insights, round_no, team, budget.max_rounds, history,
+                _budget(models, "planner")), schema="explore")
+        except StructuredReplyError as exc:  # exploring is optional: plan with what was found
+            log.warning("team %s: exploration reply unreadable (%s); planning with what was found", team, exc)
+            break
         requests = read_requests(reply)
         if requests.get("done") or not any(requests[k] for k in REQUEST_KINDS):
             break

@@ -38,7 +38,7 @@ from bot.ensemble.types import (
 )
 from bot.ensemble.verdict import Judgement, judge
 from bot.ensemble.workspace_files import WorkspaceFiles
-from bot.errors import BudgetExceeded, StopRequested
+from bot.errors import BudgetExceeded, StopRequested, StructuredReplyError
 from bot.forge import Workspace
 from bot.trace import span
 
@@ -252,8 +252,13 @@ def _replan(team: Team, result: TeamResult, found: Exploration) -> Plan:
 def _review(team: Team, plan: Plan, rnd: Round) -> None:
     diff = team.workspace.diff()
     rnd.diff_lines = sum(1 for line in diff.splitlines() if line[:1] in "+-")
-    reply = team.models.complete("critic", prompts.critic_messages(
-        team.task, plan, diff, _test_report(rnd), team.name, team.prompt_budget("critic")), schema="review")
+    try:
+        reply = team.models.complete("critic", prompts.critic_messages(
+            team.task, plan, diff, _test_report(rnd), team.name, team.prompt_budget("critic")), schema="review")
+    except StructuredReplyError as exc:  # every critic model failed to answer in shape: no verdict this round
+        log.warning("team %s: no usable review in round %d: %s", team.name, rnd.number, exc)
+        rnd.feedback = "(the critic's reply could not be read)"
+        return
     data = reply.data or {}
     rnd.verdict = str(data.get("verdict", "revise"))
     rnd.feedback = str(data.get("feedback", ""))

@@ -12,8 +12,8 @@ if TYPE_CHECKING:
 ACCEPTED, MAX_ITERATIONS, BUDGET, STUCK, STOPPED, QUESTIONS, CRASHED = (
     "accepted", "max_iterations", "budget", "stuck", "stopped", "questions", "crashed")
 STOP_WORDS = {
-    ACCEPTED: "the change passes the tests (judged against the base) and the critic accepted it",
-    MAX_ITERATIONS: "the refinement rounds ran out (max_iterations) before a change passed and the critic accepted",
+    ACCEPTED: "the tests pass and the critic accepted the change",
+    MAX_ITERATIONS: "the refinement rounds ran out (max_iterations) before the tests passed and the critic accepted",
     BUDGET: "the model budget ran out (budget_usd / budget_tokens)",
     STUCK: "the same failure repeated round after round, so the team stopped",
     STOPPED: "a stop was requested",

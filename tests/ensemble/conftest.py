@@ -24,6 +24,7 @@ from bot.ensemble.types import Retrieved, TestOutcome
 class Said:
     text: str
     data: dict[str, Any] | None = None
+    finish_reason: str = "stop"
 
 
 class ScriptedModels:
@@ -32,6 +33,7 @@ class ScriptedModels:
     def __init__(self, script: dict[tuple[str, str | None], list[Any]], team: str | None = None):
         self.script = {k: list(v) for k, v in script.items()}
         self.calls: list[tuple[str, str | None, str]] = []
+        self.prompts: list[tuple[str, list[Any]]] = []  # (role, messages) of every call
         self.lock = threading.Lock()
 
     def complete(self, role: str, messages: Sequence[Any], schema: str | None = None,
@@ -39,12 +41,15 @@ class ScriptedModels:
         with self.lock:
             team = re.search(r"of team (\w)", messages[0].content).group(1)
             self.calls.append((role, schema, team))
+            self.prompts.append((role, list(messages)))
             queue = self.script.get((role, schema, team)) or self.script.get((role, schema)) or []
             if not queue:
                 raise AssertionError(f"no scripted reply left for {role}/{schema}/team {team}")
             reply = queue.pop(0) if len(queue) > 1 else queue[0]
         if isinstance(reply, BaseException):
             raise reply
+        if isinstance(reply, Said):
+            return reply
         if isinstance(reply, dict):
             return Said(json.dumps(reply), reply)
         return Said(reply)

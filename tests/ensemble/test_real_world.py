@@ -1,0 +1,201 @@
+"""The loop where real repositories and real models differ from a perfect script.
+
+A test that already fails, a "fix" that deletes tests, a reply that is half right or cut off,
+a file too large to show whole, a failing progress view, Ctrl-C, a broken round after a good
+one, a broken reproduction attempt, a coder that asks for code first.
+"""
+
+from __future__ import annotations
+
+import _thread
+import subprocess
+import time
+from pathlib import Path
+
+from bot.config import Config
+from bot.ensemble.runner import Components, run_task
+from bot.ensemble.types import Task
+from tests.ensemble.conftest import (
+    ACCEPT,
+    FIX,
+    PLAN,
+    REPRO,
+    REVISE,
+    FileRetriever,
+    HostPytest,
+    Said,
+    ScriptedModels,
+    happy_script,
+)
+
+TASK = Task("median() is wrong for an even number of values", "median([1, 2, 3, 4]) returns 3; expected 2.5.",
+            slug="median")
+FLAKY = "def test_needs_the_network():\n    raise ConnectionError('no network in the sandbox')\n"
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout
+
+
+def commit_file(repo: Path, rel: str, text: str) -> None:
+    (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+    (repo / rel).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", f"add {rel}")
+
+
+def run(sample: Path, script: dict, task: Task = TASK, progress=None, **config: object):
+    models, runner = ScriptedModels(script), HostPytest()
+    parts = Components(models=models, retriever=FileRetriever(sample), runner=runner, progress=progress)
+    return run_task(sample, task, Config(ensembles=1, **config), {}, parts), models, runner
+
+
+def coder_prompts(models: ScriptedModels) -> list[str]:
+    return ["\n".join(m.content for m in messages) for role, messages in models.prompts if role == "coder"]
+
+
+def test_a_test_that_already_fails_neither_blocks_nor_reaches_the_coder(sample: Path) -> None:
+    commit_file(sample, "tests/test_online.py", FLAKY)
+    result, _, runner = run(sample, happy_script())
+    assert result.success and result.stop_reason == "accepted"
+    assert result.commits and result.judgement is not None
+    assert "tests/test_core.py::test_median_even" in result.judgement.fixed
+    assert result.judgement.still_failing == ("tests/test_online.py::test_needs_the_network",)
+    assert result.pre_existing_failures == ("tests/test_core.py::test_median_even",
+                                            "tests/test_online.py::test_needs_the_network")
+    assert all("tests/test_online.py::test_needs_the_network" in known for known in runner.known[1:])
+    data = result.to_dict()
+    assert list(data["judgement"]["still_failing"]) == ["tests/test_online.py::test_needs_the_network"]
+
+
+DELETE_TEST = """tests/test_core.py
+<<<<<<< SEARCH
+def test_median_even():
+    assert median([1, 2, 3, 4]) == 2.5
+=======
+>>>>>>> REPLACE"""
+WEAKEN_TEST = """tests/test_core.py
+<<<<<<< SEARCH
+def test_median_odd():
+    assert median([3, 1, 2]) == 2
+=======
+def test_median_odd():
+    assert True
+>>>>>>> REPLACE"""
+
+
+def test_a_fix_that_deletes_or_weakens_tests_is_refused_and_fed_back(sample: Path) -> None:
+    script = {**happy_script(), ("coder", None): [REPRO, DELETE_TEST + "\n" + WEAKEN_TEST, FIX]}
+    result, models, _ = run(sample, script, max_iterations=3)
+    assert result.success  # the honest fix of a later turn is what lands
+    refusals = "\n".join(result.refused)
+    assert "test_median_even was deleted" in refusals and "test_median_odd lost assertions" in refusals
+    branch = git(sample, "show", f"{result.branch}:tests/test_core.py")
+    assert "def test_median_even" in branch and "assert True" not in branch
+    follow_up = coder_prompts(models)[2]
+    assert "fix the code, not the test" in follow_up
+
+
+BAD_BLOCK = """stats/core.py
+<<<<<<< SEARCH
+    return values[0]
+=======
+    return values[-1]
+>>>>>>> REPLACE"""
+
+
+def test_a_partly_failing_reply_keeps_the_good_block_and_shows_the_coder_its_own_reply(sample: Path) -> None:
+    thinking = "<think>\nstats/core.py\n<<<<<<< SEARCH\n    return ordered[middle]\n=======\n    return 0\n" \
+               ">>>>>>> REPLACE\n</think>\n"
+    script = {**happy_script(), ("coder", None): [REPRO, thinking + BAD_BLOCK + "\n\n" + FIX, "nothing more"]}
+    result, models, _ = run(sample, script)
+    assert result.success and result.stop_reason == "accepted"
+    assert "return 0" not in git(sample, "show", f"{result.branch}:stats/core.py")  # the draft in <think> is ignored
+    roles = [(role, [m.role for m in messages]) for role, messages in models.prompts if role == "coder"]
+    assert roles[2] == ("coder", ["system", "user", "assistant", "user"])  # the follow-up inside round 1
+    follow_up = models.prompts[[i for i, (r, _) in enumerate(models.prompts) if r == "coder"][2]][1]
+    assert follow_up[2].content.startswith("<think>")
+    assert "1 of your edit blocks applied" in follow_up[3].content
+    hint = follow_up[3].content
+    assert "did NOT apply" in hint and "closest" in hint
+    assert "```\n    return sum(values) / len(values)\n```" in hint  # copyable lines, no line-number prefixes
+    assert len(result.teams) == 1 and result.teams[0]["rounds"] == 1
+
+
+def test_a_reply_cut_off_by_length_applies_what_is_whole_and_asks_for_the_rest(sample: Path) -> None:
+    cut = FIX + "\n\nstats/__init__.py\n<<<<<<< SEARCH\n__all__ = [\"mean\", \"median\"]\n======="
+    script = {**happy_script(), ("coder", None): [REPRO, Said(cut, finish_reason="length"), "done"]}
+    result, models, _ = run(sample, script)
+    assert result.success
+    follow_up = coder_prompts(models)[2]
+    assert "cut off" in follow_up and "smaller" in follow_up
+
+
+def test_the_end_of_a_file_larger_than_the_coders_budget_is_shown(sample: Path) -> None:
+    filler = "".join(f"def helper_{i}(x):\n    \"\"\"Helper {i}.\"\"\"\n    return x + {i}\n\n\n" for i in range(3000))
+    commit_file(sample, "stats/core.py", (sample / "stats/core.py").read_text() + "\n\n" + filler
+                + "def last_function(values):\n    return values[len(values) // 2]  # the end of the file\n")
+    plan = {**PLAN, "summary": "Fix median() and last_function() at the end of stats/core.py."}
+    script = {**happy_script(), ("planner", "plan"): [plan]}
+    _, models, _ = run(sample, script)
+    prompt = coder_prompts(models)[-1]
+    assert len((sample / "stats/core.py").read_text()) > 80_000
+    assert "    return values[len(values) // 2]  # the end of the file" in prompt
+    assert "    middle = len(ordered) // 2\n    return ordered[middle]" in prompt  # median's window, verbatim
+
+
+def test_a_failing_progress_view_does_not_stop_the_run(sample: Path) -> None:
+    def broken(team: str, phase: str, rnd: int, detail: str) -> None:
+        raise RuntimeError("GitHub answered 502")
+
+    result, _, _ = run(sample, happy_script(), progress=broken)
+    assert result.success and result.stop_reason == "accepted"
+
+
+def test_ctrl_c_stops_the_teams_and_reports_a_stop(sample: Path) -> None:
+    def interrupt(team: str, phase: str, rnd: int, detail: str) -> None:
+        if phase == "planning":
+            _thread.interrupt_main()  # what Ctrl-C does: KeyboardInterrupt in the main thread
+            time.sleep(1)  # the main thread takes it meanwhile
+
+    result, models, _ = run(sample, happy_script(), progress=interrupt)
+    assert result.stop_reason == "stopped" and not result.success and not result.commits
+    assert [c for c in models.calls if c[0] == "coder"] == []
+
+
+SYNTAX_ERROR = """stats/core.py
+<<<<<<< SEARCH
+def mean(values):
+=======
+def mean(values)
+>>>>>>> REPLACE"""
+
+
+def test_a_broken_round_after_a_passing_one_is_not_in_the_reported_diff(sample: Path) -> None:
+    script = {**happy_script(), ("coder", None): [REPRO, FIX, SYNTAX_ERROR], ("critic", "review"): [REVISE]}
+    result, _, _ = run(sample, script, max_iterations=2)
+    assert result.success and result.commits
+    published = git(sample, "diff", "main", result.branch)
+    assert "def mean(values)\n" not in result.diff
+    assert result.diff.count("\n+") == published.count("\n+") and result.diff.count("\n-") == published.count("\n-")
+
+
+BROKEN_REPRO = REPRO.replace("def test_even_count_is_mean_of_middles():", "def test_even_count(:")
+
+
+def test_a_failed_reproduction_attempt_leaves_no_broken_test_behind(sample: Path) -> None:
+    script = {**happy_script(), ("coder", None): [BROKEN_REPRO, BROKEN_REPRO, FIX]}
+    result, _, _ = run(sample, script)
+    assert result.success
+    assert result.reproduction is not None and "could not write" in result.reproduction.note
+    assert "tests/test_repro_median.py" not in git(sample, "ls-tree", "-r", "--name-only", result.branch)
+
+
+def test_the_coder_may_read_code_before_editing(sample: Path) -> None:
+    script = {**happy_script(), ("coder", None): [REPRO, "READ stats/__init__.py\nFIND ordered[middle]", FIX],
+              ("critic", "review"): [ACCEPT]}
+    result, models, _ = run(sample, script)
+    assert result.success
+    answer = coder_prompts(models)[2]
+    assert "from stats.core import mean, median" in answer
+    assert "stats/core.py:17:     return ordered[middle]" in answer
