@@ -110,10 +110,15 @@ def fixed_on_branch(repo: Path, branch: str, commits: list[Any], test_ids: list[
 
 
 def config_text(model: str, ensembles: int, max_iterations: int, n_ctx: int, llm_timeout_s: float,
-                max_output_tokens: int) -> str:
-    """The `.github/ensemble.yml` of the local-model profile, every role on `model`."""
+                max_output_tokens: int, explore_tokens: int | None = None) -> str:
+    """The `.github/ensemble.yml` of the local-model profile, every role on `model`.
+
+    `explore_tokens` caps what the planner gathers before planning (an engine without the
+    `explore` setting gets none: its config would refuse the key).
+    """
     roles = "\n".join(f"  {role}: {{provider: openai, model: {json.dumps(model)}}}" for role in ROLES)
-    return (f"models:\n{roles}\n"
+    explore = f"explore: {{max_rounds: 3, max_tokens: {explore_tokens}}}\n" if explore_tokens else ""
+    return (f"models:\n{roles}\n{explore}"
             f"ensembles: {ensembles}\n"
             f"max_iterations: {max_iterations}\n"
             "llm:\n"
@@ -123,6 +128,12 @@ def config_text(model: str, ensembles: int, max_iterations: int, n_ctx: int, llm
             f"  max_output_tokens: {max_output_tokens}\n"
             "  prices:\n"
             f"    - {{model: {json.dumps(model)}, input: 0, cached_input: 0, output: 0, context_window: {n_ctx}}}\n")
+
+
+def _explore_tokens(args: argparse.Namespace) -> int | None:
+    import bot.config
+
+    return args.explore_tokens if hasattr(bot.config, "ExploreSpec") else None
 
 
 def run_env(base_url: str, out_dir: Path) -> dict[str, str]:
@@ -243,7 +254,8 @@ def run_one(task: dict[str, Any], args: argparse.Namespace, out_dir: Path) -> di
         from bot.ensemble.types import Task
 
         config = parse_config(config_text(args.model, args.ensembles, args.max_iterations, args.n_ctx,
-                                          args.llm_timeout_s, args.max_output_tokens), "bench profile")
+                                          args.llm_timeout_s, args.max_output_tokens, _explore_tokens(args)),
+                              "bench profile")
         timer.start()
         result = run_task(repo, Task(task["title"], task["body"]), config, run_env(args.base_url, out_dir),
                           Components(progress=phases, stop=stop, use_cache=False))
@@ -296,7 +308,8 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
     """The knobs of this bench run, kept with every record."""
     engine = getattr(sys.modules.get("bot"), "__file__", None)
     return {"engine": str(Path(engine).parent) if engine else None, "ensembles": args.ensembles,
-            "max_iterations": args.max_iterations, "timeout_s": args.timeout_s, "n_ctx": args.n_ctx, "llm_timeout_s": args.llm_timeout_s, "max_output_tokens": args.max_output_tokens}
+            "max_iterations": args.max_iterations, "timeout_s": args.timeout_s, "n_ctx": args.n_ctx, "llm_timeout_s": args.llm_timeout_s, "max_output_tokens": args.max_output_tokens,
+            "explore_tokens": getattr(args, "explore_tokens", None)}
 
 
 # ---------------------------------------------------------------- report
@@ -356,6 +369,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--llm-timeout-s", type=float, default=600, help="per model request (default 600)")
     parser.add_argument("--n-ctx", type=int, default=16384, help="the server's context window (default 16384)")
     parser.add_argument("--max-output-tokens", type=int, default=2048, help="room kept for replies (default 2048)")
+    parser.add_argument("--explore-tokens", type=int, default=3000,
+                        help="tokens of code the planner gathers before planning (default 3000: prompts stay quick)")
     parser.add_argument("--json", type=Path, help="write the per-task records to this file")
     parser.add_argument("--out-dir", type=Path, help="where repositories and traces go (default: a new temp dir)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")

@@ -143,6 +143,14 @@ class IndexSpec:
 
 
 @dataclass(frozen=True)
+class ExploreSpec:
+    """How far the planner explores before planning: rounds of requests, tokens of code gathered."""
+
+    max_rounds: int = field(default=4, metadata={"min": 0, "max": 20})
+    max_tokens: int = field(default=12_000, metadata={"min": 500})
+
+
+@dataclass(frozen=True)
 class HealSpec:
     """Self-healing: the workflows to dispatch on the bot's branch when pushes start none."""
 
@@ -168,6 +176,7 @@ class Config:
     sandbox: SandboxSpec = SandboxSpec()
     paths: PathsSpec = PathsSpec()
     index: IndexSpec = IndexSpec()
+    explore: ExploreSpec = ExploreSpec()
     heal: HealSpec = HealSpec()
     on_approval: Literal["ready_for_review", "merge"] = "ready_for_review"
     require_plan_approval: bool = False

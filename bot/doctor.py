@@ -14,10 +14,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from bot.config import ROLES, Config, ModelChoice, RoleModel, load_config
 from bot.errors import ConfigError
+from bot.llm.local import is_local
 
 PACKAGES = ("ensemble-bot", "openai", "google-genai", "PyGithub", "GitPython", "docker", "faiss-cpu",
             "sentence-transformers", "torch", "bm25s", "PyYAML")
@@ -27,7 +27,6 @@ PROVIDER_KEYS = {
     "scripted": (),
 }
 BASE_URL_VARS = {"openai": "OPENAI_BASE_URL", "gemini": "GOOGLE_GEMINI_BASE_URL"}
-LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 # The local-model profile (README): one model server answers one request at a time, slowly, with
 # the window it was started with (llama.cpp -c, Ollama num_ctx) and little room for long replies.
 LOCAL_TIMEOUT_S = 600
@@ -207,12 +206,6 @@ def _model_status(ctx: DoctorContext, choice: ModelChoice) -> tuple[bool, str]:
 def base_url(choice: ModelChoice, env: Mapping[str, str]) -> str | None:
     """The server a model's requests go to: its own base_url, else the provider's variable (None: hosted)."""
     return choice.base_url or env.get(BASE_URL_VARS.get(choice.provider, "")) or None
-
-
-def is_local(url: str | None) -> bool:
-    """Whether `url` points at this machine (a llama.cpp, Ollama or vLLM server, say)."""
-    host = (urlsplit(url).hostname or "") if url else ""
-    return host in LOCAL_HOSTS or host.endswith(".localhost")
 
 
 def check_local_profile(ctx: DoctorContext) -> list[Check]:

@@ -52,7 +52,7 @@ def open_configured_index(repo_dir: Path, config: Config, env: Mapping[str, str]
 
     spec = config.index
     index_dir = (env or {}).get(INDEX_DIR_VAR)
-    home = Path(index_dir) if index_dir else Path(repo_dir) / ".ensemble"
+    home: Path | None = Path(index_dir) if index_dir else Path(repo_dir) / ".ensemble"
     if not index_dir and tree is None:
         home = None  # the indexer's own default place, which it also keeps out of `git status`
     return open_index(tree or repo_dir, include=spec.include, exclude=spec.exclude, max_file_kb=spec.max_file_kb,

@@ -116,8 +116,8 @@ def _fulfil(requests: dict, found: Exploration, retriever: Retriever, read_file:
     for name in requests["symbols"]:
         for item, text in retriever.lookup_symbol(name)[:2]:
             found.add(Retrieved(item.path, "symbol", 1.0, item.start_line, item.end_line, name), text)
-    for text in requests["grep"] if grep else ():
-        hits = grep(text)
+    for text in requests["grep"]:
+        hits = grep(text) if grep is not None else []
         if not hits:
             found.context.append(f"# exact text {text!r}\n(no matches)")
             continue

@@ -24,6 +24,7 @@ from typing import Any
 from bot.config import Config
 from bot.ensemble.adapters import TeamModels
 from bot.ensemble.insights import InsightBoard, InsightStore, Lesson
+from bot.ensemble.planner import ExploreBudget
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.select import choose_winner, describe
 from bot.ensemble.team import Progress, Team, run_team
@@ -124,7 +125,8 @@ def _team(i: int, task: Task, config: Config, models: ModelClient, retriever: Re
     return Team(name=name, task=task, models=TeamModels(models, temps[i] if i < len(temps) else None, name),
                 retriever=retriever, runner=runner, workspace=first if i == 0 else forge.workspace(name),
                 board=board, max_iterations=config.max_iterations, deny=tuple(config.paths.deny), lessons=lessons,
-                trailers={"Ensemble-Run": forge.run_id, "Ensemble-Model": label}, stop=parts.stop, progress=notify)
+                trailers={"Ensemble-Run": forge.run_id, "Ensemble-Model": label}, stop=parts.stop, progress=notify,
+                explore_budget=ExploreBudget(config.explore.max_rounds, config.explore.max_tokens))
 
 
 def _run_teams(teams: list[Team], stop: threading.Event) -> list[TeamResult]:

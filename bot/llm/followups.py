@@ -23,7 +23,8 @@ from bot.trace import Span
 log = logging.getLogger(__name__)
 
 RAW_REPLY_TRACE_CHARS = 4000
-MAX_CONTINUATIONS = 2
+MAX_CONTINUATIONS = 1  # the caller asks for smaller pieces after that (a coder's follow-up turn)
+LOOP_LINES = 24  # a cut-off reply whose last lines repeat a few lines over and over is looping
 REPAIR_PROMPT = ("Your reply could not be used: {error}. Reply again with only the corrected JSON object "
                  "for the {schema!r} schema, nothing else.")
 CUT_OFF = ("the reply was cut off at the output cap of {cap} tokens before its JSON object was complete; "
@@ -104,6 +105,9 @@ def continue_cut_off(send: Send, request: ChatRequest, first: Outcome, room: Cal
     for _ in range(MAX_CONTINUATIONS):
         if outcome.finish_reason != LENGTH:
             break
+        if looping("".join(parts)):
+            log.info("%s: the cut-off reply repeats itself; not asking to continue it", request.role)
+            break
         messages = (*request.messages, Message("assistant", "".join(parts)), Message("user", CONTINUE_PROMPT))
         follow = dataclasses.replace(request, messages=messages)
         cap = min(request.max_output_tokens, room(follow))
@@ -116,3 +120,9 @@ def continue_cut_off(send: Send, request: ChatRequest, first: Outcome, room: Cal
             break
         parts.append(outcome.text)
     return dataclasses.replace(outcome, text="".join(parts), truncated=outcome.finish_reason == LENGTH)
+
+
+def looping(text: str) -> bool:
+    """True when the text ends in a few lines repeated over and over (a small model's degenerate loop)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()][-LOOP_LINES:]
+    return len(lines) == LOOP_LINES and len(set(lines)) <= LOOP_LINES // 6

@@ -31,6 +31,7 @@ from bot.errors import (
     QuotaExhausted,
     RateLimited,
 )
+from bot.llm.local import server_turn
 from bot.llm.retry import parse_retry_after
 from bot.llm.schemas import get_schema
 from bot.llm.types import ChatRequest, Completion, Usage
@@ -152,7 +153,8 @@ class OpenAIChatModel:
             if fmt == "json_object":
                 kwargs["response_format"] = {"type": "json_object"}
         try:
-            completion = self.client().chat.completions.create(**kwargs)
+            with server_turn(self.base_url):  # a local server's queue is ours, outside the timeout
+                completion = self.client().chat.completions.create(**kwargs)
         except (openai.OpenAIError, ValueError) as exc:  # ValueError: a body that is not JSON
             raise self._map_error(exc, request.timeout_s) from exc
         return self._read(completion)

@@ -63,11 +63,17 @@ def test_a_cut_off_plain_reply_is_continued_and_joined(openai_server, make_manag
     assert spans(tracer)[0]["attributes"]["truncated"] is False
 
 
-def test_a_reply_still_cut_off_after_two_continuations_is_marked_truncated(openai_server, make_manager):
+def test_a_reply_still_cut_off_after_a_continuation_is_marked_truncated(openai_server, make_manager):
     openai_server.reply("more ", finish="length", times=0)
     reply = make_manager().complete("coder", ASK)
-    assert reply.text == "more more more " and reply.truncated and len(openai_server.requests) == 3
-    assert openai_server.requests[2].messages[-2]["content"] == "more more "
+    assert reply.text == "more more " and reply.truncated and len(openai_server.requests) == 2
+    assert openai_server.requests[1].messages[-2]["content"] == "more "
+
+
+def test_a_cut_off_reply_that_loops_is_not_continued(openai_server, make_manager):
+    openai_server.reply("x = compute()\n" + "    return total\n    total += 1\n" * 40, finish="length")
+    reply = make_manager().complete("coder", ASK)
+    assert reply.truncated and len(openai_server.requests) == 1
 
 
 def test_a_cut_off_structured_reply_is_told_to_be_shorter(openai_server, make_manager):

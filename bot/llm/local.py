@@ -1,0 +1,38 @@
+"""Servers on this machine (llama.cpp, Ollama, vLLM on loopback): recognised, and asked one at a time.
+
+A local server usually decodes one request at a time and queues the rest, so with two teams
+the second request's clock would run while it waits behind the first and time out for no
+fault of its own. Requests to a loopback server therefore wait for their turn here, on our
+side, and their timeout starts only once they are sent: queue time never counts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
+
+_turns: dict[str, threading.Lock] = {}
+_turns_lock = threading.Lock()
+
+
+def is_local(url: str | None) -> bool:
+    """Whether `url` points at this machine (a llama.cpp, Ollama or vLLM server, say)."""
+    host = (urlsplit(url).hostname or "") if url else ""
+    return host in LOCAL_HOSTS or host.startswith("127.") or host.endswith(".localhost")
+
+
+@contextlib.contextmanager
+def server_turn(url: str | None) -> Iterator[None]:
+    """Hold the turn of the local server at `url` while a request is sent (no-op for remote servers)."""
+    if not is_local(url):
+        yield
+        return
+    key = url or ""
+    with _turns_lock:
+        turn = _turns.setdefault(key, threading.Lock())
+    with turn:
+        yield
