@@ -59,3 +59,40 @@ def test_required_tests_are_found_by_file_path_or_dotted_module() -> None:
     names = ["tests/test_repro.py::test_a", "tests.test_repro::Case::test_b", "tests/test_other.py::test_c"]
     assert matching_tests(names, ["tests/test_repro.py"]) == names[:2]
     assert matching_tests(names, ["tests/test_other.py::test_c"]) == [names[2]]
+
+
+class CountingSandbox:
+    """A `sandbox.Sandbox` that prepares nothing and passes every run; counts how often it prepares."""
+
+    def __init__(self) -> None:
+        self.prepared = 0
+
+    def prepare(self, repo_dir, spec):
+        from sandbox.model import Environment, ProjectInfo
+
+        self.prepared += 1
+        return Environment(repo_dir, spec, ProjectInfo("python", "true"), "none", "fake", "key", False)
+
+    def run(self, env, command, timeout=None):
+        from sandbox.model import ExecResult, TestCase
+
+        return ExecResult(command, 1, "", "", 0.1, tests=[TestCase("t.py::test_old", "fail", "boom"),
+                                                           TestCase("t.py::test_new", "fail", "bang")])
+
+
+def test_editing_a_dependency_file_prepares_the_environment_again(tmp_path) -> None:
+    from bot.ensemble.adapters import SandboxRunner
+    from sandbox.model import SandboxSpec
+
+    (tmp_path / "requirements.txt").write_text("requests==2.0\n")
+    sandbox = CountingSandbox()
+    runner = SandboxRunner(sandbox, SandboxSpec())
+    runner.run_tests(tmp_path)
+    runner.run_tests(tmp_path)
+    assert sandbox.prepared == 1
+    (tmp_path / "requirements.txt").write_text("requests==2.0\nattrs==23.1\n")
+    outcome = runner.run_tests(tmp_path, known_failures={"t.py::test_old"})
+    assert sandbox.prepared == 2
+    assert "t.py::test_new" in outcome.summary and "t.py::test_old" not in outcome.summary
+    assert "1 test(s) that already failed before any change are not shown" in outcome.summary
+    assert dict(outcome.results) == {"t.py::test_old": "fail", "t.py::test_new": "fail"}
