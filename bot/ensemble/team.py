@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.ensemble import prompts
 from bot.ensemble.coding import code_round
@@ -160,7 +160,8 @@ def _plan_and_loop(team: Team, result: TeamResult) -> None:
                     grep=team.grep, budget=team.explore_budget)
     result.retrieved = found.retrieved
     team.say("planning")
-    plan = make_plan(team.models, team.task, found, team.notes("planner"), team=team.name)
+    # An approved plan is binding: exploration still gathers context, but the planner is not asked.
+    plan = team.task.plan or make_plan(team.models, team.task, found, team.notes("planner"), team=team.name)
     result.plan = plan
     if plan.questions:
         result.stop_reason, result.stop_detail = QUESTIONS, "; ".join(plan.questions)
@@ -245,8 +246,17 @@ def _replan(team: Team, result: TeamResult, found: Exploration) -> Plan:
             grep=team.grep, budget=team.explore_budget, history=history, found=found)
     result.retrieved = found.retrieved
     plan = make_plan(team.models, team.task, found, team.notes("planner"), history, team.name)
+    if team.task.plan:  # a team may refine an approved plan, never replace it
+        plan = _refined(team.task.plan, plan)
     result.plan = plan
     return plan
+
+
+def _refined(approved: Plan, new: Plan) -> Plan:
+    """The approved plan with the new plan's other steps and files added after its own."""
+    steps = approved.steps + tuple(f"(refinement) {s}" for s in new.steps if s not in approved.steps)
+    files = approved.files + tuple(f for f in new.files if f not in approved.files)
+    return replace(approved, steps=steps, files=files)
 
 
 def _review(team: Team, plan: Plan, rnd: Round) -> None:

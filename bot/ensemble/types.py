@@ -29,6 +29,7 @@ class Task:
     title: str
     body: str = ""
     slug: str = ""
+    plan: Plan | None = None  # a plan a maintainer approved: the teams code from it instead of planning anew
 
     @property
     def text(self) -> str:

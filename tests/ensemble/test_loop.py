@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,21 @@ def test_bug_is_fixed_with_a_reproduction_test_first(sample: Path) -> None:
     assert {r.how for r in result.retrieved} >= {"search", "open"}
     assert models.calls[:2] == [("planner", "explore", "a"), ("planner", "explore", "a")]
     assert git(sample, "status", "--porcelain") == ""
+
+
+def test_an_approved_plan_is_coded_without_asking_the_planner(sample: Path) -> None:
+    from bot.ensemble.planner import parse_plan
+
+    steps = [*PLAN["steps"], "Keep the docstring's example intact (added by a maintainer)"]
+    approved = parse_plan(PLAN | {"steps": steps})
+    script = {k: v for k, v in happy_script().items() if k != ("planner", "plan")}
+    models = ScriptedModels(script)
+    parts = Components(models=models, retriever=FileRetriever(sample), runner=HostPytest())
+    result = run_task(sample, replace(TASK, plan=approved), Config(ensembles=1), {}, parts)
+    assert result.success and result.plan == approved
+    assert ("planner", "plan", "a") not in models.calls and ("planner", "explore", "a") in models.calls
+    coder = [str(messages) for role, messages in models.prompts if role == "coder"]
+    assert coder and all("added by a maintainer" in text for text in coder)
 
 
 def test_edits_that_never_apply_stop_as_stuck_and_land_nothing(sample: Path) -> None:
