@@ -182,6 +182,8 @@ class Config:
     require_plan_approval: bool = False
     # Names of further environment variables whose values are secrets, redacted like GITHUB_TOKEN.
     secret_env: tuple[str, ...] = ()
+    # The repository's conventions for every role, after AGENTS.md (bot/ensemble/instructions.py).
+    instructions: str = ""
     source: str = field(default="(defaults)", metadata={"internal": True})
 
     def team_role(self, team: int, role: str) -> RoleModel | None:

@@ -171,3 +171,10 @@ def test_team_models_override_single_roles_of_single_teams() -> None:
     assert config.team_role(5, "coder") is None
     assert any("team_models[0].codr" in m and "did you mean 'coder'" in m
                for m in issues_of("team_models:\n  - {codr: {model: x}}\n"))
+
+
+def test_instructions_is_a_text_for_every_role() -> None:
+    config = parse_config("instructions: |\n  Use pathlib, never os.path.\n  Keep functions short.\n")
+    assert config.instructions == "Use pathlib, never os.path.\nKeep functions short.\n"
+    assert Config().instructions == ""
+    assert any("instructions" in m and "expected a string" in m for m in issues_of("instructions: [a, b]\n"))
