@@ -9,6 +9,7 @@ each with an `Ensemble-Run:` trailer, and return a `RunResult`.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -64,3 +65,32 @@ def plan_text(plan: Plan, with_summary: bool = True) -> str:
     if plan.files:
         lines.append("Files: " + ", ".join(f"`{f}`" for f in plan.files))
     return "\n".join(lines) or "(the planner gave no plan)"
+
+
+_STEP = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*+](?:\s+\[[ xX]\])?)\s+(?P<step>\S.*)$")
+_FILES = re.compile(r"^\s*Files:\s*(?P<files>.*)$", re.IGNORECASE)
+
+
+def plan_from_text(text: str) -> Plan:
+    """The inverse of `plan_text`: a plan read back from markdown that a maintainer may have edited.
+
+    Numbered or bulleted lines are steps (a plain line after one continues it), a `Files:` line
+    names the files, and the lines before the first step are the summary.
+    """
+    from bot.ensemble.planner import parse_plan  # the one reader of the 'Reproduction test: PATH' step
+
+    summary: list[str] = []
+    steps: list[str] = []
+    files: list[str] = []
+    for line in text.replace("\r\n", "\n").splitlines():
+        if not line.strip():
+            continue
+        if match := _FILES.match(line):
+            files += [name.strip(" `") for name in match["files"].split(",") if name.strip(" `")]
+        elif match := _STEP.match(line):
+            steps.append(match["step"].strip())
+        elif steps:
+            steps[-1] += " " + line.strip()
+        else:
+            summary.append(line.strip())
+    return parse_plan({"summary": "\n".join(summary), "files": files, "steps": steps})

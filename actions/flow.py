@@ -18,7 +18,7 @@ from actions.progress import ProgressComment, StopWatcher
 from actions.render import plan_comment, pr_body, questions_comment
 from actions.settings import register_secrets, remote_config
 from bot.config import Config, load_config
-from bot.ensemble.types import STOPPED, RunResult, Task
+from bot.ensemble.types import STOPPED, Plan, RunResult, Task
 from bot.forge.github import PullInfo
 from bot.trace import new_run_id, span
 
@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 SECRET_NAMES = ("GITHUB_TOKEN", "GH_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
 
 
-def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_plan: str = "") -> Outcome:
+def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_plan: Plan | None = None) -> Outcome:
     """Turn issue #`issue` into a draft PR (or continue its branch on retry / after plan approval)."""
     branch = branch_of_issue(issue)
     pull = ctx.forge.find_pull(branch)
@@ -49,8 +49,7 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
             progress.update("Stopped: " + held.message)
             return held
         config = _config(ctx, clone, progress)
-        extra = _answers(ctx, issue) + (f"\n\n## Approved plan\n{approved_plan}" if approved_plan else "")
-        task = Task(title, body + extra, slug=f"issue-{issue}")
+        task = Task(title, body + _answers(ctx, issue), slug=f"issue-{issue}", plan=approved_plan)
         if config.require_plan_approval and not approved_plan:
             return _post_plan(ctx, clone, task, config, issue, progress)
         result = _run_engine(ctx, clone, task, config, progress, numbers)

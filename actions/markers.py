@@ -64,6 +64,12 @@ def read_marker(body: str, kind: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else {}
 
 
+def without_markers(body: str) -> str:
+    """`body` without the markers that end it (the text a person sees)."""
+    found = _closing_markers(body)
+    return body[: found[0].start()].rstrip() if found else body
+
+
 def has_marker(body: str) -> bool:
     """True when `body` carries any ensemble marker (so it is one of the bot's comments)."""
     return bool(_MARKER.search(body or ""))

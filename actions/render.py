@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from actions.engine import plan_text
-from actions.markers import inert, marker
+from actions.markers import inert, marker, without_markers
 from bot.ensemble.types import RunResult, TestOutcome
 
 STAGES = (("indexed", "Indexed the repository"), ("planned", "Planned the change"), ("coded", "Wrote the code"),
@@ -126,11 +126,22 @@ def questions_comment(questions: tuple[str, ...] | list[str]) -> str:
             "\n\n" + marker("questions", {"questions": list(questions)}))
 
 
+PLAN_INTRO = ("Here is my plan. Comment `/ensemble approve-plan` to let me write the code, or edit the steps in this "
+              "comment first (what the comment shows when you approve is what runs), or edit the issue and comment "
+              "`/ensemble run` for a new plan.")
+
+
 def plan_comment(plan_markdown: str, run: str) -> str:
     """The plan posted for approval (what runs on approval is exactly what is shown)."""
     plan_markdown = inert(plan_markdown)
-    return (f"Here is my plan. Comment `/ensemble approve-plan` to let me write the code, or edit the issue and "
-            f"comment `/ensemble run` for a new plan.\n\n{plan_markdown}\n\n" + marker("plan", {"run": run, "plan": plan_markdown}))
+    return f"{PLAN_INTRO}\n\n{plan_markdown}\n\n" + marker("plan", {"run": run, "plan": plan_markdown})
+
+
+def plan_in_comment(body: str) -> str:
+    """The plan markdown of a plan comment as it reads now (maintainers may have edited it)."""
+    text = without_markers(body.replace("\r\n", "\n")).strip()
+    intro, gap, rest = text.partition("\n\n")
+    return rest if gap and intro.startswith("Here is my plan") else text
 
 
 def hold_comment(branch: str, shas: list[str]) -> str:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from actions.commands import HELP_TEXT, BadCommand, Command, help_reply, parse_command
 from actions.context import WORKING, Context, Outcome, branch_of_issue, issue_of_pull
+from actions.engine import plan_from_text
 from actions.flow import revise_pull, run_issue
 from actions.handlers.replies import refuse, reply_once
 from actions.markers import has_marker
+from actions.render import plan_in_comment
 
 
 def handle(ctx: Context) -> Outcome:
@@ -100,7 +102,14 @@ def _approve_plan(ctx: Context, command: Command, number: int) -> Outcome:
     plans = ctx.own_markers(issue, "plan")
     if not plans:
         return _reply(ctx, number, "There is no plan waiting for approval here.", "replied")
-    return run_issue(ctx, issue, ctx.event.sender, approved_plan=str(plans[-1][1].get("plan", "")))
+    # The plan that runs is the plan comment as it reads now. Only the bot's own comment counts
+    # (own_markers), and GitHub lets no one but its author and people with write access edit a
+    # comment; REST shows no edit history, so "edited by a writer" follows from that rule.
+    plan = plan_from_text(plan_in_comment(plans[-1][0].body))
+    if not plan.steps:
+        return _reply(ctx, number, "The plan comment has no numbered steps left, so there is nothing to approve; "
+                      "edit it back or comment `/ensemble run` for a new plan.", "replied")
+    return run_issue(ctx, issue, ctx.event.sender, approved_plan=plan)
 
 
 VERBS = {"run": _run, "retry": _retry, "revise": _revise, "stop": _stop, "status": _status, "help": _help,

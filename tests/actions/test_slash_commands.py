@@ -160,7 +160,50 @@ def test_plan_approval_gates_the_code(hub: Hub, engine: ScriptedEngine) -> None:
     outcome = handle_event(hub.env("issues", hub.labeled(1)), engine=engine, planner=planner)
     assert outcome.result == "plan-posted" and not engine.calls and planned
     outcome = handle_event(hub.env("issue_comment", hub.comment(1, "/ensemble approve-plan")), engine=engine, planner=planner)
-    assert outcome.result == "pr-opened" and "Swap the operator" in engine.calls[0].body
+    plan = engine.calls[0].plan
+    assert outcome.result == "pr-opened" and plan is not None
+    assert (plan.summary, plan.files, plan.steps) == ("Swap the operator", ("calc.py",), ("Change - to +",))
+
+
+def test_an_edited_approved_plan_is_the_plan_that_runs(hub: Hub, engine: ScriptedEngine) -> None:
+    from actions.app import handle_event
+    from bot.ensemble.types import Plan
+
+    _set_config(hub, "ensembles: 1\nrequire_plan_approval: true\n")
+
+    def planner(repo_dir, task, config, env):  # type: ignore[no-untyped-def]
+        return Plan("Swap the operator", ("calc.py",), ("Change - to +", "Delete the tests"))
+
+    assert handle_event(hub.env("issues", hub.labeled(1)), engine=engine, planner=planner).result == "plan-posted"
+    [posted] = [c for c in hub.fake.comments_on(REPO, 1) if "Here is my plan" in c["body"]]
+    # a maintainer edits the steps in the browser (which sends CRLF) before approving
+    posted["body"] = posted["body"].replace("2. Delete the tests", "2. Keep the tests; add one for floats\r\n"
+                                            "3. Reproduction test: tests/test_floats.py").replace("\n", "\r\n")
+    outcome = handle_event(hub.env("issue_comment", hub.comment(1, "/ensemble approve-plan")), engine=engine,
+                           planner=planner)
+    assert outcome.result == "pr-opened"
+    plan = engine.calls[0].plan
+    assert plan is not None and plan.summary == "Swap the operator" and plan.files == ("calc.py",)
+    assert plan.steps == ("Change - to +", "Keep the tests; add one for floats", "Reproduction test: tests/test_floats.py")
+    assert plan.reproduction_test == "tests/test_floats.py"
+    assert "Delete the tests" not in engine.calls[0].text
+
+
+def test_a_plan_edited_down_to_nothing_is_not_run(hub: Hub, engine: ScriptedEngine) -> None:
+    from actions.app import handle_event
+    from bot.ensemble.types import Plan
+
+    _set_config(hub, "ensembles: 1\nrequire_plan_approval: true\n")
+
+    def planner(repo_dir, task, config, env):  # type: ignore[no-untyped-def]
+        return Plan("Swap the operator", ("calc.py",), ("Change - to +",))
+
+    handle_event(hub.env("issues", hub.labeled(1)), engine=engine, planner=planner)
+    [posted] = [c for c in hub.fake.comments_on(REPO, 1) if "Here is my plan" in c["body"]]
+    posted["body"] = posted["body"].replace("1. Change - to +", "")
+    outcome = handle_event(hub.env("issue_comment", hub.comment(1, "/ensemble approve-plan")), engine=engine,
+                           planner=planner)
+    assert outcome.result == "replied" and "no numbered steps" in outcome.message and not engine.calls
 
 
 def _set_config(hub: Hub, text: str) -> None:
@@ -187,9 +230,10 @@ def test_a_marker_hidden_in_the_plan_text_cannot_replace_the_plan(hub: Hub, engi
     assert handle_event(hub.env("issues", hub.labeled(1)), engine=engine, planner=planner).result == "plan-posted"
     outcome = handle_event(hub.env("issue_comment", hub.comment(1, "/ensemble approve-plan")), engine=engine,
                            planner=planner)
-    assert outcome.result == "pr-opened" and "Swap the operator" in engine.calls[0].body
+    plan = engine.calls[0].plan
+    assert outcome.result == "pr-opened" and plan is not None and plan.summary == "Swap the operator"
     # the smuggled marker was posted as visible text, so what ran is what the maintainer saw
-    assert hidden not in engine.calls[0].body and "<!-\u200b- ensemble:plan" in engine.calls[0].body
+    assert hidden not in "\n".join(plan.steps) and "<!-\u200b- ensemble:plan" in plan.steps[-1]
     posted = [c["body"] for c in hub.fake.comments_on(REPO, 1) if "Here is my plan" in c["body"]]
     assert posted and hidden not in posted[0]
 
