@@ -77,6 +77,13 @@ class TestOutcome:
         return ",".join(sorted(self.failing)) or (self.summary.strip().splitlines() or ["failed"])[0][:200]
 
 
+def passes(judgement: Judgement | None, tests: TestOutcome | None) -> bool:
+    """Whether a change passes: by its judgement against the base, else by the test command's status."""
+    if judgement is not None:
+        return judgement.good
+    return bool(tests and tests.passed)
+
+
 @dataclass(frozen=True)
 class Retrieved:
     """Provenance of a piece of context: a file or chunk, and how it was found."""
@@ -120,9 +127,7 @@ class Round:
     @property
     def good(self) -> bool:
         """True when the round's change passes: judged against the base where possible."""
-        if self.judgement is not None:
-            return self.judgement.good
-        return bool(self.tests and self.tests.passed)
+        return passes(self.judgement, self.tests)
 
     @property
     def signature(self) -> str:
@@ -163,9 +168,7 @@ class TeamResult:
     @property
     def passed(self) -> bool:
         """True when the team's final change passes (judged against the base where possible)."""
-        if self.judgement is not None:
-            return self.judgement.good
-        return bool(self.tests_after and self.tests_after.passed)
+        return passes(self.judgement, self.tests_after)
 
     @property
     def diff_size(self) -> int:
@@ -204,9 +207,7 @@ class RunResult:
     @property
     def passed(self) -> bool:
         """True when the winning change passes, judged against the base where possible."""
-        if self.judgement is not None:
-            return self.judgement.good
-        return bool(self.tests_after and self.tests_after.passed)
+        return passes(self.judgement, self.tests_after)
 
     @property
     def pre_existing_failures(self) -> tuple[str, ...]:
