@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from actions.context import Context, Outcome
-from actions.handlers import comment, dispatch, heal, issue_labeled, review
+from actions.handlers import comment, dispatch, heal, issue_labeled, issue_opened, review
 
 Handler = Callable[[Context], Outcome]
 
 ROUTES: dict[tuple[str, str], Handler] = {
     ("issues", "labeled"): issue_labeled.handle,
+    ("issues", "opened"): issue_opened.handle,
     ("issue_comment", "created"): comment.handle,
     ("pull_request_review", "submitted"): review.handle,
     ("workflow_run", "completed"): heal.handle,

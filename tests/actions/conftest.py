@@ -136,6 +136,14 @@ class Hub:
         payload["label"] |= {"name": label}
         return payload
 
+    def opened(self, title: str, body: str, sender: str = "alice", labels: tuple[str, ...] = ()) -> dict[str, Any]:
+        """A new issue and its `issues.opened` payload."""
+        issue = self.fake.add_issue(REPO, title, body, user=sender, labels=labels)
+        payload = self._base("issues", sender) | {"action": "opened"}
+        payload.pop("label")
+        payload["issue"] |= {k: issue[k] for k in ("number", "title", "body", "user", "labels", "state", "updated_at")}
+        return payload
+
     def comment(self, number: int, body: str, sender: str = "alice") -> dict[str, Any]:
         created = self.fake.add_comment(REPO, number, body, user=sender)
         payload = self._base("issue_comment", sender)

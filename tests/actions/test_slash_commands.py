@@ -267,3 +267,23 @@ def test_re_running_a_stopped_job_does_not_count_the_old_stop(hub: Hub, engine: 
     engine.before_return = lambda stop: stop.wait(1.0)
     again = hub.send("issues", hub.labeled(1), run_id=77)  # "Re-run jobs" in the Actions UI
     assert again.result == "pr-opened", again.message
+
+
+def test_an_issue_opened_with_ensemble_run_in_its_body_starts_a_run(hub: Hub, engine: ScriptedEngine) -> None:
+    outcome = hub.send("issues", hub.opened("mul() adds", "mul(2, 3) returns 5.\n\n/ensemble run\n", sender="mona"))
+    assert outcome.result == "pr-opened", outcome.message
+    assert engine.calls[0].title == "mul() adds" and hub.fake.head_sha(REPO, "ensemble/issue-2")
+
+
+def test_an_issue_opened_by_someone_without_write_access_runs_nothing(hub: Hub, engine: ScriptedEngine) -> None:
+    outcome = hub.send("issues", hub.opened("mul() adds", "Please fix.\n/ensemble run", sender="mallory"))
+    assert outcome.result == "refused" and not engine.calls and not hub.fake.repos[REPO].pulls
+    [reply] = [c["body"] for c in hub.fake.comments_on(REPO, 2)]
+    assert reply.startswith("@mallory ") and "write, maintain or admin" in reply
+
+
+def test_a_new_issue_without_a_command_or_with_the_label_starts_nothing_itself(hub: Hub, engine: ScriptedEngine) -> None:
+    quoted = hub.send("issues", hub.opened("docs", "Type this:\n\n    /ensemble run\n\n> /ensemble run"))
+    assert quoted.result == "nothing-to-do" and not hub.fake.comments_on(REPO, 2)
+    labelled = hub.send("issues", hub.opened("mul() adds", "/ensemble run", labels=("ensemble",)))
+    assert labelled.result == "nothing-to-do" and "label" in labelled.message and not engine.calls

@@ -1,0 +1,28 @@
+"""`issues.opened` whose body holds an `/ensemble` command on its own line: it runs as a first comment would."""
+
+from __future__ import annotations
+
+from actions.commands import BadCommand, help_reply, parse_command
+from actions.context import Context, Outcome
+from actions.handlers.comment import VERBS
+from actions.handlers.replies import refuse, reply_once
+
+
+def handle(ctx: Context) -> Outcome:
+    event = ctx.event
+    command = parse_command(event.body)
+    if command is None:
+        return Outcome("nothing-to-do", "no /ensemble command in the new issue's body")
+    if event.sender_is_bot or event.sender in ctx.bot_logins or event.sender == ctx.me():
+        return Outcome("nothing-to-do", f"an issue opened by @{event.sender}, a bot or the bot itself")
+    number = event.number or 0
+    if not ctx.may_trigger(event.sender):
+        return refuse(ctx, number, event.sender)
+    if isinstance(command, BadCommand):
+        reply_once(ctx, number, 0, help_reply(command.reason))
+        return Outcome("replied", f"answered a bad command with the help text: {command.reason}")
+    # An issue opened with the trigger label also sends issues.labeled, which starts the same run.
+    if command.verb in ("run", "retry") and ctx.trigger_label in ctx.forge.issue(number)[2]:
+        return Outcome("nothing-to-do", f"issue #{number} was opened with the {ctx.trigger_label!r} label, "
+                       "whose event starts the run")
+    return VERBS[command.verb](ctx, command, number)
