@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from actions.context import Context, Outcome
+from actions.context import NEEDS_ENGINE, Context, EngineNeeded, Outcome
 from actions.engine import Engine, Planner, ensemble_engine, ensemble_planner
 from actions.events import Event, load_event
 from actions.router import route
@@ -47,6 +47,8 @@ def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: 
             s.set(run_key=ctx.run_key)
             try:
                 outcome = handler(ctx)
+            except EngineNeeded as needed:  # only idempotent writes so far: install the extra, run again
+                outcome = Outcome(NEEDS_ENGINE, f"this event runs the engine, but {needed}")
             finally:
                 shutil.rmtree(ctx.workdir, ignore_errors=True)  # self-hosted runners keep their disks
             s.set(result=outcome.result, pr_number=outcome.pr_number)
@@ -77,9 +79,19 @@ def build_context(env: Mapping[str, str], event: Event, engine: Engine | None, p
                   config_path=env.get("ENSEMBLE_CONFIG_PATH") or None,
                   default_token=env.get("ENSEMBLE_DEFAULT_TOKEN", "true").lower() == "true",
                   run_key=env.get("GITHUB_RUN_ID", "local"), bot_logins=frozenset(bots),
-                  stop_poll_s=float(env.get("ENSEMBLE_STOP_POLL_S", "15")))
+                  stop_poll_s=float(env.get("ENSEMBLE_STOP_POLL_S", "15")),
+                  engine_missing=_engine_missing(engine, planner))
     ctx.trigger_label = env.get("ENSEMBLE_TRIGGER_LABEL") or _config_label(ctx)
     return ctx
+
+
+def _engine_missing(engine: Engine | None, planner: Planner | None) -> str:
+    """Why the real engine cannot run in this install ('' when it can, or when both parts are injected)."""
+    if engine is not None and planner is not None:
+        return ""
+    from bot.extras import engine_missing_message
+
+    return engine_missing_message()
 
 
 def _config_label(ctx: Context) -> str:
@@ -97,7 +109,7 @@ def write_outputs(env: Mapping[str, str], outcome: Outcome) -> None:
         with open(path, "a", encoding="utf-8") as out:
             out.write(f"pr-number<<{delimiter}\n{outcome.pr_number or ''}\n{delimiter}\n")
             out.write(f"result<<{delimiter}\n{outcome.result}\n{delimiter}\n")
-    if path := env.get("GITHUB_STEP_SUMMARY"):
+    if (path := env.get("GITHUB_STEP_SUMMARY")) and outcome.result != NEEDS_ENGINE:  # the second pass reports
         pr = f" (PR #{outcome.pr_number})" if outcome.pr_number else ""
         with open(path, "a", encoding="utf-8") as out:
             out.write(f"### ensemble: {outcome.result}{pr}\n\n{outcome.message}\n")

@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 WRITE_PERMISSIONS = ("admin", "write")  # the API's legacy field maps maintain to write, triage to read
 WORKING, NEEDS_HUMAN = "ensemble:working", "ensemble:needs-human"
 BRANCH_PREFIX = "ensemble/issue-"
+NEEDS_ENGINE = "needs-engine"  # the `result` after which the action installs the engine extra and runs again
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,10 @@ class Outcome:
     message: str
     pr_number: int | None = None
     exit_code: int = 0
+
+
+class EngineNeeded(Exception):
+    """The event runs the engine, whose extra is not installed; raised before the run writes anything."""
 
 
 @dataclass
@@ -50,6 +55,7 @@ class Context:
     run_key: str = "local"
     bot_logins: frozenset[str] = frozenset({"github-actions[bot]"})
     stop_poll_s: float = 15.0
+    engine_missing: str = ""  # why the engine cannot run here ('' when it can): the extra is not installed
     _permissions: dict[str, bool] = field(default_factory=dict)
     _me: str | None = None
 
@@ -58,6 +64,15 @@ class Context:
         if login not in self._permissions:
             self._permissions[login] = self.forge.permission(login) in WRITE_PERMISSIONS
         return self._permissions[login]
+
+    def need_engine(self) -> None:
+        """Call before a run's first write: raises EngineNeeded when the engine cannot run in this install.
+
+        The action then installs the extra and handles the event again; everything the handler
+        did before this point is read-only or idempotent by markers, so the second pass redoes it.
+        """
+        if self.engine_missing:
+            raise EngineNeeded(self.engine_missing)
 
     def is_own(self, comment: CommentInfo) -> bool:
         """A comment the bot wrote (its markers are trusted): by one of the bot's logins, or the token's own user.

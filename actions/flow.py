@@ -37,6 +37,7 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
         return resumed
     if duplicate := _already_handled(ctx, issue):
         return duplicate
+    ctx.need_engine()
     title, body, _ = ctx.forge.issue(issue)
     progress = ProgressComment(ctx, issue, by)
     progress.open("Starting: cloning the repository.")
@@ -84,6 +85,7 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
         return Outcome("nothing-to-do", f"PR #{pull.number} is not on an ensemble/issue-<N> branch")
     if duplicate := _already_handled(ctx, pull.number):
         return duplicate
+    ctx.need_engine()
     remote = ctx.forge.branch_head(pull.branch)
     title, body, _ = ctx.forge.issue(issue)
     progress = ProgressComment(ctx, pull.number, by)

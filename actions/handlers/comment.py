@@ -6,7 +6,7 @@ from actions.commands import HELP_TEXT, BadCommand, Command, help_reply, parse_c
 from actions.context import WORKING, Context, Outcome, branch_of_issue, issue_of_pull
 from actions.engine import plan_from_text
 from actions.flow import revise_pull, run_issue
-from actions.handlers.replies import refuse, reply_once
+from actions.handlers.replies import acknowledge, refuse, reply_once
 from actions.markers import has_marker
 from actions.render import plan_in_comment
 
@@ -23,6 +23,7 @@ def handle(ctx: Context) -> Outcome:
     number = event.number or 0
     if not ctx.may_trigger(event.sender):
         return refuse(ctx, number, event.sender)
+    acknowledge(ctx)
     if isinstance(command, BadCommand):
         reply_once(ctx, number, event.comment_id or 0, help_reply(command.reason))
         return Outcome("replied", f"answered a bad command with the help text: {command.reason}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from actions.context import Context, Outcome
 from actions.flow import run_issue
-from actions.handlers.replies import refuse
+from actions.handlers.replies import acknowledge, refuse
 
 
 def handle(ctx: Context) -> Outcome:
@@ -17,4 +17,5 @@ def handle(ctx: Context) -> Outcome:
         return Outcome("nothing-to-do", "the trigger label works on issues, not pull requests")
     if not ctx.may_trigger(event.sender):
         return refuse(ctx, event.number or 0, event.sender)
+    acknowledge(ctx)
     return run_issue(ctx, event.number or 0, event.sender)

@@ -1,12 +1,31 @@
-"""Replies that must be posted at most once: the refusal (once per issue) and answers to a command comment."""
+"""Replies that must be posted at most once: the refusal (once per issue) and answers to a command comment.
+
+Also the 👀 reaction that says an accepted event is being handled, before any install or run.
+"""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from actions.context import Context, Outcome
 from actions.markers import inert, marker
 from actions.render import REFUSAL
+from bot.forge.github import ForgeError
+
+log = logging.getLogger(__name__)
+
+
+def acknowledge(ctx: Context) -> None:
+    """React 👀 to the triggering comment, or to the issue when no comment triggered the event.
+
+    GitHub keeps one reaction per person and kind, so a re-delivered event adds nothing. A refused
+    reaction (a token without `issues: write`, say) is logged, never fatal.
+    """
+    try:
+        ctx.forge.react(ctx.event.number or 0, ctx.event.comment_id)
+    except ForgeError as exc:
+        log.warning("could not put the 👀 reaction on the trigger: %s", exc)
 
 
 def refuse(ctx: Context, number: int, login: str) -> Outcome:

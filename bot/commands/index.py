@@ -11,6 +11,7 @@ from typing import Any
 
 from bot.config import load_config
 from bot.errors import UsageError
+from bot.extras import require_engine
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -61,6 +62,7 @@ def checked_repo(repo: Path) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    require_engine()
     started = time.perf_counter()
     index = open_repo_index(args.repo, StderrProgress())
     stored = index.stored

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import UsageError
+from bot.extras import require_engine
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,6 +44,7 @@ def read_task(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    require_engine()  # before the engine's imports, which need it
     from bot.commands.index import checked_repo
     from bot.config import load_config
     from bot.ensemble.assemble import model_manager

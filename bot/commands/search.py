@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from bot.errors import UsageError
+from bot.extras import require_engine
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,6 +40,7 @@ def read_query(args: argparse.Namespace) -> str:
 def run(args: argparse.Namespace) -> int:
     from bot.commands.index import StderrProgress, open_repo_index
 
+    require_engine()
     if args.k < 1:
         raise UsageError(f"--k {args.k}: expected a positive number of results, like --k 10")
     query = read_query(args)

@@ -192,6 +192,12 @@ class GitHubForge:
         body = self.redactor.text(body)
         self.call("update a comment", lambda: self._repo.get_issue(number).get_comment(comment_id).edit(body))
 
+    def react(self, number: int, comment_id: int | None = None, content: str = "eyes") -> None:
+        """Put a reaction on comment `comment_id`, or on issue #number itself; reacting twice keeps one."""
+        issue = self._repo.get_issue(number)  # lazy: no request until the reaction is posted
+        target = issue.get_comment(comment_id) if comment_id else issue
+        self.call(f"react to #{number}", lambda: target.create_reaction(content))
+
     def add_labels(self, number: int, *labels: str) -> None:
         self.call(f"label #{number}", lambda: self._repo.get_issue(number).add_to_labels(*labels))
 

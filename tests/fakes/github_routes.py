@@ -97,6 +97,27 @@ def edit_comment(fake, repo, m, q, body, login) -> Reply:
     return 200, {}, fake.comment_json(repo, comment)
 
 
+REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
+
+
+def create_reaction(fake, repo, m, q, body, login) -> Reply:
+    """A reaction on an issue or an issue comment: 201 when new, 200 with the existing one when repeated."""
+    subject, key = ("comment", int(m["id"])) if "id" in m.groupdict() else ("issue", int(m["n"]))
+    if key not in (repo.comments if subject == "comment" else repo.issues):
+        return NOT_FOUND
+    content = (body or {}).get("content")
+    if content not in REACTIONS:
+        return _validation("Reaction", "invalid", field="content")
+    for reaction in repo.reactions:
+        if (reaction["subject"], reaction["subject_id"], reaction["content"], reaction["user"]["login"]) == \
+                (subject, key, content, login):
+            return 200, {}, {k: v for k, v in reaction.items() if not k.startswith("subject")}
+    reaction = {"id": fake.next_id(), "node_id": f"REA_{key}", "user": fake.user(login), "content": content,
+                "created_at": "2024-01-01T00:00:00Z", "subject": subject, "subject_id": key}
+    repo.reactions.append(reaction)
+    return 201, {}, {k: v for k, v in reaction.items() if not k.startswith("subject")}
+
+
 def add_labels(fake, repo, m, q, body, login) -> Reply:
     issue = repo.issues.get(int(m["n"]))
     if not issue:
@@ -214,11 +235,61 @@ def review_comments(fake, repo, m, q, body, login) -> Reply:
     return _page(fake, m.string, q, items)
 
 
+def reply_review_comment(fake, repo, m, q, body, login) -> Reply:
+    """A reply in the thread that review comment `id` starts (GitHub refuses replies to replies)."""
+    parent = repo.review_comments.get(int(m["id"]))
+    if not parent or parent["pull_number"] != int(m["n"]):
+        return NOT_FOUND
+    if parent.get("in_reply_to_id"):
+        return _validation("PullRequestReviewComment", "invalid", "in_reply_to cannot be a reply to a reply")
+    rc = {k: parent[k] for k in ("pull_number", "path", "line", "commit_id", "diff_hunk", "position")} | {
+        "id": fake.next_id(), "pull_request_review_id": None, "in_reply_to_id": parent["id"], "body": body["body"],
+        "user": fake.user(login), "created_at": "2024-01-01T00:00:00Z", "updated_at": "2024-01-01T00:00:00Z"}
+    repo.review_comments[rc["id"]] = rc
+    return 201, {}, fake.review_comment_json(repo, rc)
+
+
+def request_reviewers(fake, repo, m, q, body, login) -> Reply:
+    pull = repo.pulls.get(int(m["n"]))
+    if not pull:
+        return NOT_FOUND
+    if repo.issues[pull["number"]]["user"]["login"] in body.get("reviewers", []):
+        return _validation("PullRequest", "custom", "Review cannot be requested from pull request author.")
+    pull.setdefault("requested_reviewers", []).extend(body.get("reviewers", []))
+    return 201, {}, fake.pull_json(repo, pull)
+
+
+def _threads(fake, variables: dict) -> Reply:
+    """`reviewThreads` of a PR: one per top-level review comment, replies grouped under it; one page."""
+    repo = fake.repos.get(f"{variables['owner']}/{variables['name']}")
+    if not repo or variables["number"] not in repo.pulls:
+        return 200, {}, {"errors": [{"type": "NOT_FOUND", "message": "Could not resolve to a PullRequest"}]}
+    nodes = [{"id": f"PRRT_{rc['id']}", "isResolved": rc["id"] in repo.resolved_threads, "isOutdated": False,
+              "path": rc["path"], "line": rc["line"], "comments": {"nodes": [{"databaseId": rc["id"]}]}}
+             for rc in sorted(repo.review_comments.values(), key=lambda c: c["id"])
+             if rc["pull_number"] == variables["number"] and not rc.get("in_reply_to_id")]
+    return 200, {}, {"data": {"repository": {"pullRequest": {"reviewThreads": {
+        "pageInfo": {"hasNextPage": False, "endCursor": None}, "nodes": nodes}}}}}
+
+
+def _resolve_thread(fake, variables: dict) -> Reply:
+    thread = str(variables.get("threadId", ""))
+    for repo in fake.repos.values():
+        if thread.startswith("PRRT_") and int(thread[5:]) in repo.review_comments:
+            repo.resolved_threads.add(int(thread[5:]))
+            return 200, {}, {"data": {"resolveReviewThread": {"thread": {"id": thread, "isResolved": True}}}}
+    return 200, {}, {"errors": [{"type": "NOT_FOUND", "message": f"Could not resolve to a node with the global id of '{thread}'"}]}
+
+
 def graphql(fake, body, login) -> Reply:
-    """Only the mutation the bot uses: markPullRequestReadyForReview."""
+    """The GraphQL the bot uses: PR review threads, resolveReviewThread, markPullRequestReadyForReview."""
     query = body.get("query", "")
+    if "resolveReviewThread" in query:
+        return _resolve_thread(fake, body.get("variables") or {})
+    if "reviewThreads" in query:
+        return _threads(fake, body.get("variables") or {})
     if "markPullRequestReadyForReview" not in query:
-        return 200, {}, {"errors": [{"message": "the fake GitHub implements only markPullRequestReadyForReview"}]}
+        return 200, {}, {"errors": [{"message": "the fake GitHub implements only the queries the bot sends"}]}
     node_id = body["variables"]["input"]["pullRequestId"]
     for repo in fake.repos.values():
         for pull in repo.pulls.values():
@@ -422,6 +493,8 @@ ROUTES: list[tuple[str, str, Any]] = [
     ("POST", R + r"/issues/(?P<n>\d+)/comments$", create_comment),
     ("GET", R + r"/issues/comments/(?P<id>\d+)$", get_comment),
     ("PATCH", R + r"/issues/comments/(?P<id>\d+)$", edit_comment),
+    ("POST", R + r"/issues/comments/(?P<id>\d+)/reactions$", create_reaction),
+    ("POST", R + r"/issues/(?P<n>\d+)/reactions$", create_reaction),
     ("POST", R + r"/issues/(?P<n>\d+)/labels$", add_labels),
     ("DELETE", R + r"/issues/(?P<n>\d+)/labels/(?P<label>[^/]+)$", remove_label),
     ("POST", R + r"/labels$", create_label),
@@ -435,6 +508,8 @@ ROUTES: list[tuple[str, str, Any]] = [
     ("GET", R + r"/pulls/(?P<n>\d+)/reviews/(?P<id>\d+)$", get_review),
     ("GET", R + r"/pulls/(?P<n>\d+)/reviews/(?P<id>\d+)/comments$", review_comments),
     ("GET", R + r"/pulls/(?P<n>\d+)/comments$", review_comments),
+    ("POST", R + r"/pulls/(?P<n>\d+)/comments/(?P<id>\d+)/replies$", reply_review_comment),
+    ("POST", R + r"/pulls/(?P<n>\d+)/requested_reviewers$", request_reviewers),
     ("GET", R + r"/git/ref/(?P<ref>.+)$", get_ref),
     ("GET", R + r"/contents/(?P<path>.+)$", get_contents),
     ("GET", R + r"/actions/runs$", list_runs),

@@ -86,6 +86,7 @@ class RepoState:
     check_runs: list[dict] = field(default_factory=list)  # check runs of other apps (Actions jobs are derived)
     suites: dict[int, dict] = field(default_factory=dict)  # check suites of other apps
     rerequests: list[int] = field(default_factory=list)
+    reactions: list[dict] = field(default_factory=list)  # on issues and comments: subject, id, content, user
 
 
 class FakeGitHub:
