@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.ensemble import prompts
+from bot.ensemble.edit_format import example_from
 from bot.ensemble.edits import (
     EditFailure,
     apply_edit_blocks,
@@ -56,12 +57,14 @@ def code_round(team: Any, plan: Plan, found: Any, feedback: str, rnd: Round, rep
     """Ask the coder, apply its edits (with follow-ups), guard them, compile-check and run the tests."""
     shown = shown_files(team, plan, found, feedback)
     notes = team.notes("coder")
+    conventions = team.conventions([*plan.files, *([plan.reproduction_test] if plan.reproduction_test else [])])
+    example = example_from(shown)
 
     def prompt(budget: int) -> list[Message]:
         return prompts.coder_messages(team.task, plan, shown, found.text, feedback, notes, reproduce=reproduce,
-                                      team=team.name, budget=budget)
+                                      team=team.name, budget=budget, conventions=conventions, example=example)
 
-    edits = _converse(team, prompt, list(shown))
+    edits = _converse(team, prompt, list(shown), example)
     _guard(team, edits)
     if edits.applied == 0 or not edits.originals:
         rnd.edit_errors = describe_failures(edits.failures) or "the edits changed nothing"
@@ -97,7 +100,8 @@ def shown_files(team: Any, plan: Plan, found: Any, feedback: str) -> dict[str, s
     return views
 
 
-def _converse(team: Any, prompt: Callable[[int], list[Message]], shown: list[str]) -> RoundEdits:
+def _converse(team: Any, prompt: Callable[[int], list[Message]], shown: list[str],
+              example: tuple[str, str, str]) -> RoundEdits:
     """The coder's turns in one round: code requests answered, edits applied, failures followed up.
 
     Each turn's first messages are built again to leave room, within the coder's prompt budget,
@@ -117,7 +121,8 @@ def _converse(team: Any, prompt: Callable[[int], list[Message]], shown: list[str
             requests_left -= 1
             tail += [Message("assistant", text), Message("user", _answer(team, asked))]
             continue
-        turn = _apply(team, parsed, shown, edits)
+        parsed, copied = _without_example(parsed, example)
+        turn = [*copied, *_apply(team, parsed, shown, edits)]
         edits.refusals += [f for f in turn if f.reason in POLICY_REASONS]
         cut_off = getattr(reply, "finish_reason", "") == "length" or bool(getattr(reply, "truncated", False))
         if not (turn or cut_off) or follow_ups_left == 0:
@@ -143,6 +148,20 @@ def _apply(team: Any, parsed: Any, shown: list[str], edits: RoundEdits) -> list[
     edits.applied += result.applied if changes else 0
     edits.redirected += list(getattr(result, "redirected", ()))
     return [*parsed.failures, *[f for f in result.failures if f.path not in blocked], *linked]
+
+
+def _without_example(parsed: Any, example: tuple[str, str, str]) -> tuple[Any, list[EditFailure]]:
+    """The reply's blocks less any copy of the format example (a small model's favourite edit)."""
+    from dataclasses import replace
+
+    path, search, replace_text = (part.strip() for part in example)
+    copies = [b for b in parsed.blocks if (b.path.strip(), b.search.strip(), b.replace.strip()) ==
+              (path, search, replace_text)]
+    if not copies:
+        return parsed, []
+    kept = tuple(b for b in parsed.blocks if b not in copies)
+    return replace(parsed, blocks=kept), [EditFailure(path, "example", "this block is the format example from the "
+                                                      "instructions, not a change; write the change the plan asks for")]
 
 
 def _follow_up(failures: list[EditFailure], edits: RoundEdits, cut_off: bool) -> str:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 from bot.ensemble import prompts
 from bot.ensemble.coding import code_round
 from bot.ensemble.insights import InsightBoard
+from bot.ensemble.instructions import Instructions
 from bot.ensemble.planner import Exploration, ExploreBudget, explore, make_plan
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.types import (
@@ -68,6 +69,8 @@ class Team:
     baseline: TestOutcome | None = None  # the tests at the base, which every candidate is judged against
     explore_budget: ExploreBudget = ExploreBudget()
     required_tests: tuple[str, ...] = ()  # tests the task names: they must pass
+    reproduction: str | None = None  # the reproduction test, once it failed at the base
+    instructions: Instructions = Instructions()  # the repository's conventions, read from a trusted tree
 
     def say(self, phase: str, rnd: int = 0, detail: str = "") -> None:
         """Report progress and check for a stop request; a failing progress view never stops the work."""
@@ -82,6 +85,10 @@ class Team:
         """Lessons from earlier runs, and the other teams' notes this role of the team has not read yet."""
         return "\n".join(filter(None, [self.lessons, *self.board.unseen(self.name, reader)]))
 
+    def conventions(self, paths: Iterable[str] = ()) -> str:
+        """The repository's instructions that apply to `paths` (the root's alone when none), rendered."""
+        return self.instructions.applying_to(paths).render()
+
     def prompt_budget(self, role: str) -> int:
         """Tokens the team's model for `role` can take as a prompt."""
         budget = getattr(self.models, "prompt_budget", None)
@@ -89,9 +96,16 @@ class Team:
 
     @property
     def known_failures(self) -> frozenset[str]:
-        """Tests that failed at the base: not this team's to fix."""
+        """Tests that failed at the base and are not the task's: left out of what the coder is shown.
+
+        Only once the task's own tests are known (named by the task, or the reproduction test);
+        before that one of the failing tests is the bug, so the coder sees them all.
+        """
+        if not (self.required_tests or self.reproduction):
+            return frozenset()
         results = self.baseline.results if self.baseline else ()
-        return frozenset(name for name, outcome in results if outcome in ("fail", "error"))
+        failed = {name for name, outcome in results if outcome in ("fail", "error")}
+        return frozenset(failed - set(self.required_tests))
 
     def judge(self, tests: TestOutcome, reproduction: str | None = None) -> Judgement:
         """`tests` judged against the base; the reproduction test and the tests the task names must pass."""
@@ -157,11 +171,12 @@ def _plan_and_loop(team: Team, result: TeamResult) -> None:
     files = WorkspaceFiles(team.workspace.path)
     team.say("exploring")
     found = explore(team.models, team.retriever, team.task, team.lessons, files.read, team.name,
-                    grep=team.grep, budget=team.explore_budget)
+                    grep=team.grep, budget=team.explore_budget, conventions=team.conventions())
     result.retrieved = found.retrieved
     team.say("planning")
     # An approved plan is binding: exploration still gathers context, but the planner is not asked.
-    plan = team.task.plan or make_plan(team.models, team.task, found, team.notes("planner"), team=team.name)
+    plan = team.task.plan or make_plan(team.models, team.task, found, team.notes("planner"), team=team.name,
+                                       conventions=team.conventions(r.path for r in found.retrieved))
     result.plan = plan
     if plan.questions:
         result.stop_reason, result.stop_detail = QUESTIONS, "; ".join(plan.questions)
@@ -205,6 +220,7 @@ def _reproduces(team: Team, tests: TestOutcome, path: str) -> bool:
 def _refine(team: Team, result: TeamResult, found: Exploration) -> None:
     plan = result.plan or Plan("")
     repro = result.reproduction.path if result.reproduction and result.reproduction.failed_before else None
+    team.reproduction = repro
     feedback, last_sig, same = "", None, 0
     for number in range(1, team.max_iterations + 1):
         team.say("coding", number)
@@ -243,9 +259,11 @@ def _replan(team: Team, result: TeamResult, found: Exploration) -> Plan:
     history = _history(result)
     files = WorkspaceFiles(team.workspace.path)
     explore(team.models, team.retriever, team.task, team.notes("planner"), files.read, team.name,
-            grep=team.grep, budget=team.explore_budget, history=history, found=found)
+            grep=team.grep, budget=team.explore_budget, history=history, found=found,
+            conventions=team.conventions())
     result.retrieved = found.retrieved
-    plan = make_plan(team.models, team.task, found, team.notes("planner"), history, team.name)
+    plan = make_plan(team.models, team.task, found, team.notes("planner"), history, team.name,
+                     team.conventions(r.path for r in found.retrieved))
     if team.task.plan:  # a team may refine an approved plan, never replace it
         plan = _refined(team.task.plan, plan)
     result.plan = plan
@@ -264,7 +282,8 @@ def _review(team: Team, plan: Plan, rnd: Round) -> None:
     rnd.diff_lines = sum(1 for line in diff.splitlines() if line[:1] in "+-")
     try:
         reply = team.models.complete("critic", prompts.critic_messages(
-            team.task, plan, diff, _test_report(rnd), team.name, team.prompt_budget("critic")), schema="review")
+            team.task, plan, diff, _test_report(rnd), team.name, team.prompt_budget("critic"),
+            team.conventions(team.workspace.changed_paths())), schema="review")
     except StructuredReplyError as exc:  # every critic model failed to answer in shape: no verdict this round
         log.warning("team %s: no usable review in round %d: %s", team.name, rnd.number, exc)
         rnd.feedback = "(the critic's reply could not be read)"

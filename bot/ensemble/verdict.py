@@ -2,7 +2,9 @@
 
 A candidate is good when the tests the task requires (the reproduction test, tests the task
 names) pass, no test that passed at the base fails, and no new test fails. Tests that already
-failed at the base are reported and never block. Without per-test results on both sides only the
+failed at the base are reported and never block; but when the base had failing tests and the
+task requires none, the change must turn at least one of them green (a change that fixes nothing
+is not good just because nothing new broke). Without per-test results on both sides only the
 exit status can judge: the whole suite must pass.
 
     judgement = judge(tests_before, tests_after, required=("tests/test_repro.py",))
@@ -52,10 +54,12 @@ def judge(before: TestOutcome | None, after: TestOutcome, required: Sequence[str
     broken = sorted(n for n in failing_now if base.get(n) == "pass")
     new_failing = sorted(n for n in failing_now if n not in base and n not in needed)
     required_failing = sorted(n for n in needed if now.get(n) != "pass")
+    fixed = tuple(sorted(n for n in failed_base if now.get(n) == "pass"))
+    fixes_nothing = bool(failed_base) and not needed and not fixed
     judgement = Judgement(
-        good=not (broken or new_failing or required_failing),
+        good=not (broken or new_failing or required_failing or fixes_nothing),
         reason="",
-        fixed=tuple(sorted(n for n in failed_base if now.get(n) == "pass")),
+        fixed=fixed,
         still_failing=tuple(sorted(failed_base & failing_now)),
         broken=tuple(broken), new_failing=tuple(new_failing), required_failing=tuple(required_failing),
         per_test=True)
@@ -94,6 +98,8 @@ def _with_reason(j: Judgement) -> Judgement:
             parts.append(f"{len(j.still_failing)} failed before the change too and still fail (not blocking)")
         return replace(j, reason="; ".join(parts))
     parts = []
+    if not (j.required_failing or j.broken or j.new_failing):
+        parts.append("no test that failed before the change passes now: the change fixes nothing the tests check")
     if j.required_failing:
         parts.append(f"required test(s) fail: {', '.join(j.required_failing[:5])}")
     if j.broken:

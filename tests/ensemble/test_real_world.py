@@ -63,7 +63,9 @@ def test_a_test_that_already_fails_neither_blocks_nor_reaches_the_coder(sample: 
     assert result.judgement.still_failing == ("tests/test_online.py::test_needs_the_network",)
     assert result.pre_existing_failures == ("tests/test_core.py::test_median_even",
                                             "tests/test_online.py::test_needs_the_network")
-    assert all("tests/test_online.py::test_needs_the_network" in known for known in runner.known[1:])
+    # once the reproduction test shows the bug, the unrelated failure is no longer shown to the coder
+    assert len(runner.known) == 3 and runner.known[1] == frozenset()
+    assert runner.known[2] == {"tests/test_online.py::test_needs_the_network", "tests/test_core.py::test_median_even"}
     data = result.to_dict()
     assert list(data["judgement"]["still_failing"]) == ["tests/test_online.py::test_needs_the_network"]
 
@@ -199,3 +201,27 @@ def test_the_coder_may_read_code_before_editing(sample: Path) -> None:
     answer = coder_prompts(models)[2]
     assert "from stats.core import mean, median" in answer
     assert "stats/core.py:17:     return ordered[middle]" in answer
+
+
+def test_a_copy_of_the_format_example_is_never_applied(sample: Path) -> None:
+    from bot.ensemble.edit_format import example_from
+
+    path, search, replace = example_from({"stats/core.py": (sample / "stats/core.py").read_text()})
+    copied = f"{path}\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n"
+    script = {**happy_script(), ("coder", None): [REPRO, copied, FIX]}
+    result, models, _ = run(sample, script)
+    assert result.success
+    assert replace.strip().splitlines()[0] not in git(sample, "show", f"{result.branch}:stats/core.py")
+    assert "the format example" in coder_prompts(models)[2]
+
+
+def test_a_change_that_fixes_nothing_is_not_a_success(sample: Path) -> None:
+    comment_only = "stats/core.py\n<<<<<<< SEARCH\ndef mean(values):\n=======\n# averages\ndef mean(values):\n" \
+                   ">>>>>>> REPLACE\n"
+    plan = {**PLAN, "steps": ["Reproduction test: none - the failing test shows it", "Fix median()"]}
+    task = Task("median() is wrong for an even number of values", "It returns the upper middle value.", slug="m")
+    script = {**happy_script(), ("planner", "plan"): [plan], ("coder", None): [comment_only, "no more"],
+              ("critic", "review"): [ACCEPT]}
+    result, models, _ = run(sample, script, task=task, max_iterations=1)
+    assert not result.success and not result.commits
+    assert result.judgement is not None and "fixes nothing" in result.judgement.reason

@@ -24,6 +24,14 @@ def test_a_fix_is_good_although_an_unrelated_test_already_failed() -> None:
     assert "not blocking" in judged.reason
 
 
+def test_a_change_that_turns_no_failing_test_green_is_not_good() -> None:
+    judged = judge(BASE, outcome(False, t_py__test_ok="pass", t_py__test_bug="fail", t_py__test_flaky="fail"))
+    assert not judged.good and judged.blamed == ()
+    assert "fixes nothing" in judged.reason
+    clean = outcome(True, t_py__test_ok="pass")
+    assert judge(clean, outcome(True, t_py__test_ok="pass", t_py__test_new="pass")).good  # a feature on a green base
+
+
 def test_breaking_a_test_that_passed_at_the_base_is_not_good() -> None:
     after = outcome(False, t_py__test_ok="fail", t_py__test_bug="pass", t_py__test_flaky="fail")
     judged = judge(BASE, after)
