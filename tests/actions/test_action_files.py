@@ -24,8 +24,37 @@ def test_action_is_composite_with_the_documented_inputs_and_outputs() -> None:
 def test_action_masks_secrets_installs_its_own_venv_and_keeps_inputs_out_of_scripts() -> None:
     steps = ACTION["runs"]["steps"]
     runs = "\n".join(step.get("run", "") for step in steps)
-    assert "::add-mask::" in runs and "ensemble-venv" in runs and "handle-event" in runs
+    assert "::add-mask::" in runs and "ensemble-core" in runs and "handle-event" in runs
     assert "${{" not in runs  # inputs reach scripts only through env:
+
+
+def test_action_answers_light_events_with_the_core_and_installs_the_engine_only_when_needed() -> None:
+    steps = {step.get("id") or step["name"]: step for step in ACTION["runs"]["steps"]}
+    core_install = steps["Install ensemble-bot (core) into its own virtual environment"]
+    engine_install = steps["Install ensemble-bot with its engine extra"]
+    assert "torch" not in core_install["run"].lower() and "[engine]" not in core_install["run"]
+    assert "$TORCH_INSTALL" in engine_install["run"] and '"$GITHUB_ACTION_PATH[engine]"' in engine_install["run"]
+    assert engine_install["run"].index("$TORCH_INSTALL") < engine_install["run"].index("[engine]")
+    needed = "steps.handle.outputs.result == 'needs-engine'"
+    for name in ("engine-cache", "Install ensemble-bot with its engine extra", "engine"):
+        assert needed in steps[name]["if"]
+    assert "GITHUB_TOKEN" not in engine_install.get("env", {})  # no secrets while third-party code installs
+    assert steps["engine"]["env"] == steps["handle"]["env"]  # the second pass handles the same event the same way
+    assert "ensemble-engine/bin/ensemble" in steps["engine"]["run"] and "ensemble-core/bin/ensemble" in steps["handle"]["run"]
+    assert ACTION["outputs"]["result"]["value"] == "${{ steps.engine.outputs.result || steps.handle.outputs.result }}"
+
+
+def test_action_caches_both_environments_by_os_python_and_its_own_version() -> None:
+    steps = {step.get("id") or step["name"]: step for step in ACTION["runs"]["steps"]}
+    assert steps["core-cache"]["uses"].startswith("actions/cache@")
+    assert steps["engine-cache"]["uses"].startswith("actions/cache@")
+    assert steps["core-cache"]["with"]["key"] == "${{ steps.venv.outputs.core-key }}"
+    assert steps["engine-cache"]["with"]["key"] == "${{ steps.venv.outputs.engine-key }}"
+    key_script = steps["venv"]["run"]
+    assert all(part in key_script for part in ("RUNNER_OS", "PYTHON_VERSION", "GITHUB_ACTION_REF", "sha256sum"))
+    assert steps["venv"]["env"]["PYTHON_VERSION"] == "${{ steps.python.outputs.python-version }}"
+    assert "steps.core-cache.outputs.cache-hit != 'true'" in steps[
+        "Install ensemble-bot (core) into its own virtual environment"]["if"]
 
 
 def test_action_uploads_the_folder_its_traces_go_to_unless_told_not_to() -> None:
