@@ -17,6 +17,7 @@ from actions.gitops import check_hold, prepare_clone
 from actions.progress import ProgressComment, StopWatcher
 from actions.render import plan_comment, pr_body, questions_comment
 from actions.settings import register_secrets, remote_config
+from actions.threads import answer_threads, request_review
 from bot.config import Config, load_config
 from bot.ensemble.types import STOPPED, Plan, RunResult, Task
 from bot.forge.github import PullInfo
@@ -109,7 +110,10 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
         approved = {r.id: r.login for r in ctx.forge.reviews(pull.number) if r.state == "APPROVED"}
         ctx.forge.push(clone, pull.branch, remote)
         _dispatch_checks(ctx, config, pull.branch)
-        note = f"Pushed {result.commits[-1]['sha'][:7]} ({what})." + _dismissed(ctx, pull.number, approved)
+        head = result.commits[-1]["sha"]
+        note = (f"Pushed {head[:7]} ({what})." + _dismissed(ctx, pull.number, approved) +
+                answer_threads(ctx, pull.number, clone, remote or pull.head_sha, head))
+        request_review(ctx, pull.number, by)
         progress.done("pr", note)
         return Outcome("revised", note, pull.number)
     finally:
@@ -187,6 +191,7 @@ def _open_pull(ctx: Context, issue: int, branch: str, title: str, body: str, pro
     pull = ctx.forge.open_draft_pull(branch, base, f"{title} (#{issue})", body)
     progress.done("pr", f"Opened draft pull request #{pull.number}.")
     progress.update(progress.state["note"], stage="pr", pr=pull.number, pr_body="")
+    request_review(ctx, pull.number, str(progress.state.get("by") or ""))
     if config is not None:
         _dispatch_checks(ctx, config, branch)
     return Outcome("pr-opened", f"opened draft PR #{pull.number} for issue #{issue}", pull.number)

@@ -73,6 +73,26 @@ class ReviewInfo:
 
 
 @dataclass(frozen=True)
+class ReviewThread:
+    """An inline review thread: its GraphQL node id, where it sits, and its first comment's REST id."""
+
+    id: str
+    resolved: bool
+    outdated: bool
+    path: str
+    line: int | None  # None for a comment on the whole file, or on a line that no longer exists
+    comment_id: int
+
+
+THREADS_QUERY = """query($owner: String!, $name: String!, $number: Int!, $cursor: String) {
+  repository(owner: $owner, name: $name) { pullRequest(number: $number) {
+    reviewThreads(first: 100, after: $cursor) { pageInfo { hasNextPage endCursor }
+      nodes { id isResolved isOutdated path line comments(first: 1) { nodes { databaseId } } } } } } }"""
+RESOLVE_MUTATION = """mutation($threadId: ID!) {
+  resolveReviewThread(input: {threadId: $threadId}) { thread { id isResolved } } }"""
+
+
+@dataclass(frozen=True)
 class RunInfo:
     """A workflow run."""
 
@@ -260,6 +280,39 @@ class GitHubForge:
             return [ReviewInfo(r.id, r.state, r.body or "", r.user.login, r.commit_id)
                     for r in self._repo.get_pull(number).get_reviews()]
         return self.call(f"list reviews on PR #{number}", fetch)
+
+    def review_threads(self, number: int) -> list[ReviewThread]:
+        """The PR's inline review threads (GraphQL: REST has no threads; `<api>/graphql` on GHES too)."""
+        owner, name = self.full_name.split("/")
+        threads: list[ReviewThread] = []
+        cursor = None
+        while True:
+            variables = {"owner": owner, "name": name, "number": number, "cursor": cursor}
+            _, data = self.call(f"list review threads on PR #{number}",
+                                lambda v=variables: self._gh.requester.graphql_query(THREADS_QUERY, v))
+            page = data["data"]["repository"]["pullRequest"]["reviewThreads"]
+            threads += [ReviewThread(t["id"], t["isResolved"], t["isOutdated"], t["path"], t["line"],
+                                     t["comments"]["nodes"][0]["databaseId"])
+                        for t in page["nodes"] if t["comments"]["nodes"]]
+            if not page["pageInfo"]["hasNextPage"]:
+                return threads
+            cursor = page["pageInfo"]["endCursor"]
+
+    def reply_in_thread(self, number: int, comment_id: int, body: str) -> None:
+        """Answer in the review thread that review comment `comment_id` starts."""
+        body = self.redactor.text(body)
+        self.call(f"reply to review comment {comment_id}",
+                  lambda: self._repo.get_pull(number).create_review_comment_reply(comment_id, body))
+
+    def resolve_thread(self, thread_id: str) -> None:
+        """Mark a review thread resolved (GraphQL `resolveReviewThread`)."""
+        self.call("resolve a review thread",
+                  lambda: self._gh.requester.graphql_query(RESOLVE_MUTATION, {"threadId": thread_id}))
+
+    def request_review(self, number: int, login: str) -> None:
+        """Ask `login` to review PR #`number`."""
+        self.call(f"request a review of PR #{number} from @{login}",
+                  lambda: self._repo.get_pull(number).create_review_request(reviewers=[login]))
 
     # -- refs and Actions ----------------------------------------------------------------
     def branch_head(self, branch: str) -> str | None:

@@ -172,3 +172,40 @@ def test_a_suite_the_token_may_not_rerequest_is_healed_at_once(hub: Hub, engine:
                                "conclusion": "failure"}
     assert hub.send("check_suite", payload).result == "healed"
     assert hub.fake.repos[REPO].rerequests == [] and "assert add(0.1, 0.2) == 0.3" in engine.calls[-1].body
+
+
+def _thread_replies(hub: Hub, number: int) -> dict[int, list[str]]:
+    """Replies in each review thread of PR #number, by the id of the comment that starts it."""
+    found: dict[int, list[str]] = {}
+    for rc in hub.fake.repos[REPO].review_comments.values():
+        if rc["pull_number"] == number and rc.get("in_reply_to_id"):
+            found.setdefault(rc["in_reply_to_id"], []).append(rc["body"])
+    return found
+
+
+def test_a_revision_resolves_the_threads_it_addressed_and_leaves_the_others_open(hub: Hub) -> None:
+    number = open_pr(hub)
+    outcome = hub.send("pull_request_review", hub.review(number, "changes_requested", "Two things.", inline=(
+        ("calc.py", 2, "use math.fsum"), ("tests/test_calc.py", 5, "add a float case"))))
+    assert outcome.result == "revised" and "Resolved 1 of 2 open review threads" in outcome.message
+    repo = hub.fake.repos[REPO]
+    on_code, on_test = sorted(c["id"] for c in repo.review_comments.values() if not c.get("in_reply_to_id"))
+    head = hub.fake.head_sha(REPO, "ensemble/issue-1")
+    replies = _thread_replies(hub, number)
+    assert replies[on_code] == [f"Addressed in {head}: this revision changed `calc.py` line 2."]
+    assert replies[on_test] == [f"Not changed by this revision ({head[:7]}): it did not touch `tests/test_calc.py` "
+                                "line 5, so this thread stays open."]
+    assert repo.resolved_threads == {on_code}
+    mutations = [r.body["variables"] for r in hub.fake.calls("POST", r"graphql$") if "resolveReviewThread" in r.body["query"]]
+    assert mutations == [{"threadId": f"PRRT_{on_code}"}]
+    again = hub.send("issue_comment", hub.comment(number, "/ensemble revise keep going", sender="mona"))
+    assert again.result == "revised" and "Resolved 0 of 1 open review threads" in again.message  # resolved stay so
+
+
+def test_the_pr_asks_the_person_who_triggered_the_run_for_a_review(hub: Hub) -> None:
+    number = open_pr(hub)  # labelled by alice
+    assert hub.fake.repos[REPO].pulls[number]["requested_reviewers"] == ["alice"]
+    hub.send("issue_comment", hub.comment(number, "/ensemble revise also floats", sender="mona"))
+    assert hub.fake.repos[REPO].pulls[number]["requested_reviewers"] == ["alice", "mona"]
+    calls = hub.fake.calls("POST", r"/pulls/\d+/requested_reviewers$")
+    assert [c.body for c in calls] == [{"reviewers": ["alice"]}, {"reviewers": ["mona"]}]

@@ -77,6 +77,7 @@ class RepoState:
     pulls: dict[int, dict] = field(default_factory=dict)
     reviews: dict[int, dict] = field(default_factory=dict)
     review_comments: dict[int, dict] = field(default_factory=dict)
+    resolved_threads: set[int] = field(default_factory=set)  # review threads by their first comment's id
     workflows: dict[int, dict] = field(default_factory=dict)
     runs: dict[int, dict] = field(default_factory=dict)
     jobs: dict[int, dict] = field(default_factory=dict)
