@@ -19,6 +19,9 @@ from bot.config import Config
 from bot.ensemble.types import Plan, RunResult, Task
 
 Progress = Callable[[str, str, int, str], None]  # team, phase, round, detail
+# The clone's default branch: the repository's instructions (AGENTS.md ...) are read from it, never
+# from a pull request's head, so a PR cannot bring instructions of its own.
+DEFAULT_BRANCH = "origin/HEAD"
 
 
 class Engine(Protocol):
@@ -40,10 +43,11 @@ class Planner(Protocol):
 
 def ensemble_engine(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], *,
                     run_id: str, progress: Progress, stop: threading.Event) -> RunResult:
-    """The real engine: `bot.ensemble.runner.run_task`."""
+    """The real engine: `bot.ensemble.runner.run_task`; the repository's instructions come from the default branch."""
     from bot.ensemble.runner import Components, run_task
 
-    return run_task(repo_dir, task, config, env, Components(progress=progress, stop=stop), run_id=run_id)
+    parts = Components(progress=progress, stop=stop, instructions_ref=DEFAULT_BRANCH)
+    return run_task(repo_dir, task, config, env, parts, run_id=run_id)
 
 
 def ensemble_planner(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str]) -> Plan:
@@ -54,8 +58,11 @@ def ensemble_planner(repo_dir: Path, task: Task, config: Config, env: Mapping[st
 
     models = assemble.model_manager(repo_dir, config, env)
     retriever = assemble.retriever(repo_dir, config, env)
-    found = explore(models, retriever, task, "", WorkspaceFiles(repo_dir).read)
-    return make_plan(models, task, found, "")
+    instructions = assemble.instructions(repo_dir, config, DEFAULT_BRANCH)
+    found = explore(models, retriever, task, "", WorkspaceFiles(repo_dir).read,
+                    conventions=instructions.render())
+    return make_plan(models, task, found, "",
+                     conventions=instructions.applying_to(r.path for r in found.retrieved).render())
 
 
 def plan_text(plan: Plan, with_summary: bool = True) -> str:

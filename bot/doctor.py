@@ -243,6 +243,21 @@ def _profile_gaps(config: Config, models: list[str]) -> list[str]:
     return gaps
 
 
+def check_instructions(ctx: DoctorContext) -> Check:
+    from bot.ensemble.assemble import instructions
+    from bot.ensemble.instructions import MAX_CHARS, ROOT_NAMES
+
+    found = instructions(ctx.repo, ctx.config or Config())
+    sources = [*found.found, *(["instructions: in the config"] if found.config_text else [])]
+    if not sources:
+        return Check("Repository instructions", True, f"none found at HEAD (optional: {', '.join(ROOT_NAMES)} "
+                     "or instructions: in the config)")
+    size = sum(len(f.text) for f in found.files) + len(found.config_text)
+    cut = f"; {size} characters, the models see the first {MAX_CHARS}" if size > MAX_CHARS else ""
+    return Check("Repository instructions", not cut, f"{', '.join(sources)} (as committed at HEAD){cut}",
+                 "shorten them, or move rules for one directory into its own AGENTS.md")
+
+
 def check_github_actions(ctx: DoctorContext) -> Check:
     if ctx.env.get("GITHUB_ACTIONS") != "true":
         return Check("GitHub Actions", True, "not running inside GitHub Actions (local mode)")
@@ -297,7 +312,7 @@ def check_github_token(ctx: DoctorContext) -> list[Check]:
 
 CHECKS: tuple[Callable[[DoctorContext], Check | list[Check]], ...] = (
     check_python, check_packages, check_config, check_docker, check_base_image,
-    check_embedding_model, check_index, check_model_keys, check_local_profile, check_github_actions,
+    check_embedding_model, check_index, check_instructions, check_model_keys, check_local_profile, check_github_actions,
     check_github_token,
 )
 

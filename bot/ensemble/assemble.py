@@ -9,6 +9,7 @@ from typing import Any
 
 from bot.config import Config
 from bot.ensemble.adapters import IndexRetriever, SandboxRunner
+from bot.ensemble.instructions import Instructions, find_instructions
 
 log = logging.getLogger(__name__)
 
@@ -20,6 +21,18 @@ def model_manager(repo_dir: Path, config: Config, env: Mapping[str, str], use_ca
     from bot.llm import CACHE_SUBDIR, ModelManager
 
     return ModelManager.from_config(config, env, repo_dir / CACHE_SUBDIR, use_cache=use_cache, base_dir=repo_dir)
+
+
+def instructions(repo_dir: Path, config: Config, ref: str = "HEAD") -> Instructions:
+    """The repository's instructions as committed at `ref`, and the config's `instructions:` text.
+
+    Read from a commit, never a worktree: on GitHub `ref` is the default branch, so a pull
+    request cannot bring its own instructions.
+    """
+    from bot.forge.local import CommittedTree
+
+    tree = CommittedTree(repo_dir, ref)
+    return find_instructions(tree.read, tree.paths(), config.instructions)
 
 
 def retriever(repo_dir: Path, config: Config, env: Mapping[str, str] | None = None, tree: Path | None = None) -> Any:

@@ -67,10 +67,11 @@ class Exploration:
 
 def explore(models: ModelClient, retriever: Retriever, task: Task, insights: str, read_file: ReadFile,
             team: str = "a", grep: Grep | None = None, budget: ExploreBudget = ExploreBudget(),
-            history: str = "", found: Exploration | None = None) -> Exploration:
+            history: str = "", found: Exploration | None = None, conventions: str = "") -> Exploration:
     """Retrieval for the task, then the planner's own requests until it has enough or the budget ends.
 
-    Passing `found` (a re-plan) keeps what was read and explores further with the run's history.
+    Passing `found` (a re-plan) keeps what was read and explores further with the run's history;
+    `conventions` are the repository's instructions (bot/ensemble/instructions.py), rendered.
     """
     if found is None:
         found = Exploration(repo_map=retriever.repo_map(task.text))
@@ -83,7 +84,7 @@ def explore(models: ModelClient, retriever: Retriever, task: Task, insights: str
         try:
             reply = models.complete("planner", prompts.localization_messages(
                 task, found.repo_map, found.text, insights, round_no, team, budget.max_rounds, history,
-                _budget(models, "planner")), schema="explore")
+                _budget(models, "planner"), conventions), schema="explore")
         except StructuredReplyError as exc:  # exploring is optional: plan with what was found
             log.warning("team %s: exploration reply unreadable (%s); planning with what was found", team, exc)
             break
@@ -155,10 +156,10 @@ SAFE_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}")
 
 
 def make_plan(models: ModelClient, task: Task, found: Exploration, insights: str, history: str = "",
-              team: str = "a") -> Plan:
+              team: str = "a", conventions: str = "") -> Plan:
     """Ask the planner for the `plan` reply and read the reproduction test out of it."""
     reply = models.complete("planner", prompts.planner_messages(task, found.repo_map, found.text, insights, history, team,
-                                                                _budget(models, "planner")), schema="plan")
+                                                                _budget(models, "planner"), conventions), schema="plan")
     return parse_plan(reply.data or {})
 
 

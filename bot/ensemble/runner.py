@@ -24,6 +24,7 @@ from typing import Any
 from bot.config import Config
 from bot.ensemble.adapters import TeamModels
 from bot.ensemble.insights import InsightBoard, InsightStore, Lesson
+from bot.ensemble.instructions import Instructions
 from bot.ensemble.planner import ExploreBudget
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.select import choose_winner, describe
@@ -47,6 +48,9 @@ class Components:
     progress: Progress | None = None
     stop: threading.Event = field(default_factory=threading.Event)
     use_cache: bool = True
+    # The commit the repository's instructions (AGENTS.md ...) are read from: the checked-out one
+    # by default, never the branch a run continues; the Action names the default branch.
+    instructions_ref: str = "HEAD"
 
 
 def run_task(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str],
@@ -90,9 +94,11 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
     board = InsightBoard()
     teams = [_team(i, task, config, models, retriever, runner, forge, first, lessons, parts, notify, board)
              for i in range(config.ensembles)]
+    instructions = _instructions(repo_dir, config, parts.instructions_ref)
     for team in teams:
         team.baseline = result.tests_before
         team.required_tests = named_tests(task.text, result.tests_before)
+        team.instructions = instructions
     outcomes = _run_teams(teams, parts.stop)
     winner, result.decision = choose_winner(outcomes)
     log.info("%s", result.decision)
@@ -127,6 +133,15 @@ def _team(i: int, task: Task, config: Config, models: ModelClient, retriever: Re
                 board=board, max_iterations=config.max_iterations, deny=tuple(config.paths.deny), lessons=lessons,
                 trailers={"Ensemble-Run": forge.run_id, "Ensemble-Model": label}, stop=parts.stop, progress=notify,
                 explore_budget=ExploreBudget(config.explore.max_rounds, config.explore.max_tokens))
+
+
+def _instructions(repo_dir: Path, config: Config, ref: str) -> Instructions:
+    from bot.ensemble import assemble
+
+    with span("ensemble.instructions", ref=ref) as s:
+        found = assemble.instructions(repo_dir, config, ref)
+        s.set(files=list(found.found), config_text=bool(found.config_text))
+    return found
 
 
 def _run_teams(teams: list[Team], stop: threading.Event) -> list[TeamResult]:

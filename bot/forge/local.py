@@ -126,6 +126,24 @@ class GitWorkspace:
         return [Commit(*line.split("\0", 1)) for line in out.splitlines() if line]
 
 
+class CommittedTree:
+    """The files of one commit, read without a checkout (so nothing a run writes can change them)."""
+
+    def __init__(self, repo_dir: Path, ref: str):
+        self.repo_dir = Path(repo_dir)
+        self.ref = ref
+
+    def paths(self) -> list[str]:
+        """Every file path in the commit; none when `ref` does not name one."""
+        out = git(self.repo_dir, "ls-tree", "-r", "-z", "--name-only", self.ref, check=False)
+        return [p for p in out.split("\0") if p]
+
+    def read(self, path: str) -> str | None:
+        """The file's text at the commit (its first megabyte), or None when it is not there."""
+        result = subprocess.run(["git", "show", f"{self.ref}:{path}"], cwd=self.repo_dir, capture_output=True)
+        return result.stdout[:1_000_000].decode("utf-8", "replace") if result.returncode == 0 else None
+
+
 class LocalForge:
     """Branches and worktrees in a local checkout; never touches the user's working tree."""
 

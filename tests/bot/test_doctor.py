@@ -17,6 +17,7 @@ from bot.doctor import (
     check_docker,
     check_embedding_model,
     check_github_token,
+    check_instructions,
     check_model_keys,
     render,
 )
@@ -143,3 +144,24 @@ def test_default_token_without_heal_workflows_warns_that_prs_go_untested(tmp_pat
 
 def test_without_a_token_no_github_check_runs(tmp_path: Path) -> None:
     assert check_github_token(DoctorContext(tmp_path, {"GITHUB_REPOSITORY": "octo/demo"})) == []
+
+
+def test_the_repository_instructions_found_are_named(tmp_path: Path) -> None:
+    [check] = [check_instructions(DoctorContext(tmp_path, {}))]
+    assert check.ok and check.detail.startswith("none found") and "AGENTS.md" in check.detail
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "CLAUDE.md").write_text("Use tabs.\n")
+    (tmp_path / "pkg" / "AGENTS.md").write_text("No globals in pkg.\n")
+    (tmp_path / "GEMINI.md").write_text("Not read: CLAUDE.md comes first.\n")
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "i"]):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True)
+    ctx = DoctorContext(tmp_path, {})
+    check_config(ctx)
+    check = check_instructions(ctx)
+    assert check.ok and check.detail == "CLAUDE.md, pkg/AGENTS.md (as committed at HEAD)"
+    (tmp_path / ".github").mkdir()
+    (tmp_path / ".github" / "ensemble.yml").write_text("instructions: " + "x" * 9000 + "\n")
+    check_config(ctx)
+    check = check_instructions(ctx)
+    assert not check.ok and "instructions: in the config" in check.detail and "the first 8000" in check.detail
+    assert "Repository instructions" in render([check])
