@@ -5,7 +5,7 @@ from __future__ import annotations
 from actions.commands import BadCommand, help_reply, parse_command
 from actions.context import Context, Outcome
 from actions.handlers.comment import VERBS
-from actions.handlers.replies import refuse, reply_once
+from actions.handlers.replies import acknowledge, refuse, reply_once
 
 
 def handle(ctx: Context) -> Outcome:
@@ -18,6 +18,7 @@ def handle(ctx: Context) -> Outcome:
     number = event.number or 0
     if not ctx.may_trigger(event.sender):
         return refuse(ctx, number, event.sender)
+    acknowledge(ctx)
     if isinstance(command, BadCommand):
         reply_once(ctx, number, 0, help_reply(command.reason))
         return Outcome("replied", f"answered a bad command with the help text: {command.reason}")
