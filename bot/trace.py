@@ -49,10 +49,15 @@ class Span:
     parent_id: str | None
     start: float
     attributes: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None  # set by `fail()`: the span ends as an error without an exception
 
     def set(self, **attributes: Any) -> None:
         """Add or replace attributes."""
         self.attributes.update(attributes)
+
+    def fail(self, error: str) -> None:
+        """End this span as an error (for failures handled inside it, such as a team that crashed)."""
+        self.error = error
 
 
 class Tracer:
@@ -96,6 +101,8 @@ class Tracer:
             raise
         finally:
             self._current.reset(token)
+            if current.error is not None and status == "ok":
+                status, error = "error", current.error
             self._write(current, status, error)
 
     @contextmanager

@@ -134,6 +134,7 @@ def run_team(team: Team) -> TeamResult:
             log.warning("team %s crashed: %s", team.name, exc, exc_info=log.isEnabledFor(logging.DEBUG))
             result.stop_reason, result.stop_detail = CRASHED, str(exc)
             result.error = f"{type(exc).__name__}: {exc}"
+            s.fail(result.error)
         team.workspace.discard()  # edits that never became a commit are not part of the result
         _keep_last_passing(team, result)
         result.diff = team.workspace.diff()

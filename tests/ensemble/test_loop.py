@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from dataclasses import replace
 from pathlib import Path
@@ -120,6 +121,10 @@ def test_one_team_crashing_leaves_the_other_to_win(sample: Path) -> None:
     crashed = next(t for t in result.teams if t["name"] == "b")
     assert crashed["stop_reason"] == "crashed" and "fell over" in crashed["error"]
     assert "team a wins" in result.decision
+    spans = [json.loads(line) for line in Path(result.trace).read_text().splitlines()]
+    teams = {s["attributes"]["team"]: s for s in spans if s["name"] == "ensemble.team"}
+    assert teams["b"]["status"] == "error" and "fell over" in teams["b"]["error"]
+    assert teams["a"]["status"] == "ok"
 
 
 def test_garbage_from_the_coder_goes_back_as_feedback(sample: Path) -> None:
