@@ -26,7 +26,7 @@ HELP_TEXT = """\
 | `/ensemble revise <instructions>` | on the bot's pull request: change it as instructed and push a new commit |
 | `/ensemble stop` | stop the run in progress at its next checkpoint |
 | `/ensemble status` | say what the bot is doing on this issue or pull request |
-| `/ensemble approve-plan` | with `require_plan_approval: true`: approve the posted plan and let the bot write code |
+| `/ensemble approve-plan` | with `require_plan_approval: true`: let the bot code the posted plan, as its comment reads now (edit the steps first if you like) |
 | `/ensemble help` | show this help |
 """
 
