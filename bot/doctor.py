@@ -19,8 +19,8 @@ from bot.config import ROLES, Config, ModelChoice, RoleModel, load_config
 from bot.errors import ConfigError
 from bot.llm.local import is_local
 
-PACKAGES = ("ensemble-bot", "openai", "google-genai", "PyGithub", "GitPython", "docker", "faiss-cpu",
-            "sentence-transformers", "torch", "bm25s", "PyYAML")
+PACKAGES = ("ensemble-bot", "openai", "google-genai", "PyGithub", "GitPython", "docker", "PyYAML")
+ENGINE_PACKAGES = ("faiss-cpu", "sentence-transformers", "torch", "bm25s")  # the `engine` extra
 PROVIDER_KEYS = {
     "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
     "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
@@ -61,15 +61,24 @@ def check_python(ctx: DoctorContext) -> Check:
 
 def check_packages(ctx: DoctorContext) -> Check:
     found, missing = [], []
-    for name in PACKAGES:
+    for name in (*PACKAGES, *ENGINE_PACKAGES):
         try:
             found.append(f"{name} {metadata.version(name)}")
         except metadata.PackageNotFoundError:
             missing.append(name)
-    if missing:
+    if missing:  # the core is essential; without the engine extra only the light GitHub events work
         return Check("Python packages", False, "missing: " + ", ".join(missing),
-                     "run `bash scripts/setup.sh` (or `pip install torch==2.13.0 && pip install -e .`)", True)
+                     "run `bash scripts/setup.sh` (or `pip install torch==2.13.0 && pip install -e '.[engine]'`)",
+                     essential=bool(set(missing) & set(PACKAGES)))
     return Check("Python packages", True, ", ".join(found), essential=True)
+
+
+def _engine_missing(name: str) -> Check | None:
+    """A failed advisory check named `name` when the engine extra is not installed."""
+    from bot.extras import INSTALL_ENGINE, engine_missing_message
+
+    message = engine_missing_message()
+    return Check(name, False, message.split(":")[0], INSTALL_ENGINE) if message else None
 
 
 def check_config(ctx: DoctorContext) -> Check:
@@ -121,6 +130,8 @@ def check_base_image(ctx: DoctorContext) -> Check:
 
 
 def check_embedding_model(ctx: DoctorContext) -> Check:
+    if missing := _engine_missing("Embedding model"):
+        return missing
     from indexer.embedder import EmbedderError, canonical_model_name, make_embedder
 
     name = canonical_model_name(ctx.config.index.embedding_model if ctx.config else None)
@@ -136,6 +147,8 @@ def check_embedding_model(ctx: DoctorContext) -> Check:
 
 
 def check_index(ctx: DoctorContext) -> Check:
+    if missing := _engine_missing("Retrieval index"):
+        return missing
     from indexer.files import head_commit
     from indexer.store import index_dir, read_manifest
 
