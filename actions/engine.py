@@ -13,10 +13,13 @@ import re
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from bot.config import Config
 from bot.ensemble.types import Plan, RunResult, Task
+
+if TYPE_CHECKING:
+    from bot.ensemble.runner import Components
 
 Progress = Callable[[str, str, int, str], None]  # team, phase, round, detail
 # The clone's default branch: the repository's instructions (AGENTS.md ...) are read from it, never
@@ -42,11 +45,17 @@ class Planner(Protocol):
 
 
 def ensemble_engine(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], *,
-                    run_id: str, progress: Progress, stop: threading.Event) -> RunResult:
-    """The real engine: `bot.ensemble.runner.run_task`; the repository's instructions come from the default branch."""
+                    run_id: str, progress: Progress, stop: threading.Event,
+                    components: Components | None = None) -> RunResult:
+    """The real engine: `bot.ensemble.runner.run_task`; the repository's instructions come from the default branch.
+
+    `components` passes in models, retrieval or a test runner (tests); the rest is built from the config.
+    """
+    from dataclasses import replace
+
     from bot.ensemble.runner import Components, run_task
 
-    parts = Components(progress=progress, stop=stop, instructions_ref=DEFAULT_BRANCH)
+    parts = replace(components or Components(), progress=progress, stop=stop, instructions_ref=DEFAULT_BRANCH)
     return run_task(repo_dir, task, config, env, parts, run_id=run_id)
 
 
