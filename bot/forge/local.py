@@ -135,7 +135,7 @@ class CommittedTree:
 
     def paths(self) -> list[str]:
         """Every file path in the commit; none when `ref` does not name one."""
-        out = git(self.repo_dir, "ls-tree", "-r", "-z", "--name-only", self.ref, check=False)
+        out = git(self.repo_dir, "ls-tree", "-r", "-z", "--full-tree", "--name-only", self.ref, check=False)
         return [p for p in out.split("\0") if p]
 
     def read(self, path: str) -> str | None:

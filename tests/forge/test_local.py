@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.forge.local import GitError, LocalForge, format_message, slugify
+from bot.forge.local import CommittedTree, GitError, LocalForge, format_message, slugify
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -106,3 +106,15 @@ def test_slug_and_message_format() -> None:
     assert slugify("median() is wrong for an even number of values") == "median-is-wrong-for-an-even-number-of"
     assert slugify("x" * 60) == "x" * 40
     assert format_message("s", "b", {"K": "v"}) == "s\n\nb\n\nK: v\n"
+
+
+def test_a_committed_tree_reads_the_commit_not_the_working_tree(repo: Path) -> None:
+    (repo / "pkg").mkdir()
+    (repo / "pkg" / "AGENTS.md").write_text("committed\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "instructions")
+    (repo / "pkg" / "AGENTS.md").write_text("uncommitted\n")
+    tree = CommittedTree(repo / "pkg", "HEAD")  # from a subdirectory, paths are still the repository's
+    assert tree.paths() == ["README.md", "pkg/AGENTS.md"]
+    assert tree.read("pkg/AGENTS.md") == "committed\n" and tree.read("missing.md") is None
+    assert CommittedTree(repo, "no-such-ref").paths() == []
