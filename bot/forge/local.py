@@ -9,6 +9,7 @@ the branch already exists, the run continues from its tip instead of starting ov
 from __future__ import annotations
 
 import logging
+import posixpath
 import re
 import shutil
 import subprocess
@@ -139,9 +140,19 @@ class CommittedTree:
         return [p for p in out.split("\0") if p]
 
     def read(self, path: str) -> str | None:
-        """The file's text at the commit (its first megabyte), or None when it is not there."""
-        result = subprocess.run(["git", "show", f"{self.ref}:{path}"], cwd=self.repo_dir, capture_output=True)
-        return result.stdout[:1_000_000].decode("utf-8", "replace") if result.returncode == 0 else None
+        """The file's text at the commit (its first megabyte), a link followed inside the tree; None when absent."""
+        for _hop in range(5):  # AGENTS.md -> CLAUDE.md links are common; a loop of links is not followed for ever
+            entry = git(self.repo_dir, "ls-tree", "--full-tree", self.ref, "--", path, check=False).split()
+            if len(entry) < 4 or entry[1] != "blob":
+                return None
+            result = subprocess.run(["git", "cat-file", "blob", entry[2]], cwd=self.repo_dir, capture_output=True)
+            text = result.stdout[:1_000_000].decode("utf-8", "replace")
+            if entry[0] != "120000":
+                return text
+            path = posixpath.normpath(posixpath.join(posixpath.dirname(path), text.strip()))
+            if path.startswith("../") or path.startswith("/"):
+                return None
+        return None
 
 
 class LocalForge:

@@ -118,3 +118,16 @@ def test_a_committed_tree_reads_the_commit_not_the_working_tree(repo: Path) -> N
     assert tree.paths() == ["README.md", "pkg/AGENTS.md"]
     assert tree.read("pkg/AGENTS.md") == "committed\n" and tree.read("missing.md") is None
     assert CommittedTree(repo, "no-such-ref").paths() == []
+
+
+def test_a_committed_tree_follows_a_link_inside_the_tree_only(repo: Path) -> None:
+    (repo / "CLAUDE.md").write_text("the rules\n")
+    (repo / "AGENTS.md").symlink_to("CLAUDE.md")
+    (repo / "docs").mkdir()
+    (repo / "docs" / "AGENTS.md").symlink_to("../../outside.md")
+    (repo / "loop.md").symlink_to("loop.md")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "links")
+    tree = CommittedTree(repo, "HEAD")
+    assert tree.read("AGENTS.md") == "the rules\n"
+    assert tree.read("docs/AGENTS.md") is None and tree.read("loop.md") is None
