@@ -287,9 +287,12 @@ class GitHubForge:
         threads: list[ReviewThread] = []
         cursor = None
         while True:
-            variables = {"owner": owner, "name": name, "number": number, "cursor": cursor}
-            _, data = self.call(f"list review threads on PR #{number}",
-                                lambda v=variables: self._gh.requester.graphql_query(THREADS_QUERY, v))
+            variables: dict[str, Any] = {"owner": owner, "name": name, "number": number, "cursor": cursor}
+
+            def page_of_threads(v: dict[str, Any] = variables) -> tuple[Any, Any]:
+                return self._gh.requester.graphql_query(THREADS_QUERY, v)
+
+            _, data = self.call(f"list review threads on PR #{number}", page_of_threads)
             page = data["data"]["repository"]["pullRequest"]["reviewThreads"]
             threads += [ReviewThread(t["id"], t["isResolved"], t["isOutdated"], t["path"], t["line"],
                                      t["comments"]["nodes"][0]["databaseId"])

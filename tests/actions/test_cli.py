@@ -18,11 +18,11 @@ def set_env(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
 
 def test_nothing_to_do_exits_0_with_one_log_line(hub: Hub, monkeypatch: pytest.MonkeyPatch,
                                                  caplog: pytest.LogCaptureFixture) -> None:
-    set_env(monkeypatch, hub.env("issues", hub.labeled(1) | {"action": "opened"}))
+    set_env(monkeypatch, hub.env("issues", hub.labeled(1) | {"action": "closed"}))
     with caplog.at_level("INFO"):
         assert main(["handle-event"]) == 0
     lines = [r.getMessage() for r in caplog.records if r.name == "actions.cli"]
-    assert lines == ["nothing-to-do: nothing to do for issues.opened"]
+    assert lines == ["nothing-to-do: nothing to do for issues.closed"]
     assert not hub.fake.requests  # decided without a single API call
     assert "result<<" in hub.outputs_text() and "nothing-to-do" in hub.outputs_text()
 
