@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.config import Config
+from bot.config import ROLES, Config
 from bot.ensemble.adapters import TeamModels
 from bot.ensemble.insights import InsightBoard, InsightStore, Lesson
 from bot.ensemble.instructions import Instructions
@@ -64,15 +64,24 @@ def run_task(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str],
     started = time.monotonic()
     result = RunResult(run_id, task, trace=str(tracer.path))
     forge = LocalForge(repo_dir, run_id)
-    with tracer.activate(), span("ensemble.run", run_id=run_id, task=task.title[:200]) as s:
+    with tracer.activate(), span("ensemble.run", run_id=run_id, task=task.title[:200],
+                                 settings=run_settings(config)) as s:
         try:
             _run(repo_dir, task, config, env, parts, forge, result)
         finally:
             forge.cleanup()
             result.duration_s = round(time.monotonic() - started, 2)
             s.set(stop_reason=result.stop_reason, winner=result.winner, success=result.success,
-                  decision=result.decision, branch=result.branch)
+                  decision=result.decision, branch=result.branch,
+                  reproduction_test=bool(result.reproduction and result.reproduction.path))
     return result
+
+
+def run_settings(config: Config) -> dict[str, Any]:
+    """The settings an A/B comparison of runs tells apart (`ensemble report` reads them)."""
+    models = {role: f"{config.models.for_role(role).provider}/{config.models.for_role(role).model}" for role in ROLES}
+    return {"models": models, "ensembles": config.ensembles, "max_iterations": config.max_iterations,
+            "embedder": config.index.embedding_model or "default"}
 
 
 def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], parts: Components,
