@@ -40,6 +40,7 @@ class ModelStats:
     cost_usd: float = 0.0
     cache_hits: int = 0
     retries: int = 0
+    rate_limited: int = 0  # 429s: retried, or the reason a call failed over
     repaired: int = 0
     unparseable: int = 0
     fallbacks: int = 0
@@ -47,21 +48,23 @@ class ModelStats:
     latencies: list[float] = field(default_factory=list)
 
     def add(self, record: dict[str, Any]) -> None:
-        a = record.get("attributes", {})
+        a = attributes(record)
         self.calls += 1
         self.failures += record.get("status") == "error"
-        self.tokens_in += int(a.get("tokens_in") or 0)
-        self.tokens_out += int(a.get("tokens_out") or 0)
-        self.tokens_cached += int(a.get("tokens_cached") or 0)
-        self.cost_usd += float(a.get("cost_usd") or 0.0)
+        self.tokens_in += int(number(a.get("tokens_in")))
+        self.tokens_out += int(number(a.get("tokens_out")))
+        self.tokens_cached += int(number(a.get("tokens_cached")))
+        self.cost_usd += number(a.get("cost_usd"))
         self.cache_hits += bool(a.get("cache_hit"))
-        self.retries += int(a.get("retries") or 0)
+        self.retries += int(number(a.get("retries")))
+        failovers = a.get("failovers") if isinstance(a.get("failovers"), list) else []
+        self.rate_limited += int(number(a.get("rate_limited"))) + sum("RateLimited" in str(f) for f in failovers)
         self.repaired += bool(a.get("repaired"))
         self.unparseable += "raw_repair_reply" in a
         self.fallbacks += bool(a.get("fallback_from"))
         self.replayed += bool(a.get("replayed"))
         if a.get("latency_s") is not None and not a.get("cache_hit"):
-            self.latencies.append(float(a["latency_s"]))
+            self.latencies.append(number(a["latency_s"]))
 
     def latency(self, quantile: float) -> float | None:
         """The latency at `quantile` (0.5 for the median) over live calls, or None without any."""
@@ -84,7 +87,7 @@ class OperationStats:
     longest_s: float = 0.0
 
     def add(self, record: dict[str, Any]) -> None:
-        duration = float(record.get("duration_s") or 0.0)
+        duration = number(record.get("duration_s"))
         self.count += 1
         self.errors += record.get("status") == "error"
         self.total_s += duration
@@ -104,6 +107,23 @@ class Report:
 
 def load_traces(paths: Iterable[Path]) -> tuple[list[Path], list[dict[str, Any]], int]:
     """Trace files found under `paths` (files or folders), their span records, and malformed lines."""
+    loaded = load(paths)
+    return loaded.files, loaded.records, loaded.malformed
+
+
+@dataclass
+class Loaded:
+    """What `load` read: span records (bench results become `ensemble.run` records) and where each run is."""
+
+    files: list[Path]
+    records: list[dict[str, Any]]
+    malformed: int
+    sources: dict[str, str]  # run id -> the trace (or results) file it came from
+
+
+def load(paths: Iterable[Path]) -> Loaded:
+    """Read trace files, folders searched for them, and `bench/real_model.py --json` results files."""
+    paths = list(paths)
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
@@ -114,18 +134,76 @@ def load_traces(paths: Iterable[Path]) -> tuple[list[Path], list[dict[str, Any]]
             raise UsageError(f"{path}: no such trace file or folder; traces are under .ensemble/runs/<run-id>/")
     if not files:
         raise UsageError(f"no {TRACE_FILE} found under {', '.join(map(str, paths))}")
-    records, malformed = [], 0
+    loaded = Loaded(files, [], 0, {})
     for file in files:
-        for line in file.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                record = json.loads(line) if line.strip() else None
-            except json.JSONDecodeError:
-                record = None
-            if isinstance(record, dict) and "name" in record:
-                records.append(record)
+        text = file.read_text(encoding="utf-8", errors="replace")
+        results = _bench_results(text) if file.suffix == ".json" else None
+        if results is not None:
+            for index, result in enumerate(results):
+                record = bench_run(result, f"{file.stem}:{index}")
+                loaded.records.append(record)
+                loaded.sources[record["run_id"]] = str(result.get("trace") or file)
+            continue
+        for line in text.splitlines():
+            record = _span_record(line)
+            if record is not None:
+                loaded.records.append(record)
+                loaded.sources.setdefault(str(record.get("run_id")), str(file))
             elif line.strip():
-                malformed += 1
-    return files, records, malformed
+                loaded.malformed += 1
+    return loaded
+
+
+def _span_record(line: str) -> dict[str, Any] | None:
+    try:
+        record = json.loads(line) if line.strip() else None
+    except json.JSONDecodeError:
+        return None
+    return record if isinstance(record, dict) and isinstance(record.get("name"), str) else None
+
+
+def _bench_results(text: str) -> list[dict[str, Any]] | None:
+    """The records of a real-model bench results file, or None when `text` is not one."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    if isinstance(data, list) and all(isinstance(r, dict) and "task" in r for r in data):
+        return data
+    return None
+
+
+def bench_run(result: dict[str, Any], run_id: str) -> dict[str, Any]:
+    """One `bench/real_model.py` result as an `ensemble.run` record; its model and settings make A/B sides."""
+    model = str(result.get("model") or "?")
+    settings = {f"models.{role}": f"openai/{model}" for role in ("planner", "coder", "critic")}
+    settings["base_url"] = result.get("base_url")
+    extra = result.get("settings")
+    settings.update({k: v for k, v in extra.items() if k != "engine"} if isinstance(extra, dict) else {})
+    tokens = result.get("tokens") if isinstance(result.get("tokens"), dict) else {}
+    before = result.get("tests_before") if isinstance(result.get("tests_before"), dict) else {}
+    crashed = result.get("crash") and not result.get("stop_reason")
+    return {"run_id": run_id, "name": RUN_SPAN, "duration_s": number(result.get("wall_s")),
+            "status": "error" if crashed else "ok",
+            "attributes": {"task": result.get("task"), "success": bool(result.get("solved")),
+                           "stop_reason": result.get("stop_reason") or ("crash" if crashed else ""),
+                           "rounds": result.get("rounds"), "settings": settings,
+                           "tokens_in": number(tokens.get("input")), "tokens_out": number(tokens.get("output")),
+                           "baseline_failing": list(before.get("failing") or []), "bench": True}}
+
+
+def attributes(record: dict[str, Any]) -> dict[str, Any]:
+    """A record's attributes; an older or damaged record without a mapping has none."""
+    a = record.get("attributes")
+    return a if isinstance(a, dict) else {}
+
+
+def number(value: Any) -> float:
+    """`value` as a number; missing or garbled values (older traces) count as 0."""
+    try:
+        return float(value or 0)
+    except (TypeError, ValueError):
+        return 0.0
 
 
 def analyze(records: Iterable[dict[str, Any]], files: int = 1, malformed_lines: int = 0) -> Report:
@@ -134,7 +212,7 @@ def analyze(records: Iterable[dict[str, Any]], files: int = 1, malformed_lines: 
     operations: dict[str, OperationStats] = {}
     runs: list[dict[str, Any]] = []
     for record in records:
-        a = record.get("attributes", {})
+        a = attributes(record)
         name = str(record.get("name"))
         if name == MODEL_SPAN:
             key = (str(a.get("role", "?")), str(a.get("provider", "?")), str(a.get("model", "?")))

@@ -42,6 +42,7 @@ class Outcome:
     cost_usd: float = 0.0
     request_id: str | None = None
     retries: int = 0
+    rate_limited: int = 0  # of the retries, those after a 429
     cached: bool = False
     replayed: bool = False
     repaired: bool = False
@@ -56,7 +57,8 @@ Record = Callable[[str], None]  # counts a ledger event for the role: parse_fail
 def then(first: Outcome, second: Outcome) -> Outcome:
     """`second`, carrying the usage, cost and retries of both rounds."""
     return dataclasses.replace(second, usage=first.usage + second.usage, cost_usd=first.cost_usd + second.cost_usd,
-                               retries=first.retries + second.retries)
+                               retries=first.retries + second.retries,
+                               rate_limited=first.rate_limited + second.rate_limited)
 
 
 def parse(outcome: Outcome, schema: str, cap: int) -> dict[str, Any]:

@@ -147,6 +147,7 @@ class ModelManager:
                     continue
                 reply = self._reply(role, link, outcome, self.clock() - start, chain[0].label if index else None)
                 self._trace(s, reply)
+                s.set(rate_limited=outcome.rate_limited)
                 return reply
         raise AssertionError("unreachable: a chain has at least one model")
 
@@ -162,7 +163,8 @@ class ModelManager:
             repeat = self._answered.get(key, 0)
         if repeat:  # a later round asking the same again wants something new, not the same answer
             request = dataclasses.replace(request, temperature=_warmer(temp, repeat))
-            s.set(repeat=repeat, temperature=request.temperature)
+            s.set(repeat=repeat)
+        s.set(temperature=request.temperature, max_tokens=request.max_output_tokens)
         cacheable = self.cache is not None and temp == 0 and not repeat and link.model.provider != "scripted"
         outcome = self._cached(key, role) if cacheable else None
         if outcome is None:
@@ -201,6 +203,7 @@ class ModelManager:
         if completion.finish_reason == LENGTH:
             self.ledger.record_event(request.role, "truncated")
         return Outcome(completion.text, None, completion.usage, cost, completion.request_id, record.retries,
+                       rate_limited=sum(e.startswith("RateLimited") for e in record.errors),
                        replayed=completion.replayed, finish_reason=completion.finish_reason)
 
     def _cached(self, key: str, role: str) -> Outcome | None:
