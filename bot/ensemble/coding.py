@@ -30,6 +30,7 @@ from bot.ensemble.types import Plan, Round
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.llm.tokens import estimate_tokens
 from bot.llm.types import Message
+from bot.trace import span
 
 log = logging.getLogger(__name__)
 EDIT_FOLLOW_UPS = 2  # extra coder turns in a round for blocks that did not apply or a cut-off reply
@@ -37,6 +38,7 @@ CODE_REQUEST_TURNS = 2  # coder turns in a round that may ask for more code inst
 MAX_CODE_REQUESTS = 3
 POLICY_REASONS = ("denied", "link", "bad_path", "tampering")  # failures that are refusals, shown to the user
 CHARS_PER_TOKEN = 3
+REPLY_TRACE_CHARS = 1500  # of a coder reply whose blocks did not all apply, kept in the trace
 MIN_PROMPT_TOKENS = 1000  # the least room kept for the task, plan and files in a follow-up turn
 MAX_FOCUS_LINES = 200  # a retrieved range longer than this says little about where to look
 _REQUEST = re.compile(r"^\s*[`*-]*\s*(READ|FIND)\s*[:]?\s+(.+?)\s*`*\s*$", re.MULTILINE)
@@ -122,7 +124,11 @@ def _converse(team: Any, prompt: Callable[[int], list[Message]], shown: list[str
             tail += [Message("assistant", text), Message("user", _answer(team, asked))]
             continue
         parsed, copied = _without_example(parsed, example)
-        turn = [*copied, *_apply(team, parsed, shown, edits)]
+        with span("ensemble.edits", team=team.name, blocks=len(parsed.blocks)) as s:
+            turn = [*copied, *_apply(team, parsed, shown, edits)]
+            # what the coder wrote and why it did not apply: the evidence for model behaviour analysis
+            s.set(applied=edits.applied, failures=[f"{f.reason}: {f.path}" for f in turn][:10],
+                  reply_head=text[:REPLY_TRACE_CHARS] if turn else "")
         edits.refusals += [f for f in turn if f.reason in POLICY_REASONS]
         cut_off = getattr(reply, "finish_reason", "") == "length" or bool(getattr(reply, "truncated", False))
         if not (turn or cut_off) or follow_ups_left == 0:

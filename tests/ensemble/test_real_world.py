@@ -8,6 +8,7 @@ one, a broken reproduction attempt, a coder that asks for code first.
 from __future__ import annotations
 
 import _thread
+import json
 import subprocess
 import time
 from pathlib import Path
@@ -122,6 +123,9 @@ def test_a_partly_failing_reply_keeps_the_good_block_and_shows_the_coder_its_own
     assert "did NOT apply" in hint and "closest" in hint
     assert "```\n    return sum(values) / len(values)\n```" in hint  # copyable lines, no line-number prefixes
     assert len(result.teams) == 1 and result.teams[0]["rounds"] == 1
+    spans = [json.loads(line) for line in Path(result.trace).read_text().splitlines()]
+    edits = [s["attributes"] for s in spans if s["name"] == "ensemble.edits"]
+    assert edits[0]["failures"] == ["no_match: stats/core.py"] and "return values[0]" in edits[0]["reply_head"]
 
 
 def test_a_reply_cut_off_by_length_applies_what_is_whole_and_asks_for_the_rest(sample: Path) -> None:
