@@ -7,7 +7,9 @@
 Each finished span is one line in `<runs>/<run-id>/trace.jsonl`: name, ids, parent, start,
 duration, status and attributes, with secrets redacted before anything is written. Spans
 nest through a context variable, so nesting is per thread; wrap work handed to another
-thread with `propagate()` to keep its spans under the caller's span.
+thread with `propagate()` to keep its spans under the caller's span. When the standard
+`OTEL_EXPORTER_OTLP_*ENDPOINT` variable is set, spans are also exported with OpenTelemetry
+(`bot/otel.py`), with the same redacted attributes; the JSONL file stays the record.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
+from bot.otel import OtelExport, OtlpSettings, export_for
 from bot.redact import Redactor
 
 P = ParamSpec("P")
@@ -63,10 +66,12 @@ class Span:
 class Tracer:
     """Writes spans of one run to a JSONL file; safe to use from many threads."""
 
-    def __init__(self, path: Path | None, run_id: str, redactor: Redactor | None = None):
+    def __init__(self, path: Path | None, run_id: str, redactor: Redactor | None = None,
+                 otel: OtelExport | None = None):
         self.path = path
         self.run_id = run_id
         self.redactor = redactor or Redactor()
+        self.otel = otel
         self._lock = threading.Lock()
         self._current: contextvars.ContextVar[Span | None] = contextvars.ContextVar(f"span-{run_id}", default=None)
         if path is not None:
@@ -75,14 +80,17 @@ class Tracer:
     @classmethod
     def for_run(cls, runs_dir: Path, run_id: str | None = None, env: Mapping[str, str] | None = None,
                 secret_names: tuple[str, ...] = ()) -> Tracer:
-        """A tracer writing to `runs_dir/<run-id>/trace.jsonl`, redacting secrets found in `env`."""
+        """A tracer writing to `runs_dir/<run-id>/trace.jsonl`, redacting secrets found in `env`;
+        it also exports to OpenTelemetry when `env` configures an OTLP endpoint."""
+        env = os.environ if env is None else env
         run_id = run_id or new_run_id()
-        redactor = Redactor.from_env(os.environ if env is None else env, secret_names)
-        return cls(runs_dir / run_id / TRACE_FILE, run_id, redactor)
+        otlp = OtlpSettings.from_env(env)
+        redactor = Redactor.from_env(env, secret_names).extended(otlp.secrets() if otlp else ())
+        return cls(runs_dir / run_id / TRACE_FILE, run_id, redactor, export_for(otlp, run_id))
 
     def add_secrets(self, values: Iterable[str]) -> None:
         """Also redact these values from now on (e.g. the variables a config names in `secret_env`)."""
-        if self.path is None:
+        if self.path is None and self.otel is None:
             return  # writes nothing, so there is nothing to redact
         with self._lock:
             self.redactor = self.redactor.extended(values)
@@ -92,6 +100,7 @@ class Tracer:
         """Open a span nested under the current one; an exception marks it as an error."""
         parent = self._current.get()
         current = Span(name, secrets.token_hex(6), parent.span_id if parent else None, time.time(), dict(attributes))
+        exported = self.otel.start(name, current.start) if self.otel else None
         token = self._current.set(current)
         status, error = "ok", None
         try:
@@ -104,15 +113,24 @@ class Tracer:
             if current.error is not None and status == "ok":
                 status, error = "error", current.error
             self._write(current, status, error)
+            if exported is not None:
+                self._export(exported, current, error)
 
     @contextmanager
     def activate(self) -> Iterator[Tracer]:
-        """Make this the tracer that module-level `span()` and `@traced` use."""
+        """Make this the tracer that module-level `span()` and `@traced` use; flush exported spans at exit."""
         token = _active.set(self)
         try:
             yield self
         finally:
             _active.reset(token)
+            if self.otel is not None:
+                self.otel.flush()
+
+    def _export(self, started: Any, span: Span, error: str | None) -> None:
+        assert self.otel is not None
+        redacted = self.redactor.value({"attributes": span.attributes, "error": error})
+        self.otel.end(started, span.name, redacted["attributes"], redacted["error"])
 
     def _write(self, span: Span, status: str, error: str | None) -> None:
         if self.path is None:

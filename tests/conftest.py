@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 # Variables that could make a test reach a real service, or change behaviour by accident.
-CLEARED_PREFIXES = ("GITHUB_", "RUNNER_", "INPUT_", "OPENAI_", "GEMINI_", "GOOGLE_", "ENSEMBLE_", "ACTIONS_")
+CLEARED_PREFIXES = ("GITHUB_", "RUNNER_", "INPUT_", "OPENAI_", "GEMINI_", "GOOGLE_", "ENSEMBLE_", "ACTIONS_",
+                    "OTEL_")
 
 
 @pytest.fixture(autouse=True)
