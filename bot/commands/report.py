@@ -10,15 +10,28 @@ from pathlib import Path
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("report", help="analyse model behaviour (cost, latency, failures) over run traces")
     parser.add_argument("traces", nargs="+", type=Path, metavar="TRACE",
-                        help="trace.jsonl files, or folders searched for them (e.g. .ensemble/runs)")
-    parser.add_argument("--json", action="store_true", help="print JSON for scripts")
+                        help="trace.jsonl files, folders searched for them (e.g. .ensemble/runs), or "
+                             "bench/real_model.py --json results files")
+    parser.add_argument("--json", action="store_true", help="print every figure as JSON for scripts")
+    parser.add_argument("--html", type=Path, metavar="FILE",
+                        help="also write one self-contained HTML report with charts and an A/B comparison")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot.report import analyze, load_traces, render, to_json
+    from bot.report import analyze, load, render
+    from bot.report_figures import figures
 
-    files, records, malformed = load_traces(args.traces)
-    report = analyze(records, files=len(files), malformed_lines=malformed)
-    print(json.dumps(to_json(report), indent=2) if args.json else render(report))
+    loaded = load(args.traces)
+    data = figures(loaded) if args.json or args.html else None
+    if args.html:
+        from bot.report_html import render_html
+
+        args.html.write_text(render_html(data or {}), encoding="utf-8")
+    if args.json:
+        print(json.dumps(data, indent=2, default=str))
+    else:
+        print(render(analyze(loaded.records, files=len(loaded.files), malformed_lines=loaded.malformed)))
+        if args.html:
+            print(f"wrote {args.html}")
     return 0
