@@ -34,6 +34,15 @@ class RoleSpend:
     repaired: int = 0
     truncated: int = 0
 
+    def add(self, usage: Usage, cost_usd: float, replayed: bool) -> None:
+        """Count one settled call."""
+        self.calls += 1
+        self.replayed += int(replayed)
+        self.input_tokens += usage.input_tokens
+        self.output_tokens += usage.output_tokens
+        self.cached_tokens += usage.cached_tokens
+        self.cost_usd += cost_usd
+
 
 EVENTS = ("parse_failures", "repaired", "truncated")
 
@@ -54,6 +63,7 @@ class Ledger:
     budget_tokens: int | None
     prices: PriceTable
     roles: dict[str, RoleSpend] = field(default_factory=dict)
+    models: dict[str, RoleSpend] = field(default_factory=dict)  # by the model name the provider reported
     fallbacks: list[dict[str, str]] = field(default_factory=list)
     _reserved: list[Reservation] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -86,18 +96,14 @@ class Ledger:
                 self._reserved.remove(reservation)
 
     def settle(self, reservation: Reservation | None, role: str, usage: Usage, cost_usd: float,
-               replayed: bool = False) -> None:
-        """Replace a reservation with the call's real usage and cost."""
+               replayed: bool = False, model: str = "") -> None:
+        """Replace a reservation with the call's real usage and cost (also counted under `model` when given)."""
         with self._lock:
             if reservation is not None and reservation in self._reserved:
                 self._reserved.remove(reservation)
-            spend = self.roles.setdefault(role, RoleSpend())
-            spend.calls += 1
-            spend.replayed += int(replayed)
-            spend.input_tokens += usage.input_tokens
-            spend.output_tokens += usage.output_tokens
-            spend.cached_tokens += usage.cached_tokens
-            spend.cost_usd += cost_usd
+            self.roles.setdefault(role, RoleSpend()).add(usage, cost_usd, replayed)
+            if model:
+                self.models.setdefault(model, RoleSpend()).add(usage, cost_usd, replayed)
 
     def record_cache_hit(self, role: str) -> None:
         """Count a reply served from the disk cache (free)."""
@@ -131,5 +137,6 @@ class Ledger:
         totals["cost_usd"] = round(self._total("cost_usd"), 9)
         totals.update(budget_usd=self.budget_usd, budget_tokens=self.budget_tokens,
                       by_role={role: asdict(spend) for role, spend in sorted(self.roles.items())},
+                      by_model={name: asdict(spend) for name, spend in sorted(self.models.items())},
                       fallbacks=list(self.fallbacks))
         return totals

@@ -109,7 +109,7 @@ class GeminiChatModel:
                       (meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
                       meta.cached_content_token_count or 0) if meta else Usage()
         return Completion(text="".join(parts), usage=usage, request_id=response.response_id,
-                          finish_reason=_finish_reason(candidate))
+                          finish_reason=_finish_reason(candidate), model=str(getattr(response, "model_version", None) or ""))
 
     def _map_transport(self, exc: Exception, timeout_s: float) -> ProviderError:
         names = {cls.__name__ for cls in type(exc).__mro__}

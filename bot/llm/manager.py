@@ -199,7 +199,8 @@ class ModelManager:
             self.ledger.release(reservation)
             raise
         cost = 0.0 if completion.replayed else self.ledger.prices.cost(model.model, completion.usage)
-        self.ledger.settle(reservation, request.role, completion.usage, cost, completion.replayed)
+        self.ledger.settle(reservation, request.role, completion.usage, cost, completion.replayed,
+                           model=completion.model or model.model)
         if completion.finish_reason == LENGTH:
             self.ledger.record_event(request.role, "truncated")
         return Outcome(completion.text, None, completion.usage, cost, completion.request_id, record.retries,

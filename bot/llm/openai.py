@@ -171,7 +171,8 @@ class OpenAIChatModel:
         tokens = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0, cached) if usage else Usage()
         request_id = getattr(completion, "_request_id", None) or getattr(completion, "id", None)
         finish = str(getattr(choice, "finish_reason", None) or "stop").lower()
-        return Completion(text=text, usage=tokens, request_id=request_id, finish_reason=finish)
+        return Completion(text=text, usage=tokens, request_id=request_id, finish_reason=finish,
+                          model=str(getattr(completion, "model", None) or ""))
 
     def _map_error(self, exc: Exception, timeout_s: float) -> ProviderError:
         """The SDK's exception as one of ours, with a message that says what to do and no secret in it

@@ -62,6 +62,7 @@ class Completion:
     replayed: bool = False
     data: dict[str, Any] | None = None  # set by providers that return parsed data (scripted)
     finish_reason: str = "stop"  # lower case; "length" when the output cap cut the reply
+    model: str = ""  # the model (with its version) as the provider reported it, when it did
 
 
 @dataclass(frozen=True)

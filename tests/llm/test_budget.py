@@ -25,3 +25,12 @@ def test_calls_in_flight_count_against_the_cap():
 def test_free_models_are_never_refused_by_the_usd_cap():
     ledger = Ledger(budget_usd=0.0, budget_tokens=None, prices=PriceTable())
     ledger.reserve("coder", "openai/llama3", "llama3", 10**6)
+
+
+def test_spend_is_also_reported_per_model_as_the_provider_named_it():
+    ledger = Ledger(budget_usd=None, budget_tokens=None, prices=PriceTable())
+    ledger.settle(None, "coder", Usage(100, 10, 0), 0.01, model="gpt-4o-2024-08-06")
+    ledger.settle(None, "critic", Usage(50, 5, 0), 0.005, model="gpt-4o-2024-08-06")
+    by_model = ledger.summary()["by_model"]
+    assert list(by_model) == ["gpt-4o-2024-08-06"] and by_model["gpt-4o-2024-08-06"]["calls"] == 2
+    assert by_model["gpt-4o-2024-08-06"]["cost_usd"] == pytest.approx(0.015)

@@ -27,6 +27,7 @@ def test_failover_from_openai_to_gemini_is_reported(openai_server, gemini_server
     [fallback] = manager.spend()["fallbacks"]
     assert fallback["from"] == "openai/gpt-4o-mini" and fallback["to"] == "gemini/gemini-2.5-flash"
     assert "RateLimited" in fallback["reason"]
+    assert list(manager.spend()["by_model"]) == ["gemini-2.5-flash"]  # as the server named it; openai never answered
     [record] = spans(tracer)
     assert record["attributes"]["fallback_from"] == "openai/gpt-4o-mini"
     assert record["attributes"]["provider"] == "gemini" and "RateLimited" in record["attributes"]["failovers"][0]
