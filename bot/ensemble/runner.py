@@ -27,7 +27,7 @@ from bot.ensemble.insights import InsightBoard, InsightStore, Lesson
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.planner import ExploreBudget
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
-from bot.ensemble.select import choose_winner, describe
+from bot.ensemble.select import choose_winner, describe, rank_key
 from bot.ensemble.team import Progress, Team, run_team
 from bot.ensemble.types import CRASHED, QUESTIONS, RunResult, Task, TeamResult
 from bot.forge.local import LocalForge, slugify
@@ -200,7 +200,8 @@ def _safe_team(team: Team) -> TeamResult:
 
 
 def _fill(result: RunResult, outcomes: list[TeamResult], winner: TeamResult | None, models: Any) -> None:
-    result.teams = [{"name": t.name, "outcome": describe(t), "stop_reason": t.stop_reason,
+    ranks = {t.name: i for i, t in enumerate(sorted(outcomes, key=rank_key, reverse=True), 1)}
+    result.teams = [{"name": t.name, "rank": ranks[t.name], "outcome": describe(t), "stop_reason": t.stop_reason,
                      "rounds": len(t.rounds), "passed": t.passed, "accepted": t.accepted,
                      "diff_lines": t.diff_size, "error": t.error, "kept": t.kept, "refused": t.refused,
                      "models": t.models} for t in outcomes]

@@ -120,7 +120,7 @@ def test_one_team_crashing_leaves_the_other_to_win(sample: Path) -> None:
     assert result.success and result.winner == "a"
     crashed = next(t for t in result.teams if t["name"] == "b")
     assert crashed["stop_reason"] == "crashed" and "fell over" in crashed["error"]
-    assert "team a wins" in result.decision
+    assert "team a wins" in result.decision and {t["name"]: t["rank"] for t in result.teams} == {"a": 1, "b": 2}
     spans = [json.loads(line) for line in Path(result.trace).read_text().splitlines()]
     teams = {s["attributes"]["team"]: s for s in spans if s["name"] == "ensemble.team"}
     assert teams["b"]["status"] == "error" and "fell over" in teams["b"]["error"]
