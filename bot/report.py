@@ -57,7 +57,8 @@ class ModelStats:
         self.cost_usd += number(a.get("cost_usd"))
         self.cache_hits += bool(a.get("cache_hit"))
         self.retries += int(number(a.get("retries")))
-        failovers = a.get("failovers") if isinstance(a.get("failovers"), list) else []
+        failovers = a.get("failovers")
+        failovers = failovers if isinstance(failovers, list) else []
         self.rate_limited += int(number(a.get("rate_limited"))) + sum("RateLimited" in str(f) for f in failovers)
         self.repaired += bool(a.get("repaired"))
         self.unparseable += "raw_repair_reply" in a
@@ -140,9 +141,9 @@ def load(paths: Iterable[Path]) -> Loaded:
         results = _bench_results(text) if file.suffix == ".json" else None
         if results is not None:
             for index, result in enumerate(results):
-                record = bench_run(result, f"{file.stem}:{index}")
-                loaded.records.append(record)
-                loaded.sources[record["run_id"]] = str(result.get("trace") or file)
+                run = bench_run(result, f"{file.stem}:{index}")
+                loaded.records.append(run)
+                loaded.sources[run["run_id"]] = str(result.get("trace") or file)
             continue
         for line in text.splitlines():
             record = _span_record(line)
@@ -176,12 +177,11 @@ def _bench_results(text: str) -> list[dict[str, Any]] | None:
 def bench_run(result: dict[str, Any], run_id: str) -> dict[str, Any]:
     """One `bench/real_model.py` result as an `ensemble.run` record; its model and settings make A/B sides."""
     model = str(result.get("model") or "?")
-    settings = {f"models.{role}": f"openai/{model}" for role in ("planner", "coder", "critic")}
+    settings: dict[str, Any] = {f"models.{role}": f"openai/{model}" for role in ("planner", "coder", "critic")}
     settings["base_url"] = result.get("base_url")
-    extra = result.get("settings")
-    settings.update({k: v for k, v in extra.items() if k != "engine"} if isinstance(extra, dict) else {})
-    tokens = result.get("tokens") if isinstance(result.get("tokens"), dict) else {}
-    before = result.get("tests_before") if isinstance(result.get("tests_before"), dict) else {}
+    settings.update({k: v for k, v in mapping(result.get("settings")).items() if k != "engine"})
+    tokens, before = mapping(result.get("tokens")), mapping(result.get("tests_before"))
+    failing = before.get("failing")
     crashed = result.get("crash") and not result.get("stop_reason")
     return {"run_id": run_id, "name": RUN_SPAN, "duration_s": number(result.get("wall_s")),
             "status": "error" if crashed else "ok",
@@ -189,13 +189,17 @@ def bench_run(result: dict[str, Any], run_id: str) -> dict[str, Any]:
                            "stop_reason": result.get("stop_reason") or ("crash" if crashed else ""),
                            "rounds": result.get("rounds"), "settings": settings,
                            "tokens_in": number(tokens.get("input")), "tokens_out": number(tokens.get("output")),
-                           "baseline_failing": list(before.get("failing") or []), "bench": True}}
+                           "baseline_failing": failing if isinstance(failing, list) else [], "bench": True}}
 
 
 def attributes(record: dict[str, Any]) -> dict[str, Any]:
     """A record's attributes; an older or damaged record without a mapping has none."""
-    a = record.get("attributes")
-    return a if isinstance(a, dict) else {}
+    return mapping(record.get("attributes"))
+
+
+def mapping(value: Any) -> dict[str, Any]:
+    """`value` when it is a mapping, else an empty one (older traces, damaged records)."""
+    return value if isinstance(value, dict) else {}
 
 
 def number(value: Any) -> float:

@@ -13,7 +13,17 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from bot.report import ENCLOSING_SPANS, MODEL_SPAN, RUN_SPAN, Loaded, analyze, attributes, number, to_json
+from bot.report import (
+    ENCLOSING_SPANS,
+    MODEL_SPAN,
+    RUN_SPAN,
+    Loaded,
+    analyze,
+    attributes,
+    mapping,
+    number,
+    to_json,
+)
 from bot.report_ab import compare, wilson
 
 PHASES = ("index", "explore", "plan", "code", "sandbox", "critique", "github", "other")
@@ -118,7 +128,7 @@ def _row(run: dict[str, Any], spend: list[float] | None, teams: dict[str, float]
     if rounds is None and teams:
         rounds = teams.get(str(a.get("winner")), max(teams.values()))
     outcome = ("success" if a.get("success") else str(a.get("stop_reason") or "failed")) if complete else "cut off"
-    settings = a.get("settings") if isinstance(a.get("settings"), dict) else {}
+    settings = mapping(a.get("settings"))
     return {"run_id": str(run.get("run_id")), "task": str(a.get("task") or ""), "outcome": outcome,
             "success": bool(a.get("success")), "stop_reason": str(a.get("stop_reason") or ""),
             "cost_usd": round(cost, 6) if spend else None, "tokens_in": int(tokens_in), "tokens_out": int(tokens_out),
