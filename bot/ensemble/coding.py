@@ -123,6 +123,8 @@ def _converse(team: Any, prompt: Callable[[int], list[Message]], shown: list[str
             requests_left -= 1
             tail += [Message("assistant", text), Message("user", _answer(team, asked))]
             continue
+        if tail and not parsed.blocks and not parsed.failures:
+            return edits  # a follow-up answered without any block: the coder has nothing more to change
         parsed, copied = _without_example(parsed, example)
         with span("ensemble.edits", team=team.name, blocks=len(parsed.blocks)) as s:
             turn = [*copied, *_apply(team, parsed, shown, edits)]

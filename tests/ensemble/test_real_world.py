@@ -125,7 +125,8 @@ def test_a_partly_failing_reply_keeps_the_good_block_and_shows_the_coder_its_own
     assert len(result.teams) == 1 and result.teams[0]["rounds"] == 1
     spans = [json.loads(line) for line in Path(result.trace).read_text().splitlines()]
     edits = [s["attributes"] for s in spans if s["name"] == "ensemble.edits"]
-    assert edits[0]["failures"] == ["no_match: stats/core.py"] and "return values[0]" in edits[0]["reply_head"]
+    assert [e["failures"] for e in edits] == [[], ["no_match: stats/core.py"]]  # then "nothing more": done
+    assert "return values[0]" in edits[1]["reply_head"] and edits[0]["reply_head"] == ""
 
 
 def test_a_reply_cut_off_by_length_applies_what_is_whole_and_asks_for_the_rest(sample: Path) -> None:
