@@ -31,6 +31,7 @@ BASE_URL_VARS = {"openai": "OPENAI_BASE_URL", "gemini": "GOOGLE_GEMINI_BASE_URL"
 # the window it was started with (llama.cpp -c, Ollama num_ctx) and little room for long replies.
 LOCAL_TIMEOUT_S = 600
 LOCAL_MAX_OUTPUT_TOKENS = 2048
+LOCAL_EXPLORE_TOKENS = 3000  # tokens of code the planner gathers before planning, in the local profile
 
 
 @dataclass(frozen=True)
@@ -250,6 +251,9 @@ def _profile_gaps(config: Config, models: list[str]) -> list[str]:
     for model in (m for m in models if m not in windows):
         gaps.append(f"llm.prices: [{{model: {model}, context_window: N}}] with N the context the server was started "
                     f"with (llama.cpp -c, Ollama num_ctx); until then {DEFAULT_CONTEXT_WINDOW} tokens are assumed")
+    if config.explore.max_tokens > LOCAL_EXPLORE_TOKENS:
+        gaps.append(f"explore: {{max_tokens: {LOCAL_EXPLORE_TOKENS}}} (short prompts: a CPU reads about 50-100 "
+                    f"prompt tokens a second; now {config.explore.max_tokens})")
     if llm.max_output_tokens > LOCAL_MAX_OUTPUT_TOKENS:
         gaps.append(f"llm.max_output_tokens: {LOCAL_MAX_OUTPUT_TOKENS} (leaves room for the prompt in a small window; "
                     f"now {llm.max_output_tokens})")

@@ -55,6 +55,7 @@ models:
 
 PROFILE = """
 ensembles: 1
+explore: {max_tokens: 3000}
 models:
   planner: {provider: openai, model: qwen2.5-coder:7b}
   coder: {provider: openai, model: qwen2.5-coder:7b}
@@ -84,7 +85,7 @@ def test_a_role_on_a_local_server_gets_the_local_profile_suggested(tmp_path):
     [check] = profile(tmp_path, {"OPENAI_API_KEY": "sk-hosted-0000000000000000"})
     assert not check.ok and "qwen2.5-coder:7b at http://127.0.0.1:8080/v1" in check.detail
     assert "gpt-4o" not in check.detail.replace("qwen", "")  # the hosted planner is not local
-    for advice in ("ensembles: 1", "llm.timeout_s: 600 or more", "llm.max_output_tokens: 2048",
+    for advice in ("ensembles: 1", "llm.timeout_s: 600 or more", "llm.max_output_tokens: 2048", "explore: {max_tokens: 3000}",
                    "llm.prices: [{model: qwen2.5-coder:7b, context_window: N}]"):
         assert advice in check.fix, advice
     assert "ensembles: 1" in render([check])
