@@ -20,13 +20,15 @@ import os
 import secrets
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from actions.context import NEEDS_ENGINE, Context, EngineNeeded, Outcome
 from actions.engine import Engine, Planner, ensemble_engine, ensemble_planner
 from actions.events import Event, load_event
 from actions.router import route
+from actions.summary import pull_url, step_summary
 from bot.errors import UsageError
 from bot.redact import SECRET_ENV_VARS
 from bot.trace import Tracer, runs_dir, span
@@ -38,6 +40,7 @@ def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: 
     """Handle the event described by `env`; write GITHUB_OUTPUT and GITHUB_STEP_SUMMARY."""
     event = load_event(env)
     handler = route(event.name, event.action)
+    spans: list[dict[str, Any]] = []
     if handler is None:
         outcome = Outcome("nothing-to-do", f"nothing to do for {event.name}.{event.action or '(no action)'}")
     else:
@@ -52,8 +55,17 @@ def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: 
             finally:
                 shutil.rmtree(ctx.workdir, ignore_errors=True)  # self-hosted runners keep their disks
             s.set(result=outcome.result, pr_number=outcome.pr_number)
-    write_outputs(env, outcome)
+        spans = _spans(tracer.path, Path(outcome.run.trace) if outcome.run and outcome.run.trace else None)
+    write_outputs(env, outcome, spans)
     return outcome
+
+
+def _spans(*paths: Path | None) -> list[dict[str, Any]]:
+    """The span records of the event's trace and the engine's run trace (unreadable lines skipped)."""
+    from bot.report import load
+
+    files = list(dict.fromkeys(path.resolve() for path in paths if path is not None and path.is_file()))
+    return load(files).records if files else []
 
 
 def _temp_root(env: Mapping[str, str]) -> Path:
@@ -102,17 +114,18 @@ def _config_label(ctx: Context) -> str:
     return remote_config(ctx).trigger_label
 
 
-def write_outputs(env: Mapping[str, str], outcome: Outcome) -> None:
-    """`pr-number` and `result` to GITHUB_OUTPUT (with a random delimiter), a line to the step summary."""
+def write_outputs(env: Mapping[str, str], outcome: Outcome, spans: Iterable[dict[str, Any]] = ()) -> None:
+    """`pr-number` and `result` to GITHUB_OUTPUT (with a random delimiter), the run's summary to the step summary."""
     if path := env.get("GITHUB_OUTPUT"):
         delimiter = f"ghadelim_{secrets.token_hex(8)}"
         with open(path, "a", encoding="utf-8") as out:
             out.write(f"pr-number<<{delimiter}\n{outcome.pr_number or ''}\n{delimiter}\n")
             out.write(f"result<<{delimiter}\n{outcome.result}\n{delimiter}\n")
     if (path := env.get("GITHUB_STEP_SUMMARY")) and outcome.result != NEEDS_ENGINE:  # the second pass reports
-        pr = f" (PR #{outcome.pr_number})" if outcome.pr_number else ""
+        url = pull_url(env.get("GITHUB_SERVER_URL", "https://github.com"), env.get("GITHUB_REPOSITORY", ""),
+                       outcome.pr_number)
         with open(path, "a", encoding="utf-8") as out:
-            out.write(f"### ensemble: {outcome.result}{pr}\n\n{outcome.message}\n")
+            out.write(step_summary(outcome, spans, url))
 
 
 def environment() -> Mapping[str, str]:

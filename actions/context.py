@@ -16,6 +16,7 @@ from typing import Any
 from actions.engine import Engine, Planner
 from actions.events import Event
 from actions.markers import read_marker
+from bot.ensemble.types import RunResult
 from bot.forge.github import CommentInfo, GitHubForge, PullInfo
 
 log = logging.getLogger(__name__)
@@ -27,12 +28,15 @@ NEEDS_ENGINE = "needs-engine"  # the `result` after which the action installs th
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a handler did: a short result word for the `result` output, and one line for the log."""
+    """What a handler did: a short result word for the `result` output, one line for the log, and for the
+    step summary the engine's result (when it ran) and the self-healing attempt (on a failed check)."""
 
     result: str
     message: str
     pr_number: int | None = None
     exit_code: int = 0
+    run: RunResult | None = field(default=None, compare=False, repr=False)
+    heal: str = ""  # e.g. "attempt 1 of 2: pushed a fix"
 
 
 class EngineNeeded(Exception):

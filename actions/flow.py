@@ -9,6 +9,7 @@ re-run job never opens a second PR, and a run killed between push and PR resumes
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 from actions.context import NEEDS_HUMAN, WORKING, Context, Outcome, branch_of_issue, issue_of_branch
@@ -55,7 +56,7 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
         if config.require_plan_approval and not approved_plan:
             return _post_plan(ctx, clone, task, config, issue, progress)
         result = _run_engine(ctx, clone, task, config, progress, numbers)
-        return _finish_issue(ctx, issue, branch, remote, clone, config, result, progress)
+        return replace(_finish_issue(ctx, issue, branch, remote, clone, config, result, progress), run=result)
     finally:
         ctx.forge.remove_label(issue, WORKING)
 
@@ -102,11 +103,12 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
         result = _run_engine(ctx, clone, task, config, progress, (pull.number, issue))
         if result.stop_reason == STOPPED:
             progress.update(f"Stopped by @{_stopper(result)}; nothing was pushed.")
-            return Outcome("stopped", f"the revision of PR #{pull.number} was stopped", pull.number)
+            return Outcome("stopped", f"the revision of PR #{pull.number} was stopped", pull.number, run=result)
         if not result.commits:
             progress.update(f"I could not produce a passing revision: {result.stop_words}.")
             ctx.forge.add_labels(pull.number, NEEDS_HUMAN)
-            return Outcome("failed", f"no passing revision for PR #{pull.number}: {result.stop_words}", pull.number, 1)
+            return Outcome("failed", f"no passing revision for PR #{pull.number}: {result.stop_words}", pull.number, 1,
+                           run=result)
         approved = {r.id: r.login for r in ctx.forge.reviews(pull.number) if r.state == "APPROVED"}
         ctx.forge.push(clone, pull.branch, remote)
         _dispatch_checks(ctx, config, pull.branch)
@@ -115,7 +117,7 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
                 answer_threads(ctx, pull.number, clone, remote or pull.head_sha, head))
         request_review(ctx, pull.number, by)
         progress.done("pr", note)
-        return Outcome("revised", note, pull.number)
+        return Outcome("revised", note, pull.number, run=result)
     finally:
         ctx.forge.remove_label(pull.number, WORKING)
 

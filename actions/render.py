@@ -10,7 +10,7 @@ from typing import Any
 
 from actions.engine import plan_text
 from actions.markers import inert, marker, without_markers
-from bot.ensemble.types import RunResult, TestOutcome
+from bot.ensemble.types import CRASHED, RunResult, TestOutcome
 
 STAGES = (("indexed", "Indexed the repository"), ("planned", "Planned the change"), ("coded", "Wrote the code"),
           ("tested", "Ran the tests"), ("reviewed", "Reviewed the change"), ("pr", "Opened the pull request"))
@@ -40,10 +40,11 @@ def _tests(outcome: TestOutcome | None) -> str:
     return f"fail ({failing})" if failing else "fail"
 
 
-def _usage_rows(usage: dict[str, Any]) -> list[str]:
-    rows = ["| role | calls | tokens in | tokens out | cost (USD) |", "| --- | --- | --- | --- | --- |"]
-    for role, spend in sorted((usage.get("by_role") or {}).items()):
-        rows.append(f"| {role} | {spend.get('calls', 0)} | {spend.get('input_tokens', 0)} | "
+def spend_rows(usage: dict[str, Any], key: str = "by_role", label: str = "role") -> list[str]:
+    """A markdown table of the ledger's spend under `key` (by_role, by_model) with a total row."""
+    rows = [f"| {label} | calls | tokens in | tokens out | cost (USD) |", "| --- | --- | --- | --- | --- |"]
+    for name, spend in sorted((usage.get(key) or {}).items()):
+        rows.append(f"| {inert(name).replace('|', '/')} | {spend.get('calls', 0)} | {spend.get('input_tokens', 0)} | "
                     f"{spend.get('output_tokens', 0)} | {spend.get('cost_usd', 0.0):.4f} |")
     rows.append(f"| **total** | {usage.get('calls', 0)} | {usage.get('input_tokens', 0)} | "
                 f"{usage.get('output_tokens', 0)} | {usage.get('cost_usd', 0.0):.4f} |")
@@ -59,7 +60,7 @@ def _provenance(result: RunResult) -> list[str]:
 
 
 def pr_body(result: RunResult, issue: int) -> str:
-    """The pull request's body: summary, plan, tests, reproduction, provenance, usage, stop reason."""
+    """The pull request's body: summary, plan, tests, reproduction, candidates, provenance, models, usage, stop."""
     plan = result.plan
     repro = result.reproduction
     if repro and repro.path:
@@ -70,9 +71,10 @@ def pr_body(result: RunResult, issue: int) -> str:
     parts = [f"Closes #{issue}", "", "## Summary", (plan.summary if plan else "") or "(no summary)", "",
              "## Plan", plan_text(plan, with_summary=False) if plan else "(no plan)", "",
              "## Tests", f"- before: {_tests(result.tests_before)}", f"- after: {_tests(result.tests_after)}",
-             f"- reproduction test: {repro_line}", *_judged(result), "",
+             f"- reproduction test: {repro_line}", *_judged(result), "", *_candidates(result),
              "## Retrieved files that informed the change", *_provenance(result), "",
-             "## Tokens and cost", *_usage_rows(result.usage or {}), "",
+             "## Models that wrote it", *_models(result), "",
+             "## Tokens and cost", *spend_rows(result.usage or {}), "",
              "## Stop reason", result.stop_words + (f" ({result.stop_detail})" if result.stop_detail else ""), "",
              "Commits:", *[f"- {c.get('sha', '')[:7]} {c.get('summary', '')}" for c in result.commits], "",
              f"_Written by the ensemble bot, run `{result.run_id}`. Review it like any other pull request: "
@@ -87,10 +89,54 @@ def _judged(result: RunResult) -> list[str]:
     judged = result.judgement
     if judged is None or not judged.per_test:
         pre = result.pre_existing_failures
-        return [f"- failed before any change (not blocking): {_code_names(pre)}"] if pre else []
-    rows = [("fixed (red → green)", judged.fixed), ("still failing, failed before the change too (not blocking)",
-                                                     judged.still_failing), ("broken (passed before)", judged.broken)]
+        return [f"- pre-existing failures left alone (failed before any change, not blocking): {_code_names(pre)}"] \
+            if pre else []
+    rows = [("fixed (red → green)", judged.fixed),
+            ("pre-existing failures left alone (failed before the change too, not blocking)", judged.still_failing),
+            ("broken (passed before)", judged.broken)]
     return [f"- {label}: {_code_names(names)}" for label, names in rows if names]
+
+
+def _candidates(result: RunResult) -> list[str]:
+    """The winner, and the runner-up with why it lost (an empty list when one team ran)."""
+    winner = next((t for t in result.teams if t.get("name") == result.winner), None)
+    others = sorted((t for t in result.teams if t is not winner), key=lambda t: t.get("rank") or len(result.teams))
+    if winner is None or not others:
+        return []
+    second = others[0]
+    return ["## Candidates", f"- chosen: team {winner['name']} ({inert(str(winner.get('outcome', '')))})",
+            f"- runner-up: team {second['name']}, which lost because {_why_lost(winner, second)} "
+            f"({inert(str(second.get('outcome', '')))})", ""]
+
+
+def _why_lost(winner: dict[str, Any], other: dict[str, Any]) -> str:
+    """The first of select.rank_key's criteria (tests, critic, size) that these outcomes show apart."""
+    if other.get("stop_reason") == CRASHED and not other.get("passed"):
+        return "it crashed"
+    if winner.get("passed") and not other.get("passed"):
+        return "its tests did not pass"
+    if not other.get("diff_lines"):
+        return "it made no change"
+    if winner.get("accepted") and not other.get("accepted"):
+        return "the critic did not accept it"
+    if other.get("diff_lines", 0) > winner.get("diff_lines", 0):
+        return f"its change was larger ({other['diff_lines']} changed lines against {winner.get('diff_lines', 0)})"
+    return "it fixed fewer tests or left more failing"
+
+
+def _models(result: RunResult) -> list[str]:
+    """The models as the providers named them, with their calls; else each team's configured models."""
+    by_model = (result.usage or {}).get("by_model") or {}
+    if by_model:
+        return [f"- {_code_names((name,))}: {_calls(spend.get('calls', 0))}, "
+                f"{spend.get('input_tokens', 0)} tokens in, {spend.get('output_tokens', 0)} out"
+                for name, spend in sorted(by_model.items())]
+    return [f"- team {t['name']}: {_code_names((str(t['models']),))}" for t in result.teams
+            if t.get("models")] or ["- (not recorded)"]
+
+
+def _calls(n: int) -> str:
+    return f"{n} call" if n == 1 else f"{n} calls"
 
 
 def _code_names(names: tuple[str, ...], limit: int = 10) -> str:

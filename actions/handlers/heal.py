@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from actions.context import NEEDS_HUMAN, Context, Outcome, branch_of_issue, issue_of_branch
@@ -62,7 +62,8 @@ def handle(ctx: Context) -> Outcome:
             log.warning("GitHub refused to re-run %s; healing without a re-run", failing.what)
             return _heal(ctx, issue, pull, failing, comment_id, state)
         _save(ctx, pull.number, comment_id, state, f"Re-ran {failing.what} once to rule out a flaky test.")
-        return Outcome("rerun", f"re-ran {failing.what} on {head[:7]}", pull.number)
+        return Outcome("rerun", f"re-ran {failing.what} on {head[:7]}", pull.number,
+                       heal=f"re-ran the failed checks once before a fix attempt ({state['attempts']} used so far)")
     return _heal(ctx, issue, pull, failing, comment_id, state)
 
 
@@ -98,10 +99,13 @@ def _heal(ctx: Context, issue: int, pull: PullInfo, failing: Failing, comment_id
     logs = failing.logs()
     excerpt = "\n\n".join(f"--- job {name} ---\n{cut_failure(text)}" for name, text in logs) or "(no failed job logs)"
     signature = failure_signature(excerpt)
-    if state["attempts"] >= config.max_heal_attempts:
-        return _escalate(ctx, issue, pull, comment_id, state, excerpt, f"all {config.max_heal_attempts} fix attempts are used")
+    of = config.max_heal_attempts
+    if state["attempts"] >= of:
+        reason = f"all {of} fix attempts are used"
+        return _heal_outcome(_escalate(ctx, issue, pull, comment_id, state, excerpt, reason), state["attempts"], of)
     if signature in state["signatures"]:
-        return _escalate(ctx, issue, pull, comment_id, state, excerpt, "the same failure came back after a fix")
+        reason = "the same failure came back after a fix"
+        return _heal_outcome(_escalate(ctx, issue, pull, comment_id, state, excerpt, reason), state["attempts"], of)
     attempt = state["attempts"] + 1
     instructions = f"The pull request's checks fail. Fix the code so they pass. The failing log:\n{fenced(excerpt, 6000)}"
     outcome = revise_pull(ctx, pull, instructions, _labeller(ctx, issue), f"self-healing attempt {attempt}")
@@ -111,9 +115,17 @@ def _heal(ctx: Context, issue: int, pull: PullInfo, failing: Failing, comment_id
     new_head = ctx.forge.branch_head(pull.branch) or ""
     state["tried"].append({"what": f"fix commit for failure {signature}", "sha": new_head if outcome.result == "revised" else ""})
     if outcome.result != "revised":
-        return _escalate(ctx, issue, pull, comment_id, state, excerpt, f"the fix attempt ended: {outcome.message}")
-    _save(ctx, pull.number, comment_id, state, f"Pushed fix attempt {attempt} of {config.max_heal_attempts}.")
-    return Outcome("healed", f"pushed fix attempt {attempt} to {pull.branch}", pull.number)
+        escalated = _escalate(ctx, issue, pull, comment_id, state, excerpt, f"the fix attempt ended: {outcome.message}")
+        return _heal_outcome(replace(escalated, run=outcome.run), attempt, of)
+    _save(ctx, pull.number, comment_id, state, f"Pushed fix attempt {attempt} of {of}.")
+    return _heal_outcome(Outcome("healed", f"pushed fix attempt {attempt} to {pull.branch}", pull.number,
+                                 run=outcome.run), attempt, of)
+
+
+def _heal_outcome(outcome: Outcome, attempt: int, of: int) -> Outcome:
+    """`outcome` with the attempt and how it ended, for the step summary."""
+    ended = "pushed a fix" if outcome.result == "healed" else "handed to a human"  # the message says why
+    return replace(outcome, heal=f"attempt {attempt} of {of}: {ended}")
 
 
 def _escalate(ctx: Context, issue: int, pull: PullInfo, comment_id: int | None, state: dict[str, Any],

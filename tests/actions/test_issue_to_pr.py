@@ -32,7 +32,11 @@ def test_a_labelled_issue_becomes_a_draft_pr_with_passing_tests(hub: Hub, engine
     assert progress["body"].count("- [x]") == 6
     assert hub.fake.labels_on(REPO, 1) == []  # ensemble:working was removed
     assert "result<<" in hub.outputs_text() and f"\n{outcome.pr_number}\n" in hub.outputs_text()
-    assert "ensemble: pr-opened" in hub.summary.read_text()
+    summary = hub.summary.read_text()
+    pr_link = f"[PR #{outcome.pr_number}]({hub.fake.server_url}/{REPO}/pull/{outcome.pr_number})"
+    assert summary.startswith(f"### ensemble: pr-opened ({pr_link})")
+    assert "#### Time by phase" in summary and "| git and GitHub |" in summary  # the event's own spans
+    assert "| planner | 1 | 500 | 100 | 0.0100 |" in summary
     # the default token starts no CI on push: the configured workflow was dispatched on the branch
     assert [d["ref"] for d in hub.fake.repos[REPO].dispatches] == ["ensemble/issue-1"]
     everything = "".join(c["body"] for c in hub.fake.comments_on(REPO, 1)) + body

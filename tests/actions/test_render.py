@@ -1,4 +1,4 @@
-"""Rendered PR body, progress comment and escalation against golden files; refresh with UPDATE_GOLDEN=1."""
+"""Rendered PR body, step summary, progress comment and escalation against golden files; refresh with UPDATE_GOLDEN=1."""
 
 from __future__ import annotations
 
@@ -7,10 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from actions.context import Outcome
 from actions.logcut import cut_failure, failure_signature
 from actions.markers import read_marker
 from actions.render import escalation_comment, fenced, pr_body, progress_body
+from actions.summary import pull_url, step_summary
 from bot.ensemble import types
+from bot.ensemble.verdict import Judgement
 
 GOLDEN = Path(__file__).parent / "golden"
 LOG = """2026-11-21T10:00:00.1234567Z ##[group]Run pytest -q
@@ -26,7 +29,7 @@ LOG = """2026-11-21T10:00:00.1234567Z ##[group]Run pytest -q
 
 
 def sample_result() -> types.RunResult:
-    return types.RunResult(
+    result = types.RunResult(
         "20261121T100000Z-abc123", types.Task("add() subtracts", "body", "issue-1"), branch="ensemble/issue-1",
         commits=[{"sha": "0123456789abcdef0123456789abcdef01234567", "summary": "Make add() add"}],
         plan=types.Plan("Make add() add.", ("calc.py",), ("Reproduction test: tests/test_calc.py", "Change - to +")),
@@ -37,13 +40,43 @@ def sample_result() -> types.RunResult:
         usage={"calls": 4, "input_tokens": 3000, "output_tokens": 600, "cost_usd": 0.0421,
                "by_role": {"coder": {"calls": 2, "input_tokens": 1500, "output_tokens": 400, "cost_usd": 0.002},
                            "critic": {"calls": 1, "input_tokens": 700, "output_tokens": 50, "cost_usd": 0.0001},
-                           "planner": {"calls": 1, "input_tokens": 800, "output_tokens": 150, "cost_usd": 0.04}}})
+                           "planner": {"calls": 1, "input_tokens": 800, "output_tokens": 150, "cost_usd": 0.04}},
+               "by_model": {"gpt-4o-2024-08-06": {"calls": 3, "input_tokens": 2300, "output_tokens": 550,
+                                                  "cost_usd": 0.042},
+                            "gpt-4o-mini-2024-07-18": {"calls": 1, "input_tokens": 700, "output_tokens": 50,
+                                                       "cost_usd": 0.0001}}},
+        winner="a", duration_s=42.5, decision="team a wins (tests pass, critic accepted, 2 changed lines); "
+                                               "team b: tests pass, not accepted, 9 changed lines",
+        judgement=Judgement(True, "", fixed=("tests/test_calc.py::test_add",),
+                            still_failing=("tests/test_net.py::test_fetch <!-- ensemble:heal {} -->",), per_test=True))
+    result.teams = [
+        {"name": "b", "rank": 2, "outcome": "tests pass, not accepted, 9 changed lines, stopped: max_iterations",
+         "passed": True, "accepted": False, "diff_lines": 9, "stop_reason": "max_iterations", "models": "gpt-4o"},
+        {"name": "a", "rank": 1, "outcome": "tests pass, critic accepted, 2 changed lines, stopped: accepted",
+         "passed": True, "accepted": True, "diff_lines": 2, "stop_reason": "accepted", "models": "gpt-4o"}]
+    return result
+
+
+def span(name: str, seconds: float, **attributes: object) -> dict[str, object]:
+    return {"run_id": "r", "name": name, "duration_s": seconds, "attributes": attributes}
+
+
+SPANS = [span("ensemble.event", 60.0), span("ensemble.run", 42.5), span("index.build", 3.25),
+         span("llm.complete", 2.0, role="planner", schema="explore"), span("llm.complete", 4.0, role="planner"),
+         span("llm.complete", 10.5, role="coder"), span("llm.complete", 1.5, role="critic"),
+         span("sandbox.run", 12.0), span("github.api", 0.75), span("git.push", 1.25)]
 
 
 RENDERED = {
     "pr_body.md": lambda: pr_body(sample_result(), 1),
     "progress.md": lambda: progress_body({"run": "5001", "issue": 1, "by": "alice", "done": ["indexed", "planned"],
                                           "note": "Writing the code."}),
+    "step_summary.md": lambda: step_summary(
+        Outcome("pr-opened", "opened draft PR #2 for issue #1", 2, run=sample_result()), SPANS,
+        pull_url("https://github.example.com/", "octo/demo", 2)),
+    "step_summary_heal.md": lambda: step_summary(
+        Outcome("escalated", "labelled PR #2 ensemble:needs-human: the same failure came back <!-- x -->", 2,
+                heal="attempt 2 of 2: handed to a human"), (), ""),
     "escalation.md": lambda: escalation_comment("alice", [{"what": "fix commit for failure 1a2b", "sha": "89abcdef" * 5}],
                                                 cut_failure(LOG), "all 2 fix attempts are used"),
 }
@@ -85,3 +118,17 @@ def test_signature_ignores_times_and_shas_but_not_the_failing_test() -> None:
 def test_fenced_text_cannot_close_its_fence() -> None:
     text = fenced("before\n```\n@everyone please merge\n```")
     assert text.startswith("````text\n") and text.endswith("\n````")
+
+
+def test_the_runner_up_that_crashed_is_named_and_one_team_names_none() -> None:
+    result = sample_result()
+    result.teams[0] |= {"stop_reason": "crashed", "passed": False, "outcome": "crashed: RuntimeError: boom"}
+    assert "- runner-up: team b, which lost because it crashed (crashed: RuntimeError: boom)" in pr_body(result, 1)
+    result.teams = result.teams[1:]
+    assert "## Candidates" not in pr_body(result, 1)
+
+
+def test_models_fall_back_to_the_teams_configured_models() -> None:
+    result = sample_result()
+    result.usage = {}
+    assert "## Models that wrote it\n- team b: `gpt-4o`\n- team a: `gpt-4o`\n" in pr_body(result, 1)

@@ -104,6 +104,9 @@ def test_three_failing_checks_lead_to_needs_human(hub: Hub, engine: ScriptedEngi
     assert fail_twice(hub, "two") == ["rerun", "healed"]
     assert fail_twice(hub, "three") == ["rerun", "escalated"]
     assert "ensemble:needs-human" in hub.fake.labels_on(REPO, number)
+    summary = hub.summary.read_text()  # each Action run's step summary says how its attempt ended
+    assert summary.count("**Self-healing**: attempt 1 of 2: pushed a fix") == 1
+    assert "**Self-healing**: attempt 2 of 2: handed to a human" in summary
     [escalation] = [c["body"] for c in hub.fake.comments_on(REPO, number) if "needs a human" in c["body"]]
     assert escalation.startswith("@alice ") and "attempt 2" in escalation and "test_three" in escalation
     assert len(engine.calls) == 3  # the PR, then two fixes; no model call for the escalation
