@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.ensemble import prompts
+from bot.ensemble.asking import ask
 from bot.ensemble.edit_format import example_from
 from bot.ensemble.edits import (
     EditFailure,
@@ -28,6 +29,7 @@ from bot.ensemble.fileview import focus_from_text, render_file
 from bot.ensemble.guards import find_test_tampering
 from bot.ensemble.types import Plan, Round
 from bot.ensemble.workspace_files import WorkspaceFiles
+from bot.errors import ContextTooLong, PromptTooLong
 from bot.llm.tokens import estimate_tokens
 from bot.llm.types import Message
 from bot.trace import span
@@ -113,9 +115,18 @@ def _converse(team: Any, prompt: Callable[[int], list[Message]], shown: list[str
     requests_left, follow_ups_left = CODE_REQUEST_TURNS, EDIT_FOLLOW_UPS
     tail: list[Message] = []
     while True:
-        room = team.prompt_budget("coder") - sum(estimate_tokens(m.content) + 8 for m in tail)
-        messages = [*prompt(max(room, MIN_PROMPT_TOKENS)), *tail]
-        reply = team.models.complete("coder", messages)
+        used = sum(estimate_tokens(m.content) + 8 for m in tail)
+
+        def messages(budget: int, used: int = used) -> list[Message]:
+            return [*prompt(max(budget - used, MIN_PROMPT_TOKENS)), *tail]
+
+        try:
+            reply = ask(team.models, "coder", messages, team.prompt_budget("coder"))
+        except (ContextTooLong, PromptTooLong):
+            if not tail:
+                raise
+            log.warning("team %s: the conversation outgrew the coder's window; ending the round's turns", team.name)
+            return edits
         text = reply.text or ""
         parsed = parse_edit_blocks(text)
         asked = _code_requests(text) if not parsed.blocks else []

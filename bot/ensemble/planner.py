@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.ensemble import prompts
+from bot.ensemble.asking import ask
 from bot.ensemble.ports import ModelClient, Retriever
 from bot.ensemble.types import Plan, Retrieved, Task
 from bot.errors import StructuredReplyError
@@ -82,9 +83,9 @@ def explore(models: ModelClient, retriever: Retriever, task: Task, insights: str
             log.info("team %s: exploration stops at its token budget (%d tokens read)", team, found.tokens)
             break
         try:
-            reply = models.complete("planner", prompts.localization_messages(
-                task, found.repo_map, found.text, insights, round_no, team, budget.max_rounds, history,
-                _budget(models, "planner"), conventions), schema="explore")
+            reply = ask(models, "planner", lambda size, n=round_no: prompts.localization_messages(
+                task, found.repo_map, found.text, insights, n, team, budget.max_rounds, history, size, conventions),
+                _budget(models, "planner"), schema="explore")
         except StructuredReplyError as exc:  # exploring is optional: plan with what was found
             log.warning("team %s: exploration reply unreadable (%s); planning with what was found", team, exc)
             break
@@ -98,9 +99,9 @@ def explore(models: ModelClient, retriever: Retriever, task: Task, insights: str
     return found
 
 
-def _budget(models: ModelClient, role: str) -> int | None:
+def _budget(models: ModelClient, role: str) -> int:
     budget = getattr(models, "prompt_budget", None)
-    return int(budget(role)) if callable(budget) else None
+    return int(budget(role)) if callable(budget) else prompts.PLANNER_CONTEXT_TOKENS
 
 
 def _fulfil(requests: dict, found: Exploration, retriever: Retriever, read_file: ReadFile,
@@ -158,8 +159,9 @@ SAFE_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}")
 def make_plan(models: ModelClient, task: Task, found: Exploration, insights: str, history: str = "",
               team: str = "a", conventions: str = "") -> Plan:
     """Ask the planner for the `plan` reply and read the reproduction test out of it."""
-    reply = models.complete("planner", prompts.planner_messages(task, found.repo_map, found.text, insights, history, team,
-                                                                _budget(models, "planner"), conventions), schema="plan")
+    reply = ask(models, "planner", lambda size: prompts.planner_messages(
+        task, found.repo_map, found.text, insights, history, team, size, conventions),
+        _budget(models, "planner"), schema="plan")
     return parse_plan(reply.data or {})
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 from bot.ensemble import prompts
+from bot.ensemble.asking import ask
 from bot.ensemble.coding import code_round
 from bot.ensemble.insights import InsightBoard
 from bot.ensemble.instructions import Instructions
@@ -282,9 +283,10 @@ def _review(team: Team, plan: Plan, rnd: Round) -> None:
     diff = team.workspace.diff()
     rnd.diff_lines = sum(1 for line in diff.splitlines() if line[:1] in "+-")
     try:
-        reply = team.models.complete("critic", prompts.critic_messages(
-            team.task, plan, diff, _test_report(rnd), team.name, team.prompt_budget("critic"),
-            team.conventions(team.workspace.changed_paths())), schema="review")
+        conventions = team.conventions(team.workspace.changed_paths())
+        reply = ask(team.models, "critic", lambda size: prompts.critic_messages(
+            team.task, plan, diff, _test_report(rnd), team.name, size, conventions),
+            team.prompt_budget("critic"), schema="review")
     except StructuredReplyError as exc:  # every critic model failed to answer in shape: no verdict this round
         log.warning("team %s: no usable review in round %d: %s", team.name, rnd.number, exc)
         rnd.feedback = "(the critic's reply could not be read)"

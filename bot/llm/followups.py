@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.errors import PromptTooLong, StructuredReplyError
+from bot.errors import ContextTooLong, PromptTooLong, StructuredReplyError
 from bot.llm.schemas import SchemaViolation, parse_structured
 from bot.llm.types import LENGTH, ChatRequest, Message, Usage
 from bot.trace import Span
@@ -118,7 +118,7 @@ def continue_cut_off(send: Send, request: ChatRequest, first: Outcome, room: Cal
             break
         try:
             outcome = then(outcome, send(dataclasses.replace(follow, max_output_tokens=cap)))
-        except PromptTooLong:
+        except (PromptTooLong, ContextTooLong):  # no room to continue: the reply stays cut off
             break
         parts.append(outcome.text)
     return dataclasses.replace(outcome, text="".join(parts), truncated=outcome.finish_reason == LENGTH)

@@ -230,3 +230,47 @@ def test_a_change_that_fixes_nothing_is_not_a_success(sample: Path) -> None:
     result, models, _ = run(sample, script, task=task, max_iterations=1)
     assert not result.success and not result.commits
     assert result.judgement is not None and "fixes nothing" in result.judgement.reason
+
+
+def test_a_prompt_the_model_finds_too_long_is_asked_again_smaller(sample: Path) -> None:
+    from bot.ensemble.asking import SHRINK, ask
+    from bot.errors import ContextTooLong
+    from bot.llm.types import Message
+
+    class TightWindow:
+        """A model whose window is smaller than the engine's estimate: it refuses long prompts."""
+
+        def __init__(self, limit: int) -> None:
+            self.limit, self.asked = limit, []
+
+        def complete(self, role, messages, schema=None, temperature=None):
+            size = sum(len(m.content) for m in messages)
+            self.asked.append(size)
+            if size > self.limit:
+                raise ContextTooLong("This model's maximum context length is 8192 tokens", 400)
+            return Said("ok")
+
+    budgets: list[int] = []
+
+    def build(budget: int) -> list[Message]:
+        budgets.append(budget)
+        return [Message("user", "x" * budget)]
+
+    model = TightWindow(limit=600)
+    assert ask(model, "coder", build, 1000).text == "ok"
+    assert budgets == [1000, int(1000 * SHRINK), int(int(1000 * SHRINK) * SHRINK)]
+    assert model.asked == budgets
+
+    class RefusesFirstCoderPrompt(ScriptedModels):
+        refused = 0
+
+        def complete(self, role, messages, schema=None, temperature=None):
+            if role == "coder" and not self.refused:
+                self.refused += 1
+                raise ContextTooLong("the prompt is longer than the model's context window", 400)
+            return super().complete(role, messages, schema, temperature)
+
+    models = RefusesFirstCoderPrompt(happy_script())
+    parts = Components(models=models, retriever=FileRetriever(sample), runner=HostPytest())
+    result = run_task(sample, TASK, Config(ensembles=1), {}, parts)
+    assert result.success and models.refused == 1
