@@ -117,7 +117,7 @@ def _converse(team: Any, prompt: Callable[[int], list[Message]], shown: list[str
     while True:
         used = sum(estimate_tokens(m.content) + 8 for m in tail)
 
-        def messages(budget: int, used: int = used) -> list[Message]:
+        def messages(budget: int, used: int = used, tail: list[Message] = tail) -> list[Message]:
             return [*prompt(max(budget - used, MIN_PROMPT_TOKENS)), *tail]
 
         try:

@@ -20,6 +20,7 @@ from bot.ensemble.types import Plan, Retrieved, Task
 from bot.errors import StructuredReplyError
 from bot.llm.schemas import SchemaViolation, parse_structured
 from bot.llm.tokens import estimate_tokens
+from bot.llm.types import Message
 
 log = logging.getLogger(__name__)
 MAX_REQUESTS = 4  # of each kind per exploration round
@@ -83,9 +84,11 @@ def explore(models: ModelClient, retriever: Retriever, task: Task, insights: str
             log.info("team %s: exploration stops at its token budget (%d tokens read)", team, found.tokens)
             break
         try:
-            reply = ask(models, "planner", lambda size, n=round_no: prompts.localization_messages(
-                task, found.repo_map, found.text, insights, n, team, budget.max_rounds, history, size, conventions),
-                _budget(models, "planner"), schema="explore")
+            def asking(size: int, n: int = round_no) -> list[Message]:
+                return prompts.localization_messages(task, found.repo_map, found.text, insights, n, team,
+                                                     budget.max_rounds, history, size, conventions)
+
+            reply = ask(models, "planner", asking, _budget(models, "planner"), schema="explore")
         except StructuredReplyError as exc:  # exploring is optional: plan with what was found
             log.warning("team %s: exploration reply unreadable (%s); planning with what was found", team, exc)
             break
