@@ -17,7 +17,7 @@ from typing import Any
 
 from bot.ensemble import prompts
 from bot.ensemble.asking import ask
-from bot.ensemble.edit_format import example_from
+from bot.ensemble.edit_format import EXAMPLE
 from bot.ensemble.edits import (
     EditFailure,
     apply_edit_blocks,
@@ -62,13 +62,12 @@ def code_round(team: Any, plan: Plan, found: Any, feedback: str, rnd: Round, rep
     shown = shown_files(team, plan, found, feedback)
     notes = team.notes("coder")
     conventions = team.conventions([*plan.files, *([plan.reproduction_test] if plan.reproduction_test else [])])
-    example = example_from(shown)
 
     def prompt(budget: int) -> list[Message]:
         return prompts.coder_messages(team.task, plan, shown, found.text, feedback, notes, reproduce=reproduce,
-                                      team=team.name, budget=budget, conventions=conventions, example=example)
+                                      team=team.name, budget=budget, conventions=conventions)
 
-    edits = _converse(team, prompt, list(shown), example)
+    edits = _converse(team, prompt, list(shown), EXAMPLE)
     _guard(team, edits)
     if edits.applied == 0 or not edits.originals:
         rnd.edit_errors = describe_failures(edits.failures) or "the edits changed nothing"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from bot.ensemble.edit_format import edit_instructions, example_from
+from bot.ensemble.edit_format import EXAMPLE_FILE, EXAMPLE_PATH, EXAMPLE_TASK, edit_rules, example_answer
 from bot.ensemble.types import Plan, Task
 from bot.llm.tokens import ContextPiece, estimate_tokens, fit_context, join_context
 from bot.llm.types import Message
@@ -106,14 +106,15 @@ def planner_messages(task: Task, repo_map: str, context: str, insights: str, his
 
 def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str, feedback: str,
                    insights: str, reproduce: bool = False, team: str = "a", budget: int | None = None,
-                   example: tuple[str, str, str] | None = None, conventions: str = "") -> list[Message]:
+                   conventions: str = "") -> list[Message]:
     """Ask the coder for edit blocks: the reproduction test only, or the change itself.
 
     `files` maps each path to what the coder is shown of it (the whole file, or its outline and
-    windows around the relevant code); `example` is (path, search, replace) for the worked example.
+    windows around the relevant code). A worked example comes first as its own exchange.
     """
+    paths = list(dict.fromkeys([*files, *([plan.reproduction_test] if plan.reproduction_test else [])]))
     system = (f"You are the coder of team {team}: fast and exact. " + DATA_RULE + _rule(conventions) + "\n\n"
-              + edit_instructions(*(example or example_from(files))) + "\n\n" + CODE_REQUESTS)
+              + edit_rules(paths) + "\n\n" + CODE_REQUESTS)
     goal = (f"Write ONLY the reproduction test {plan.reproduction_test}: a test that fails on the current "
             "code because of the bug and will pass once it is fixed. Do not fix the bug yet."
             if reproduce else "Implement the plan. Do not edit the reproduction test unless it is wrong.")
@@ -126,7 +127,17 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
         ContextPiece("nearby", data("related code", nearby), 30) if nearby else None,
         ContextPiece("insights", data("notes from the other team", insights), 20) if insights else None,
     ]
-    return _messages(system, pieces, goal, budget or CODER_CONTEXT_TOKENS)
+    example = example_messages()
+    room = (budget or CODER_CONTEXT_TOKENS) - sum(estimate_tokens(m.content) for m in example)
+    system_message, user = _messages(system, pieces, f"{goal} Edit the files of this task, not the example.", room)
+    return [system_message, *example, user]
+
+
+def example_messages() -> list[Message]:
+    """The worked example as an earlier exchange: a toy task and the block that does it."""
+    ask = (f"{data(f'file {EXAMPLE_PATH}', EXAMPLE_FILE)}\n\nAn example, to show the format (not your task): "
+           f"{EXAMPLE_TASK}")
+    return [Message("user", ask), Message("assistant", example_answer())]
 
 
 def critic_messages(task: Task, plan: Plan, diff: str, test_summary: str, team: str = "a",

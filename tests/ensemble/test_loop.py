@@ -239,7 +239,7 @@ def test_the_repository_instructions_reach_planner_coder_and_critic(sample: Path
     (sample / "AGENTS.md").write_text("UNCOMMITTED: not the committed base.\n")
     result, models = run(sample, happy_script(), instructions="Config rule: keep functions short.")
     assert result.success
-    by_role = {role: [m[0].content + m[1].content for r, m in models.prompts if r == role]
+    by_role = {role: [m[0].content + m[-1].content for r, m in models.prompts if r == role]
                for role in ("planner", "coder", "critic")}
     assert all(by_role.values())
     for role, texts in by_role.items():

@@ -115,11 +115,12 @@ def test_a_partly_failing_reply_keeps_the_good_block_and_shows_the_coder_its_own
     assert result.success and result.stop_reason == "accepted"
     assert "return 0" not in git(sample, "show", f"{result.branch}:stats/core.py")  # the draft in <think> is ignored
     roles = [(role, [m.role for m in messages]) for role, messages in models.prompts if role == "coder"]
-    assert roles[2] == ("coder", ["system", "user", "assistant", "user"])  # the follow-up inside round 1
+    # the follow-up inside round 1: system, the worked example's exchange, the task, its reply, what failed
+    assert roles[2] == ("coder", ["system", "user", "assistant", "user", "assistant", "user"])
     follow_up = models.prompts[[i for i, (r, _) in enumerate(models.prompts) if r == "coder"][2]][1]
-    assert follow_up[2].content.startswith("<think>")
-    assert "1 of your edit blocks applied" in follow_up[3].content
-    hint = follow_up[3].content
+    assert follow_up[4].content.startswith("<think>")
+    assert "1 of your edit blocks applied" in follow_up[5].content
+    hint = follow_up[5].content
     assert "did NOT apply" in hint and "closest" in hint
     assert "```\n    return sum(values) / len(values)\n```" in hint  # copyable lines, no line-number prefixes
     assert len(result.teams) == 1 and result.teams[0]["rounds"] == 1
@@ -209,14 +210,13 @@ def test_the_coder_may_read_code_before_editing(sample: Path) -> None:
 
 
 def test_a_copy_of_the_format_example_is_never_applied(sample: Path) -> None:
-    from bot.ensemble.edit_format import example_from
+    from bot.ensemble.edit_format import EXAMPLE_FILE, EXAMPLE_PATH, example_answer
 
-    path, search, replace = example_from({"stats/core.py": (sample / "stats/core.py").read_text()})
-    copied = f"{path}\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n"
-    script = {**happy_script(), ("coder", None): [REPRO, copied, FIX]}
+    commit_file(sample, EXAMPLE_PATH, EXAMPLE_FILE)  # even where the toy file exists, the copy is refused
+    script = {**happy_script(), ("coder", None): [REPRO, example_answer(), FIX]}
     result, models, _ = run(sample, script)
     assert result.success
-    assert replace.strip().splitlines()[0] not in git(sample, "show", f"{result.branch}:stats/core.py")
+    assert git(sample, "show", f"{result.branch}:{EXAMPLE_PATH}") == EXAMPLE_FILE
     assert "the format example" in coder_prompts(models)[2]
 
 
