@@ -110,14 +110,14 @@ def fixed_on_branch(repo: Path, branch: str, commits: list[Any], test_ids: list[
 
 
 def config_text(model: str, ensembles: int, max_iterations: int, n_ctx: int, llm_timeout_s: float,
-                max_output_tokens: int, explore_tokens: int | None = None) -> str:
+                max_output_tokens: int, explore_tokens: int | None = None, explore_rounds: int = 3) -> str:
     """The `.github/ensemble.yml` of the local-model profile, every role on `model`.
 
     `explore_tokens` caps what the planner gathers before planning (an engine without the
     `explore` setting gets none: its config would refuse the key).
     """
     roles = "\n".join(f"  {role}: {{provider: openai, model: {json.dumps(model)}}}" for role in ROLES)
-    explore = f"explore: {{max_rounds: 3, max_tokens: {explore_tokens}}}\n" if explore_tokens else ""
+    explore = f"explore: {{max_rounds: {explore_rounds}, max_tokens: {explore_tokens}}}\n" if explore_tokens else ""
     return (f"models:\n{roles}\n{explore}"
             f"ensembles: {ensembles}\n"
             f"max_iterations: {max_iterations}\n"
@@ -254,7 +254,8 @@ def run_one(task: dict[str, Any], args: argparse.Namespace, out_dir: Path) -> di
         from bot.ensemble.types import Task
 
         config = parse_config(config_text(args.model, args.ensembles, args.max_iterations, args.n_ctx,
-                                          args.llm_timeout_s, args.max_output_tokens, _explore_tokens(args)),
+                                          args.llm_timeout_s, args.max_output_tokens, _explore_tokens(args),
+                                          args.explore_rounds),
                               "bench profile")
         timer.start()
         result = run_task(repo, Task(task["title"], task["body"]), config, run_env(args.base_url, out_dir),
@@ -309,7 +310,8 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
     engine = getattr(sys.modules.get("bot"), "__file__", None)
     return {"engine": str(Path(engine).parent) if engine else None, "ensembles": args.ensembles,
             "max_iterations": args.max_iterations, "timeout_s": args.timeout_s, "n_ctx": args.n_ctx, "llm_timeout_s": args.llm_timeout_s, "max_output_tokens": args.max_output_tokens,
-            "explore_tokens": getattr(args, "explore_tokens", None)}
+            "explore_tokens": getattr(args, "explore_tokens", None),
+            "explore_rounds": getattr(args, "explore_rounds", None)}
 
 
 # ---------------------------------------------------------------- report
@@ -371,6 +373,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max-output-tokens", type=int, default=2048, help="room kept for replies (default 2048)")
     parser.add_argument("--explore-tokens", type=int, default=3000,
                         help="tokens of code the planner gathers before planning (default 3000: prompts stay quick)")
+    parser.add_argument("--explore-rounds", type=int, default=3,
+                        help="the planner's exploration rounds before planning (default 3)")
     parser.add_argument("--json", type=Path, help="write the per-task records to this file")
     parser.add_argument("--out-dir", type=Path, help="where repositories and traces go (default: a new temp dir)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
