@@ -38,11 +38,12 @@ from bot.ensemble.types import (
     TeamResult,
     TestOutcome,
 )
-from bot.ensemble.verdict import Judgement, judge
+from bot.ensemble.verdict import Judgement, judge, related_failures
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import BudgetExceeded, StopRequested, StructuredReplyError
 from bot.forge import Workspace
 from bot.trace import span
+from indexer.files import is_test_path
 
 log = logging.getLogger(__name__)
 REPLAN_AFTER = 2  # rounds failing with the same signature before the planner re-plans
@@ -104,13 +105,27 @@ class Team:
         """
         if not (self.required_tests or self.reproduction):
             return frozenset()
-        results = self.baseline.results if self.baseline else ()
-        failed = {name for name, outcome in results if outcome in ("fail", "error")}
-        return frozenset(failed - set(self.required_tests))
+        failed = set(self._base_failures())
+        return frozenset(failed - set(self.required_tests) - set(self._related_failures()))
 
     def judge(self, tests: TestOutcome, reproduction: str | None = None) -> Judgement:
-        """`tests` judged against the base; the reproduction test and the tests the task names must pass."""
-        return judge(self.baseline, tests, [*self.required_tests, *([reproduction] if reproduction else [])])
+        """`tests` judged against the base: the reproduction test, the tests the task names and the failing
+        tests that exercise the changed code must pass."""
+        required = [*self.required_tests, *([reproduction] if reproduction else []), *self._related_failures()]
+        return judge(self.baseline, tests, required)
+
+    def _base_failures(self) -> list[str]:
+        results = self.baseline.results if self.baseline else ()
+        return [name for name, outcome in results if outcome in ("fail", "error")]
+
+    def _related_failures(self) -> list[str]:
+        """Base failures whose test file uses a source file this team changed."""
+        failed = self._base_failures()
+        if not failed:
+            return []
+        files = WorkspaceFiles(self.workspace.path)
+        return related_failures(failed, self.workspace.changed_paths(), files.read, is_test_path,
+                                self.workspace.diff())
 
     def grep(self, text: str) -> list[tuple[str, int, str]]:
         """Exact-text search in the team's workspace."""

@@ -13,7 +13,8 @@ exit status can judge: the whole suite must pass.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from bot.ensemble.types import TestOutcome
@@ -107,3 +108,60 @@ def _with_reason(j: Judgement) -> Judgement:
     if j.new_failing:
         parts.append(f"new test(s) fail: {', '.join(j.new_failing[:5])}")
     return replace(j, reason="; ".join(parts))
+
+
+def related_failures(failed: Iterable[str], changed: Sequence[str], read: Callable[[str], str | None],
+                     is_test: Callable[[str], bool], diff: str = "") -> list[str]:
+    """The tests of `failed` whose test file uses the code the change edits: the change's business.
+
+    A test that already failed at the base is not blocking, unless it exercises the code the change
+    touched: then it is likely the bug's own test, and a change that leaves it red has not fixed it.
+    A test file uses the code when it names an edited source module or a function or class whose
+    definition the diff touches (from its hunk headers and changed definition lines).
+    """
+    names = {_stem(path) for path in changed if not is_test(path)} | changed_definitions(diff)
+    names -= {"", "__init__", "index", "main", "lib", "mod", "test", "tests"}
+    if not names:
+        return []
+    words = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, names))) + r")\b")
+    texts: dict[str, str | None] = {}
+    related = []
+    for name in failed:
+        path = file_of_test(name)
+        if path not in texts:
+            texts[path] = read(path)
+        if texts[path] and words.search(texts[path] or ""):
+            related.append(name)
+    return related
+
+
+_DEFINITION = re.compile(r"\b(?:def|class|func|function|fn|struct|interface)\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)")
+
+
+def changed_definitions(diff: str) -> set[str]:
+    """Names of functions and classes a unified diff touches, outside test files."""
+    names: set[str] = set()
+    test_file = False
+    for line in diff.splitlines():
+        if line.startswith("+++ "):
+            test_file = "test" in line.rsplit("/", 1)[-1].lower()
+        elif test_file:
+            continue
+        elif line.startswith("@@"):
+            names.update(_DEFINITION.findall(line.split("@@", 2)[-1]))
+        elif line[:1] in "+-" and not line.startswith(("+++", "---")):
+            names.update(_DEFINITION.findall(line))
+    return names
+
+
+def file_of_test(name: str) -> str:
+    """The file a test id names: 'tests/test_x.py::T::t' -> tests/test_x.py, 'tests.test_x::T::t' -> tests/test_x.py."""
+    where = name.split("::", 1)[0]
+    if "/" in where or where.endswith((".py", ".js", ".ts", ".go", ".rs", ".java")):
+        return where
+    return where.replace(".", "/") + ".py"
+
+
+def _stem(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name.split(".", 1)[0]

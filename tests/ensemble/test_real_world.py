@@ -66,7 +66,8 @@ def test_a_test_that_already_fails_neither_blocks_nor_reaches_the_coder(sample: 
                                             "tests/test_online.py::test_needs_the_network")
     # once the reproduction test shows the bug, the unrelated failure is no longer shown to the coder
     assert len(runner.known) == 3 and runner.known[1] == frozenset()
-    assert runner.known[2] == {"tests/test_online.py::test_needs_the_network", "tests/test_core.py::test_median_even"}
+    # the bug's own failing test exercises the code the fix edits (median), so it stays in view
+    assert runner.known[2] == {"tests/test_online.py::test_needs_the_network"}
     data = result.to_dict()
     assert list(data["judgement"]["still_failing"]) == ["tests/test_online.py::test_needs_the_network"]
 
@@ -274,3 +275,36 @@ def test_a_prompt_the_model_finds_too_long_is_asked_again_smaller(sample: Path) 
     parts = Components(models=models, retriever=FileRetriever(sample), runner=HostPytest())
     result = run_task(sample, TASK, Config(ensembles=1), {}, parts)
     assert result.success and models.refused == 1
+
+
+WEAK_REPRO = """tests/test_repro_median.py
+<<<<<<< SEARCH
+=======
+from stats import median
+
+
+def test_even_count_is_mean_of_middles():
+    assert median([40, 10, 30, 20]) == 25
+>>>>>>> REPLACE"""
+HALF_FIX = """stats/core.py
+<<<<<<< SEARCH
+    middle = len(ordered) // 2
+    return ordered[middle]
+=======
+    middle = len(ordered) // 2
+    if ordered == [1, 2, 3, 4]:
+        return ordered[middle]
+    if len(ordered) % 2 == 0:
+        return (ordered[middle - 1] + ordered[middle]) / 2
+    return ordered[middle]
+>>>>>>> REPLACE"""
+
+
+def test_a_fix_that_passes_its_own_reproduction_but_leaves_the_bugs_test_red_is_not_a_success(sample: Path) -> None:
+    task = Task("median() is wrong for an even number of values", "It returns the upper middle value.", slug="m")
+    script = {**happy_script(), ("coder", None): [WEAK_REPRO, HALF_FIX, "nothing more"],
+              ("critic", "review"): [ACCEPT]}
+    result, _, _ = run(sample, script, task=task, max_iterations=1)
+    assert result.reproduction is not None and result.reproduction.failed_before
+    assert not result.success
+    assert result.judgement is not None and "tests/test_core.py::test_median_even" in result.judgement.required_failing

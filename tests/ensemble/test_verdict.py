@@ -104,3 +104,25 @@ def test_editing_a_dependency_file_prepares_the_environment_again(tmp_path) -> N
     assert "t.py::test_new" in outcome.summary and "t.py::test_old" not in outcome.summary
     assert "1 test(s) that already failed before any change are not shown" in outcome.summary
     assert dict(outcome.results) == {"t.py::test_old": "fail", "t.py::test_new": "fail"}
+
+
+def test_a_failing_test_that_uses_the_changed_code_is_the_changes_business() -> None:
+    from bot.ensemble.verdict import related_failures
+
+    files = {"tests/test_core.py": "from stats.core import median\n", "tests/test_net.py": "import socket\n",
+             "tests/test_legacy.py": "import stats.core as core\n"}
+    failed = ["tests/test_core.py::test_median_even", "tests/test_net.py::test_online",
+              "tests.test_legacy::Old::test_it"]
+    related = related_failures(failed, ["stats/core.py", "tests/test_repro.py"], files.get,
+                               lambda p: p.startswith("tests/"))
+    assert related == ["tests/test_core.py::test_median_even", "tests.test_legacy::Old::test_it"]
+    assert related_failures(failed, ["tests/test_repro.py"], files.get, lambda p: p.startswith("tests/")) == []
+
+
+def test_the_definitions_a_diff_touches_are_named_from_hunk_headers_and_changed_lines() -> None:
+    from bot.ensemble.verdict import changed_definitions
+
+    diff = ("--- a/stats/core.py\n+++ b/stats/core.py\n@@ -12,3 +12,5 @@ def median(values):\n"
+            "     middle = len(ordered) // 2\n+    if even:\n+def helper(x):\n"
+            "--- a/tests/test_core.py\n+++ b/tests/test_core.py\n@@ -1 +1 @@ def test_mean():\n+def test_new():\n")
+    assert changed_definitions(diff) == {"median", "helper"}
