@@ -55,6 +55,7 @@ class RoundEdits:
     failures: list[EditFailure] = field(default_factory=list)  # of the last turn: what is still wrong
     refusals: list[EditFailure] = field(default_factory=list)  # policy refusals of every turn
     redirected: list[tuple[str, str]] = field(default_factory=list)
+    writes: int = 0  # files written over all turns: a follow-up that writes nothing new made no progress
 
 
 def code_round(team: Any, plan: Plan, found: Any, feedback: str, rnd: Round, reproduce: bool = False) -> Round:
@@ -135,20 +136,32 @@ def _converse(team: Any, prompt: Callable[[int], list[Message]], shown: list[str
             continue
         if tail and not parsed.blocks and not parsed.failures:
             return edits  # a follow-up answered without any block: the coder has nothing more to change
-        parsed, copied = _without_example(parsed, example)
-        with span("ensemble.edits", team=team.name, blocks=len(parsed.blocks)) as s:
-            turn = [*copied, *_apply(team, parsed, shown, edits)]
-            # what the coder wrote and why it did not apply: the evidence for model behaviour analysis
-            s.set(applied=edits.applied, failures=[f"{f.reason}: {f.path}" for f in turn][:10],
-                  reply_head=text[:REPLY_TRACE_CHARS] if turn else "")
-        edits.refusals += [f for f in turn if f.reason in POLICY_REASONS]
+        writes, before = edits.writes, _signature(edits.failures)
+        turn = _turn(team, parsed, text, shown, edits, example)
         cut_off = getattr(reply, "finish_reason", "") == "length" or bool(getattr(reply, "truncated", False))
-        if not (turn or cut_off) or follow_ups_left == 0:
-            edits.failures = turn
-            return edits
-        follow_ups_left -= 1
+        stalled = bool(tail) and edits.writes == writes and _signature(turn) == before
         edits.failures = turn
+        if not (turn or cut_off) or follow_ups_left == 0 or (stalled and not cut_off):
+            return edits  # done, out of follow-ups, or the same failures again with nothing new written
+        follow_ups_left -= 1
         tail += [Message("assistant", text), Message("user", _follow_up(turn, edits, cut_off))]
+
+
+def _turn(team: Any, parsed: Any, text: str, shown: list[str], edits: RoundEdits,
+          example: tuple[str, str, str]) -> list[EditFailure]:
+    """Apply one reply's blocks (less a copied example), traced; the failures of this turn."""
+    parsed, copied = _without_example(parsed, example)
+    with span("ensemble.edits", team=team.name, blocks=len(parsed.blocks)) as s:
+        turn = [*copied, *_apply(team, parsed, shown, edits)]
+        # what the coder wrote and why it did not apply: the evidence for model behaviour analysis
+        s.set(applied=edits.applied, failures=[f"{f.reason}: {f.path}" for f in turn][:10],
+              reply_head=text[:REPLY_TRACE_CHARS] if turn else "")
+    edits.refusals += [f for f in turn if f.reason in POLICY_REASONS]
+    return turn
+
+
+def _signature(failures: list[EditFailure]) -> list[tuple[str, str]]:
+    return sorted((f.reason, f.path) for f in failures)
 
 
 def _apply(team: Any, parsed: Any, shown: list[str], edits: RoundEdits) -> list[EditFailure]:
@@ -163,6 +176,7 @@ def _apply(team: Any, parsed: Any, shown: list[str], edits: RoundEdits) -> list[
     for path in changes:
         edits.originals.setdefault(path, files.read(path))
     write_changes(team.workspace.path, changes)
+    edits.writes += len(changes)
     edits.applied += result.applied if changes else 0
     edits.redirected += list(getattr(result, "redirected", ()))
     return [*parsed.failures, *[f for f in result.failures if f.path not in blocked], *linked]

@@ -308,3 +308,11 @@ def test_a_fix_that_passes_its_own_reproduction_but_leaves_the_bugs_test_red_is_
     assert result.reproduction is not None and result.reproduction.failed_before
     assert not result.success
     assert result.judgement is not None and "tests/test_core.py::test_median_even" in result.judgement.required_failing
+
+
+def test_a_follow_up_that_repeats_the_same_failure_ends_the_round_s_turns(sample: Path) -> None:
+    script = {**happy_script(), ("coder", None): [REPRO, FIX + "\n\n" + BAD_BLOCK, FIX + "\n\n" + BAD_BLOCK]}
+    result, models, _ = run(sample, script)
+    assert result.success
+    # round 1: the first turn and one follow-up that changed nothing and failed the same way; no third turn
+    assert len(coder_prompts(models)) == 1 + 2
