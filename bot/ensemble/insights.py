@@ -3,14 +3,18 @@
 `InsightBoard` is in memory: after each round a team posts what it tried, what failed and the
 key error; the other team's planner and coder read the notes they have not seen. `InsightStore`
 is `.ensemble/insights.jsonl`: one lesson per run, bounded, retrieved by similarity through the
-indexer's embedder (or by word overlap when no embedder is available).
+indexer's embedder (or by word overlap when no embedder is available). Writers hold a file lock
+beside the store (`insights.jsonl.lock`), so runs in other processes on the same checkout add
+their lessons in turn instead of overwriting each other's.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import re
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -20,6 +24,7 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 STORE_FILE = "insights.jsonl"
 MAX_LESSONS = 200
+LOCK_TIMEOUT_S = 60.0  # another run's write takes milliseconds; a minute means a stuck process
 Embed = Callable[[list[str]], Sequence[Sequence[float]]]
 
 
@@ -93,16 +98,25 @@ class InsightStore:
                 log.warning("skipping a damaged line in %s", self.path)
         return lessons
 
-    def add(self, lesson: Lesson) -> None:
-        """Append a lesson, dropping the oldest beyond the cap (atomic rewrite)."""
+    def add(self, lesson: Lesson) -> bool:
+        """Append a lesson, dropping the oldest beyond the cap (atomic rewrite under the file lock).
+
+        A lesson is worth less than the run that learnt it: a full disk or a lock held too long
+        is logged and the lesson dropped (False); the store stays as it was.
+        """
+        from filelock import FileLock, Timeout
+
         if self.embed and lesson.vector is None:
             lesson.vector = [round(float(x), 4) for x in self.embed([lesson.task])[0]]
-        with self._lock:
-            lessons = (self.load() + [lesson])[-self.limit:]
+        try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(".tmp")
-            tmp.write_text("".join(json.dumps(asdict(x)) + "\n" for x in lessons), encoding="utf-8")
-            tmp.replace(self.path)
+            with self._lock, FileLock(f"{self.path}.lock", timeout=LOCK_TIMEOUT_S):
+                lessons = (self.load() + [lesson])[-self.limit:]
+                _write_atomically(self.path, "".join(json.dumps(asdict(x)) + "\n" for x in lessons))
+        except (OSError, Timeout) as exc:
+            log.warning("could not keep this run's lesson in %s (%s); the store is unchanged", self.path, exc)
+            return False
+        return True
 
     def relevant(self, task: str, k: int = 3) -> list[Lesson]:
         """The `k` lessons most similar to `task`."""
@@ -117,6 +131,18 @@ class InsightStore:
             scores = [len(words & _words(x.task)) / (len(words | _words(x.task)) or 1) for x in lessons]
         ranked = sorted(zip(scores, range(len(lessons)), strict=True), reverse=True)
         return [lessons[i] for score, i in ranked[:k] if score > 0]
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Replace `path` with `text`: a reader sees the old file or the new one, never a half-written one."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _words(text: str) -> set[str]:
