@@ -74,7 +74,7 @@ def _temp_root(env: Mapping[str, str]) -> Path:
 
 def build_context(env: Mapping[str, str], event: Event, engine: Engine | None, planner: Planner | None) -> Context:
     """A Context from the environment; a missing token or repository is a usage error."""
-    from bot.forge.github import GitHubForge
+    from actions.github import GitHubForge
 
     token = env.get("GITHUB_TOKEN", "")
     if not token:

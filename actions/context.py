@@ -15,9 +15,9 @@ from typing import Any
 
 from actions.engine import Engine, Planner
 from actions.events import Event
+from actions.github import CommentInfo, GitHubForge, PullInfo
 from actions.markers import read_marker
 from bot.ensemble.types import RunResult
-from bot.forge.github import CommentInfo, GitHubForge, PullInfo
 
 log = logging.getLogger(__name__)
 WRITE_PERMISSIONS = ("admin", "write")  # the API's legacy field maps maintain to write, triage to read

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from actions.context import NEEDS_HUMAN, WORKING, Context, Outcome, branch_of_issue, issue_of_branch
 from actions.engine import plan_text
+from actions.github import PullInfo
 from actions.gitops import check_hold, prepare_clone
 from actions.progress import ProgressComment, StopWatcher
 from actions.render import plan_comment, pr_body, questions_comment
@@ -21,7 +22,6 @@ from actions.settings import register_secrets, remote_config
 from actions.threads import answer_threads, request_review
 from bot.config import Config, load_config
 from bot.ensemble.types import STOPPED, Plan, RunResult, Task
-from bot.forge.github import PullInfo
 from bot.trace import new_run_id, span
 
 log = logging.getLogger(__name__)

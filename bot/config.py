@@ -13,11 +13,8 @@ Environment variables that override the file (documented in the README):
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import math
 import os
-import re
-import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,6 +23,7 @@ from typing import Any, Literal
 
 import yaml
 
+from bot.config_check import build_checked
 from bot.errors import ConfigError, ConfigIssue
 
 CONFIG_PATH = ".github/ensemble.yml"
@@ -218,10 +216,9 @@ def parse_config(text: str, filename: str = CONFIG_PATH) -> Config:
         raise ConfigError([ConfigIssue(filename, line, "", f"invalid YAML: {problem}; check indentation and quoting")]) from None
     if data is None:
         return Config(source=filename)
-    checker = _Checker(filename, _key_lines(root))
-    config = checker.build(Config, data, "")
-    if checker.issues:
-        raise ConfigError(checker.issues)
+    config, issues = build_checked(Config, data, filename, root)
+    if issues:
+        raise ConfigError(issues)
     return dataclasses.replace(config, source=filename)
 
 
@@ -254,119 +251,3 @@ def apply_env_overrides(config: Config, env: Mapping[str, str]) -> Config:
     if issues:
         raise ConfigError(issues)
     return dataclasses.replace(config, models=models, budget_usd=budget)
-
-
-def _key_lines(node: yaml.Node | None, prefix: str = "") -> dict[str, int]:
-    """Map each key path ('models.planner.model', 'paths.deny[1]') to its 1-based line."""
-    lines: dict[str, int] = {}
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            path = f"{prefix}.{key_node.value}" if prefix else str(key_node.value)
-            lines.setdefault(path, key_node.start_mark.line + 1)
-            lines.update(_key_lines(value_node, path))
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            path = f"{prefix}[{i}]"
-            lines[path] = item.start_mark.line + 1
-            lines.update(_key_lines(item, path))
-    return lines
-
-
-def _describe(value: Any) -> str:
-    """'a list', 'a string 'abc'': how a bad value reads in a message."""
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    kinds = {str: "a string", bool: "a boolean", int: "an integer", float: "a number", type(None): "nothing (null)"}
-    return f"{kinds.get(type(value), type(value).__name__)} {value!r}"
-
-
-class _Checker:
-    """Builds config dataclasses from plain YAML data, collecting every issue on the way."""
-
-    def __init__(self, filename: str, lines: dict[str, int]):
-        self.filename = filename
-        self.lines = lines
-        self.issues: list[ConfigIssue] = []
-
-    def fail(self, path: str, message: str) -> None:
-        line = self.lines.get(path) or self.lines.get(path.rsplit(".", 1)[0])
-        self.issues.append(ConfigIssue(self.filename, line, path or "(top level)", message))
-
-    def build(self, cls: type, data: Any, path: str, base: Any = None) -> Any:
-        if not isinstance(data, dict):
-            self.fail(path, f"expected a mapping of keys to values, got {_describe(data)}")
-            return base if base is not None else cls()
-        hints = typing.get_type_hints(cls)
-        fields = {f.name: f for f in dataclasses.fields(cls) if not f.metadata.get("internal")}
-        values: dict[str, Any] = {}
-        for key, value in data.items():
-            key_path = f"{path}.{key}" if path else str(key)
-            if key not in fields:
-                close = difflib.get_close_matches(str(key), list(fields), n=1, cutoff=0.6)
-                hint = f"did you mean {close[0]!r}?" if close else f"valid keys here: {', '.join(fields)}"
-                self.fail(key_path, f"unknown key; {hint}")
-                continue
-            default = fields[key].default
-            if dataclasses.is_dataclass(default) and isinstance(value, dict):
-                # a partly given section keeps its own defaults (critic: {temperature: 0.2} stays gemini)
-                converted = self.build(type(default), value, key_path, base=default)
-            else:
-                converted = self.convert(hints[key], value, key_path, fields[key].metadata)
-            if converted is not _INVALID:
-                values[key] = converted
-        if base is not None:
-            return dataclasses.replace(base, **values)
-        return cls(**values)  # keys not given keep the class defaults
-
-    def convert(self, hint: Any, value: Any, path: str, meta: Mapping[str, Any]) -> Any:
-        origin, args = typing.get_origin(hint), typing.get_args(hint)
-        if origin in (typing.Union, types.UnionType):
-            if value is None and type(None) in args:
-                return None
-            hint = next(a for a in args if a is not type(None))
-            origin, args = typing.get_origin(hint), typing.get_args(hint)
-        if dataclasses.is_dataclass(hint):
-            return self.build(typing.cast(type, hint), value, path)
-        if origin is Literal:
-            if value in args:
-                return value
-            noun = "provider" if path.endswith("provider") else "value"
-            self.fail(path, f"unknown {noun} {value!r}; expected one of {', '.join(map(str, args))}")
-            return _INVALID
-        if origin is tuple:
-            if not isinstance(value, list):
-                self.fail(path, f"expected a list, got {_describe(value)}")
-                return _INVALID
-            items = [self.convert(args[0], item, f"{path}[{i}]", {}) for i, item in enumerate(value)]
-            return _INVALID if _INVALID in items else tuple(items)
-        return self.scalar(hint, value, path, meta)
-
-    def scalar(self, hint: type, value: Any, path: str, meta: Mapping[str, Any]) -> Any:
-        ok = {
-            bool: isinstance(value, bool),
-            int: isinstance(value, int) and not isinstance(value, bool),
-            float: isinstance(value, int | float) and not isinstance(value, bool),
-            str: isinstance(value, str),
-        }[hint]
-        if not ok:
-            expected = {bool: "true or false", int: "a whole number", float: "a number", str: "a string"}[hint]
-            self.fail(path, f"expected {expected}, got {_describe(value)}")
-            return _INVALID
-        if hint is float and not math.isfinite(value):
-            self.fail(path, f"{value!r} is not a finite number; give a plain number like 2.5")
-            return _INVALID
-        if "min" in meta and value < meta["min"]:
-            self.fail(path, f"{value!r} is below the minimum {meta['min']}; use a value >= {meta['min']}")
-            return _INVALID
-        if "max" in meta and value > meta["max"]:
-            self.fail(path, f"{value!r} is above the maximum {meta['max']}; use a value <= {meta['max']}")
-            return _INVALID
-        if "pattern" in meta and not re.match(meta["pattern"], str(value)):
-            self.fail(path, f"{value!r} is not valid; expected a value {meta.get('hint', meta['pattern'])}")
-            return _INVALID
-        return float(value) if hint is float else value
-
-
-_INVALID = object()

@@ -16,11 +16,11 @@ from typing import Any
 
 from actions.context import NEEDS_HUMAN, Context, Outcome, branch_of_issue, issue_of_branch
 from actions.flow import revise_pull
+from actions.github import ForgeError, PullInfo
 from actions.logcut import cut_failure, failure_signature
 from actions.markers import inert, marker
 from actions.render import escalation_comment, fenced
 from actions.settings import remote_config
-from bot.forge.github import ForgeError, PullInfo
 
 log = logging.getLogger(__name__)
 

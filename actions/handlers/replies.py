@@ -9,9 +9,9 @@ import logging
 from typing import Any
 
 from actions.context import Context, Outcome
+from actions.github import ForgeError
 from actions.markers import inert, marker
 from actions.render import REFUSAL
-from bot.forge.github import ForgeError
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
-from bot.ensemble import prompts
+from bot.ensemble import prompts, round_text
 from bot.ensemble.asking import ask
 from bot.ensemble.coding import code_round
 from bot.ensemble.insights import InsightBoard
@@ -218,7 +218,7 @@ def _reproduce(team: Team, plan: Plan, found: Exploration) -> Reproduction:
         rnd = code_round(team, plan, found, feedback, Round(0, kind="reproduce"), reproduce=True)
         if rnd.applied and not rnd.compile_error and rnd.tests is not None:
             failed = _reproduces(team, rnd.tests, path)
-            _commit(team, f"Add reproduction test {path}", _round_body(plan, rnd, "reproduction test"))
+            _commit(team, f"Add reproduction test {path}", round_text.round_body(plan, rnd, "reproduction test"))
             note = "" if failed else "the reproduction test passed before the fix, so it does not show the bug"
             return Reproduction(path, failed_before=failed, note=note)
         team.workspace.discard()
@@ -247,13 +247,13 @@ def _refine(team: Team, result: TeamResult, found: Exploration) -> None:
         result.rounds.append(rnd)
         if rnd.applied and not rnd.compile_error:
             # Commit before the review, so a budget stop during it still leaves the tested change.
-            rnd.commit = _commit(team, f"{team.task.title[:60]} (round {number})", _round_body(plan, rnd, "fix"))
+            rnd.commit = _commit(team, f"{team.task.title[:60]} (round {number})", round_text.round_body(plan, rnd, "fix"))
             result.tests_after, result.judgement = rnd.tests, rnd.judgement
             team.say("reviewing", number)
             _review(team, plan, rnd)
         else:
             team.workspace.discard()  # the next round starts from the last commit
-        team.board.publish(team.name, _insight(rnd))
+        team.board.publish(team.name, round_text.insight(rnd))
         if rnd.good and rnd.verdict == "accept":
             result.accepted = True
             result.stop_reason = ACCEPTED
@@ -263,7 +263,7 @@ def _refine(team: Team, result: TeamResult, found: Exploration) -> None:
         if same > STUCK_AFTER - 1 and not rnd.good:
             result.stop_reason, result.stop_detail = STUCK, f"the same failure {same} times: {last_sig[:200]}"
             return
-        feedback = _feedback(rnd)
+        feedback = round_text.feedback(rnd)
         if same == REPLAN_AFTER and number < team.max_iterations:
             plan = _replan(team, result, found)
     result.stop_reason = MAX_ITERATIONS
@@ -273,7 +273,7 @@ def _refine(team: Team, result: TeamResult, found: Exploration) -> None:
 def _replan(team: Team, result: TeamResult, found: Exploration) -> Plan:
     """Explore further with what the rounds taught, then plan again."""
     team.say("re-planning", len(result.rounds))
-    history = _history(result)
+    history = round_text.history(result)
     files = WorkspaceFiles(team.workspace.path)
     explore(team.models, team.retriever, team.task, team.notes("planner"), files.read, team.name,
             grep=team.grep, budget=team.explore_budget, history=history, found=found,
@@ -300,7 +300,7 @@ def _review(team: Team, plan: Plan, rnd: Round) -> None:
     try:
         conventions = team.conventions(team.workspace.changed_paths())
         reply = ask(team.models, "critic", lambda size: prompts.critic_messages(
-            team.task, plan, diff, _test_report(rnd), team.name, size, conventions),
+            team.task, plan, diff, round_text.test_report(rnd), team.name, size, conventions),
             team.prompt_budget("critic"), schema="review")
     except StructuredReplyError as exc:  # every critic model failed to answer in shape: no verdict this round
         log.warning("team %s: no usable review in round %d: %s", team.name, rnd.number, exc)
@@ -311,58 +311,6 @@ def _review(team: Team, plan: Plan, rnd: Round) -> None:
     rnd.feedback = str(data.get("feedback", ""))
 
 
-def _test_report(rnd: Round) -> str:
-    """The tests as the critic sees them: judged against the base, then the run's summary."""
-    if rnd.tests is None:
-        return "(no tests ran)"
-    judged = rnd.judgement
-    status = "PASSED" if rnd.good else "FAILED"
-    verdict = f" (judged against the base: {judged.reason})" if judged and judged.per_test else ""
-    return f"{status}{verdict}\n{rnd.tests.summary}"
-
-
 def _commit(team: Team, summary: str, body: str) -> str | None:
     commit = team.workspace.commit(summary, body, team.trailers)
     return commit.sha if commit else None
-
-
-def _round_body(plan: Plan, rnd: Round, what: str) -> str:
-    tests = rnd.tests
-    blamed = rnd.judgement.blamed if rnd.judgement else (tests.failing if tests else ())
-    state = "tests pass" if rnd.good else f"tests fail: {', '.join(blamed[:5]) or 'see log'}" \
-        if tests else "tests not run"
-    review = f"Critic: {rnd.verdict}. {rnd.feedback}".strip() if rnd.verdict else ""
-    return "\n\n".join(filter(None, [plan.summary, f"Round {rnd.number} ({what}): {state}.", review]))
-
-
-def _feedback(rnd: Round) -> str:
-    if not rnd.applied:
-        return "Your edits were NOT applied (nothing changed):\n" + rnd.edit_errors
-    if rnd.compile_error:
-        return ("Your edits do not compile, so they were dropped (the files are as before your edits):\n"
-                + rnd.compile_error)
-    parts = [f"Your edits were applied. Tests {'pass' if rnd.good else 'fail'}."]
-    if rnd.partial:
-        parts.append("Some of your blocks did not apply:\n" + rnd.partial)
-    if rnd.refused:
-        parts.append("Refused edits (undone):\n" + "\n".join(f"- {r}" for r in rnd.refused))
-    if rnd.judgement is not None and not rnd.good:
-        parts.append(rnd.judgement.reason)
-    if rnd.tests and not rnd.good:
-        parts.append(rnd.tests.summary)
-    if rnd.verdict == "revise" and rnd.feedback:
-        parts.append("Reviewer: " + rnd.feedback)
-    return "\n".join(parts)
-
-
-def _insight(rnd: Round) -> str:
-    if not rnd.applied:
-        return f"round {rnd.number}: edits did not apply ({rnd.edit_errors[:160]})"
-    if rnd.compile_error:
-        return f"round {rnd.number}: compile error {rnd.compile_error[:160]}"
-    state = "tests pass" if rnd.good else f"tests fail: {rnd.signature[:160]}"
-    return f"round {rnd.number}: {state}; critic {rnd.verdict or '-'}: {rnd.feedback[:160]}"
-
-
-def _history(result: TeamResult) -> str:
-    return prompts.render_history([_insight(r) for r in result.rounds])

@@ -2,8 +2,8 @@
 
 A forge hands out one `Workspace` per team (a git worktree on the run's base commit), and
 publishes the winning workspace's commits as the branch `ensemble/<slug>`. `LocalForge`
-(bot/forge/local.py) does this on a plain local checkout; the GitHub forge adds pushing,
-the pull request and comments on top of the same git operations.
+(bot/forge/local.py) does this on a plain local checkout, which under GitHub Actions is the
+handler's clone: pushing, the pull request and comments are `actions/github`'s, not the engine's.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from actions.github import ReviewThread
 from actions.threads import addressed, changed_lines
-from bot.forge.github import ReviewThread
 
 DIFF = """diff --git a/calc.py b/calc.py
 --- a/calc.py

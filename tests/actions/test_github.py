@@ -1,4 +1,4 @@
-"""The GitHub forge against the fake GitHub, through the real PyGithub and real git."""
+"""GitHub (actions/github) against the fake GitHub, through the real PyGithub and real git."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.forge.github import ForgeError, GitHubForge
+from actions.github import ForgeError, GitHubForge
 from tests.fakes.github_server import FakeGitHub
 
 REPO = "octo/demo"

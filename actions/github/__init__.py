@@ -1,0 +1,28 @@
+"""GitHub for the Actions entry: issues, pulls, reviews, checks and Actions through PyGithub, clone and push through GitPython.
+
+Only `actions/` talks to GitHub. The engine never does: it works in the clone through the local
+forge (`bot/forge`: worktrees and the branch `ensemble/<slug>`), and the handlers bring the clone
+in, push the branch and write the pull request and comments with `GitHubForge`.
+
+    base.py    the client, `call` (rate-limit waits) and `ForgeError`
+    issues.py  issues, comments, reactions, labels
+    pulls.py   pull requests, reviews, review threads
+    checks.py  branches, workflow runs, check suites, commit statuses
+    remote.py  clone and push, the token passed to git through the environment
+    info.py    the plain data the handlers read (`PullInfo`, `CommentInfo`, ...)
+"""
+
+from __future__ import annotations
+
+from actions.github.base import ForgeError
+from actions.github.checks import GREEN, CheckCalls
+from actions.github.info import CommentInfo, PullInfo, ReviewInfo, ReviewThread, RunInfo
+from actions.github.issues import IssueCalls
+from actions.github.pulls import PullCalls
+from actions.github.remote import RemoteCalls
+
+__all__ = ["GREEN", "CommentInfo", "ForgeError", "GitHubForge", "PullInfo", "ReviewInfo", "ReviewThread", "RunInfo"]
+
+
+class GitHubForge(IssueCalls, PullCalls, CheckCalls, RemoteCalls):
+    """One repository on one GitHub (github.com or Enterprise Server, or a fake)."""

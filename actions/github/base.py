@@ -1,0 +1,129 @@
+"""Calling GitHub: the PyGithub client for one repository, rate-limit waits and `ForgeError`.
+
+PyGithub runs with its own retries off; secondary rate limits (403/429 with `retry-after`)
+are waited out here, up to `max_wait_s` in total per call. Every other GitHub error becomes
+a `ForgeError` that says what the bot was trying to do and what GitHub answered.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+from bot.errors import EnsembleError
+from bot.redact import Redactor
+from bot.trace import span
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class ForgeError(EnsembleError):
+    """A GitHub or git operation failed; the message says which and what GitHub answered."""
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status
+
+
+class GitHubBase:
+    """One repository on one GitHub (github.com or Enterprise Server, or a fake): the client and `call`."""
+
+    def __init__(self, repo: str, token: str, api_url: str = "https://api.github.com",
+                 server_url: str = "https://github.com", max_wait_s: float = 300.0,
+                 sleep: Callable[[float], None] = time.sleep, secrets: Iterable[str] = ()):
+        from github import Auth, Github
+
+        self.full_name = repo
+        self._token = token
+        # Everything the bot writes on GitHub is public: secret values and token shapes are masked.
+        self.redactor = Redactor([token, *secrets])
+        self.server_url = server_url.rstrip("/")
+        self.max_wait_s = max_wait_s
+        self._sleep = sleep
+        self._gh = Github(base_url=api_url.rstrip("/"), auth=Auth.Token(token), retry=None, lazy=True,
+                          seconds_between_requests=None, seconds_between_writes=None, timeout=30)
+        self._repo = self._gh.get_repo(repo)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.full_name!r}, server_url={self.server_url!r})"
+
+    # -- calling GitHub ------------------------------------------------------------------
+    def call(self, what: str, fn: Callable[[], T]) -> T:
+        """Run `fn`, waiting out secondary rate limits; other GitHub errors become ForgeError."""
+        from github import GithubException, RateLimitExceededException
+
+        waited = 0.0
+        with span("github.api", what=what) as s:
+            while True:
+                try:
+                    return fn()
+                except (RateLimitExceededException, GithubException) as exc:
+                    s.set(status_code=exc.status)
+                    wait = retry_after(exc)
+                    if wait is None:
+                        raise ForgeError(f"GitHub refused to {what}: {exc.status} {message(exc)}",
+                                         exc.status) from None
+                    if waited + wait > self.max_wait_s:
+                        raise ForgeError(f"GitHub rate-limited us while trying to {what}; waited {waited:.0f}s, "
+                                         "which is the limit; run again later") from None
+                    log.warning("GitHub secondary rate limit while trying to %s; waiting %.0fs", what, wait)
+                    self._sleep(wait)
+                    waited += wait
+                    s.set(rate_limited_s=waited)
+
+    def _not_found_is_none(self, what: str, fn: Callable[[], T]) -> T | None:
+        try:
+            return self.call(what, fn)
+        except ForgeError as exc:
+            if exc.status == 404:
+                return None
+            raise
+
+    def whoami(self) -> str | None:
+        """The token's user for a personal token; None for App and Actions tokens (they cannot ask)."""
+        try:
+            return self.call("read the token's user", lambda: self._gh.get_user().login)
+        except ForgeError as exc:
+            if exc.status in (401, 403, 404):
+                return None
+            raise
+
+    def default_branch(self) -> str:
+        return self.call("read the repository", lambda: self._repo.default_branch)
+
+    def read_file(self, path: str, ref: str) -> str | None:
+        """A file's text at `ref`, or None when it does not exist there."""
+        def fetch() -> str:
+            content = self._repo.get_contents(path, ref=ref)
+            if isinstance(content, list):
+                raise ForgeError(f"{path} is a directory in {self.full_name}; expected a file", 404)
+            return content.decoded_content.decode("utf-8", errors="replace")
+        return self._not_found_is_none(f"read {path}", fetch)
+
+    def add_secrets(self, values: Iterable[str]) -> None:
+        """Also mask these values (a configured `secret_env`) in everything written from now on."""
+        self.redactor = self.redactor.extended(values)
+
+
+def retry_after(exc: Exception) -> float | None:
+    """Seconds to wait for a rate-limit answer, or None when the error is not one."""
+    from github import RateLimitExceededException
+
+    status = getattr(exc, "status", None)
+    headers = {k.lower(): v for k, v in (getattr(exc, "headers", None) or {}).items()}
+    if not (isinstance(exc, RateLimitExceededException) or status == 429):
+        return None
+    if headers.get("retry-after", "").isdigit():
+        return float(headers["retry-after"])
+    if headers.get("x-ratelimit-reset", "").isdigit():
+        return max(1.0, float(headers["x-ratelimit-reset"]) - time.time())
+    return 60.0  # GitHub's advice when neither header is present
+
+
+def message(exc: Any) -> str:
+    """The message GitHub sent with an error answer."""
+    data = getattr(exc, "data", None)
+    return data.get("message", "") if isinstance(data, dict) else str(data or "")

@@ -1,0 +1,102 @@
+"""Branches, workflow runs, check suites and commit statuses: what self-healing reads and restarts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from actions.github.base import ForgeError, GitHubBase
+from actions.github.info import RunInfo, run_info
+
+GREEN = ("success", "skipped", "neutral")
+
+
+class CheckCalls(GitHubBase):
+    """Refs, GitHub Actions runs and the checks of other CI apps."""
+
+    def branch_head(self, branch: str) -> str | None:
+        """The branch's current head SHA on GitHub, or None when it does not exist."""
+        return self._not_found_is_none(f"read branch {branch}", lambda: self._repo.get_git_ref(f"heads/{branch}").object.sha)
+
+    def run(self, run_id: int) -> RunInfo:
+        return self.call(f"read workflow run {run_id}", lambda: run_info(self._repo.get_workflow_run(run_id)))
+
+    def runs(self, head_sha: str | None = None, check_suite_id: int | None = None) -> list[RunInfo]:
+        """Workflow runs for a head SHA or a check suite."""
+        kwargs: dict[str, Any] = {"head_sha": head_sha} if head_sha else {"check_suite_id": check_suite_id}
+        return self.call("list workflow runs", lambda: [run_info(r) for r in self._repo.get_workflow_runs(**kwargs)])
+
+    def failed_job_logs(self, run_id: int) -> list[tuple[str, str]]:
+        """(job name, log text) of the failed (or timed-out) jobs of a run's latest attempt."""
+        import requests
+
+        def fetch() -> list[tuple[str, str]]:
+            jobs = [j for j in self._repo.get_workflow_run(run_id).jobs() if j.conclusion in ("failure", "timed_out")]
+            return [(job.name, job.logs_url()) for job in jobs]
+
+        logs = []
+        for name, url in self.call(f"list failed jobs of run {run_id}", fetch):
+            response = requests.get(url, timeout=60)  # a signed URL: no token goes there
+            if response.status_code != 200:
+                raise ForgeError(f"could not download the log of job {name!r}: HTTP {response.status_code}")
+            logs.append((name, response.text))
+        return logs
+
+    def suite_failures(self, suite_id: int) -> list[tuple[str, str]]:
+        """(check run name, report) of the failed check runs of another CI app's check suite.
+
+        The report is what the app published: the output's title, summary and text, then its
+        annotations (file:line: message), as the closest thing to a log such apps offer.
+        """
+        def fetch() -> list[tuple[str, str]]:
+            found = []
+            for run in self._repo.get_check_suite(suite_id).get_check_runs():
+                if run.conclusion not in ("failure", "timed_out"):
+                    continue
+                output = run.output
+                parts = [output.title, output.summary, output.text] if output is not None else []
+                notes = [f"{a.path}:{a.start_line}: {a.annotation_level}: {a.message}"
+                         for a in list(run.get_annotations())[:50]]
+                found.append((run.name, "\n".join(p for p in [*parts, *notes] if p)))
+            return found
+        return self.call(f"read the check runs of check suite {suite_id}", fetch)
+
+    def rerequest_suite(self, suite_id: int) -> bool:
+        """Ask the suite's app to run it again (its check_suite `rerequested` event)."""
+        return self.call(f"re-request check suite {suite_id}", lambda: self._repo.get_check_suite(suite_id).rerequest())
+
+    def rerun_failed_jobs(self, run_id: int) -> bool:
+        return self.call(f"re-run failed jobs of run {run_id}", lambda: self._repo.get_workflow_run(run_id).rerun_failed_jobs())
+
+    def dispatch(self, workflow: str, ref: str) -> None:
+        """Start `workflow` (file name or id) on `ref` through workflow_dispatch."""
+        self.call(f"dispatch {workflow} on {ref}", lambda: self._repo.get_workflow(workflow).create_dispatch(ref, throw=True))
+
+    def checks_green(self, sha: str, ignore_run: str | None = None) -> tuple[bool, str]:
+        """Whether every check on `sha` finished green, and a sentence saying why (not).
+
+        Checks are the check runs of every app (GitHub Actions' jobs among them) and the commit
+        statuses of older CI services. No checks at all is not green: nothing tested the commit.
+        `ignore_run` is the Actions run id of the bot's own job, which is still running.
+        """
+        def fetch() -> tuple[list[tuple[str, str, str | None]], list[tuple[str, str]]]:
+            commit = self._repo.get_commit(sha)
+            mine = f"/actions/runs/{ignore_run}/" if ignore_run else None
+            runs: list[tuple[str, str, str | None]] = [
+                (c.name, c.status, c.conclusion) for c in commit.get_check_runs()
+                if not (mine and mine in (c.details_url or ""))]
+            statuses = [(st.context, st.state) for st in commit.get_combined_status().statuses]
+            return runs, statuses
+
+        runs, statuses = self.call(f"read the checks of {sha[:7]}", fetch)
+        short = sha[:7]
+        if not runs and not statuses:
+            return False, f"no checks have run on {short}, so nothing has tested it"
+        failed = [n for n, status, c in runs if status == "completed" and c not in GREEN]
+        failed += [context for context, state in statuses if state in ("failure", "error")]
+        if failed:
+            return False, f"{len(failed)} checks on {short} did not pass ({', '.join(failed[:5])})"
+        pending = [n for n, status, _ in runs if status != "completed"]
+        pending += [context for context, state in statuses if state == "pending"]
+        if pending:
+            return False, f"{len(pending)} checks on {short} have not finished ({', '.join(pending[:5])})"
+        return True, f"all {len(runs) + len(statuses)} checks on {short} are green"

@@ -1,0 +1,78 @@
+"""What the handlers read from GitHub, as plain frozen data (no PyGithub objects past this point)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class CommentInfo:
+    """An issue or PR comment."""
+
+    id: int
+    body: str
+    login: str
+    is_bot: bool
+
+
+@dataclass(frozen=True)
+class PullInfo:
+    """A pull request as the handlers see it."""
+
+    number: int
+    branch: str
+    head_sha: str
+    draft: bool
+    state: str
+    body: str
+    url: str
+    head_repo: str = ""  # full name of the repository the head branch lives in ("" when it was deleted)
+
+
+@dataclass(frozen=True)
+class ReviewInfo:
+    """A submitted review with its inline comments as (path, line, body)."""
+
+    id: int
+    state: str
+    body: str
+    login: str
+    commit_id: str
+    inline: tuple[tuple[str, int, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class ReviewThread:
+    """An inline review thread: its GraphQL node id, where it sits, and its first comment's REST id."""
+
+    id: str
+    resolved: bool
+    outdated: bool
+    path: str
+    line: int | None  # None for a comment on the whole file, or on a line that no longer exists
+    comment_id: int
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """A workflow run."""
+
+    id: int
+    branch: str
+    head_sha: str
+    conclusion: str
+    attempt: int
+    workflow_path: str
+
+
+def pull_info(pull: Any) -> PullInfo:
+    """A PyGithub pull request as `PullInfo`."""
+    head_repo = pull.head.repo.full_name if pull.head.repo is not None else ""
+    return PullInfo(pull.number, pull.head.ref, pull.head.sha, bool(pull.draft), pull.state, pull.body or "",
+                    pull.html_url, head_repo)
+
+
+def run_info(run: Any) -> RunInfo:
+    """A PyGithub workflow run as `RunInfo`."""
+    return RunInfo(run.id, run.head_branch or "", run.head_sha, run.conclusion or "", run.run_attempt or 1, run.path or "")

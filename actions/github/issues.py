@@ -1,0 +1,51 @@
+"""Issues, comments, reactions and labels: what the bot reads from and writes on an issue or PR thread."""
+
+from __future__ import annotations
+
+from actions.github.base import GitHubBase
+from actions.github.info import CommentInfo
+
+
+class IssueCalls(GitHubBase):
+    """People, issues, comments and labels."""
+
+    def permission(self, login: str) -> str:
+        """The user's legacy permission: admin, write (also maintain), read (also triage) or none."""
+        return self._not_found_is_none("check permission", lambda: self._repo.get_collaborator_permission(login)) or "none"
+
+    def issue(self, number: int) -> tuple[str, str, list[str]]:
+        """An issue's title, body and label names."""
+        def fetch() -> tuple[str, str, list[str]]:
+            issue = self._repo.get_issue(number)
+            return issue.title, issue.body or "", [label.name for label in issue.labels]
+        return self.call(f"read issue #{number}", fetch)
+
+    def comments(self, number: int) -> list[CommentInfo]:
+        """All comments on an issue or PR, oldest first."""
+        def fetch() -> list[CommentInfo]:
+            return [CommentInfo(c.id, c.body or "", c.user.login, c.user.type == "Bot")
+                    for c in self._repo.get_issue(number).get_comments()]
+        return self.call(f"list comments on #{number}", fetch)
+
+    def comment(self, number: int, body: str) -> int:
+        """Post a comment; returns its id."""
+        body = self.redactor.text(body)
+        return self.call(f"comment on #{number}", lambda: self._repo.get_issue(number).create_comment(body)).id
+
+    def edit_comment(self, number: int, comment_id: int, body: str) -> None:
+        """Replace a comment's body in place."""
+        body = self.redactor.text(body)
+        self.call("update a comment", lambda: self._repo.get_issue(number).get_comment(comment_id).edit(body))
+
+    def react(self, number: int, comment_id: int | None = None, content: str = "eyes") -> None:
+        """Put a reaction on comment `comment_id`, or on issue #number itself; reacting twice keeps one."""
+        issue = self._repo.get_issue(number)  # lazy: no request until the reaction is posted
+        target = issue.get_comment(comment_id) if comment_id else issue
+        self.call(f"react to #{number}", lambda: target.create_reaction(content))
+
+    def add_labels(self, number: int, *labels: str) -> None:
+        self.call(f"label #{number}", lambda: self._repo.get_issue(number).add_to_labels(*labels))
+
+    def remove_label(self, number: int, label: str) -> None:
+        """Remove a label; a label that is not there is fine."""
+        self._not_found_is_none(f"unlabel #{number}", lambda: self._repo.get_issue(number).remove_from_labels(label))

@@ -1,0 +1,59 @@
+"""Clone and push with GitPython, authenticated without storing the token.
+
+The token never appears on a command line, in output or in `.git/config`: git gets it as an
+`http.extraheader` through GIT_CONFIG_* environment variables (as actions/checkout does),
+scoped to the server URL.
+"""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+from actions.github.base import ForgeError, GitHubBase
+from bot.trace import span
+
+
+class RemoteCalls(GitHubBase):
+    """The repository's git remote: clone it, push a branch with a lease."""
+
+    def git_env(self) -> dict[str, str]:
+        """Environment that lets git authenticate to the server without storing the token."""
+        basic = base64.b64encode(f"x-access-token:{self._token}".encode()).decode()
+        return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"http.{self.server_url}/.extraheader",
+                "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}", "GIT_TERMINAL_PROMPT": "0"}
+
+    def clone(self, dest: Path, branch: str | None = None) -> Path:
+        """Clone the repository into `dest` (and fetch `branch` as a remote branch when it exists)."""
+        from git import GitCommandError, Repo
+
+        url = f"{self.server_url}/{self.full_name}.git"
+        try:
+            with span("git.clone", url=url):
+                repo = Repo.clone_from(url, dest, env=self.git_env())
+        except GitCommandError as exc:
+            raise ForgeError(f"could not clone {url}: {git_words(exc)}; check the token can read the repository") from None
+        with repo.config_writer() as cfg:
+            cfg.set_value("user", "name", "ensemble-bot")
+            cfg.set_value("user", "email", "ensemble-bot@users.noreply.github.com")
+        return Path(dest)
+
+    def push(self, clone: Path, branch: str, expected: str | None, source: str | None = None) -> None:
+        """Push local `branch` (or `source`) to `branch`, only if the remote is still at `expected` (None: absent)."""
+        from git import GitCommandError, Repo
+
+        repo = Repo(clone)
+        lease = f"--force-with-lease=refs/heads/{branch}:{expected or ''}"
+        try:
+            with span("git.push", branch=branch, expected=expected or "(absent)"), \
+                    repo.git.custom_environment(**self.git_env()):
+                repo.git.push(lease, "origin", f"{source or 'refs/heads/' + branch}:refs/heads/{branch}")
+        except GitCommandError as exc:
+            raise ForgeError(f"could not push {branch}: {git_words(exc)}; someone else may have pushed to it") from None
+
+
+
+def git_words(exc: Any) -> str:
+    """What git said on stderr, on one line and cut to its end."""
+    return (getattr(exc, "stderr", "") or str(exc)).strip().replace("\n", " ")[-400:]

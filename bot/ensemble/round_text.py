@@ -1,0 +1,65 @@
+"""The texts made from a round: the coder's feedback, the critic's test report, commit bodies, insights.
+
+Plain data in, plain text out; the loop in bot/ensemble/team.py decides when each is used.
+"""
+
+from __future__ import annotations
+
+from bot.ensemble import prompts
+from bot.ensemble.types import Plan, Round, TeamResult
+
+
+def test_report(rnd: Round) -> str:
+    """The tests as the critic sees them: judged against the base, then the run's summary."""
+    if rnd.tests is None:
+        return "(no tests ran)"
+    judged = rnd.judgement
+    status = "PASSED" if rnd.good else "FAILED"
+    verdict = f" (judged against the base: {judged.reason})" if judged and judged.per_test else ""
+    return f"{status}{verdict}\n{rnd.tests.summary}"
+
+
+def round_body(plan: Plan, rnd: Round, what: str) -> str:
+    """The body of a round's commit message: the plan, the tests' state and the critic's verdict."""
+    tests = rnd.tests
+    blamed = rnd.judgement.blamed if rnd.judgement else (tests.failing if tests else ())
+    state = "tests pass" if rnd.good else f"tests fail: {', '.join(blamed[:5]) or 'see log'}" \
+        if tests else "tests not run"
+    review = f"Critic: {rnd.verdict}. {rnd.feedback}".strip() if rnd.verdict else ""
+    return "\n\n".join(filter(None, [plan.summary, f"Round {rnd.number} ({what}): {state}.", review]))
+
+
+def feedback(rnd: Round) -> str:
+    """What the coder is told about its last round before the next one."""
+    if not rnd.applied:
+        return "Your edits were NOT applied (nothing changed):\n" + rnd.edit_errors
+    if rnd.compile_error:
+        return ("Your edits do not compile, so they were dropped (the files are as before your edits):\n"
+                + rnd.compile_error)
+    parts = [f"Your edits were applied. Tests {'pass' if rnd.good else 'fail'}."]
+    if rnd.partial:
+        parts.append("Some of your blocks did not apply:\n" + rnd.partial)
+    if rnd.refused:
+        parts.append("Refused edits (undone):\n" + "\n".join(f"- {r}" for r in rnd.refused))
+    if rnd.judgement is not None and not rnd.good:
+        parts.append(rnd.judgement.reason)
+    if rnd.tests and not rnd.good:
+        parts.append(rnd.tests.summary)
+    if rnd.verdict == "revise" and rnd.feedback:
+        parts.append("Reviewer: " + rnd.feedback)
+    return "\n".join(parts)
+
+
+def insight(rnd: Round) -> str:
+    """One line on the round for the other teams and for re-planning."""
+    if not rnd.applied:
+        return f"round {rnd.number}: edits did not apply ({rnd.edit_errors[:160]})"
+    if rnd.compile_error:
+        return f"round {rnd.number}: compile error {rnd.compile_error[:160]}"
+    state = "tests pass" if rnd.good else f"tests fail: {rnd.signature[:160]}"
+    return f"round {rnd.number}: {state}; critic {rnd.verdict or '-'}: {rnd.feedback[:160]}"
+
+
+def history(result: TeamResult) -> str:
+    """The team's rounds so far, as the planner reads them when it re-plans."""
+    return prompts.render_history([insight(r) for r in result.rounds])
