@@ -1,13 +1,20 @@
 #!/usr/bin/env python
-"""Retrieval benchmark: recall on real bug-localization cases, build/update/query times, size, memory.
+"""Retrieval benchmark: recall on real bug-localization cases, judged on repositories the ranking was not tuned on.
 
-    python bench/retrieval.py --root /work/evalroot            # cases materialized by materialize.py
-    python bench/retrieval.py --root DIR --model all-MiniLM-L6-v2 --cases-limit 9   # the full-precision model
+    python bench/retrieval.py --root /tmp/evalroot            # checkouts are made from /work/.mirror as needed
+    python bench/retrieval.py --root DIR --model all-MiniLM-L6-v2 --repos psf/requests,pallets/flask
 
-Reports, side by side: file-level recall@1/@5/@10 and MRR for BM25 over whole files and over
-chunks (each with and without test files in the index), dense alone and hybrid; the fusion grid
-the default weights were chosen from, and a leave-one-repository-out figure for that choice; then on one ~500-file checkout: cold and warm-cache build,
-a one-file incremental update, query p50/p95, index size and peak memory; and FAISS exact vs HNSW.
+Cases: the shared dev set (/work/shared/eval/retrieval-dev.jsonl) and bench/retrieval_cases/*.jsonl (issue
+text, base commit, the non-test source files the fix changed; same fields). Each case is checked out at its
+base commit under ROOT/OWNER__NAME/BASE, from the fetched mirror MIRRORS/OWNER+NAME/repo when it is not there
+yet; cases whose repository has neither are skipped and listed.
+
+Reports file-level recall@1/@5/@10 and MRR for the BM25 baselines (whole files and function chunks, with and
+without test files), dense alone and the hybrid. Every tunable ranking is reported twice: in-sample (its
+setting chosen on all cases) and leave-one-repository-out (each repository's cases ranked with the setting
+that scored best on the other repositories): the held-out figure is the one that counts. Then a cold index of
+a ~2,000-file checkout (wall time, chunks/s, peak RSS of the indexing process), warm and incremental builds
+and query latency; `--faiss` adds exact vs HNSW.
 """
 
 from __future__ import annotations
@@ -17,68 +24,123 @@ import itertools
 import json
 import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from indexer import FusionParams, open_index  # noqa: E402
+from indexer.chunking import Chunk  # noqa: E402
 from indexer.files import CODE_SUFFIXES, is_test_path, read_text  # noqa: E402
 from indexer.lexical import LexicalIndex  # noqa: E402
 from indexer.query import analyze_query  # noqa: E402
 from indexer.retrieval import analysis_scores, hybrid_files, rank_files  # noqa: E402
 from indexer.tokens import tokenize  # noqa: E402
 
-DEFAULT_CASES = "/work/shared/eval/retrieval-dev.jsonl"
+HERE = Path(__file__).resolve().parent
+DEFAULT_CASES = ["/work/shared/eval/retrieval-dev.jsonl", *sorted(str(p) for p in (HERE / "retrieval_cases").glob("*.jsonl"))]
+DEFAULT_MIRRORS = "/work/.mirror"
 KS = (1, 5, 10)
-# each retriever alone, with the same priors (tests, docs and non-code down-weighted) as the hybrid
-SINGLE = {
-    "BM25 chunks + priors": FusionParams(dense=0.0, boosts=0.0),
-    "dense + priors": FusionParams(lexical=0.0, boosts=0.0),
-    "boosts + priors": FusionParams(lexical=0.0, dense=0.0),
-}
+Ranking = list[str]
 
 
-def metrics(rankings: list[list[str]], golds: list[set[str]]) -> dict[str, float]:
+@dataclass
+class CaseData:
+    """What the fusion needs of one case, computed once: chunk-level scores and file-level boosts."""
+
+    lexical: np.ndarray
+    dense: dict[int, float]
+    boosts: dict[str, float]
+    chunks: list[Chunk]
+
+
+def metrics(rankings: Sequence[Ranking], golds: Sequence[set[str]]) -> dict[str, float]:
     """Recall@k (a gold file in the top k) and MRR, in percent and as a fraction."""
-    out = {f"R@{k}": 100 * float(np.mean([bool(set(r[:k]) & g) for r, g in zip(rankings, golds, strict=True)])) for k in KS}
+    out = {f"R@{k}": 100 * float(np.mean([bool(set(r[:k]) & g) for r, g in zip(rankings, golds, strict=True)]))
+           for k in KS}
     rr = [next((1 / (i + 1) for i, p in enumerate(r) if p in g), 0.0) for r, g in zip(rankings, golds, strict=True)]
     out["MRR"] = float(np.mean(rr))
     return out
 
 
-def ordered(scores: dict[str, float]) -> list[str]:
+def objective(m: dict[str, float]) -> float:
+    """What a setting is chosen by: recall@1 first, then @5 and MRR as tie-breakers."""
+    return m["R@1"] + 0.5 * m["R@5"] + 10 * m["MRR"]
+
+
+def ordered(scores: dict[str, float]) -> Ranking:
     return sorted(scores, key=lambda p: (-scores[p], p))
 
 
-def bm25_rankings(index, query: str, file_tokens: dict[str, list[str]]) -> dict[str, list[str]]:
+# ---------------------------------------------------------------------------------------------- cases
+
+def load_cases(paths: Sequence[str]) -> list[dict[str, Any]]:
+    """Cases from JSONL files; a missing file is reported and skipped."""
+    cases: list[dict[str, Any]] = []
+    for path in paths:
+        if not Path(path).is_file():
+            print(f"cases file {path} not found; skipped", file=sys.stderr)
+            continue
+        rows = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+        cases.extend({**row, "source": Path(path).name} for row in rows)
+    return cases
+
+
+def checkout(case: dict[str, Any], root: Path, mirrors: Path) -> Path | None:
+    """The case's working tree at its base commit: already under `root`, or made from the repository's
+    mirror (a bare git directory from `fetch`); None when neither exists."""
+    dest = root / case["repo"].replace("/", "__") / case["base_commit"]
+    if (dest / ".git").is_dir():
+        return dest
+    mirror = mirrors / case["repo"].replace("/", "+") / "repo"
+    if not mirror.is_dir():
+        return None
+    dest.mkdir(parents=True, exist_ok=True)
+    for args in (["init", "-q"], ["fetch", "-q", "--no-tags", str(mirror), f"{case['base_commit']}:refs/heads/base"],
+                 ["checkout", "-q", "base"]):
+        result = subprocess.run(["git", *args], cwd=dest, capture_output=True, text=True, check=False)
+        if result.returncode:
+            print(f"  cannot check out {case['repo']} {case['base_commit'][:10]}: {result.stderr.strip()}",
+                  file=sys.stderr)
+            return None
+    return dest
+
+
+# ---------------------------------------------------------------------------------------------- ranking
+
+def bm25_rankings(chunks: list[Chunk], tokens: list[list[str]], query: str,
+                  file_tokens: dict[str, list[str]]) -> dict[str, Ranking]:
     """The four BM25 baselines over source files: whole files / chunks, with / without tests in the index."""
     out = {}
-    for label, keep in (("", lambda p: p.endswith(CODE_SUFFIXES)),
-                        (" no tests", lambda p: p.endswith(CODE_SUFFIXES) and not is_test_path(p))):
+    keeps: tuple[tuple[str, Callable[[str], bool]], ...] = (
+        ("", lambda p: p.endswith(CODE_SUFFIXES)),
+        (" no tests", lambda p: p.endswith(CODE_SUFFIXES) and not is_test_path(p)))
+    for label, keep in keeps:
         paths = [p for p in file_tokens if keep(p)]
         lex = LexicalIndex([file_tokens[p] for p in paths]).scores(query)
-        out[f"BM25 files{label}"] = [paths[i] for i in np.argsort(-lex) if lex[i] > 0]
-        chunk_ids = [i for i, c in enumerate(index.chunks) if keep(c.path)]
-        lex = LexicalIndex([index.stored.tokens[i] for i in chunk_ids]).scores(query)
+        out[f"BM25 files{label}"] = [paths[i] for i in np.argsort(-lex, kind="stable") if lex[i] > 0]
+        chunk_ids = [i for i, c in enumerate(chunks) if keep(c.path)]
+        lex = LexicalIndex([tokens[i] for i in chunk_ids]).scores(query)
         scores = {chunk_ids[j]: float(lex[j]) for j in np.flatnonzero(lex > 0)}
-        out[f"BM25 chunks{label}"] = ordered(rank_files(scores, index.chunks))
+        out[f"BM25 chunks{label}"] = ordered(rank_files(scores, chunks))
     return out
 
 
-def evaluate(args: argparse.Namespace, cases: list[dict]) -> tuple[dict, list]:
-    """Rankings per method per case, plus the per-case components for the fusion grid."""
-    rankings: dict[str, list[list[str]]] = {}
+def evaluate(args: argparse.Namespace, cases: list[dict[str, Any]],
+             repos: list[Path]) -> tuple[dict[str, list[Ranking]], list[CaseData]]:
+    """Rankings of the fixed methods per case, plus each case's components for the tunable fusion."""
+    rankings: dict[str, list[Ranking]] = {}
     components = []
-    for n, case in enumerate(cases, 1):
-        repo = Path(args.root) / case["repo"].replace("/", "__") / case["base_commit"]
+    for n, (case, repo) in enumerate(zip(cases, repos, strict=True), 1):
         started = time.perf_counter()
         index = open_index(repo, model=args.model, cache_path=Path(args.root) / f".cache-{args.model_slug}.sqlite",
                            index_path=Path(args.root) / f".indexes-{args.model_slug}" / repo.parent.name / repo.name)
@@ -86,103 +148,139 @@ def evaluate(args: argparse.Namespace, cases: list[dict]) -> tuple[dict, list]:
         query = case["problem_statement"]
         file_tokens = {p: tokenize(f"{p} {read_text(repo / p) or ''}") for p in index.files
                        if p.endswith(CODE_SUFFIXES)}
-        for label, ranking in bm25_rankings(index, query, file_tokens).items():
+        for label, ranking in bm25_rankings(index.chunks, index.stored.tokens, query, file_tokens).items():
             rankings.setdefault(label, []).append(ranking)
         lexical, dense = index.lexical.scores(query), index.dense_scores(query)
         boosts = analysis_scores(analyze_query(query), index.chunks, index.symbols, index.files)
-        rankings.setdefault("dense", []).append(ordered(rank_files(dense, index.chunks)))
-        for label, params in SINGLE.items():
-            rankings.setdefault(label, []).append(ordered(hybrid_files(lexical, dense, boosts, index.chunks, params)))
-        components.append((lexical, dense, boosts, index.chunks))
+        rankings.setdefault("dense alone", []).append(ordered(rank_files(dense, index.chunks)))
+        components.append(CaseData(lexical, dense, boosts, index.chunks))
         hits = index.search(query, k=50)
-        rankings.setdefault("hybrid", []).append([h.path for h in hits])
+        rankings.setdefault("hybrid (defaults)", []).append([h.path for h in hits])
         print(f"  [{n}/{len(cases)}] {case['instance_id']}: {len(index.chunks)} chunks, index {built:.1f}s, "
-              f"hybrid top: {hits[0].path if hits else '-'}", file=sys.stderr)
+              f"hybrid top: {hits[0].path if hits else '-'}", file=sys.stderr, flush=True)
     return rankings, components
 
 
-def grid_rankings(components: list) -> list[tuple[FusionParams, list[list[str]]]]:
-    """Every setting of a small grid around the defaults, with its rankings of every case."""
-    out = []
-    for method, dense_w, boost_w, prior, runner_up in itertools.product(
-            ("blend", "rrf"), (0.0, 0.1, 0.25, 0.5), (0.0, 0.05, 0.1, 0.25), (1.0, 0.5), (0.0, 0.25)):
-        params = FusionParams(method=method, dense=dense_w, boosts=boost_w, test_factor=prior,
-                              auxiliary_factor=prior, runner_up_weight=runner_up)
-        out.append((params, [ordered(hybrid_files(lex, dense, boosts, chunks, params))
-                             for lex, dense, boosts, chunks in components]))
-    return out
+def fused(params: FusionParams, data: CaseData) -> Ranking:
+    return ordered(hybrid_files(data.lexical, data.dense, data.boosts, data.chunks, params))
 
 
-def held_out(grid: list[tuple[FusionParams, list[list[str]]]], golds: list[set[str]], repos: list[str]) -> dict[str, float]:
-    """Leave-one-repository-out: each repository's cases ranked with the grid setting that scored best
-    on the other repositories' cases, so the figure is one on cases the choice never saw."""
-    per_setting = [ranks for _, ranks in grid]
-    ranks: list[list[str]] = [[] for _ in golds]
+GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
+    # each tunable ranking: the knobs it may turn (the rest stay at FusionParams' defaults)
+    "BM25 + priors": {"dense": (0.0,), "boosts": (0.0,), "test_factor": (1.0, 0.5, 0.2, 0.0),
+                      "auxiliary_factor": (1.0, 0.5, 0.2), "runner_up_weight": (0.0, 0.25)},
+    "hybrid": {"method": ("blend", "rrf"), "dense": (0.0, 0.1, 0.25, 0.5), "boosts": (0.0, 0.05, 0.1, 0.25),
+               "test_factor": (0.5, 0.2, 0.0), "auxiliary_factor": (0.5, 0.2), "runner_up_weight": (0.0, 0.25)},
+}
+
+
+def grid_settings(knobs: dict[str, tuple[Any, ...]]) -> list[FusionParams]:
+    names = list(knobs)
+    return [replace(FusionParams(), **dict(zip(names, values, strict=True)))
+            for values in itertools.product(*(knobs[n] for n in names))]
+
+
+def held_out(per_setting: list[list[Ranking]], golds: list[set[str]], repos: list[str]) -> tuple[list[Ranking], int]:
+    """Leave-one-repository-out: each repository's cases ranked with the setting that scored best on the
+    other repositories' cases. Returns the rankings and the setting chosen on all cases (in-sample)."""
+    ranks: list[Ranking] = [[] for _ in golds]
     for repo in sorted(set(repos)):
         train = [i for i, r in enumerate(repos) if r != repo]
-
-        def score(rankings: list[list[str]], train: list[int] = train) -> float:
-            m = metrics([rankings[i] for i in train], [golds[i] for i in train])
-            return m["R@1"] + m["R@5"] + 100 * m["MRR"]
-
-        best = max(per_setting, key=score)
+        best = max(range(len(per_setting)), key=lambda s: (
+            objective(metrics([per_setting[s][i] for i in train], [golds[i] for i in train])), -s))
         for i, r in enumerate(repos):
             if r == repo:
-                ranks[i] = best[i]
-    return metrics(ranks, golds)
+                ranks[i] = per_setting[best][i]
+    everywhere = max(range(len(per_setting)), key=lambda s: (objective(metrics(per_setting[s], golds)), -s))
+    return ranks, everywhere
 
 
-def print_table(rows: list[tuple[str, dict]]) -> None:
-    print(f"{'method':<24}" + "".join(f"{k:>8}" for k in ("R@1", "R@5", "R@10", "MRR")))
-    for label, m in rows:
-        print(f"{label:<24}{m['R@1']:>7.1f}%{m['R@5']:>7.1f}%{m['R@10']:>7.1f}%{m['MRR']:>8.3f}")
+def print_table(rows: list[tuple[str, dict[str, float], dict[str, float] | None]]) -> None:
+    print(f"{'method':<26}{'in-sample R@1   R@5  R@10   MRR':>34}   {'held out R@1   R@5  R@10   MRR':>34}")
+    for label, m, h in rows:
+        cells = f"{m['R@1']:>13.1f}{m['R@5']:>6.1f}{m['R@10']:>6.1f}{m['MRR']:>7.3f}"
+        held = f"{h['R@1']:>13.1f}{h['R@5']:>6.1f}{h['R@10']:>6.1f}{h['MRR']:>7.3f}" if h else f"{'(no knobs: same)':>32}"
+        print(f"{label:<26}{cells:>34}   {held:>34}")
 
 
-def print_margins(ours: dict[str, dict], baselines: dict[str, dict]) -> None:
-    """Points of R@1 / R@5 each of ours gains over every BM25 row (the target: +10 over the better variant)."""
-    print("\nmargins in points, R@1 / R@5 (target: both >= +10 over the better BM25 variant):")
-    print(f"  {'over':<28}" + "".join(f"{label:>20}" for label in ours))
-    for base, b in baselines.items():
-        cells = "".join(f"{m['R@1'] - b['R@1']:+9.1f} / {m['R@5'] - b['R@5']:+6.1f}  " for m in ours.values())
-        print(f"  {base:<28}{cells}")
+def per_repo(rankings: list[Ranking], golds: list[set[str]], repos: list[str]) -> str:
+    parts = []
+    for repo in sorted(set(repos)):
+        idx = [i for i, r in enumerate(repos) if r == repo]
+        hits = sum(bool(set(rankings[i][:1]) & golds[i]) for i in idx)
+        parts.append(f"{repo.split('/')[-1]} {hits}/{len(idx)}")
+    return ", ".join(parts)
 
 
-def performance(args: argparse.Namespace, queries: list[str]) -> None:
-    """Build, update, query, size and memory on one checkout, copied to a scratch folder."""
+# ---------------------------------------------------------------------------------------------- speed
+
+COLD_INDEX = """
+import json, resource, sys, time
+from pathlib import Path
+sys.path.insert(0, {root!r})
+from indexer import open_index
+marks = {{}}
+def progress(phase, done, total):
+    marks.setdefault(phase + " start", time.perf_counter())
+    marks[phase] = time.perf_counter()
+started = time.perf_counter()
+index = open_index(Path({repo!r}), model={model!r}, cache_path=Path({cache!r}), index_path=Path({index!r}),
+                   progress=progress)
+wall = time.perf_counter() - started
+print(json.dumps({{"wall": wall, "chunks": len(index.chunks), "files": len(index.files),
+                  "embedded": int((index.stored.vectors != 0).any(axis=1).sum()),
+                  "chunking": marks.get("chunking", started) - started,
+                  "embedding": marks.get("embedding", started) - marks.get("embedding start", started),
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+
+
+def index_in_subprocess(repo: Path, model: str, cache: Path, index: Path) -> dict[str, float]:
+    """Build the index in a fresh Python process (so the peak RSS is the indexer's own, models loaded)."""
+    code = COLD_INDEX.format(root=str(HERE.parent), repo=str(repo), model=model, cache=str(cache), index=str(index))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def performance(args: argparse.Namespace, repo: Path, queries: list[str]) -> None:
+    """Cold, warm-cache and incremental builds, query latency and size on one checkout, in a scratch copy."""
     with tempfile.TemporaryDirectory() as tmp:
-        repo = Path(tmp) / "repo"
-        subprocess.run(["git", "clone", "-q", "--local", str(args.perf_repo), str(repo)], check=True)
-        n_files = len(subprocess.run(["git", "-C", str(repo), "ls-files"], capture_output=True, text=True,
+        work = Path(tmp) / "repo"
+        subprocess.run(["git", "clone", "-q", "--local", str(repo), str(work)], check=True)
+        cache, index_path = Path(tmp) / "embeddings.sqlite", Path(tmp) / "index"
+        cold = index_in_subprocess(work, args.model, cache, index_path)
+        n_files = len(subprocess.run(["git", "-C", str(work), "ls-files"], capture_output=True, text=True,
                                      check=True).stdout.splitlines())
-        cache = Path(tmp) / "embeddings.sqlite"
-        started = time.perf_counter()
-        open_index(repo, model=args.model, cache_path=cache)
-        cold = time.perf_counter() - started
-        shutil.rmtree(repo / ".ensemble" / "index")
-        started = time.perf_counter()
-        open_index(repo, model=args.model, cache_path=cache)
-        warm = time.perf_counter() - started
-        target = next(p for p in sorted(repo.rglob("*.py")) if ".ensemble" not in p.parts and p.stat().st_size > 2000)
+        print(f"\ncold index of {repo.parent.name} at {repo.name[:10]} ({n_files} tracked files, {cold['files']:.0f} "
+              f"indexed, {cold['chunks']:.0f} chunks, {cold['embedded']:.0f} embedded), model {args.model}, "
+              f"{os.cpu_count()} cores (shared: timings are noisy):")
+        print(f"  wall time, cold (no index, no embedding cache)  {cold['wall']:7.1f} s  "
+              f"({cold['chunks'] / cold['wall']:.0f} chunks/s overall)")
+        print(f"    of which chunking and tokenizing              {cold['chunking']:7.1f} s")
+        print(f"    of which embedding                            {cold['embedding']:7.1f} s  "
+              f"({cold['embedded'] / max(cold['embedding'], 1e-9):.0f} chunks/s)")
+        print(f"  peak RSS of the indexing process                {cold['rss_mb']:7.0f} MB")
+        for old in index_path.glob("*"):
+            old.unlink()
+        warm = index_in_subprocess(work, args.model, cache, index_path)
+        print(f"  wall time, warm embedding cache (index deleted) {warm['wall']:7.1f} s")
+        target = next(p for p in sorted(work.rglob("*.py")) if ".git" not in p.parts and p.stat().st_size > 2000
+                      and not is_test_path(str(p.relative_to(work))))
         target.write_text(target.read_text() + "\n\ndef added_by_benchmark(value):\n    return value * 2\n")
         started = time.perf_counter()
-        index = open_index(repo, model=args.model, cache_path=cache)
+        index = open_index(work, model=args.model, cache_path=cache, index_path=index_path)
         incremental = time.perf_counter() - started
         index.search(queries[0])  # loads BM25, FAISS and the query encoder
         latencies = []
-        for query in queries:
+        for query in queries[:30]:
             started = time.perf_counter()
             index.search(query, k=10)
             latencies.append((time.perf_counter() - started) * 1000)
-        size = sum(p.stat().st_size for p in (repo / ".ensemble").rglob("*") if p.is_file())
-        print(f"\nperformance on {args.perf_repo.parent.name} ({n_files} tracked files, {len(index.chunks)} chunks, "
-              f"model {index.stored.model}):")
-        print(f"  build, cold embedding cache   {cold:7.1f} s")
-        print(f"  build, warm embedding cache   {warm:7.1f} s")
-        print(f"  update after one-file change  {incremental:7.2f} s")
-        print(f"  query p50 / p95               {statistics.median(latencies):7.1f} / "
+        size = sum(p.stat().st_size for p in index_path.rglob("*") if p.is_file())
+        print(f"  update after a one-file change                  {incremental:7.2f} s")
+        print(f"  query p50 / p95                                 {statistics.median(latencies):7.1f} / "
               f"{np.percentile(latencies, 95):.1f} ms over {len(latencies)} issue queries")
-        print(f"  index size on disk            {size / 1e6:7.1f} MB (incl. embedding cache)")
-    print(f"  peak memory (whole run)       {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:7.0f} MB")
+        print(f"  index size on disk                              {size / 1e6:7.1f} MB")
 
 
 def faiss_threshold(cache: Path | None = None) -> None:
@@ -251,49 +349,79 @@ def _hnsw_update_seconds(data: np.ndarray, rng: np.random.Generator) -> float:
         return time.perf_counter() - started
 
 
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", required=True, help="folder the cases were materialized into")
-    parser.add_argument("--cases", default=DEFAULT_CASES)
+    parser.add_argument("--root", required=True, help="folder for the case checkouts and the benchmark's indexes")
+    parser.add_argument("--cases", action="append", default=None, help="JSONL case file (repeatable; default: the "
+                        "shared dev set and bench/retrieval_cases/*.jsonl)")
+    parser.add_argument("--mirrors", type=Path, default=Path(DEFAULT_MIRRORS), help="fetched mirrors, OWNER+NAME/repo")
     parser.add_argument("--cases-limit", type=int, default=0, help="only the first N cases")
     parser.add_argument("--repos", default="", help="only cases of these repositories (comma-separated OWNER/NAME)")
     parser.add_argument("--model", default=None, help="embedding model (default: the index default)")
-    parser.add_argument("--perf-repo", type=Path, default=None, help="checkout for the timing section")
+    parser.add_argument("--perf-repo", type=Path, default=None,
+                        help="checkout for the speed section (default: the case checkout with the most files)")
     parser.add_argument("--skip-perf", action="store_true")
-    parser.add_argument("--faiss-only", action="store_true", help="only the exact-vs-HNSW section")
+    parser.add_argument("--misses", action="store_true", help="list the cases the hybrid misses at rank 1")
+    parser.add_argument("--faiss", action="store_true", help="add the exact-vs-HNSW section")
     args = parser.parse_args()
     from indexer.embedder import canonical_model_name
 
     args.model = canonical_model_name(args.model or os.environ.get("ENSEMBLE_BENCH_MODEL") or None)
     args.model_slug = args.model.replace(":", "_").replace("/", "_")
-    if args.faiss_only:
-        faiss_threshold(Path(args.root) / f".cache-{args.model_slug}.sqlite")
-        return 0
-    cases = [json.loads(line) for line in Path(args.cases).read_text().splitlines() if line.strip()]
+    cases = load_cases(args.cases or DEFAULT_CASES)
     cases = [c for c in cases if not args.repos or c["repo"] in args.repos.split(",")]
     cases = cases[: args.cases_limit] if args.cases_limit else cases
+    checkouts = [checkout(c, Path(args.root), args.mirrors) for c in cases]
+    missing = sorted({c["repo"] for c, r in zip(cases, checkouts, strict=True) if r is None})
+    if missing:
+        print(f"skipped {sum(r is None for r in checkouts)} cases of {len(missing)} repositories with no checkout "
+              f"under {args.root} and no mirror under {args.mirrors} (bring them with fetch): {', '.join(missing)}")
+    kept = [(c, r) for c, r in zip(cases, checkouts, strict=True) if r is not None]
+    if not kept:
+        print("no case could be checked out; nothing to measure")
+        return 1
+    cases, repo_dirs = [c for c, _ in kept], [r for _, r in kept]
     golds = [set(c["gold_files"]) for c in cases]
-    rankings, components = evaluate(args, cases)
-    print(f"\n{len(cases)} cases, model {args.model}; hybrid uses {FusionParams()}")
-    print_table([(label, metrics(r, golds)) for label, r in rankings.items()])
-    grid_ranks = grid_rankings(components)  # few knobs around the defaults, so the choice generalizes
-    grid = [(params, metrics(ranks, golds)) for params, ranks in grid_ranks]
-    print(f"\nfusion grid ({len(grid)} settings), best 15 by R@1 + R@5 + 100 MRR\n"
-          "  method dense boosts test/aux-prior runner-up:  R@1   R@5  R@10  MRR")
-    for params, m in sorted(grid, key=lambda x: -(x[1]["R@1"] + x[1]["R@5"] + 100 * x[1]["MRR"]))[:15]:
-        print(f"  {params.method:<6} {params.dense:5.2f} {params.boosts:6.2f} {params.test_factor:14.1f} "
-              f"{params.runner_up_weight:9.2f}:  {m['R@1']:5.1f} {m['R@5']:5.1f} {m['R@10']:5.1f} {m['MRR']:.3f}")
-    cv = held_out(grid_ranks, golds, [c["repo"] for c in cases])
-    print(f"\nleave-one-repository-out (grid choice made without the held-out repository's cases):\n"
-          f"  hybrid, held out         {cv['R@1']:5.1f}% {cv['R@5']:6.1f}% {cv['R@10']:6.1f}% {cv['MRR']:7.3f}")
-    table = {label: metrics(r, golds) for label, r in rankings.items()}
-    print_margins({"hybrid": table["hybrid"], "hybrid, held out": cv},
-                  {label: m for label, m in table.items() if label.startswith("BM25")})
+    repos = [c["repo"] for c in cases]
+    rankings, components = evaluate(args, cases, repo_dirs)
+    counts = {r: repos.count(r) for r in sorted(set(repos))}
+    print(f"\n{len(cases)} cases from {len(counts)} repositories (most from one: {max(counts.values())}), "
+          f"model {args.model}")
+    rows: list[tuple[str, dict[str, float], dict[str, float] | None]] = [
+        (label, metrics(r, golds), None) for label, r in rankings.items()]
+    chosen: dict[str, FusionParams] = {}
+    held: dict[str, list[Ranking]] = {}
+    for name, knobs in GRIDS.items():
+        settings = grid_settings(knobs)
+        per_setting = [[fused(params, data) for data in components] for params in settings]
+        held[name], best = held_out(per_setting, golds, repos)
+        chosen[name] = settings[best]
+        rows.append((f"{name} (grid of {len(settings)})", metrics(per_setting[best], golds), metrics(held[name], golds)))
+    print_table(rows)
+    for name, params in chosen.items():
+        knobs = {k: getattr(params, k) for k in GRIDS[name]}
+        print(f"  {name}: setting chosen on all cases: {knobs}")
+    base = metrics(rankings["BM25 chunks no tests"], golds)
+    print("\nheld-out margins over BM25 chunks without tests (the goal: R@1 +10 points, R@5 >= 85%):")
+    for name in GRIDS:
+        m = metrics(held[name], golds)
+        print(f"  {name:<24} R@1 {m['R@1'] - base['R@1']:+5.1f} points, R@5 {m['R@5']:5.1f}%")
+    print(f"\nR@1 per repository, BM25 chunks no tests: {per_repo(rankings['BM25 chunks no tests'], golds, repos)}")
+    print(f"R@1 per repository, hybrid held out:      {per_repo(held['hybrid'], golds, repos)}")
+    if args.misses:
+        print("\nhybrid (held out) misses at rank 1:")
+        for case, ranking, gold in zip(cases, held["hybrid"], golds, strict=True):
+            if not set(ranking[:1]) & gold:
+                rank = next((i + 1 for i, p in enumerate(ranking) if p in gold), None)
+                print(f"  {case['instance_id']}: gold {sorted(gold)} at rank {rank}; top {ranking[:3]}")
     if not args.skip_perf:
-        perf_repo = args.perf_repo or next(Path(args.root).glob("pytest-dev__pytest/56bf*"), None)
-        if perf_repo:
-            args.perf_repo = perf_repo
-            performance(args, [c["problem_statement"] for c in cases])
+        perf_repo = args.perf_repo or max(set(repo_dirs), key=lambda d: len(subprocess.run(
+            ["git", "-C", str(d), "ls-files"], capture_output=True, text=True, check=True).stdout.splitlines()))
+        performance(args, perf_repo, [c["problem_statement"] for c in cases])
+    print(f"  peak RSS of this benchmark process               {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:7.0f} MB")
+    if args.faiss:
         faiss_threshold(Path(args.root) / f".cache-{args.model_slug}.sqlite")
     return 0
 
