@@ -8,22 +8,14 @@ the branch head it was told to continue from (an `ack` marker).
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 from actions.context import Context, Outcome
 from actions.markers import marker
 from actions.render import hold_comment
+from common.git import git, git_succeeds
 
 TRAILER = "Ensemble-Run:"
-
-
-def git(cwd: Path, *args: str) -> str:
-    """Run git in the clone (no network, so no credentials needed)."""
-    result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, encoding="utf-8", errors="replace")
-    if result.returncode != 0:
-        raise RuntimeError(f"`git {' '.join(args)}` failed in {cwd}: {result.stderr.strip()}")
-    return result.stdout
 
 
 def prepare_clone(ctx: Context, branch: str, remote_head: str | None, name: str) -> Path:
@@ -52,8 +44,7 @@ def human_commits(clone: Path, branch: str, ack: str | None) -> list[str]:
 
 
 def _is_ancestor(clone: Path, older: str, newer: str) -> bool:
-    return subprocess.run(["git", "merge-base", "--is-ancestor", older, newer], cwd=clone,
-                          capture_output=True).returncode == 0
+    return git_succeeds(clone, "merge-base", "--is-ancestor", older, newer)
 
 
 def check_hold(ctx: Context, clone: Path, branch: str, remote_head: str | None, numbers: tuple[int, ...]) -> Outcome | None:

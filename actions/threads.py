@@ -15,8 +15,8 @@ from pathlib import Path
 
 from actions.context import Context
 from actions.github import ForgeError, ReviewThread
-from actions.gitops import git
 from actions.markers import inert
+from common.git import git
 
 log = logging.getLogger(__name__)
 _HUNK = re.compile(r"^@@ -(?P<start>\d+)(?:,(?P<count>\d+))? \+\d+(?:,\d+)? @@")

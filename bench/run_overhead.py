@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot.ensemble.demo import TASK_BODY, TASK_TITLE, TRANSCRIPT, create_sample_repo  # noqa: E402
+from common.git import git  # noqa: E402
 
 
 def one_run(repo: Path, env: dict[str, str]) -> float:
@@ -53,10 +54,9 @@ def main() -> None:
         for i in range(args.runs):  # a copy of the checkout with its index, without the bot's branch
             repo = Path(tmp) / f"stats-{i}"
             shutil.copytree(first, repo, symlinks=True)
-            for branch in subprocess.run(["git", "branch", "--list", "ensemble/*", "--format=%(refname:short)"],
-                                         cwd=repo, capture_output=True, text=True).stdout.split():
-                subprocess.run(["git", "branch", "-D", branch], cwd=repo, capture_output=True, check=True)
-            subprocess.run(["git", "worktree", "prune"], cwd=repo, capture_output=True)
+            for branch in git(repo, "branch", "--list", "ensemble/*", "--format=%(refname:short)").split():
+                git(repo, "branch", "-D", branch)
+            git(repo, "worktree", "prune", check=False)
             warm.append(one_run(repo, env))
     print(f"ensemble run on the sample repository (scripted model, 2 teams, {os.cpu_count()} CPUs)")
     print(f"  cold: {cold:6.2f} s   (target <= 30 s)")

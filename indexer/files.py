@@ -2,16 +2,18 @@
 
 Each file is identified by its git blob SHA (from the git index, or `git hash-object` when the
 working tree differs), which is what incremental updates compare. Binaries, vendored and generated
-folders, lock files, files over the size cap and paths outside the include/exclude globs are skipped.
+folders, lock files, files over the size cap and paths outside the include/exclude patterns (gitignore
+rules, `common.globs`) are skipped.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+
+from common.git import git
+from common.globs import matches_any
 
 
 class IndexerError(Exception):
@@ -55,40 +57,30 @@ def is_auxiliary_path(path: str) -> bool:
 
 
 def _git(repo: Path, *args: str, stdin: str | None = None) -> str:
-    try:
-        result = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, input=stdin,
-                                check=False)
-    except FileNotFoundError as exc:
-        raise IndexerError("git is not installed; install git to index a repository") from exc
-    if result.returncode != 0:
-        raise IndexerError(f"`git {' '.join(args)}` failed in {repo}: {result.stderr.strip()}; "
-                           "index a git working tree (run `git init` first)")
-    return result.stdout
+    """git in the repository to index; a failure is the facade's GitError, with the fix added."""
+    return git(repo, *args, stdin=stdin, hint="index a git working tree (run `git init` first)")
 
 
 def head_commit(repo: Path) -> str:
     """The HEAD commit, or an empty string in a repository with no commits yet."""
-    result = subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify", "-q", "HEAD"],
-                            capture_output=True, text=True, check=False)
-    return result.stdout.strip()
-
-
-def _matches(path: str, patterns: tuple[str, ...]) -> bool:
-    return any(fnmatch.fnmatch(path, p) or (p.startswith("**/") and fnmatch.fnmatch(path, p[3:]))
-               for p in patterns)
+    return git(repo, "rev-parse", "--verify", "-q", "HEAD", check=False).strip()
 
 
 def wanted(path: str, include: tuple[str, ...], exclude: tuple[str, ...]) -> bool:
-    """Whether a path passes the folder, lock-file, binary-suffix and include/exclude filters."""
+    """Whether a path passes the folder, lock-file, binary-suffix and include/exclude filters.
+
+    `include` and `exclude` are gitignore-style patterns (`common.globs`): `*.py` at any depth,
+    `docs/` a folder anywhere, `/src` anchored at the root, `!pattern` taking a path back.
+    """
     parts = path.split("/")
     name = parts[-1]
     if any(part in SKIP_DIRS for part in parts[:-1]) or name in LOCK_FILES or GENERATED.search(name):
         return False
     if "." + name.rsplit(".", 1)[-1].lower() in BINARY_SUFFIXES:
         return False
-    if include and not _matches(path, include):
+    if include and not matches_any(path, include):
         return False
-    return not _matches(path, exclude)
+    return not (exclude and matches_any(path, exclude))
 
 
 def list_files(repo: Path, include: tuple[str, ...] = (), exclude: tuple[str, ...] = (),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ["bot", "actions", "sandbox", "indexer"]
+PACKAGES = ["bot", "actions", "sandbox", "indexer", "common"]
 
 
 def test_ruff_finds_nothing() -> None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+
+from common.git import git
 
 MAX_FILE_BYTES = 1_000_000
 
@@ -14,9 +15,8 @@ class WorkspaceFiles(Mapping[str, str]):
 
     def __init__(self, root: Path):
         self.root = root
-        out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                             cwd=root, capture_output=True, check=False).stdout
-        self._paths = sorted({p for p in out.decode("utf-8", "replace").split("\0") if p})
+        out = git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", check=False)
+        self._paths = sorted({p for p in out.split("\0") if p})
 
     def __getitem__(self, path: str) -> str:
         target = (self.root / path).resolve()

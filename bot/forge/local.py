@@ -12,30 +12,17 @@ import logging
 import posixpath
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
-from bot.errors import EnsembleError
 from bot.forge import BRANCH_PREFIX, Commit, Workspace
 from bot.trace import span
+from common.git import GitError, git, git_bytes, git_succeeds
+
+__all__ = ["CommittedTree", "GitError", "GitWorkspace", "LocalForge", "format_message", "git", "slugify"]
 
 log = logging.getLogger(__name__)
 WORKTREES = Path(".ensemble") / "worktrees"
 BOT_NAME, BOT_EMAIL = "ensemble-bot", "ensemble-bot@users.noreply.github.com"
-
-
-class GitError(EnsembleError):
-    """A git command failed; the message carries the command and git's own words."""
-
-
-def git(cwd: Path, *args: str, check: bool = True) -> str:
-    """Run git in `cwd` and return stdout; raise GitError with the command on failure."""
-    result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                            encoding="utf-8", errors="replace")
-    if check and result.returncode != 0:
-        raise GitError(f"`git {' '.join(args)}` failed in {cwd} (exit {result.returncode}): "
-                       f"{result.stderr.strip() or result.stdout.strip()}")
-    return result.stdout
 
 
 def slugify(text: str, limit: int = 40) -> str:
@@ -80,8 +67,7 @@ class GitWorkspace:
             identity = [] if git(self.path, "config", "user.email", check=False).strip() else [
                 "-c", f"user.name={BOT_NAME}", "-c", f"user.email={BOT_EMAIL}"]
             message = format_message(summary, body, trailers)
-            subprocess.run(["git", *identity, "commit", "-q", "--no-verify", "-F", "-"], cwd=self.path,
-                           input=message, text=True, capture_output=True, check=True)
+            git(self.path, *identity, "commit", "-q", "--no-verify", "-F", "-", stdin=message)
             sha = git(self.path, "rev-parse", "HEAD").strip()
             s.set(sha=sha, summary=message.splitlines()[0])
             return Commit(sha, message.splitlines()[0])
@@ -104,8 +90,10 @@ class GitWorkspace:
 
     def base_text(self, path: str) -> str | None:
         """The file's text at the base commit, or None when it did not exist there."""
-        result = subprocess.run(["git", "show", f"{self.base}:{path}"], cwd=self.path, capture_output=True)
-        return result.stdout.decode("utf-8", "replace") if result.returncode == 0 else None
+        try:
+            return git(self.path, "show", f"{self.base}:{path}")
+        except GitError:
+            return None
 
     def grep(self, text: str, max_hits: int = 30) -> list[tuple[str, int, str]]:
         """Exact-text search (`git grep -F`) over tracked text files: (path, line number, line)."""
@@ -145,8 +133,8 @@ class CommittedTree:
             entry = git(self.repo_dir, "ls-tree", "--full-tree", self.ref, "--", path, check=False).split()
             if len(entry) < 4 or entry[1] != "blob":
                 return None
-            result = subprocess.run(["git", "cat-file", "blob", entry[2]], cwd=self.repo_dir, capture_output=True)
-            text = result.stdout[:1_000_000].decode("utf-8", "replace")
+            blob = git_bytes(self.repo_dir, "cat-file", "blob", entry[2], check=False)
+            text = blob[:1_000_000].decode("utf-8", "replace")
             if entry[0] != "120000":
                 return text
             path = posixpath.normpath(posixpath.join(posixpath.dirname(path), text.strip()))
@@ -229,5 +217,4 @@ def _exclude_ensemble_dir(repo_dir: Path) -> None:
 
 
 def _ignored(repo_dir: Path) -> bool:
-    result = subprocess.run(["git", "check-ignore", "-q", ".ensemble/x"], cwd=repo_dir, capture_output=True)
-    return result.returncode == 0
+    return git_succeeds(repo_dir, "check-ignore", "-q", ".ensemble/x")

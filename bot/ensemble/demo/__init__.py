@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
+
+from common.git import git
 
 TRANSCRIPT = Path(__file__).with_name("transcript.jsonl")
 TASK_TITLE = "median() is wrong for an even number of values"
@@ -58,5 +59,5 @@ def create_sample_repo(path: Path) -> Path:
         (path / rel).write_text(content, encoding="utf-8")
     identity = ["-c", "user.name=ensemble demo", "-c", "user.email=demo@example.com"]
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], [*identity, "commit", "-q", "-m", "Sample: stats helpers"]):
-        subprocess.run(["git", *args], cwd=path, check=True, capture_output=True)
+        git(path, *args)
     return path
