@@ -1,26 +1,19 @@
 """The repo map: an outline of files with their classes and function signatures for the planner.
 
 Files are ranked by relevance to the query (hybrid search); each gets its definitions' signatures,
-methods indented under their class. The outline stops at the token budget (about 4 characters a
-token, the usual estimate for code; no tokenizer download needed).
+methods indented under their class. The outline stops at the token budget, counted by the project's
+token estimate (`common.tokens`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from common.tokens import estimate_tokens
 from indexer.retrieval import DEFINITION_KINDS
 
 if TYPE_CHECKING:
     from indexer.index import RepoIndex
-
-CHARS_PER_TOKEN = 4
-
-
-def estimate_tokens(text: str) -> int:
-    """A cheap token estimate for budgeting."""
-    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
-
 
 def outline_file(index: RepoIndex, path: str) -> list[str]:
     """The definitions of one file as outline lines, in line order."""

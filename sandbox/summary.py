@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from common.tokens import chars_for_tokens
 from sandbox.model import ExecResult, TestCase
 
 WORKSPACE_PREFIXES = ("/workspace/",)
@@ -13,12 +14,11 @@ FOREIGN = ("site-packages", "dist-packages", "/usr/lib/", "/usr/local/lib/", "/v
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 _LOC_FRAME = re.compile(r"^([\w./-]+\.\w+):(\d+):(?: in)? ?(.*)$", re.M)
 _ASSERT_LINE = re.compile(r"^E\s+(.*)$", re.M)
-CHARS_PER_TOKEN = 4
 
 
 def summarize_failures(result: ExecResult, max_chars: int = 6000, max_tokens: int | None = None) -> str:
     """What went wrong in `result`, within `max_chars` (or about `max_tokens` tokens)."""
-    budget = max_tokens * CHARS_PER_TOKEN if max_tokens is not None else max_chars
+    budget = chars_for_tokens(max_tokens) if max_tokens is not None else max_chars
     lines = [_headline(result)]
     failures = result.failures
     if not failures and not result.ok:

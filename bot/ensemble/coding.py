@@ -30,16 +30,15 @@ from bot.ensemble.guards import find_test_tampering
 from bot.ensemble.types import Plan, Round
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import ContextTooLong, PromptTooLong
-from bot.llm.tokens import estimate_tokens
 from bot.llm.types import Message
 from bot.trace import span
+from common.tokens import chars_for_tokens, estimate_tokens
 
 log = logging.getLogger(__name__)
 EDIT_FOLLOW_UPS = 2  # extra coder turns in a round for blocks that did not apply or a cut-off reply
 CODE_REQUEST_TURNS = 2  # coder turns in a round that may ask for more code instead of editing
 MAX_CODE_REQUESTS = 3
 POLICY_REASONS = ("denied", "link", "bad_path", "tampering")  # failures that are refusals, shown to the user
-CHARS_PER_TOKEN = 3
 REPLY_TRACE_CHARS = 1500  # of a coder reply whose blocks did not all apply, kept in the trace
 MIN_PROMPT_TOKENS = 1000  # the least room kept for the task, plan and files in a follow-up turn
 MAX_FOCUS_LINES = 200  # a retrieved range longer than this says little about where to look
@@ -92,7 +91,7 @@ def shown_files(team: Any, plan: Plan, found: Any, feedback: str) -> dict[str, s
     contents = {p: c for p in dict.fromkeys(wanted) if (c := files.read(p)) is not None}
     if not contents:
         return {}
-    per_file = team.prompt_budget("coder") * CHARS_PER_TOKEN * 6 // 10 // len(contents)
+    per_file = chars_for_tokens(team.prompt_budget("coder") // 2) // len(contents)  # the files take half the budget
     hints = "\n".join([team.task.text, prompts.render_plan(plan), feedback])
     views = {}
     for path, text in contents.items():
@@ -220,7 +219,7 @@ def _answer(team: Any, asked: list[tuple[str, str]]) -> str:
     """The code the coder asked for: files (windows of large ones) and exact-text matches."""
     files = WorkspaceFiles(team.workspace.path)
     parts = []
-    budget = team.prompt_budget("coder") * CHARS_PER_TOKEN // 3 // max(len(asked), 1)
+    budget = chars_for_tokens(team.prompt_budget("coder") // 4) // max(len(asked), 1)  # answers: a quarter
     for kind, what in asked:
         if kind == "READ":
             text = files.read(what)

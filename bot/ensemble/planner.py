@@ -19,8 +19,8 @@ from bot.ensemble.ports import ModelClient, Retriever
 from bot.ensemble.types import Plan, Retrieved, Task
 from bot.errors import StructuredReplyError
 from bot.llm.schemas import SchemaViolation, parse_structured
-from bot.llm.tokens import estimate_tokens
 from bot.llm.types import Message
+from common.tokens import estimate_tokens
 
 log = logging.getLogger(__name__)
 MAX_REQUESTS = 4  # of each kind per exploration round

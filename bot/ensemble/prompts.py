@@ -12,8 +12,9 @@ from collections.abc import Mapping, Sequence
 
 from bot.ensemble.edit_format import EXAMPLE_FILE, EXAMPLE_PATH, EXAMPLE_TASK, edit_rules, example_answer
 from bot.ensemble.types import Plan, Task
-from bot.llm.tokens import ContextPiece, estimate_tokens, fit_context, join_context
+from bot.llm.tokens import ContextPiece, fit_context, join_context
 from bot.llm.types import Message
+from common.tokens import estimate_tokens
 
 CODER_CONTEXT_TOKENS = 24_000  # prompt budgets when the model client cannot say (scripted tests)
 PLANNER_CONTEXT_TOKENS = 16_000

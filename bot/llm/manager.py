@@ -39,9 +39,10 @@ from bot.llm.prices import PriceTable
 from bot.llm.registry import create_model
 from bot.llm.retry import RetryLog, RetryPolicy, call_with_retries
 from bot.llm.schemas import get_schema
-from bot.llm.tokens import count_message_tokens, count_tokens
+from bot.llm.tokens import count_message_tokens
 from bot.llm.types import LENGTH, ChatModel, ChatRequest, Completion, Message, Reply
 from bot.trace import Span, span
+from common.tokens import count_tokens
 
 log = logging.getLogger(__name__)
 
