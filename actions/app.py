@@ -27,6 +27,7 @@ from typing import Any
 from actions.context import NEEDS_ENGINE, Context, EngineNeeded, Outcome
 from actions.engine import Engine, Planner, ensemble_engine, ensemble_planner
 from actions.events import Event, load_event
+from actions.handlers.comment import answer_queued
 from actions.router import route
 from actions.summary import pull_url, step_summary
 from bot.errors import UsageError
@@ -34,6 +35,7 @@ from bot.redact import SECRET_ENV_VARS
 from bot.trace import Tracer, runs_dir, span
 
 log = logging.getLogger(__name__)
+QUIET_RESULTS = ("nothing-to-do", "refused")  # events the workflow's filter would not even start a job for
 
 
 def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: Planner | None = None) -> Outcome:
@@ -50,6 +52,8 @@ def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: 
             s.set(run_key=ctx.run_key)
             try:
                 outcome = handler(ctx)
+                if outcome.result not in QUIET_RESULTS:
+                    answer_queued(ctx)  # commands GitHub dropped from the queue behind this job
             except EngineNeeded as needed:  # only idempotent writes so far: install the extra, run again
                 outcome = Outcome(NEEDS_ENGINE, f"this event runs the engine, but {needed}")
             finally:

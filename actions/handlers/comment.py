@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from actions.commands import HELP_TEXT, BadCommand, Command, help_reply, parse_command
-from actions.context import WORKING, Context, Outcome, branch_of_issue, issue_of_pull
+from actions.context import WORKING, Context, Outcome, branch_of_issue, issue_of_branch, issue_of_pull
 from actions.engine import plan_from_text
 from actions.flow import revise_pull, run_issue
+from actions.handlers import queued
 from actions.handlers.replies import acknowledge, refuse, reply_once
 from actions.markers import has_marker
 from actions.render import plan_in_comment
@@ -27,7 +28,33 @@ def handle(ctx: Context) -> Outcome:
     if isinstance(command, BadCommand):
         reply_once(ctx, number, event.comment_id or 0, help_reply(command.reason))
         return Outcome("replied", f"answered a bad command with the help text: {command.reason}")
+    if command.verb not in queued.QUEUED_VERBS:
+        return VERBS[command.verb](ctx, command, number)
+    queued.drain(ctx, run_command, before=event.comment_id)  # commands whose jobs GitHub cancelled
+    outcome = run_command(ctx, command, number)
+    queued.answer(ctx, outcome)
+    queued.drain(ctx, run_command)  # and those that arrived while this one ran
+    return outcome
+
+
+def run_command(ctx: Context, command: Command, number: int) -> Outcome:
+    """Carry out a valid command on #number."""
     return VERBS[command.verb](ctx, command, number)
+
+
+ISSUE_GROUP_EVENTS = ("issues", "workflow_dispatch", "pull_request_review", "workflow_run", "check_suite")
+
+
+def answer_queued(ctx: Context) -> list[Outcome]:
+    """After an event that shares the issue's concurrency group (a label, a dispatch, a review, a failed
+    check): the engine commands that queued on the issue behind it, oldest first."""
+    if ctx.event.name not in ISSUE_GROUP_EVENTS:
+        return []
+    issue = ctx.event.number if ctx.event.name in ("issues", "workflow_dispatch") else \
+        issue_of_branch(ctx.event.head_branch)
+    if not issue:
+        return []
+    return queued.drain(queued.on_thread(ctx, issue, is_pull=False), run_command)
 
 
 def _reply(ctx: Context, number: int, text: str, result: str) -> Outcome:

@@ -6,6 +6,7 @@ standard GITHUB_* variables pointing at the fake, exactly as the composite actio
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import subprocess
@@ -193,6 +194,14 @@ def engine() -> ScriptedEngine:
 
 @pytest.fixture
 def hub(tmp_path: Path, engine: ScriptedEngine) -> Iterator[Hub]:
+    with github_hub(tmp_path, engine) as made:
+        yield made
+
+
+@contextlib.contextmanager
+def github_hub(tmp_path: Path, engine: ScriptedEngine) -> Iterator[Hub]:
+    """The fake GitHub with repository octo/demo (a bug in calc.py), its CI workflow, issue #1 and
+    people: alice (write), mona (admin), trina (triage)."""
     with FakeGitHub(tmp_path / "github") as fake:
         fake.add_repo(REPO, {"calc.py": BUGGY, "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n"
                              "    assert add(2, 3) == 5\n", ".github/ensemble.yml": CONFIG})
