@@ -24,6 +24,7 @@ import itertools
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -99,19 +100,57 @@ def checkout(case: dict[str, Any], root: Path, mirrors: Path) -> Path | None:
     """The case's working tree at its base commit: already under `root`, or made from the repository's
     mirror (a bare git directory from `fetch`); None when neither exists."""
     dest = root / case["repo"].replace("/", "__") / case["base_commit"]
-    if (dest / ".git").is_dir():
+    if (dest / ".git").is_dir() and subprocess.run(["git", "rev-parse", "-q", "--verify", "HEAD"], cwd=dest,
+                                                   capture_output=True, check=False).returncode == 0:
         return dest
     mirror = mirrors / case["repo"].replace("/", "+") / "repo"
     if not mirror.is_dir():
         return None
-    dest.mkdir(parents=True, exist_ok=True)
-    for args in (["init", "-q"], ["fetch", "-q", "--no-tags", str(mirror), f"{case['base_commit']}:refs/heads/base"],
-                 ["checkout", "-q", "base"]):
-        result = subprocess.run(["git", *args], cwd=dest, capture_output=True, text=True, check=False)
-        if result.returncode:
-            print(f"  cannot check out {case['repo']} {case['base_commit'][:10]}: {result.stderr.strip()}",
-                  file=sys.stderr)
-            return None
+    shutil.rmtree(dest, ignore_errors=True)  # a checkout left half-made
+    dest.mkdir(parents=True)
+    fetched = subprocess.run(["git", "init", "-q"], cwd=dest, check=False).returncode == 0 and subprocess.run(
+        ["git", "fetch", "-q", "--no-tags", str(mirror), f"{case['base_commit']}:refs/heads/base"], cwd=dest,
+        capture_output=True, check=False).returncode == 0
+    if fetched and subprocess.run(["git", "checkout", "-q", "base"], cwd=dest, check=False).returncode == 0:
+        return dest
+    # mirrors leave out blobs of 4 MiB and more, so a fetch of the commit fails: write the tree's files
+    # that are there and commit them (the blob ids, which the index keys on, are the same)
+    return _checkout_by_blobs(mirror, case["base_commit"], dest)
+
+
+def _checkout_by_blobs(mirror: Path, commit: str, dest: Path) -> Path | None:
+    listing = subprocess.run(["git", "--git-dir", str(mirror), "ls-tree", "-r", "-z", commit], capture_output=True,
+                             check=False)
+    if listing.returncode:
+        print(f"  cannot check out {commit[:10]} from {mirror}: {listing.stderr.decode().strip()}", file=sys.stderr)
+        return None
+    entries = []
+    for item in listing.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        if item:
+            meta, path = item.split("\t", 1)
+            mode, kind, blob = meta.split()
+            if kind == "blob" and mode != "120000":
+                entries.append((blob, path))
+    batch = subprocess.Popen(["git", "--git-dir", str(mirror), "cat-file", "--batch"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE)
+    assert batch.stdin is not None and batch.stdout is not None
+    for blob, path in entries:
+        batch.stdin.write(f"{blob}\n".encode())
+        batch.stdin.flush()
+        header = batch.stdout.readline().split()
+        if len(header) < 3:  # "<id> missing"
+            continue
+        data = batch.stdout.read(int(header[2]))
+        batch.stdout.read(1)
+        target = dest / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    batch.stdin.close()
+    batch.wait()
+    env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@localhost",
+           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@localhost"}
+    for args in (["add", "-A", "-f", "."], ["commit", "-q", "--no-verify", "-m", f"base {commit}"]):
+        subprocess.run(["git", *args], cwd=dest, env=env, capture_output=True, check=True)
     return dest
 
 
