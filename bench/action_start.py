@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from tests.actions.conftest import BUGGY, REPO, Hub  # noqa: E402
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
 
-SOURCES = ("pyproject.toml", "README.md", "LICENSE", "bot", "actions", "indexer", "sandbox")
+SOURCES = ("pyproject.toml", "README.md", "LICENSE", "bot", "actions", "indexer", "sandbox", "common")
 TORCH = os.environ.get("ENSEMBLE_TORCH_SPEC", "torch==2.13.0")
 KEEP_ENV = ("PATH", "HOME", "LANG", "TMPDIR", "SSL_CERT_FILE", "PIP_CERT", "PIP_FIND_LINKS", "PIP_DEFAULT_TIMEOUT",
             "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CONFIG_FILE", "PIP_DISABLE_PIP_VERSION_CHECK")

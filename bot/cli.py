@@ -23,7 +23,7 @@ from bot import __version__
 ENGINE_COMMANDS = ("bot.commands.doctor", "bot.commands.run", "bot.commands.report", "bot.commands.index",
                    "bot.commands.search")
 PLUGIN_GROUP = "ensemble.commands"
-OWN_PACKAGES = ("bot", "actions", "sandbox", "indexer")
+OWN_PACKAGES = ("bot", "actions", "sandbox", "indexer", "common")
 CHATTY_LIBRARIES = ("bm25s",)
 
 log = logging.getLogger(__name__)

@@ -1,4 +1,4 @@
-"""GitHub for the Actions entry: issues, pulls, reviews, checks and Actions through PyGithub, clone and push through GitPython.
+"""GitHub for the Actions entry: issues, pulls, reviews, checks and Actions through PyGithub, clone and push through the git facade (common.git).
 
 Only `actions/` talks to GitHub. The engine never does: it works in the clone through the local
 forge (`bot/forge`: worktrees and the branch `ensemble/<slug>`), and the handlers bring the clone

@@ -1,4 +1,4 @@
-"""Clone and push with GitPython, authenticated without storing the token.
+"""Clone and push through the git facade (`common.git`), authenticated without storing the token.
 
 The token never appears on a command line, in output or in `.git/config`: git gets it as an
 `http.extraheader` through GIT_CONFIG_* environment variables (as actions/checkout does),
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
-from typing import Any
 
 from actions.github.base import ForgeError, GitHubBase
 from bot.trace import span
+from common.git import GitError, git
 
 
 class RemoteCalls(GitHubBase):
@@ -26,34 +26,30 @@ class RemoteCalls(GitHubBase):
 
     def clone(self, dest: Path, branch: str | None = None) -> Path:
         """Clone the repository into `dest` (and fetch `branch` as a remote branch when it exists)."""
-        from git import GitCommandError, Repo
-
         url = f"{self.server_url}/{self.full_name}.git"
+        dest = Path(dest)
+        dest.parent.mkdir(parents=True, exist_ok=True)
         try:
             with span("git.clone", url=url):
-                repo = Repo.clone_from(url, dest, env=self.git_env())
-        except GitCommandError as exc:
-            raise ForgeError(f"could not clone {url}: {git_words(exc)}; check the token can read the repository") from None
-        with repo.config_writer() as cfg:
-            cfg.set_value("user", "name", "ensemble-bot")
-            cfg.set_value("user", "email", "ensemble-bot@users.noreply.github.com")
-        return Path(dest)
+                git(dest.parent, "clone", "-q", url, str(dest), env=self.git_env())
+        except GitError as exc:
+            raise ForgeError(f"could not clone {url}: {git_words(exc)}; check the token can read the repository") from exc
+        git(dest, "config", "user.name", "ensemble-bot")
+        git(dest, "config", "user.email", "ensemble-bot@users.noreply.github.com")
+        return dest
 
     def push(self, clone: Path, branch: str, expected: str | None, source: str | None = None) -> None:
         """Push local `branch` (or `source`) to `branch`, only if the remote is still at `expected` (None: absent)."""
-        from git import GitCommandError, Repo
-
-        repo = Repo(clone)
         lease = f"--force-with-lease=refs/heads/{branch}:{expected or ''}"
         try:
-            with span("git.push", branch=branch, expected=expected or "(absent)"), \
-                    repo.git.custom_environment(**self.git_env()):
-                repo.git.push(lease, "origin", f"{source or 'refs/heads/' + branch}:refs/heads/{branch}")
-        except GitCommandError as exc:
-            raise ForgeError(f"could not push {branch}: {git_words(exc)}; someone else may have pushed to it") from None
+            with span("git.push", branch=branch, expected=expected or "(absent)"):
+                git(clone, "push", "-q", lease, "origin", f"{source or 'refs/heads/' + branch}:refs/heads/{branch}",
+                    env=self.git_env())
+        except GitError as exc:
+            raise ForgeError(f"could not push {branch}: {git_words(exc)}; someone else may have pushed to it") from exc
 
 
 
-def git_words(exc: Any) -> str:
+def git_words(exc: GitError) -> str:
     """What git said on stderr, on one line and cut to its end."""
-    return (getattr(exc, "stderr", "") or str(exc)).strip().replace("\n", " ")[-400:]
+    return (exc.stderr or str(exc)).strip().replace("\n", " ")[-400:]

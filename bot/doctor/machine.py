@@ -10,7 +10,7 @@ from bot.config import Config, load_config
 from bot.doctor.check import Check, DoctorContext
 from bot.errors import ConfigError
 
-PACKAGES = ("ensemble-bot", "openai", "google-genai", "PyGithub", "GitPython", "docker", "PyYAML")
+PACKAGES = ("ensemble-bot", "openai", "google-genai", "PyGithub", "pathspec", "docker", "PyYAML")
 ENGINE_PACKAGES = ("faiss-cpu", "sentence-transformers", "torch", "bm25s")  # the `engine` extra
 
 
