@@ -17,7 +17,8 @@
             ├── RateLimited            429 (retryable, may carry Retry-After)
             ├── ModelServerError       5xx (retryable)
             ├── ModelTimeout           no answer in time (retryable)
-            └── ModelConnectionError   the server could not be reached (retryable)
+            ├── ModelConnectionError   the server could not be reached (retryable)
+            └── UnreadableReply        a success status with a body that is not JSON (retryable)
 
 Errors raised by `indexer/` and `sandbox/` live in those packages (they do not import
 `bot/`); the CLI boundary maps them to exit codes.
@@ -141,5 +142,11 @@ class ModelTimeout(ProviderError):
 
 class ModelConnectionError(ProviderError):
     """The server could not be reached."""
+
+    retryable = True
+
+
+class UnreadableReply(ProviderError):
+    """A success status whose body is not JSON: a proxy's error page or a connection cut mid-body."""
 
     retryable = True

@@ -30,6 +30,7 @@ from bot.errors import (
     ProviderError,
     QuotaExhausted,
     RateLimited,
+    UnreadableReply,
 )
 from bot.llm.local import server_turn
 from bot.llm.retry import parse_retry_after
@@ -190,6 +191,8 @@ class OpenAIChatModel:
             return ModelTimeout(f"no answer from {self.where} within {timeout_s:g}s (raise llm.timeout_s)")
         if isinstance(exc, openai.APIConnectionError):
             return ModelConnectionError(f"cannot reach {self.where} ({exc}); check OPENAI_BASE_URL and the network")
+        if isinstance(exc, ValueError):  # a 200 whose body is not JSON: a proxy or a cut connection, try again
+            return UnreadableReply(f"unreadable reply from {self.where}: {exc}")
         if not isinstance(exc, openai.APIStatusError):
             return ModelRequestError(f"unreadable reply from {self.where}: {exc}")
         status, body_code = exc.status_code, str(getattr(exc, "code", "") or "")

@@ -13,6 +13,7 @@ from bot.errors import (
     ModelTimeout,
     QuotaExhausted,
     StructuredReplyError,
+    UnreadableReply,
 )
 from bot.llm import Message
 from tests.llm.conftest import PLAN, REVIEW, make_config, role, spans
@@ -145,11 +146,12 @@ def test_server_without_json_schema_gets_json_mode_and_validation(make_manager, 
     assert '"verdict"' in second.messages[0]["content"]
 
 
-def test_unreadable_body_is_an_error_not_a_crash(openai_server, make_manager):
-    openai_server.malformed_body()
-    with pytest.raises(ModelRequestError, match="unreadable reply") as caught:
+def test_an_unreadable_body_is_retried_then_an_error_not_a_crash(openai_server, make_manager):
+    openai_server.malformed_body(times=0)
+    with pytest.raises(UnreadableReply, match="unreadable reply") as caught:
         make_manager().complete("coder", ASK)
     assert "coder (openai/gpt-4o-mini)" in str(caught.value)
+    assert len(openai_server.requests) == make_config().llm.max_attempts  # a proxy's hiccup is worth a retry
 
 
 def test_a_server_that_echoes_the_key_does_not_get_it_into_the_message(openai_server, make_manager, env):
