@@ -39,7 +39,7 @@ def detect_project(repo_dir: Path, spec: SandboxSpec | None = None, env: Mapping
     repo_dir = Path(repo_dir)
     spec = spec or SandboxSpec()
     found = None
-    for detector in (_python, _javascript, _go, _rust, _maven, _gradle, _make):
+    for detector in (_python, _javascript, _go, _rust, _maven, _gradle, _cmake, _make):
         if found := detector(repo_dir):
             break
     found = found or ProjectInfo("unknown", None)
@@ -117,6 +117,7 @@ def _javascript(repo: Path) -> ProjectInfo | None:
     except json.JSONDecodeError:
         return None
     script = (package.get("scripts") or {}).get("test") if isinstance(package, dict) else None
+    setup: str | None
     if (repo / "pnpm-lock.yaml").exists():
         setup, manager = "corepack enable pnpm && pnpm install --frozen-lockfile", "pnpm"
     elif (repo / "yarn.lock").exists():
@@ -129,8 +130,19 @@ def _javascript(repo: Path) -> ProjectInfo | None:
     if test and re.search(r"\bjest\b", script or "") and "jest-junit" in deps:
         # jest writes JUnit only through the jest-junit reporter; the default one keeps the usual output
         test += f"{' --' if manager == 'npm' else ''} --reporters=default --reporters=jest-junit"
+    elif test is None and _node_test_files(repo):
+        test = "node --test --test-reporter=tap"  # Node's own runner; TAP gives per-test results
+    if not deps and not (repo / "package-lock.json").exists():
+        setup = None  # nothing to install: Node alone runs the tests
     env = (("npm_config_cache", "{tmp}/npm-cache"), ("JEST_JUNIT_OUTPUT_DIR", "{workspace}/.ensemble-results"))
     return ProjectInfo("javascript", test, setup, env=env, result_paths=("junit.xml",))
+
+
+def _node_test_files(repo: Path) -> bool:
+    """Files `node --test` finds: `*.test.js` (and .mjs, .cjs) anywhere, or scripts in test/."""
+    patterns = ("**/*.test.js", "**/*.test.mjs", "**/*.test.cjs", "**/*-test.js", "**/*_test.js", "test/*.js",
+                "test/*.mjs")
+    return any("node_modules" not in p.parts for g in patterns for p in repo.glob(g))
 
 
 def _go(repo: Path) -> ProjectInfo | None:
@@ -144,7 +156,9 @@ def _go(repo: Path) -> ProjectInfo | None:
 def _rust(repo: Path) -> ProjectInfo | None:
     if not (repo / "Cargo.toml").exists():
         return None
-    return ProjectInfo("rust", "cargo test", "cargo fetch", env=(("CARGO_HOME", "{env}/cargo"),))
+    # every test target runs (no fail-fast) and cargo's "Running <target>" lines join the test lines on stdout
+    return ProjectInfo("rust", "cargo test --no-fail-fast 2>&1", "cargo fetch", env=(
+        ("CARGO_HOME", "{env}/cargo"), ("CARGO_TERM_COLOR", "never")))
 
 
 def _maven(repo: Path) -> ProjectInfo | None:
@@ -161,6 +175,17 @@ def _gradle(repo: Path) -> ProjectInfo | None:
     gradle = "./gradlew" if (repo / "gradlew").exists() else "gradle"
     return ProjectInfo("java-gradle", f"{gradle} test --offline", f"{gradle} --no-daemon dependencies",
                        env=(("GRADLE_USER_HOME", "{env}/gradle"),), result_paths=("build/test-results",))
+
+
+def _cmake(repo: Path) -> ProjectInfo | None:
+    """CMake with CTest: configure and build out of tree in the run's scratch space, CTest writes JUnit."""
+    if not (repo / "CMakeLists.txt").exists():
+        return None
+    build = '"$TMPDIR/build"'
+    test = (f"cmake -S . -B {build} -DCMAKE_BUILD_TYPE=Debug >/dev/null && cmake --build {build} --parallel 2 && "
+            f"ctest --test-dir {build} --output-on-failure --no-tests=error "
+            '--output-junit "$ENSEMBLE_WORKSPACE/.ensemble-results/ctest-junit.xml"')
+    return ProjectInfo("cmake", test)
 
 
 def _make(repo: Path) -> ProjectInfo | None:

@@ -12,11 +12,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sandbox.environment import setup_hint
 from sandbox.errors import ImageMissing, SetupFailed
 from sandbox.images import BASE_IMAGE, ENV_IMAGE_REPOSITORY, environment_key, environment_tag
 from sandbox.model import ProjectInfo, SandboxSpec
 from sandbox.output import cap_text
 from sandbox.scripts import SETUP_SCRIPT, ca_env, command_env, export_lines, toplevel_listing
+from sandbox.toolchains import ensure_toolchain_image, find_toolchain_image, toolchain_for
 from sandbox.workspace import build_tar, repo_entries
 
 log = logging.getLogger(__name__)
@@ -76,31 +78,50 @@ def host_ca_bundle() -> Path | None:
     return None
 
 
-def ensure_image(client: Any, name: str, user_chosen: bool) -> Any:
-    """The image object for `name`, pulling it if needed; an offline machine falls back to the base image."""
+def ensure_image(client: Any, name: str | None, user_chosen: bool, language: str = "unknown",
+                 spec: SandboxSpec | None = None) -> Any:
+    """The image object for `name`, pulling it if needed (see `resolve_image`)."""
+    return resolve_image(client, name, user_chosen, language, spec)[0]
+
+
+def resolve_image(client: Any, name: str | None, user_chosen: bool, language: str = "unknown",
+                  spec: SandboxSpec | None = None) -> tuple[Any, str]:
+    """(image, how it was found): `name` present or pulled; else, for a default image, the language's
+    toolchain image built from the base image with Debian packages, or the base image itself.
+    `name` None means the language has no registry image: its toolchain image (or the base image) serves."""
     import docker.errors
 
-    try:
-        return client.images.get(name)
-    except docker.errors.ImageNotFound:
-        pass
-    import requests
+    toolchain = None if user_chosen or name == BASE_IMAGE else toolchain_for(language)
+    if name is not None:
+        try:
+            return client.images.get(name), f"{name} (present)"
+        except docker.errors.ImageNotFound:
+            pass
+    if toolchain is not None and (found := find_toolchain_image(client, toolchain)) is not None:
+        return found, f"{found.tags[0]} (toolchain from Debian packages {' '.join(toolchain.packages)}, cached)"
+    reason = "no registry image for this language"
+    if name is not None:
+        import requests
 
-    try:
-        log.info("pulling sandbox image %s", name)
-        return client.images.pull(name)
-    except (docker.errors.APIError, requests.exceptions.RequestException) as exc:  # refused, or dropped
-        reason = str(getattr(exc, "explanation", None) or exc)
+        try:
+            log.info("pulling sandbox image %s", name)
+            return client.images.pull(name), f"{name} (pulled)"
+        except (docker.errors.APIError, requests.exceptions.RequestException) as exc:  # refused, or dropped
+            reason = f"{name} cannot be pulled: {getattr(exc, 'explanation', None) or exc}"
+    if toolchain is not None:
+        image, built = ensure_toolchain_image(client, toolchain, limits=limits(spec or SandboxSpec()))
+        return image, (f"{image.tags[0]} (toolchain from Debian packages {' '.join(toolchain.packages)}, "
+                       f"{'built now' if built else 'cached'}; {reason})")
     if not user_chosen and name != BASE_IMAGE:
         try:
             image = client.images.get(BASE_IMAGE)
-            log.warning("default image %s cannot be pulled (%s); using the base image %s", name, reason, BASE_IMAGE)
-            return image
+            log.warning("%s; using the base image %s", reason, BASE_IMAGE)
+            return image, f"{BASE_IMAGE} (base image; {reason})"
         except docker.errors.ImageNotFound:
             pass
-    raise ImageMissing(f"sandbox image {name} is not present and cannot be pulled ({reason}); pull or build it, "
-                       f"or set `sandbox.image` in .github/ensemble.yml or ENSEMBLE_SANDBOX_IMAGE to one you have "
-                       f"(`bash scripts/setup.sh` builds {BASE_IMAGE})")
+    raise ImageMissing(f"sandbox image {name or BASE_IMAGE} is not present and cannot be pulled ({reason}); pull "
+                       f"or build it, or set `sandbox.image` in .github/ensemble.yml or ENSEMBLE_SANDBOX_IMAGE to one "
+                       f"you have (`bash scripts/setup.sh` builds {BASE_IMAGE})")
 
 
 def image_path(image: Any) -> str | None:
@@ -118,23 +139,23 @@ def limits(spec: SandboxSpec) -> dict[str, Any]:
 
 
 def prepare_image(client: Any, repo_dir: Path, project: ProjectInfo, spec: SandboxSpec,
-                  user_chosen: bool) -> tuple[str, str, bool, float]:
-    """(image tag, key, cached, setup seconds): the environment image, built only when missing."""
+                  user_chosen: bool) -> tuple[str, str, bool, float, str]:
+    """(image tag, key, cached, setup seconds, image source): the environment image, built only when missing."""
     from filelock import FileLock
 
-    base = ensure_image(client, project.image or BASE_IMAGE, user_chosen)
+    base, source = resolve_image(client, project.image, user_chosen, project.language, spec)
     base_name = base.tags[0] if base.tags else base.id
     if not project.setup:
-        return base_name, base.id, True, 0.0
+        return base_name, base.id, True, 0.0, source
     key = environment_key(base.id, project.setup, project.env, repo_dir, project.dependency_files)
     tag = environment_tag(key)
     lock = FileLock(os.path.join(tempfile.gettempdir(), f"ensemble-env-{key}.lock"))
     with lock:
         if client.images.list(name=tag):
-            return tag, key, True, 0.0
+            return tag, key, True, 0.0, source
         started = time.monotonic()
         _run_setup(client, base, base_name, repo_dir, project, spec, tag)
-        return tag, key, False, time.monotonic() - started
+        return tag, key, False, time.monotonic() - started, source
 
 
 def _committed_config(base: Any) -> dict[str, Any]:
@@ -174,7 +195,8 @@ def _run_setup(client: Any, base: Any, base_name: str, repo_dir: Path, project: 
             raise SetupFailed(project.setup, base_name, -1, f"timed out after {spec.setup_timeout_s:.0f}s") from exc
         if code != 0:
             tail = container.logs(tail=60).decode("utf-8", "replace")
-            raise SetupFailed(project.setup, base_name, code, cap_text(tail, 4000))
+            raise SetupFailed(project.setup, base_name, code, cap_text(tail, 4000),
+                              setup_hint(project.language, code, tail))
         container.commit(repository=tag.split(":")[0], tag=tag.split(":")[1],
                          conf=_committed_config(base))
         log.info("environment image %s built from %s", tag, base_name)

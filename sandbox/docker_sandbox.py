@@ -1,7 +1,7 @@
 """The Docker backend: a hardened, throw-away container per run, with the repository copied in.
 
 Test phase: no network, every capability dropped, `no-new-privileges`, uid 1000, memory (swap
-equal to memory), CPU and pids limits, read-only root, a size-capped tmpfs workspace and `/tmp`,
+equal to memory), CPU and pids limits, read-only root, a size-capped tmpfs workspace and `/tmp` (both allow running what the tests build),
 a wall-clock timeout, then kill. Nothing comes back but capped output and capped result files
 read through the API; the host's repository (and its `.git`) is never written.
 """
@@ -92,8 +92,8 @@ class DockerSandbox:
         project = detect_project(repo_dir, spec, self.env)
         user_chosen = bool(spec.image or self.env.get(IMAGE_ENV_VAR))
         with engine_errors(project.image or ""):
-            image, key, cached, setup_s = prepare_image(self.client, repo_dir, project, spec, user_chosen)
-        return Environment(repo_dir, spec, project, image, self.name, key, cached, setup_s)
+            image, key, cached, setup_s, source = prepare_image(self.client, repo_dir, project, spec, user_chosen)
+        return Environment(repo_dir, spec, project, image, self.name, key, cached, setup_s, image_source=source)
 
     def run(self, env: Environment, command: str, timeout: float | None = None) -> ExecResult:
         """Run `command` on a fresh copy of the repository; failures, timeouts and OOM are data."""
@@ -126,7 +126,8 @@ class DockerSandbox:
                 env.image, entrypoint=["sleep"], command=[str(int(timeout) + 600)], init=True,
                 user=f"{SANDBOX_UID}:{SANDBOX_UID}", working_dir=WORKSPACE, network_mode="none",
                 cap_drop=["ALL"], security_opt=["no-new-privileges"], read_only=True,
-                tmpfs={"/tmp": f"rw,nosuid,nodev,size={size_bytes(spec.tmp_size)},mode=1777,nr_inodes={spec.max_files}"},
+                # exec: compilers (go test, cmake) build and run test programs in the scratch space, as in the workspace
+                tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={size_bytes(spec.tmp_size)},mode=1777,nr_inodes={spec.max_files}"},
                 mounts=[Mount(WORKSPACE, volume.name, type="volume")], labels=labels("test", lifetime),
                 log_config={"type": "none", "config": {}}, **limits(spec))
         except BaseException:
@@ -163,7 +164,7 @@ class DockerSandbox:
         oom = not timed_out and code != 0 and _oom_killed(api, container)
         files = {} if timed_out else self._result_files(container, env.project.result_paths)
         stdout, stderr = out.text(), err.text()
-        return ExecResult(command, code, stdout, stderr, duration, timed_out, oom, collect_tests(files, stdout, stderr))
+        return ExecResult(command, code, stdout, stderr, duration, timed_out, oom, collect_tests(files, stdout, stderr, env.repo_dir))
 
     def _result_files(self, container: Any, paths: tuple[str, ...]) -> dict[str, bytes]:
         import docker.errors

@@ -3,7 +3,9 @@
     SandboxError            exit 1: the sandbox could not run anything
     ├── EngineUnavailable   no Docker engine answers (and `sandbox.require_docker` is true)
     ├── ImageMissing        the image is neither present nor pullable
-    ├── SetupFailed         the setup command failed, so no environment image exists
+    ├── EnvironmentProblem  the environment cannot run the tests: stop before any model is asked
+    │   ├── SetupFailed     the setup command failed, so no environment image exists
+    │   └── ToolMissing     the test command's tool is not in the environment (exit 127 at the base)
     ├── WorkspaceError      the repository cannot be copied into the sandbox
     └── NoTestCommand       exit 2: nothing detected and `sandbox.test` not set
 
@@ -11,6 +13,10 @@
 """
 
 from __future__ import annotations
+
+import re
+
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 class SandboxError(Exception):
@@ -27,18 +33,32 @@ class ImageMissing(SandboxError):
     """The image is not present locally and could not be pulled."""
 
 
-class SetupFailed(SandboxError):
+class EnvironmentProblem(SandboxError):
+    """The environment cannot run the repository's tests: a setup failure or a missing tool, not a test failure."""
+
+
+class SetupFailed(EnvironmentProblem):
     """The setup command exited non-zero; carries the command, image, exit code and log tail."""
 
-    def __init__(self, command: str, image: str, exit_code: int, log_tail: str):
+    def __init__(self, command: str, image: str, exit_code: int, log_tail: str, hint: str = ""):
         self.command = command
         self.image = image
         self.exit_code_of_setup = exit_code
-        self.log_tail = log_tail
-        super().__init__(
-            f"sandbox setup `{command}` in image {image} exited with {exit_code}; fix the setup command "
-            f"(`sandbox.setup` in .github/ensemble.yml) or the dependency files. Last output:\n{log_tail}"
-        )
+        self.log_tail = log_tail = ANSI_ESCAPE.sub("", log_tail)  # Maven and cargo colour even in batch mode
+        fix = hint or ("fix the setup command (`sandbox.setup` in .github/ensemble.yml) or the dependency files")
+        super().__init__(f"sandbox setup `{command}` in image {image} exited with {exit_code}; {fix}. "
+                         f"Last output:\n{log_tail}")
+
+
+class ToolMissing(EnvironmentProblem):
+    """The test command could not start: a tool it needs is not in the environment."""
+
+    def __init__(self, tool: str, command: str, image: str, hint: str):
+        self.tool = tool
+        self.command = command
+        self.image = image
+        super().__init__(f"`{tool}: not found`: the test command `{command}` cannot run in image {image} "
+                         f"(the environment lacks {tool}, so no test ran and no model was asked); {hint}")
 
 
 class WorkspaceError(SandboxError):

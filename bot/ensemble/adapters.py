@@ -49,12 +49,18 @@ class SandboxRunner:
 
     An edit to a dependency file (requirements, pyproject.toml, package.json, go.mod …) prepares
     the environment again, so the tests run against the dependencies the change asks for.
+
+    The first run is the base's (the engine runs it before any model call): when its test command
+    cannot start because a tool is missing, that is the environment's fault, not a failing test,
+    and `sandbox.errors.ToolMissing` ends the run there.
     """
 
     def __init__(self, sandbox: Any, spec: Any):
         self.sandbox = sandbox
         self.spec = spec
         self._envs: dict[Path, tuple[str, Any]] = {}
+        self._base_checked = False
+        self.environment = ""  # where the tests run: backend and image, and how the image was found
 
     def compile_check(self, workspace: Path, paths: Sequence[str]) -> str:
         """Syntax-check changed Python and JSON files in-process (nothing is executed)."""
@@ -72,6 +78,11 @@ class SandboxRunner:
             result = self.sandbox.run(env, env.test_command, self.spec.timeout_s)
             s.set(exit_code=result.exit_code, duration_s=round(result.duration_s, 2), timed_out=result.timed_out,
                   oom_killed=result.oom_killed, tests=len(result.tests), failing=len(result.failures))
+        if not self._base_checked:
+            from sandbox.environment import check_base_run
+
+            self._base_checked = True
+            check_base_run(env, result)
         return outcome_of(result, known_failures)
 
     def _environment(self, workspace: Path) -> Any:
@@ -84,7 +95,9 @@ class SandboxRunner:
         with span("sandbox.prepare", rebuilt=known is not None) as s:
             env = self.sandbox.prepare(workspace, self.spec)
             s.set(backend=env.backend, image=env.image, cached=env.cached, language=env.project.language,
-                  setup_s=round(env.setup_s, 2))
+                  setup_s=round(env.setup_s, 2), image_source=env.image_source)
+        self.environment = self.environment or (
+            f"{env.project.language} tests in the {env.backend} sandbox, image {env.image_source or env.image}")
         if known is not None:
             log.info("dependency files changed in %s: the test environment was prepared again", workspace.name)
         self._envs[workspace] = (key, env)

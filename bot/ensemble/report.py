@@ -26,6 +26,8 @@ def render_summary(result: RunResult) -> str:
         lines.append(f"question: {question}")
     lines.append(f"branch: {result.branch if result.commits else '(not created: no passing change)'}")
     lines += [f"  commit {c['sha'][:10]} {c['summary']}" for c in result.commits]
+    if result.environment:
+        lines.append(f"environment: {result.environment}")
     lines.append(f"tests before: {_tests(result.tests_before)}")
     lines.append(f"tests after:  {_tests(result.tests_after)}")
     lines += _judgement(result)

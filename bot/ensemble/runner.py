@@ -99,6 +99,7 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
     notify("-", "baseline tests", 0, "")
     with span("ensemble.baseline") as s:
         result.tests_before = runner.run_tests(first.path)
+        result.environment = str(getattr(runner, "environment", "") or "")
         s.set(passed=result.tests_before.passed, failing=list(result.tests_before.failing[:20]))
     board = InsightBoard()
     teams = [_team(i, task, config, models, retriever, runner, forge, first, lessons, parts, notify, board)

@@ -200,6 +200,7 @@ class RunResult:
     duration_s: float = 0.0
     replayed: bool = False
     notes: list[str] = field(default_factory=list)
+    environment: str = ""  # where the tests ran: language, sandbox backend, image and how it was found
     refused: list[str] = field(default_factory=list)  # edits refused by policy, every team
     trace: str = ""  # the run's trace.jsonl (`ensemble report` reads it)
     judgement: Judgement | None = None  # the winner's tests against the base: fixed, still failing, broken

@@ -32,10 +32,16 @@ def make(root: Path, files: dict[str, str]) -> Path:
     ({"package.json": json.dumps({"scripts": {"test": "jest"}, "devDependencies": {"jest-junit": "^16"}}),
       "yarn.lock": ""}, "javascript", "yarn test --reporters=default --reporters=jest-junit"),
     ({"go.mod": "module x\n"}, "go", "go test -json ./..."),
-    ({"Cargo.toml": "[package]\n"}, "rust", "cargo test"),
+    ({"Cargo.toml": "[package]\n"}, "rust", "cargo test --no-fail-fast 2>&1"),
+    ({"package.json": "{}", "test/stats.test.js": ""}, "javascript", "node --test --test-reporter=tap"),
+    ({"package.json": json.dumps({"scripts": {"test": "node --test"}})}, "javascript", "npm test"),
     ({"pom.xml": "<project/>"}, "java-maven", 'mvn -B -o test -Dmaven.repo.local="$ENSEMBLE_ENV/m2"'),
     ({"build.gradle": "", "gradlew": ""}, "java-gradle", "./gradlew test --offline"),
     ({"Makefile": "build:\n\ttrue\ntest: build\n\t./run-tests\n"}, "make", "make test"),
+    ({"CMakeLists.txt": "enable_testing()\n", "Makefile": "test:\n\ttrue\n"}, "cmake",
+     'cmake -S . -B "$TMPDIR/build" -DCMAKE_BUILD_TYPE=Debug >/dev/null && cmake --build "$TMPDIR/build" --parallel 2 '
+     '&& ctest --test-dir "$TMPDIR/build" --output-on-failure --no-tests=error '
+     '--output-junit "$ENSEMBLE_WORKSPACE/.ensemble-results/ctest-junit.xml"'),
 ])
 def test_detects_language_and_test_command(tmp_path: Path, files: dict[str, str], language: str, test: str) -> None:
     project = detect_project(make(tmp_path, files))
@@ -95,3 +101,14 @@ def test_spec_from_the_bot_config_keeps_what_it_names() -> None:
 
     spec = SandboxSpec.from_config(BotSandboxConfig())
     assert spec.test == "pytest -x" and spec.memory == "1g" and spec.image is None and spec.pids == 512
+
+
+def test_a_node_project_without_dependencies_needs_no_install(tmp_path: Path) -> None:
+    plain = detect_project(make(tmp_path / "plain", {"package.json": json.dumps({"scripts": {"test": "node --test"}})}))
+    assert plain.setup is None
+    deps = {"scripts": {"test": "mocha"}, "devDependencies": {"mocha": "^10"}}
+    assert detect_project(make(tmp_path / "deps", {"package.json": json.dumps(deps)})).setup == "npm install"
+
+
+def test_languages_without_a_registry_image_get_none_so_the_toolchain_image_serves(tmp_path: Path) -> None:
+    assert detect_project(make(tmp_path, {"CMakeLists.txt": ""}), env={}).image is None

@@ -53,11 +53,16 @@ def test_median_even():
 
 def create_sample_repo(path: Path) -> Path:
     """Write the sample repository at `path` and commit it on `main`."""
+    return commit_sample(path, SAMPLE_FILES, "Sample: stats helpers")
+
+
+def commit_sample(path: Path, files: dict[str, str], message: str) -> Path:
+    """Write `files` at `path` and commit them on `main` (the demos' sample repositories)."""
     path.mkdir(parents=True, exist_ok=True)
-    for rel, content in SAMPLE_FILES.items():
+    for rel, content in files.items():
         (path / rel).parent.mkdir(parents=True, exist_ok=True)
         (path / rel).write_text(content, encoding="utf-8")
     identity = ["-c", "user.name=ensemble demo", "-c", "user.email=demo@example.com"]
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"], [*identity, "commit", "-q", "-m", "Sample: stats helpers"]):
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], [*identity, "commit", "-q", "-m", message]):
         git(path, *args)
     return path
