@@ -13,6 +13,7 @@ from typing import Any
 
 from actions.commands import Command, parse_command
 from actions.context import Context
+from actions.github import ForgeError
 from actions.render import PHASE_TO_STAGE, STAGES, progress_body
 
 log = logging.getLogger(__name__)
@@ -67,8 +68,14 @@ class ProgressComment:
             self._write()
 
     def _write(self) -> None:
-        if self.id is not None:
+        """Rewrite the whole comment; a failed edit is logged and the run goes on (the next edit
+        carries everything this one would have)."""
+        if self.id is None:
+            return
+        try:
             self.ctx.forge.edit_comment(self.issue, self.id, progress_body(self.state))
+        except ForgeError as exc:
+            log.warning("could not update the progress comment on #%s (%s); the run goes on", self.issue, exc)
 
 
 class StopWatcher:

@@ -1,8 +1,10 @@
 """Calling GitHub: the PyGithub client for one repository, rate-limit waits and `ForgeError`.
 
 PyGithub runs with its own retries off; secondary rate limits (403/429 with `retry-after`)
-are waited out here, up to `max_wait_s` in total per call. Every other GitHub error becomes
-a `ForgeError` that says what the bot was trying to do and what GitHub answered.
+are waited out here, up to `max_wait_s` in total per call. A 5xx (GitHub's 502s come and go)
+is tried again after 1, 2 and 4 seconds, except for calls that would do twice what the failed
+one may already have done (posting a comment, dispatching a workflow). Every other GitHub
+error becomes a `ForgeError` that says what the bot was trying to do and what GitHub answered.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from bot.trace import span
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+SERVER_ERRORS = (500, 502, 503, 504)
+SERVER_RETRIES = 3
 
 
 class ForgeError(EnsembleError):
@@ -51,25 +55,30 @@ class GitHubBase:
         return f"{type(self).__name__}({self.full_name!r}, server_url={self.server_url!r})"
 
     # -- calling GitHub ------------------------------------------------------------------
-    def call(self, what: str, fn: Callable[[], T]) -> T:
-        """Run `fn`, waiting out secondary rate limits; other GitHub errors become ForgeError."""
+    def call(self, what: str, fn: Callable[[], T], *, repeatable: bool = True) -> T:
+        """Run `fn`, waiting out secondary rate limits (and 5xx answers when `repeatable`);
+        other GitHub errors become ForgeError."""
         from github import GithubException, RateLimitExceededException
 
-        waited = 0.0
+        waited, failures = 0.0, 0
         with span("github.api", what=what) as s:
             while True:
                 try:
                     return fn()
                 except (RateLimitExceededException, GithubException) as exc:
                     s.set(status_code=exc.status)
-                    wait = retry_after(exc)
-                    if wait is None:
+                    if (wait := retry_after(exc)) is not None:
+                        if waited + wait > self.max_wait_s:
+                            raise ForgeError(f"GitHub rate-limited us while trying to {what}; waited {waited:.0f}s, "
+                                             "which is the limit; run again later") from None
+                        log.warning("GitHub secondary rate limit while trying to %s; waiting %.0fs", what, wait)
+                    elif repeatable and exc.status in SERVER_ERRORS and failures < SERVER_RETRIES:
+                        wait, failures = 2.0 ** failures, failures + 1
+                        log.warning("GitHub answered %s while trying to %s; trying again in %.0fs", exc.status,
+                                    what, wait)
+                    else:
                         raise ForgeError(f"GitHub refused to {what}: {exc.status} {message(exc)}",
                                          exc.status) from None
-                    if waited + wait > self.max_wait_s:
-                        raise ForgeError(f"GitHub rate-limited us while trying to {what}; waited {waited:.0f}s, "
-                                         "which is the limit; run again later") from None
-                    log.warning("GitHub secondary rate limit while trying to %s; waiting %.0fs", what, wait)
                     self._sleep(wait)
                     waited += wait
                     s.set(rate_limited_s=waited)

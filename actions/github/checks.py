@@ -69,7 +69,8 @@ class CheckCalls(GitHubBase):
 
     def dispatch(self, workflow: str, ref: str) -> None:
         """Start `workflow` (file name or id) on `ref` through workflow_dispatch."""
-        self.call(f"dispatch {workflow} on {ref}", lambda: self._repo.get_workflow(workflow).create_dispatch(ref, throw=True))
+        self.call(f"dispatch {workflow} on {ref}", lambda: self._repo.get_workflow(workflow).create_dispatch(ref, throw=True),
+                  repeatable=False)  # a 5xx may come after the run started: no second run
 
     def checks_green(self, sha: str, ignore_run: str | None = None) -> tuple[bool, str]:
         """Whether every check on `sha` finished green, and a sentence saying why (not).

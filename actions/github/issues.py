@@ -30,7 +30,8 @@ class IssueCalls(GitHubBase):
     def comment(self, number: int, body: str) -> int:
         """Post a comment; returns its id."""
         body = self.redactor.text(body)
-        return self.call(f"comment on #{number}", lambda: self._repo.get_issue(number).create_comment(body)).id
+        return self.call(f"comment on #{number}", lambda: self._repo.get_issue(number).create_comment(body),
+                         repeatable=False).id  # a 5xx may come after the comment was made: no second one
 
     def edit_comment(self, number: int, comment_id: int, body: str) -> None:
         """Replace a comment's body in place."""

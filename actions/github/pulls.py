@@ -98,7 +98,7 @@ class PullCalls(GitHubBase):
         """Answer in the review thread that review comment `comment_id` starts."""
         body = self.redactor.text(body)
         self.call(f"reply to review comment {comment_id}",
-                  lambda: self._repo.get_pull(number).create_review_comment_reply(comment_id, body))
+                  lambda: self._repo.get_pull(number).create_review_comment_reply(comment_id, body), repeatable=False)
 
     def resolve_thread(self, thread_id: str) -> None:
         """Mark a review thread resolved (GraphQL `resolveReviewThread`)."""
