@@ -123,11 +123,19 @@ class SandboxSpec:
     tmp_size: str = field(default="256m", metadata={"pattern": r"^\d+(\.\d+)?[bkmg]?$", "hint": "like 64m or 1g"})
 
 
+# Never edited by the bot, whatever `paths.deny` says: CI, the bot's own configuration, code owners,
+# and files that hold keys. The configured list is added on top of these; its `!` lines cannot take
+# them back.
+ALWAYS_DENIED = (".github/workflows/**", ".github/ensemble.yml", "CODEOWNERS",
+                 "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "id_rsa*", "id_dsa*", "id_ecdsa*",
+                 "id_ed25519*", ".env", ".env.*", ".netrc", ".pypirc", ".npmrc")
+
+
 @dataclass(frozen=True)
 class PathsSpec:
-    """Paths the bot must never edit (glob patterns relative to the repository root)."""
+    """Paths the bot must never edit: .gitignore-style patterns (`common.globs`), on top of ALWAYS_DENIED."""
 
-    deny: tuple[str, ...] = (".github/workflows/**", "**/*.pem")
+    deny: tuple[str, ...] = ALWAYS_DENIED
 
 
 @dataclass(frozen=True)

@@ -25,13 +25,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.config import ALWAYS_DENIED
 from bot.ensemble.edit_parsing import EditBlock, EditFailure, ParseResult, clean_path, parse_edit_blocks
-from bot.ensemble.globs import matches_any
 from bot.ensemble.matching import HINT_LINES, Miss, count_matches, replace_once
+from common.globs import matches_any
 
 __all__ = [
     "ApplyResult", "EditBlock", "EditFailure", "ParseResult", "apply_edit_blocks", "clean_path",
-    "describe_failures", "linked_paths", "parse_edit_blocks", "resolve_path", "write_changes",
+    "denial", "describe_failures", "linked_paths", "parse_edit_blocks", "resolve_path", "write_changes",
 ]
 
 PLACEHOLDER_PREFIXES = ("path/to/",)  # the placeholder of generic format descriptions
@@ -197,10 +198,19 @@ def resolve_path(raw: str, files: Mapping[str, str], work: Mapping[str, str],
                                    "give the path from the repository root")
         if found:
             path = found[0]
-    if matches_any(path, deny):
-        return "", EditFailure(path, "denied", f"{path} is protected by the configuration (paths.deny) "
-                               "and must not be edited; change other files")
+    if why := denial(path, deny):
+        return "", EditFailure(path, "denied", f"{path} {why} and must not be edited; change other files")
     return path, None
+
+
+def denial(path: str, deny: Sequence[str]) -> str | None:
+    """Why the bot may not write `path`, or None: always-denied files first, then `paths.deny` (gitignore rules)."""
+    if matches_any(path, ALWAYS_DENIED):
+        return ("is protected: CI workflows, the bot's configuration, CODEOWNERS and key files are never edited "
+                "by the bot (paths.deny)")
+    if matches_any(path, deny):
+        return "is protected by the configuration (paths.deny)"
+    return None
 
 
 def _match_failure(path: str, miss: Miss) -> EditFailure:

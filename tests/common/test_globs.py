@@ -41,3 +41,15 @@ def test_windows_separators_comments_and_blank_lines() -> None:
     assert patterns.patterns == ("*.key",)
     assert patterns.matches("conf\\server.key") and not patterns.matches("")
     assert not PathPatterns([]) and not matches_any("a.py", [])
+
+
+@pytest.mark.parametrize(("path", "pattern"), [
+    ("deep/key.pem", "*.pem"), ("secrets/key.txt", "secrets/"), ("app/migrations/x.py", "migrations")])
+def test_the_deny_list_and_the_index_read_patterns_alike(path: str, pattern: str) -> None:
+    from bot.ensemble.edits import denial
+    from indexer.files import wanted
+
+    assert denial(path, (pattern,)) is not None
+    assert not wanted(path, (), (pattern,))  # excluded from the index
+    assert wanted(path, (pattern,), ())  # or the only thing included
+    assert not wanted("other/file.py", (pattern,), ())

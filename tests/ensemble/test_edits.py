@@ -16,11 +16,11 @@ import yaml
 from bot.ensemble.edits import (
     EditBlock,
     apply_edit_blocks,
+    denial,
     describe_failures,
     parse_edit_blocks,
     write_changes,
 )
-from bot.ensemble.globs import matches_any
 from bot.ensemble.matching import nearest_lines
 
 CORPUS = sorted((Path(__file__).parent / "edit_corpus").glob("*.yaml"))
@@ -74,11 +74,26 @@ def test_crlf_bytes_survive_writing(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("path", "denied"), [
-    (".github/workflows/ci.yml", True), (".github/ensemble.yml", False), ("key.pem", True),
-    ("deep/er/key.pem", True), ("src/pem.py", False),
+    (".github/workflows/ci.yml", True), (".github/ensemble.yml", True), ("key.pem", True),
+    ("deep/er/key.pem", True), ("src/pem.py", False), ("CODEOWNERS", True), ("docs/CODEOWNERS", True),
+    ("deploy/id_rsa", True), ("conf/server.key", True), (".env", True), ("app/.env.production", True),
+    ("src/environment.py", False), (".github/dependabot.yml", False),
 ])
-def test_deny_globs(path: str, denied: bool) -> None:
-    assert matches_any(path, DEFAULT_DENY) is denied
+def test_always_denied_whatever_the_configuration(path: str, denied: bool) -> None:
+    assert (denial(path, ()) is not None) is denied
+    assert (denial(path, ("!*.pem", "!.github/")) is not None) is denied  # a `!` line cannot take them back
+
+
+@pytest.mark.parametrize(("path", "denied"), [
+    ("secrets/token.txt", True), ("app/secrets/token.txt", True), ("deep/dir/key.crt", True),
+    ("app/migrations/0001.py", True), ("migrations", True), ("app/migrations_old.py", False),
+    ("secrets.py", False), ("certs/public.crt", False),
+])
+def test_configured_deny_list_follows_gitignore_rules(path: str, denied: bool) -> None:
+    deny = ("secrets/", "*.crt", "migrations", "!certs/public.crt")
+    why = denial(path, deny)
+    assert (why is not None) is denied
+    assert why is None or "paths.deny" in why
 
 
 def _block(path: str, search: str, replace: str) -> EditBlock:
