@@ -25,6 +25,7 @@ import yaml
 
 from bot.config_check import build_checked
 from bot.errors import ConfigError, ConfigIssue
+from sandbox.model import SandboxSpec
 
 CONFIG_PATH = ".github/ensemble.yml"
 PROVIDERS = ("openai", "gemini", "scripted")
@@ -104,23 +105,6 @@ class LLMSpec:
     # edit replies; a reply cut off is continued (plain text) or repaired shorter (JSON).
     max_output_tokens: int = field(default=4096, metadata={"min": 1})
     prices: tuple[PriceSpec, ...] = ()
-
-
-@dataclass(frozen=True)
-class SandboxSpec:
-    """Where and how the repository's tests run. `None` means detect from the repository."""
-
-    image: str | None = None
-    setup: str | None = None
-    test: str | None = None
-    timeout_s: int = field(default=600, metadata={"min": 1})
-    memory: str = field(default="2g", metadata={"pattern": r"^\d+(\.\d+)?[bkmg]?$", "hint": "like 512m or 2g"})
-    cpus: float = field(default=2.0, metadata={"min": 0.1})
-    pids: int = field(default=512, metadata={"min": 16})
-    require_docker: bool = False
-    setup_timeout_s: int = field(default=1800, metadata={"min": 1})
-    workspace_size: str = field(default="1g", metadata={"pattern": r"^\d+(\.\d+)?[bkmg]?$", "hint": "like 512m or 2g"})
-    tmp_size: str = field(default="256m", metadata={"pattern": r"^\d+(\.\d+)?[bkmg]?$", "hint": "like 64m or 1g"})
 
 
 # Never edited by the bot, whatever `paths.deny` says: CI, the bot's own configuration, code owners,

@@ -5,38 +5,35 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 Outcome = Literal["pass", "fail", "error", "skip"]
+_SIZE = r"^\d+(\.\d+)?[bkmg]?$"
 
 
 @dataclass(frozen=True)
 class SandboxSpec:
-    """How tests run. `None` for image/setup/test means: detect from the repository."""
+    """How tests run; also the `sandbox:` section of the bot's config. `None` for image/setup/test: detect.
+
+    Each field's metadata holds the bounds the config loader checks (`min`, `pattern` with a `hint`);
+    `internal` fields are not configuration keys.
+    """
 
     image: str | None = None
     setup: str | None = None
     test: str | None = None
-    timeout_s: float = 600
-    memory: str = "2g"
-    cpus: float = 2.0
-    pids: int = 512
+    timeout_s: int = field(default=600, metadata={"min": 1})
+    memory: str = field(default="2g", metadata={"pattern": _SIZE, "hint": "like 512m or 2g"})
+    cpus: float = field(default=2.0, metadata={"min": 0.1})
+    pids: int = field(default=512, metadata={"min": 16})
     require_docker: bool = False
-    setup_timeout_s: float = 1800
-    workspace_size: str = "1g"
-    tmp_size: str = "256m"
-    max_files: int = 200_000
-    output_limit: int = 1_000_000
-
-    @classmethod
-    def from_config(cls, config: Any) -> SandboxSpec:
-        """Build from any object with some of these attributes (the bot's `config.sandbox`)."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        values = {n: getattr(config, n) for n in names if getattr(config, n, None) is not None}
-        return cls(**values)
+    setup_timeout_s: int = field(default=1800, metadata={"min": 1})
+    workspace_size: str = field(default="1g", metadata={"pattern": _SIZE, "hint": "like 512m or 2g"})
+    tmp_size: str = field(default="256m", metadata={"pattern": _SIZE, "hint": "like 64m or 1g"})
+    max_files: int = field(default=200_000, metadata={"internal": True})
+    output_limit: int = field(default=1_000_000, metadata={"internal": True})
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,5 @@ def open_configured_index(repo_dir: Path, config: Config, env: Mapping[str, str]
 def test_runner(config: Config, env: Mapping[str, str]) -> SandboxRunner:
     """The sandbox (Docker, or the local fallback) with the config's test spec."""
     from sandbox import select_sandbox
-    from sandbox.model import SandboxSpec
 
-    return SandboxRunner(select_sandbox(config.sandbox.require_docker), SandboxSpec.from_config(config.sandbox))
+    return SandboxRunner(select_sandbox(config.sandbox.require_docker), config.sandbox)

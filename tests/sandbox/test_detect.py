@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
@@ -92,15 +91,15 @@ def test_a_repository_without_tests_asks_for_sandbox_test(tmp_path: Path) -> Non
     assert caught.value.exit_code == 2
 
 
-def test_spec_from_the_bot_config_keeps_what_it_names() -> None:
-    @dataclasses.dataclass(frozen=True)
-    class BotSandboxConfig:
-        image: str | None = None
-        test: str | None = "pytest -x"
-        memory: str = "1g"
+def test_the_bot_config_sandbox_section_is_the_sandbox_spec() -> None:
+    from bot.config import parse_config
+    from bot.errors import ConfigError
 
-    spec = SandboxSpec.from_config(BotSandboxConfig())
+    spec = parse_config("sandbox: {test: pytest -x, memory: 1g}\n").sandbox
+    assert isinstance(spec, SandboxSpec)
     assert spec.test == "pytest -x" and spec.memory == "1g" and spec.image is None and spec.pids == 512
+    with pytest.raises(ConfigError, match="sandbox.output_limit: unknown key"):  # internal, not configuration
+        parse_config("sandbox: {output_limit: 5}\n")
 
 
 def test_a_node_project_without_dependencies_needs_no_install(tmp_path: Path) -> None:
