@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from bot.config import Config
-from bot.ensemble.types import Plan, RunResult, Task
+from bot.ensemble.types import Plan, Progress, RunResult, Task
 
 if TYPE_CHECKING:
     from bot.ensemble.runner import Components
 
-Progress = Callable[[str, str, int, str], None]  # team, phase, round, detail
 # The clone's default branch: the repository's instructions (AGENTS.md ...) are read from it, never
 # from a pull request's head, so a PR cannot bring instructions of its own.
 DEFAULT_BRANCH = "origin/HEAD"

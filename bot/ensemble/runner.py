@@ -28,8 +28,8 @@ from bot.ensemble.instructions import Instructions
 from bot.ensemble.planner import ExploreBudget
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.select import choose_winner, describe, rank_key
-from bot.ensemble.team import Progress, Team, run_team
-from bot.ensemble.types import CRASHED, QUESTIONS, RunResult, Task, TeamResult
+from bot.ensemble.team import Team, run_team
+from bot.ensemble.types import CRASHED, QUESTIONS, Progress, RunResult, Task, TeamResult
 from bot.forge.local import LocalForge, slugify
 from bot.trace import Tracer, new_run_id, propagate, runs_dir, span
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from bot.ensemble import prompts, round_text
@@ -32,6 +32,7 @@ from bot.ensemble.types import (
     STOPPED,
     STUCK,
     Plan,
+    Progress,
     Reproduction,
     Round,
     Task,
@@ -48,7 +49,6 @@ from indexer.files import is_test_path
 log = logging.getLogger(__name__)
 REPLAN_AFTER = 2  # rounds failing with the same signature before the planner re-plans
 STUCK_AFTER = 3  # rounds failing with the same signature before the team gives up
-Progress = Callable[[str, str, int, str], None]  # team, phase, round, detail
 
 
 @dataclass

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from bot.ensemble.verdict import Judgement
+
+Progress = Callable[[str, str, int, str], None]  # how a run reports progress: team, phase, round, detail
 
 # Why a team's loop ended; STOP_WORDS says each in plain words.
 ACCEPTED, MAX_ITERATIONS, BUDGET, STUCK, STOPPED, QUESTIONS, CRASHED = (
