@@ -10,7 +10,8 @@ from typing import Any
 
 from actions.engine import plan_text
 from actions.markers import inert, marker, without_markers
-from bot.ensemble.types import CRASHED, RunResult, TestOutcome
+from bot.ensemble.report import judged_lines, name_list, tests_line, yes_no
+from bot.ensemble.types import CRASHED, RunResult
 
 STAGES = (("indexed", "Indexed the repository"), ("planned", "Planned the change"), ("coded", "Wrote the code"),
           ("tested", "Ran the tests"), ("reviewed", "Reviewed the change"), ("pr", "Opened the pull request"))
@@ -29,15 +30,6 @@ def progress_body(state: dict[str, Any]) -> str:
     if state.get("note"):
         lines += ["", inert(str(state["note"]))]
     return "\n".join(lines) + "\n\n" + marker("progress", state)
-
-
-def _tests(outcome: TestOutcome | None) -> str:
-    if outcome is None:
-        return "not run"
-    if outcome.passed:
-        return f"pass ({outcome.total} tests)" if outcome.total else "pass"
-    failing = ", ".join(f"`{name}`" for name in outcome.failing[:5])
-    return f"fail ({failing})" if failing else "fail"
 
 
 def spend_rows(usage: dict[str, Any], key: str = "by_role", label: str = "role") -> list[str]:
@@ -64,14 +56,15 @@ def pr_body(result: RunResult, issue: int) -> str:
     plan = result.plan
     repro = result.reproduction
     if repro and repro.path:
-        repro_line = (f"`{repro.path}`: fails before the fix: {_yes(repro.failed_before)}; "
-                      f"passes after it: {_yes(repro.passed_after)}")
+        repro_line = (f"`{repro.path}`: fails before the fix: {yes_no(repro.failed_before)}; "
+                      f"passes after it: {yes_no(repro.passed_after)}")
     else:
         repro_line = f"none ({repro.note})" if repro and repro.note else "none"
     parts = [f"Closes #{issue}", "", "## Summary", (plan.summary if plan else "") or "(no summary)", "",
              "## Plan", plan_text(plan, with_summary=False) if plan else "(no plan)", "",
-             "## Tests", f"- before: {_tests(result.tests_before)}", f"- after: {_tests(result.tests_after)}",
-             f"- reproduction test: {repro_line}", *_judged(result), "", *_candidates(result),
+             "## Tests", f"- before: {tests_line(result.tests_before, _code)}",
+             f"- after: {tests_line(result.tests_after, _code)}",
+             f"- reproduction test: {repro_line}", *judged_lines(result, _code), "", *_candidates(result),
              "## Retrieved files that informed the change", *_provenance(result), "",
              "## Models that wrote it", *_models(result), "",
              "## Tokens and cost", *spend_rows(result.usage or {}), "",
@@ -82,19 +75,6 @@ def pr_body(result: RunResult, issue: int) -> str:
     if result.replayed:
         parts.insert(2, "> The model replies in this run were replayed from a transcript, not live.\n")
     return "\n".join(parts)
-
-
-def _judged(result: RunResult) -> list[str]:
-    """The tests judged against the base: red to green, still red (pre-existing), broken."""
-    judged = result.judgement
-    if judged is None or not judged.per_test:
-        pre = result.pre_existing_failures
-        return [f"- pre-existing failures left alone (failed before any change, not blocking): {_code_names(pre)}"] \
-            if pre else []
-    rows = [("fixed (red → green)", judged.fixed),
-            ("pre-existing failures left alone (failed before the change too, not blocking)", judged.still_failing),
-            ("broken (passed before)", judged.broken)]
-    return [f"- {label}: {_code_names(names)}" for label, names in rows if names]
 
 
 def _candidates(result: RunResult) -> list[str]:
@@ -139,13 +119,13 @@ def _calls(n: int) -> str:
     return f"{n} call" if n == 1 else f"{n} calls"
 
 
-def _code_names(names: tuple[str, ...], limit: int = 10) -> str:
-    shown = ", ".join(f"`{inert(n).replace('`', '')}`" for n in names[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+def _code(name: str) -> str:
+    """A name as an inline code span that can carry no marker."""
+    return f"`{inert(name).replace('`', '')}`"
 
 
-def _yes(value: bool | None) -> str:
-    return {True: "yes", False: "no", None: "unknown"}[value]
+def _code_names(names: tuple[str, ...]) -> str:
+    return name_list(names, _code)
 
 
 def fenced(text: str, limit: int = 3000) -> str:

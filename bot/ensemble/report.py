@@ -1,17 +1,64 @@
-"""The run summary for people: branch, commits, tests before/after, reproduction, spend, stop reason."""
+"""The run summary for people, and the one renderer of test results (terminal and pull request alike).
+
+`tests_line`, `judged_lines` and `name_list` write the facts of a run's tests (before and after,
+red to green, pre-existing failures, broken) in one wording: plain text by default, markdown
+bullets with code-quoted names when given a `quote` (actions/render.py passes its own).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from bot.ensemble.types import RunResult, TestOutcome
 
+Quote = Callable[[str], str]  # writes one test name for markdown (code span, neutralized)
+NAMES_SHOWN = 10
+JUDGED_GROUPS = (("fixed (red → green)", "fixed"),
+                 ("pre-existing failures left alone (failed before the change too, not blocking)", "still_failing"),
+                 ("broken (passed before)", "broken"), ("new tests failing", "new_failing"))
 
-def _tests(outcome: TestOutcome | None) -> str:
+
+def tests_line(outcome: TestOutcome | None, quote: Quote | None = None) -> str:
+    """One test run in a few words: not run, pass (how many), or which tests failed."""
     if outcome is None:
         return "not run"
     if outcome.passed:
-        return "pass" + (f" ({outcome.summary.splitlines()[0]})" if outcome.summary else "")
-    failing = ", ".join(outcome.failing[:5]) or (outcome.summary.splitlines() or ["failed"])[0]
-    return f"FAIL: {failing}"
+        detail = f"{outcome.total} tests" if outcome.total else ("" if quote else _first_line(outcome.summary))
+        return f"pass ({detail})" if detail else "pass"
+    if quote:
+        failing = ", ".join(quote(name) for name in outcome.failing[:5])
+        return f"fail ({failing})" if failing else "fail"
+    return "FAIL: " + (", ".join(outcome.failing[:5]) or _first_line(outcome.summary) or "failed")
+
+
+def judged_lines(result: RunResult, quote: Quote | None = None) -> list[str]:
+    """Red to green, still red (failed before the change too), broken and new failing tests, judged against the base."""
+    bullet, indent = ("- ", "- ") if quote else ("", "  ")
+    judged = result.judgement
+    if judged is None or not judged.per_test:
+        pre = result.pre_existing_failures
+        return [f"{bullet}pre-existing failures left alone (failed before any change, not blocking): "
+                f"{name_list(pre, quote)}"] if pre else []
+    lines = [] if quote else [f"judged against the base: {judged.reason}"]
+    for label, group in JUDGED_GROUPS:
+        if names := getattr(judged, group):
+            lines.append(f"{indent}{label}: {name_list(names, quote)}")
+    return lines
+
+
+def name_list(names: Sequence[str], quote: Quote | None = None, limit: int = NAMES_SHOWN) -> str:
+    """The first `limit` names, comma-separated, then how many more."""
+    shown = ", ".join(quote(n) if quote else n for n in names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def yes_no(value: bool | None) -> str:
+    """yes, no or unknown."""
+    return {True: "yes", False: "no", None: "unknown"}[value]
+
+
+def _first_line(text: str) -> str:
+    return (text.splitlines() or [""])[0]
 
 
 def render_summary(result: RunResult) -> str:
@@ -28,13 +75,13 @@ def render_summary(result: RunResult) -> str:
     lines += [f"  commit {c['sha'][:10]} {c['summary']}" for c in result.commits]
     if result.environment:
         lines.append(f"environment: {result.environment}")
-    lines.append(f"tests before: {_tests(result.tests_before)}")
-    lines.append(f"tests after:  {_tests(result.tests_after)}")
-    lines += _judgement(result)
+    lines.append(f"tests before: {tests_line(result.tests_before)}")
+    lines.append(f"tests after:  {tests_line(result.tests_after)}")
+    lines += judged_lines(result)
     repro = result.reproduction
     if repro and repro.path:
-        lines.append(f"reproduction test: {repro.path} (failed before the fix: {_yes(repro.failed_before)}, "
-                     f"passes after it: {_yes(repro.passed_after)}){' - ' + repro.note if repro.note else ''}")
+        lines.append(f"reproduction test: {repro.path} (failed before the fix: {yes_no(repro.failed_before)}, "
+                     f"passes after it: {yes_no(repro.passed_after)}){' - ' + repro.note if repro.note else ''}")
     elif repro:
         lines.append(f"reproduction test: none ({repro.note})")
     if result.decision:
@@ -46,30 +93,6 @@ def render_summary(result: RunResult) -> str:
     if result.trace:
         lines.append(f"trace: {result.trace} (`ensemble report` summarizes it)")
     return "\n".join(lines)
-
-
-def _judgement(result: RunResult) -> list[str]:
-    """Red to green, still red (failed before the change too), and broken tests, as judged against the base."""
-    judged = result.judgement
-    if judged is None or not judged.per_test:
-        pre = result.pre_existing_failures
-        return [f"failed before any change (not blocking): {_names(pre)}"] if pre else []
-    lines = [f"judged against the base: {judged.reason}"]
-    for label, names in (("fixed (red -> green)", judged.fixed), ("still failing (failed before too, not blocking)",
-                                                                  judged.still_failing),
-                         ("BROKEN (passed before)", judged.broken), ("new tests failing", judged.new_failing)):
-        if names:
-            lines.append(f"  {label}: {_names(names)}")
-    return lines
-
-
-def _names(names: tuple[str, ...] | list[str], limit: int = 8) -> str:
-    shown = ", ".join(names[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
-
-
-def _yes(value: bool | None) -> str:
-    return "unknown" if value is None else ("yes" if value else "no")
 
 
 def _spend(result: RunResult) -> list[str]:
