@@ -4,7 +4,8 @@
 #   - OpenAI key or OPENAI_BASE_URL and a Gemini key: the configured defaults (critic on Gemini);
 #   - only OpenAI (or an OpenAI-compatible server): every role on the openai provider;
 #   - only Gemini: every role on Gemini;
-#   - no keys: the scripted provider REPLAYS the transcript shipped with the project.
+#   - no keys: the scripted provider REPLAYS the transcript shipped with the project (DEMO_TRANSCRIPT
+#     names another, as `demo.sh --lang` does).
 # Roles the user already set through ENSEMBLE_<ROLE>_PROVIDER are left alone.
 ROOT="${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 
@@ -29,8 +30,9 @@ elif [ -n "$gemini" ]; then
     demo_role "$role" gemini "${ENSEMBLE_GEMINI_MODEL:-gemini-2.5-flash}"
   done
 else
-  echo "==> NO MODEL KEYS: the model replies are REPLAYED from $ROOT/bot/ensemble/demo/transcript.jsonl (not live)" >&2
+  transcript="${DEMO_TRANSCRIPT:-$ROOT/bot/ensemble/demo/transcript.jsonl}"
+  echo "==> NO MODEL KEYS: the model replies are REPLAYED from $transcript (not live)" >&2
   for role in PLANNER CODER CRITIC; do
-    export "ENSEMBLE_${role}_PROVIDER=scripted" "ENSEMBLE_${role}_MODEL=$ROOT/bot/ensemble/demo/transcript.jsonl"
+    export "ENSEMBLE_${role}_PROVIDER=scripted" "ENSEMBLE_${role}_MODEL=$transcript"
   done
 fi
