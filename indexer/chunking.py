@@ -12,7 +12,9 @@ from dataclasses import dataclass
 # Bump when chunking or the BM25 tokenization changes: indexes built before are then rebuilt.
 # 2: tree-sitter grammars from per-language packages, names of Go, Rust and C/C++ definitions.
 # 3: Go methods named with their receiver's type (Stack.Push).
-CHUNKER_VERSION = 3
+# 4: TS/JS functions bound to names (`const f = () =>`), abstract classes, type aliases, Rust `mod` and
+#    generic impls (`impl<C> Bucket<C>` is Bucket), each spec of Go's grouped `type ( ... )`.
+CHUNKER_VERSION = 4
 WINDOW_LINES = 60
 WINDOW_OVERLAP = 15
 MAX_CHUNK_LINES = 200

@@ -29,10 +29,13 @@ DEFINITIONS = {
                  "method_definition", "constructor_declaration", "generator_function_declaration", "method"},
     "class": {"class_declaration", "class_definition", "class_specifier", "struct_item", "impl_item",
               "interface_declaration", "enum_declaration", "trait_item", "struct_specifier", "type_declaration",
-              "enum_item", "class", "module"},
+              "enum_item", "class", "module", "abstract_class_declaration", "type_alias_declaration", "mod_item"},
 }
 CONTAINERS = {"class_body", "declaration_list", "field_declaration_list", "body_statement", "program",
-              "source_file", "translation_unit", "export_statement", "lexical_declaration"}
+              "source_file", "translation_unit", "export_statement", "lexical_declaration", "variable_declaration"}
+# `const parse = (s) => ...`, `static wrap = function () {}`: a name bound to a function is a function
+FUNCTION_VALUES = {"arrow_function", "function_expression", "function", "generator_function"}
+BINDINGS = {"variable_declarator", "public_field_definition", "field_definition"}
 
 
 # language -> (grammar package module, its factory function); the packages are dependencies.
@@ -87,10 +90,29 @@ def chunk_with_tree_sitter(path: str, text: str) -> list[Chunk] | None:
     return chunks
 
 
+def _kind(node: Any) -> str | None:
+    """'function', 'class', or None for a node that defines nothing by itself."""
+    if node.type in BINDINGS:
+        value = node.child_by_field_name("value")
+        return "function" if value is not None and value.type in FUNCTION_VALUES else None
+    if node.type == "type_declaration" and _grouped(node):
+        return None  # Go's `type ( A ...; B ... )`: each spec is a definition of its own
+    if node.type == "type_spec":
+        return "class" if node.parent is not None and _grouped(node.parent) else None
+    return next((k for k, types in DEFINITIONS.items() if node.type in types), None)
+
+
+def _grouped(declaration: Any) -> bool:
+    return sum(c.type == "type_spec" for c in declaration.named_children) > 1
+
+
 def _walk(path: str, lines: list[str], node: Any, prefix: str, out: list[Chunk]) -> None:
     for child in node.named_children:  # not keywords: the `class` token is no class
-        kind = next((k for k, types in DEFINITIONS.items() if child.type in types), None)
+        kind = _kind(child)
         if kind is None:
+            if child.type == "type_declaration":
+                _walk(path, lines, child, prefix, out)
+                continue
             if child.type in CONTAINERS or child.child_count and child.type.endswith(("_statement", "declaration")):
                 _walk(path, lines, child, prefix, out)
             continue
@@ -118,6 +140,8 @@ def _name(node: Any) -> str:
     """The name a definition declares, wherever its grammar keeps it."""
     field = "type" if node.type == "impl_item" else "name"  # Rust: `impl Stack { ... }`
     if (found := node.child_by_field_name(field)) is not None:
+        if node.type == "impl_item" and found.type != "type_identifier":  # `impl<C> Bucket<C>`: Bucket
+            found = _first(found, "type_identifier") or found
         receiver = node.child_by_field_name("receiver") if node.type == "method_declaration" else None
         owner = _first(receiver, "type_identifier") if receiver is not None else None
         return f"{_text(owner)}.{_text(found)}" if owner is not None else _text(found)  # Go: (s *Stack) Push

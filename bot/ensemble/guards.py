@@ -81,10 +81,13 @@ RUST = _Spec(re.compile(r"(?P<attrs>(?:#\[[^\]]*\]\s*)+)(?:pub\s+)?(?:async\s+)?
              needs=re.compile(r"#\[(?:\w+::)*test\b"))
 JS = _Spec(re.compile(r"(?<![\w.$])(?:it|test|xit|xtest|fit)(?:\.(?:skip|only|todo|concurrent))?\s*\(\s*"
                       r"(?P<q>['\"`])(?P<name>.*?)(?P=q)"),
-           re.compile(r"(?<![\w.$])(?:x(?:it|test|describe)\b|(?:it|test|describe)\.(?:skip|todo)\b)"),
+           # jest/mocha `it.skip`, `xit`; node:test's `{ skip: true }`, `{ todo: 'why' }` options and `t.skip()`
+           re.compile(r"(?<![\w.$])(?:x(?:it|test|describe)\b|(?:it|test|describe)\.(?:skip|todo)\b)"
+                      r"|\b(?:skip|todo)\s*:\s*(?!false\b|0\b|null\b|undefined\b)[^\s,}]"
+                      r"|\b(?:t|ctx|context)\.(?:skip|todo)\s*\("),
            re.compile(r"\bexpect\s*\(|\bassert(?:\.\w+)?\s*\(|\.should\b"),
            re.compile(r"\bexpect\(\s*(?:true|1)\s*\)\.(?:toBe|toEqual|toBeTruthy)\(\s*(?:true|1)?\s*\)"
-                      r"|\bassert(?:\.ok)?\(\s*true\s*\)"))
+                      r"|\bassert(?:\.ok)?\(\s*true\s*\)"), skip_in_header=False)
 JAVA = _Spec(re.compile(r"(?P<attrs>(?:@[\w.]+(?:\([^)]*\))?\s+)+)(?:(?:public|protected|private|static|final|"
                         r"suspend|internal)\s+)*(?:void\s+|fun\s+)(?P<name>\w+)\s*\("),
              re.compile(r"@(?:Disabled|Ignore)\b"), re.compile(r"\bassert\w*\s*\(|\bverify\s*\("),
