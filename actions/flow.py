@@ -14,7 +14,7 @@ from pathlib import Path
 
 from actions.context import NEEDS_HUMAN, WORKING, Context, Outcome, branch_of_issue, issue_of_branch
 from actions.engine import plan_text
-from actions.github import PullInfo
+from actions.github import ForgeError, PullInfo
 from actions.gitops import check_hold, prepare_clone
 from actions.progress import ProgressComment, StopWatcher
 from actions.render import plan_comment, pr_body, questions_comment
@@ -110,7 +110,8 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
             return Outcome("failed", f"no passing revision for PR #{pull.number}: {result.stop_words}", pull.number, 1,
                            run=result)
         approved = {r.id: r.login for r in ctx.forge.reviews(pull.number) if r.state == "APPROVED"}
-        ctx.forge.push(clone, pull.branch, remote)
+        if refused := _push(ctx, clone, pull.branch, remote, progress, pull.number):
+            return replace(refused, run=result)
         _dispatch_checks(ctx, config, pull.branch)
         head = result.commits[-1]["sha"]
         note = (f"Pushed {head[:7]} ({what})." + _dismissed(ctx, pull.number, approved) +
@@ -180,11 +181,36 @@ def _finish_issue(ctx: Context, issue: int, branch: str, remote: str | None, clo
         ctx.forge.add_labels(issue, NEEDS_HUMAN)
         return Outcome("failed", f"no passing change for issue #{issue}: {result.stop_words}", exit_code=1)
     body = pr_body(result, issue)
-    ctx.forge.push(clone, branch, remote)
+    if refused := _push(ctx, clone, branch, remote, progress, issue):
+        return refused
     progress.done("reviewed", "Pushed the branch; opening the pull request.")
     progress.update(progress.state["note"], stage="pushed", head=result.commits[-1]["sha"], title=result.task.title,
                     pr_body=body)
     return _open_pull(ctx, issue, branch, result.task.title, body, progress, config)
+
+
+def _push(ctx: Context, clone: Path, branch: str, remote: str | None, progress: ProgressComment,
+          number: int) -> Outcome | None:
+    """Push `branch` over `remote`; when GitHub refuses (someone pushed meanwhile), an Outcome that says so,
+    with the run's commits kept on a branch of their own so nothing is lost."""
+    try:
+        ctx.forge.push(clone, branch, remote)
+        return None
+    except ForgeError as exc:
+        refusal = exc
+    moved = ctx.forge.branch_head(branch) != remote
+    kept = f"{branch}-unpushed-{ctx.run_key}"
+    try:
+        ctx.forge.push(clone, kept, None, source=f"refs/heads/{branch}")
+        saved = f"My commits are kept on the branch `{kept}`."
+    except ForgeError as exc:
+        saved = f"I could not keep my commits on a branch of their own either ({exc})."
+    why = ("it moved while I worked, and I never overwrite commits I did not make" if moved else
+           "GitHub refused the push")
+    progress.update(f"I could not push to `{branch}`: {why}. {saved} Comment `/ensemble retry` to run again on top "
+                    f"of the branch as it is now.\n\n```text\n{refusal}\n```")
+    ctx.forge.add_labels(number, NEEDS_HUMAN)
+    return Outcome("push-rejected", f"could not push {branch} ({why}); the commits are kept on {kept}", number, 1)
 
 
 def _open_pull(ctx: Context, issue: int, branch: str, title: str, body: str, progress: ProgressComment,
