@@ -40,6 +40,8 @@ def missing_tool(exit_code: int, output: str) -> str | None:
 def provide_hint(language: str, tool: str | None = None) -> str:
     """How to give the sandbox what it lacks: the toolchain image, `sandbox.image`, or `sandbox.setup`."""
     toolchain = toolchain_for(language)
+    if toolchain is not None and tool is not None and tool not in toolchain.tools:
+        toolchain = None  # Gradle, jest, ...: not something the Debian toolchain provides
     packages = f" (Debian packages {', '.join(toolchain.packages)})" if toolchain else ""
     build = (f"let the sandbox build its {toolchain.name} toolchain image{packages} from the base image: leave "
              f"`sandbox.image` unset, or build it ahead with `python -m sandbox toolchains {toolchain.name}`; "

@@ -38,11 +38,11 @@ class Toolchain:
 
 
 TOOLCHAINS = {
-    "go": Toolchain("go", ("golang-go",), ("go",)),
-    "rust": Toolchain("rust", ("cargo", "rustc"), ("cargo", "rustc")),
-    "node": Toolchain("node", ("nodejs", "npm"), ("node", "npm")),
-    "c": Toolchain("c", ("build-essential", "cmake"), ("make", "cc", "cmake", "ctest")),
-    "java": Toolchain("java", ("default-jdk-headless", "maven"), ("java", "mvn")),
+    "go": Toolchain("go", ("golang-go",), ("go", "gofmt")),
+    "rust": Toolchain("rust", ("cargo", "rustc"), ("cargo", "rustc", "rustdoc")),
+    "node": Toolchain("node", ("nodejs", "npm"), ("node", "nodejs", "npm", "npx")),
+    "c": Toolchain("c", ("build-essential", "cmake"), ("make", "cc", "gcc", "c++", "g++", "cpp", "cmake", "ctest")),
+    "java": Toolchain("java", ("default-jdk-headless", "maven"), ("java", "javac", "mvn")),
 }
 # detected language -> toolchain; Python (and anything unknown) runs on the base image itself
 LANGUAGE_TOOLCHAINS = {"go": "go", "rust": "rust", "javascript": "node", "make": "c", "cmake": "c",

@@ -44,12 +44,12 @@ def read_task(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    """`ensemble run`; with --json a known error still prints JSON (with `error`) before the CLI reports it."""
+    """`ensemble run`; with --json an error still prints JSON (with `error`) before the CLI reports it."""
     try:
         return _run(args)
     except Exception as exc:
-        if args.json and isinstance(getattr(exc, "exit_code", None), int):
-            print(json.dumps(error_json(exc), indent=2))
+        if args.json:
+            print(json.dumps(error_json(exc), indent=2), flush=True)
         raise
 
 

@@ -82,23 +82,36 @@ def test_a_bug_is_fixed_end_to_end_in_a_toolchain_built_from_debian_packages(
     assert result["branch"] in subprocess.run(["git", "branch"], cwd=repo, capture_output=True, text=True).stdout
 
 
+MAKE_ONLY = {"Makefile": "test:\n\tcc -o /tmp/t t.c && /tmp/t\n", "t.c": "int main(void) { return 1; }\n"}
+
+
+@pytest.mark.parametrize(("language", "error_type", "missing", "packages"), [
+    ("make", "ToolMissing", "make", "build-essential, cmake"),  # the test command: exit 127 at the base
+    ("go", "SetupFailed", "go", "golang-go"),  # the setup phase: `go mod download`
+    ("rust", "SetupFailed", "cargo", "cargo, rustc"),
+    ("js", "ToolMissing", "npm", "nodejs, npm"),
+    ("c", "ToolMissing", "cmake", "build-essential, cmake"),
+])
 def test_a_missing_tool_stops_before_any_model_call_and_json_still_prints(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    files = {"Makefile": "test:\n\tcc -o /tmp/t t.c && /tmp/t\n", "t.c": "int main(void) { return 1; }\n"}
-    repo = _with_config(commit_sample(tmp_path / "c", files, "C sample"),
-                        f"sandbox: {{image: {BASE_IMAGE}, require_docker: true}}\n")  # no make in the base image
+        language: str, error_type: str, missing: str, packages: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    if language == "make":
+        repo = commit_sample(tmp_path / language, MAKE_ONLY, "C sample")
+    else:
+        create_language_sample(language, repo := tmp_path / language)
+    # the base image has Python and git only; a chosen image is never replaced by a toolchain image
+    _with_config(repo, f"sandbox: {{image: {BASE_IMAGE}, require_docker: true}}\n")
     transcript = tmp_path / "empty.jsonl"
     transcript.write_text("# no replies: any model call would fail the run differently\n")
     _scripted(monkeypatch, transcript)
 
-    code, result, err = _run(repo, "Fix the test\n\nmake test fails.", capsys)
+    code, result, err = _run(repo, "Fix the tests\n\nThey fail.", capsys)
 
     assert code == 1 and result["success"] is False and result["stop_reason"] == "environment"
-    assert result["error_type"] == "ToolMissing"
-    assert result["error"].startswith("`make: not found`") and "sandbox.image" in result["error"]
-    assert "build-essential" in result["error"]  # the toolchain path that would provide it
-    assert "error: `make: not found`" in err
-    assert not list((repo / ".ensemble").glob("cache/llm/**/*.json"))
+    assert result["error_type"] == error_type
+    assert f"`{missing}: not found`" in result["error"] and "sandbox.image" in result["error"]
+    assert f"Debian packages {packages}" in result["error"]  # the toolchain path that would provide it
+    assert f"`{missing}: not found`" in err
 
 
 JAVA = {

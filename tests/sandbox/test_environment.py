@@ -53,3 +53,9 @@ def test_setup_hints_name_the_missing_tool_or_the_unreachable_repository() -> No
     assert "could not be downloaded" in setup_hint("java-maven", 1, maven)
     assert "settings.xml" in setup_hint("java-maven", 1, maven)
     assert setup_hint("python", 1, "ERROR: invalid requirement").startswith("fix the setup command")
+
+
+def test_a_tool_the_toolchain_does_not_provide_is_not_promised_by_it() -> None:
+    hint = setup_hint("java-gradle", 127, "sh: 1: gradle: not found")
+    assert "`gradle: not found`" in hint and "toolchain" not in hint and "sandbox.image" in hint
+    assert "default-jdk-headless" in setup_hint("java-maven", 127, "sh: 1: mvn: not found")
