@@ -99,15 +99,9 @@ def resolve_image(client: Any, name: str | None, user_chosen: bool, language: st
             pass
     if toolchain is not None and (found := find_toolchain_image(client, toolchain)) is not None:
         return found, f"{found.tags[0]} (toolchain from Debian packages {' '.join(toolchain.packages)}, cached)"
-    reason = "no registry image for this language"
-    if name is not None:
-        import requests
-
-        try:
-            log.info("pulling sandbox image %s", name)
-            return client.images.pull(name), f"{name} (pulled)"
-        except (docker.errors.APIError, requests.exceptions.RequestException) as exc:  # refused, or dropped
-            reason = f"{name} cannot be pulled: {getattr(exc, 'explanation', None) or exc}"
+    pulled, reason = _pull(client, name) if name is not None else (None, "no registry image for this language")
+    if pulled is not None:
+        return pulled, f"{name} (pulled)"
     if toolchain is not None:
         image, built = ensure_toolchain_image(client, toolchain, limits=limits(spec or SandboxSpec()))
         return image, (f"{image.tags[0]} (toolchain from Debian packages {' '.join(toolchain.packages)}, "
@@ -122,6 +116,18 @@ def resolve_image(client: Any, name: str | None, user_chosen: bool, language: st
     raise ImageMissing(f"sandbox image {name or BASE_IMAGE} is not present and cannot be pulled ({reason}); pull "
                        f"or build it, or set `sandbox.image` in .github/ensemble.yml or ENSEMBLE_SANDBOX_IMAGE to one "
                        f"you have (`bash scripts/setup.sh` builds {BASE_IMAGE})")
+
+
+def _pull(client: Any, name: str) -> tuple[Any | None, str]:
+    """(the pulled image, '') or (None, why it could not be pulled)."""
+    import docker.errors
+    import requests
+
+    try:
+        log.info("pulling sandbox image %s", name)
+        return client.images.pull(name), ""
+    except (docker.errors.APIError, requests.exceptions.RequestException) as exc:  # refused, or dropped
+        return None, f"{name} cannot be pulled: {getattr(exc, 'explanation', None) or exc}"
 
 
 def image_path(image: Any) -> str | None:
