@@ -105,7 +105,20 @@ def ensure_toolchain_image(client: Any, toolchain: Toolchain, base: str = BASE_I
         started = time.monotonic()
         _install(client, base_image, base, toolchain, tag, limits or {})
         log.info("toolchain image %s built in %.0f s", tag, time.monotonic() - started)
+        _remove_older(client, toolchain, tag)
         return client.images.get(tag), True
+
+
+def _remove_older(client: Any, toolchain: Toolchain, keep: str) -> None:
+    """Remove this toolchain's images built from an earlier base image (a new base makes a new tag)."""
+    prefix = f"{TOOLCHAIN_REPOSITORY}:{toolchain.name}-"
+    for image in client.images.list(name=TOOLCHAIN_REPOSITORY):
+        for tag in image.tags:
+            if tag.startswith(prefix) and tag != keep:
+                try:
+                    client.images.remove(tag)
+                except Exception as exc:  # noqa: BLE001 - in use by an environment image or a run: kept for now
+                    log.debug("keeping %s: %s", tag, exc)
 
 
 def _install(client: Any, base_image: Any, base: str, toolchain: Toolchain, tag: str, limits: dict[str, Any]) -> None:
@@ -125,9 +138,9 @@ def _install(client: Any, base_image: Any, base: str, toolchain: Toolchain, tag:
             raise SetupFailed(command, base, -1, f"timed out after {BUILD_TIMEOUT_S}s") from exc
         if code != 0:
             tail = cap_text(container.logs(tail=40).decode("utf-8", "replace"), 3000)
-            raise SetupFailed(command, base, code, f"{tail}\nThe {toolchain.name} toolchain image is built from "
-                              "the Debian mirror in the base image's apt sources; without one, set `sandbox.image` "
-                              "to an image that has the toolchain")
+            raise SetupFailed(command, base, code, tail, f"the {toolchain.name} toolchain image is built with the "
+                              "Debian mirror in the base image's apt sources: make it reachable, or set "
+                              "`sandbox.image` in .github/ensemble.yml to an image that has the toolchain")
         config = base_image.attrs.get("Config") or {}
         container.commit(repository=TOOLCHAIN_REPOSITORY, tag=tag.split(":", 1)[1], conf={
             "Labels": {LABEL: "toolchain", "ensemble.toolchain.packages": " ".join(toolchain.packages)},

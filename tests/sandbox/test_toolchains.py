@@ -10,9 +10,16 @@ from typing import Any
 import pytest
 
 from sandbox.docker_env import resolve_image
-from sandbox.errors import ImageMissing
+from sandbox.errors import ImageMissing, SetupFailed
 from sandbox.images import BASE_IMAGE
-from sandbox.toolchains import LANGUAGE_TOOLCHAINS, TOOLCHAINS, Toolchain, toolchain_tag
+from sandbox.toolchains import (
+    LANGUAGE_TOOLCHAINS,
+    TOOLCHAIN_REPOSITORY,
+    TOOLCHAINS,
+    Toolchain,
+    ensure_toolchain_image,
+    toolchain_tag,
+)
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 TINY = Toolchain("test-make", ("make",), ("make",))
@@ -39,12 +46,16 @@ def _remove(client: Any, tag: str) -> None:
 
 def test_an_unpullable_default_image_gets_a_toolchain_image_once(docker_client: Any, tiny_toolchain: str,
                                                                   no_leftovers: None) -> None:
+    older = f"{TOOLCHAIN_REPOSITORY}:{TINY.name}-0123456789ab"  # as if built from an earlier base image
+    docker_client.images.get(BASE_IMAGE).tag(older)
+
     image, how = resolve_image(docker_client, UNPULLABLE, False, "test-lang")
     assert image.tags == [tiny_toolchain]
     assert how.startswith(f"{tiny_toolchain} (toolchain from Debian packages make, built now; {UNPULLABLE} cannot be")
     output = docker_client.containers.run(image.id, ["make", "--version"], remove=True)
     assert output.startswith(b"GNU Make")
     assert image.labels["ensemble.toolchain.packages"] == "make"
+    assert not docker_client.images.list(name=older)  # the older build is removed
 
     again, how = resolve_image(docker_client, UNPULLABLE, False, "test-lang")
     assert again.id == image.id and how == f"{tiny_toolchain} (toolchain from Debian packages make, cached)"
@@ -59,3 +70,14 @@ def test_an_image_the_user_chose_is_never_replaced_by_a_toolchain(docker_client:
 def test_a_present_default_image_is_used_as_it_is(docker_client: Any, tiny_toolchain: str) -> None:
     image, how = resolve_image(docker_client, BASE_IMAGE, False, "test-lang")
     assert image.tags == [BASE_IMAGE] and how == f"{BASE_IMAGE} (present)"
+
+
+def test_a_package_the_mirror_does_not_have_fails_with_the_apt_output_and_the_fix(docker_client: Any,
+                                                                                   no_leftovers: None) -> None:
+    broken = Toolchain("test-broken", ("ensemble-no-such-package",), ())
+    with pytest.raises(SetupFailed) as caught:
+        ensure_toolchain_image(docker_client, broken)
+    message = str(caught.value)
+    assert message.startswith(f"sandbox setup `apt-get install ensemble-no-such-package` in image {BASE_IMAGE} exited")
+    assert "Unable to locate package ensemble-no-such-package" in message
+    assert "Debian mirror in the base image's apt sources" in message and "sandbox.image" in message
