@@ -27,10 +27,12 @@ from typing import Any
 from actions.context import NEEDS_ENGINE, Context, EngineNeeded, Outcome
 from actions.engine import Engine, Planner, ensemble_engine, ensemble_planner
 from actions.events import Event, load_event
+from actions.github.markdown import allowed_hosts, neutralise_links
 from actions.handlers.comment import answer_queued
 from actions.router import route
 from actions.summary import pull_url, step_summary
 from bot.errors import UsageError
+from bot.persist import append_text
 from bot.redact import SECRET_ENV_VARS
 from bot.trace import Tracer, runs_dir, span
 
@@ -122,14 +124,13 @@ def write_outputs(env: Mapping[str, str], outcome: Outcome, spans: Iterable[dict
     """`pr-number` and `result` to GITHUB_OUTPUT (with a random delimiter), the run's summary to the step summary."""
     if path := env.get("GITHUB_OUTPUT"):
         delimiter = f"ghadelim_{secrets.token_hex(8)}"
-        with open(path, "a", encoding="utf-8") as out:
-            out.write(f"pr-number<<{delimiter}\n{outcome.pr_number or ''}\n{delimiter}\n")
-            out.write(f"result<<{delimiter}\n{outcome.result}\n{delimiter}\n")
+        append_text(Path(path), f"pr-number<<{delimiter}\n{outcome.pr_number or ''}\n{delimiter}\n"
+                                f"result<<{delimiter}\n{outcome.result}\n{delimiter}\n")
     if (path := env.get("GITHUB_STEP_SUMMARY")) and outcome.result != NEEDS_ENGINE:  # the second pass reports
         url = pull_url(env.get("GITHUB_SERVER_URL", "https://github.com"), env.get("GITHUB_REPOSITORY", ""),
                        outcome.pr_number)
-        with open(path, "a", encoding="utf-8") as out:
-            out.write(step_summary(outcome, spans, url))
+        server = env.get("GITHUB_SERVER_URL", "https://github.com")
+        append_text(Path(path), neutralise_links(step_summary(outcome, spans, url), allowed_hosts(server)))
 
 
 def environment() -> Mapping[str, str]:

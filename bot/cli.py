@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from importlib.metadata import entry_points
 
 from bot import __version__
+from bot.redact import RedactingFilter, scrub
 
 ENGINE_COMMANDS = ("bot.commands.doctor", "bot.commands.run", "bot.commands.report", "bot.commands.index",
                    "bot.commands.search")
@@ -76,6 +77,9 @@ def configure_logging(verbose: bool) -> None:
     """Our packages log at INFO (DEBUG with -v); libraries only say something at WARNING."""
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, RedactingFilter) for f in handler.filters):
+            handler.addFilter(RedactingFilter())  # logs reach CI output: no secret in them
     for package in OWN_PACKAGES:
         logging.getLogger(package).setLevel(logging.DEBUG if verbose else logging.INFO)
     for library in CHATTY_LIBRARIES:  # these set their own loggers to DEBUG on import
@@ -89,6 +93,7 @@ def configure_logging(verbose: bool) -> None:
 
 def report_error(message: str) -> None:
     """Print an error for a person, and as an annotation when running inside GitHub Actions."""
+    message = scrub(message)
     print(f"error: {message}", file=sys.stderr)
     if os.environ.get("GITHUB_ACTIONS") == "true":
         escaped = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

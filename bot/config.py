@@ -117,9 +117,12 @@ ALWAYS_DENIED = (".github/workflows/**", ".github/ensemble.yml", "CODEOWNERS",
 
 @dataclass(frozen=True)
 class PathsSpec:
-    """Paths the bot must never edit: .gitignore-style patterns (`common.globs`), on top of ALWAYS_DENIED."""
+    """Paths the bot must never edit: .gitignore-style patterns (`common.globs`), on top of ALWAYS_DENIED;
+    and the largest file it may write."""
 
     deny: tuple[str, ...] = ALWAYS_DENIED
+    # The largest file the bot may write or commit; a bigger edit is refused and reported to the coder.
+    max_file_kb: int = field(default=1024, metadata={"min": 1})
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,20 @@
-"""Secret redaction: no secret value may reach a trace, a log, a comment or a container.
+"""Secret redaction: no secret value may reach a trace, a log, a file, a comment or a container.
 
 Two nets: the values of known secret variables (exact match), and token-shaped strings
-(GitHub, OpenAI and Google key formats) whatever variable they came from.
+(GitHub, OpenAI, Google and AWS key formats, private key blocks) whatever variable they came
+from. Secrets are known from the environment (`SECRET_ENV_VARS`) and from what the entry points
+register once they know more (a config's `secret_env`, a model's `api_key_env`):
+`register_secrets` adds to the process-wide set every `Redactor` masks as well, so each sink
+(trace, reply cache, insights, index, comments, commit messages, step summary) applies the same
+one. `find_secrets` names what a text holds without repeating it, for refusals.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -16,16 +24,51 @@ MASK = "[REDACTED]"
 # Shorter values would blank out ordinary words; real keys are far longer.
 MIN_SECRET_LENGTH = 6
 
-TOKEN_PATTERNS = re.compile(
-    r"""
-      \bgh[pousr]_[A-Za-z0-9]{20,}          # GitHub classic, OAuth, app, refresh tokens
-    | \bgithub_pat_[A-Za-z0-9_]{20,}        # GitHub fine-grained personal access tokens
-    | \bsk-[A-Za-z0-9][A-Za-z0-9_\-]{16,}   # OpenAI keys (sk-..., sk-proj-...)
-    | \bAIza[0-9A-Za-z_\-]{30,}             # Google API keys
-    | (?<=x-access-token:)(?!\[REDACTED\])[^@\s]+   # tokens embedded in clone URLs (not yet masked)
-    """,
-    re.VERBOSE,
+# (what it is, its shape); each names a kind of credential in refusals without repeating it.
+TOKEN_SHAPES = (
+    ("a GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{20,}"),  # classic, OAuth, app, refresh tokens
+    ("a GitHub token", r"\bgithub_pat_[A-Za-z0-9_]{20,}"),  # fine-grained personal access tokens
+    ("an OpenAI-style API key", r"\bsk-[A-Za-z0-9][A-Za-z0-9_\-]{16,}"),  # sk-..., sk-proj-...
+    ("a Google API key", r"\bAIza[0-9A-Za-z_\-]{30,}"),
+    ("an AWS access key id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    ("an AWS secret access key", r"(?i:aws_secret_access_key[\"']?\s*[:=]\s*[\"']?)\K[A-Za-z0-9/+]{40}"),
+    ("a private key", r"-----BEGIN [A-Z ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY"
+                      r"(?: BLOCK)?-----|\Z)"),
+    ("a token in a URL", r"(?<=x-access-token:)(?!\[REDACTED\])[^@\s]+"),  # clone URLs (not yet masked)
 )
+
+
+def _compile(pattern: str) -> re.Pattern[str]:
+    # `\K` (keep the prefix out of the match) is not Python's: a lookbehind of variable width is
+    # not either, so the prefix becomes a group that the substitution puts back.
+    if r"\K" in pattern:
+        prefix, rest = pattern.split(r"\K", 1)
+        return re.compile(f"(?P<keep>{prefix}){rest}")
+    return re.compile(pattern)
+
+
+_SHAPES = tuple((kind, _compile(pattern)) for kind, pattern in TOKEN_SHAPES)
+TOKEN_PATTERNS = re.compile("|".join(f"(?:{pattern.pattern})" for _, pattern in _SHAPES))  # any shape at all
+_registered: tuple[str, ...] = ()
+_lock = threading.Lock()
+
+
+def register_secrets(values: Iterable[str]) -> None:
+    """Mask these values too, in every redactor of this process from now on."""
+    global _registered
+    with _lock:
+        known = {*_registered, *(v for v in values if v and len(v) >= MIN_SECRET_LENGTH)}
+        _registered = tuple(sorted(known, key=len, reverse=True))
+
+
+def registered_secrets() -> tuple[str, ...]:
+    """The values registered so far (longest first)."""
+    return _registered
+
+
+def secret_values(env: Mapping[str, str], extra_names: Iterable[str] = ()) -> list[str]:
+    """The values in `env` of the known secret variables and of `extra_names`."""
+    return [env[name] for name in (*SECRET_ENV_VARS, *extra_names) if env.get(name)]
 
 
 class Redactor:
@@ -43,15 +86,35 @@ class Redactor:
     @classmethod
     def from_env(cls, env: Mapping[str, str], extra_names: Iterable[str] = ()) -> Redactor:
         """A redactor for the secrets in `env` under the known names plus `extra_names`."""
-        names = (*SECRET_ENV_VARS, *extra_names)
-        return cls(env[name] for name in names if env.get(name))
+        return cls(secret_values(env, extra_names))
+
+    def values(self) -> list[str]:
+        """Every exact value masked: this redactor's and the process's registered ones, longest first."""
+        return sorted({*self._values, *_registered}, key=len, reverse=True)
 
     def text(self, text: str) -> str:
         """`text` with every secret masked."""
-        for value in self._values:
+        for value in self.values():
             if value in text:
                 text = text.replace(value, MASK)
-        return TOKEN_PATTERNS.sub(MASK, text)
+        for _kind, pattern in _SHAPES:
+            text = pattern.sub(_mask, text)
+        return text
+
+    def find(self, text: str) -> list[str]:
+        """What kinds of secret `text` holds ("the value of a secret variable", "a GitHub token"), once each."""
+        found = ["the value of a secret variable"] if any(v in text for v in self.values()) else []
+        found += [kind for kind, pattern in _SHAPES if pattern.search(text)]
+        return list(dict.fromkeys(found))
+
+    def introduced(self, old: str, new: str) -> list[str]:
+        """The kinds of secret `new` holds that `old` did not (an edit near an old fixture is not refused)."""
+        found = ["the value of a secret variable"] if any(v in new and v not in old for v in self.values()) else []
+        for kind, pattern in _SHAPES:
+            before = {m[0] for m in pattern.finditer(old)} if old else set()
+            if any(m[0] not in before for m in pattern.finditer(new)):
+                found.append(kind)
+        return list(dict.fromkeys(found))
 
     def value(self, value: Any) -> Any:
         """A copy of a JSON-like value with every string redacted."""
@@ -64,3 +127,34 @@ class Redactor:
         if value is None or isinstance(value, bool | int | float):
             return value
         return self.text(repr(value))
+
+
+def _mask(match: re.Match[str]) -> str:
+    keep = match.groupdict().get("keep")
+    return (keep or "") + MASK
+
+
+def process_redactor() -> Redactor:
+    """The redactor for this process: the secret variables of its environment and every registered value."""
+    return Redactor.from_env(os.environ)
+
+
+def scrub(text: str) -> str:
+    """`text` with every secret this process knows of, and every token shape, masked."""
+    return process_redactor().text(text)
+
+
+def find_secrets(text: str) -> list[str]:
+    """The kinds of secret `text` holds, named without repeating them (empty when none)."""
+    return process_redactor().find(text)
+
+
+class RedactingFilter(logging.Filter):
+    """A logging filter that masks secrets in every record's message (installed on the CLI's handlers)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        clean = scrub(message)
+        if clean != message:
+            record.msg, record.args = clean, None
+        return True

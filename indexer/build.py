@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -34,12 +35,14 @@ Progress = Callable[[str, int, int], None]
 def open_index(repo_dir: Path, *, include: Sequence[str] = (), exclude: Sequence[str] = (), max_file_kb: int = 512,
                model: str | None = None, progress: Progress | None = None, embedder: Embedder | None = None,
                cache_path: Path | None = None, params: FusionParams | None = None,
-               update: bool = True, embed_all: bool = False, index_path: Path | None = None) -> RepoIndex:
+               update: bool = True, embed_all: bool = False, index_path: Path | None = None,
+               redact: Callable[[str], str] | None = None) -> RepoIndex:
     """Build the index of `repo_dir`, or bring an existing one up to date, and return it loaded.
 
     Only source files are embedded unless `embed_all`: the embedding model is the slow part, and
     tests, docs and other text count for less in the ranking anyway (BM25 still covers them).
-    `index_path` keeps the index somewhere other than `repo_dir/.ensemble/index`.
+    `index_path` keeps the index somewhere other than `repo_dir/.ensemble/index`. `redact` masks
+    secrets in each chunk's text before it is stored (a CI cache may carry the index far).
     """
     from filelock import FileLock
 
@@ -63,7 +66,7 @@ def open_index(repo_dir: Path, *, include: Sequence[str] = (), exclude: Sequence
         if stored is None or stored.files != {f.path: f.blob for f in files} or stored.commit != head_commit(repo):
             embedder = embedder or make_embedder(model_name)
             stored = update_store(repo, stored, files, embedder, cache_path or root / "embeddings.sqlite", progress,
-                                  embed_all)
+                                  embed_all, redact)
             save_store(root, stored)
     return RepoIndex(repo, stored, embedder, params)
 
@@ -74,7 +77,8 @@ def wants_vector(path: str) -> bool:
 
 
 def update_store(repo: Path, old: StoredIndex | None, files: list[RepoFile], embedder: Embedder,
-                 cache_path: Path, progress: Progress | None = None, embed_all: bool = False) -> StoredIndex:
+                 cache_path: Path, progress: Progress | None = None, embed_all: bool = False,
+                 redact: Callable[[str], str] | None = None) -> StoredIndex:
     """A new StoredIndex: unchanged files keep their chunks and vectors, the rest are (re)built."""
     started = time.perf_counter()
     current = {f.path: f.blob for f in files}
@@ -82,6 +86,8 @@ def update_store(repo: Path, old: StoredIndex | None, files: list[RepoFile], emb
     kept = [i for i, c in enumerate(old.chunks) if c.path in keep_files] if old else []
     changed = [f for f in files if f.path not in keep_files]
     new_chunks = _chunk_files(repo, changed, progress)  # binary files stay listed, without chunks
+    if redact is not None:  # line numbers stay those of the file: only the stored text is masked
+        new_chunks = [replace(c, text=redact(c.text)) for c in new_chunks]
     cache = EmbeddingCache(cache_path)
     try:
         report = (lambda done, total: progress("embedding", done, total)) if progress else None

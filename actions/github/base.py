@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from actions.github.markdown import allowed_hosts, neutralise_links
 from bot.errors import EnsembleError
 from bot.redact import Redactor
 from bot.trace import span
@@ -45,6 +46,7 @@ class GitHubBase:
         # Everything the bot writes on GitHub is public: secret values and token shapes are masked.
         self.redactor = Redactor([token, *secrets])
         self.server_url = server_url.rstrip("/")
+        self._hosts = allowed_hosts(self.server_url)
         self.max_wait_s = max_wait_s
         self._sleep = sleep
         self._gh = Github(base_url=api_url.rstrip("/"), auth=Auth.Token(token), retry=None, lazy=True,
@@ -53,6 +55,10 @@ class GitHubBase:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.full_name!r}, server_url={self.server_url!r})"
+
+    def outgoing(self, text: str) -> str:
+        """What may be posted of `text`: secrets masked, images and links to other hosts made inert."""
+        return neutralise_links(self.redactor.text(text), self._hosts)
 
     # -- calling GitHub ------------------------------------------------------------------
     def call(self, what: str, fn: Callable[[], T], *, repeatable: bool = True) -> T:

@@ -29,13 +29,13 @@ class IssueCalls(GitHubBase):
 
     def comment(self, number: int, body: str) -> int:
         """Post a comment; returns its id."""
-        body = self.redactor.text(body)
+        body = self.outgoing(body)
         return self.call(f"comment on #{number}", lambda: self._repo.get_issue(number).create_comment(body),
                          repeatable=False).id  # a 5xx may come after the comment was made: no second one
 
     def edit_comment(self, number: int, comment_id: int, body: str) -> None:
         """Replace a comment's body in place."""
-        body = self.redactor.text(body)
+        body = self.outgoing(body)
         self.call("update a comment", lambda: self._repo.get_issue(number).get_comment(comment_id).edit(body))
 
     def react(self, number: int, comment_id: int | None = None, content: str = "eyes") -> None:

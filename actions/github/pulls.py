@@ -32,7 +32,7 @@ class PullCalls(GitHubBase):
         """Open a draft PR; when one already exists for `branch`, update its body instead."""
         from github import GithubException
 
-        title, body = self.redactor.text(title), self.redactor.text(body)
+        title, body = self.outgoing(title), self.outgoing(body)
         try:
             pull = self._repo.create_pull(base=base, head=branch, title=title, body=body, draft=True)
             return pull_info(pull)
@@ -48,7 +48,7 @@ class PullCalls(GitHubBase):
             raise ForgeError(f"GitHub refused to open a pull request from {branch}: {exc.status} {message(exc)}") from None
 
     def update_pull_body(self, number: int, body: str) -> None:
-        body = self.redactor.text(body)
+        body = self.outgoing(body)
         self.call(f"update PR #{number}", lambda: self._repo.get_pull(number).edit(body=body))
 
     def mark_ready(self, number: int) -> None:
@@ -96,7 +96,7 @@ class PullCalls(GitHubBase):
 
     def reply_in_thread(self, number: int, comment_id: int, body: str) -> None:
         """Answer in the review thread that review comment `comment_id` starts."""
-        body = self.redactor.text(body)
+        body = self.outgoing(body)
         self.call(f"reply to review comment {comment_id}",
                   lambda: self._repo.get_pull(number).create_review_comment_reply(comment_id, body), repeatable=False)
 

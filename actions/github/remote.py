@@ -2,7 +2,7 @@
 
 The token never appears on a command line, in output or in `.git/config`: git gets it as an
 `http.extraheader` through GIT_CONFIG_* environment variables (as actions/checkout does),
-scoped to the server URL.
+scoped to the server URL. Pushes go to the bot's own `ensemble/*` branches only.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import base64
 from pathlib import Path
 
 from actions.github.base import ForgeError, GitHubBase
+from bot.forge import BRANCH_PREFIX
 from bot.trace import span
 from common.git import GitError, git
 
@@ -40,6 +41,7 @@ class RemoteCalls(GitHubBase):
 
     def push(self, clone: Path, branch: str, expected: str | None, source: str | None = None) -> None:
         """Push local `branch` (or `source`) to `branch`, only if the remote is still at `expected` (None: absent)."""
+        refuse_foreign_branch(branch)
         lease = f"--force-with-lease=refs/heads/{branch}:{expected or ''}"
         try:
             with span("git.push", branch=branch, expected=expected or "(absent)"):
@@ -48,6 +50,13 @@ class RemoteCalls(GitHubBase):
         except GitError as exc:
             raise ForgeError(f"could not push {branch}: {git_words(exc)}; someone else may have pushed to it") from exc
 
+
+def refuse_foreign_branch(branch: str) -> None:
+    """Raise ForgeError unless `branch` is one of the bot's own (`ensemble/...`): it pushes nowhere else."""
+    name = branch.removeprefix("refs/heads/")
+    if not name.startswith(BRANCH_PREFIX) or ".." in name or name.rstrip("/") == BRANCH_PREFIX.rstrip("/"):
+        raise ForgeError(f"refusing to push to {branch!r}: the bot pushes only to its own {BRANCH_PREFIX}* branches; "
+                         "a change for any other branch goes through a pull request")
 
 
 def git_words(exc: GitError) -> str:

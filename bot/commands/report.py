@@ -25,9 +25,10 @@ def run(args: argparse.Namespace) -> int:
     loaded = load(args.traces)
     data = figures(loaded) if args.json or args.html else None
     if args.html:
+        from bot.persist import write_text
         from bot.report_html import render_html
 
-        args.html.write_text(render_html(data or {}), encoding="utf-8")
+        write_text(args.html, render_html(data or {}))
     if args.json:
         print(json.dumps(data, indent=2, default=str))
     else:

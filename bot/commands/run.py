@@ -12,6 +12,7 @@ from typing import Any
 
 from bot.errors import UsageError
 from bot.extras import require_engine
+from bot.redact import scrub
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -88,10 +89,11 @@ def _run(args: argparse.Namespace) -> int:
         sys.stderr.flush()
         os._exit(130)
     progress.done()
+    # The summary quotes the plan and the diff, model text both: it reaches CI logs only redacted.
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2, default=str))
+        print(scrub(json.dumps(result.to_dict(), indent=2, default=str)))
     else:
-        print(render_summary(result))
+        print(scrub(render_summary(result)))
     return 0 if result.success else 1
 
 
@@ -109,7 +111,7 @@ class ProgressView:
         round_text = f" round {rnd}" if rnd else ""
         line = (f"[{time.monotonic() - self.started:6.1f}s] {where}{round_text}: {phase}"
                 f"{' ' + detail[:60] if detail else ''}  ({tokens} tokens, ${spend.get('cost_usd', 0):.4f})")
-        print(line, file=sys.stderr, flush=True)
+        print(scrub(line), file=sys.stderr, flush=True)
 
     def done(self) -> None:
         """Mark the end of the live view."""

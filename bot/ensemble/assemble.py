@@ -61,6 +61,7 @@ def open_configured_index(repo_dir: Path, config: Config, env: Mapping[str, str]
     With ENSEMBLE_INDEX_DIR set, the index and its embedding cache live there instead of under
     `.ensemble/`, so a CI cache can carry them from one run (and one throw-away clone) to the next.
     """
+    from bot.redact import scrub
     from indexer import open_index
 
     spec = config.index
@@ -71,7 +72,7 @@ def open_configured_index(repo_dir: Path, config: Config, env: Mapping[str, str]
     return open_index(tree or repo_dir, include=spec.include, exclude=spec.exclude, max_file_kb=spec.max_file_kb,
                       model=spec.embedding_model, progress=progress,
                       index_path=home / "index" if home else None,
-                      cache_path=home / "embeddings.sqlite" if home else None)
+                      cache_path=home / "embeddings.sqlite" if home else None, redact=scrub)
 
 
 def test_runner(config: Config, env: Mapping[str, str]) -> SandboxRunner:

@@ -3,7 +3,8 @@
 Inside a round the coder may first ask for more code (`READ path`, `FIND text`), and gets a
 bounded number of follow-up turns for blocks that did not apply or a reply cut off by length:
 each follow-up carries its own previous reply and exactly what failed. Edits that delete,
-skip or weaken existing tests, or touch CI configuration, are refused and undone (guards.py).
+skip or weaken existing tests, or touch CI configuration, are refused and undone (guards.py); so
+are files holding a secret, binary files and files over the size limit (bot/forge/policy.py).
 Then the changed files are compile-checked and the tests run, judged against the base.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 from bot.ensemble import prompts
 from bot.ensemble.asking import ask
 from bot.ensemble.edit_format import EXAMPLE
+from bot.ensemble.edit_parsing import cut_oversized_blocks
 from bot.ensemble.edits import (
     EditFailure,
     apply_edit_blocks,
@@ -30,6 +32,7 @@ from bot.ensemble.guards import find_test_tampering
 from bot.ensemble.types import Plan, Round
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import ContextTooLong, PromptTooLong
+from bot.forge.policy import content_problems, too_large
 from bot.llm.types import Message
 from bot.trace import span
 from common.tokens import chars_for_tokens, estimate_tokens
@@ -38,7 +41,7 @@ log = logging.getLogger(__name__)
 EDIT_FOLLOW_UPS = 2  # extra coder turns in a round for blocks that did not apply or a cut-off reply
 CODE_REQUEST_TURNS = 2  # coder turns in a round that may ask for more code instead of editing
 MAX_CODE_REQUESTS = 3
-POLICY_REASONS = ("denied", "link", "bad_path", "tampering")  # failures that are refusals, shown to the user
+POLICY_REASONS = ("denied", "link", "bad_path", "tampering", "content")  # failures that are refusals, shown to the user
 REPLY_TRACE_CHARS = 1500  # of a coder reply whose blocks did not all apply, kept in the trace
 MIN_PROMPT_TOKENS = 1000  # the least room kept for the task, plan and files in a follow-up turn
 MAX_FOCUS_LINES = 200  # a retrieved range longer than this says little about where to look
@@ -126,7 +129,7 @@ def _converse(team: Any, prompt: Callable[[int], list[Message]], shown: list[str
                 raise
             log.warning("team %s: the conversation outgrew the coder's window; ending the round's turns", team.name)
             return edits
-        text = reply.text or ""
+        text, oversized = cut_oversized_blocks(reply.text or "", team.max_file_bytes)
         parsed = parse_edit_blocks(text)
         asked = _code_requests(text) if not parsed.blocks else []
         if asked and requests_left > 0:
@@ -136,7 +139,8 @@ def _converse(team: Any, prompt: Callable[[int], list[Message]], shown: list[str
         if tail and not parsed.blocks and not parsed.failures:
             return edits  # a follow-up answered without any block: the coder has nothing more to change
         writes, before = edits.writes, _signature(edits.failures)
-        turn = _turn(team, parsed, text, shown, edits, example)
+        turn = [*_turn(team, parsed, text, shown, edits, example), *_too_large(oversized, team.max_file_bytes)]
+        edits.refusals += [f for f in turn if f.reason == "content" and f not in edits.refusals]
         cut_off = getattr(reply, "finish_reason", "") == "length" or bool(getattr(reply, "truncated", False))
         stalled = bool(tail) and edits.writes == writes and _signature(turn) == before
         edits.failures = turn
@@ -159,6 +163,11 @@ def _turn(team: Any, parsed: Any, text: str, shown: list[str], edits: RoundEdits
     return turn
 
 
+def _too_large(cut: list[tuple[str, int]], limit: int) -> list[EditFailure]:
+    return [EditFailure(path, "content", problem.removeprefix(f"{path}: "))
+            for path, size in cut for problem in [too_large(path, size, limit)]]
+
+
 def _signature(failures: list[EditFailure]) -> list[tuple[str, str]]:
     return sorted((f.reason, f.path) for f in failures)
 
@@ -170,6 +179,9 @@ def _apply(team: Any, parsed: Any, shown: list[str], edits: RoundEdits) -> list[
     files = WorkspaceFiles(team.workspace.path)
     result = apply_edit_blocks(parsed.blocks, files, team.deny, shown=tuple(shown))
     linked = linked_paths(team.workspace.path, [*(b.path for b in parsed.blocks), *result.changes])
+    linked += tuple(EditFailure(path, "content", problem.removeprefix(f"{path}: "))
+                    for path, new in result.changes.items()
+                    for problem in content_problems(path, files.read(path), new, team.max_file_bytes))
     blocked = {f.path for f in linked}
     changes = {p: c for p, c in result.changes.items() if p not in blocked}
     for path in changes:

@@ -90,6 +90,34 @@ def parse_edit_blocks(text: str) -> ParseResult:
     return ParseResult(tuple(blocks), tuple(failures))
 
 
+_MARKER_LINE = re.compile(r"^[ \t]*(?:(?P<search><{5,9}[ \t]*SEARCH)|>{5,9}[ \t]*REPLACE)\b[^\n]*$",
+                          re.MULTILINE | re.IGNORECASE)
+
+
+def cut_oversized_blocks(text: str, max_chars: int) -> tuple[str, list[tuple[str, int]]]:
+    """The reply without its blocks longer than `max_chars`, and (path, size in bytes) of each block cut.
+
+    Runs before parsing, over marker offsets only, so a huge block costs no more than its own text:
+    splitting it into lines would cost ten times that.
+    """
+    if len(text) <= max_chars:
+        return text, []
+    pieces, cut, kept_from, start = [], [], 0, None
+    for marker in _MARKER_LINE.finditer(text):
+        if marker["search"]:
+            start = marker.start()
+        elif start is not None:
+            if marker.end() - start > max_chars:
+                above = [line for line in text[max(0, start - 400):start].splitlines() if line.strip()]
+                path = _path_in_line(above[-1].strip()) if above else ""
+                cut.append((path or "?", len(text[start:marker.end()].encode("utf-8", "replace"))))
+                pieces.append(text[kept_from:start])
+                kept_from = marker.end()
+            start = None
+    pieces.append(text[kept_from:])
+    return "".join(pieces), cut
+
+
 def _read_block(lines: list[str], start: int) -> tuple[int, int] | str:
     """Line numbers of the divider and the REPLACE marker after `start`, or what is missing."""
     divider = None

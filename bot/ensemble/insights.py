@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from bot.persist import write_text
 
 log = logging.getLogger(__name__)
 STORE_FILE = "insights.jsonl"
@@ -99,7 +99,7 @@ class InsightStore:
         return lessons
 
     def add(self, lesson: Lesson) -> bool:
-        """Append a lesson, dropping the oldest beyond the cap (atomic rewrite under the file lock).
+        """Append a lesson, dropping the oldest beyond the cap (an atomic, redacted rewrite under the file lock).
 
         A lesson is worth less than the run that learnt it: a full disk or a lock held too long
         is logged and the lesson dropped (False); the store stays as it was.
@@ -112,7 +112,7 @@ class InsightStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self._lock, FileLock(f"{self.path}.lock", timeout=LOCK_TIMEOUT_S):
                 lessons = (self.load() + [lesson])[-self.limit:]
-                _write_atomically(self.path, "".join(json.dumps(asdict(x)) + "\n" for x in lessons))
+                write_text(self.path, "".join(json.dumps(asdict(x)) + "\n" for x in lessons))
         except (OSError, Timeout) as exc:
             log.warning("could not keep this run's lesson in %s (%s); the store is unchanged", self.path, exc)
             return False
@@ -131,18 +131,6 @@ class InsightStore:
             scores = [len(words & _words(x.task)) / (len(words | _words(x.task)) or 1) for x in lessons]
         ranked = sorted(zip(scores, range(len(lessons)), strict=True), reverse=True)
         return [lessons[i] for score, i in ranked[:k] if score > 0]
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Replace `path` with `text`: a reader sees the old file or the new one, never a half-written one."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _words(text: str) -> set[str]:

@@ -31,6 +31,7 @@ from bot.ensemble.select import choose_winner, describe, rank_key
 from bot.ensemble.team import Team, run_team
 from bot.ensemble.types import CRASHED, QUESTIONS, Progress, RunResult, Task, TeamResult
 from bot.forge.local import LocalForge, slugify
+from bot.redact import register_secrets, secret_values
 from bot.trace import Tracer, new_run_id, propagate, runs_dir, span
 
 log = logging.getLogger(__name__)
@@ -60,10 +61,11 @@ def run_task(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str],
     repo_dir = Path(repo_dir).resolve()
     run_id = run_id or new_run_id()
     tracer = Tracer.for_run(runs_dir(env, repo_dir / ".ensemble" / "runs"), run_id, env,
-                            secret_names=config.secret_env)
+                            secret_names=config_secret_names(config))
     started = time.monotonic()
     result = RunResult(run_id, task, trace=str(tracer.path))
-    forge = LocalForge(repo_dir, run_id)
+    register_secrets(secret_values(env, config_secret_names(config)))
+    forge = LocalForge(repo_dir, run_id, config.paths.max_file_kb * 1024)
     with tracer.activate(), span("ensemble.run", run_id=run_id, task=task.title[:200],
                                  settings=run_settings(config)) as s:
         try:
@@ -75,6 +77,14 @@ def run_task(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str],
                   decision=result.decision, branch=result.branch,
                   reproduction_test=bool(result.reproduction and result.reproduction.path))
     return result
+
+
+def config_secret_names(config: Config) -> tuple[str, ...]:
+    """The variables whose values the config makes secret: `secret_env` and every model's `api_key_env`."""
+    roles = [config.models.for_role(r) for r in ROLES]
+    roles += [m for team in config.team_models for r in ROLES if (m := getattr(team, r)) is not None]
+    keys = [m.api_key_env for role in roles for m in (role, *role.fallback) if m.api_key_env]
+    return tuple(dict.fromkeys([*config.secret_env, *keys]))
 
 
 def run_settings(config: Config) -> dict[str, Any]:
@@ -141,6 +151,7 @@ def _team(i: int, task: Task, config: Config, models: ModelClient, retriever: Re
     return Team(name=name, task=task, models=TeamModels(models, temps[i] if i < len(temps) else None, name),
                 retriever=retriever, runner=runner, workspace=first if i == 0 else forge.workspace(name),
                 board=board, max_iterations=config.max_iterations, deny=tuple(config.paths.deny), lessons=lessons,
+                max_file_bytes=config.paths.max_file_kb * 1024,
                 trailers={"Ensemble-Run": forge.run_id, "Ensemble-Model": label}, stop=parts.stop, progress=notify,
                 explore_budget=ExploreBudget(config.explore.max_rounds, config.explore.max_tokens))
 

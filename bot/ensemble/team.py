@@ -43,6 +43,7 @@ from bot.ensemble.verdict import Judgement, judge, related_failures
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import BudgetExceeded, StopRequested, StructuredReplyError
 from bot.forge import Workspace
+from bot.forge.policy import DEFAULT_MAX_FILE_BYTES, ChangeRefused
 from bot.trace import span
 from indexer.files import is_test_path
 
@@ -64,6 +65,7 @@ class Team:
     board: InsightBoard
     max_iterations: int = 4
     deny: tuple[str, ...] = ()
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # paths.max_file_kb: a bigger file is refused
     lessons: str = ""
     trailers: dict[str, str] = field(default_factory=dict)
     stop: threading.Event = field(default_factory=threading.Event)
@@ -216,9 +218,9 @@ def _reproduce(team: Team, plan: Plan, found: Exploration) -> Reproduction:
     for _attempt in range(2):
         team.say("reproducing", 0, path)
         rnd = code_round(team, plan, found, feedback, Round(0, kind="reproduce"), reproduce=True)
-        if rnd.applied and not rnd.compile_error and rnd.tests is not None:
+        if rnd.applied and not rnd.compile_error and rnd.tests is not None and _commit(
+                team, rnd, f"Add reproduction test {path}", round_text.round_body(plan, rnd, "reproduction test")):
             failed = _reproduces(team, rnd.tests, path)
-            _commit(team, f"Add reproduction test {path}", round_text.round_body(plan, rnd, "reproduction test"))
             note = "" if failed else "the reproduction test passed before the fix, so it does not show the bug"
             return Reproduction(path, failed_before=failed, note=note)
         team.workspace.discard()
@@ -247,7 +249,8 @@ def _refine(team: Team, result: TeamResult, found: Exploration) -> None:
         result.rounds.append(rnd)
         if rnd.applied and not rnd.compile_error:
             # Commit before the review, so a budget stop during it still leaves the tested change.
-            rnd.commit = _commit(team, f"{team.task.title[:60]} (round {number})", round_text.round_body(plan, rnd, "fix"))
+            rnd.commit = _commit(team, rnd, f"{team.task.title[:60]} (round {number})", round_text.round_body(plan, rnd, "fix"))
+        if rnd.applied and not rnd.compile_error:
             result.tests_after, result.judgement = rnd.tests, rnd.judgement
             team.say("reviewing", number)
             _review(team, plan, rnd)
@@ -311,6 +314,15 @@ def _review(team: Team, plan: Plan, rnd: Round) -> None:
     rnd.feedback = str(data.get("feedback", ""))
 
 
-def _commit(team: Team, summary: str, body: str) -> str | None:
-    commit = team.workspace.commit(summary, body, team.trailers)
+def _commit(team: Team, rnd: Round, summary: str, body: str) -> str | None:
+    """Commit the round; a change the commit policy refuses is undone and the round counts as not applied."""
+    try:
+        commit = team.workspace.commit(summary, body, team.trailers)
+    except ChangeRefused as exc:
+        log.warning("team %s: %s", team.name, exc)
+        team.workspace.discard()
+        rnd.applied, rnd.tests, rnd.judgement = False, None, None  # what was tested is gone
+        rnd.edit_errors = "the change was refused before commit and undone:\n" + "\n".join(f"- {p}" for p in exc.problems)
+        rnd.refused += [p for p in exc.problems if p not in rnd.refused]
+        return None
     return commit.sha if commit else None

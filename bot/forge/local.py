@@ -15,6 +15,8 @@ import shutil
 from pathlib import Path
 
 from bot.forge import BRANCH_PREFIX, Commit, Workspace
+from bot.forge.policy import DEFAULT_MAX_FILE_BYTES, ChangeRefused, staged_problems
+from bot.redact import scrub
 from bot.trace import span
 from common.git import GitError, git, git_bytes, git_succeeds
 
@@ -45,11 +47,16 @@ def format_message(summary: str, body: str, trailers: dict[str, str]) -> str:
 
 
 class GitWorkspace:
-    """A detached worktree at `base`; commits stay local until the forge publishes them."""
+    """A detached worktree at `base`; commits stay local until the forge publishes them.
 
-    def __init__(self, path: Path, base: str):
+    Every commit passes `staged_problems` first (bot/forge/policy.py): a change holding a secret,
+    a link, a submodule, a binary or an oversized file raises ChangeRefused and nothing is committed.
+    """
+
+    def __init__(self, path: Path, base: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES):
         self.path = path
         self.base = base
+        self.max_file_bytes = max_file_bytes
 
     def diff(self) -> str:
         """The diff since the base commit, new files included (staged with intent-to-add)."""
@@ -57,16 +64,24 @@ class GitWorkspace:
         return git(self.path, "diff", "--no-color", "--no-ext-diff", self.base)
 
     def commit(self, summary: str, body: str, trailers: dict[str, str]) -> Commit | None:
-        """Commit every change in the worktree; None when there is nothing to commit."""
+        """Commit every change in the worktree (message redacted); None when there is nothing to commit.
+
+        Raises ChangeRefused, committing nothing and leaving the files as they are, when the change
+        breaks the commit policy.
+        """
         with span("git.commit", worktree=self.path.name) as s:
             git(self.path, "add", "-A")
             changed = git(self.path, "status", "--porcelain").splitlines()
             s.set(files=len(changed))
             if not changed:
                 return None
+            if problems := staged_problems(self.path, self.max_file_bytes):
+                git(self.path, "reset", "-q")
+                s.set(refused=problems)
+                raise ChangeRefused(problems)
             identity = [] if git(self.path, "config", "user.email", check=False).strip() else [
                 "-c", f"user.name={BOT_NAME}", "-c", f"user.email={BOT_EMAIL}"]
-            message = format_message(summary, body, trailers)
+            message = scrub(format_message(summary, body, trailers))
             git(self.path, *identity, "commit", "-q", "--no-verify", "-F", "-", stdin=message)
             sha = git(self.path, "rev-parse", "HEAD").strip()
             s.set(sha=sha, summary=message.splitlines()[0])
@@ -146,9 +161,10 @@ class CommittedTree:
 class LocalForge:
     """Branches and worktrees in a local checkout; never touches the user's working tree."""
 
-    def __init__(self, repo_dir: Path, run_id: str):
+    def __init__(self, repo_dir: Path, run_id: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES):
         self.repo_dir = Path(git(Path(repo_dir), "rev-parse", "--show-toplevel").strip())
         self.run_id = run_id
+        self.max_file_bytes = max_file_bytes
         self.branch = ""
         self.base = ""
         self.continued = False
@@ -170,7 +186,7 @@ class LocalForge:
             self._remove(path)
         with span("git.worktree", worktree=path.name, base=self.base):
             git(self.repo_dir, "worktree", "add", "-q", "--detach", str(path), self.base)
-        workspace = GitWorkspace(path, self.base)
+        workspace = GitWorkspace(path, self.base, self.max_file_bytes)
         self._workspaces.append(workspace)
         return workspace
 

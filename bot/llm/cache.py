@@ -3,7 +3,8 @@
 The key is a SHA-256 of the provider, model, messages, schema and parameters, so any change
 in the prompt misses. Writes go to a temporary file that is then renamed into place, which
 makes them atomic for concurrent threads and processes: a reader sees a whole entry or none.
-A size cap evicts the least recently used entries (reads refresh an entry's mtime).
+A size cap evicts the least recently used entries (reads refresh an entry's mtime). Entries are
+written through bot/persist.py, so a reply that echoes a secret is stored with it masked.
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from bot.llm.types import Message
+from bot.persist import write_json
 
 log = logging.getLogger(__name__)
 
@@ -60,16 +61,7 @@ class ReplyCache:
 
     def put(self, key: str, entry: dict[str, Any]) -> None:
         """Store `entry` atomically, then evict old entries if the cache is over its cap."""
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(entry, fh, ensure_ascii=False)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_json(self._path(key), entry)  # redacted: a reply that echoes a secret is stored masked
         self.prune()
 
     def prune(self) -> int:

@@ -1,0 +1,43 @@
+"""The one way the bot writes what it learned to disk: redacted first, then replaced atomically.
+
+Reply cache entries, lessons, the step summary and outputs, HTML reports: each goes through
+`write_text`, `write_json` or `append_text`, which mask every secret the process knows of and
+every token shape (bot/redact.py) before a byte is written. Traces redact through their own
+`Redactor`, which masks the same registered values. A whole file is written to a temporary
+file beside it and renamed into place, so a reader (or a crash) sees the old file or the new.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bot.redact import process_redactor
+
+
+def write_text(path: Path, text: str) -> None:
+    """Replace `path` with the redacted `text`, atomically (parents created)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = process_redactor().text(text).encode("utf-8")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json(path: Path, value: Any) -> None:
+    """Replace `path` with `value` as JSON, every string in it redacted, atomically."""
+    write_text(path, json.dumps(process_redactor().value(value), ensure_ascii=False))
+
+
+def append_text(path: Path, text: str) -> None:
+    """Append the redacted `text` to `path` (files such as GITHUB_STEP_SUMMARY are shared, never replaced)."""
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(process_redactor().text(text))

@@ -1,0 +1,46 @@
+"""Canary secrets and a scanner: every byte a run leaves behind is searched for them."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+# Each canary is a secret of a different kind; none may be found in anything a run writes.
+CANARIES = {
+    "OPENAI_API_KEY": "sk-canary0penai0key0a1b2c3d4e5f6a7b8",
+    "GITHUB_TOKEN": "canary-github-token-value-7731",  # not token-shaped: only its value is known
+    "DEPLOY_PASSWORD": "canary-deploy-password-49c1f0",  # named by the config's secret_env
+}
+GHP_CANARY = "ghp_Canary0123456789abcdefABCDEF012345"  # token-shaped, in no variable
+ALL_CANARIES = (*CANARIES.values(), GHP_CANARY)
+SAY_CANARIES = " ".join(ALL_CANARIES)
+
+
+def git_objects(repo: Path) -> bytes:
+    """Every object in the repository's object store, uncompressed (commits, trees, blobs)."""
+    out = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=repo, capture_output=True,
+                         check=True).stdout
+    return out
+
+
+def leaks(roots: Iterable[Path], canaries: Iterable[str] = ALL_CANARIES, extra: Iterable[tuple[str, bytes]] = ()
+          ) -> list[str]:
+    """`path: canary-prefix` for each file under `roots` (and each named blob in `extra`) holding a canary."""
+    found = []
+    blobs = [(str(p), p.read_bytes()) for root in roots for p in sorted(Path(root).rglob("*")) if p.is_file()]
+    for name, data in [*blobs, *extra]:
+        for canary in canaries:
+            if canary.encode() in data:
+                found.append(f"{name}: {canary[:10]}…")
+    return found
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Path:
+    """The demo's sample repository (a real bug, a failing test), committed on `main`."""
+    from bot.ensemble.demo import create_sample_repo
+
+    return create_sample_repo(tmp_path / "sample")
