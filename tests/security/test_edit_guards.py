@@ -64,3 +64,14 @@ def test_a_binary_edit_block_is_refused(sample: Path) -> None:
     result, _ = run(sample, create("bin/tool", "\x7fELF\x00\x00\x01payload") + "\n\n" + FIX)
     assert any("bin/tool: the new content is binary" in r for r in result.refused)
     assert not on_branch(sample, result.branch, "bin/tool") and result.success
+
+
+def test_an_edit_through_a_committed_symbolic_link_is_refused(sample: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (sample / "vendor").symlink_to(outside)
+    subprocess.run(["git", "add", "vendor"], cwd=sample, check=True)
+    subprocess.run(["git", "commit", "-qm", "a link out of the repository"], cwd=sample, check=True)
+    result, _ = run(sample, create("vendor/evil.py", "print('planted')") + "\n\n" + FIX)
+    assert any("vendor/evil.py: vendor is a symbolic link" in r for r in result.refused), result.refused
+    assert not list(outside.iterdir()) and result.success
