@@ -101,6 +101,14 @@ class Redactor:
             text = pattern.sub(_mask, text)
         return text
 
+    def known_values(self, text: str) -> str:
+        """`text` with the exact secret values masked, token shapes left alone (for prompts: code may
+        hold fake tokens the coder must quote exactly)."""
+        for value in self.values():
+            if value in text:
+                text = text.replace(value, MASK)
+        return text
+
     def find(self, text: str) -> list[str]:
         """What kinds of secret `text` holds ("the value of a secret variable", "a GitHub token"), once each."""
         found = ["the value of a secret variable"] if any(v in text for v in self.values()) else []
@@ -142,6 +150,11 @@ def process_redactor() -> Redactor:
 def scrub(text: str) -> str:
     """`text` with every secret this process knows of, and every token shape, masked."""
     return process_redactor().text(text)
+
+
+def withhold_secrets(text: str) -> str:
+    """`text` without the values of the secrets this process knows of: what may be sent to a model."""
+    return process_redactor().known_values(text)
 
 
 def find_secrets(text: str) -> list[str]:

@@ -65,7 +65,7 @@ def staged_problems(checkout: Path, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> 
     problems: list[str] = []
     blobs: list[_Staged] = []
     for entry in _staged(checkout):
-        if GITLINK in (entry.old_mode, entry.new_mode):
+        if GITLINK in (entry.old_mode, entry.new_mode) or entry.path == ".gitmodules":
             problems.append(f"{entry.path}: a submodule (gitlink) change; the bot never adds, moves or updates "
                             "submodules, a maintainer does")
         elif entry.new_mode == SYMLINK and entry.status != "D":

@@ -41,6 +41,7 @@ from bot.llm.retry import RetryLog, RetryPolicy, call_with_retries
 from bot.llm.schemas import get_schema
 from bot.llm.tokens import count_message_tokens
 from bot.llm.types import LENGTH, ChatModel, ChatRequest, Completion, Message, Reply
+from bot.redact import withhold_secrets
 from bot.trace import Span, span
 from common.tokens import count_tokens
 
@@ -131,6 +132,8 @@ class ModelManager:
         chain = self.chain(role)
         if schema is not None:
             get_schema(schema)
+        # A key or token that reached a prompt (pasted in an issue, say) is not sent on to a provider.
+        messages = [dataclasses.replace(m, content=withhold_secrets(m.content)) for m in messages]
         with span("llm.complete", role=role, schema=schema) as s:
             failures: list[str] = []
             for index, link in enumerate(chain):

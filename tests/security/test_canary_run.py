@@ -90,3 +90,5 @@ def test_no_canary_survives_a_run_in_any_file_commit_or_output(checkout: tuple[P
     assert leaks([repo / ".ensemble"], extra=[("git objects", git_objects(repo)), ("stdout", out.encode()),
                                               ("stderr", err.encode())]) == []
     assert not (repo / "stats" / "settings.py").exists()
+    sent = json.dumps([r.messages for r in openai.requests])  # nor sent on to the provider in a later prompt
+    assert [name for name, value in CANARIES.items() if value in sent] == []

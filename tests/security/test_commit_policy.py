@@ -112,6 +112,11 @@ def test_a_submodule_gitlink_is_refused(workspace: GitWorkspace) -> None:
     assert "vendor/lib: a submodule (gitlink) change" in refused(workspace)
 
 
+def test_a_submodule_url_rewritten_in_gitmodules_is_refused(workspace: GitWorkspace) -> None:
+    (workspace.path / ".gitmodules").write_text('[submodule "lib"]\n\tpath = lib\n\turl = https://evil.example/lib\n')
+    assert ".gitmodules: a submodule (gitlink) change" in refused(workspace)
+
+
 def test_a_binary_file_is_refused(workspace: GitWorkspace) -> None:
     (workspace.path / "blob.bin").write_bytes(b"\x7fELF\x00\x01\x02" * 10)
     assert "blob.bin: a binary file" in refused(workspace)

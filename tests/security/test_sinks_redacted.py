@@ -97,3 +97,21 @@ def test_errors_printed_at_the_cli_are_masked(capsys: pytest.CaptureFixture[str]
     report_error(f"bad credentials {GHP}")
     out, err = capsys.readouterr()
     assert GHP not in out + err and MASK in err and MASK in out
+
+
+def test_a_secret_value_pasted_into_a_task_is_not_sent_on_to_the_model_provider(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.config import parse_config
+    from bot.llm.manager import ModelManager
+    from bot.llm.types import Message
+    from tests.fakes.openai_server import FakeOpenAI
+
+    monkeypatch.setenv("GITHUB_TOKEN", "pasted-github-token-value-6047")
+    with FakeOpenAI() as openai:
+        openai.reply("ok", times=0)
+        models = ModelManager.from_config(parse_config("models: {coder: {provider: openai, model: m}}\n"),
+                                          openai.env(), None, use_cache=False)
+        models.complete("coder", [Message("system", "You are the coder"),
+                                  Message("user", "the CI token is pasted-github-token-value-6047, use it")])
+        sent = str(openai.requests[-1].messages)
+    assert "pasted-github-token-value-6047" not in sent and MASK in sent
