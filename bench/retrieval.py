@@ -23,6 +23,7 @@ import argparse
 import itertools
 import json
 import os
+import pickle
 import resource
 import shutil
 import statistics
@@ -41,10 +42,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from indexer import FusionParams, open_index  # noqa: E402
 from indexer.chunking import Chunk  # noqa: E402
-from indexer.files import CODE_SUFFIXES, is_test_path, read_text  # noqa: E402
+from indexer.files import CODE_SUFFIXES, is_auxiliary_path, is_test_path, read_text  # noqa: E402
 from indexer.lexical import LexicalIndex  # noqa: E402
 from indexer.query import analyze_query  # noqa: E402
-from indexer.retrieval import analysis_scores, hybrid_files, rank_files  # noqa: E402
+from indexer.retrieval import FileChannels, analysis_scores, file_channels, fuse_files, rank_files  # noqa: E402
 from indexer.tokens import tokenize  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -54,14 +55,14 @@ KS = (1, 5, 10)
 Ranking = list[str]
 
 
+RUNNER_UP = (0.0, 0.25)
+
+
 @dataclass
 class CaseData:
-    """What the fusion needs of one case, computed once: chunk-level scores and file-level boosts."""
+    """What the fusion needs of one case, computed once: the file-level channels for each runner-up weight."""
 
-    lexical: np.ndarray
-    dense: dict[int, float]
-    boosts: dict[str, float]
-    chunks: list[Chunk]
+    channels: dict[float, FileChannels]
 
 
 def metrics(rankings: Sequence[Ranking], golds: Sequence[set[str]]) -> dict[str, float]:
@@ -192,7 +193,8 @@ def evaluate(args: argparse.Namespace, cases: list[dict[str, Any]],
         lexical, dense = index.lexical.scores(query), index.dense_scores(query)
         boosts = analysis_scores(analyze_query(query), index.chunks, index.symbols, index.files)
         rankings.setdefault("dense alone", []).append(ordered(rank_files(dense, index.chunks)))
-        components.append(CaseData(lexical, dense, boosts, index.chunks))
+        components.append(CaseData({r: file_channels(lexical, dense, boosts, index.chunks, r)
+                                    for r in RUNNER_UP}))
         hits = index.search(query, k=50)
         rankings.setdefault("hybrid (defaults)", []).append([h.path for h in hits])
         print(f"  [{n}/{len(cases)}] {case['instance_id']}: {len(index.chunks)} chunks, index {built:.1f}s, "
@@ -201,15 +203,18 @@ def evaluate(args: argparse.Namespace, cases: list[dict[str, Any]],
 
 
 def fused(params: FusionParams, data: CaseData) -> Ranking:
-    return ordered(hybrid_files(data.lexical, data.dense, data.boosts, data.chunks, params))
+    return ordered(fuse_files(data.channels[params.runner_up_weight], params))
 
 
 GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
     # each tunable ranking: the knobs it may turn (the rest stay at FusionParams' defaults)
     "BM25 + priors": {"dense": (0.0,), "boosts": (0.0,), "test_factor": (1.0, 0.5, 0.2, 0.0),
-                      "auxiliary_factor": (1.0, 0.5, 0.2), "runner_up_weight": (0.0, 0.25)},
-    "hybrid": {"method": ("blend", "rrf"), "dense": (0.0, 0.1, 0.25, 0.5), "boosts": (0.0, 0.05, 0.1, 0.25),
-               "test_factor": (0.5, 0.2, 0.0), "auxiliary_factor": (0.5, 0.2), "runner_up_weight": (0.0, 0.25)},
+                      "auxiliary_factor": (1.0, 0.5, 0.2), "runner_up_weight": RUNNER_UP},
+    "BM25 + boosts": {"dense": (0.0,), "boosts": (0.0, 0.05, 0.1, 0.25, 0.5, 1.0),
+                      "test_factor": (0.5, 0.2, 0.0), "auxiliary_factor": (0.5, 0.2), "runner_up_weight": RUNNER_UP},
+    "hybrid": {"method": ("blend", "rrf"), "dense": (0.0, 0.1, 0.25, 0.5, 1.0), "boosts": (0.0, 0.05, 0.1, 0.25, 0.5, 1.0),
+               "test_factor": (0.5, 0.2, 0.0), "auxiliary_factor": (0.5, 0.2),
+               "runner_up_weight": RUNNER_UP},
 }
 
 
@@ -219,19 +224,98 @@ def grid_settings(knobs: dict[str, tuple[Any, ...]]) -> list[FusionParams]:
             for values in itertools.product(*(knobs[n] for n in names))]
 
 
-def held_out(per_setting: list[list[Ranking]], golds: list[set[str]], repos: list[str]) -> tuple[list[Ranking], int]:
-    """Leave-one-repository-out: each repository's cases ranked with the setting that scored best on the
-    other repositories' cases. Returns the rankings and the setting chosen on all cases (in-sample)."""
-    ranks: list[Ranking] = [[] for _ in golds]
+CHANNELS = ("lexical", "dense", "boosts")
+
+
+@dataclass
+class CaseArrays:
+    """One case's channels as arrays over its files (sorted by path, NaN where a channel has no score),
+    so a grid setting is a weighted sum and the gold file's rank a count: fast enough for big grids."""
+
+    gold: np.ndarray
+    test: np.ndarray
+    auxiliary: np.ndarray
+    values: dict[tuple[float, str], np.ndarray]
+    cache: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray]]
+
+
+def case_arrays(data: CaseData, gold: set[str]) -> CaseArrays:
+    paths = sorted({p for ch in data.channels.values() for name in CHANNELS for p in getattr(ch, name)})
+    where = {p: i for i, p in enumerate(paths)}
+    values = {}
+    for runner_up, channels in data.channels.items():
+        for name in CHANNELS:
+            column = np.full(len(paths), np.nan)
+            for path, score in getattr(channels, name).items():
+                column[where[path]] = score
+            values[(runner_up, name)] = column
+    return CaseArrays(np.array([where[g] for g in gold if g in where], dtype=np.int64),
+                      np.array([is_test_path(p) for p in paths]), np.array([is_auxiliary_path(p) for p in paths]),
+                      values, {})
+
+
+def _contribution(arrays: CaseArrays, params: FusionParams, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """A channel's part of the fused score (before its weight), as `fuse_files` computes it, and its files."""
+    key = (params.method, params.rrf_k, params.test_factor, params.auxiliary_factor, params.runner_up_weight, name)
+    if key not in arrays.cache:
+        prior = np.where(arrays.test, params.test_factor, 1.0) * np.where(arrays.auxiliary, params.auxiliary_factor, 1.0)
+        x = arrays.values[(params.runner_up_weight, name)] * prior
+        present = ~np.isnan(x)
+        out = np.zeros(len(x))
+        if present.any():
+            if params.method == "rrf":
+                idx = np.flatnonzero(present)
+                order = idx[np.argsort(-x[idx], kind="stable")]  # ties in path order, as `_ranks`
+                out[order] = 1.0 / (params.rrf_k + np.arange(1, len(order) + 1))
+            else:
+                low, high = np.nanmin(x), np.nanmax(x)
+                out[present] = (x[present] - low) / (high - low) if high > low else 1.0
+        arrays.cache[key] = (out, present)
+    return arrays.cache[key]
+
+
+def gold_rank(arrays: CaseArrays, params: FusionParams) -> int:
+    """1-based rank of the best gold file in `ordered(fuse_files(...))`, 0 when it is not ranked."""
+    score, ranked = None, None
+    for name in CHANNELS:
+        weight = getattr(params, name)
+        if weight > 0:
+            part, present = _contribution(arrays, params, name)
+            score = weight * part if score is None else score + weight * part
+            ranked = present if ranked is None else ranked | present
+    if score is None or ranked is None:
+        return 0
+    best = 0
+    for g in arrays.gold:
+        if ranked[g]:
+            rank = 1 + int(np.count_nonzero(ranked & (score > score[g]))) + int(
+                np.count_nonzero(ranked[:g] & (score[:g] == score[g])))
+            best = rank if not best else min(best, rank)
+    return best
+
+
+def rank_metrics(ranks: np.ndarray) -> dict[str, float]:
+    """Recall@k and MRR from gold ranks (0: not ranked)."""
+    found = ranks > 0
+    out = {f"R@{k}": 100 * float(np.mean(found & (ranks <= k))) for k in KS}
+    out["MRR"] = float(np.mean(np.where(found, 1.0 / np.maximum(ranks, 1), 0.0)))
+    return out
+
+
+def held_out(ranks: np.ndarray, repos: list[str]) -> tuple[np.ndarray, list[int], int]:
+    """Leave-one-repository-out over a grid (`ranks`: settings x cases): each repository's cases ranked
+    with the setting that scored best on the other repositories' cases. Returns the held-out ranks, the
+    setting chosen for each case, and the setting chosen on all cases (in-sample)."""
+    out = np.zeros(ranks.shape[1], dtype=np.int64)
+    chosen = [0] * ranks.shape[1]
     for repo in sorted(set(repos)):
         train = [i for i, r in enumerate(repos) if r != repo]
-        best = max(range(len(per_setting)), key=lambda s: (
-            objective(metrics([per_setting[s][i] for i in train], [golds[i] for i in train])), -s))
+        best = max(range(len(ranks)), key=lambda s: (objective(rank_metrics(ranks[s, train])), -s))
         for i, r in enumerate(repos):
             if r == repo:
-                ranks[i] = per_setting[best][i]
-    everywhere = max(range(len(per_setting)), key=lambda s: (objective(metrics(per_setting[s], golds)), -s))
-    return ranks, everywhere
+                out[i], chosen[i] = ranks[best, i], best
+    everywhere = max(range(len(ranks)), key=lambda s: (objective(rank_metrics(ranks[s])), -s))
+    return out, chosen, everywhere
 
 
 def print_table(rows: list[tuple[str, dict[str, float], dict[str, float] | None]]) -> None:
@@ -404,6 +488,8 @@ def main() -> int:
     parser.add_argument("--skip-perf", action="store_true")
     parser.add_argument("--misses", action="store_true", help="list the cases the hybrid misses at rank 1")
     parser.add_argument("--faiss", action="store_true", help="add the exact-vs-HNSW section")
+    parser.add_argument("--reuse", type=Path, default=None, help="keep the per-case scores in this file and reuse "
+                        "them when it exists (for trying fusion grids; delete it after changing the indexer)")
     args = parser.parse_args()
     from indexer.embedder import canonical_model_name
 
@@ -424,7 +510,12 @@ def main() -> int:
     cases, repo_dirs = [c for c, _ in kept], [r for _, r in kept]
     golds = [set(c["gold_files"]) for c in cases]
     repos = [c["repo"] for c in cases]
-    rankings, components = evaluate(args, cases, repo_dirs)
+    if args.reuse and args.reuse.is_file():
+        rankings, components = pickle.loads(args.reuse.read_bytes())
+    else:
+        rankings, components = evaluate(args, cases, repo_dirs)
+        if args.reuse:
+            args.reuse.write_bytes(pickle.dumps((rankings, components)))
     counts = {r: repos.count(r) for r in sorted(set(repos))}
     print(f"\n{len(cases)} cases from {len(counts)} repositories (most from one: {max(counts.values())}), "
           f"model {args.model}")
@@ -432,12 +523,19 @@ def main() -> int:
         (label, metrics(r, golds), None) for label, r in rankings.items()]
     chosen: dict[str, FusionParams] = {}
     held: dict[str, list[Ranking]] = {}
+    arrays = [case_arrays(data, gold) for data, gold in zip(components, golds, strict=True)]
     for name, knobs in GRIDS.items():
+        started = time.perf_counter()
         settings = grid_settings(knobs)
-        per_setting = [[fused(params, data) for data in components] for params in settings]
-        held[name], best = held_out(per_setting, golds, repos)
+        ranks = np.array([[gold_rank(a, params) for a in arrays] for params in settings])
+        held_ranks, per_case, best = held_out(ranks, repos)
         chosen[name] = settings[best]
-        rows.append((f"{name} (grid of {len(settings)})", metrics(per_setting[best], golds), metrics(held[name], golds)))
+        held[name] = [fused(settings[s], data) for s, data in zip(per_case, components, strict=True)]
+        exact = metrics(held[name], golds)
+        if exact != rank_metrics(held_ranks):
+            print(f"  warning: the fast grid and fuse_files disagree for {name}: {rank_metrics(held_ranks)} vs {exact}")
+        rows.append((f"{name} (grid of {len(settings)})", rank_metrics(ranks[best]), exact))
+        print(f"  grid {name}: {len(settings)} settings in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     print_table(rows)
     for name, params in chosen.items():
         knobs = {k: getattr(params, k) for k in GRIDS[name]}

@@ -11,7 +11,12 @@ from dataclasses import dataclass, field
 
 PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.(?:py|pyi|js|jsx|ts|tsx|go|rs|java|c|h|cc|cpp|hpp|rb|"
                   r"php|cs|kt|swift|scala|sh|toml|cfg|ini|yaml|yml|json|rst|md|txt))\b")
-FRAME = re.compile(r'File "([^"]+)", line (\d+), in ([\w<>]+)')
+FRAMES = (
+    re.compile(r'File "([^"]+)", line (\d+), in ([\w<>]+)'),  # CPython tracebacks
+    re.compile(r"File (\S+\.py):(\d+), in ([\w<>]+)"),  # IPython and Jupyter
+    re.compile(r"^(\S+\.py):(\d+): in ([\w<>]+)", re.MULTILINE),  # pytest's long tracebacks
+)
+URL_SCHEME = re.compile(r"\b[a-z][a-z0-9+.-]*://")
 DOTTED = re.compile(r"\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\b")
 BACKTICK = re.compile(r"`{1,3}([^`\n]{1,200})`{1,3}")
 IDENT = re.compile(r"\b([A-Za-z_]\w*)\b")
@@ -46,8 +51,12 @@ def _unique(items: list[str]) -> list[str]:
 
 def analyze_query(text: str) -> QueryAnalysis:
     """Extract paths, frames, dotted names, code identifiers and error messages from issue text."""
-    frames = [(m.group(1), int(m.group(2)), m.group(3)) for m in FRAME.finditer(text)]
-    paths = _unique([m.group(1).lstrip("./") for m in PATH.finditer(text)] + [f[0] for f in frames])
+    found = sorted((m.start(), m.group(1), int(m.group(2)), m.group(3)) for frame in FRAMES
+                   for m in frame.finditer(text))
+    frames = [(path, line, name) for _, path, line, name in found]
+    # a path inside a link (a blob URL naming the file and line) counts as a mention
+    scan = URL_SCHEME.sub(" ", text)
+    paths = _unique([m.group(1).lstrip("./") for m in PATH.finditer(scan)] + [f[0] for f in frames])
     dotted = _unique([d for d in DOTTED.findall(text) if not PATH.fullmatch(d) and not d[0].isdigit()])
     identifiers: list[str] = []
     for snippet in BACKTICK.findall(text):

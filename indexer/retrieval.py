@@ -12,7 +12,9 @@ a fix usually lives in the source code.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -85,21 +87,34 @@ def rank_files(chunk_scores: dict[int, float], chunks: list[Chunk], runner_up_we
     return out
 
 
-def _ranks(scores: dict[str, float] | dict[int, float]) -> dict:
+Key = TypeVar("Key", str, int)
+
+
+def _ranks(scores: Mapping[Key, float]) -> dict[Key, int]:
     ordered = sorted(scores, key=lambda key: (-scores[key], key))
     return {key: rank for rank, key in enumerate(ordered, 1)}
 
 
 def analysis_scores(analysis: QueryAnalysis, chunks: list[Chunk], symbols: SymbolTable,
                     files: list[str]) -> dict[str, float]:
-    """Exact-match evidence per file: named paths and frames, modules, defined symbols, quoted messages."""
+    """Exact-match evidence per file: named paths and frames, modules, defined symbols, quoted messages.
+
+    The innermost traceback frame in the repository counts once more: that is where the error surfaced.
+    """
     scores: dict[str, float] = defaultdict(float)
     for path in match_paths(analysis.paths, files):
         scores[path] += 2.0
+    innermost = [found for frame in analysis.frames if (found := match_paths([frame[0]], files))]
+    for path in innermost[-1] if innermost else ():
+        scores[path] += 1.0
     for dotted in analysis.dotted:
         for module in module_candidates(dotted)[:2]:
             for path in symbols.modules.get(module, []):
                 scores[path] += 1.0
+        qualified = ".".join(dotted.split(".")[-2:])  # `Class.method` names one definition
+        defining = {chunks[i].path for i in symbols.by_name.get(qualified, [])} if "." in qualified else set()
+        for path in defining:
+            scores[path] += 1.0 / len(defining)
     for name in analysis.identifiers:
         defining = {chunks[i].path for i in symbols.by_name.get(name, [])}
         for path in defining:
@@ -111,18 +126,18 @@ def analysis_scores(analysis: QueryAnalysis, chunks: list[Chunk], symbols: Symbo
     return dict(scores)
 
 
-def fuse(rankings: list[tuple[float, dict]], rrf_k: float) -> dict:
+def fuse(rankings: Sequence[tuple[float, Mapping[Key, float]]], rrf_k: float) -> dict[Key, float]:
     """Weighted reciprocal rank fusion of several {key: score} maps."""
-    fused: dict = defaultdict(float)
+    fused: dict[Key, float] = defaultdict(float)
     for weight, scores in rankings:
         for key, rank in _ranks(scores).items():
             fused[key] += weight / (rrf_k + rank)
     return dict(fused)
 
 
-def blend(scored: list[tuple[float, dict]]) -> dict:
+def blend(scored: Sequence[tuple[float, Mapping[Key, float]]]) -> dict[Key, float]:
     """Weighted sum of scores, each map scaled to [0, 1] (min-max; a lone score counts as 1)."""
-    fused: dict = defaultdict(float)
+    fused: dict[Key, float] = defaultdict(float)
     for weight, scores in scored:
         if not scores:
             continue
@@ -132,7 +147,7 @@ def blend(scored: list[tuple[float, dict]]) -> dict:
     return dict(fused)
 
 
-def _combine(params: FusionParams, scored: list[tuple[float, dict]]) -> dict:
+def _combine(params: FusionParams, scored: Sequence[tuple[float, Mapping[Key, float]]]) -> dict[Key, float]:
     active = [(w, s) for w, s in scored if w > 0]
     return fuse(active, params.rrf_k) if params.method == "rrf" else blend(active)
 
@@ -141,17 +156,38 @@ def _weighted(scores: dict[str, float], params: FusionParams) -> dict[str, float
     return {path: score * params.prior(path) for path, score in scores.items()}
 
 
-def hybrid_files(lexical: np.ndarray, dense: dict[int, float], boosts: dict[str, float], chunks: list[Chunk],
-                 params: FusionParams) -> dict[str, float]:
-    """Fused file scores from chunk-level lexical and dense scores and file-level boosts."""
+@dataclass(frozen=True)
+class FileChannels:
+    """Each retriever's scores aggregated to files, before priors and fusion."""
+
+    lexical: dict[str, float]
+    dense: dict[str, float]
+    boosts: dict[str, float]
+
+
+def file_channels(lexical: np.ndarray, dense: dict[int, float], boosts: dict[str, float], chunks: list[Chunk],
+                  runner_up_weight: float) -> FileChannels:
+    """Chunk-level lexical and dense scores aggregated to files, beside the file-level boosts."""
     lexical_chunks = {int(i): float(lexical[i]) for i in np.flatnonzero(lexical > 0)}
     # cosine similarities can be negative; shift them so the prior shrinks every score toward zero
     dense_chunks = {i: s + 1.0 for i, s in dense.items()}
+    return FileChannels(rank_files(lexical_chunks, chunks, runner_up_weight), rank_files(dense_chunks, chunks),
+                        dict(boosts))
+
+
+def fuse_files(channels: FileChannels, params: FusionParams) -> dict[str, float]:
+    """The channels weighted by the priors (tests, docs) and fused with the params' weights."""
     return _combine(params, [
-        (params.lexical, _weighted(rank_files(lexical_chunks, chunks, params.runner_up_weight), params)),
-        (params.dense, _weighted(rank_files(dense_chunks, chunks), params)),
-        (params.boosts, _weighted(boosts, params)),
+        (params.lexical, _weighted(channels.lexical, params)),
+        (params.dense, _weighted(channels.dense, params)),
+        (params.boosts, _weighted(channels.boosts, params)),
     ])
+
+
+def hybrid_files(lexical: np.ndarray, dense: dict[int, float], boosts: dict[str, float], chunks: list[Chunk],
+                 params: FusionParams) -> dict[str, float]:
+    """Fused file scores from chunk-level lexical and dense scores and file-level boosts."""
+    return fuse_files(file_channels(lexical, dense, boosts, chunks, params.runner_up_weight), params)
 
 
 def hybrid_chunks(lexical: np.ndarray, dense: dict[int, float], boosts: dict[str, float], chunks: list[Chunk],
