@@ -17,7 +17,9 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import threading
 from collections.abc import Callable
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -49,15 +51,27 @@ def exact_encoding(model: str) -> Callable[[str], list[int]] | None:
     """The model's tiktoken encoder built from installed files, or None when it cannot be had offline."""
     try:
         import tiktoken
-        from bpe_openai.registry import ENCODING_CONSTRUCTORS  # importing it loads no native code
 
         name = tiktoken.encoding_name_for_model(model)
         if name not in BUNDLED_ENCODINGS:
             return None
-        spec = ENCODING_CONSTRUCTORS[name]()
-        encoding = tiktoken.Encoding(name, pat_str=spec["pat_str"], mergeable_ranks=spec["mergeable_ranks"],
-                                     special_tokens=spec["special_tokens"])
+        with _BUILDING:  # concurrent first calls (one per team or job thread) share one build
+            encoding = _encoding(name)
     except Exception as exc:  # noqa: BLE001 - any failure (package missing, unknown model) means "estimate"
         log.debug("no installed tiktoken encoding for %s (%s); estimating", model, exc)
         return None
     return functools.partial(encoding.encode, disallowed_special=())
+
+
+_BUILDING = threading.Lock()
+
+
+@functools.lru_cache(maxsize=len(BUNDLED_ENCODINGS))
+def _encoding(name: str) -> Any:
+    """One `tiktoken.Encoding` per encoding name (tens of MB each), however many models use it."""
+    import tiktoken
+    from bpe_openai.registry import ENCODING_CONSTRUCTORS  # importing it loads no native code
+
+    spec = ENCODING_CONSTRUCTORS[name]()
+    return tiktoken.Encoding(name, pat_str=spec["pat_str"], mergeable_ranks=spec["mergeable_ranks"],
+                             special_tokens=spec["special_tokens"])
