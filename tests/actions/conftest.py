@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import itertools
 import json
 import subprocess
 import threading
@@ -106,12 +107,13 @@ class Hub:
         self.tmp = tmp
         self.engine = engine
         self.run_ids = iter(range(5000, 6000))
+        self.event_files = itertools.count()
         self.extra_env: dict[str, str] = {}
         self.outputs = tmp / "github_output"
         self.summary = tmp / "step_summary"
 
     def env(self, name: str, payload: dict[str, Any], run_id: int | None = None) -> dict[str, str]:
-        path = self.tmp / f"event-{name}-{len(list(self.tmp.glob('event-*')))}.json"
+        path = self.tmp / f"event-{name}-{next(self.event_files)}.json"  # unique when jobs run in threads
         path.write_text(json.dumps(payload))
         return {"GITHUB_EVENT_NAME": name, "GITHUB_EVENT_PATH": str(path), "GITHUB_REPOSITORY": REPO,
                 "GITHUB_TOKEN": self.fake.token, "GITHUB_API_URL": self.fake.api_url,
