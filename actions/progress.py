@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from actions.commands import Command, parse_command
@@ -17,6 +18,7 @@ from actions.github import ForgeError
 from actions.render import PHASE_TO_STAGE, STAGES, progress_body
 
 log = logging.getLogger(__name__)
+CLOCK_SKEW = timedelta(minutes=5)
 
 
 class ProgressComment:
@@ -85,6 +87,9 @@ class StopWatcher:
         self.ctx = ctx
         self.numbers = numbers
         self.after_id = after_id
+        # Only comments written since the run began are read on each poll, however long the thread
+        # (with a margin for a runner's clock running ahead of GitHub's).
+        self.since = datetime.now(UTC) - CLOCK_SKEW
         self.event = threading.Event()
         self.by = ""
         self._done = threading.Event()
@@ -109,7 +114,7 @@ class StopWatcher:
     def check(self) -> bool:
         """Look once; True (and the event set) when a stop was asked for."""
         for number in self.numbers:
-            for comment in self.ctx.forge.comments(number):
+            for comment in self.ctx.forge.comments(number, since=self.since):
                 if comment.id <= self.after_id or self.ctx.is_own(comment):
                     continue
                 if parse_command(comment.body) == Command("stop") and self.ctx.may_trigger(comment.login):

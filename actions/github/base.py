@@ -49,7 +49,8 @@ class GitHubBase:
         self._hosts = allowed_hosts(self.server_url)
         self.max_wait_s = max_wait_s
         self._sleep = sleep
-        self._gh = Github(base_url=api_url.rstrip("/"), auth=Auth.Token(token), retry=None, lazy=True,
+        # per_page=100, GitHub's largest page: a 5,000-comment thread is 50 requests, not 167
+        self._gh = Github(base_url=api_url.rstrip("/"), auth=Auth.Token(token), retry=None, lazy=True, per_page=100,
                           seconds_between_requests=None, seconds_between_writes=None, timeout=30)
         self._repo = self._gh.get_repo(repo)
 

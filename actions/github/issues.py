@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from actions.github.base import GitHubBase
 from actions.github.info import CommentInfo
 
@@ -20,11 +22,11 @@ class IssueCalls(GitHubBase):
             return issue.title, issue.body or "", [label.name for label in issue.labels]
         return self.call(f"read issue #{number}", fetch)
 
-    def comments(self, number: int) -> list[CommentInfo]:
-        """All comments on an issue or PR, oldest first."""
+    def comments(self, number: int, since: datetime | None = None) -> list[CommentInfo]:
+        """All comments on an issue or PR, oldest first (only those created or edited at or after `since`)."""
         def fetch() -> list[CommentInfo]:
-            return [CommentInfo(c.id, c.body or "", c.user.login, c.user.type == "Bot")
-                    for c in self._repo.get_issue(number).get_comments()]
+            listing = self._repo.get_issue(number).get_comments(**({"since": since} if since else {}))
+            return [CommentInfo(c.id, c.body or "", c.user.login, c.user.type == "Bot") for c in listing]
         return self.call(f"list comments on #{number}", fetch)
 
     def comment(self, number: int, body: str) -> int:

@@ -6,6 +6,7 @@ Each route takes (fake, repo, match, query, body, login) and returns (status, he
 from __future__ import annotations
 
 import re
+import time
 import urllib.parse
 from typing import TYPE_CHECKING, Any
 
@@ -24,11 +25,14 @@ def _validation(resource: str, code: str, message: str | None = None, field: str
                      "documentation_url": "https://docs.github.com/rest"}
 
 
-def _page(fake: FakeGitHub, path: str, query: dict, items: list, key: str | None = None) -> Reply:
-    """One page of `items` with a Link header built from the fake's own base URL."""
+def _page(fake: FakeGitHub, path: str, query: dict, items: list, key: str | None = None,
+          render: Any = None) -> Reply:
+    """One page of `items` (each passed through `render`, when given) with a Link header built from the
+    fake's own base URL."""
     per_page = int(query.get("per_page", ["30"])[0])
     page = int(query.get("page", ["1"])[0])
     chunk = items[(page - 1) * per_page: page * per_page]
+    chunk = [render(item) for item in chunk] if render else chunk
     headers = {}
     last = max(1, -(-len(items) // per_page))
     if page < last:
@@ -73,8 +77,9 @@ def list_comments(fake, repo, m, q, body, login) -> Reply:
     number = int(m["n"])
     if number not in repo.issues:
         return NOT_FOUND
-    items = [fake.comment_json(repo, c) for c in fake.comments_on(repo.full_name, number)]
-    return _page(fake, m.string, q, items)
+    since = q.get("since", [""])[0]  # ISO 8601 in UTC: comments updated at or after it
+    items = [c for c in fake.comments_on(repo.full_name, number) if c["updated_at"] >= since]
+    return _page(fake, m.string, q, items, render=lambda c: fake.comment_json(repo, c))  # a long thread: only the page
 
 
 def create_comment(fake, repo, m, q, body, login) -> Reply:
@@ -94,6 +99,7 @@ def edit_comment(fake, repo, m, q, body, login) -> Reply:
     if not comment:
         return NOT_FOUND
     comment["body"] = body["body"]
+    comment["updated_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     return 200, {}, fake.comment_json(repo, comment)
 
 
