@@ -181,11 +181,13 @@ def _finish_issue(ctx: Context, issue: int, branch: str, remote: str | None, clo
         ctx.forge.add_labels(issue, NEEDS_HUMAN)
         return Outcome("failed", f"no passing change for issue #{issue}: {result.stop_words}", exit_code=1)
     body = pr_body(result, issue)
+    # What a re-run needs to open the PR goes on record before the push: a job killed just after it
+    # resumes from here (it does only when the branch on GitHub is this very head).
+    progress.update("Pushing the branch.", stage="pushed", head=result.commits[-1]["sha"], title=result.task.title,
+                    pr_body=body)
     if refused := _push(ctx, clone, branch, remote, progress, issue):
         return refused
     progress.done("reviewed", "Pushed the branch; opening the pull request.")
-    progress.update(progress.state["note"], stage="pushed", head=result.commits[-1]["sha"], title=result.task.title,
-                    pr_body=body)
     return _open_pull(ctx, issue, branch, result.task.title, body, progress, config)
 
 
@@ -232,8 +234,11 @@ def _resume(ctx: Context, issue: int, branch: str, remote: str) -> Outcome | Non
             progress = ProgressComment(ctx, issue, data.get("by", ""))
             progress.id, progress.state = comment.id, data
             log.info("resuming run %s: the branch was pushed but no PR was opened", data.get("run"))
-            return _open_pull(ctx, issue, branch, data.get("title", f"Issue #{issue}"), data["pr_body"], progress,
-                              remote_config(ctx))
+            progress.done("reviewed", "Pushed the branch; opening the pull request.")
+            opened = _open_pull(ctx, issue, branch, data.get("title", f"Issue #{issue}"), data["pr_body"], progress,
+                                remote_config(ctx))
+            ctx.forge.remove_label(issue, WORKING)  # the killed run could not take it off
+            return opened
     return None
 
 
