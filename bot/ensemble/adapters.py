@@ -5,12 +5,18 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from bot.ensemble.ports import ModelClient, ModelReply
 from bot.ensemble.types import Retrieved, TestOutcome
+from bot.llm.types import Message
 from bot.trace import span
+
+if TYPE_CHECKING:
+    from indexer import RepoIndex
+    from sandbox.model import Environment, ExecResult, Sandbox, SandboxSpec
 
 log = logging.getLogger(__name__)
 MAX_PASS_SUMMARY = 400
@@ -20,8 +26,10 @@ DEFAULT_PROMPT_BUDGET = 24_000  # tokens, for model clients that cannot say (scr
 class IndexRetriever:
     """`Retriever` over the indexer's `RepoIndex` (search, lookup_symbol, repo_map)."""
 
-    def __init__(self, index: Any):
+    def __init__(self, index: RepoIndex):
         self.index = index
+        # the index's own embedding model, for the insight store (set by bot/ensemble/assemble.py)
+        self.embed: Callable[[list[str]], Any] | None = None
 
     def search(self, query: str, k: int = 8) -> list[tuple[Retrieved, str]]:
         """Chunk-level hits for `query`, best first."""
@@ -55,10 +63,10 @@ class SandboxRunner:
     and `sandbox.errors.ToolMissing` ends the run there.
     """
 
-    def __init__(self, sandbox: Any, spec: Any):
+    def __init__(self, sandbox: Sandbox, spec: SandboxSpec):
         self.sandbox = sandbox
         self.spec = spec
-        self._envs: dict[Path, tuple[str, Any]] = {}
+        self._envs: dict[Path, tuple[str, Environment]] = {}
         self._base_checked = False
         self.environment = ""  # where the tests run: backend and image, and how the image was found
 
@@ -85,7 +93,7 @@ class SandboxRunner:
             check_base_run(env, result)
         return outcome_of(result, known_failures)
 
-    def _environment(self, workspace: Path) -> Any:
+    def _environment(self, workspace: Path) -> Environment:
         from sandbox.detect import dependency_files
 
         key = _files_hash(workspace, dependency_files(workspace))
@@ -104,7 +112,7 @@ class SandboxRunner:
         return env
 
 
-def outcome_of(result: Any, known_failures: Collection[str] = ()) -> TestOutcome:
+def outcome_of(result: ExecResult, known_failures: Collection[str] = ()) -> TestOutcome:
     """The loop's view of a sandbox `ExecResult`, its summary without the tests in `known_failures`."""
     from dataclasses import replace
 
@@ -160,13 +168,13 @@ def compile_check(workspace: Path, paths: Sequence[str]) -> str:
 class TeamModels:
     """A team's view of the shared model manager: its own models and temperature, the shared budget."""
 
-    def __init__(self, models: Any, temperature: float | None, team: str = "a"):
+    def __init__(self, models: ModelClient, temperature: float | None, team: str = "a"):
         self.models = models
         self.temperature = temperature
         self.team = team
 
-    def complete(self, role: str, messages: Sequence[Any], schema: str | None = None,
-                 temperature: float | None = None) -> Any:
+    def complete(self, role: str, messages: Sequence[Message], schema: str | None = None,
+                 temperature: float | None = None) -> ModelReply:
         """Ask the team's model for `role` (its own when configured), at the team's temperature unless given."""
         chosen = self.temperature if temperature is None else temperature
         own = f"{role}@{self.team}"

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
+from bot.ensemble.ports import ModelClient, ModelReply
 from bot.errors import ContextTooLong, PromptTooLong
 from bot.llm.types import Message
 
@@ -20,8 +20,8 @@ SHRINK = 0.7  # each retry's budget, as a share of the last one
 ATTEMPTS = 3
 
 
-def ask(models: Any, role: str, build: Callable[[int], list[Message]], budget: int,
-        schema: str | None = None) -> Any:
+def ask(models: ModelClient, role: str, build: Callable[[int], list[Message]], budget: int,
+        schema: str | None = None) -> ModelReply:
     """`models.complete(role, build(budget))`, built again smaller while the prompt does not fit."""
     for attempt in range(1, ATTEMPTS + 1):
         try:

@@ -5,18 +5,23 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bot.config import Config
 from bot.ensemble.adapters import IndexRetriever, SandboxRunner
 from bot.ensemble.instructions import Instructions, find_instructions
+
+if TYPE_CHECKING:
+    from bot.llm import ModelManager
+    from indexer import RepoIndex
+    from indexer.build import Progress
 
 log = logging.getLogger(__name__)
 
 INDEX_DIR_VAR = "ENSEMBLE_INDEX_DIR"
 
 
-def model_manager(repo_dir: Path, config: Config, env: Mapping[str, str], use_cache: bool = True) -> Any:
+def model_manager(repo_dir: Path, config: Config, env: Mapping[str, str], use_cache: bool = True) -> ModelManager:
     """The model query manager for the config's roles, caching under `.ensemble/cache/llm/`."""
     from bot.llm import CACHE_SUBDIR, ModelManager
 
@@ -35,7 +40,7 @@ def instructions(repo_dir: Path, config: Config, ref: str = "HEAD") -> Instructi
     return find_instructions(tree.read, tree.paths(), config.instructions)
 
 
-def retriever(repo_dir: Path, config: Config, env: Mapping[str, str] | None = None, tree: Path | None = None) -> Any:
+def retriever(repo_dir: Path, config: Config, env: Mapping[str, str] | None = None, tree: Path | None = None) -> IndexRetriever:
     """The repository's index (built or updated as needed), wrapped for the planner.
 
     `tree` is the checkout to index when it is not `repo_dir` itself: a run indexes a clean
@@ -50,12 +55,12 @@ def retriever(repo_dir: Path, config: Config, env: Mapping[str, str] | None = No
         s.set(model=stored.model, commit=stored.commit, files=len(stored.files), chunks=len(stored.chunks))
     wrapped = IndexRetriever(index)
     # the index's own model, loaded on first use (that takes seconds, so only when something embeds)
-    wrapped.embed = lambda texts: index.embedder.embed(list(texts))  # type: ignore[attr-defined]
+    wrapped.embed = lambda texts: index.embedder.embed(list(texts))
     return wrapped
 
 
 def open_configured_index(repo_dir: Path, config: Config, env: Mapping[str, str] | None = None,
-                          progress: Any = None, tree: Path | None = None) -> Any:
+                          progress: Progress | None = None, tree: Path | None = None) -> RepoIndex:
     """Open (building or updating) the index of `repo_dir` with the config's options.
 
     With ENSEMBLE_INDEX_DIR set, the index and its embedding cache live there instead of under

@@ -14,12 +14,12 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bot.ensemble import prompts
 from bot.ensemble.asking import ask
 from bot.ensemble.edit_format import EXAMPLE
-from bot.ensemble.edit_parsing import cut_oversized_blocks
+from bot.ensemble.edit_parsing import ParseResult, cut_oversized_blocks
 from bot.ensemble.edits import (
     EditFailure,
     apply_edit_blocks,
@@ -29,13 +29,17 @@ from bot.ensemble.edits import (
 )
 from bot.ensemble.fileview import focus_from_text, render_file
 from bot.ensemble.guards import find_test_tampering
-from bot.ensemble.types import Plan, Round
+from bot.ensemble.types import Phase, Plan, Round
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import ContextTooLong, PromptTooLong
 from bot.forge.policy import content_problems, too_large
 from bot.llm.types import Message
 from bot.trace import span
 from common.tokens import chars_for_tokens, estimate_tokens
+
+if TYPE_CHECKING:
+    from bot.ensemble.planner import Exploration
+    from bot.ensemble.team import Team
 
 log = logging.getLogger(__name__)
 EDIT_FOLLOW_UPS = 2  # extra coder turns in a round for blocks that did not apply or a cut-off reply
@@ -60,7 +64,7 @@ class RoundEdits:
     writes: int = 0  # files written over all turns: a follow-up that writes nothing new made no progress
 
 
-def code_round(team: Any, plan: Plan, found: Any, feedback: str, rnd: Round, reproduce: bool = False) -> Round:
+def code_round(team: Team, plan: Plan, found: Exploration, feedback: str, rnd: Round, reproduce: bool = False) -> Round:
     """Ask the coder, apply its edits (with follow-ups), guard them, compile-check and run the tests."""
     shown = shown_files(team, plan, found, feedback)
     notes = team.notes("coder")
@@ -82,12 +86,13 @@ def code_round(team: Any, plan: Plan, found: Any, feedback: str, rnd: Round, rep
     changed = sorted(edits.originals)
     rnd.compile_error = team.runner.compile_check(team.workspace.path, changed)
     if not rnd.compile_error:
-        team.say("testing", rnd.number)
+        team.say(Phase.TESTING, rnd.number)
+        team.check_stop()
         rnd.tests = team.runner.run_tests(team.workspace.path, known_failures=team.known_failures)
     return rnd
 
 
-def shown_files(team: Any, plan: Plan, found: Any, feedback: str) -> dict[str, str]:
+def shown_files(team: Team, plan: Plan, found: Exploration, feedback: str) -> dict[str, str]:
     """What the coder sees of each file the plan names: whole, or its outline and the relevant windows."""
     files = WorkspaceFiles(team.workspace.path)
     wanted = [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else [])]
@@ -106,7 +111,7 @@ def shown_files(team: Any, plan: Plan, found: Any, feedback: str) -> dict[str, s
     return views
 
 
-def _converse(team: Any, prompt: Callable[[int], list[Message]], shown: list[str],
+def _converse(team: Team, prompt: Callable[[int], list[Message]], shown: list[str],
               example: tuple[str, str, str]) -> RoundEdits:
     """The coder's turns in one round: code requests answered, edits applied, failures followed up.
 
@@ -150,7 +155,7 @@ def _converse(team: Any, prompt: Callable[[int], list[Message]], shown: list[str
         tail += [Message("assistant", text), Message("user", _follow_up(turn, edits, cut_off))]
 
 
-def _turn(team: Any, parsed: Any, text: str, shown: list[str], edits: RoundEdits,
+def _turn(team: Team, parsed: ParseResult, text: str, shown: list[str], edits: RoundEdits,
           example: tuple[str, str, str]) -> list[EditFailure]:
     """Apply one reply's blocks (less a copied example), traced; the failures of this turn."""
     parsed, copied = _without_example(parsed, example)
@@ -172,7 +177,7 @@ def _signature(failures: list[EditFailure]) -> list[tuple[str, str]]:
     return sorted((f.reason, f.path) for f in failures)
 
 
-def _apply(team: Any, parsed: Any, shown: list[str], edits: RoundEdits) -> list[EditFailure]:
+def _apply(team: Team, parsed: ParseResult, shown: list[str], edits: RoundEdits) -> list[EditFailure]:
     """Apply the blocks that match to the workspace; the failures of this turn."""
     from bot.ensemble.edits import write_changes
 
@@ -193,7 +198,7 @@ def _apply(team: Any, parsed: Any, shown: list[str], edits: RoundEdits) -> list[
     return [*parsed.failures, *[f for f in result.failures if f.path not in blocked], *linked]
 
 
-def _without_example(parsed: Any, example: tuple[str, str, str]) -> tuple[Any, list[EditFailure]]:
+def _without_example(parsed: ParseResult, example: tuple[str, str, str]) -> tuple[ParseResult, list[EditFailure]]:
     """The reply's blocks less any copy of the format example (a small model's favourite edit)."""
     from dataclasses import replace
 
@@ -227,7 +232,7 @@ def _code_requests(text: str) -> list[tuple[str, str]]:
     return [(m.group(1), m.group(2).strip("`'\" ")) for m in _REQUEST.finditer(strip_reasoning(text))][:MAX_CODE_REQUESTS]
 
 
-def _answer(team: Any, asked: list[tuple[str, str]]) -> str:
+def _answer(team: Team, asked: list[tuple[str, str]]) -> str:
     """The code the coder asked for: files (windows of large ones) and exact-text matches."""
     files = WorkspaceFiles(team.workspace.path)
     parts = []
@@ -245,7 +250,7 @@ def _answer(team: Any, asked: list[tuple[str, str]]) -> str:
     return "\n\n".join(parts) + "\n\nNow reply with the edit blocks."
 
 
-def _guard(team: Any, edits: RoundEdits) -> None:
+def _guard(team: Team, edits: RoundEdits) -> None:
     """Undo this round's edits to any file where they delete, skip or weaken tests or touch CI config."""
     if not edits.originals:
         return
@@ -268,7 +273,7 @@ def _guard(team: Any, edits: RoundEdits) -> None:
         edits.applied = 0
 
 
-def _record_refusals(team: Any, rnd: Round, failures: list[EditFailure]) -> None:
+def _record_refusals(team: Team, rnd: Round, failures: list[EditFailure]) -> None:
     for f in failures:
         refusal = f"{f.path}: {f.message}"
         if f.reason in POLICY_REASONS and refusal not in rnd.refused:

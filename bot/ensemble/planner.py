@@ -12,6 +12,7 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from bot.ensemble import prompts
 from bot.ensemble.asking import ask
@@ -107,7 +108,7 @@ def _budget(models: ModelClient, role: str) -> int:
     return int(budget(role)) if callable(budget) else prompts.PLANNER_CONTEXT_TOKENS
 
 
-def _fulfil(requests: dict, found: Exploration, retriever: Retriever, read_file: ReadFile,
+def _fulfil(requests: dict[str, Any], found: Exploration, retriever: Retriever, read_file: ReadFile,
             grep: Grep | None) -> None:
     for query in requests["search"]:
         for item, text in retriever.search(query, k=3):
@@ -131,7 +132,7 @@ def _fulfil(requests: dict, found: Exploration, retriever: Retriever, read_file:
                   f"exact text {text!r} ({len(hits)} matches):\n{listing}")
 
 
-def read_requests(reply: object) -> dict:
+def read_requests(reply: object) -> dict[str, Any]:
     """The planner's `explore` request from a reply: its parsed data, else its text read leniently."""
     data = getattr(reply, "data", None)
     if not isinstance(data, dict):
@@ -139,7 +140,7 @@ def read_requests(reply: object) -> dict:
     return _normalise(data)
 
 
-def parse_requests(text: str) -> dict:
+def parse_requests(text: str) -> dict[str, Any]:
     """The exploration request in `text` (reasoning, prose and fences tolerated); unreadable means done."""
     try:
         return _normalise(parse_structured(text, "explore"))
@@ -148,8 +149,8 @@ def parse_requests(text: str) -> dict:
         return _normalise({"done": True})
 
 
-def _normalise(data: dict) -> dict:
-    requests: dict = {k: [str(v) for v in (data.get(k) or []) if isinstance(v, str | int)][:MAX_REQUESTS]
+def _normalise(data: dict[str, Any]) -> dict[str, Any]:
+    requests: dict[str, Any] = {k: [str(v) for v in (data.get(k) or []) if isinstance(v, str | int)][:MAX_REQUESTS]
                       for k in REQUEST_KINDS}
     requests["done"] = bool(data.get("done"))
     return requests
@@ -168,7 +169,7 @@ def make_plan(models: ModelClient, task: Task, found: Exploration, insights: str
     return parse_plan(reply.data or {})
 
 
-def parse_plan(data: dict) -> Plan:
+def parse_plan(data: dict[str, Any]) -> Plan:
     """A `Plan` from the schema's fields; the step 'Reproduction test: PATH' names the test."""
     steps = tuple(str(s) for s in data.get("steps", []))
     repro, reason = None, "the plan named no reproduction test"

@@ -11,19 +11,27 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from bot.ensemble.types import Retrieved, TestOutcome
+from bot.llm.types import Message
 
 
 class ModelReply(Protocol):
     """The parts of `bot.llm.Reply` the loop reads."""
 
-    text: str
-    data: dict[str, Any] | None
+    @property
+    def text(self) -> str:
+        """The reply's text."""
+        ...
+
+    @property
+    def data(self) -> dict[str, Any] | None:
+        """The validated JSON of a schema reply; None for plain text."""
+        ...
 
 
 class ModelClient(Protocol):
     """Role-based completion: `complete("planner", messages, schema="plan")`."""
 
-    def complete(self, role: str, messages: Sequence[Any], schema: str | None = None,
+    def complete(self, role: str, messages: Sequence[Message], schema: str | None = None,
                  temperature: float | None = None) -> ModelReply:
         """One reply for `role`; schema replies carry parsed `data`."""
         ...

@@ -6,7 +6,7 @@ Plain data in, plain text out; the loop in bot/ensemble/team.py decides when eac
 from __future__ import annotations
 
 from bot.ensemble import prompts
-from bot.ensemble.types import Plan, Round, TeamResult
+from bot.ensemble.types import Plan, Round, TeamResult, Verdict
 
 
 def test_report(rnd: Round) -> str:
@@ -45,7 +45,7 @@ def feedback(rnd: Round) -> str:
         parts.append(rnd.judgement.reason)
     if rnd.tests and not rnd.good:
         parts.append(rnd.tests.summary)
-    if rnd.verdict == "revise" and rnd.feedback:
+    if rnd.verdict == Verdict.REVISE and rnd.feedback:
         parts.append("Reviewer: " + rnd.feedback)
     return "\n".join(parts)
 

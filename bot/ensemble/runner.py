@@ -29,7 +29,18 @@ from bot.ensemble.planner import ExploreBudget
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.select import choose_winner, describe, rank_key
 from bot.ensemble.team import Team, run_team
-from bot.ensemble.types import CRASHED, QUESTIONS, Progress, RunResult, Task, TeamResult
+from bot.ensemble.types import (
+    CRASHED,
+    QUESTIONS,
+    Phase,
+    Progress,
+    Reproduction,
+    RunResult,
+    Task,
+    TeamResult,
+    TestOutcome,
+)
+from bot.forge import Forge, Workspace
 from bot.forge.local import LocalForge, slugify
 from bot.redact import register_secrets, secret_values
 from bot.trace import Tracer, new_run_id, propagate, runs_dir, span
@@ -49,6 +60,9 @@ class Components:
     progress: Progress | None = None
     stop: threading.Event = field(default_factory=threading.Event)
     use_cache: bool = True
+    # Where the teams' workspaces come from and the winner's commits go; None: a LocalForge on the
+    # repository (the CLI's checkout, or the Action's clone). It picks the branch and its base.
+    forge: Forge | None = None
     # The commit the repository's instructions (AGENTS.md ...) are read from: the checked-out one
     # by default, never the branch a run continues; the Action names the default branch.
     instructions_ref: str = "HEAD"
@@ -65,7 +79,7 @@ def run_task(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str],
     started = time.monotonic()
     result = RunResult(run_id, task, trace=str(tracer.path))
     register_secrets(secret_values(env, config_secret_names(config)))
-    forge = LocalForge(repo_dir, run_id, config.paths.max_file_kb * 1024)
+    forge = parts.forge or LocalForge(repo_dir, run_id, config.paths.max_file_kb * 1024)
     with tracer.activate(), span("ensemble.run", run_id=run_id, task=task.title[:200],
                                  settings=run_settings(config)) as s:
         try:
@@ -95,25 +109,25 @@ def run_settings(config: Config) -> dict[str, Any]:
 
 
 def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], parts: Components,
-         forge: LocalForge, result: RunResult) -> None:
+         forge: Forge, result: RunResult) -> None:
     notify = _safe_progress(parts.progress)
     result.branch = forge.start(task.slug or slugify(task.title))
     first = forge.workspace(TEAM_NAMES[0])  # the committed base: what the index and every team read
-    notify("-", "indexing", 0, str(repo_dir))
+    notify("-", Phase.INDEXING, 0, str(repo_dir))
     models, retriever, runner = _components(repo_dir, config, env, parts, first.path)
     store = InsightStore(repo_dir / ".ensemble" / "insights.jsonl", parts.embed)
     with span("insights.recall") as s:  # the first embedding: this is where the embedding model loads
         relevant = store.relevant(task.text)
         s.set(lessons=len(relevant))
     lessons = "\n".join(x.text() for x in relevant)
-    notify("-", "baseline tests", 0, "")
+    notify("-", Phase.BASELINE, 0, "")
     with span("ensemble.baseline") as s:
         result.tests_before = runner.run_tests(first.path)
         result.environment = str(getattr(runner, "environment", "") or "")
         s.set(passed=result.tests_before.passed, failing=list(result.tests_before.failing[:20]))
     board = InsightBoard()
-    teams = [_team(i, task, config, models, retriever, runner, forge, first, lessons, parts, notify, board)
-             for i in range(config.ensembles)]
+    teams = [_team(i, task, config, models, retriever, runner, forge, first, lessons, parts, notify, board,
+                   result.run_id) for i in range(config.ensembles)]
     instructions = _instructions(repo_dir, config, parts.instructions_ref)
     for team in teams:
         team.baseline = result.tests_before
@@ -143,8 +157,8 @@ def _components(repo_dir: Path, config: Config, env: Mapping[str, str], parts: C
 
 
 def _team(i: int, task: Task, config: Config, models: ModelClient, retriever: Retriever, runner: TestRunner,
-          forge: LocalForge, first: Any, lessons: str, parts: Components, notify: Progress,
-          board: InsightBoard) -> Team:
+          forge: Forge, first: Workspace, lessons: str, parts: Components, notify: Progress,
+          board: InsightBoard, run_id: str) -> Team:
     name = TEAM_NAMES[i]
     temps = config.team_temperatures
     label = "/".join((config.team_role(i, r) or config.models.for_role(r)).model for r in ("planner", "coder", "critic"))
@@ -152,7 +166,7 @@ def _team(i: int, task: Task, config: Config, models: ModelClient, retriever: Re
                 retriever=retriever, runner=runner, workspace=first if i == 0 else forge.workspace(name),
                 board=board, max_iterations=config.max_iterations, deny=tuple(config.paths.deny), lessons=lessons,
                 max_file_bytes=config.paths.max_file_kb * 1024,
-                trailers={"Ensemble-Run": forge.run_id, "Ensemble-Model": label}, stop=parts.stop, progress=notify,
+                trailers={"Ensemble-Run": run_id, "Ensemble-Model": label}, stop=parts.stop, progress=notify,
                 explore_budget=ExploreBudget(config.explore.max_rounds, config.explore.max_tokens))
 
 
@@ -183,7 +197,7 @@ def _run_teams(teams: list[Team], stop: threading.Event) -> list[TeamResult]:
 
 def _safe_progress(progress: Progress | None) -> Progress:
     """The progress view, made harmless: a view that fails is logged, never the end of the run."""
-    def notify(team: str, phase: str, rnd: int, detail: str) -> None:
+    def notify(team: str, phase: Phase, rnd: int, detail: str) -> None:
         if progress is None:
             return
         try:
@@ -193,9 +207,9 @@ def _safe_progress(progress: Progress | None) -> Progress:
     return notify
 
 
-def named_tests(text: str, baseline: Any) -> tuple[str, ...]:
+def named_tests(text: str, baseline: TestOutcome | None) -> tuple[str, ...]:
     """Tests of the base run that the task names (by test name or full id): they must pass after."""
-    results = getattr(baseline, "results", ()) or ()
+    results = baseline.results if baseline else ()
     words = set(re.findall(r"[\w.:/\[\]-]+", text))
     named = [name for name, _ in results
              if name in words or name.rsplit("::", 1)[-1].split("[")[0] in words]
@@ -211,7 +225,7 @@ def _safe_team(team: Team) -> TeamResult:
         return TeamResult(team.name, stop_reason=CRASHED, stop_detail=str(exc), error=f"{type(exc).__name__}: {exc}")
 
 
-def _fill(result: RunResult, outcomes: list[TeamResult], winner: TeamResult | None, models: Any) -> None:
+def _fill(result: RunResult, outcomes: list[TeamResult], winner: TeamResult | None, models: ModelClient) -> None:
     ranks = {t.name: i for i, t in enumerate(sorted(outcomes, key=rank_key, reverse=True), 1)}
     result.teams = [{"name": t.name, "rank": ranks[t.name], "outcome": describe(t), "stop_reason": t.stop_reason,
                      "rounds": len(t.rounds), "passed": t.passed, "accepted": t.accepted,
@@ -237,7 +251,7 @@ def _fill(result: RunResult, outcomes: list[TeamResult], winner: TeamResult | No
         result.reproduction = _after(result.reproduction, winner)
 
 
-def _after(repro: Any, winner: TeamResult) -> Any:
+def _after(repro: Reproduction, winner: TeamResult) -> Reproduction:
     from dataclasses import replace
 
     from bot.ensemble.verdict import matching_tests
@@ -246,7 +260,7 @@ def _after(repro: Any, winner: TeamResult) -> Any:
     if tests is None or not winner.rounds:
         return replace(repro, passed_after=False)
     outcomes = dict(tests.results)
-    names = matching_tests(outcomes, [repro.path])
+    names = matching_tests(outcomes, [repro.path]) if repro.path else []
     return replace(repro, passed_after=all(outcomes[n] == "pass" for n in names) if names else tests.passed)
 
 
@@ -257,5 +271,5 @@ def _replayed(usage: Mapping[str, Any]) -> bool:
 def _lesson(task: Task, result: RunResult, winner: TeamResult | None) -> Lesson:
     worked = result.plan.summary if result.success and result.plan else ""
     failed = "" if result.success else f"{result.stop_words}: {result.stop_detail[:200]}"
-    return Lesson(task=task.text[:500], outcome="passed" if result.success else result.stop_reason,
+    return Lesson(task=task.text[:500], outcome="passed" if result.success else result.stop_reason or "",
                   worked=worked, failed=failed)

@@ -31,6 +31,7 @@ from bot.ensemble.types import (
     QUESTIONS,
     STOPPED,
     STUCK,
+    Phase,
     Plan,
     Progress,
     Reproduction,
@@ -38,6 +39,7 @@ from bot.ensemble.types import (
     Task,
     TeamResult,
     TestOutcome,
+    Verdict,
 )
 from bot.ensemble.verdict import Judgement, judge, related_failures
 from bot.ensemble.workspace_files import WorkspaceFiles
@@ -76,12 +78,15 @@ class Team:
     reproduction: str | None = None  # the reproduction test, once it failed at the base
     instructions: Instructions = Instructions()  # the repository's conventions, read from a trusted tree
 
-    def say(self, phase: str, rnd: int = 0, detail: str = "") -> None:
-        """Report progress and check for a stop request; a failing progress view never stops the work."""
+    def say(self, phase: Phase, rnd: int = 0, detail: str = "") -> None:
+        """Report progress; a failing progress view never stops the work."""
         try:
             self.progress(self.name, phase, rnd, detail)
         except Exception as exc:  # noqa: BLE001 - reporting (a comment, a terminal) is not the work
             log.warning("team %s: progress report failed (%s: %s); carrying on", self.name, type(exc).__name__, exc)
+
+    def check_stop(self) -> None:
+        """Raise StopRequested when a stop was requested (Ctrl-C, `/ensemble stop`); called between steps."""
         if self.stop.is_set():
             raise StopRequested("a stop was requested")
 
@@ -169,11 +174,11 @@ def _keep_last_passing(team: Team, result: TeamResult) -> None:
     passing = [r for r in result.rounds if r.commit and r.tests is not None and r.good]
     if not passing:
         return
-    best = next((r for r in reversed(passing) if r.verdict == "accept"), passing[-1])
+    best = next((r for r in reversed(passing) if r.verdict == Verdict.ACCEPT), passing[-1])
     team.workspace.reset(best.commit or "")
     result.tests_after = best.tests
     result.judgement = best.judgement
-    result.accepted = best.verdict == "accept"
+    result.accepted = best.verdict == Verdict.ACCEPT
     result.kept = (f"round {best.number} passed the tests and is kept; "
                    f"{'the team crashed after it' if result.stop_reason == CRASHED else 'later rounds did not pass'}")
 
@@ -188,11 +193,13 @@ def _final_judgement(team: Team, result: TeamResult) -> Judgement | None:
 
 def _plan_and_loop(team: Team, result: TeamResult) -> None:
     files = WorkspaceFiles(team.workspace.path)
-    team.say("exploring")
+    team.say(Phase.EXPLORING)
+    team.check_stop()
     found = explore(team.models, team.retriever, team.task, team.lessons, files.read, team.name,
                     grep=team.grep, budget=team.explore_budget, conventions=team.conventions())
     result.retrieved = found.retrieved
-    team.say("planning")
+    team.say(Phase.PLANNING)
+    team.check_stop()
     # An approved plan is binding: exploration still gathers context, but the planner is not asked.
     plan = team.task.plan or make_plan(team.models, team.task, found, team.notes("planner"), team=team.name,
                                        conventions=team.conventions(r.path for r in found.retrieved))
@@ -216,7 +223,8 @@ def _reproduce(team: Team, plan: Plan, found: Exploration) -> Reproduction:
     path = plan.reproduction_test or ""
     feedback = ""
     for _attempt in range(2):
-        team.say("reproducing", 0, path)
+        team.say(Phase.REPRODUCING, 0, path)
+        team.check_stop()
         rnd = code_round(team, plan, found, feedback, Round(0, kind="reproduce"), reproduce=True)
         if rnd.applied and not rnd.compile_error and rnd.tests is not None and _commit(
                 team, rnd, f"Add reproduction test {path}", round_text.round_body(plan, rnd, "reproduction test")):
@@ -242,7 +250,8 @@ def _refine(team: Team, result: TeamResult, found: Exploration) -> None:
     team.reproduction = repro
     feedback, last_sig, same = "", None, 0
     for number in range(1, team.max_iterations + 1):
-        team.say("coding", number)
+        team.say(Phase.CODING, number)
+        team.check_stop()
         rnd = code_round(team, plan, found, feedback, Round(number))
         if rnd.tests is not None:
             rnd.judgement = team.judge(rnd.tests, repro)
@@ -252,12 +261,13 @@ def _refine(team: Team, result: TeamResult, found: Exploration) -> None:
             rnd.commit = _commit(team, rnd, f"{team.task.title[:60]} (round {number})", round_text.round_body(plan, rnd, "fix"))
         if rnd.applied and not rnd.compile_error:
             result.tests_after, result.judgement = rnd.tests, rnd.judgement
-            team.say("reviewing", number)
+            team.say(Phase.REVIEWING, number)
+            team.check_stop()
             _review(team, plan, rnd)
         else:
             team.workspace.discard()  # the next round starts from the last commit
         team.board.publish(team.name, round_text.insight(rnd))
-        if rnd.good and rnd.verdict == "accept":
+        if rnd.good and rnd.verdict == Verdict.ACCEPT:
             result.accepted = True
             result.stop_reason = ACCEPTED
             return
@@ -275,7 +285,8 @@ def _refine(team: Team, result: TeamResult, found: Exploration) -> None:
 
 def _replan(team: Team, result: TeamResult, found: Exploration) -> Plan:
     """Explore further with what the rounds taught, then plan again."""
-    team.say("re-planning", len(result.rounds))
+    team.say(Phase.REPLANNING, len(result.rounds))
+    team.check_stop()
     history = round_text.history(result)
     files = WorkspaceFiles(team.workspace.path)
     explore(team.models, team.retriever, team.task, team.notes("planner"), files.read, team.name,
@@ -310,7 +321,7 @@ def _review(team: Team, plan: Plan, rnd: Round) -> None:
         rnd.feedback = "(the critic's reply could not be read)"
         return
     data = reply.data or {}
-    rnd.verdict = str(data.get("verdict", "revise"))
+    rnd.verdict = Verdict.ACCEPT if data.get("verdict") == Verdict.ACCEPT else Verdict.REVISE
     rnd.feedback = str(data.get("feedback", ""))
 
 

@@ -4,17 +4,33 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from bot.ensemble.verdict import Judgement
 
-Progress = Callable[[str, str, int, str], None]  # how a run reports progress: team, phase, round, detail
+class StopReason(StrEnum):
+    """Why a team's loop ended, and so the run (the winner's reason); `words` says it in plain words."""
 
-# Why a team's loop ended; STOP_WORDS says each in plain words.
+    ACCEPTED = "accepted"
+    MAX_ITERATIONS = "max_iterations"
+    BUDGET = "budget"
+    STUCK = "stuck"
+    STOPPED = "stopped"
+    QUESTIONS = "questions"
+    CRASHED = "crashed"
+
+    @property
+    def words(self) -> str:
+        """The reason in plain words, for summaries and PR bodies."""
+        return STOP_WORDS[self]
+
+
 ACCEPTED, MAX_ITERATIONS, BUDGET, STUCK, STOPPED, QUESTIONS, CRASHED = (
-    "accepted", "max_iterations", "budget", "stuck", "stopped", "questions", "crashed")
-STOP_WORDS = {
+    StopReason.ACCEPTED, StopReason.MAX_ITERATIONS, StopReason.BUDGET, StopReason.STUCK, StopReason.STOPPED,
+    StopReason.QUESTIONS, StopReason.CRASHED)
+STOP_WORDS: dict[str, str] = {
     ACCEPTED: "the tests pass and the critic accepted the change",
     MAX_ITERATIONS: "the refinement rounds ran out (max_iterations) before the tests passed and the critic accepted",
     BUDGET: "the model budget ran out (budget_usd / budget_tokens)",
@@ -23,6 +39,31 @@ STOP_WORDS = {
     QUESTIONS: "the task is too ambiguous: the planner asked questions",
     CRASHED: "the team failed with an unexpected error",
 }
+
+
+class Verdict(StrEnum):
+    """The critic's verdict on a round's change (the `review` schema's `verdict`)."""
+
+    ACCEPT = "accept"
+    REVISE = "revise"
+
+
+class Phase(StrEnum):
+    """The steps of a run as progress reports name them (actions/render.py maps them to the checklist)."""
+
+    INDEXING = "indexing"
+    BASELINE = "baseline tests"
+    EXPLORING = "exploring"
+    PLANNING = "planning"
+    REPRODUCING = "reproducing"
+    CODING = "coding"
+    TESTING = "testing"
+    REVIEWING = "reviewing"
+    REPLANNING = "re-planning"
+
+
+RoundKind = Literal["reproduce", "fix"]
+Progress = Callable[[str, Phase, int, str], None]  # how a run reports progress: team, phase, round, detail
 
 
 @dataclass(frozen=True)
@@ -114,12 +155,12 @@ class Round:
     """One refinement round of one team."""
 
     number: int
-    kind: str = "fix"  # reproduce | fix
+    kind: RoundKind = "fix"
     applied: bool = False
     edit_errors: str = ""
     compile_error: str = ""
     tests: TestOutcome | None = None
-    verdict: str = ""
+    verdict: Verdict | None = None  # None: no review (the change did not apply, or no usable reply)
     feedback: str = ""
     commit: str | None = None
     diff_lines: int = 0
@@ -149,7 +190,7 @@ class TeamResult:
     """How one team's loop ended."""
 
     name: str
-    stop_reason: str = ""
+    stop_reason: StopReason | None = None  # None only while the loop runs
     stop_detail: str = ""
     plan: Plan | None = None
     rounds: list[Round] = field(default_factory=list)
@@ -188,7 +229,7 @@ class RunResult:
     branch: str = ""
     commits: list[dict[str, str]] = field(default_factory=list)
     plan: Plan | None = None
-    stop_reason: str = ""
+    stop_reason: StopReason | None = None  # None only while the run runs
     stop_detail: str = ""
     tests_before: TestOutcome | None = None
     tests_after: TestOutcome | None = None
@@ -227,7 +268,7 @@ class RunResult:
     @property
     def stop_words(self) -> str:
         """The stop reason in plain words."""
-        return STOP_WORDS.get(self.stop_reason, self.stop_reason)
+        return STOP_WORDS.get(self.stop_reason, self.stop_reason) if self.stop_reason else ""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (what `ensemble run --json` prints)."""

@@ -16,6 +16,8 @@ from bot.ensemble.report import render_summary
 from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import Task
 from bot.errors import BudgetExceeded
+from bot.forge import Commit, Workspace
+from bot.forge.local import LocalForge
 from tests.ensemble.conftest import (
     BAD_FIX,
     ENOUGH,
@@ -253,3 +255,37 @@ def test_the_repository_instructions_reach_planner_coder_and_critic(sample: Path
     assert "Stats rule" in plan_prompt and "Stats rule" not in by_role["planner"][0]  # nested: once a file below it is read
     assert all("Stats rule: no numpy in stats/." in t for t in by_role["coder"] + by_role["critic"])
     assert all("breaks one of the repository conventions" in t for t in by_role["critic"])
+
+
+class RecordingForge:
+    """A `Forge` of the test's own: a LocalForge underneath, and a record of what the engine asked of it."""
+
+    def __init__(self, repo: Path, run_id: str):
+        self.inner = LocalForge(repo, run_id)
+        self.calls: list[str] = []
+
+    def start(self, slug: str) -> str:
+        self.calls.append(f"start {slug}")
+        return self.inner.start(slug)
+
+    def workspace(self, name: str) -> Workspace:
+        self.calls.append(f"workspace {name}")
+        return self.inner.workspace(name)
+
+    def publish(self, workspace: Workspace) -> list[Commit]:
+        self.calls.append("publish")
+        return self.inner.publish(workspace)
+
+    def cleanup(self) -> None:
+        self.calls.append("cleanup")
+        self.inner.cleanup()
+
+
+def test_the_run_works_through_the_forge_it_is_given(sample: Path) -> None:
+    forge = RecordingForge(sample, "given-run")
+    parts = Components(models=ScriptedModels(happy_script()), retriever=FileRetriever(sample), runner=HostPytest(),
+                       forge=forge)
+    result = run_task(sample, TASK, Config(ensembles=1), {}, parts, run_id="given-run")
+    assert forge.calls == ["start median", "workspace a", "publish", "cleanup"]
+    assert result.success and result.branch == "ensemble/median"
+    assert [c["sha"] for c in result.commits] == git(sample, "log", "--format=%H", "-2", "ensemble/median").split()[::-1]
