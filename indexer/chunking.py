@@ -87,7 +87,7 @@ def chunk_python(path: str, text: str) -> list[Chunk] | None:
 
 def _first_line(node: ast.AST) -> int:
     decorators = getattr(node, "decorator_list", [])
-    return min([node.lineno, *(d.lineno for d in decorators)])  # type: ignore[attr-defined]
+    return min([int(getattr(node, "lineno", 1)), *(int(d.lineno) for d in decorators)])
 
 
 def _python_definition(path: str, lines: list[str], node: ast.AST, prefix: str, context: str) -> list[Chunk]:

@@ -13,6 +13,7 @@ both) and embeds about twice as fast on CPU. Nothing here ever downloads weights
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -72,7 +73,8 @@ def load_sentence_model(name: str | None = None) -> Any:
     from transformers.utils import logging as transformers_logging
 
     # Its "Loading weights" bar would cut through `ensemble run`'s live progress on stderr.
-    transformers_logging.disable_progress_bar()
+    disable_bar: Callable[[], None] = transformers_logging.disable_progress_bar  # untyped in transformers
+    disable_bar()
     return SentenceTransformer(str(path), device="cpu", local_files_only=True)
 
 

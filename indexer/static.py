@@ -51,7 +51,8 @@ def distill(model_name: str | None, pca_dims: int = PCA_DIMS) -> np.ndarray:
     reduced = centered @ components[:pca_dims].T
     rank = np.arange(1, vocab_size + 1, dtype=np.float64)
     probability = (1 / rank) / np.sum(1 / rank)
-    return (reduced * (SIF / (SIF + probability))[:, None]).astype(np.float32)
+    weighted: np.ndarray = (reduced * (SIF / (SIF + probability))[:, None]).astype(np.float32)
+    return weighted
 
 
 def distilled_path(source: str, cache_dir: Path | None = None) -> Path:
@@ -91,4 +92,5 @@ class StaticEmbedder:
             if ids:
                 out[row] = self._vectors[ids].mean(axis=0)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return out / np.maximum(norms, 1e-12)
+        unit: np.ndarray = out / np.maximum(norms, 1e-12)
+        return unit

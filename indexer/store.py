@@ -182,7 +182,8 @@ class RowMapped:
 
     def search(self, vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         if self.rows is None:
-            return self.index.search(vectors, k)
+            found: tuple[np.ndarray, np.ndarray] = self.index.search(vectors, k)
+            return found
         removed = int(np.count_nonzero(self.rows < 0))
         scores, ids = self.index.search(vectors, min(self.index.ntotal, k + removed))
         mapped = np.where(ids >= 0, self.rows[np.maximum(ids, 0)], -1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
 CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -23,7 +24,7 @@ def split_identifier(word: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=1)
-def _stemmer():  # noqa: ANN202 - PyStemmer has no type stubs
+def _stemmer() -> Any:  # PyStemmer has no type stubs
     from Stemmer import Stemmer
 
     return Stemmer("english")

@@ -13,6 +13,7 @@ import shlex
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from sandbox.images import configured_image, default_image
 from sandbox.model import ProjectInfo, SandboxSpec
@@ -85,7 +86,7 @@ def _python(repo: Path) -> ProjectInfo | None:
     return ProjectInfo("python", test, " && ".join(steps), env=(("PIP_DISABLE_PIP_VERSION_CHECK", "1"),))
 
 
-def _python_test_command(repo: Path, pyproject: dict, requirements: list[str], test_files: list[Path]) -> str:
+def _python_test_command(repo: Path, pyproject: dict[str, Any], requirements: list[str], test_files: list[Path]) -> str:
     texts = [_read(repo / r) for r in requirements] + [_read(repo / "setup.cfg"), _read(repo / "tox.ini")]
     pytest_signals = (
         (repo / "pytest.ini").exists() or (repo / "conftest.py").exists() or (repo / "tests/conftest.py").exists()
@@ -104,7 +105,7 @@ def _python_test_command(repo: Path, pyproject: dict, requirements: list[str], t
     return PYTEST  # plain `def test_...` functions are pytest's
 
 
-def _toml(path: Path) -> dict:
+def _toml(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(_read(path))
     except tomllib.TOMLDecodeError:

@@ -134,7 +134,7 @@ def image_path(image: Any) -> str | None:
     """The PATH an image's config sets, if any."""
     for item in image.attrs.get("Config", {}).get("Env") or []:
         if item.startswith("PATH="):
-            return item[5:]
+            return str(item[5:])
     return None
 
 
