@@ -103,7 +103,7 @@ def _kind(node: Any) -> str | None:
 
 
 def _grouped(declaration: Any) -> bool:
-    return sum(c.type == "type_spec" for c in declaration.named_children) > 1
+    return sum(1 for c in declaration.named_children if c.type == "type_spec") > 1
 
 
 def _walk(path: str, lines: list[str], node: Any, prefix: str, out: list[Chunk]) -> None:
