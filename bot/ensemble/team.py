@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from bot.ensemble import prompts, round_text
-from bot.ensemble.asking import ask
 from bot.ensemble.coding import code_round
+from bot.ensemble.critic import review
 from bot.ensemble.insights import InsightBoard
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.planner import Exploration, ExploreBudget, explore, make_plan
@@ -43,7 +43,7 @@ from bot.ensemble.types import (
 )
 from bot.ensemble.verdict import Judgement, judge, related_failures
 from bot.ensemble.workspace_files import WorkspaceFiles
-from bot.errors import BudgetExceeded, StopRequested, StructuredReplyError
+from bot.errors import BudgetExceeded, StopRequested
 from bot.forge import Workspace
 from bot.forge.policy import DEFAULT_MAX_FILE_BYTES, ChangeRefused
 from bot.trace import span
@@ -263,7 +263,7 @@ def _refine(team: Team, result: TeamResult, found: Exploration) -> None:
             result.tests_after, result.judgement = rnd.tests, rnd.judgement
             team.say(Phase.REVIEWING, number)
             team.check_stop()
-            _review(team, plan, rnd)
+            review(team, plan, rnd)
         else:
             team.workspace.discard()  # the next round starts from the last commit
         team.board.publish(team.name, round_text.insight(rnd))
@@ -306,23 +306,6 @@ def _refined(approved: Plan, new: Plan) -> Plan:
     steps = approved.steps + tuple(f"(refinement) {s}" for s in new.steps if s not in approved.steps)
     files = approved.files + tuple(f for f in new.files if f not in approved.files)
     return replace(approved, steps=steps, files=files)
-
-
-def _review(team: Team, plan: Plan, rnd: Round) -> None:
-    diff = team.workspace.diff()
-    rnd.diff_lines = sum(1 for line in diff.splitlines() if line[:1] in "+-")
-    try:
-        conventions = team.conventions(team.workspace.changed_paths())
-        reply = ask(team.models, "critic", lambda size: prompts.critic_messages(
-            team.task, plan, diff, round_text.test_report(rnd), team.name, size, conventions),
-            team.prompt_budget("critic"), schema="review")
-    except StructuredReplyError as exc:  # every critic model failed to answer in shape: no verdict this round
-        log.warning("team %s: no usable review in round %d: %s", team.name, rnd.number, exc)
-        rnd.feedback = "(the critic's reply could not be read)"
-        return
-    data = reply.data or {}
-    rnd.verdict = Verdict.ACCEPT if data.get("verdict") == Verdict.ACCEPT else Verdict.REVISE
-    rnd.feedback = str(data.get("feedback", ""))
 
 
 def _commit(team: Team, rnd: Round, summary: str, body: str) -> str | None:
