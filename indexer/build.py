@@ -67,7 +67,11 @@ def open_index(repo_dir: Path, *, include: Sequence[str] = (), exclude: Sequence
             embedder = embedder or make_embedder(model_name)
             stored = update_store(repo, stored, files, embedder, cache_path or root / "embeddings.sqlite", progress,
                                   embed_all, redact)
-            save_store(root, stored)
+            try:
+                save_store(root, stored)
+            except OSError as exc:  # a full disk: search with this index, keep the last one on disk
+                log.warning("could not save the index in %s (%s); this run searches it from memory and the "
+                            "index on disk stays as it was", root, exc)
     return RepoIndex(repo, stored, embedder, params)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -11,6 +12,7 @@ import numpy as np
 
 from indexer.embedder import Embedder
 
+log = logging.getLogger(__name__)
 BATCH = 256
 
 
@@ -39,10 +41,14 @@ class EmbeddingCache:
         return found
 
     def put(self, model: str, items: dict[str, np.ndarray]) -> None:
-        """Store vectors (one transaction)."""
-        with self._db:
-            self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
-                                 [(model, k, v.astype(np.float32).tobytes()) for k, v in items.items()])
+        """Store vectors (one transaction); a database that cannot be written (a full disk) is logged and
+        skipped: the vectors are still used, only not kept for next time."""
+        try:
+            with self._db:
+                self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
+                                     [(model, k, v.astype(np.float32).tobytes()) for k, v in items.items()])
+        except sqlite3.Error as exc:
+            log.warning("could not keep %d embeddings in the cache (%s); going on without", len(items), exc)
 
     def close(self) -> None:
         """Close the database."""

@@ -69,12 +69,17 @@ def _sha256(path: Path) -> str:
 
 
 def _atomic_write(path: Path, write: Any) -> None:
+    """Write `path` whole or not at all; a failed write (a full disk) leaves no temporary file behind."""
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    with tmp.open("wb") as handle:
-        write(handle)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    try:
+        with tmp.open("wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def save_store(root: Path, stored: StoredIndex) -> None:
