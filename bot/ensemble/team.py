@@ -221,19 +221,22 @@ def _reproduce(team: Team, plan: Plan, found: Exploration) -> Reproduction:
     test never reaches a later commit.
     """
     path = plan.reproduction_test or ""
-    feedback = ""
+    feedback, refused = "", []
     for _attempt in range(2):
         team.say(Phase.REPRODUCING, 0, path)
         team.check_stop()
         rnd = code_round(team, plan, found, feedback, Round(0, kind="reproduce"), reproduce=True)
-        if rnd.applied and not rnd.compile_error and rnd.tests is not None and _commit(
-                team, rnd, f"Add reproduction test {path}", round_text.round_body(plan, rnd, "reproduction test")):
+        committed = rnd.applied and not rnd.compile_error and rnd.tests is not None and _commit(
+            team, rnd, f"Add reproduction test {path}", round_text.round_body(plan, rnd, "reproduction test"))
+        refused += rnd.refused
+        if committed and rnd.tests is not None:
             failed = _reproduces(team, rnd.tests, path)
             note = "" if failed else "the reproduction test passed before the fix, so it does not show the bug"
-            return Reproduction(path, failed_before=failed, note=note)
+            return Reproduction(path, failed_before=failed, note=note, refused=tuple(refused))
         team.workspace.discard()
         feedback = rnd.edit_errors or rnd.compile_error
-    return Reproduction(path, note=f"the coder could not write a working reproduction test: {feedback[:300]}")
+    return Reproduction(path, note=f"the coder could not write a working reproduction test: {feedback[:300]}",
+                        refused=tuple(refused))
 
 
 def _reproduces(team: Team, tests: TestOutcome, path: str) -> bool:

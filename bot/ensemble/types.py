@@ -148,6 +148,7 @@ class Reproduction:
     failed_before: bool | None = None
     passed_after: bool | None = None
     note: str = ""
+    refused: tuple[str, ...] = ()  # edits refused by policy while the test was written
 
 
 @dataclass
@@ -206,8 +207,9 @@ class TeamResult:
 
     @property
     def refused(self) -> list[str]:
-        """Every edit refused by policy in this team's rounds, once each."""
-        return list(dict.fromkeys(r for rnd in self.rounds for r in rnd.refused))
+        """Every edit refused by policy in this team's rounds (the reproduction round's first), once each."""
+        early = self.reproduction.refused if self.reproduction else ()
+        return list(dict.fromkeys([*early, *(r for rnd in self.rounds for r in rnd.refused)]))
 
     @property
     def passed(self) -> bool:

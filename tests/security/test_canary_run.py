@@ -84,6 +84,7 @@ def test_no_canary_survives_a_run_in_any_file_commit_or_output(checkout: tuple[P
     assert any("stats/settings.py: the new content holds" in f and "a GitHub token" in f for f in follow_ups)
     refused = "\n".join(result["refused"])  # reported, the kind named, never the value
     assert "stats/core.py" in refused and "the value of a secret variable" in refused
+    assert "stats/settings.py" in refused and "a GitHub token" in refused  # refused while writing the test
     assert list((repo / ".ensemble" / "cache" / "llm").rglob("*.json")), "the reply cache was filled"
     assert (repo / ".ensemble" / "insights.jsonl").is_file()
     assert list((repo / ".ensemble" / "runs").rglob("trace.jsonl"))
