@@ -61,6 +61,16 @@ def distilled_path(source: str, cache_dir: Path | None = None) -> Path:
     return (cache_dir or default_cache_dir()) / f"{key}.npy"
 
 
+def _save(path: Path, vectors: np.ndarray) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}.npy")
+        np.save(tmp, vectors, allow_pickle=False)
+        os.replace(tmp, path)
+    except OSError as exc:  # a read-only cache only costs a distillation next time
+        log.warning("cannot keep the distilled model in %s: %s", path.parent, exc)
+
+
 class StaticEmbedder:
     """Averages distilled token vectors; builds and caches the distillation on first use."""
 
@@ -69,16 +79,18 @@ class StaticEmbedder:
 
         source = resolve_model_path(model_name)
         self.name = STATIC_PREFIX + (model_name or DEFAULT_MODEL)
-        path = distilled_path(source, cache_dir)
-        if path.is_file():
-            self._vectors = np.load(path, allow_pickle=False)
+        # the distillation is looked for beside the index (which CI caches) and in the user's cache, and
+        # kept in both: one per machine, not one per repository
+        paths = list(dict.fromkeys(distilled_path(source, d) for d in (cache_dir, default_cache_dir()) if d))
+        found = next((p for p in paths if p.is_file()), None)
+        if found is not None:
+            self._vectors = np.load(found, allow_pickle=False)
         else:
             log.info("distilling a static embedding model from %s (once, about 30 s)", source)
             self._vectors = distill(model_name)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".tmp{os.getpid()}.npy")
-            np.save(tmp, self._vectors, allow_pickle=False)
-            os.replace(tmp, path)
+        for path in paths:
+            if not path.is_file():
+                _save(path, self._vectors)
         self.dim = int(self._vectors.shape[1])
         self._tokenizer = Tokenizer.from_file(str(Path(source) / "tokenizer.json"))
         self._tokenizer.no_padding()

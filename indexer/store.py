@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
 INDEX_DIR = ".ensemble/index"
+MODELS_DIR = "models"  # the static embedder's distillation, kept (and cached by CI) with the index
 REBUILD_SHARE = 0.25  # HNSW is built afresh once removed vectors are this share of it
 HNSW_THRESHOLD = 200_000  # exact search stays under ~50 ms up to here on 2 cores (bench/retrieval.py)
 

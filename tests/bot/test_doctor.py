@@ -64,7 +64,7 @@ def test_model_keys_are_reported_present_or_missing_never_by_value(tmp_path: Pat
 def test_full_report_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["doctor", "--repo", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "Embedding model" in out and "loads offline, 384 dimensions" in out
+    assert "Embedding model" in out and "static:all-MiniLM-L6-v2 loads offline, 256 dimensions" in out  # the default
     assert "valid (no config file, all defaults)" in out and out.rstrip().endswith("ready")
 
     (tmp_path / ".github").mkdir()

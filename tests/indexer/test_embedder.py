@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from indexer.embedder import EmbedderError, bundled_model_path, canonical_model_name, make_embedder
-from indexer.static import StaticEmbedder, distilled_path
+from indexer.static import StaticEmbedder, default_cache_dir, distilled_path
 
 
 @pytest.mark.slow
@@ -29,13 +29,14 @@ def test_a_model_that_is_not_on_disk_is_refused_with_the_fix(tmp_path: Path):
 
 
 def test_model_names_are_recorded_in_full():
-    assert canonical_model_name(None) == canonical_model_name("") == "int8:all-MiniLM-L6-v2"
+    assert canonical_model_name(None) == canonical_model_name("") == "static:all-MiniLM-L6-v2"
     assert canonical_model_name("all-MiniLM-L6-v2") == "all-MiniLM-L6-v2"
     assert canonical_model_name("static:") == "static:all-MiniLM-L6-v2"
 
 
-def test_static_embedder_averages_distilled_token_vectors(tmp_path: Path):
+def test_static_embedder_averages_distilled_token_vectors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     # a stand-in distillation (random token vectors) exercises tokenization, averaging and normalization
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))  # never into the real cache
     rng = np.random.default_rng(0)
     np.save(distilled_path(bundled_model_path(), tmp_path), rng.standard_normal((30522, 8)).astype(np.float32))
     embedder = StaticEmbedder(None, cache_dir=tmp_path)
@@ -44,3 +45,18 @@ def test_static_embedder_averages_distilled_token_vectors(tmp_path: Path):
     assert np.allclose(vectors[0], vectors[1]) and not np.allclose(vectors[0], vectors[3])
     assert np.allclose(np.linalg.norm(vectors[[0, 1, 3]], axis=1), 1.0, atol=1e-5)
     assert not vectors[2].any()  # an empty text embeds to zeros, never NaN
+
+
+def test_the_distillation_in_the_user_cache_is_kept_beside_the_index_too(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch):
+    # the index folder is what CI caches: a run that restores it needs no distillation (about 30 s)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    user = distilled_path(bundled_model_path(), default_cache_dir())
+    user.parent.mkdir(parents=True)
+    np.save(user, np.random.default_rng(1).standard_normal((30522, 8)).astype(np.float32))
+    beside_index = tmp_path / "index" / "models"
+    embedder = StaticEmbedder(None, cache_dir=beside_index)
+    kept = distilled_path(bundled_model_path(), beside_index)
+    assert np.array_equal(np.load(kept), np.load(user)) and embedder.dim == 8
+    user.unlink()  # and the copy beside the index is enough on its own
+    assert np.allclose(StaticEmbedder(None, cache_dir=beside_index).embed(["send"]), embedder.embed(["send"]))

@@ -19,7 +19,7 @@ def test_int8_vectors_are_normalized_and_close_to_the_full_model() -> None:
     full = make_embedder("all-MiniLM-L6-v2")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # quantizing and embedding are quiet (torch's deprecation notice is kept in)
-        int8 = make_embedder(None)  # the default
+        int8 = make_embedder("int8:")
         a, b = full.embed(TEXTS), int8.embed(TEXTS)
     assert int8.name == "int8:all-MiniLM-L6-v2" and int8.dim == full.dim == 384
     assert np.allclose(np.linalg.norm(b, axis=1), 1.0, atol=1e-4)
