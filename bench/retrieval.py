@@ -40,6 +40,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from common.git import GitError, git, git_bytes, git_succeeds  # noqa: E402
 from indexer import FusionParams, open_index  # noqa: E402
 from indexer.chunking import Chunk  # noqa: E402
 from indexer.files import CODE_SUFFIXES, is_auxiliary_path, is_test_path, read_text  # noqa: E402
@@ -101,18 +102,16 @@ def checkout(case: dict[str, Any], root: Path, mirrors: Path) -> Path | None:
     """The case's working tree at its base commit: already under `root`, or made from the repository's
     mirror (a bare git directory from `fetch`); None when neither exists."""
     dest = root / case["repo"].replace("/", "__") / case["base_commit"]
-    if (dest / ".git").is_dir() and subprocess.run(["git", "rev-parse", "-q", "--verify", "HEAD"], cwd=dest,
-                                                   capture_output=True, check=False).returncode == 0:
+    if (dest / ".git").is_dir() and git_succeeds(dest, "rev-parse", "-q", "--verify", "HEAD"):
         return dest
     mirror = mirrors / case["repo"].replace("/", "+") / "repo"
     if not mirror.is_dir():
         return None
     shutil.rmtree(dest, ignore_errors=True)  # a checkout left half-made
     dest.mkdir(parents=True)
-    fetched = subprocess.run(["git", "init", "-q"], cwd=dest, check=False).returncode == 0 and subprocess.run(
-        ["git", "fetch", "-q", "--no-tags", str(mirror), f"{case['base_commit']}:refs/heads/base"], cwd=dest,
-        capture_output=True, check=False).returncode == 0
-    if fetched and subprocess.run(["git", "checkout", "-q", "base"], cwd=dest, check=False).returncode == 0:
+    if (git_succeeds(dest, "init", "-q")
+            and git_succeeds(dest, "fetch", "-q", "--no-tags", str(mirror), f"{case['base_commit']}:refs/heads/base")
+            and git_succeeds(dest, "checkout", "-q", "base")):
         return dest
     # mirrors leave out blobs of 4 MiB and more, so a fetch of the commit fails: write the tree's files
     # that are there and commit them (the blob ids, which the index keys on, are the same)
@@ -120,38 +119,37 @@ def checkout(case: dict[str, Any], root: Path, mirrors: Path) -> Path | None:
 
 
 def _checkout_by_blobs(mirror: Path, commit: str, dest: Path) -> Path | None:
-    listing = subprocess.run(["git", "--git-dir", str(mirror), "ls-tree", "-r", "-z", commit], capture_output=True,
-                             check=False)
-    if listing.returncode:
-        print(f"  cannot check out {commit[:10]} from {mirror}: {listing.stderr.decode().strip()}", file=sys.stderr)
+    try:
+        listing = git_bytes(mirror, "--git-dir", str(mirror), "ls-tree", "-r", "-z", commit)
+    except GitError as exc:
+        print(f"  cannot check out {commit[:10]}: {exc}", file=sys.stderr)
         return None
     entries = []
-    for item in listing.stdout.decode("utf-8", "surrogateescape").split("\0"):
+    for item in listing.decode("utf-8", "surrogateescape").split("\0"):
         if item:
             meta, path = item.split("\t", 1)
             mode, kind, blob = meta.split()
             if kind == "blob" and mode != "120000":
                 entries.append((blob, path))
-    batch = subprocess.Popen(["git", "--git-dir", str(mirror), "cat-file", "--batch"], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE)
-    assert batch.stdin is not None and batch.stdout is not None
-    for blob, path in entries:
-        batch.stdin.write(f"{blob}\n".encode())
-        batch.stdin.flush()
-        header = batch.stdout.readline().split()
+    # one `cat-file --batch` for every blob: each answer is "<id> blob <size>\n<data>\n" or "<id> missing\n"
+    answers = git_bytes(mirror, "--git-dir", str(mirror), "cat-file", "--batch",
+                        stdin="".join(f"{blob}\n" for blob, _ in entries))
+    at = 0
+    for _, path in entries:
+        eol = answers.index(b"\n", at)
+        header = answers[at:eol].split()
+        at = eol + 1
         if len(header) < 3:  # "<id> missing"
             continue
-        data = batch.stdout.read(int(header[2]))
-        batch.stdout.read(1)
+        size = int(header[2])
         target = dest / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-    batch.stdin.close()
-    batch.wait()
-    env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@localhost",
+        target.write_bytes(answers[at:at + size])
+        at += size + 1
+    env = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@localhost",
            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@localhost"}
-    for args in (["add", "-A", "-f", "."], ["commit", "-q", "--no-verify", "-m", f"base {commit}"]):
-        subprocess.run(["git", *args], cwd=dest, env=env, capture_output=True, check=True)
+    git(dest, "add", "-A", "-f", ".", env=env)
+    git(dest, "commit", "-q", "--no-verify", "-m", f"base {commit}", env=env)
     return dest
 
 
@@ -373,12 +371,11 @@ def performance(args: argparse.Namespace, repo: Path, queries: list[str]) -> Non
     """Cold, warm-cache and incremental builds, query latency and size on one checkout, in a scratch copy."""
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "repo"
-        subprocess.run(["git", "clone", "-q", "--local", str(repo), str(work)], check=True)
+        git(tmp, "clone", "-q", "--local", str(repo), str(work))
         cache, index_path = Path(tmp) / "embeddings.sqlite", Path(tmp) / "index"
         user_cache = Path(tmp) / "user-cache"
         cold = index_in_subprocess(work, args.model, cache, index_path, user_cache)
-        n_files = len(subprocess.run(["git", "-C", str(work), "ls-files"], capture_output=True, text=True,
-                                     check=True).stdout.splitlines())
+        n_files = len(git(work, "ls-files").splitlines())
         print(f"\ncold index of {repo.parent.name} at {repo.name[:10]} ({n_files} tracked files, {cold['files']:.0f} "
               f"indexed, {cold['chunks']:.0f} chunks, {cold['embedded']:.0f} embedded), model {args.model}, "
               f"{os.cpu_count()} cores (shared: timings are noisy):")
@@ -565,8 +562,7 @@ def main() -> int:
                 rank = next((i + 1 for i, p in enumerate(ranking) if p in gold), None)
                 print(f"  {case['instance_id']}: gold {sorted(gold)} at rank {rank}; top {ranking[:3]}")
     if not args.skip_perf:
-        perf_repo = args.perf_repo or max(set(repo_dirs), key=lambda d: len(subprocess.run(
-            ["git", "-C", str(d), "ls-files"], capture_output=True, text=True, check=True).stdout.splitlines()))
+        perf_repo = args.perf_repo or max(set(repo_dirs), key=lambda d: len(git(d, "ls-files").splitlines()))
         performance(args, perf_repo, [c["problem_statement"] for c in cases])
     print(f"  peak RSS of this benchmark process               {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:7.0f} MB")
     if args.faiss:
