@@ -18,11 +18,13 @@ from dataclasses import dataclass, field, replace
 
 from bot.ensemble import prompts, round_text
 from bot.ensemble.coding import code_round
+from bot.ensemble.commits import commit_round
 from bot.ensemble.critic import review
 from bot.ensemble.insights import InsightBoard
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.planner import Exploration, ExploreBudget, explore, make_plan
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
+from bot.ensemble.reproduce import reproduce
 from bot.ensemble.types import (
     ACCEPTED,
     BUDGET,
@@ -45,7 +47,7 @@ from bot.ensemble.verdict import Judgement, judge, related_failures
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import BudgetExceeded, StopRequested
 from bot.forge import Workspace
-from bot.forge.policy import DEFAULT_MAX_FILE_BYTES, ChangeRefused
+from bot.forge.policy import DEFAULT_MAX_FILE_BYTES
 from bot.trace import span
 from indexer.files import is_test_path
 
@@ -208,43 +210,10 @@ def _plan_and_loop(team: Team, result: TeamResult) -> None:
         result.stop_reason, result.stop_detail = QUESTIONS, "; ".join(plan.questions)
         return
     if plan.reproduction_test:
-        result.reproduction = _reproduce(team, plan, found)
+        result.reproduction = reproduce(team, plan, found)
     else:
         result.reproduction = Reproduction(None, note=plan.no_test_reason)
     _refine(team, result, found)
-
-
-def _reproduce(team: Team, plan: Plan, found: Exploration) -> Reproduction:
-    """Round 0: the coder writes the reproduction test; the sandbox must see it fail.
-
-    An attempt that does not apply, compile or run is dropped from the workspace, so a broken
-    test never reaches a later commit.
-    """
-    path = plan.reproduction_test or ""
-    feedback, refused = "", []
-    for _attempt in range(2):
-        team.say(Phase.REPRODUCING, 0, path)
-        team.check_stop()
-        rnd = code_round(team, plan, found, feedback, Round(0, kind="reproduce"), reproduce=True)
-        committed = rnd.applied and not rnd.compile_error and rnd.tests is not None and _commit(
-            team, rnd, f"Add reproduction test {path}", round_text.round_body(plan, rnd, "reproduction test"))
-        refused += rnd.refused
-        if committed and rnd.tests is not None:
-            failed = _reproduces(team, rnd.tests, path)
-            note = "" if failed else "the reproduction test passed before the fix, so it does not show the bug"
-            return Reproduction(path, failed_before=failed, note=note, refused=tuple(refused))
-        team.workspace.discard()
-        feedback = rnd.edit_errors or rnd.compile_error
-    return Reproduction(path, note=f"the coder could not write a working reproduction test: {feedback[:300]}",
-                        refused=tuple(refused))
-
-
-def _reproduces(team: Team, tests: TestOutcome, path: str) -> bool:
-    """True when the reproduction test fails at the base (without per-test results: the run failed)."""
-    judgement = team.judge(tests, path)
-    if judgement.per_test:
-        return bool(judgement.required_failing)
-    return not tests.passed
 
 
 def _refine(team: Team, result: TeamResult, found: Exploration) -> None:
@@ -261,7 +230,7 @@ def _refine(team: Team, result: TeamResult, found: Exploration) -> None:
         result.rounds.append(rnd)
         if rnd.applied and not rnd.compile_error:
             # Commit before the review, so a budget stop during it still leaves the tested change.
-            rnd.commit = _commit(team, rnd, f"{team.task.title[:60]} (round {number})", round_text.round_body(plan, rnd, "fix"))
+            rnd.commit = commit_round(team, rnd, f"{team.task.title[:60]} (round {number})", round_text.round_body(plan, rnd, "fix"))
         if rnd.applied and not rnd.compile_error:
             result.tests_after, result.judgement = rnd.tests, rnd.judgement
             team.say(Phase.REVIEWING, number)
@@ -309,17 +278,3 @@ def _refined(approved: Plan, new: Plan) -> Plan:
     steps = approved.steps + tuple(f"(refinement) {s}" for s in new.steps if s not in approved.steps)
     files = approved.files + tuple(f for f in new.files if f not in approved.files)
     return replace(approved, steps=steps, files=files)
-
-
-def _commit(team: Team, rnd: Round, summary: str, body: str) -> str | None:
-    """Commit the round; a change the commit policy refuses is undone and the round counts as not applied."""
-    try:
-        commit = team.workspace.commit(summary, body, team.trailers)
-    except ChangeRefused as exc:
-        log.warning("team %s: %s", team.name, exc)
-        team.workspace.discard()
-        rnd.applied, rnd.tests, rnd.judgement = False, None, None  # what was tested is gone
-        rnd.edit_errors = "the change was refused before commit and undone:\n" + "\n".join(f"- {p}" for p in exc.problems)
-        rnd.refused += [p for p in exc.problems if p not in rnd.refused]
-        return None
-    return commit.sha if commit else None
