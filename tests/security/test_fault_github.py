@@ -7,26 +7,13 @@ a 403 "secondary rate limit" with `retry-after`).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from actions.markers import read_marker
-from tests.actions.conftest import REPO, Hub, ScriptedEngine, github_hub
+from tests.actions.conftest import REPO, Hub
 
 EDIT = r"/issues/comments/\d+$"
-
-
-@pytest.fixture
-def engine() -> ScriptedEngine:
-    return ScriptedEngine()
-
-
-@pytest.fixture
-def hub(tmp_path: Path, engine: ScriptedEngine) -> Iterator[Hub]:
-    with github_hub(tmp_path, engine) as made:
-        yield made
 
 
 def progress_body(hub: Hub) -> str:

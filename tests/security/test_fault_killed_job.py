@@ -8,13 +8,12 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from actions.markers import read_marker
-from tests.actions.conftest import REPO, Hub, ScriptedEngine, github_hub
+from tests.actions.conftest import REPO, Hub, ScriptedEngine
 
 ROOT = Path(__file__).resolve().parents[2]
 # One job in its own process, as on a runner; it kills itself at `where`.
@@ -35,17 +34,6 @@ if where == "after-push":
     RemoteCalls.push = push_then_die
 handle_event(env, engine=engine)
 """
-
-
-@pytest.fixture
-def engine() -> ScriptedEngine:
-    return ScriptedEngine()
-
-
-@pytest.fixture
-def hub(tmp_path: Path, engine: ScriptedEngine) -> Iterator[Hub]:
-    with github_hub(tmp_path, engine) as made:
-        yield made
 
 
 def killed_job(hub: Hub, env: dict[str, str], where: str) -> None:

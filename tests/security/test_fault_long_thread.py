@@ -16,11 +16,6 @@ LISTING = r"/issues/1/comments$"
 
 
 @pytest.fixture
-def engine() -> ScriptedEngine:
-    return ScriptedEngine()
-
-
-@pytest.fixture
 def hub(tmp_path: Path, engine: ScriptedEngine) -> Iterator[Hub]:
     with github_hub(tmp_path, engine) as made:
         for n in range(COMMENTS):  # people talking, with a command quoted now and then

@@ -6,26 +6,12 @@ from __future__ import annotations
 import base64
 import subprocess
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from actions.markers import read_marker
-from tests.actions.conftest import REPO, Hub, ScriptedEngine, github_hub
+from tests.actions.conftest import REPO, Hub, ScriptedEngine
 
 BRANCH = "ensemble/issue-1"
-
-
-@pytest.fixture
-def engine() -> ScriptedEngine:
-    return ScriptedEngine()
-
-
-@pytest.fixture
-def hub(tmp_path: Path, engine: ScriptedEngine) -> Iterator[Hub]:
-    with github_hub(tmp_path, engine) as made:
-        yield made
 
 
 def human_push(hub: Hub, work: Path, start: str) -> str:

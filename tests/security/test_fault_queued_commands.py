@@ -7,24 +7,9 @@ until that job ends, and of several such comments only the newest one's job ever
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 
 from actions.markers import read_marker
-from tests.actions.conftest import REPO, Hub, ScriptedEngine, github_hub
-
-
-@pytest.fixture
-def engine() -> ScriptedEngine:
-    return ScriptedEngine()
-
-
-@pytest.fixture
-def hub(tmp_path: Path, engine: ScriptedEngine) -> Iterator[Hub]:
-    with github_hub(tmp_path, engine) as made:
-        yield made
+from tests.actions.conftest import REPO, Hub, ScriptedEngine
 
 
 def open_pr(hub: Hub) -> int:
