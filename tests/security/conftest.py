@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
-from tests.actions.conftest import Hub, ScriptedEngine, github_hub
+# the Action's fake-GitHub hub and scripted engine, for the fault tests
+from tests.actions.conftest import engine, hub  # noqa: F401
 
 # Each canary is a secret of a different kind; none may be found in anything a run writes.
 CANARIES = {
@@ -46,16 +47,3 @@ def sample(tmp_path: Path) -> Path:
     from bot.ensemble.demo import create_sample_repo
 
     return create_sample_repo(tmp_path / "sample")
-
-
-@pytest.fixture
-def engine() -> ScriptedEngine:
-    """The scripted engine the Action's handlers call (its replies are set per test)."""
-    return ScriptedEngine()
-
-
-@pytest.fixture
-def hub(tmp_path: Path, engine: ScriptedEngine) -> Iterator[Hub]:
-    """The fake GitHub with a repository and a checkout, wired to `engine`."""
-    with github_hub(tmp_path, engine) as made:
-        yield made
