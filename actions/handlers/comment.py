@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from actions.commands import HELP_TEXT, BadCommand, Command, help_reply, parse_command
+from actions.commands import HELP_TEXT, Command, parse_command
 from actions.context import WORKING, Context, Outcome, branch_of_issue, issue_of_branch, issue_of_pull
 from actions.engine import plan_from_text
 from actions.flow import revise_pull, run_issue
 from actions.handlers import queued
-from actions.handlers.replies import acknowledge, refuse, reply_once
+from actions.handlers.replies import admit, reply_once
 from actions.markers import has_marker
 from actions.render import plan_in_comment
 
@@ -22,12 +22,10 @@ def handle(ctx: Context) -> Outcome:
     if event.sender == ctx.me():
         return Outcome("nothing-to-do", f"a comment by @{event.sender}, the bot's own account")
     number = event.number or 0
-    if not ctx.may_trigger(event.sender):
-        return refuse(ctx, number, event.sender)
-    acknowledge(ctx)
-    if isinstance(command, BadCommand):
-        reply_once(ctx, number, event.comment_id or 0, help_reply(command.reason))
-        return Outcome("replied", f"answered a bad command with the help text: {command.reason}")
+    admitted = admit(ctx, command, number, event.comment_id or 0)
+    if isinstance(admitted, Outcome):
+        return admitted
+    command = admitted
     if command.verb not in queued.QUEUED_VERBS:
         return VERBS[command.verb](ctx, command, number)
     queued.drain(ctx, run_command, before=event.comment_id)  # commands whose jobs GitHub cancelled

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from actions.commands import BadCommand, help_reply, parse_command
+from actions.commands import parse_command
 from actions.context import Context, Outcome
 from actions.handlers.comment import VERBS
-from actions.handlers.replies import acknowledge, refuse, reply_once
+from actions.handlers.replies import admit
 
 
 def handle(ctx: Context) -> Outcome:
@@ -16,12 +16,10 @@ def handle(ctx: Context) -> Outcome:
     if event.sender_is_bot or event.sender in ctx.bot_logins or event.sender == ctx.me():
         return Outcome("nothing-to-do", f"an issue opened by @{event.sender}, a bot or the bot itself")
     number = event.number or 0
-    if not ctx.may_trigger(event.sender):
-        return refuse(ctx, number, event.sender)
-    acknowledge(ctx)
-    if isinstance(command, BadCommand):
-        reply_once(ctx, number, 0, help_reply(command.reason))
-        return Outcome("replied", f"answered a bad command with the help text: {command.reason}")
+    admitted = admit(ctx, command, number, 0)
+    if isinstance(admitted, Outcome):
+        return admitted
+    command = admitted
     # An issue opened with the trigger label also sends issues.labeled, which starts the same run.
     if command.verb in ("run", "retry") and ctx.trigger_label in ctx.forge.issue(number)[2]:
         return Outcome("nothing-to-do", f"issue #{number} was opened with the {ctx.trigger_label!r} label, "

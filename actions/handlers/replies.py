@@ -1,6 +1,7 @@
 """Replies that must be posted at most once: the refusal (once per issue) and answers to a command comment.
 
-Also the 👀 reaction that says an accepted event is being handled, before any install or run.
+Also the 👀 reaction that says an accepted event is being handled, before any install or run, and
+`admit`, the gate every slash command passes wherever it was written (a comment, a new issue's body).
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from actions.commands import BadCommand, Command, help_reply
 from actions.context import Context, Outcome
 from actions.github import ForgeError
 from actions.markers import inert, marker
@@ -46,3 +48,20 @@ def reply_once(ctx: Context, number: int, comment_id: int, text: str,
     closing = "\n".join(marker(kind, data) for kind, data in (*markers, ("reply", {"to": comment_id})))
     ctx.forge.comment(number, inert(text) + "\n\n" + closing)
     return True
+
+
+def admit(ctx: Context, command: Command | BadCommand, number: int, reply_to: int) -> Command | Outcome:
+    """The gate for a slash command: its sender may trigger the bot, and it parses.
+
+    Returns the command when it may go on. Otherwise returns the outcome, already answered on the
+    thread: one refusal per issue for people without write access, the help text (in reply to
+    `reply_to`, 0 for the issue itself) for a command that does not parse.
+    """
+    sender = ctx.event.sender
+    if not ctx.may_trigger(sender):
+        return refuse(ctx, number, sender)
+    acknowledge(ctx)
+    if isinstance(command, BadCommand):
+        reply_once(ctx, number, reply_to, help_reply(command.reason))
+        return Outcome("replied", f"answered a bad command with the help text: {command.reason}")
+    return command
