@@ -20,8 +20,17 @@ from bot.redact import process_redactor
 
 def write_text(path: Path, text: str) -> None:
     """Replace `path` with the redacted `text`, atomically (parents created)."""
+    _replace(path, process_redactor().text(text).encode("utf-8"))
+
+
+def write_json(path: Path, value: Any) -> None:
+    """Replace `path` with `value` as JSON, every string in it redacted, atomically."""
+    _replace(path, json.dumps(process_redactor().value(value), ensure_ascii=False).encode("utf-8"))
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Write `data` to a temporary file beside `path` and rename it into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = process_redactor().text(text).encode("utf-8")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -30,11 +39,6 @@ def write_text(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-def write_json(path: Path, value: Any) -> None:
-    """Replace `path` with `value` as JSON, every string in it redacted, atomically."""
-    write_text(path, json.dumps(process_redactor().value(value), ensure_ascii=False))
 
 
 def append_text(path: Path, text: str) -> None:
