@@ -14,6 +14,10 @@ from pathlib import Path
 
 from common.git import git
 from common.globs import matches_any
+from common.testfiles import is_test_path
+
+__all__ = ["IndexerError", "RepoFile", "head_commit", "is_auxiliary_path", "is_test_path", "list_files", "read_text",
+           "wanted"]
 
 
 class IndexerError(Exception):
@@ -34,8 +38,6 @@ BINARY_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".ico", ".pdf", ".zip", ".gz
 CODE_SUFFIXES = (".py", ".pyi", ".pyx", ".js", ".jsx", ".mjs", ".ts", ".tsx", ".go", ".rs", ".java", ".kt", ".scala",
                  ".c", ".h", ".cc", ".cpp", ".hpp", ".cxx", ".cs", ".rb", ".php", ".swift", ".m", ".lua", ".sh")
 AUXILIARY_DIR = re.compile(r"(^|/)(docs?|examples?|benchmarks?|scripts|extra|tools|contrib)/")
-TEST_PATH = re.compile(r"(^|/)(tests?|testing|__tests__|spec)(/|$)|(^|/)(test_[^/]*|[^/]*_test\.\w+|conftest\.py"
-                       r"|[^/]*\.(spec|test)\.\w+)$")
 
 
 @dataclass(frozen=True)
@@ -44,11 +46,6 @@ class RepoFile:
 
     path: str
     blob: str
-
-
-def is_test_path(path: str) -> bool:
-    """True for test files and files under test folders (tests/, test/, testing/, __tests__/, spec/)."""
-    return bool(TEST_PATH.search(path))
 
 
 def is_auxiliary_path(path: str) -> bool:

@@ -38,9 +38,9 @@ from sandbox.errors import EngineUnavailable, ImageMissing, SandboxError
 from sandbox.images import IMAGE_ENV_VAR
 from sandbox.model import Environment, ExecResult, SandboxSpec
 from sandbox.output import CappedBuffer
-from sandbox.results import collect_tests
-from sandbox.scripts import RUN_SCRIPT, command_env
-from sandbox.workspace import SANDBOX_UID, build_tar, read_tar_files
+from sandbox.results import collect_tests, running_test
+from sandbox.scripts import RUN_SCRIPT, command_env, plugin_files
+from sandbox.workspace import SANDBOX_UID, Overlay, build_tar, read_tar_files
 
 log = logging.getLogger(__name__)
 TIMEOUT_EXIT = 124
@@ -95,15 +95,18 @@ class DockerSandbox:
             image, key, cached, setup_s, source = prepare_image(self.client, repo_dir, project, spec, user_chosen)
         return Environment(repo_dir, spec, project, image, self.name, key, cached, setup_s, image_source=source)
 
-    def run(self, env: Environment, command: str, timeout: float | None = None) -> ExecResult:
-        """Run `command` on a fresh copy of the repository; failures, timeouts and OOM are data."""
+    def run(self, env: Environment, command: str, timeout: float | None = None,
+            files: Overlay | None = None) -> ExecResult:
+        """Run `command` on a fresh copy of the repository (with `files` over it); failures, timeouts and OOM
+        are data."""
         timeout = float(timeout or env.spec.timeout_s)
         volume = container = None
         started = time.monotonic()
         try:
             with engine_errors(env.image):
                 volume, container = self._start(env, timeout)
-                archive = build_tar(env.repo_dir, max_bytes=size_bytes(env.spec.workspace_size))
+                archive = build_tar(env.repo_dir, max_bytes=size_bytes(env.spec.workspace_size),
+                                    extra=plugin_files().items(), overlay=files)
                 container.put_archive(WORKSPACE, archive)
                 return self._exec(env, container, command, timeout, started)
         finally:
@@ -162,9 +165,10 @@ class DockerSandbox:
                                     "check `docker info` and the daemon's log, then retry")
         code = int(code)
         oom = not timed_out and code != 0 and _oom_killed(api, container)
-        files = {} if timed_out else self._result_files(container, env.project.result_paths)
+        files = self._result_files(container, env.project.result_paths)  # a killed run's progress log too
         stdout, stderr = out.text(), err.text()
-        return ExecResult(command, code, stdout, stderr, duration, timed_out, oom, collect_tests(files, stdout, stderr, env.repo_dir))
+        return ExecResult(command, code, stdout, stderr, duration, timed_out, oom,
+                          collect_tests(files, stdout, stderr, env.repo_dir), running_test(files))
 
     def _result_files(self, container: Any, paths: tuple[str, ...]) -> dict[str, bytes]:
         import docker.errors

@@ -32,9 +32,9 @@ from sandbox.errors import SetupFailed
 from sandbox.images import environment_key
 from sandbox.model import Environment, ExecResult, ProjectInfo, SandboxSpec
 from sandbox.output import CappedBuffer, cap_text
-from sandbox.results import collect_tests
-from sandbox.scripts import RUN_SCRIPT, SETUP_SCRIPT, command_env, toplevel_listing
-from sandbox.workspace import EXCLUDED, repo_entries
+from sandbox.results import collect_tests, running_test
+from sandbox.scripts import RUN_SCRIPT, SETUP_SCRIPT, command_env, plugin_files, toplevel_listing
+from sandbox.workspace import EXCLUDED, Overlay, repo_entries, write_overlay
 
 log = logging.getLogger(__name__)
 WARNING = ("no Docker engine: tests run in the WEAKER local sandbox (rlimits and a process group{net}; run as "
@@ -106,11 +106,16 @@ class LocalSandbox:
                               setup_hint(project.language, code, err + out))
         (env_dir / ".ready").write_text("ok\n")
 
-    def run(self, env: Environment, command: str, timeout: float | None = None) -> ExecResult:
-        """Run `command` on a fresh copy of the repository with limits; failures are data."""
+    def run(self, env: Environment, command: str, timeout: float | None = None,
+            files: Overlay | None = None) -> ExecResult:
+        """Run `command` on a fresh copy of the repository (with `files` over it) with limits; failures are data."""
         timeout = float(timeout or env.spec.timeout_s)
         _protect_own_environment()
         with tempfile.TemporaryDirectory(prefix="ensemble-run-") as tmp, _workspace(env, Path(tmp)) as work:
+            write_overlay(work, files or {})
+            for rel, data in plugin_files().items():
+                (work / rel).parent.mkdir(parents=True, exist_ok=True)
+                (work / rel).write_bytes(data)
             scratch = Path(tmp)
             env_dir = str(env.env_dir or Path(tmp) / "env")
             environment = command_env(env.project, env_dir=env_dir, workspace=str(work), tmp=str(scratch),
@@ -118,12 +123,12 @@ class LocalSandbox:
             argv = [*(network_isolation() or ()), "sh", "-c", RUN_SCRIPT, "ensemble-run", command]
             code, out, err, timed_out, took = execute(argv, work, environment, timeout, env.spec.output_limit,
                                                       _limits(env.spec, timeout))
-            files = {} if timed_out else _result_files(work, env.project.result_paths)
+            results = _result_files(work, env.project.result_paths)  # a killed run's progress log too
         out, err = (text.replace(f"{work}/", "/workspace/") for text in (out, err))
-        files = {name: data.replace(f"{work}/".encode(), b"/workspace/") for name, data in files.items()}
+        results = {name: data.replace(f"{work}/".encode(), b"/workspace/") for name, data in results.items()}
         oom = code != 0 and ("MemoryError" in err[-4000:] or "Cannot allocate memory" in err[-4000:])
         return ExecResult(command, TIMEOUT_EXIT if timed_out else code, out, err, took, timed_out, oom,
-                          collect_tests(files, out, err, env.repo_dir))
+                          collect_tests(results, out, err, env.repo_dir), running_test(results))
 
 
 @contextlib.contextmanager

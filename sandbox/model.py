@@ -5,11 +5,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
 Outcome = Literal["pass", "fail", "error", "skip"]
+KILLED_EXITS = (137, -9)
+COLLECTION = "<collection>"  # the name of a file's pseudo-test when its tests could not be collected (import error)  # SIGKILL, as the shell and as Python report it
 _SIZE = r"^\d+(\.\d+)?[bkmg]?$"
 
 
@@ -100,11 +103,19 @@ class ExecResult:
     timed_out: bool = False
     oom_killed: bool = False
     tests: list[TestCase] = field(default_factory=list)
+    running: str | None = None  # the test that had started and not finished when the command ended
+    complete: bool = True  # False when a kill stopped the suite and the rest could not be run (sandbox/suite.py)
+    incomplete_reason: str = ""
 
     @property
     def ok(self) -> bool:
         """True when the command succeeded within its limits."""
         return self.exit_code == 0 and not self.timed_out and not self.oom_killed
+
+    @property
+    def killed(self) -> bool:
+        """True when a limit ended the command (time, memory, or a SIGKILL from outside): its results are partial."""
+        return self.timed_out or self.oom_killed or self.exit_code in KILLED_EXITS
 
     @property
     def failures(self) -> list[TestCase]:
@@ -119,6 +130,8 @@ class Sandbox(Protocol):
         """Detect the project, install dependencies (cached), and return the environment."""
         ...
 
-    def run(self, env: Environment, command: str, timeout: float | None = None) -> ExecResult:
-        """Copy the current contents of `env.repo_dir` in and run `command`; failures are data."""
+    def run(self, env: Environment, command: str, timeout: float | None = None,
+            files: Mapping[str, bytes | None] | None = None) -> ExecResult:
+        """Copy the current contents of `env.repo_dir` in, with `files` over them (bytes written, None removed),
+        and run `command`; failures are data."""
         ...

@@ -12,10 +12,11 @@ import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
 
-from sandbox.model import Outcome, TestCase
+from sandbox.model import COLLECTION, Outcome, TestCase
 
 log = logging.getLogger(__name__)
 MESSAGE_LIMIT = 4000
+PROGRESS_LOG = "pytest-progress.log"  # written by sandbox/pytest_progress.py as each test starts and ends
 
 
 def parse_junit_xml(data: bytes) -> list[TestCase]:
@@ -32,9 +33,7 @@ def parse_junit_xml(data: bytes) -> list[TestCase]:
 
 
 def _junit_case(case: ET.Element) -> TestCase:
-    name = case.get("name", "?")
-    where = case.get("file") or case.get("classname")
-    full = f"{where}::{name}" if where and where != name else name  # CTest repeats the name as the class
+    full = junit_test_id(case.get("file") or "", case.get("classname") or "", case.get("name", "?"))
     outcome: Outcome = "pass"
     message = ""
     for tag, kind in (("failure", "fail"), ("error", "error"), ("skipped", "skip")):
@@ -44,12 +43,30 @@ def _junit_case(case: ET.Element) -> TestCase:
             text = (node.text or "").strip()
             header = node.get("message", "")
             message = f"{header}\n{text}".strip() if header and header not in text else text or header
+            if header == "collection failure" and case.get("file"):  # pytest could not import the test file
+                full = f"{case.get('file')}::{COLLECTION}"
             break
     try:
         duration = float(case.get("time", ""))
     except ValueError:
         duration = None
     return TestCase(full, outcome, message[-MESSAGE_LIMIT:], duration)
+
+
+def junit_test_id(file: str, classname: str, name: str) -> str:
+    """A test's identity from JUnit attributes: file, class and name (parameters are part of the name).
+
+    pytest's `file="tests/test_x.py" classname="tests.test_x.TestParse" name="test_e[1]"` becomes
+    `tests/test_x.py::TestParse::test_e[1]`, its own node id; without a file the class leads
+    (`com.acme.ParserTest::parsesEmpty`). CTest repeats the name as the class.
+    """
+    if not file:
+        return f"{classname}::{name}" if classname and classname != name else name
+    module = file.rsplit(".", 1)[0].replace("/", ".")
+    inner = classname.removeprefix(module).lstrip(".") if classname.startswith(module) else ""
+    if not inner and classname and not classname.startswith(module) and classname != name:
+        inner = classname.rsplit(".", 1)[-1] if classname.rsplit(".", 1)[-1][:1].isupper() else ""
+    return "::".join([file, *inner.split("."), name] if inner else [file, name])
 
 
 def parse_go_test_json(text: str) -> list[TestCase]:
@@ -77,6 +94,7 @@ def parse_go_test_json(text: str) -> list[TestCase]:
 
 
 _UNITTEST_LINE = re.compile(r"^(\w+) \(([\w.]+)\)(?:\n.*?)? \.\.\. (ok|FAIL|ERROR|skipped.*)$", re.M)
+_UNITTEST_IMPORT = re.compile(r"^([\w.]+) \(unittest\.loader\._FailedTest(?:\.[\w.]+)?\) \.\.\. ERROR$", re.M)
 _UNITTEST_BLOCK = re.compile(r"^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)\n-+\n(.*?)(?=^=+$|^-+\nRan )", re.M | re.S)
 
 
@@ -90,6 +108,9 @@ def parse_unittest_verbose(text: str) -> list[TestCase]:
         outcome: Outcome = "pass" if word == "ok" else "fail" if word == "FAIL" else (
             "error" if word == "ERROR" else "skip")
         cases.append(TestCase(name, outcome, messages.get(name, "")[-MESSAGE_LIMIT:]))
+    for match in _UNITTEST_IMPORT.finditer(text):  # a test module that could not be imported
+        message = next((m.group(3) for m in _UNITTEST_BLOCK.finditer(text) if m.group(1) == match.group(1)), "")
+        cases.append(TestCase(f"{match.group(1)}::{COLLECTION}", "error", message.strip()[-MESSAGE_LIMIT:]))
     return cases
 
 
@@ -227,22 +248,62 @@ def _read(path: Path) -> str:
         return ""
 
 
-def collect_tests(files: dict[str, bytes], stdout: str, stderr: str, repo_dir: Path | None = None) -> list[TestCase]:
-    """Every test case found in result files, else in the output; later duplicates win.
+def parse_pytest_progress(text: str) -> tuple[list[TestCase], str | None]:
+    """The tests the progress log saw finish, and the one that started last and never finished."""
+    finished: dict[str, TestCase] = {}
+    started: list[str] = []
+    for line in text.splitlines():
+        fields = line.split("\t")
+        if fields[0] == "start" and len(fields) == 2:
+            started.append(fields[1])
+        elif fields[0] == "done" and len(fields) == 3 and fields[2] in ("pass", "fail", "error", "skip"):
+            finished[fields[1]] = TestCase(fields[1], fields[2])  # type: ignore[arg-type]
+    running = next((n for n in reversed(started) if n not in finished), None)
+    return list(finished.values()), running
 
-    `repo_dir` (the repository the run copied) lets Go tests be named by the file that defines them."""
+
+def running_test(files: dict[str, bytes]) -> str | None:
+    """The test that was running when the command ended, from the progress log (None: none, or no log)."""
+    log_file = next((data for name, data in files.items() if name.endswith(PROGRESS_LOG)), None)
+    return parse_pytest_progress(log_file.decode("utf-8", "replace"))[1] if log_file is not None else None
+
+
+def _distinct(found: list[TestCase], into: dict[str, TestCase]) -> None:
+    """Add `found` to `into`; a name reported twice by one source is a collision, kept apart and logged."""
+    seen: set[str] = set()
+    for case in found:
+        name, n = case.name, 2
+        while name in seen:
+            name, n = f"{case.name} (duplicate {n})", n + 1
+        if name != case.name:
+            log.warning("two tests report the same identity %s; kept apart as %r", case.name, name)
+            case = replace(case, name=name)
+        seen.add(name)
+        into[name] = case
+
+
+def collect_tests(files: dict[str, bytes], stdout: str, stderr: str, repo_dir: Path | None = None) -> list[TestCase]:
+    """Every test case found in result files, else in the output; a later file's result for a test wins.
+
+    `repo_dir` (the repository the run copied) lets Go tests be named by the file that defines them.
+    Without JUnit XML (a run killed before the runner wrote it), pytest's progress log says which tests
+    finished. Two tests reported under one identity by one source are kept apart (`name (duplicate 2)`)."""
     cases: dict[str, TestCase] = {}
     for name in sorted(files):
         if name.endswith(".xml"):
-            cases.update((c.name, c) for c in parse_junit_xml(files[name]))
+            _distinct(parse_junit_xml(files[name]), cases)
+    if not cases:
+        progress = next((data for name, data in files.items() if name.endswith(PROGRESS_LOG)), None)
+        if progress is not None:
+            _distinct(parse_pytest_progress(progress.decode("utf-8", "replace"))[0], cases)
     if not cases:
         found = parse_go_test_json(stdout)
         cases.update((c.name, c) for c in (name_go_tests_by_file(found, repo_dir) if repo_dir else found))
     if not cases:
-        cases.update((c.name, c) for c in parse_cargo_test(stdout))
+        _distinct(parse_cargo_test(stdout), cases)
     if not cases:
         found = parse_tap(stdout)
         cases.update((c.name, c) for c in (name_tap_tests_by_file(found, repo_dir) if repo_dir else found))
     if not cases:
-        cases.update((c.name, c) for c in parse_unittest_verbose(stderr + "\n" + stdout))
+        _distinct(parse_unittest_verbose(stderr + "\n" + stdout), cases)
     return list(cases.values())

@@ -15,6 +15,7 @@ from sandbox.model import ProjectInfo
 
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 RESULTS_DIR = ".ensemble-results"
+PLUGINS_DIR = ".ensemble-plugins"  # the sandbox's own modules, copied beside the repository's files
 CA_VARIABLES = ("SSL_CERT_FILE", "PIP_CERT", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "CURL_CA_BUNDLE",
                 "GIT_SSL_CAINFO")
 
@@ -46,6 +47,14 @@ exec sh -c "$1"
 """
 
 
+def plugin_files() -> dict[str, bytes]:
+    """The sandbox's own files every test run gets beside the repository's (the pytest progress plugin)."""
+    from pathlib import Path
+
+    source = Path(__file__).with_name("pytest_progress.py").read_bytes()
+    return {f"{PLUGINS_DIR}/ensemble_pytest_progress.py": source}
+
+
 def toplevel_listing(names: Iterable[str]) -> bytes:
     """The repository's top-level names, one per line, so setup can tell its own products apart."""
     return "".join(f"{name}\n" for name in sorted(set(names))).encode()
@@ -66,7 +75,11 @@ def command_env(project: ProjectInfo, *, env_dir: str, workspace: str, tmp: str,
         "CI": "true",
         "ENSEMBLE_ENV": env_dir,
         "ENSEMBLE_WORKSPACE": workspace,
-        "PYTEST_ADDOPTS": f"--junitxml={workspace}/{RESULTS_DIR}/pytest-junit.xml -o junit_family=xunit1",
+        "PYTEST_ADDOPTS": (f"--junitxml={workspace}/{RESULTS_DIR}/pytest-junit.xml -o junit_family=xunit1 "
+                           "--continue-on-collection-errors"),
+        # each test's start and outcome as it happens, so a run killed half-way still says how far it got
+        "PYTEST_PLUGINS": "ensemble_pytest_progress",
+        "PYTHONPATH": f"{workspace}/{PLUGINS_DIR}",
     }
     for name, value in project.env:
         env[name] = value.format(env=env_dir, tmp=tmp, workspace=workspace)

@@ -12,38 +12,59 @@ import io
 import os
 import stat
 import tarfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path, PurePosixPath
 
 from sandbox.errors import WorkspaceError
 
 EXCLUDED = frozenset({".git", ".ensemble", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".nox",
-                      ".pytest_cache", ".mypy_cache", ".ruff_cache", ".ensemble-results"})
+                      ".pytest_cache", ".mypy_cache", ".ruff_cache", ".ensemble-results", ".ensemble-plugins"})
+Overlay = Mapping[str, "bytes | None"]  # repository-relative path -> the content a run sees instead (None: absent)
 SANDBOX_UID = 1000
 
 
-def repo_entries(repo_dir: Path) -> Iterator[Path]:
-    """Every file, directory and symlink to copy, without descending into excluded or linked dirs."""
+def repo_entries(repo_dir: Path, skip: Iterable[str] = ()) -> Iterator[Path]:
+    """Every file, directory and symlink to copy, without descending into excluded or linked dirs.
+
+    `skip` names repository-relative files left out (an overlay replaces or removes them)."""
+    skipped = set(skip)
     for root, dirs, files in os.walk(repo_dir, followlinks=False):
         dirs[:] = sorted(d for d in dirs if d not in EXCLUDED)
         base = Path(root)
         for name in dirs + sorted(files):
-            if name not in EXCLUDED:
-                yield base / name
+            path = base / name
+            if name not in EXCLUDED and (not skipped or path.relative_to(repo_dir).as_posix() not in skipped):
+                yield path
+
+
+def checked_overlay(files: Overlay) -> dict[str, bytes | None]:
+    """`files` with every path checked to stay inside the repository."""
+    for rel in files:
+        parts = PurePosixPath(rel).parts
+        if not parts or rel.startswith("/") or ".." in parts or parts[0] in EXCLUDED:
+            raise WorkspaceError(f"overlay path {rel!r} is not a path inside the repository")
+    return dict(files)
 
 
 def build_tar(repo_dir: Path, prefix: str = "", max_bytes: int = 1 << 30,
-              extra: Iterable[tuple[str, bytes]] = ()) -> bytes:
-    """A tar of the repository (under `prefix`), owned by the sandbox user, plus `extra` files."""
+              extra: Iterable[tuple[str, bytes]] = (), overlay: Overlay | None = None) -> bytes:
+    """A tar of the repository (under `prefix`), owned by the sandbox user, plus `extra` files.
+
+    `overlay` replaces files (bytes) or leaves them out (None), creating the folders a file needs."""
+    overlay = checked_overlay(overlay or {})
+    extra = [*((PurePosixPath(prefix, rel).as_posix(), data) for rel, data in overlay.items() if data is not None),
+             *extra]
     if not repo_dir.is_dir():
         raise WorkspaceError(f"repository directory {repo_dir} does not exist; pass the path of a checkout")
     buffer = io.BytesIO()
     total = 0
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for path in repo_entries(repo_dir):
+        present = set()
+        for path in repo_entries(repo_dir, skip=overlay):
             info = _tarinfo(path, PurePosixPath(prefix, path.relative_to(repo_dir).as_posix()).as_posix())
             if info is None:
                 continue
+            present.add(info.name)
             total += info.size
             if total > max_bytes:
                 raise WorkspaceError(f"{repo_dir} holds more than {max_bytes >> 20} MiB of files; raise "
@@ -54,10 +75,31 @@ def build_tar(repo_dir: Path, prefix: str = "", max_bytes: int = 1 << 30,
             else:
                 tar.addfile(info)
         for name, data in extra:
+            for folder in reversed(PurePosixPath(name).parents[:-1]):  # all but "."
+                if folder.as_posix() not in present:
+                    present.add(folder.as_posix())
+                    tar.addfile(_folder_info(folder.as_posix()))
             info = tarfile.TarInfo(name)
             info.size, info.mode, info.uid, info.gid = len(data), 0o644, SANDBOX_UID, SANDBOX_UID
             tar.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
+
+
+def _folder_info(name: str) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.mode, info.uid, info.gid = tarfile.DIRTYPE, 0o755, SANDBOX_UID, SANDBOX_UID
+    return info
+
+
+def write_overlay(work: Path, files: Overlay) -> None:
+    """Apply an overlay to a copy of the repository: files written over, or removed where None."""
+    for rel, data in checked_overlay(files).items():
+        target = work / rel
+        if target.is_symlink() or target.is_file():
+            target.unlink()
+        if data is not None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
 
 
 def _tarinfo(path: Path, name: str) -> tarfile.TarInfo | None:

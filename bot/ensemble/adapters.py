@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,7 +60,8 @@ class SandboxRunner:
 
     The first run is the base's (the engine runs it before any model call): when its test command
     cannot start because a tool is missing, that is the environment's fault, not a failing test,
-    and `sandbox.errors.ToolMissing` ends the run there.
+    and `sandbox.errors.ToolMissing` ends the run there. Its test command is the one every later run
+    uses: a candidate's own files (package.json, tox.ini ...) never choose how it is judged.
     """
 
     def __init__(self, sandbox: Sandbox, spec: SandboxSpec):
@@ -68,24 +69,31 @@ class SandboxRunner:
         self.spec = spec
         self._envs: dict[Path, tuple[str, Environment]] = {}
         self._base_checked = False
+        self._command: str | None = None  # the base's test command, fixed by the first run
         self.environment = ""  # where the tests run: backend and image, and how the image was found
 
     def compile_check(self, workspace: Path, paths: Sequence[str]) -> str:
         """Syntax-check changed Python and JSON files in-process (nothing is executed)."""
         return compile_check(workspace, paths)
 
-    def run_tests(self, workspace: Path, known_failures: Collection[str] = ()) -> TestOutcome:
-        """Run the repository's tests on the workspace's current files in the sandbox.
+    def run_tests(self, workspace: Path, known_failures: Collection[str] = (),
+                  files: Mapping[str, bytes | None] | None = None) -> TestOutcome:
+        """Run the repository's tests on the workspace's current files, with `files` over them, in the sandbox.
 
         Tests in `known_failures` (those that already failed at the base) are left out of the
-        summary the models read, which says how many were left out.
+        summary the models read, which says how many were left out. A run a limit killed is
+        resumed without the test that was running (sandbox/suite.py).
         """
+        from sandbox.suite import run_suite
+
         env = self._environment(workspace)
+        command = self._command = self._command or env.test_command
         with span("sandbox.run", backend=env.backend, image=env.image) as s:
-            s.set(command=env.test_command)
-            result = self.sandbox.run(env, env.test_command, self.spec.timeout_s)
+            s.set(command=command, overlay=sorted(files or ())[:50])
+            result = run_suite(self.sandbox, env, command, self.spec.timeout_s, files)
             s.set(exit_code=result.exit_code, duration_s=round(result.duration_s, 2), timed_out=result.timed_out,
-                  oom_killed=result.oom_killed, tests=len(result.tests), failing=len(result.failures))
+                  oom_killed=result.oom_killed, tests=len(result.tests), failing=len(result.failures),
+                  complete=result.complete)
         if not self._base_checked:
             from sandbox.environment import check_base_run
 
@@ -129,9 +137,11 @@ def outcome_of(result: ExecResult, known_failures: Collection[str] = ()) -> Test
         if hidden:
             summary += (f"\n({hidden} test(s) that already failed before any change are not shown: "
                         "they are not yours to fix)")
+    if not result.complete:
+        summary += f"\nThe run is incomplete: {result.incomplete_reason}."
     return TestOutcome(result.ok, failing, summary, result.exit_code, len(result.tests) or None,
                        round(result.duration_s, 2), tuple((t.name, t.outcome) for t in result.tests),
-                       result.timed_out)
+                       result.timed_out, result.complete, result.incomplete_reason)
 
 
 def _files_hash(root: Path, paths: Sequence[str]) -> str:

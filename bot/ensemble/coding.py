@@ -88,7 +88,8 @@ def code_round(team: Team, plan: Plan, found: Exploration, feedback: str, rnd: R
     if not rnd.compile_error:
         team.say(Phase.TESTING, rnd.number)
         team.check_stop()
-        rnd.tests = team.runner.run_tests(team.workspace.path, known_failures=team.known_failures)
+        rnd.tests = team.runner.run_tests(team.workspace.path, known_failures=team.known_failures,
+                                          files=team.judged_files())
     return rnd
 
 
@@ -256,13 +257,14 @@ def _guard(team: Team, edits: RoundEdits) -> None:
         return
     from bot.ensemble.edits import write_changes
 
-    changed = team.workspace.changed_paths()
-    before = {p: team.workspace.base_text(p) for p in changed}
+    changed = sorted({*team.workspace.changed_paths(), *team.frozen})
+    before = {p: team.frozen[p] if p in team.frozen else team.workspace.base_text(p) for p in changed}
     after = {p: WorkspaceFiles(team.workspace.path).read(p) for p in changed}
     found = [t for t in find_test_tampering(before, after, team.task.text) if t.path in edits.originals]
     if not found:
         return
-    for path in {t.path for t in found} & set(edits.originals):
+    undone = {t.path for t in found} | {t.also for t in found if t.kind == "moved_test"}
+    for path in undone & set(edits.originals):
         original = edits.originals.pop(path)
         if original is None:
             (team.workspace.path / path).unlink(missing_ok=True)

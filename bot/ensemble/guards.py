@@ -1,10 +1,18 @@
-"""No green by cheating: find tests a candidate deleted, skipped or weakened, and CI it edited.
+"""No green by cheating: edits to the tests and to what runs them are refused, unless the task asks for them.
 
-`find_test_tampering` compares each changed file at the base with the file after the change.
-Python test files are read with `ast`; Go, Rust, JS/TS, Java/Kotlin (and Python that does not
-parse) with regexes that find each test's header and count its skip markers and assertions. New
-tests and added assertions are always fine; a kind the task clearly asks for is allowed
-(`task_allows`). Pure functions over text: no I/O.
+The judge runs every candidate with the base's test files and harness (bot/ensemble/judged.py), so an
+edited test cannot win; this module refuses such edits before they reach a commit, names what they
+did, and lets the round undo them, so the next round starts clean. Refused, unless the task names the
+file or the test and an action on it (`task_names_change`):
+- any change to an existing test file (deleted, skipped, weakened, an expected value changed, moved
+  away into a new file), and to a test defined inside a source file (Rust's `#[cfg(test)]` modules);
+- any change to a harness file's test settings (`conftest.py`, pytest/tox config, package.json
+  scripts, a Makefile's test target, Surefire settings, `Cargo.toml`'s test targets) and a new
+  harness file (common/testfiles.py says which files those are);
+- CI configuration, unless the task asks for CI work.
+
+Python test files are read with `ast`; Go, Rust, JS/TS and Java/Kotlin with regexes that find each
+test's header and body. Pure functions over text: no I/O.
 """
 
 from __future__ import annotations
@@ -15,20 +23,30 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from indexer.files import is_test_path
+from common.testfiles import (
+    harness_part,
+    is_ci_path,
+    is_harness_path,
+    is_test_path,
+    is_whole_harness,
+    shadows_runner,
+)
 
-__all__ = ["Tampering", "find_test_tampering", "is_ci_path", "is_test_path", "task_allows"]
+__all__ = ["Tampering", "find_test_tampering", "is_ci_path", "is_test_path", "task_allows", "task_names_change",
+           "tests_in"]
 
 ADVICE = {
     "deleted_test_file": "fix the code, not the tests",
     "deleted_test": "fix the code, not the test",
     "skipped_test": "make the test pass instead of skipping it",
     "weakened_test": "keep the assertions and fix the code",
+    "edited_test": "existing tests are the judge's: it runs the base's version, so change the code, and put any new "
+                   "test in a new test file",
+    "moved_test": "leave the test in its file and fix the code",
+    "edited_harness": "the judge runs the base's test settings; change the code, not how the tests run",
+    "new_harness": "put fixtures and helpers inside the new test file itself",
     "ci_config": "leave CI configuration alone unless the task asks for it",
 }
-CI_PATH = re.compile(r"^(?:\.github/(?:workflows|actions)/|\.circleci/|\.buildkite/|\.gitlab-ci\.ya?ml$"
-                     r"|\.travis\.ya?ml$|azure-pipelines\.ya?ml$|buildkite\.ya?ml$)|(?:^|/)Jenkinsfile$")
-TEST_CONFIGS = {"conftest.py", "pytest.ini", "setup.cfg", "pyproject.toml", "tox.ini"}
 CONFIG_SKIP = re.compile(r"collect_ignore|--deselect\b|--ignore(?:-glob)?\b|-k\s*[\"']?\s*not\b")
 SKIP_NAMES = {"skip", "skipif", "xfail", "skipIf", "skipUnless", "expectedFailure", "skipTest", "SkipTest"}
 CHECK_CALLS = {"raises", "warns", "fail"}
@@ -41,6 +59,8 @@ class Tampering:
     path: str
     kind: str
     detail: str
+    test: str = ""  # the test it concerns, where it is one test
+    also: str = ""  # another file the finding concerns (where a moved test went)
 
     @property
     def message(self) -> str:
@@ -101,19 +121,33 @@ SPECS = {".go": GO, ".rs": RUST, ".js": JS, ".jsx": JS, ".mjs": JS, ".cjs": JS, 
          ".java": JAVA, ".kt": JAVA, ".py": PYTHON}
 
 
-def is_ci_path(path: str) -> bool:
-    """True for CI configuration: GitHub Actions workflows and actions, GitLab, CircleCI, Jenkins, ..."""
-    return bool(CI_PATH.search(path))
-
-
 def find_test_tampering(before: Mapping[str, str | None], after: Mapping[str, str | None],
                         task_text: str) -> list[Tampering]:
-    """Deleted, skipped or weakened tests and CI edits in a change, minus what the task asks for."""
-    found = [Tampering(p, "ci_config", _ci_detail(before.get(p), after.get(p)))
-             for p in sorted(set(before) | set(after)) if is_ci_path(p) and before.get(p) != after.get(p)]
-    found += _test_tampering(before, after)
-    found += _config_skips(before, after)
-    return [t for t in found if not task_allows(task_text, t.kind)]
+    """Every edit to tests, test harness or CI in a change (path -> text before and after), less what the
+    task asks for. `before` holds the base's texts (the frozen reproduction test's, once it is written)."""
+    found: list[Tampering] = []
+    for path in sorted(set(before) | set(after)):
+        old, new = before.get(path), after.get(path)
+        if old == new:
+            continue
+        if is_ci_path(path):
+            if not task_allows(task_text, "ci_config"):
+                found.append(Tampering(path, "ci_config", _ci_detail(old, new)))
+        elif old is None:
+            if new is not None and (is_whole_harness(path) or shadows_runner(path)) \
+                    and not task_names_change(task_text, path):
+                found.append(Tampering(path, "new_harness", f"a new {posixpath.basename(path)} would decide what "
+                                       "the test runner collects or runs"))
+        elif is_test_path(path) or is_whole_harness(path):
+            if not task_names_change(task_text, path, _test_names(path, old)):
+                found += _test_file_changes(path, old, new, after)
+        elif is_harness_path(path):
+            if harness_part(path, old) != harness_part(path, new) and not task_names_change(task_text, path):
+                found.append(Tampering(path, "edited_harness", f"the test settings in {path} were changed"))
+        elif _analysed(path) and new is not None:  # tests inside a source file (Rust's #[cfg(test)] modules)
+            found += [t for t in _test_changes(path, old, new, after)
+                      if not task_names_change(task_text, path, [t.test] if t.test else [])]
+    return found
 
 
 def _ci_detail(old: str | None, new: str | None) -> str:
@@ -121,56 +155,114 @@ def _ci_detail(old: str | None, new: str | None) -> str:
     return f"the CI configuration was {change}"
 
 
-def _test_tampering(before: Mapping[str, str | None], after: Mapping[str, str | None]) -> list[Tampering]:
-    old = {p: _file_tests(p, t) for p, t in before.items() if t is not None and _analysed(p)}
-    new = {p: _file_tests(p, t) for p, t in after.items() if t is not None and _analysed(p)}
-    found: list[Tampering] = []
-    for path in sorted(set(old) | set(new)):
-        if path not in after:
-            continue
-        base = old.get(path) or (_FileTests() if posixpath.basename(path) == "conftest.py" else None)
-        if base is None:
-            continue  # a new test file: always fine
-        kept = [n for n in base.tests if not _moved(n, path, new)]
-        if path not in new:
-            if kept:
-                names = ", ".join(kept[:5]) + (", ..." if len(kept) > 5 else "")
-                found.append(Tampering(path, "deleted_test_file", f"the test file was deleted with {names}"))
-            continue
-        found += _compare(path, base, new[path], new)
+def _test_file_changes(path: str, old: str, new: str | None, after: Mapping[str, str | None]) -> list[Tampering]:
+    """What an edit to an existing test or harness file did, most telling first; always at least one finding."""
+    if new is None:
+        tests = _test_names(path, old)
+        names = ", ".join(tests[:5]) + (", ..." if len(tests) > 5 else "")
+        return [Tampering(path, "deleted_test_file", f"the test file was deleted{' with ' + names if names else ''}")]
+    found = _test_changes(path, old, new, after) if _analysed(path) else []
+    if posixpath.basename(path) in ("conftest.py", "pytest.ini", "tox.ini") and \
+            _count(CONFIG_SKIP, new) > _count(CONFIG_SKIP, old):
+        found.append(Tampering(path, "skipped_test", "tests were excluded from collection "
+                               "(collect_ignore, --ignore, --deselect or -k not)"))
+    if not found:
+        harness = is_whole_harness(path)
+        found.append(Tampering(path, "edited_harness" if harness else "edited_test",
+                               f"the existing test {'harness ' if harness else ''}file was edited"))
     return found
 
 
-def _compare(path: str, base: _FileTests, now: _FileTests, new: Mapping[str, _FileTests]) -> list[Tampering]:
+def _test_changes(path: str, old: str, new: str, after: Mapping[str, str | None]) -> list[Tampering]:
+    """The tests of `old` that `new` moved away, deleted, skipped, weakened or otherwise changed."""
+    base, now = _file_tests(path, old), _file_tests(path, new)
+    moved = {name: other for name in base.tests if name not in now.tests
+             for other in [_new_home(name, path, after)] if other}
+    found = [Tampering(path, "moved_test", f"the test {name} was moved out of this file into {other}", name, other)
+             for name, other in moved.items()]
+    found += [t for t in _compare(path, base, now) if not (t.kind == "deleted_test" and t.test in moved)]
+    if not found:
+        old_bodies, new_bodies = _bodies(path, old), _bodies(path, new)
+        edited = [n for n, body in old_bodies.items() if new_bodies.get(n) not in (None, body)]
+        if edited:
+            more = f" (and {len(edited) - 1} more)" if len(edited) > 1 else ""
+            found.append(Tampering(path, "edited_test", f"the test {edited[0]} was changed{more}", edited[0]))
+    return found
+
+
+def _new_home(name: str, path: str, after: Mapping[str, str | None]) -> str | None:
+    """The other changed test file that now defines a test called `name` (a test moved, and maybe changed)."""
+    bare = name.rsplit(".", 1)[-1]
+    for other, text in sorted(after.items()):
+        if other != path and text is not None and _analysed(other) and any(
+                n == name or n.rsplit(".", 1)[-1] == bare for n in _file_tests(other, text).tests):
+            return other
+    return None
+
+
+def _compare(path: str, base: _FileTests, now: _FileTests) -> list[Tampering]:
     found = []
     for name, was in base.tests.items():
         facts = now.tests.get(name)
         if facts is None:
-            if not _moved(name, path, new):
-                found.append(Tampering(path, "deleted_test", f"the test {name} was deleted or renamed"))
+            found.append(Tampering(path, "deleted_test", f"the test {name} was deleted or renamed", name))
         elif facts.skips > was.skips:
-            found.append(Tampering(path, "skipped_test", f"a skip was added to the test {name}"))
+            found.append(Tampering(path, "skipped_test", f"a skip was added to the test {name}", name))
         elif facts.strong_asserts < was.strong_asserts:
             found.append(Tampering(path, "weakened_test", f"the test {name} lost assertions "
-                                   f"({was.strong_asserts} real ones before, {facts.strong_asserts} now)"))
+                                   f"({was.strong_asserts} real ones before, {facts.strong_asserts} now)", name))
     if now.outside_skips > base.outside_skips:
         found.append(Tampering(path, "skipped_test", "a skip marker that covers tests in this file was added"))
     return found
 
 
-def _moved(name: str, path: str, new: Mapping[str, _FileTests]) -> bool:
-    """True when a test by this name exists in another changed file after the change."""
-    bare = name.rsplit(".", 1)[-1]
-    return any(other != path and (name in ft.tests or any(n.rsplit(".", 1)[-1] == bare for n in ft.tests))
-               for other, ft in new.items())
+def tests_in(path: str, text: str | None) -> list[str]:
+    """The names of the tests a file defines (none for files the guard cannot read)."""
+    return _test_names(path, text) if text is not None else []
 
 
-def _config_skips(before: Mapping[str, str | None], after: Mapping[str, str | None]) -> list[Tampering]:
-    return [Tampering(path, "skipped_test", "tests were excluded from collection "
-                      "(collect_ignore, --ignore, --deselect or -k not)")
-            for path, text in after.items()
-            if posixpath.basename(path) in TEST_CONFIGS and text is not None
-            and _count(CONFIG_SKIP, text) > _count(CONFIG_SKIP, before.get(path) or "")]
+def _test_names(path: str, text: str) -> list[str]:
+    return list(_file_tests(path, text).tests) if _analysed(path) else []
+
+
+def _bodies(path: str, text: str) -> dict[str, str]:
+    """Each test's text with its attributes, whitespace-normalized (Python: the parsed and re-printed code)."""
+    if path.endswith(".py"):
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            pass
+        else:
+            return {name: ast.unparse(node) for name, node in _test_nodes(tree.body, "")}
+    spec = SPECS[posixpath.splitext(path)[1]]
+    headers = _headers(text, spec)
+    bodies = {}
+    for i, m in enumerate(headers):
+        end = headers[i + 1].start() if i + 1 < len(headers) else len(text)
+        body = text[m.start():_block_end(text, m.end(), end)]
+        name, n = m["name"], 2
+        while name in bodies:
+            name, n = f"{m['name']} #{n}", n + 1
+        bodies[name] = " ".join(body.split())
+    return bodies
+
+
+def _block_end(text: str, start: int, limit: int) -> int:
+    """Where the brace block opened first after `start` closes (`limit` when there is none, or it is unbalanced)."""
+    depth = 0
+    for i in range(start, limit):
+        if text[i] == "{":
+            depth += 1
+        elif text[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return limit
+
+
+def _headers(text: str, spec: _Spec) -> list[re.Match[str]]:
+    return [m for m in spec.header.finditer(text)
+            if spec.needs is None or spec.needs.search(m.groupdict().get("attrs") or "")]
 
 
 def _analysed(path: str) -> bool:
@@ -188,8 +280,7 @@ def _file_tests(path: str, text: str) -> _FileTests:
 
 
 def _regex_tests(text: str, spec: _Spec) -> _FileTests:
-    headers = [m for m in spec.header.finditer(text)
-               if spec.needs is None or spec.needs.search(m.groupdict().get("attrs") or "")]
+    headers = _headers(text, spec)
     tests: dict[str, _Facts] = {}
     for i, m in enumerate(headers):
         body = text[m.start():headers[i + 1].start() if i + 1 < len(headers) else len(text)]
@@ -266,32 +357,48 @@ def _trivial_call(name: str, args: list[ast.expr]) -> bool:
     return False
 
 
-_FILL = r"(?:(?!(?:in|from|inside|within|of|to|on|at|for|into|and|but|then|so)\b)[\w'-]+\s+){0,4}?"
-_TEST = r"(?:\btest(?:s|_[\w.]*)?\b(?!-)|\b\w+_test\b|\b[\w-]+\.(?:test|spec)\.\w+)"
 _CI = (r"(?:ci|continuous integration|github actions?|github workflows?|gitlab[- ]ci|circleci|circle ci|jenkins"
        r"|travis(?: ci)?|azure pipelines?|buildkite)")
+_FILL = r"(?:(?!(?:in|from|inside|within|of|to|on|at|for|into|and|but|then|so)\b)[\w'-]+\s+){0,4}?"
 ALLOW = {
-    "deleted_test": re.compile(rf"\b(?:remove|delete|drop|get rid of)\s+{_FILL}{_TEST}"
-                               rf"|\b(?:remove|delete|drop)\b[^.\n]{{0,60}}\band\s+(?:its|their|the\s+"
-                               rf"(?:corresponding|related|matching))\s+{_TEST}", re.I),
-    "skipped_test": re.compile(rf"\b(?:skip|xfail|disable|ignore|deselect|quarantine)\s+{_FILL}{_TEST}"
-                               rf"|\bmark\s+{_FILL}{_TEST}\s+as\s+(?:skip|skipped|xfail|flaky|ignored)", re.I),
-    "weakened_test": re.compile(rf"\b(?:remove|delete|drop|relax|loosen|weaken)\s+{_FILL}(?:assert\w*|assertions?"
-                                rf"|expectations?)\b|\b(?:relax|loosen|weaken)\s+{_FILL}{_TEST}", re.I),
     "ci_config": re.compile(rf"(?:\.github/workflows|\.github/actions|\.gitlab-ci\.yml|\.circleci|Jenkinsfile"
                             rf"|\.travis\.yml|azure-pipelines\.yml|\.buildkite)|\b(?:update|fix|change|edit|modify"
                             rf"|add|remove|bump|configure|set up|create|migrate|upgrade|adjust|rewrite|pin)\s+"
                             rf"{_FILL}{_CI}\s+(?:workflows?|config\w*|pipelines?|jobs?|files?|yaml|yml|setup"
                             rf"|matrix|steps?)\b", re.I),
 }
-ALLOW["deleted_test_file"] = ALLOW["deleted_test"]
 NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bwithout|\bavoid|\bno need to)\W+(?:\w+\W+){0,2}$", re.I)
+ACTION = re.compile(r"\b(?:update|change|modify|edit|rewrite|adjust|correct|amend|remove|delete|drop|rename|"
+                    r"skip|mark|replace|relax|loosen|weaken|tighten|extend|move|split|xfail|disable|ignore|deselect|"
+                    r"quarantine|add)(?:s|es|ed|ing)?\b", re.I)
+SENTENCE = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n\s*[-*]\s+")
 
 
 def task_allows(task_text: str, kind: str) -> bool:
-    """True only when the task clearly asks for this kind of change ("remove the obsolete test")."""
+    """True only when the task clearly asks for this kind of change ("update the CI workflow")."""
     pattern = ALLOW.get(kind)
     if pattern is None:
         return False
     return any(not NEGATED.search(task_text[max(0, m.start() - 30):m.start()])
                for m in pattern.finditer(task_text))
+
+
+def task_names_change(task_text: str, path: str, tests: list[str] | tuple[str, ...] = ()) -> bool:
+    """True when one sentence of the task names this file (or a test in it) and an action on it.
+
+    "Update test_parse_empty in tests/test_parse.py: an empty string now returns None" allows
+    editing that file; "the CLI should skip hidden files" names no test and allows nothing.
+    """
+    names = {path, posixpath.basename(path)}
+    stem = posixpath.basename(path).split(".", 1)[0]
+    if stem.startswith("test_") or stem.endswith("_test"):  # `test_parse` names tests/test_parse.py
+        names.add(stem)
+    names |= {t.rsplit(".", 1)[-1] for t in tests if len(t.rsplit(".", 1)[-1]) >= 6}
+    mention = re.compile(r"(?<![\w/.-])(?:" + "|".join(sorted(map(re.escape, names), key=len, reverse=True))
+                         + r")(?![\w-])")
+    for sentence in SENTENCE.split(task_text):
+        if not mention.search(sentence):
+            continue
+        if any(not NEGATED.search(sentence[max(0, m.start() - 30):m.start()]) for m in ACTION.finditer(sentence)):
+            return True
+    return False

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -64,9 +64,12 @@ class TestRunner(Protocol):
         """Syntax errors in the changed files, or '' when they compile."""
         ...
 
-    def run_tests(self, workspace: Path, known_failures: Collection[str] = ()) -> TestOutcome:
-        """Run the repository's tests on the workspace's current files.
+    def run_tests(self, workspace: Path, known_failures: Collection[str] = (),
+                  files: Mapping[str, bytes | None] | None = None) -> TestOutcome:
+        """Run the repository's tests on the workspace's current files, with `files` over them.
 
-        `known_failures` are tests that failed at the base: the summary leaves them out.
+        `known_failures` are tests that failed at the base: the summary leaves them out. `files`
+        replaces files (bytes) or leaves them out (None) in the tested copy, never in the workspace:
+        how the judge runs the base's tests on a candidate (bot/ensemble/judged.py).
         """
         ...

@@ -118,7 +118,8 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
               + edit_rules(paths) + "\n\n" + CODE_REQUESTS)
     goal = (f"Write ONLY the reproduction test {plan.reproduction_test}: a test that fails on the current "
             "code because of the bug and will pass once it is fixed. Do not fix the bug yet."
-            if reproduce else "Implement the plan. Do not edit the reproduction test unless it is wrong.")
+            if reproduce else "Implement the plan. The existing tests and the reproduction test are the judge's and run as "
+            "they are: change the code, not them; a new test goes in a new test file.")
     pieces = [
         ContextPiece("task", data("task", task.text), 100),
         ContextPiece("plan", data("plan", render_plan(plan)), 95),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bot.ensemble import round_text
@@ -9,6 +11,7 @@ from bot.ensemble.coding import code_round
 from bot.ensemble.commits import commit_round
 from bot.ensemble.planner import Exploration
 from bot.ensemble.types import Phase, Plan, Reproduction, Round, TestOutcome
+from bot.ensemble.workspace_files import WorkspaceFiles
 
 if TYPE_CHECKING:
     from bot.ensemble.team import Team
@@ -21,6 +24,9 @@ def reproduce(team: Team, plan: Plan, found: Exploration) -> Reproduction:
     test never reaches a later commit.
     """
     path = plan.reproduction_test or ""
+    if path and team.workspace.base_text(path) is not None:  # an existing test file is the judge's: write a new one
+        path = fresh_test_path(path, lambda p: team.workspace.base_text(p) is not None)
+        plan = replace(plan, reproduction_test=path)
     feedback, refused = "", []
     for _attempt in range(2):
         team.say(Phase.REPRODUCING, 0, path)
@@ -31,12 +37,30 @@ def reproduce(team: Team, plan: Plan, found: Exploration) -> Reproduction:
         refused += rnd.refused
         if committed and rnd.tests is not None:
             failed = reproduces(team, rnd.tests, path)
+            if failed:  # from now on the test is judged as round 0 wrote it
+                team.frozen.update((p, text) for p in [path] if (text := WorkspaceFiles(team.workspace.path).read(p)))
             note = "" if failed else "the reproduction test passed before the fix, so it does not show the bug"
             return Reproduction(path, failed_before=failed, note=note, refused=tuple(refused))
         team.workspace.discard()
         feedback = rnd.edit_errors or rnd.compile_error
     return Reproduction(path, note=f"the coder could not write a working reproduction test: {feedback[:300]}",
                         refused=tuple(refused))
+
+
+def fresh_test_path(path: str, exists: Callable[[str], bool]) -> str:
+    """A new test file's path beside `path`, named the way its runner finds tests (`x_test.go` -> `x_repro_test.go`)."""
+    folder, _, name = path.rpartition("/")
+    for marker in ("_test.", ".test.", ".spec.", "."):
+        if marker in name:
+            stem, _, rest = name.rpartition(marker) if marker == "." else name.partition(marker)
+            break
+    for n in range(1, 100):
+        suffix = "_repro" if n == 1 else f"_repro{n}"
+        candidate = f"{stem}{suffix}{marker}{rest}"
+        full = f"{folder}/{candidate}" if folder else candidate
+        if not exists(full):
+            return full
+    return path
 
 
 def reproduces(team: Team, tests: TestOutcome, path: str) -> bool:

@@ -245,6 +245,7 @@ def _fill(result: RunResult, outcomes: list[TeamResult], winner: TeamResult | No
     result.tests_after, result.reproduction, result.retrieved = winner.tests_after, winner.reproduction, winner.retrieved
     result.judgement = winner.judgement
     result.diff = winner.diff
+    result.test_changes = list(winner.test_changes)
     if winner.stop_reason == QUESTIONS and winner.plan:
         result.questions = winner.plan.questions
     if result.reproduction and result.reproduction.path and result.tests_after:

@@ -22,6 +22,7 @@ from bot.ensemble.commits import commit_round
 from bot.ensemble.critic import review
 from bot.ensemble.insights import InsightBoard
 from bot.ensemble.instructions import Instructions
+from bot.ensemble.judged import allowed_changes, diff_by_file, judged_files
 from bot.ensemble.planner import Exploration, ExploreBudget, explore, make_plan
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.reproduce import reproduce
@@ -40,6 +41,7 @@ from bot.ensemble.types import (
     Round,
     Task,
     TeamResult,
+    TestChange,
     TestOutcome,
     Verdict,
 )
@@ -49,7 +51,7 @@ from bot.errors import BudgetExceeded, StopRequested
 from bot.forge import Workspace
 from bot.forge.policy import DEFAULT_MAX_FILE_BYTES
 from bot.trace import span
-from indexer.files import is_test_path
+from common.testfiles import is_test_path
 
 log = logging.getLogger(__name__)
 REPLAN_AFTER = 2  # rounds failing with the same signature before the planner re-plans
@@ -78,6 +80,7 @@ class Team:
     explore_budget: ExploreBudget = ExploreBudget()
     required_tests: tuple[str, ...] = ()  # tests the task names: they must pass
     reproduction: str | None = None  # the reproduction test, once it failed at the base
+    frozen: dict[str, str] = field(default_factory=dict)  # the reproduction test as round 0 wrote it: judged as is
     instructions: Instructions = Instructions()  # the repository's conventions, read from a trusted tree
 
     def say(self, phase: Phase, rnd: int = 0, detail: str = "") -> None:
@@ -136,6 +139,20 @@ class Team:
         return related_failures(failed, self.workspace.changed_paths(), files.read, is_test_path,
                                 self.workspace.diff())
 
+    def judged_files(self) -> dict[str, bytes | None]:
+        """What the judge puts over this team's tree before a run: the base's tests and harness, the frozen
+        reproduction test, and no new harness file; test changes the task asks for by name are kept."""
+        files = WorkspaceFiles(self.workspace.path)
+        changed = self.workspace.changed_paths()
+        allowed = allowed_changes(self.task.text, changed, self.workspace.base_text)
+        return judged_files(changed, self.workspace.base_text, files.read, self.frozen, allowed)
+
+    def test_changes(self) -> list[TestChange]:
+        """The changes to existing tests and harness the task asked for, each with its diff (shown in the PR)."""
+        changed = self.workspace.changed_paths()
+        allowed = set(allowed_changes(self.task.text, changed, self.workspace.base_text))
+        return [TestChange(path, diff) for path, diff in diff_by_file(self.workspace.diff()).items() if path in allowed]
+
     def grep(self, text: str) -> list[tuple[str, int, str]]:
         """Exact-text search in the team's workspace."""
         return self.workspace.grep(text)
@@ -163,6 +180,7 @@ def run_team(team: Team) -> TeamResult:
         team.workspace.discard()  # edits that never became a commit are not part of the result
         _keep_last_passing(team, result)
         result.diff = team.workspace.diff()
+        result.test_changes = team.test_changes()
         result.judgement = _final_judgement(team, result)
         s.set(stop_reason=result.stop_reason, rounds=len(result.rounds), passed=result.passed,
               accepted=result.accepted, diff_lines=result.diff_size, refused=result.refused, kept=result.kept)

@@ -112,6 +112,8 @@ class TestOutcome:
     duration_s: float = 0.0
     results: tuple[tuple[str, str], ...] = ()
     timed_out: bool = False
+    complete: bool = True  # False when a limit killed the run and the tests after the kill never ran
+    incomplete_reason: str = ""
 
     @property
     def signature(self) -> str:
@@ -149,6 +151,16 @@ class Reproduction:
     passed_after: bool | None = None
     note: str = ""
     refused: tuple[str, ...] = ()  # edits refused by policy while the test was written
+
+
+@dataclass(frozen=True)
+class TestChange:
+    """A change to an existing test or harness file that the task asked for by name, with its diff."""
+
+    __test__ = False  # not a pytest class
+
+    path: str
+    diff: str
 
 
 @dataclass
@@ -204,6 +216,7 @@ class TeamResult:
     error: str = ""
     kept: str = ""  # set when the team's last state failed and an earlier passing round was kept instead
     judgement: Judgement | None = None  # the final tests judged against the base
+    test_changes: list[TestChange] = field(default_factory=list)  # test edits the task asked for, shown in the PR
 
     @property
     def refused(self) -> list[str]:
@@ -250,6 +263,7 @@ class RunResult:
     refused: list[str] = field(default_factory=list)  # edits refused by policy, every team
     trace: str = ""  # the run's trace.jsonl (`ensemble report` reads it)
     judgement: Judgement | None = None  # the winner's tests against the base: fixed, still failing, broken
+    test_changes: list[TestChange] = field(default_factory=list)  # the winner's test edits the task asked for
 
     @property
     def passed(self) -> bool:

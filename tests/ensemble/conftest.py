@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -83,20 +84,27 @@ class HostPytest:
     def __init__(self) -> None:
         self.runs = 0
         self.known: list[frozenset[str]] = []  # the known failures each run was given
+        self.overlays: list[dict[str, bytes | None]] = []  # what the judge put over the tree in each run
 
     def compile_check(self, workspace: Path, paths: Sequence[str]) -> str:
         return compile_check(workspace, paths)
 
-    def run_tests(self, workspace: Path, known_failures: Collection[str] = ()) -> TestOutcome:
+    def run_tests(self, workspace: Path, known_failures: Collection[str] = (),
+                  files: Mapping[str, bytes | None] | None = None) -> TestOutcome:
         from sandbox.results import parse_junit_xml
+        from sandbox.workspace import EXCLUDED, write_overlay
 
         self.runs += 1
         self.known.append(frozenset(known_failures))
+        self.overlays.append(dict(files or {}))
         with tempfile.TemporaryDirectory() as out:
             junit = Path(out) / "junit.xml"
+            tree = Path(out) / "tree"  # the judge's files over a copy, as the sandbox does
+            shutil.copytree(workspace, tree, symlinks=True, ignore=lambda _d, names: [n for n in names if n in EXCLUDED])
+            write_overlay(tree, files or {})
             proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rf",
                                    f"--junitxml={junit}", "-o", "junit_family=xunit1"],
-                                  cwd=workspace, capture_output=True, text=True, timeout=120)
+                                  cwd=tree, capture_output=True, text=True, timeout=120)
             cases = parse_junit_xml(junit.read_bytes()) if junit.exists() else []
         failing = tuple(c.name for c in cases if c.outcome in ("fail", "error"))
         summary = "\n".join(line for line in proc.stdout.splitlines()

@@ -1,10 +1,11 @@
-"""The tampering guard: a candidate may not turn tests green by deleting, skipping or weakening them."""
+"""The tampering guard: a candidate may not turn tests green by editing them (deleting, skipping, weakening,
+changing an expected value, moving them away) or what runs them, unless the task names the test and asks."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.ensemble.guards import Tampering, find_test_tampering, is_ci_path, is_test_path, task_allows
+from bot.ensemble.guards import Tampering, find_test_tampering, is_ci_path, is_test_path, task_allows, task_names_change
 
 BASE = '''import pytest
 from pkg import parse
@@ -30,11 +31,12 @@ def check(path: str, old: str | None, new: str | None, task: str = "Fix the pars
     return find_test_tampering({path: old}, {path: new}, task)
 
 
-def test_a_fix_that_adds_a_reproduction_test_and_assertions_is_clean() -> None:
-    new = BASE + '\n\ndef test_parse_negative():\n    assert parse("-1") == -1\n'
-    new = new.replace('    assert parse("2") == 2\n', '    assert parse("2") == 2\n    assert parse("3") == 3\n')
-    assert check("tests/test_parse.py", BASE, new) == []
+def test_a_new_test_file_is_clean_and_any_edit_to_an_existing_one_is_not() -> None:
     assert check("tests/test_new.py", None, "def test_x():\n    assert 1 == 2 - 1\n") == []
+    added = BASE + '\n\ndef test_parse_negative():\n    assert parse("-1") == -1\n'
+    assert kinds(check("tests/test_parse.py", BASE, added)) == ["edited_test"]
+    found = check("tests/test_parse.py", BASE, BASE.replace('assert parse("2") == 2', 'assert parse("2") == -1'))
+    assert kinds(found) == ["edited_test"] and "the test test_parse was changed" in found[0].message
 
 
 def test_deleting_a_test_is_reported_with_advice_for_the_coder() -> None:
@@ -49,10 +51,17 @@ def test_deleting_a_test_file_is_reported_once() -> None:
     assert "test_parse" in found[0].message and "TestParser.test_empty" in found[0].message
 
 
-def test_moving_tests_to_another_changed_file_is_fine() -> None:
-    before = {"tests/test_parse.py": BASE, "tests/unit/test_parse.py": None}
-    after = {"tests/test_parse.py": None, "tests/unit/test_parse.py": BASE}
-    assert find_test_tampering(before, after, "Reorganise the code") == []
+def test_moving_a_test_into_a_new_file_is_refused_as_a_move() -> None:
+    weakened = BASE.replace('    assert parse("2") == 2\n', "")
+    moved_out = BASE.replace('class TestParser:', 'class _Gone:')
+    before = {"tests/test_parse.py": BASE, "tests/unit/test_more.py": None}
+    after = {"tests/test_parse.py": moved_out, "tests/unit/test_more.py": "import pytest\n" + weakened.split("\n\n\n")[-1]}
+    found = find_test_tampering(before, after, "Reorganise the code")
+    assert kinds(found) == ["moved_test"]
+    assert "TestParser.test_empty was moved out of this file into tests/unit/test_more.py" in found[0].message
+    whole = find_test_tampering({"tests/test_parse.py": BASE, "tests/unit/test_parse.py": None},
+                                {"tests/test_parse.py": None, "tests/unit/test_parse.py": weakened}, "Reorganise")
+    assert kinds(whole) == ["deleted_test_file"]
 
 
 @pytest.mark.parametrize("edit", [
@@ -75,8 +84,8 @@ def test_a_skip_over_a_whole_class_or_module_is_reported() -> None:
 
 
 def test_a_new_test_that_is_skipped_is_not_tampering() -> None:
-    new = BASE + "\n\n@pytest.mark.skipif(True, reason='windows only')\ndef test_windows():\n    assert True\n"
-    assert check("tests/test_parse.py", BASE, new) == []
+    new = "import pytest\n\n@pytest.mark.skipif(True, reason='windows only')\ndef test_windows():\n    assert True\n"
+    assert check("tests/test_windows.py", None, new) == []
 
 
 @pytest.mark.parametrize("replacement", ["    assert True", "    assert 1", "    assert parse == parse", "    pass"])
@@ -90,7 +99,8 @@ def test_unittest_assertions_count_and_trivial_ones_do_not() -> None:
     old = "import unittest\n\nclass Parse(unittest.TestCase):\n    def test_x(self):\n        self.assertEqual(f(), 2)\n"
     assert kinds(check("tests/test_u.py", old, old.replace("assertEqual(f(), 2)", "assertTrue(True)"))) == [
         "weakened_test"]
-    assert check("tests/test_u.py", old, old.replace("assertEqual(f(), 2)", "assertEqual(f(), 3)")) == []
+    assert kinds(check("tests/test_u.py", old, old.replace("assertEqual(f(), 2)", "assertEqual(f(), 3)"))) == [
+        "edited_test"]
 
 
 def test_editing_ci_configuration_is_refused_unless_the_task_asks() -> None:
@@ -102,11 +112,21 @@ def test_editing_ci_configuration_is_refused_unless_the_task_asks() -> None:
     assert find_test_tampering(before, after, "Please update the CI workflow to use Python 3.12") == []
 
 
-def test_excluding_tests_in_pytest_configuration_is_reported() -> None:
-    old = "[tool.pytest.ini_options]\naddopts = '-q'\n"
-    new = "[tool.pytest.ini_options]\naddopts = '-q --deselect tests/test_parse.py::test_parse'\n"
-    assert kinds(check("pyproject.toml", old, new)) == ["skipped_test"]
-    assert kinds(check("conftest.py", None, "collect_ignore = ['tests/test_parse.py']\n")) == ["skipped_test"]
+def test_changing_what_the_runner_collects_is_refused() -> None:
+    old = "[project]\nname = 'p'\ndependencies = []\n\n[tool.pytest.ini_options]\naddopts = '-q'\n"
+    new = old.replace("addopts = '-q'", "addopts = '-q --deselect tests/test_parse.py::test_parse'")
+    assert kinds(check("pyproject.toml", old, new)) == ["edited_harness"]
+    assert check("pyproject.toml", old, old.replace("dependencies = []", "dependencies = ['attrs']")) == []
+    assert kinds(check("conftest.py", None, "collect_ignore = ['tests/test_parse.py']\n")) == ["new_harness"]
+    assert kinds(check("tests/conftest.py", "import pytest\n", "import pytest\ncollect_ignore = ['x']\n")) == [
+        "skipped_test"]
+    assert kinds(check("pytest.py", None, "raise SystemExit(0)\n")) == ["new_harness"]
+    package = '{"name": "p", "scripts": {"test": "node --test"}, "dependencies": {}}'
+    assert kinds(check("package.json", package, package.replace("node --test", "exit 0"))) == ["edited_harness"]
+    assert check("package.json", package, package.replace('"dependencies": {}', '"dependencies": {"x": "1"}')) == []
+    make = "build:\n\tcc -o app app.c\n\ntest: build\n\t./run_tests\n"
+    assert kinds(check("Makefile", make, make.replace("./run_tests", "true"))) == ["edited_harness"]
+    assert check("Makefile", make, make.replace("cc -o app app.c", "cc -O2 -o app app.c")) == []
 
 
 def test_unparsable_python_falls_back_to_regexes() -> None:
@@ -142,19 +162,39 @@ def test_other_languages_are_guarded_too(path: str, old: str, new: str, kind: st
     assert kinds(check(path, old, new)) == [kind]
 
 
-def test_adding_a_test_in_another_language_is_clean() -> None:
-    new = JS_TEST.replace("});\n", "});\n  it('adds negatives', () => {\n    expect(add(-1, -2)).toBe(-3);\n  });\n", 1)
-    assert check("src/add.test.ts", JS_TEST, new) == []
-    assert check("p/add_test.go", GO_TEST, GO_TEST + GO_TEST.split("\n", 2)[2].replace("TestAdd", "TestAdd2")) == []
+def test_a_test_added_to_a_source_file_with_inline_tests_is_clean_and_an_edited_one_is_not() -> None:
+    added = RUST_TEST.replace("    }\n}\n", "    }\n    #[test]\n    fn adds_more() {\n        assert_eq!(add(2, 2), 4);\n"
+                                            "    }\n}\n")
+    assert check("src/lib.rs", RUST_TEST, added) == []
+    found = check("src/lib.rs", RUST_TEST, RUST_TEST.replace("add(1, 2), 3", "add(1, 2), 4"))
+    assert kinds(found) == ["edited_test"] and "adds" in found[0].message
+
+
+@pytest.mark.parametrize(("task", "path", "tests"), [
+    ("Please delete test_legacy_format, the format is gone", "tests/test_legacy_format.py", []),
+    ("Mark test_network as xfail until the server is back", "tests/test_net.py", ["test_network"]),
+    ("Relax the assertion in test_timing, it is too strict", "tests/test_clock.py", ["TestClock.test_timing"]),
+    ("The format changed.\n\nUpdate tests/test_parse.py for the new output.", "tests/test_parse.py", []),
+    ("Rename TestMedianEven to TestMedianOfEvenCount", "stats_test.go", ["TestMedianEven"]),
+])
+def test_a_task_that_names_a_test_and_an_action_lifts_the_guard_for_it(task: str, path: str, tests: list[str]) -> None:
+    assert task_names_change(task, path, tests)
+    assert not task_names_change(task, "tests/test_other.py", ["test_unrelated_thing"])
+
+
+@pytest.mark.parametrize(("task", "path", "tests"), [
+    ("Skip the flaky test on Windows", "tests/test_net.py", ["test_network"]),
+    ("The CLI should skip hidden files", "tests/test_cli.py", ["test_lists_files"]),
+    ("Remove the obsolete test for the v1 API", "tests/test_api.py", ["test_v1_get"]),
+    ("Fix the parser; test_parse fails", "tests/test_parse.py", ["test_parse"]),
+    ("Do not change test_parse, fix the parser", "tests/test_parse.py", ["test_parse"]),
+    ("Fix median for even counts", "test/median.test.js", ["handles an even count"]),
+])
+def test_loose_or_negated_wording_names_no_test_change(task: str, path: str, tests: list[str]) -> None:
+    assert not task_names_change(task, path, tests)
 
 
 @pytest.mark.parametrize(("task", "kind"), [
-    ("Remove the obsolete test for the v1 API", "deleted_test"),
-    ("Please delete test_legacy_format, the format is gone", "deleted_test_file"),
-    ("Drop the deprecated helper and its tests", "deleted_test"),
-    ("Skip the flaky test on Windows", "skipped_test"),
-    ("Mark test_network as xfail until the server is back", "skipped_test"),
-    ("Relax the assertion in test_timing, it is too strict", "weakened_test"),
     ("Update the CI workflow to Python 3.12", "ci_config"),
     ("Fix the GitHub Actions config so it caches pip", "ci_config"),
     ("Edit .github/workflows/release.yml to tag images", "ci_config"),
@@ -164,23 +204,19 @@ def test_clear_wording_in_the_task_lifts_the_guard(task: str, kind: str) -> None
 
 
 @pytest.mark.parametrize(("task", "kind"), [
-    ("Fix the parser; the test test_parse fails", "deleted_test"),
-    ("Remove the print statement in test_helpers", "deleted_test"),
-    ("Remove the test-only dependency from setup.py", "deleted_test"),
-    ("Fix the bug. Do not skip the failing test.", "skipped_test"),
-    ("Don't remove any tests", "deleted_test"),
+    ("Skip the flaky test", "skipped_test"),
     ("The CI is failing, please fix it", "ci_config"),
     ("Fix the failing CI", "ci_config"),
     ("Update the docs for the CLI", "ci_config"),
-    ("Skip the flaky test", "weakened_test"),
 ])
 def test_vague_or_negated_wording_keeps_the_guard(task: str, kind: str) -> None:
     assert not task_allows(task, kind)
 
 
-def test_allowed_kinds_are_left_out_of_the_findings() -> None:
+def test_a_change_the_task_names_is_left_out_of_the_findings() -> None:
     new = BASE.replace("def test_parse():", "@pytest.mark.skip\ndef test_parse():")
     assert check("tests/test_parse.py", BASE, new, "Skip the flaky test test_parse") == []
+    assert kinds(check("tests/test_parse.py", BASE, new, "Skip the flaky test")) == ["skipped_test"]
 
 
 @pytest.mark.parametrize(("path", "expected"), [

@@ -68,12 +68,15 @@ def test_weakening_a_real_test_is_caught_and_named(path: str, old: str, new: str
     assert [k for k, _ in found] == [kind] and test in found[0][1]
 
 
-def test_an_added_test_and_a_stricter_one_are_not_tampering() -> None:
+def test_an_added_test_is_refused_in_an_existing_file_and_clean_in_a_new_one() -> None:
     go = GO + ('\nfunc TestMedianEmpty(t *testing.T) {\n\tdefer func() { recover() }()\n'
                '\tif Median(nil) == 0 {\n\t\tt.Fatal("no panic")\n\t}\n}\n')
     rust = RUST.replace("assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);",
                         "assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);\n    assert_eq!(median(&[5.0]), 5.0);")
     js = JS + "\ntest('median of one', { skip: false }, () => {\n  assert.strictEqual(median([5]), 5);\n});\n"
-    assert tampering("stats_test.go", GO, go) == []
-    assert tampering("tests/stats.rs", RUST, rust) == []
-    assert tampering("test/stats.test.js", JS, js) == []
+    assert [k for k, _ in tampering("stats_test.go", GO, go)] == ["edited_test"]
+    assert [k for k, _ in tampering("tests/stats.rs", RUST, rust)] == ["edited_test"]
+    assert [k for k, _ in tampering("test/stats.test.js", JS, js)] == ["edited_test"]
+    assert tampering("median_empty_test.go", None, go) == []
+    assert tampering("tests/median_one.rs", None, rust) == []
+    assert tampering("test/median_one.test.js", None, js) == []
