@@ -64,7 +64,8 @@ def pr_body(result: RunResult, issue: int) -> str:
              "## Plan", plan_text(plan, with_summary=False) if plan else "(no plan)", "",
              "## Tests", f"- before: {tests_line(result.tests_before, _code)}",
              f"- after: {tests_line(result.tests_after, _code)}",
-             f"- reproduction test: {repro_line}", *judged_lines(result, _code), "", *_candidates(result),
+             f"- reproduction test: {repro_line}", *judged_lines(result, _code), "", *_test_changes(result),
+             *_refusals(result), *_candidates(result),
              "## Retrieved files that informed the change", *_provenance(result), "",
              "## Models that wrote it", *_models(result), "",
              "## Tokens and cost", *spend_rows(result.usage or {}), "",
@@ -75,6 +76,28 @@ def pr_body(result: RunResult, issue: int) -> str:
     if result.replayed:
         parts.insert(2, "> The model replies in this run were replayed from a transcript, not live.\n")
     return "\n".join(parts)
+
+
+def _test_changes(result: RunResult) -> list[str]:
+    """Each change to an existing test or harness file the task asked for, with its diff."""
+    if not result.test_changes:
+        return []
+    lines = ["## Test changes the task asked for",
+             "The judge ran every other test as it is on the base branch; these files changed because the task "
+             "names them:"]
+    for change in result.test_changes:
+        fence = "````" if "```" in change.diff else "```"
+        lines += [f"- {_code(change.path)}", "", f"{fence}diff", without_markers(change.diff)[:6000], fence, ""]
+    return lines
+
+
+def _refusals(result: RunResult) -> list[str]:
+    """The edits the bot refused (tests, harness, CI, secrets, denied paths), so the reviewer sees what was tried."""
+    if not result.refused:
+        return []
+    return ["## Refused edits", "These edits were refused and undone; none of them is in this pull request:",
+            *[f"- {inert(r[:300])}" for r in result.refused[:20]],
+            *([f"- … and {len(result.refused) - 20} more"] if len(result.refused) > 20 else []), ""]
 
 
 def _candidates(result: RunResult) -> list[str]:

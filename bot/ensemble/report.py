@@ -15,7 +15,8 @@ Quote = Callable[[str], str]  # writes one test name for markdown (code span, ne
 NAMES_SHOWN = 10
 JUDGED_GROUPS = (("fixed (red → green)", "fixed"),
                  ("pre-existing failures left alone (failed before the change too, not blocking)", "still_failing"),
-                 ("broken (passed before)", "broken"), ("new tests failing", "new_failing"))
+                 ("broken (passed before; failing, skipped or gone now)", "broken"),
+                 ("new tests failing", "new_failing"), ("never ran (the run was killed before them)", "unknown"))
 
 
 def tests_line(outcome: TestOutcome | None, quote: Quote | None = None) -> str:
@@ -88,6 +89,9 @@ def render_summary(result: RunResult) -> str:
         lines.append(f"teams: {result.decision}")
     for refusal in result.refused:
         lines.append(f"refused edit: {refusal[:300]}")
+    for change in result.test_changes:
+        lines.append(f"test change the task asked for: {change.path}")
+        lines += [f"  {line}" for line in change.diff.splitlines()[:40]]
     lines += _spend(result)
     lines.append(f"duration: {result.duration_s:.1f} s")
     if result.trace:

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from bot.ensemble.guards import Tampering, find_test_tampering, is_ci_path, is_test_path, task_allows, task_names_change
+from bot.ensemble.guards import (
+    Tampering,
+    find_test_tampering,
+    is_ci_path,
+    is_test_path,
+    task_allows,
+    task_names_change,
+)
 
 BASE = '''import pytest
 from pkg import parse
