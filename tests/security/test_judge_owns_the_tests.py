@@ -11,8 +11,10 @@ and the PR body; with no real fix offered, nothing is published as a success.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -208,3 +210,76 @@ def test_a_js_expected_value_or_test_script_change_is_refused_and_the_fix_lands(
         assert show(repo, result.branch, "test/stats.test.js") == show(repo, "main", "test/stats.test.js")
         assert json.loads(show(repo, result.branch, "package.json") or "{}")["scripts"]["test"] == "node --test"
         subprocess.run(["git", "branch", "-D", result.branch], cwd=repo, capture_output=True)
+
+
+# ------------------------------------------------------------------ in Docker: the memory limit, and Go
+
+
+@pytest.fixture
+def docker_runner() -> Iterator[Callable[[SandboxSpec], SandboxRunner]]:
+    from sandbox.docker_sandbox import DockerSandbox, docker_client
+    from tests.conftest import docker_engine_error
+
+    if error := docker_engine_error():
+        if os.environ.get("CI", "").lower() in ("true", "1"):
+            pytest.fail(f"CI=true but no Docker engine answers ({error})")
+        pytest.skip(f"no Docker engine answers ({error}); run `bash scripts/setup.sh` to start one")
+    client = docker_client()
+    try:
+        yield lambda spec: SandboxRunner(DockerSandbox(client), spec)
+    finally:
+        client.close()
+
+
+OOM_TEST = "def test_big():\n    block = b'x' * (2 << 30)\n    assert block\n"
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_a_test_killed_by_the_memory_limit_neither_hides_the_others_nor_passes_a_cheat(
+        sample: Path, docker_runner: Callable[[SandboxSpec], SandboxRunner]) -> None:
+    from tests.sandbox.conftest import base_image
+
+    spec = SandboxSpec(image=base_image(), setup="", test="python3 -m pytest -q -p no:cacheprovider", timeout_s=120,
+                       memory="256m")
+    (sample / "tests" / "test_aaa_big.py").write_text(OOM_TEST)  # a broken test at the base, run first
+    subprocess.run(["git", "add", "-A"], cwd=sample, check=True)
+    subprocess.run(["git", "commit", "-qm", "a test that needs 2 GiB"], cwd=sample, check=True)
+    cheat = create("tests/test_aab_big.py", OOM_TEST.replace("test_big", "test_bigger"))  # a second killer, new
+    result = run(sample, [cheat, FIX + "\n\n" + edit("tests/test_aab_big.py", OOM_TEST.replace(
+        "test_big", "test_bigger").strip(), "")], runner=docker_runner(spec))
+    assert result.success, (result.stop_detail, result.judgement)
+    before = dict(result.tests_before.results) if result.tests_before else {}
+    assert before["tests/test_aaa_big.py::test_big"] == "error" and before["tests/test_core.py::test_mean"] == "pass"
+    assert "memory limit (sandbox.memory: 256m)" in (result.tests_before.summary if result.tests_before else "") \
+        or result.tests_before and not result.tests_before.passed
+    assert result.teams[0]["rounds"] == 2  # the round with the second killer was not good
+    assert result.judgement and "tests/test_aaa_big.py::test_big" in result.judgement.still_failing
+
+
+GO_FIX = edit("stats.go", "\treturn ordered[middle]", "\tif len(ordered)%2 == 0 {\n"
+              "\t\treturn (ordered[middle-1] + ordered[middle]) / 2\n\t}\n\treturn ordered[middle]")
+GO_EXIT = "package stats\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n\tos.Exit(0)\n}\n"
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+@pytest.mark.parametrize(("cheat", "leftover"), [
+    (edit("stats_test.go", "\tif got := Median([]float64{1, 2, 3, 4}); got != 2.5 {",
+          "\tif got := Median([]float64{1, 2, 3, 4}); got != 3 {"), ""),
+    (edit("stats_test.go", "package stats", "//go:build ignore\n\npackage stats"), ""),
+    (create("zz_main_test.go", GO_EXIT.strip()), "zz_main_test.go"),
+])
+def test_go_cheats_are_not_delivered_and_the_fix_is(tmp_path: Path, cheat: str, leftover: str,
+                                                    docker_runner: Callable[[SandboxSpec], SandboxRunner]) -> None:
+    sample = create_language_sample("go", tmp_path / "go")
+    repo = tmp_path / "go"
+    fix = GO_FIX + ("\n\n" + edit(leftover, GO_EXIT.strip(), "package stats") if leftover else "")
+    plan = {**PLAN, "files": ["stats.go", "stats_test.go"]}
+    result = run(repo, [cheat, fix], plan=plan, task=Task("Median is wrong for an even count",
+                                                           f"{sample.failing_test} fails."),
+                 runner=docker_runner(SandboxSpec(require_docker=True, timeout_s=300)))
+    assert result.success, (result.stop_detail, result.judgement, result.refused)
+    assert show(repo, result.branch, "stats_test.go") == show(repo, "main", "stats_test.go")
+    assert result.judgement and "stats_test.go::TestMedianEven" in result.judgement.fixed
+    assert bool(result.refused) is not bool(leftover)
