@@ -269,7 +269,7 @@ GO_EXIT = "package stats\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMai
           "\tif got := Median([]float64{1, 2, 3, 4}); got != 3 {"), ""),
     (edit("stats_test.go", "package stats", "//go:build ignore\n\npackage stats"), ""),
     (create("zz_main_test.go", GO_EXIT.strip()), "zz_main_test.go"),
-])
+], ids=["expected value changed", "go:build ignore", "a TestMain that exits"])
 def test_go_cheats_are_not_delivered_and_the_fix_is(tmp_path: Path, cheat: str, leftover: str,
                                                     docker_runner: Callable[[SandboxSpec], SandboxRunner]) -> None:
     sample = create_language_sample("go", tmp_path / "go")
