@@ -126,3 +126,46 @@ def test_the_definitions_a_diff_touches_are_named_from_hunk_headers_and_changed_
             "     middle = len(ordered) // 2\n+    if even:\n+def helper(x):\n"
             "--- a/tests/test_core.py\n+++ b/tests/test_core.py\n@@ -1 +1 @@ def test_mean():\n+def test_new():\n")
     assert changed_definitions(diff) == {"median", "helper"}
+
+
+def run_of(results: dict[str, str], complete: bool = True, passed: bool = False) -> TestOutcome:
+    return TestOutcome(passed, results=tuple(results.items()), complete=complete,
+                       incomplete_reason="" if complete else "killed by the memory limit")
+
+
+BASE_RUN = {"t::fixed": "fail", "t::kept": "pass", "t::other": "pass"}
+
+
+def test_a_test_that_vanishes_or_is_newly_skipped_is_broken() -> None:
+    gone = judge(run_of(BASE_RUN), run_of({"t::fixed": "pass", "t::kept": "pass"}))
+    assert not gone.good and gone.broken == ("t::other",) and gone.vanished == ("t::other",)
+    assert "1 of them were not reported at all" in gone.reason
+    skipped = judge(run_of(BASE_RUN), run_of({"t::fixed": "pass", "t::kept": "pass", "t::other": "skip"}))
+    assert not skipped.good and skipped.broken == ("t::other",)
+
+
+def test_no_per_test_results_after_the_change_is_no_pass_when_the_base_had_them() -> None:
+    judged = judge(run_of(BASE_RUN), TestOutcome(True, summary="exit 0"))
+    assert not judged.good and "reported no per-test results" in judged.reason
+
+
+def test_tests_a_killed_run_never_reached_are_unknown_and_block() -> None:
+    judged = judge(run_of(BASE_RUN), run_of({"t::fixed": "pass", "t::kept": "pass"}, complete=False))
+    assert not judged.good and judged.unknown == ("t::other",) and judged.broken == ()
+    assert "incomplete (killed by the memory limit)" in judged.reason
+
+
+def test_a_base_collection_error_is_fixed_when_the_files_tests_pass() -> None:
+    base = {"tests/test_low.py::<collection>": "error", "tests/test_core.py::test_mean": "pass"}
+    after = {"tests/test_low.py::test_low": "pass", "tests/test_core.py::test_mean": "pass"}
+    judged = judge(run_of(base), run_of(after))
+    assert judged.good and judged.fixed == ("tests/test_low.py::<collection>",)
+    half = judge(run_of(base), run_of({**after, "tests/test_low.py::test_high": "fail"}))
+    assert not half.good and half.new_failing == ("tests/test_low.py::test_high",)
+    assert judge(run_of(base), run_of(after), required=["tests/test_low.py"]).good
+
+
+def test_a_break_in_one_class_is_not_hidden_by_a_test_of_the_same_name_in_another() -> None:
+    base = {"t.py::TestParse::test_empty": "pass", "t.py::TestFormat::test_empty": "pass", "t.py::test_bug": "fail"}
+    after = {"t.py::TestParse::test_empty": "pass", "t.py::TestFormat::test_empty": "fail", "t.py::test_bug": "pass"}
+    assert judge(run_of(base), run_of(after)).broken == ("t.py::TestFormat::test_empty",)
