@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
 
+from common.testfiles import is_test_path
 from sandbox.model import COLLECTION, Outcome, TestCase
 
 log = logging.getLogger(__name__)
@@ -218,8 +220,7 @@ def name_go_tests_by_file(cases: list[TestCase], repo_dir: Path) -> list[TestCas
     return renamed
 
 
-JS_TEST_GLOBS = ("**/*.test.*js", "**/*.spec.*js", "**/*.test.ts", "**/*.spec.ts", "test/**/*.*js", "tests/**/*.*js",
-                 "__tests__/**/*.*js")
+JS_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx")
 MAX_SCANNED_FILES = 2000
 
 
@@ -228,8 +229,7 @@ def name_tap_tests_by_file(cases: list[TestCase], repo_dir: Path) -> list[TestCa
     for passing tests): the one JS/TS test file whose text holds the test's name as a string literal."""
     if all("::" in c.name for c in cases):
         return cases
-    files = list(dict.fromkeys(p for g in JS_TEST_GLOBS for p in repo_dir.glob(g)
-                               if p.is_file() and "node_modules" not in p.parts))[:MAX_SCANNED_FILES]
+    files = _js_test_files(repo_dir)
     texts = {p.relative_to(repo_dir).as_posix(): _read(p) for p in files}
     renamed = []
     for case in cases:
@@ -239,6 +239,20 @@ def name_tap_tests_by_file(cases: list[TestCase], repo_dir: Path) -> list[TestCa
         renamed.append(replace(case, name=f"{where[0]}::{case.name}") if "::" not in case.name and len(where) == 1
                        else case)
     return renamed
+
+
+def _js_test_files(repo_dir: Path) -> list[Path]:
+    """The repository's JS/TS test files (common/testfiles.py decides what a test file is), capped in number."""
+    found: list[Path] = []
+    for root, dirs, names in os.walk(repo_dir):
+        dirs[:] = sorted(d for d in dirs if d not in ("node_modules", ".git"))
+        for name in sorted(names):
+            path = Path(root) / name
+            if name.endswith(JS_SUFFIXES) and is_test_path(path.relative_to(repo_dir).as_posix()):
+                found.append(path)
+                if len(found) >= MAX_SCANNED_FILES:
+                    return found
+    return found
 
 
 def _read(path: Path) -> str:
