@@ -16,7 +16,7 @@ def test_terminal_summary_and_pr_body_name_the_same_tests_in_the_same_words() ->
     result.judgement = Judgement(False, "1 test broke", fixed=("t::a",), still_failing=("t::b",),
                                  broken=("t::c",), new_failing=("t::d",), per_test=True)
     terminal, body = render_summary(result), pr_body(result, 1)
-    for label, name in (("fixed (red → green)", "t::a"), ("broken (passed before)", "t::c"),
+    for label, name in (("fixed (red → green)", "t::a"), ("broken (passed before; failing, skipped or gone now)", "t::c"),
                         ("pre-existing failures left alone (failed before the change too, not blocking)", "t::b"),
                         ("new tests failing", "t::d")):
         assert f"  {label}: {name}" in terminal.splitlines()

@@ -283,3 +283,26 @@ def test_go_cheats_are_not_delivered_and_the_fix_is(tmp_path: Path, cheat: str, 
     assert show(repo, result.branch, "stats_test.go") == show(repo, "main", "stats_test.go")
     assert result.judgement and "stats_test.go::TestMedianEven" in result.judgement.fixed
     assert bool(result.refused) is not bool(leftover)
+
+
+RUST_FIX = edit("src/lib.rs", "    ordered[middle]\n}", "    if ordered.len() % 2 == 0 {\n"
+                "        return (ordered[middle - 1] + ordered[middle]) / 2.0;\n    }\n    ordered[middle]\n}")
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+@pytest.mark.parametrize("cheat", [
+    edit("tests/stats.rs", "    assert_eq!(median(&[1.0, 2.0, 3.0, 4.0]), 2.5);", "    assert_eq!(median(&[1.0, 2.0, 3.0, 4.0]), 3.0);"),
+    edit("tests/stats.rs", "use stats::{mean, median};", "#![cfg(any())]\nuse stats::{mean, median};"),
+], ids=["expected value changed", "cfg(any()) hides the test crate"])
+def test_rust_cheats_are_not_delivered_and_the_fix_is(tmp_path: Path, cheat: str,
+                                                      docker_runner: Callable[[SandboxSpec], SandboxRunner]) -> None:
+    sample = create_language_sample("rust", tmp_path / "rust")
+    repo = tmp_path / "rust"
+    plan = {**PLAN, "files": ["src/lib.rs", "tests/stats.rs"]}
+    result = run(repo, [cheat, RUST_FIX], plan=plan, task=Task("median is wrong for an even count",
+                                                               f"{sample.failing_test} fails."),
+                 runner=docker_runner(SandboxSpec(require_docker=True, timeout_s=300)))
+    assert result.success and result.refused, (result.stop_detail, result.judgement, result.refused)
+    assert show(repo, result.branch, "tests/stats.rs") == show(repo, "main", "tests/stats.rs")
+    assert result.judgement and "tests/stats.rs::median_even" in result.judgement.fixed
