@@ -428,7 +428,7 @@ class Verdict:
         for side in ("before", "after"):
             if data[side] is not None and not outputs:
                 data[side].pop("output")
-        return data
+        return json.loads(json.dumps(data))  # tuples as lists, as they read back from a file
 
 
 def baseline(task_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> SuiteRun:
