@@ -112,16 +112,15 @@ class CountingProxy:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def record(self, tokens: tuple[int, int] | None, ok: bool) -> None:
-        """Count one model request."""
+    def add(self, *, requests: int = 0, tokens: tuple[int, int] = (0, 0), unreported: int = 0,
+            errors: int = 0) -> None:
+        """Add to the counts; the handler adds what it learns before the agent sees the bytes, so no count lags."""
         with self._lock:
-            self.usage.requests += 1
-            self.usage.errors += not ok
-            if tokens is None:
-                self.usage.unreported += ok
-            else:
-                self.usage.prompt_tokens += tokens[0]
-                self.usage.completion_tokens += tokens[1]
+            self.usage.requests += requests
+            self.usage.prompt_tokens += tokens[0]
+            self.usage.completion_tokens += tokens[1]
+            self.usage.unreported += unreported
+            self.usage.errors += errors
 
     def open(self, request: urllib.request.Request) -> Any:
         """The upstream's answer; an error status comes back as a response too."""
@@ -153,32 +152,34 @@ def _handler(proxy: CountingProxy) -> type[BaseHTTPRequestHandler]:
             body = self.rfile.read(length) if length else None
             counted = self.command == "POST" and self.path.split("?")[0].endswith(MODEL_PATHS)
             streaming = False
-            if counted and body:
-                body, streaming = ask_for_stream_usage(body)
+            if counted:
+                proxy.add(requests=1)
+                if body:
+                    body, streaming = ask_for_stream_usage(body)
             headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_HEADERS}
             request = urllib.request.Request(proxy.origin + self.path, data=body, headers=headers,
                                              method=self.command)
             try:
                 answer = proxy.open(request)
             except OSError as exc:  # refused, reset, timed out
-                if counted:
-                    proxy.record(None, ok=False)
+                proxy.add(errors=int(counted))
                 return self.reply(502, {"error": {"message": f"the model server at {proxy.origin} did not "
                                                   f"answer: {exc}", "type": "proxy_error"}})
-            tokens = None
             with answer:
                 status = getattr(answer, "status", None) or answer.code
+                if counted and status != 200:
+                    proxy.add(errors=1)
                 try:
                     if streaming and status == 200:
-                        tokens = self.relay_stream(answer)
+                        self.relay_stream(answer)
                     else:
                         data = answer.read()
-                        tokens = _tokens_in_json(data) if status == 200 else None
+                        if counted and status == 200:
+                            tokens = _tokens_in_json(data)
+                            proxy.add(tokens=tokens or (0, 0), unreported=int(tokens is None))
                         self.relay(status, answer.headers, data)
                 except (BrokenPipeError, ConnectionResetError):
-                    pass  # the agent hung up (it was stopped); the request still counts
-            if counted:
-                proxy.record(tokens, ok=status == 200)
+                    pass  # the agent hung up (it was stopped); what it asked still counts
 
         def relay(self, status: int, headers: Any, data: bytes) -> None:
             self.send_response(status)
@@ -189,20 +190,26 @@ def _handler(proxy: CountingProxy) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def relay_stream(self, answer: Any) -> tuple[int, int] | None:
+        def relay_stream(self, answer: Any) -> None:
             """Pass server-sent events on line by line; the last usage seen is the request's."""
             self.send_response(200)
             for name, value in answer.headers.items():
                 if name.lower() not in HOP_HEADERS and name.lower() != "content-encoding":
                     self.send_header(name, value)
             self.end_headers()
-            tokens = None
+            seen, accounted = (0, 0), False
             for line in iter(answer.readline, b""):
+                data = line[5:].strip() if line.startswith(b"data:") else b""
+                tokens = _tokens_in_json(data) if b'"usage"' in data else None
+                if tokens is not None:  # a server may repeat a running total: count the difference
+                    proxy.add(tokens=(tokens[0] - seen[0], tokens[1] - seen[1]))
+                    seen, accounted = tokens, True
+                elif data == b"[DONE]" and not accounted:
+                    proxy.add(unreported=1)
+                    accounted = True
                 self.wfile.write(line)
                 self.wfile.flush()
-                if line.startswith(b"data:") and b'"usage"' in line:
-                    tokens = _tokens_in_json(line[5:].strip()) or tokens
-            return tokens
+            proxy.add(unreported=int(not accounted))
 
         def reply(self, status: int, body: dict[str, Any]) -> None:
             data = json.dumps(body).encode()
