@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import sys
 import textwrap
+import types
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -91,6 +94,28 @@ def test_the_whole_run_writes_json_and_the_table(server: FakeOpenAI, tmp_path: P
     records = peers.run(args, args.out_dir)
     assert [r["solved"] for r in records] == [True] and args.json.is_file()
     assert peers.render(records, args.agents).splitlines()[-1].startswith("stand-in: solved 1/1, median wall ")
+
+
+def test_the_engine_runs_behind_the_proxy_and_its_branch_is_judged(server: FakeOpenAI, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch):
+    def run_task(repo, task, config, env, components):  # a stand-in engine: one model call, a fix on its branch
+        body = json.dumps({"model": "m", "messages": [{"role": "user", "content": task.title}]}).encode()
+        request = urllib.request.Request(env["OPENAI_BASE_URL"] + "/chat/completions", data=body,
+                                         headers={"Content-Type": "application/json"})
+        urllib.request.urlopen(request, timeout=10).read()
+        peers.real_model.git(repo, "checkout", "-q", "-b", "ensemble/mean")
+        stats = repo / "stats.py"
+        stats.write_text(stats.read_text().replace("total(values) // len(values)", "total(values) / len(values)"))
+        peers.real_model.git(repo, "commit", "-qam", "Fix mean")
+        return types.SimpleNamespace(success=True, stop_reason="accepted", branch="ensemble/mean", commits=["c1"])
+
+    fake = types.ModuleType("bot.ensemble.runner")
+    fake.Components, fake.run_task = lambda **kwargs: kwargs, run_task
+    monkeypatch.setitem(sys.modules, "bot.ensemble.runner", fake)
+    server.reply("a plan", usage=(300, 50, 0))
+    record = peers.run_engine(peers.real_model.load_task(TASK), args_for(server, tmp_path), tmp_path)
+    assert record["agent"] == "ensemble" and record["solved"] and record["claimed"] and record["error"] is None
+    assert record["usage"]["requests"] == 1 and record["usage"]["tokens"] == 350
 
 
 def test_an_installed_peer_is_reused(tmp_path: Path):
