@@ -50,7 +50,8 @@ from typing import Any
 DEFAULT_TIMEOUT_S = 300.0
 OUTPUT_TAIL = 4000
 # build output and caches: never part of a result
-SKIPPED_NAMES = {".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", "node_modules", ".ensemble"}
+SKIPPED_NAMES = {".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", "node_modules", ".ensemble",
+                 ".venv", ".tox"}
 SKIPPED_AT_ROOT = {"target"}  # cargo's build folder
 TEST_DIRS = {"tests", "test", "__tests__", "testdata"}
 TEST_FILE_PATTERNS = ("test_*.py", "*_test.py", "*_test.go", "*.test.js", "*.test.mjs", "*.test.cjs",

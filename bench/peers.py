@@ -128,12 +128,18 @@ def mini_command(exe: Path, job: Job) -> list[str]:
 
 
 def peer_env(job: Job, home: Path) -> dict[str, str]:
-    """A peer's environment: the proxy as its OpenAI base, a home of its own, nothing fetched at start-up."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AIDER_", "MSWEA_", "ANTHROPIC_",
-                                                                     "GEMINI_", "GOOGLE_"))}
+    """A peer's environment: the proxy as its OpenAI base, a home of its own, nothing fetched at start-up.
+
+    The bench's Python comes first on PATH, so `python -m pytest` works in the peer's shell as in the judge's.
+    """
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("OPENAI_", "AIDER_", "MSWEA_", "ANTHROPIC_", "GEMINI_", "GOOGLE_"))
+           and k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
     home.mkdir(parents=True, exist_ok=True)
     no_proxy = ",".join(filter(None, [env.get("NO_PROXY", ""), "127.0.0.1,localhost"]))
-    env.update(OPENAI_API_KEY=api_key(), OPENAI_API_BASE=job.base_url, OPENAI_BASE_URL=job.base_url, HOME=str(home),
+    path = os.pathsep.join(filter(None, [str(Path(sys.executable).parent), env.get("PATH", "")]))
+    env.update(PATH=path, OPENAI_API_KEY=api_key(), OPENAI_API_BASE=job.base_url, OPENAI_BASE_URL=job.base_url,
+               HOME=str(home),
                NO_PROXY=no_proxy, no_proxy=no_proxy, LITELLM_LOCAL_MODEL_COST_MAP="True",
                MSWEA_CONFIGURED="true", MSWEA_SILENT_STARTUP="1", MSWEA_COST_TRACKING="ignore_errors",
                MSWEA_GLOBAL_CONFIG_DIR=str(home / "mini-swe-agent"), PYTHONUNBUFFERED="1", NO_COLOR="1")
@@ -346,7 +352,11 @@ def run(args: argparse.Namespace, out_dir: Path) -> list[dict[str, Any]]:
     records: list[dict[str, Any]] = []
     for task_id in args.tasks:
         task = real_model.load_task(task_id)
-        before = judge.baseline(task["folder"])
+        try:  # the original's outcomes, once per task for every peer
+            before = judge.baseline(task["folder"]) if set(args.agents) & set(PEERS) else None
+        except judge.JudgeError as exc:  # e.g. its toolchain is missing: spend no budget on it
+            records += [{**new_record(task_id, agent, ""), "error": f"judge: {exc}"} for agent in args.agents]
+            continue
         for agent in args.agents:
             folder = out_dir / task_id / agent
             folder.mkdir(parents=True, exist_ok=True)

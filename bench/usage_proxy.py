@@ -95,8 +95,7 @@ class CountingProxy:
     @property
     def url(self) -> str:
         """The base URL agents get: the upstream's path on the proxy's address."""
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}{self.prefix}"
+        return f"http://127.0.0.1:{self._server.server_port}{self.prefix}"
 
     def start(self) -> CountingProxy:
         self._thread.start()

@@ -158,11 +158,26 @@ def test_mini_runs_unattended_in_the_repository(tmp_path: Path):
 def test_a_peer_gets_the_proxy_and_a_home_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("OPENAI_ORG_ID", "org-real")
     monkeypatch.setenv("AIDER_MODEL", "gpt-4o")
+    monkeypatch.setenv("PYTHONPATH", "/somewhere/else")
     env = peers.peer_env(job_on(tmp_path), tmp_path / "home")
     assert env["OPENAI_API_BASE"] == env["OPENAI_BASE_URL"] == "http://127.0.0.1:5/v1"
     assert env["HOME"] == str(tmp_path / "home") and (tmp_path / "home").is_dir()
     assert "OPENAI_ORG_ID" not in env and "AIDER_MODEL" not in env
     assert env["MSWEA_CONFIGURED"] == "true" and "127.0.0.1" in env["NO_PROXY"]
+    assert env["PATH"].split(":")[0] == str(Path(sys.executable).parent) and "PYTHONPATH" not in env
+
+
+def test_a_task_the_judge_cannot_run_costs_no_budget(server: FakeOpenAI, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch):
+    def no_toolchain(folder, timeout_s=0):
+        raise peers.judge.JudgeError("the cargo tasks need `cargo` on PATH")
+
+    monkeypatch.setitem(peers.PEERS, "stand-in", stand_in("fix"))
+    monkeypatch.setattr(peers, "install", lambda peer, venvs, quiet=False: Path(sys.executable))
+    monkeypatch.setattr(peers.judge, "baseline", no_toolchain)
+    records = peers.run(args_for(server, tmp_path), tmp_path / "out")
+    assert [r["error"] for r in records] == ["judge: the cargo tasks need `cargo` on PATH"]
+    assert server.requests == []
 
 
 RECORDS = [
