@@ -12,8 +12,10 @@ fix must make pass, the tests that already fail for unrelated reasons). The repo
 to a fresh git repository under the output folder and `run_task` runs on it with every role on
 provider `openai` and the given model, served at `--base-url` (OPENAI_BASE_URL). An exception out
 of the engine is a result too (`crash`), so every failure is shown to be the model's or the
-engine's. `fixed` is checked independently of the engine: the tests of `fail_to_pass` run on the
-bot's branch with this Python. The table ends with the line `solved N/M` (N = engine success).
+engine's. The bot's branch is judged independently of the engine by bench/judge.py (the task's
+original tests over the branch's tree, the whole suite run): `fixed` (the `fail_to_pass` tests
+pass), `broken` (tests that passed before and fail or are gone after), `solved` = fixed and
+nothing broken; `claimed` is what the engine itself reported. The table ends with `solved N/M`.
 
 Only names that exist in older versions of the engine are imported (config, runner, task), and
 every result field is read defensively, so the same script measures an engine before and after
@@ -23,6 +25,7 @@ a change (`PYTHONPATH=/path/to/old/checkout python bench/real_model.py ...`).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -45,6 +48,21 @@ if not os.environ.get("PYTHONPATH"):  # an explicit PYTHONPATH picks the engine 
     sys.path.insert(0, str(TASKS_DIR.parents[1]))
 
 
+def _bench_module(name: str) -> Any:
+    """A sibling module of bench/, loaded by its file (bench/ is kept off sys.path, see above)."""
+    key = f"bench_{name}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, TASKS_DIR.parent / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module
+        spec.loader.exec_module(module)
+    return sys.modules[key]
+
+
+judge = _bench_module("judge")
+
+
 # ---------------------------------------------------------------- tasks
 
 
@@ -60,7 +78,7 @@ def load_task(task_id: str) -> dict[str, Any]:
     title, _, body = text.partition("\n")
     meta_file = folder / "task.json"
     meta = json.loads(meta_file.read_text(encoding="utf-8")) if meta_file.is_file() else {}
-    return {"id": task_id, "title": title.strip(), "body": body.strip(), "repo": folder / "repo",
+    return {"id": task_id, "title": title.strip(), "body": body.strip(), "repo": folder / "repo", "folder": folder,
             "kind": meta.get("kind", ""), "fail_to_pass": list(meta.get("fail_to_pass", [])),
             "preexisting_failures": list(meta.get("preexisting_failures", []))}
 
@@ -83,27 +101,14 @@ def make_repo(source: Path, dest: Path) -> Path:
     return dest
 
 
-def tests_pass(repo: Path, test_ids: list[str], timeout_s: float = 120) -> bool | None:
-    """Whether `test_ids` all pass in `repo` with this Python's pytest; None when there is nothing to check."""
-    if not test_ids:
-        return None
-    try:
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *test_ids],
-                              cwd=repo, capture_output=True, text=True, timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        return False
-    return proc.returncode == 0
-
-
-def fixed_on_branch(repo: Path, branch: str, commits: list[Any], test_ids: list[str]) -> bool | None:
-    """Whether the bot's branch makes the task's failing tests pass (checked outside the engine)."""
-    if not branch or not commits:
-        return False if test_ids else None
-    try:
-        git(repo, "checkout", "-q", "-f", branch)
-    except subprocess.CalledProcessError:
-        return False
-    return tests_pass(repo, test_ids)
+def judge_branch(task: Mapping[str, Any], repo: Path, branch: str, commits: list[Any]) -> dict[str, Any]:
+    """bench/judge.py's verdict on the bot's branch: fixed, broken (test ids), solved."""
+    if not branch or not commits:  # the tree is the original: nothing fixed, nothing broken
+        return {"fixed": False, "broken": [], "solved": False}
+    git(repo, "checkout", "-q", "-f", branch)
+    verdict = judge.judge(task["folder"], repo)
+    return {"fixed": verdict.fixed, "broken": list(verdict.broken), "solved": verdict.solved,
+            "verdict": verdict.as_dict()}
 
 
 # ---------------------------------------------------------------- configuration
@@ -238,6 +243,7 @@ def outcome_of(tests: Any) -> dict[str, Any] | None:
 def run_one(task: dict[str, Any], args: argparse.Namespace, out_dir: Path) -> dict[str, Any]:
     """Run the engine on one task; every exception, an import error included, becomes part of the record."""
     record: dict[str, Any] = {"task": task["id"], "kind": task["kind"], "solved": False, "fixed": None,
+                              "broken": [], "claimed": False,
                               "stop_reason": "", "stop_detail": "", "rounds": 0,
                               "tokens": {"input": 0, "output": 0}, "wall_s": 0.0, "parse_failures": {},
                               "crash": None, "team_errors": [], "model": args.model, "base_url": args.base_url,
@@ -283,7 +289,7 @@ def fill_record(record: dict[str, Any], result: Any, phases: PhaseLog, task: dic
     usage = getattr(result, "usage", None) or {}
     traced = trace_stats(getattr(result, "trace", ""))
     record.update(
-        solved=bool(getattr(result, "success", False)),
+        claimed=bool(getattr(result, "success", False)),
         stop_reason=str(getattr(result, "stop_reason", "") or ""),
         stop_detail=str(getattr(result, "stop_detail", "") or "")[:500],
         rounds=rounds_of(result),
@@ -298,8 +304,7 @@ def fill_record(record: dict[str, Any], result: Any, phases: PhaseLog, task: dic
         tests_after=outcome_of(getattr(result, "tests_after", None)),
     )
     try:
-        record["fixed"] = fixed_on_branch(repo, record["branch"], getattr(result, "commits", []) or [],
-                                          task["fail_to_pass"])
+        record.update(judge_branch(task, repo, record["branch"], getattr(result, "commits", []) or []))
     except Exception as exc:  # noqa: BLE001 - the independent check must not end the bench
         record["fixed"] = None
         record["fixed_error"] = f"{type(exc).__name__}: {exc}"
@@ -317,7 +322,7 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
 # ---------------------------------------------------------------- report
 
 
-COLUMNS = ("task", "solved", "fixed", "stop", "rounds", "tok in", "tok out", "wall s", "parse p/c/r", "no-test", "crash")
+COLUMNS = ("task", "solved", "fixed", "broken", "claimed", "stop", "rounds", "tok in", "tok out", "wall s", "parse p/c/r", "no-test", "crash")
 
 
 def _yes(value: Any) -> str:
@@ -332,7 +337,9 @@ def table_row(record: Mapping[str, Any]) -> list[str]:
     if record.get("timed_out"):
         stop += " (time limit)"
     crash = record.get("crash") or "; ".join(record.get("team_errors") or [])
-    return [str(record.get("task", "?")), _yes(record.get("solved")), _yes(record.get("fixed")), stop,
+    broken = "-" if record.get("fixed") is None else str(len(record.get("broken") or []))
+    return [str(record.get("task", "?")), _yes(record.get("solved")), _yes(record.get("fixed")), broken,
+            _yes(record.get("claimed")), stop,
             str(record.get("rounds", 0)), str(tokens.get("input", 0)), str(tokens.get("output", 0)),
             f"{float(record.get('wall_s') or 0):.0f}",
             "/".join(str(pf.get(r, 0)) for r in ROLES), str(pf.get("coder_rounds_without_tests", 0)),
@@ -346,13 +353,16 @@ def render_table(records: Iterable[Mapping[str, Any]]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    fixed = sum(1 for r in records if r.get("fixed"))
-    lines += ["", "solved = the engine reports a passing change on its branch; fixed = the task's failing tests "
-              "pass on that branch (checked outside the engine);",
-              "parse p/c/r = invalid structured replies of planner/coder/critic; no-test = coder rounds whose "
-              "edits never reached the tests",
-              f"fixed {fixed}/{len(records)}",
-              f"solved {sum(1 for r in records if r.get('solved'))}/{len(records)}"]
+    def count(key: str) -> int:
+        return sum(1 for r in records if r.get(key))
+
+    lines += ["", "judged outside the engine (bench/judge.py, the task's original tests): fixed = the task's failing "
+              "tests pass on the bot's branch; broken = tests that passed before and fail or are gone;",
+              "solved = fixed and nothing broken; claimed = the engine reports a passing change; "
+              "parse p/c/r = invalid structured replies of planner/coder/critic;",
+              "no-test = coder rounds whose edits never reached the tests",
+              f"fixed {count('fixed')}/{len(records)}, broke tests {count('broken')}, claimed {count('claimed')}",
+              f"solved {count('solved')}/{len(records)}"]
     return "\n".join(lines)
 
 
@@ -399,7 +409,8 @@ def main(argv: list[str] | None = None) -> int:
     for task_id in args.tasks:
         record = run_one(load_task(task_id), args, out_dir)
         records.append(record)
-        print(f"  {task_id}: solved={record['solved']} fixed={record['fixed']} stop={record['stop_reason']} "
+        print(f"  {task_id}: solved={record['solved']} fixed={record['fixed']} broken={len(record['broken'])} "
+              f"claimed={record['claimed']} stop={record['stop_reason']} "
               f"wall={record['wall_s']}s crash={record['crash']}", file=sys.stderr, flush=True)
         if args.json:  # after every task, so a long bench that dies keeps what it measured
             args.json.write_text(json.dumps(records, indent=2, default=str), encoding="utf-8")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -20,13 +19,23 @@ SPEC.loader.exec_module(real_model)
 TASK_IDS = real_model.task_ids()
 
 
-def pytest_on(repo: Path, *test_ids: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *test_ids],
-                          cwd=repo, capture_output=True, text=True, timeout=120)
+judge = real_model.judge
+NON_PYTHON = {"cargo", "go", "node"}
+
+
+def spec_of(task_id: str):
+    return judge.load_spec(real_model.TASKS_DIR / task_id)
+
+
+def needs_toolchain(task_id: str) -> None:
+    tool = spec_of(task_id).runner.tool
+    if tool and shutil.which(tool) is None:
+        pytest.skip(f"task {task_id} runs `{tool}`, which is not installed here; install its toolchain to check it")
 
 
 def test_there_are_enough_tasks():
-    assert len(TASK_IDS) >= 8
+    assert len(TASK_IDS) >= 15
+    assert sum(spec_of(t).runner.name in NON_PYTHON for t in TASK_IDS) >= 3
 
 
 @pytest.mark.parametrize("task_id", TASK_IDS)
@@ -35,17 +44,41 @@ def test_task_text_and_checks(task_id: str):
     assert task["title"] and len(task["body"]) > 40
     assert task["kind"] and task["fail_to_pass"]
     assert not set(task["fail_to_pass"]) & set(task["preexisting_failures"])
+    assert (task["folder"] / "solution.patch").is_file(), "every task ships a reference fix"
 
 
 @pytest.mark.parametrize("task_id", TASK_IDS)
-def test_task_fails_at_the_base(task_id: str, tmp_path: Path):
+def test_task_fails_at_the_base(task_id: str):
+    """What the judge sees on the repository as shipped: the listed tests exist and fail, others pass."""
+    needs_toolchain(task_id)
     task = real_model.load_task(task_id)
-    repo = shutil.copytree(task["repo"], tmp_path / "repo")
-    whole = pytest_on(repo)
-    assert whole.returncode == 1, whole.stdout[-2000:]
+    before = judge.baseline(task["folder"])
     for test_id in (*task["fail_to_pass"], *task["preexisting_failures"]):
-        one = pytest_on(repo, test_id)
-        assert one.returncode == 1 and re.search(r"\b1 failed", one.stdout), f"{test_id}:\n{one.stdout[-2000:]}"
+        assert before.outcomes.get(test_id) == "failed", f"{test_id}: {before.outcomes}\n{before.output}"
+    assert any(outcome == "passed" for outcome in before.outcomes.values()), before.output
+
+
+@pytest.mark.parametrize("task_id", TASK_IDS)
+def test_reference_fix_is_solved(task_id: str, tmp_path: Path):
+    """The shipped fix, judged like an agent's tree: the task is solvable and its test ids are right."""
+    needs_toolchain(task_id)
+    task = real_model.load_task(task_id)
+    tree = shutil.copytree(task["repo"], tmp_path / "repo")
+    subprocess.run(["git", "apply", str(task["folder"] / "solution.patch")], cwd=tree, check=True)
+    verdict = judge.judge(task["folder"], tree)
+    assert verdict.solved, judge.describe(verdict) + "\n" + (verdict.after.output if verdict.after else "")
+    for test_id in task["preexisting_failures"]:
+        assert not verdict.after.passed(test_id)
+
+
+def test_a_task_that_asks_for_a_test_change_ships_it_for_the_judge():
+    asking = [t for t in TASK_IDS if spec_of(t).overlay.is_dir()]
+    assert asking
+    for task_id in asking:
+        task = real_model.load_task(task_id)
+        changed = judge.tree_files(spec_of(task_id).overlay)
+        assert changed and all(judge.is_test_file(rel) for rel in changed)
+        assert all(rel in task["body"] for rel in changed), "the issue names the test file it wants changed"
 
 
 def test_preexisting_failure_task_has_a_failing_unrelated_test():
@@ -75,10 +108,11 @@ def test_config_profile_parses():
 
 
 FAKE = [
-    {"task": "a", "solved": True, "fixed": True, "stop_reason": "accepted", "rounds": 1,
-     "tokens": {"input": 1200, "output": 300}, "wall_s": 61.2,
+    {"task": "a", "solved": True, "fixed": True, "broken": [], "claimed": True, "stop_reason": "accepted",
+     "rounds": 1, "tokens": {"input": 1200, "output": 300}, "wall_s": 61.2,
      "parse_failures": {"planner": 1, "coder": 0, "critic": 0, "coder_rounds_without_tests": 0}, "crash": None},
-    {"task": "bb", "solved": False, "fixed": False, "stop_reason": "max_iterations", "rounds": 2, "timed_out": True,
+    {"task": "bb", "solved": False, "fixed": True, "broken": ["tests/test_x.py::test_y"], "claimed": True,
+     "stop_reason": "max_iterations", "rounds": 2, "timed_out": True,
      "tokens": {"input": 5000, "output": 900}, "wall_s": 300, "parse_failures": {}, "crash": None,
      "team_errors": ["team a: StructuredReplyError: bad plan"]},
     {"task": "c", "solved": False, "fixed": None, "crash": "RuntimeError: boom"},
@@ -89,10 +123,27 @@ def test_table_lists_every_task_and_ends_with_solved():
     table = real_model.render_table(FAKE)
     lines = table.splitlines()
     assert lines[-1] == "solved 1/3"
-    assert "fixed 1/3" in table
-    assert lines[0].split()[:3] == ["task", "solved", "fixed"]
+    assert "fixed 2/3, broke tests 1, claimed 2" in table
+    assert lines[0].split()[:5] == ["task", "solved", "fixed", "broken", "claimed"]
+    assert lines[3].split()[:5] == ["bb", "no", "yes", "1", "yes"] and lines[4].split()[:5] == ["c", "no", "-", "-", "-"]
     assert "1/0/0" in table and "max_iterations (time limit)" in table
     assert "RuntimeError: boom" in table and "StructuredReplyError" in table
+
+
+def test_the_branch_is_judged_by_the_task_tests(tmp_path: Path):
+    task = real_model.load_task("mean_integer_division")
+    repo = real_model.make_repo(task["repo"], tmp_path / "r")
+    assert real_model.judge_branch(task, repo, "", []) == {"fixed": False, "broken": [], "solved": False}
+    real_model.git(repo, "checkout", "-q", "-b", "ensemble/fix")
+    stats = repo / "stats.py"
+    stats.write_text(stats.read_text().replace("total(values) // len(values)", "total(values) / len(values)"))
+    cheat = repo / "tests" / "test_stats.py"
+    cheat.write_text(cheat.read_text() + "\n\ndef test_extra():\n    assert True\n")
+    real_model.git(repo, "commit", "-qam", "fix mean")
+    real_model.git(repo, "checkout", "-q", "main")
+    record = real_model.judge_branch(task, repo, "ensemble/fix", ["c1"])
+    assert record["fixed"] and record["solved"] and record["broken"] == []
+    assert record["verdict"]["preparation"]["restored"] == ["tests/test_stats.py"]
 
 
 def test_table_of_nothing():
@@ -132,7 +183,7 @@ def test_a_crash_is_a_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
                                   "--json", str(tmp_path / "out.json")])
     record = real_model.run_one(real_model.load_task(TASK_IDS[0]), args, tmp_path)
     assert record["crash"] == "RuntimeError: engine exploded" and "Traceback" in record["traceback"]
-    assert record["solved"] is False and record["settings"]["ensembles"] == 1
+    assert record["solved"] is False and record["fixed"] is None and record["settings"]["ensembles"] == 1
     assert "RuntimeError: engine exploded" in real_model.render_table([record])
 
 

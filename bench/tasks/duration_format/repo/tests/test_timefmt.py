@@ -1,3 +1,5 @@
+import pytest
+
 from timefmt import format_duration
 
 
@@ -8,3 +10,8 @@ def test_minutes_and_seconds_are_padded():
 
 def test_hours():
     assert format_duration(3725) == "1:02:05"
+
+
+def test_negative_duration_is_an_error():
+    with pytest.raises(ValueError):
+        format_duration(-1)

@@ -1,0 +1,393 @@
+#!/usr/bin/env python
+"""The engine against peer agents (aider, mini-swe-agent) on bench/tasks: one model, one budget, one judge.
+
+    scripts/local_model.sh                          # a local Qwen2.5-Coder-1.5B on 127.0.0.1:8080
+    .venv/bin/python bench/peers.py --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder-1.5b-instruct \\
+        [--agents ensemble aider mini] [--tasks ID ...] [--budget-s 900] [--json peers.json] [--out-dir DIR]
+
+Every agent gets the same issue text (task.md), a fresh git repository of the task, the same
+model behind a counting proxy (bench/usage_proxy.py: model requests, prompt and completion
+tokens per agent and task) and the same wall budget per task. The engine runs in this process
+through bench/real_model.py's run path: its stop is requested at the budget and it ends the
+step it is in. A peer is a subprocess, killed with its process group at the budget. Every
+result tree is judged by bench/judge.py: solved = the task's failing tests pass and no test
+that passed before broke.
+
+Peers are never dependencies of the project: each is installed, at a pinned version, into a
+virtual environment of its own under --venvs-dir on first use. aider gets the issue as its one
+`--message`, the repository's source files, `--yes-always`, `--auto-test` with the task's test
+command and no commits of its own; mini-swe-agent runs `mini` in yolo mode in a local
+environment with its text-based action format (local servers often lack tool calls).
+
+The table lists task × agent; the last lines say, per agent,
+`AGENT: solved N/M, median wall S s, tokens T`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+DEFAULT_VENVS = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ensemble-bot" / "peers"
+SOURCE_SUFFIXES = {".py", ".js", ".mjs", ".cjs", ".ts", ".rs", ".go", ".java", ".rb", ".c", ".h", ".cpp"}
+MINI_COMMAND_TIMEOUT_S = 120
+
+
+def _real_model() -> Any:
+    """bench/real_model.py, loaded by its file (it keeps bench/ off sys.path: bench/sandbox.py shadows the engine's)."""
+    if "bench_real_model" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("bench_real_model", BENCH / "real_model.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return sys.modules["bench_real_model"]
+
+
+real_model = _real_model()
+judge = real_model.judge
+usage_proxy = real_model._bench_module("usage_proxy")
+
+
+class PeerInstallError(RuntimeError):
+    """A peer could not be installed into its virtual environment."""
+
+
+# ---------------------------------------------------------------- one agent's job
+
+
+@dataclass(frozen=True)
+class Job:
+    """One agent on one task: where it works, which model it asks, how long it has."""
+
+    task: Mapping[str, Any]
+    repo: Path
+    base_url: str
+    model: str
+    budget_s: float
+    logs: Path
+
+    @property
+    def issue(self) -> str:
+        return f"{self.task['title']}\n\n{self.task['body']}"
+
+    @property
+    def test_command(self) -> str:
+        return judge.plain_command(judge.load_spec(self.task["folder"]))
+
+    def source_files(self) -> list[str]:
+        """The repository's source files, as a user would hand them to an agent: no tests, no build files."""
+        return [rel for rel in sorted(judge.tree_files(self.repo))
+                if Path(rel).suffix in SOURCE_SUFFIXES and not judge.is_test_file(rel)
+                and not judge.is_harness_file(rel)]
+
+
+def api_key() -> str:
+    """The key agents send: LOCAL_MODEL_API_KEY when the server wants one, never a real provider's key."""
+    return os.environ.get("LOCAL_MODEL_API_KEY", "sk-no-key-required")
+
+
+def aider_command(exe: Path, job: Job) -> list[str]:
+    """aider, non-interactive: the issue as one message, the source files in the chat, tests after each edit."""
+    return [str(exe), "--model", f"openai/{job.model}", "--openai-api-base", job.base_url,
+            "--yes-always", "--no-auto-commits", "--no-dirty-commits", "--no-gitignore", "--no-stream",
+            "--no-pretty", "--no-fancy-input", "--no-show-model-warnings", "--no-check-update",
+            "--no-show-release-notes", "--analytics-disable", "--no-detect-urls", "--no-suggest-shell-commands",
+            "--timeout", str(int(job.budget_s)), "--auto-test", "--test-cmd", job.test_command,
+            "--chat-history-file", str(job.logs / "aider.chat.md"),
+            "--input-history-file", str(job.logs / "aider.input.history"),
+            "--llm-history-file", str(job.logs / "aider.llm.log"),
+            "--message", job.issue, *job.source_files()]
+
+
+def mini_command(exe: Path, job: Job) -> list[str]:
+    """mini-swe-agent's `mini`, non-interactive: yolo mode, exits when the agent submits, stops at the budget."""
+    return [str(exe), "--model", f"openai/{job.model}", "--model-class", "litellm_textbased",
+            "--agent-class", "default", "--environment-class", "local",
+            "-c", "mini_textbased.yaml",
+            "-c", f"model.model_kwargs.api_base={job.base_url}",
+            "-c", "model.cost_tracking=ignore_errors",
+            "-c", f"agent.wall_time_limit_seconds={int(job.budget_s)}",
+            "-c", f"environment.cwd={job.repo}",
+            "-c", f"environment.timeout={MINI_COMMAND_TIMEOUT_S}",
+            "--task", job.issue, "--yolo", "--exit-immediately", "--cost-limit", "0",
+            "--output", str(job.logs / "mini.traj.json")]
+
+
+def peer_env(job: Job, home: Path) -> dict[str, str]:
+    """A peer's environment: the proxy as its OpenAI base, a home of its own, nothing fetched at start-up.
+
+    The bench's Python comes first on PATH, so `python -m pytest` works in the peer's shell as in the judge's.
+    """
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("OPENAI_", "AIDER_", "MSWEA_", "ANTHROPIC_", "GEMINI_", "GOOGLE_"))
+           and k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    home.mkdir(parents=True, exist_ok=True)
+    no_proxy = ",".join(filter(None, [env.get("NO_PROXY", ""), "127.0.0.1,localhost"]))
+    path = os.pathsep.join(filter(None, [str(Path(sys.executable).parent), env.get("PATH", "")]))
+    env.update(PATH=path, OPENAI_API_KEY=api_key(), OPENAI_API_BASE=job.base_url, OPENAI_BASE_URL=job.base_url,
+               HOME=str(home),
+               NO_PROXY=no_proxy, no_proxy=no_proxy, LITELLM_LOCAL_MODEL_COST_MAP="True",
+               MSWEA_CONFIGURED="true", MSWEA_SILENT_STARTUP="1", MSWEA_COST_TRACKING="ignore_errors",
+               MSWEA_GLOBAL_CONFIG_DIR=str(home / "mini-swe-agent"), PYTHONUNBUFFERED="1", NO_COLOR="1")
+    return env
+
+
+@dataclass(frozen=True)
+class Peer:
+    """A peer agent from the package index, pinned, and how it is run on a job."""
+
+    name: str
+    package: str
+    version: str
+    executable: str
+    command: Callable[[Path, Job], list[str]]
+
+
+PEERS = {
+    "aider": Peer("aider", "aider-chat", "0.86.2", "aider", aider_command),
+    "mini": Peer("mini", "mini-swe-agent", "2.4.6", "mini", mini_command),
+}
+AGENTS = ("ensemble", *PEERS)
+
+
+def install(peer: Peer, venvs: Path, quiet: bool = False) -> Path:
+    """The peer's executable, installed into `venvs/<package>-<version>/` the first time."""
+    venv = venvs / f"{peer.package}-{peer.version}"
+    exe, marker = venv / "bin" / peer.executable, venv / ".installed"
+    if marker.is_file() and exe.is_file():
+        return exe
+    if not quiet:
+        print(f"installing {peer.package}=={peer.version} into {venv} (once)", file=sys.stderr, flush=True)
+    steps = [[sys.executable, "-m", "venv", "--clear", str(venv)],
+             [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", f"{peer.package}=={peer.version}"]]
+    for step in steps:
+        proc = subprocess.run(step, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise PeerInstallError(f"`{' '.join(step)}` failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}\n"
+                                   f"Fix the cause (network, Python version) or leave {peer.name} out with --agents.")
+    if not exe.is_file():
+        raise PeerInstallError(f"{peer.package}=={peer.version} installed no `{peer.executable}` in {venv / 'bin'}")
+    marker.write_text(f"{peer.package}=={peer.version}\n", encoding="utf-8")
+    return exe
+
+
+# ---------------------------------------------------------------- running and judging
+
+
+def run_command(argv: list[str], cwd: Path, env: dict[str, str], budget_s: float, log: Path) -> dict[str, Any]:
+    """Run an agent's command with its output in `log`; at the budget its whole process group is killed."""
+    started = time.monotonic()
+    with log.open("wb") as out, subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                                 stderr=subprocess.STDOUT, start_new_session=True) as proc:
+        try:
+            code, timed_out = proc.wait(timeout=budget_s), False
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            code, timed_out = proc.wait(), True
+    return {"exit_code": None if timed_out else code, "timed_out": timed_out,
+            "wall_s": round(time.monotonic() - started, 1)}
+
+
+def new_record(task_id: str, agent: str, version: str) -> dict[str, Any]:
+    return {"task": task_id, "agent": agent, "version": version, "solved": False, "fixed": None, "broken": [],
+            "wall_s": 0.0, "timed_out": False, "exit_code": None, "error": None, "usage": {}, "log": ""}
+
+
+def judged(record: dict[str, Any], task: Mapping[str, Any], tree: Path, before: Any) -> dict[str, Any]:
+    """`record` with bench/judge.py's verdict on `tree`; a judge that cannot run is an error, not a crash."""
+    try:
+        verdict = judge.judge(task["folder"], tree, before=before)
+    except Exception as exc:  # noqa: BLE001 - one bad verdict must not end the bench
+        record["error"] = record["error"] or f"judge: {type(exc).__name__}: {exc}"
+        return record
+    record.update(fixed=verdict.fixed, broken=list(verdict.broken), solved=verdict.solved,
+                  verdict=verdict.as_dict())
+    return record
+
+
+def run_peer(peer: Peer, exe: Path, task: Mapping[str, Any], args: argparse.Namespace, folder: Path,
+             before: Any) -> dict[str, Any]:
+    """One peer on one task, behind its own counting proxy, judged."""
+    record = new_record(task["id"], peer.name, peer.version)
+    repo = real_model.make_repo(task["repo"], folder / "repo")
+    with usage_proxy.CountingProxy(args.base_url) as proxy:
+        job = Job(task, repo, proxy.url, args.model, args.budget_s, folder)
+        log = folder / f"{peer.name}.log"
+        record["log"] = str(log)
+        try:
+            record.update(run_command(peer.command(exe, job), repo, peer_env(job, folder / "home"), args.budget_s, log))
+        except OSError as exc:
+            record["error"] = f"{type(exc).__name__}: {exc}"
+    record["usage"] = proxy.usage.as_dict()
+    return judged(record, task, repo, before)
+
+
+def run_engine(task: Mapping[str, Any], args: argparse.Namespace, folder: Path) -> dict[str, Any]:
+    """The engine on one task through bench/real_model.py (which judges its branch), behind a counting proxy."""
+    record = new_record(task["id"], "ensemble", _engine_version())
+    with usage_proxy.CountingProxy(args.base_url) as proxy:
+        engine_args = real_model.parse_args(["--base-url", proxy.url, "--model", args.model, "--tasks", task["id"],
+                                             "--timeout-s", str(args.budget_s), "--quiet"])
+        outcome = real_model.run_one(dict(task), engine_args, folder)
+    record["usage"] = proxy.usage.as_dict()
+    record.update({k: outcome.get(k) for k in ("solved", "fixed", "wall_s", "timed_out", "verdict") if k in outcome})
+    record["broken"] = list(outcome.get("broken") or [])
+    record["error"] = outcome.get("crash") or outcome.get("fixed_error")
+    record["solved"] = bool(record["solved"])
+    record["claimed"] = outcome.get("claimed")
+    record["log"] = str(outcome.get("trace") or "")
+    return record
+
+
+def _engine_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("ensemble-bot")
+    except Exception:  # noqa: BLE001 - a checkout that is not installed
+        return "checkout"
+
+
+# ---------------------------------------------------------------- report
+
+
+COLUMNS = ("task", "agent", "solved", "fixed", "broken", "wall s", "requests", "prompt tok", "compl tok", "note")
+
+
+def note_of(record: Mapping[str, Any]) -> str:
+    """Why a run ended oddly: an error, the time limit, a non-zero exit, unreported usage."""
+    notes = []
+    if record.get("error"):
+        notes.append(str(record["error"]).splitlines()[0][:70])
+    if record.get("timed_out"):
+        notes.append("time limit")
+    if record.get("exit_code") not in (None, 0):
+        notes.append(f"exit {record['exit_code']}")
+    usage = record.get("usage") or {}
+    if usage.get("unreported"):
+        notes.append(f"{usage['unreported']} without usage")
+    if usage.get("errors"):
+        notes.append(f"{usage['errors']} model errors")
+    return "; ".join(notes) or "-"
+
+
+def table_row(record: Mapping[str, Any]) -> list[str]:
+    usage = record.get("usage") or {}
+    fixed = record.get("fixed")
+    return [str(record.get("task", "?")), str(record.get("agent", "?")), "yes" if record.get("solved") else "no",
+            "-" if fixed is None else ("yes" if fixed else "no"),
+            "-" if fixed is None else str(len(record.get("broken") or [])),
+            f"{float(record.get('wall_s') or 0):.0f}", str(usage.get("requests", 0)),
+            str(usage.get("prompt_tokens", 0)), str(usage.get("completion_tokens", 0)), note_of(record)]
+
+
+def summary_line(agent: str, records: list[Mapping[str, Any]]) -> str:
+    """`AGENT: solved N/M, median wall S s, tokens T` over the agent's records."""
+    mine = [r for r in records if r.get("agent") == agent]
+    solved = sum(1 for r in mine if r.get("solved"))
+    wall = statistics.median(float(r.get("wall_s") or 0) for r in mine) if mine else 0.0
+    tokens = sum(int((r.get("usage") or {}).get("prompt_tokens", 0)) + int((r.get("usage") or {})
+                 .get("completion_tokens", 0)) for r in mine)
+    return f"{agent}: solved {solved}/{len(mine)}, median wall {wall:.0f} s, tokens {tokens}"
+
+
+def render(records: Iterable[Mapping[str, Any]], agents: Iterable[str] | None = None) -> str:
+    """The task × agent table, a legend, and last one summary line per agent."""
+    records = list(records)
+    agents = list(agents or dict.fromkeys(str(r.get("agent")) for r in records))
+    rows = [list(COLUMNS), *(table_row(r) for r in records)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines += ["", "judged by bench/judge.py with the task's original tests: solved = fixed (the task's failing tests "
+              "pass) and no test that passed broke;",
+              "requests and tokens as the counting proxy saw them (prompt and completion tokens the server reported)",
+              "", *(summary_line(agent, records) for agent in agents)]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- entry
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base-url", required=True, help="the OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
+    parser.add_argument("--model", default=real_model.DEFAULT_MODEL,
+                        help=f"the model name to ask for (default {real_model.DEFAULT_MODEL})")
+    parser.add_argument("--agents", nargs="+", choices=AGENTS, default=list(AGENTS), help="default: all")
+    parser.add_argument("--tasks", nargs="+", default=None, help="task ids (default: all under bench/tasks)")
+    parser.add_argument("--budget-s", type=float, default=900, help="wall seconds per agent and task (default 900)")
+    parser.add_argument("--json", type=Path, help="write the records to this file (after every run)")
+    parser.add_argument("--out-dir", type=Path, help="where repositories and logs go (default: a new temp dir)")
+    parser.add_argument("--venvs-dir", type=Path, default=DEFAULT_VENVS,
+                        help=f"where the peers' virtual environments go (default {DEFAULT_VENVS})")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    args = parser.parse_args(argv)
+    known = real_model.task_ids()
+    unknown = [t for t in args.tasks or [] if t not in known]
+    if unknown:
+        parser.error(f"unknown task(s) {', '.join(unknown)}; choose from {', '.join(known)}")
+    args.tasks = args.tasks or known
+    args.agents = list(dict.fromkeys(args.agents))
+    return args
+
+
+def run(args: argparse.Namespace, out_dir: Path) -> list[dict[str, Any]]:
+    """Every agent on every task (task by task, so a cut-short run still compares like with like)."""
+    executables = {name: install(PEERS[name], args.venvs_dir, args.quiet) for name in args.agents if name in PEERS}
+    records: list[dict[str, Any]] = []
+    for task_id in args.tasks:
+        task = real_model.load_task(task_id)
+        try:  # the original's outcomes, once per task for every peer
+            before = judge.baseline(task["folder"]) if set(args.agents) & set(PEERS) else None
+        except judge.JudgeError as exc:  # e.g. its toolchain is missing: spend no budget on it
+            records += [{**new_record(task_id, agent, ""), "error": f"judge: {exc}"} for agent in args.agents]
+            continue
+        for agent in args.agents:
+            folder = out_dir / task_id / agent
+            folder.mkdir(parents=True, exist_ok=True)
+            if agent == "ensemble":
+                record = run_engine(task, args, folder)
+            else:
+                record = run_peer(PEERS[agent], executables[agent], task, args, folder, before)
+            records.append(record)
+            if not args.quiet:
+                print(f"  {task_id} {agent}: solved={record['solved']} wall={record['wall_s']}s "
+                      f"requests={record['usage'].get('requests', 0)} {note_of(record)}", file=sys.stderr, flush=True)
+            if args.json:
+                args.json.write_text(json.dumps(records, indent=2, default=str), encoding="utf-8")
+    return records
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    out_dir = (args.out_dir or Path(tempfile.mkdtemp(prefix="ensemble-peers-"))).resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if not args.quiet:
+        print(f"peers bench: {', '.join(args.agents)} with {args.model} at {args.base_url}; {len(args.tasks)} tasks, "
+              f"{args.budget_s:.0f} s each; output in {out_dir}", file=sys.stderr, flush=True)
+    try:
+        records = run(args, out_dir)
+    except PeerInstallError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(render(records, args.agents))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

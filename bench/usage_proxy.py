@@ -1,0 +1,232 @@
+"""A counting HTTP proxy in front of an OpenAI-compatible server: model requests and tokens, whoever asks.
+
+    with CountingProxy("http://127.0.0.1:8080/v1") as proxy:
+        run_an_agent(base_url=proxy.url)        # http://127.0.0.1:<port>/v1
+    proxy.usage.requests, proxy.usage.prompt_tokens, proxy.usage.completion_tokens
+
+Every request is forwarded as it came to the upstream's origin (same path, headers less the
+hop-by-hop ones) and its answer relayed as it comes. A POST to a completions endpoint is a
+model request: the proxy reads `usage` from the JSON answer, or, for `stream: true`, from the
+server-sent events as they pass (asking for the final usage chunk with `stream_options` when
+the client did not). A request whose answer carries no usage is counted as `unreported`, an
+error status or an unreachable upstream as `errors`, so a gap in the figures shows.
+Standard library only; it serves 127.0.0.1 on a free port.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import threading
+import urllib.error
+import urllib.request
+from dataclasses import asdict, dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlsplit
+
+MODEL_PATHS = ("/chat/completions", "/completions", "/responses")
+HOP_HEADERS = {"host", "connection", "keep-alive", "proxy-authorization", "proxy-authenticate", "te", "trailer",
+               "transfer-encoding", "upgrade", "content-length", "accept-encoding"}
+
+
+@dataclass
+class Usage:
+    """What the agents behind one proxy asked of the model."""
+
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    unreported: int = 0  # answered without a usage figure
+    errors: int = 0      # an error status, or no answer from the upstream
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def as_dict(self) -> dict[str, int]:
+        return {**asdict(self), "tokens": self.tokens}
+
+
+def tokens_of(usage: Any) -> tuple[int, int] | None:
+    """(prompt, completion) from a `usage` object (chat completions' or the responses API's names)."""
+    if not isinstance(usage, dict):
+        return None
+    prompt = usage.get("prompt_tokens", usage.get("input_tokens"))
+    completion = usage.get("completion_tokens", usage.get("output_tokens"))
+    if prompt is None and completion is None:
+        return None
+    return int(prompt or 0), int(completion or 0)
+
+
+def ask_for_stream_usage(body: bytes) -> tuple[bytes, bool]:
+    """The request body with `stream_options.include_usage` set when it streams; and whether it streams."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return body, False
+    if not isinstance(data, dict) or not data.get("stream"):
+        return body, False
+    options = data.get("stream_options")
+    if isinstance(options, dict) and "include_usage" in options:
+        return body, True
+    data["stream_options"] = {**(options if isinstance(options, dict) else {}), "include_usage": True}
+    return json.dumps(data).encode(), True
+
+
+class CountingProxy:
+    """The proxy: start it (or use it as a context manager), give agents `url`, read `usage`."""
+
+    def __init__(self, upstream: str, timeout_s: float = 1800.0):
+        parts = urlsplit(upstream.rstrip("/"))
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"not an http(s) base URL: {upstream!r} (e.g. http://127.0.0.1:8080/v1)")
+        self.origin, self.prefix = f"{parts.scheme}://{parts.netloc}", parts.path
+        self.timeout_s = timeout_s
+        self.usage = Usage()
+        self._lock = threading.Lock()
+        # a loopback upstream is reached directly, whatever proxy the environment names
+        self._opener = (urllib.request.build_opener(urllib.request.ProxyHandler({}))
+                        if _is_loopback(parts.hostname or "") else urllib.request.build_opener())
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+
+    @property
+    def url(self) -> str:
+        """The base URL agents get: the upstream's path on the proxy's address."""
+        return f"http://127.0.0.1:{self._server.server_port}{self.prefix}"
+
+    def start(self) -> CountingProxy:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> CountingProxy:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def add(self, *, requests: int = 0, tokens: tuple[int, int] = (0, 0), unreported: int = 0,
+            errors: int = 0) -> None:
+        """Add to the counts; the handler adds what it learns before the agent sees the bytes, so no count lags."""
+        with self._lock:
+            self.usage.requests += requests
+            self.usage.prompt_tokens += tokens[0]
+            self.usage.completion_tokens += tokens[1]
+            self.usage.unreported += unreported
+            self.usage.errors += errors
+
+    def open(self, request: urllib.request.Request) -> Any:
+        """The upstream's answer; an error status comes back as a response too."""
+        try:
+            return self._opener.open(request, timeout=self.timeout_s)
+        except urllib.error.HTTPError as exc:
+            return exc
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _handler(proxy: CountingProxy) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        # HTTP/1.0: each answer closes its connection, so a relayed stream needs no length
+        def do_GET(self) -> None:  # noqa: N802 - the stdlib's naming
+            self.forward()
+
+        do_POST = do_PUT = do_DELETE = do_GET  # noqa: N815
+
+        def forward(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else None
+            counted = self.command == "POST" and self.path.split("?")[0].endswith(MODEL_PATHS)
+            streaming = False
+            if counted:
+                proxy.add(requests=1)
+                if body:
+                    body, streaming = ask_for_stream_usage(body)
+            headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_HEADERS}
+            request = urllib.request.Request(proxy.origin + self.path, data=body, headers=headers,
+                                             method=self.command)
+            try:
+                answer = proxy.open(request)
+            except OSError as exc:  # refused, reset, timed out
+                proxy.add(errors=int(counted))
+                return self.reply(502, {"error": {"message": f"the model server at {proxy.origin} did not "
+                                                  f"answer: {exc}", "type": "proxy_error"}})
+            with answer:
+                status = getattr(answer, "status", None) or answer.code
+                if counted and status != 200:
+                    proxy.add(errors=1)
+                try:
+                    if streaming and status == 200:
+                        self.relay_stream(answer)
+                    else:
+                        data = answer.read()
+                        if counted and status == 200:
+                            tokens = _tokens_in_json(data)
+                            proxy.add(tokens=tokens or (0, 0), unreported=int(tokens is None))
+                        self.relay(status, answer.headers, data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the agent hung up (it was stopped); what it asked still counts
+
+        def relay(self, status: int, headers: Any, data: bytes) -> None:
+            self.send_response(status)
+            for name, value in headers.items():
+                if name.lower() not in HOP_HEADERS and name.lower() != "content-encoding":
+                    self.send_header(name, value)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def relay_stream(self, answer: Any) -> None:
+            """Pass server-sent events on line by line; the last usage seen is the request's."""
+            self.send_response(200)
+            for name, value in answer.headers.items():
+                if name.lower() not in HOP_HEADERS and name.lower() != "content-encoding":
+                    self.send_header(name, value)
+            self.end_headers()
+            seen, accounted = (0, 0), False
+            for line in iter(answer.readline, b""):
+                data = line[5:].strip() if line.startswith(b"data:") else b""
+                tokens = _tokens_in_json(data) if b'"usage"' in data else None
+                if tokens is not None:  # a server may repeat a running total: count the difference
+                    proxy.add(tokens=(tokens[0] - seen[0], tokens[1] - seen[1]))
+                    seen, accounted = tokens, True
+                elif data == b"[DONE]" and not accounted:
+                    proxy.add(unreported=1)
+                    accounted = True
+                self.wfile.write(line)
+                self.wfile.flush()
+            proxy.add(unreported=int(not accounted))
+
+        def reply(self, status: int, body: dict[str, Any]) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    return Handler
+
+
+def _tokens_in_json(data: bytes) -> tuple[int, int] | None:
+    try:
+        parsed = json.loads(data)
+    except ValueError:
+        return None
+    return tokens_of(parsed.get("usage")) if isinstance(parsed, dict) else None

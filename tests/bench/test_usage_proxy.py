@@ -1,0 +1,148 @@
+"""bench/usage_proxy.py in front of the fake OpenAI server, driven by the real openai SDK."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+
+from tests.fakes.model_server import Logged
+from tests.fakes.openai_server import FakeOpenAI
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load(name: str):
+    if f"bench_{name}" not in sys.modules:
+        spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[f"bench_{name}"]
+
+
+usage_proxy = _load("usage_proxy")
+
+
+class StreamingFakeOpenAI(FakeOpenAI):
+    """The fake, answering `stream: true` with server-sent events as OpenAI does (usage last, when asked)."""
+
+    def _respond(self, handler: Any, request: Logged) -> None:
+        if not (isinstance(request.body, dict) and request.body.get("stream")):
+            return super()._respond(handler, request)
+        rule = self._take(request)
+        text = (rule.text if rule else "") or ""
+        prompt, completion, _ = (rule.usage if rule and rule.usage else (1, 1, 0))
+        chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": piece}, "finish_reason": None}]}
+                  for piece in (text[: len(text) // 2], text[len(text) // 2:])]
+        chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        if (request.body.get("stream_options") or {}).get("include_usage"):
+            chunks.append({"choices": [], "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                                                    "total_tokens": prompt + completion}})
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.send_header("Connection", "close")
+        handler.end_headers()
+        for chunk in chunks:
+            body = {"id": "chatcmpl-s", "object": "chat.completion.chunk", "created": 0, "model": request.model, **chunk}
+            handler.wfile.write(f"data: {json.dumps(body)}\n\n".encode())
+            handler.wfile.flush()
+        handler.wfile.write(b"data: [DONE]\n\n")
+        handler.close_connection = True
+
+
+@pytest.fixture
+def server():
+    with StreamingFakeOpenAI(api_key="sk-test") as fake:
+        yield fake
+
+
+@pytest.fixture
+def proxy(server: StreamingFakeOpenAI):
+    with usage_proxy.CountingProxy(server.url) as counting:
+        yield counting
+
+
+def client(proxy) -> openai.OpenAI:
+    return openai.OpenAI(base_url=proxy.url, api_key="sk-test", max_retries=0, timeout=10)
+
+
+def ask(proxy, **kwargs: Any) -> Any:
+    return client(proxy).chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], **kwargs)
+
+
+def test_the_proxy_keeps_the_upstream_path(server: StreamingFakeOpenAI, proxy):
+    assert proxy.url.startswith("http://127.0.0.1:") and proxy.url.endswith("/v1")
+    assert proxy.url != server.url
+
+
+def test_usage_of_plain_answers_is_summed(server: StreamingFakeOpenAI, proxy):
+    server.reply("first", usage=(100, 20, 0))
+    server.reply("second", usage=(150, 30, 0))
+    assert ask(proxy).choices[0].message.content == "first"
+    assert ask(proxy).choices[0].message.content == "second"
+    assert proxy.usage.as_dict() == {"requests": 2, "prompt_tokens": 250, "completion_tokens": 50,
+                                     "unreported": 0, "errors": 0, "tokens": 300}
+    assert server.requests[0].headers.get("Authorization") == "Bearer sk-test"
+
+
+def test_a_stream_is_relayed_and_its_usage_asked_for(server: StreamingFakeOpenAI, proxy):
+    server.reply("streamed answer", usage=(40, 7, 0))
+    pieces = [chunk.choices[0].delta.content for chunk in ask(proxy, stream=True) if chunk.choices]
+    assert "".join(p or "" for p in pieces) == "streamed answer"
+    assert server.requests[-1].body["stream_options"] == {"include_usage": True}
+    assert (proxy.usage.requests, proxy.usage.prompt_tokens, proxy.usage.completion_tokens) == (1, 40, 7)
+
+
+def test_a_stream_that_already_asks_for_usage_is_left_alone():
+    body = json.dumps({"stream": True, "stream_options": {"include_usage": False}}).encode()
+    assert usage_proxy.ask_for_stream_usage(body) == (body, True)
+    assert usage_proxy.ask_for_stream_usage(b'{"stream": false}') == (b'{"stream": false}', False)
+    assert usage_proxy.ask_for_stream_usage(b"not json") == (b"not json", False)
+
+
+def test_errors_are_relayed_and_counted(server: StreamingFakeOpenAI, proxy):
+    server.server_error()
+    with pytest.raises(openai.InternalServerError):
+        ask(proxy)
+    assert proxy.usage.requests == 1 and proxy.usage.errors == 1 and proxy.usage.tokens == 0
+
+
+def test_an_answer_without_usage_is_unreported(server: StreamingFakeOpenAI, proxy):
+    server.reply("streamed answer", usage=(40, 7, 0))
+    list(ask(proxy, stream=True, stream_options={"include_usage": False}))
+    assert proxy.usage.as_dict() == {"requests": 1, "prompt_tokens": 0, "completion_tokens": 0,
+                                     "unreported": 1, "errors": 0, "tokens": 0}
+
+
+def test_other_calls_pass_through_uncounted(server: StreamingFakeOpenAI, proxy):
+    request = urllib.request.Request(proxy.url + "/models", headers={"Authorization": "Bearer sk-test"})
+    with pytest.raises(urllib.error.HTTPError) as caught:  # the fake has no /v1/models: its 404 comes through
+        urllib.request.urlopen(request, timeout=5)
+    assert caught.value.code in (404, 501)
+    assert proxy.usage.requests == 0
+
+
+def test_an_unreachable_upstream_is_a_502_and_an_error():
+    with usage_proxy.CountingProxy("http://127.0.0.1:9/v1") as proxy:
+        with pytest.raises(openai.APIStatusError) as caught:
+            ask(proxy)
+        assert caught.value.status_code == 502 and "did not answer" in str(caught.value)
+        assert proxy.usage.requests == 1 and proxy.usage.errors == 1
+
+
+def test_responses_api_names_are_read():
+    assert usage_proxy.tokens_of({"input_tokens": 5, "output_tokens": 2}) == (5, 2)
+    assert usage_proxy.tokens_of({"total_tokens": 7}) is None and usage_proxy.tokens_of(None) is None
+
+
+def test_a_base_url_without_scheme_is_refused():
+    with pytest.raises(ValueError, match="http"):
+        usage_proxy.CountingProxy("127.0.0.1:8080/v1")
