@@ -49,6 +49,8 @@ POLICY_REASONS = ("denied", "link", "bad_path", "tampering", "content")  # failu
 REPLY_TRACE_CHARS = 1500  # of a coder reply whose blocks did not all apply, kept in the trace
 MIN_PROMPT_TOKENS = 1000  # the least room kept for the task, plan and files in a follow-up turn
 MAX_FOCUS_LINES = 200  # a retrieved range longer than this says little about where to look
+ALREADY_IN_FILES = ("every block you sent is already in the files (an earlier round made this change), so nothing "
+                    "changed; the tests below are what that change still gives. Make a different change")
 _REQUEST = re.compile(r"^\s*[`*-]*\s*(READ|FIND)\s*[:]?\s+(.+?)\s*`*\s*$", re.MULTILINE)
 
 
@@ -62,6 +64,7 @@ class RoundEdits:
     refusals: list[EditFailure] = field(default_factory=list)  # policy refusals of every turn
     redirected: list[tuple[str, str]] = field(default_factory=list)
     writes: int = 0  # files written over all turns: a follow-up that writes nothing new made no progress
+    unchanged: int = 0  # blocks whose change was already in the file (sent again): they applied and changed nothing
 
 
 def code_round(team: Team, plan: Plan, found: Exploration, feedback: str, rnd: Round, reproduce: bool = False) -> Round:
@@ -77,7 +80,8 @@ def code_round(team: Team, plan: Plan, found: Exploration, feedback: str, rnd: R
     edits = _converse(team, prompt, list(shown), EXAMPLE)
     _guard(team, edits)
     if edits.applied == 0 or not edits.originals:
-        rnd.edit_errors = describe_failures(edits.failures) or "the edits changed nothing"
+        rnd.edit_errors = describe_failures(edits.failures) or (
+            ALREADY_IN_FILES if edits.unchanged else "the edits changed nothing")
         _record_refusals(team, rnd, [*edits.refusals, *edits.failures])
         return rnd
     rnd.applied = True
@@ -195,6 +199,7 @@ def _apply(team: Team, parsed: ParseResult, shown: list[str], edits: RoundEdits)
     write_changes(team.workspace.path, changes)
     edits.writes += len(changes)
     edits.applied += result.applied if changes else 0
+    edits.unchanged += 0 if changes else result.applied
     edits.redirected += list(getattr(result, "redirected", ()))
     return [*parsed.failures, *[f for f in result.failures if f.path not in blocked], *linked]
 

@@ -29,10 +29,17 @@ def round_body(plan: Plan, rnd: Round, what: str) -> str:
     return "\n\n".join(filter(None, [plan.summary, f"Round {rnd.number} ({what}): {state}.", review]))
 
 
-def feedback(rnd: Round) -> str:
-    """What the coder is told about its last round before the next one."""
+def feedback(rnd: Round, last_tested: Round | None = None) -> str:
+    """What the coder is told about its last round before the next one.
+
+    A round that re-sent a change already in the files is told so, with the test output that change
+    still gives (`last_tested`, the newest tested round), rather than only that nothing changed.
+    """
     if not rnd.applied:
-        return "Your edits were NOT applied (nothing changed):\n" + rnd.edit_errors
+        text = "Your edits were NOT applied (nothing changed):\n" + rnd.edit_errors
+        if last_tested is not None and last_tested.tests is not None and "already in the files" in rnd.edit_errors:
+            text += "\n\nTests with the change already in the files:\n" + test_report(last_tested)
+        return text
     if rnd.compile_error:
         return ("Your edits do not compile, so they were dropped (the files are as before your edits):\n"
                 + rnd.compile_error)

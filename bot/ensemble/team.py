@@ -34,6 +34,7 @@ from bot.ensemble.types import (
     QUESTIONS,
     STOPPED,
     STUCK,
+    TESTS_PASS,
     Phase,
     Plan,
     Progress,
@@ -45,7 +46,7 @@ from bot.ensemble.types import (
     TestOutcome,
     Verdict,
 )
-from bot.ensemble.verdict import Judgement, judge, related_failures
+from bot.ensemble.verdict import Judgement, judge, names_a_problem, related_failures
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import BudgetExceeded, StopRequested
 from bot.forge import Workspace
@@ -55,6 +56,7 @@ from common.testfiles import is_test_path
 
 log = logging.getLogger(__name__)
 REPLAN_AFTER = 2  # rounds failing with the same signature before the planner re-plans
+REVISIONS_AFTER_GOOD = 1  # rounds a critic's "revise" may buy once the judge found a change good
 STUCK_AFTER = 3  # rounds failing with the same signature before the team gives up
 
 
@@ -238,7 +240,7 @@ def _refine(team: Team, result: TeamResult, found: Exploration) -> None:
     plan = result.plan or Plan("")
     repro = result.reproduction.path if result.reproduction and result.reproduction.failed_before else None
     team.reproduction = repro
-    feedback, last_sig, same = "", None, 0
+    feedback, last_sig, same, revised_good = "", None, 0, 0
     for number in range(1, team.max_iterations + 1):
         team.say(Phase.CODING, number)
         team.check_stop()
@@ -261,16 +263,39 @@ def _refine(team: Team, result: TeamResult, found: Exploration) -> None:
             result.accepted = True
             result.stop_reason = ACCEPTED
             return
+        if _enough_revising(result, rnd, revised_good):
+            return
+        revised_good += bool(rnd.good or revised_good)
         same = same + 1 if rnd.signature == last_sig else 1
         last_sig = rnd.signature
         if same > STUCK_AFTER - 1 and not rnd.good:
             result.stop_reason, result.stop_detail = STUCK, f"the same failure {same} times: {last_sig[:200]}"
             return
-        feedback = round_text.feedback(rnd)
+        feedback = round_text.feedback(rnd, _last_tested(result))
         if same == REPLAN_AFTER and number < team.max_iterations:
             plan = _replan(team, result, found)
     result.stop_reason = MAX_ITERATIONS
     result.stop_detail = f"{team.max_iterations} rounds used"
+
+
+def _last_tested(result: TeamResult) -> Round | None:
+    """The newest round whose tests ran: what the workspace's current change still gives."""
+    return next((r for r in reversed(result.rounds) if r.tests is not None and r.commit), None)
+
+
+def _enough_revising(result: TeamResult, rnd: Round, revised: int) -> bool:
+    """Stop on a judged-good change the critic keeps revising: one more round at most, and only for feedback
+    that names what is wrong. The good change is kept (run_team goes back to it)."""
+    if revised >= REVISIONS_AFTER_GOOD:
+        result.stop_reason, result.stop_detail = TESTS_PASS, (
+            f"round {rnd.number} was the one round more the critic's revision bought")
+        return True
+    if rnd.good and not names_a_problem(rnd.feedback):
+        result.stop_reason, result.stop_detail = TESTS_PASS, (
+            f"round {rnd.number} passed the tests; the critic's feedback named nothing to change: "
+            f"{rnd.feedback[:120]!r}")
+        return True
+    return False
 
 
 def _replan(team: Team, result: TeamResult, found: Exploration) -> Plan:

@@ -14,6 +14,7 @@ class StopReason(StrEnum):
     """Why a team's loop ended, and so the run (the winner's reason); `words` says it in plain words."""
 
     ACCEPTED = "accepted"
+    TESTS_PASS = "tests_pass"
     MAX_ITERATIONS = "max_iterations"
     BUDGET = "budget"
     STUCK = "stuck"
@@ -27,11 +28,13 @@ class StopReason(StrEnum):
         return STOP_WORDS[self]
 
 
-ACCEPTED, MAX_ITERATIONS, BUDGET, STUCK, STOPPED, QUESTIONS, CRASHED = (
-    StopReason.ACCEPTED, StopReason.MAX_ITERATIONS, StopReason.BUDGET, StopReason.STUCK, StopReason.STOPPED,
+ACCEPTED, TESTS_PASS, MAX_ITERATIONS, BUDGET, STUCK, STOPPED, QUESTIONS, CRASHED = (
+    StopReason.ACCEPTED, StopReason.TESTS_PASS, StopReason.MAX_ITERATIONS, StopReason.BUDGET, StopReason.STUCK, StopReason.STOPPED,
     StopReason.QUESTIONS, StopReason.CRASHED)
 STOP_WORDS: dict[str, str] = {
     ACCEPTED: "the tests pass and the critic accepted the change",
+    TESTS_PASS: "the tests pass; the critic asked for more, and the one round more it was given brought no "
+                "accepted change (or its feedback named nothing to change), so the passing change is kept",
     MAX_ITERATIONS: "the refinement rounds ran out (max_iterations) before the tests passed and the critic accepted",
     BUDGET: "the model budget ran out (budget_usd / budget_tokens)",
     STUCK: "the same failure repeated round after round, so the team stopped",

@@ -210,3 +210,11 @@ def file_of_test(name: str) -> str:
 def _stem(path: str) -> str:
     name = path.rsplit("/", 1)[-1]
     return name.split(".", 1)[0]
+
+
+_CONCRETE = re.compile(r"`[^`]+`|\b[\w/]+\.\w{1,5}\b|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\b\w+\(|\bline \d+|\d")
+
+
+def names_a_problem(feedback: str) -> bool:
+    """True when a critic's feedback points at something concrete: code, a file, a name, a value or a line."""
+    return len(feedback.strip()) >= 15 and bool(_CONCRETE.search(feedback))

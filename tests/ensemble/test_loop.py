@@ -178,10 +178,14 @@ UNFIX = """stats/core.py
 >>>>>>> REPLACE"""
 
 
+CONCRETE_REVISE = {"verdict": "revise", "feedback": "`median()` in stats/core.py should also reject NaN values."}
+
+
 def test_a_later_failing_round_does_not_lose_the_round_that_passed(sample: Path) -> None:
-    script = {**happy_script(), ("coder", None): [REPRO, FIX, UNFIX], ("critic", "review"): [REVISE, REVISE]}
+    script = {**happy_script(), ("coder", None): [REPRO, FIX, UNFIX],
+              ("critic", "review"): [CONCRETE_REVISE, CONCRETE_REVISE]}
     result, _ = run(sample, script, max_iterations=2)
-    assert result.success and result.stop_reason == "max_iterations"
+    assert result.success and result.stop_reason == "tests_pass"
     assert "round 1 passed the tests and is kept" in result.stop_detail
     assert "(ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", f"{result.branch}:stats/core.py")
     assert len(result.commits) == 2  # the reproduction test and round 1; round 2 is dropped
@@ -189,7 +193,7 @@ def test_a_later_failing_round_does_not_lose_the_round_that_passed(sample: Path)
 
 def test_a_team_that_crashes_after_a_passing_round_keeps_it(sample: Path) -> None:
     script = {**happy_script(), ("coder", None): [REPRO, FIX, RuntimeError("the coder's model fell over")],
-              ("critic", "review"): [REVISE]}
+              ("critic", "review"): [CONCRETE_REVISE]}
     result, _ = run(sample, script, max_iterations=3)
     assert result.success and result.winner == "a"
     assert result.teams[0]["stop_reason"] == "crashed" and "fell over" in result.teams[0]["error"]
@@ -289,3 +293,31 @@ def test_the_run_works_through_the_forge_it_is_given(sample: Path) -> None:
     assert forge.calls == ["start median", "workspace a", "publish", "cleanup"]
     assert result.success and result.branch == "ensemble/median"
     assert [c["sha"] for c in result.commits] == git(sample, "log", "--format=%H", "-2", "ensemble/median").split()[::-1]
+
+
+def test_a_critic_revising_a_good_change_vaguely_ends_the_run_with_it(sample: Path) -> None:
+    script = {**happy_script(), ("critic", "review"): [REVISE]}  # "Still wrong for even counts.": names nothing
+    result, models = run(sample, script, max_iterations=4)
+    assert result.success and result.stop_reason == "tests_pass" and not result.judgement.broken
+    assert "named nothing to change" in result.stop_detail
+    assert [c[0] for c in models.calls].count("coder") == 2  # the reproduction test and one round: no more
+
+
+def test_a_concrete_revision_of_a_good_change_buys_one_round_and_no_more(sample: Path) -> None:
+    script = {**happy_script(), ("coder", None): [REPRO, FIX, UNFIX], ("critic", "review"): [CONCRETE_REVISE]}
+    result, models = run(sample, script, max_iterations=4)
+    assert result.success and result.stop_reason == "tests_pass"
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", f"{result.branch}:stats/core.py")
+    assert [c[0] for c in models.calls].count("critic") == 2  # round 1 and the one round more
+
+
+def test_a_change_sent_again_is_answered_with_the_tests_it_still_gives(sample: Path) -> None:
+    from_bad = "stats/core.py\n<<<<<<< SEARCH\n    return ordered[middle - 1]\n=======\n    if len(ordered) % 2 == 0:\n" \
+        "        return (ordered[middle - 1] + ordered[middle]) / 2\n    return ordered[middle]\n>>>>>>> REPLACE"
+    script = {**happy_script(), ("coder", None): [REPRO, BAD_FIX, BAD_FIX, from_bad]}
+    result, models = run(sample, script, max_iterations=3)
+    assert result.success
+    third = [m for role, m in models.prompts if role == "coder"][3]
+    text = "\n".join(message.content for message in third)
+    assert "already in the files" in text and "Tests with the change already in the files" in text
+    assert "test_median_even" in text.split("Tests with the change already in the files", 1)[1]
