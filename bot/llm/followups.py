@@ -3,8 +3,9 @@
 A structured reply that does not parse is sent back once with what was wrong (a reply cut off
 by the output cap is told to be shorter); if the second reply fails too, `StructuredReplyError`
 lets the manager move on to the role's next model. A plain-text reply cut off by the output
-cap is continued up to MAX_CONTINUATIONS times and the parts joined; what is still cut off is
-marked `truncated`. Every round is paid for, so usage and cost add up across rounds.
+cap is continued up to MAX_CONTINUATIONS times and the parts joined, unless it repeats itself; the
+continuation counts against the same cap (a reply that used the whole cap is not continued: the
+caller asks for smaller pieces instead); what is still cut off is marked `truncated`. Every round is paid for, so usage and cost add up across rounds.
 """
 
 from __future__ import annotations
@@ -100,8 +101,9 @@ def repair(send: Send, request: ChatRequest, first: Outcome, record: Record, s: 
 def continue_cut_off(send: Send, request: ChatRequest, first: Outcome, room: Callable[[ChatRequest], int]) -> Outcome:
     """`first`, continued while the output cap cut it off (at most MAX_CONTINUATIONS times), parts joined.
 
-    `room(request)` is how many output tokens the window leaves for a continuation request; when it
-    is too small to be worth asking, the reply stays cut off.
+    `room(request)` is how many output tokens the window leaves for a continuation request. The parts
+    together stay within the request's output cap: what the first part used is not asked for again.
+    When what is left is too small to be worth asking, the reply stays cut off.
     """
     parts, outcome = [first.text], first
     for _ in range(MAX_CONTINUATIONS):
@@ -112,9 +114,11 @@ def continue_cut_off(send: Send, request: ChatRequest, first: Outcome, room: Cal
             break
         messages = (*request.messages, Message("assistant", "".join(parts)), Message("user", CONTINUE_PROMPT))
         follow = dataclasses.replace(request, messages=messages)
-        cap = min(request.max_output_tokens, room(follow))
+        left = request.max_output_tokens - outcome.usage.output_tokens
+        cap = min(left, room(follow))
         if cap < min(request.max_output_tokens, 256):
-            log.info("%s: no room left in the window to continue a cut-off reply", request.role)
+            log.info("%s: %s; not continuing the cut-off reply", request.role,
+                     "it used the whole output cap" if left < 256 else "no room left in the window")
             break
         try:
             outcome = then(outcome, send(dataclasses.replace(follow, max_output_tokens=cap)))

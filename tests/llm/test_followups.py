@@ -76,6 +76,17 @@ def test_a_cut_off_reply_that_loops_is_not_continued(openai_server, make_manager
     assert reply.truncated and len(openai_server.requests) == 1
 
 
+def test_a_continuation_counts_against_the_same_output_cap(openai_server, make_manager):
+    openai_server.reply("def greet():\n    return ", finish="length", usage=(100, 1000, 0))
+    openai_server.reply("'hello'\n", usage=(160, 5, 0))
+    manager = make_manager(make_config(llm_max_output_tokens=1500))
+    reply = manager.complete("coder", ASK)
+    assert reply.text.endswith("'hello'\n") and openai_server.requests[1].body["max_tokens"] == 500
+    openai_server.reply("x = 1\n", finish="length", usage=(100, 1500, 0))
+    whole = manager.complete("coder", [*ASK, Message("user", "again")])
+    assert whole.truncated and len(openai_server.requests) == 3  # the whole cap used: not continued
+
+
 def test_a_cut_off_structured_reply_is_told_to_be_shorter(openai_server, make_manager):
     openai_server.reply('{"summary": "Add a greeting", "steps": ["one", "tw', schema="plan", finish="length")
     openai_server.reply(data=PLAN, schema="plan")
