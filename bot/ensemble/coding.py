@@ -30,6 +30,7 @@ from bot.ensemble.edits import (
 from bot.ensemble.fileview import focus_from_text, render_file
 from bot.ensemble.guards import find_test_tampering
 from bot.ensemble.types import Phase, Plan, Round
+from bot.ensemble.verdict import file_of_test
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import ContextTooLong, PromptTooLong
 from bot.forge.policy import content_problems, too_large
@@ -100,7 +101,7 @@ def code_round(team: Team, plan: Plan, found: Exploration, feedback: str, rnd: R
 def shown_files(team: Team, plan: Plan, found: Exploration, feedback: str) -> dict[str, str]:
     """What the coder sees of each file the plan names: whole, or its outline and the relevant windows."""
     files = WorkspaceFiles(team.workspace.path)
-    wanted = [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else [])]
+    wanted = [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else []), *failing_test_files(feedback)]
     contents = {p: c for p in dict.fromkeys(wanted) if (c := files.read(p)) is not None}
     if not contents:
         return {}
@@ -114,6 +115,12 @@ def shown_files(team: Team, plan: Plan, found: Exploration, feedback: str) -> di
             if r.path == path and r.start_line and r.end_line and r.end_line - r.start_line < MAX_FOCUS_LINES]
         views[path] = render_file(path, text, focus, max(per_file, 2000))
     return views
+
+
+def failing_test_files(feedback: str, limit: int = 2) -> list[str]:
+    """The files of the tests the feedback names as failing (`FAILED path::test`): small models fix from them."""
+    names = re.findall(r"^(?:FAILED|ERROR) (\S+?)::", feedback, re.MULTILINE)
+    return list(dict.fromkeys(file_of_test(n + "::x") for n in names))[:limit]
 
 
 def _converse(team: Team, prompt: Callable[[int], list[Message]], shown: list[str],

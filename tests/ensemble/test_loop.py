@@ -321,3 +321,16 @@ def test_a_change_sent_again_is_answered_with_the_tests_it_still_gives(sample: P
     text = "\n".join(message.content for message in third)
     assert "already in the files" in text and "Tests with the change already in the files" in text
     assert "test_median_even" in text.split("Tests with the change already in the files", 1)[1]
+
+
+def test_the_coder_is_shown_the_failing_tests_source(sample: Path) -> None:
+    plan = {"summary": "Average the middles.", "files": ["stats/core.py"], "steps": ["Fix median()"], "questions": []}
+    from_bad = FIX.replace("    middle = len(ordered) // 2\n    return ordered[middle]\n=======",
+                           "    middle = len(ordered) // 2\n    return ordered[middle - 1]\n=======")
+    script = {**happy_script(), ("planner", "plan"): [plan], ("coder", None): [BAD_FIX, from_bad]}
+    result, models = run(sample, script, max_iterations=2)
+    coder = [m for role, m in models.prompts if role == "coder"]
+    assert "<<<BEGIN file tests/test_core.py>>>" not in "\n".join(m.content for m in coder[0])
+    second = "\n".join(m.content for m in coder[1])
+    assert "<<<BEGIN file tests/test_core.py>>>" in second and "def test_median_even" in second
+    assert result.success
