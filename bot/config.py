@@ -165,6 +165,8 @@ class Config:
     max_heal_attempts: int = field(default=3, metadata={"min": 0})
     budget_usd: float = field(default=2.0, metadata={"min": 0.0})
     budget_tokens: int | None = field(default=None, metadata={"min": 1})
+    # Wall-clock minutes for the teams' work; when they run out the teams stop and the best judged change is kept.
+    deadline_minutes: float | None = field(default=None, metadata={"min": 0.01})
     llm: LLMSpec = LLMSpec()
     sandbox: SandboxSpec = SandboxSpec()
     paths: PathsSpec = PathsSpec()

@@ -32,6 +32,7 @@ from bot.ensemble.team import Team, run_team
 from bot.ensemble.types import (
     CRASHED,
     QUESTIONS,
+    STOPPED,
     Phase,
     Progress,
     Reproduction,
@@ -133,7 +134,7 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
         team.baseline = result.tests_before
         team.required_tests = named_tests(task.text, result.tests_before)
         team.instructions = instructions
-    outcomes = _run_teams(teams, parts.stop)
+    outcomes = _run_teams(teams, parts.stop, config.deadline_minutes)
     winner, result.decision = choose_winner(outcomes)
     log.info("%s", result.decision)
     _fill(result, outcomes, winner, models)
@@ -179,20 +180,33 @@ def _instructions(repo_dir: Path, config: Config, ref: str) -> Instructions:
     return found
 
 
-def _run_teams(teams: list[Team], stop: threading.Event) -> list[TeamResult]:
-    """Run the teams in threads. Ctrl-C asks them to stop at their next step and waits for their results."""
+def _run_teams(teams: list[Team], stop: threading.Event, deadline_minutes: float | None = None) -> list[TeamResult]:
+    """Run the teams in threads. Ctrl-C, or the deadline passing, asks them to stop at their next step and waits
+    for their results (each keeps its best judged change)."""
     pool = ThreadPoolExecutor(max_workers=len(teams), thread_name_prefix="team")
     futures = [pool.submit(propagate(_safe_team), team) for team in teams]
+    deadline = time.monotonic() + deadline_minutes * 60 if deadline_minutes else None
+    late = False
     try:
         while not all(f.done() for f in futures):
             wait(futures, timeout=0.5)  # short waits keep the main thread able to take a KeyboardInterrupt
+            if deadline is not None and not late and time.monotonic() > deadline:
+                late = True
+                log.warning("the deadline passed (deadline_minutes: %s): the teams stop after their current step",
+                            deadline_minutes)
+                stop.set()
     except KeyboardInterrupt:
         log.warning("interrupted: the teams stop after their current step (Ctrl-C again to quit at once)")
         stop.set()
         wait(futures)
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
-    return [f.result() for f in futures]
+    results = [f.result() for f in futures]
+    for result in results:
+        if late and result.stop_reason == STOPPED:
+            result.stop_detail = f"the deadline passed (deadline_minutes: {deadline_minutes})" + (
+                f"; {result.kept}" if result.kept else "")
+    return results
 
 
 def _safe_progress(progress: Progress | None) -> Progress:

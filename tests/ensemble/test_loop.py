@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -334,3 +335,24 @@ def test_the_coder_is_shown_the_failing_tests_source(sample: Path) -> None:
     second = "\n".join(m.content for m in coder[1])
     assert "<<<BEGIN file tests/test_core.py>>>" in second and "def test_median_even" in second
     assert result.success
+
+
+class SlowAfterFirst(HostPytest):
+    """pytest on the host, taking its time from the third run on (the base and round 1 are quick)."""
+
+    def run_tests(self, workspace, known_failures=(), files=None):  # noqa: ANN001 - the TestRunner port
+        if self.runs >= 2:
+            time.sleep(1.5)
+        return super().run_tests(workspace, known_failures, files)
+
+
+def test_at_the_deadline_the_teams_stop_and_the_best_judged_change_is_kept(sample: Path) -> None:
+    plan = {"summary": "Average the middles.", "files": ["stats/core.py"], "steps": ["Fix median()"], "questions": []}
+    script = {**happy_script(), ("planner", "plan"): [plan], ("coder", None): [FIX, UNFIX],
+              ("critic", "review"): [CONCRETE_REVISE]}
+    models = ScriptedModels(script)
+    parts = Components(models=models, retriever=FileRetriever(sample), runner=SlowAfterFirst())
+    result = run_task(sample, TASK, Config(ensembles=1, max_iterations=4, deadline_minutes=0.01), {}, parts)
+    assert result.success and result.stop_reason == "stopped"
+    assert "the deadline passed (deadline_minutes: 0.01)" in result.stop_detail
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", f"{result.branch}:stats/core.py")
