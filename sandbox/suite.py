@@ -20,12 +20,20 @@ from sandbox.workspace import Overlay
 log = logging.getLogger(__name__)
 MAX_RESUMES = 3  # kills survived per suite run: each resume runs what is left
 MAX_DESELECT_CHARS = 100_000  # finished tests named on a resume; past this only the killed ones are left out
+PLUGIN_MISSING = 'Error importing plugin "ensemble_pytest_progress"'  # pytest's words when it cannot import it
 
 
 def run_suite(sandbox: Sandbox, env: Environment, command: str, timeout: float | None = None,
               files: Overlay | None = None) -> ExecResult:
-    """Run `command` as `sandbox.run` does; after a kill, resume the rest of the suite and merge the results."""
+    """Run `command` as `sandbox.run` does; after a kill, resume the rest of the suite and merge the results.
+
+    A test command that sets its own PYTHONPATH hides the progress plugin from pytest, which then refuses
+    to start: such a run is repeated without the plugin (a kill in it cannot be resumed)."""
     result = sandbox.run(env, command, timeout, files)
+    if PLUGIN_MISSING in result.stdout + result.stderr:
+        log.info("the test command hides the sandbox's pytest plugin (its own PYTHONPATH); running without it")
+        command = f"unset PYTEST_PLUGINS; {command}"
+        result = sandbox.run(env, command, timeout, files)
     if not result.killed:
         return result
     finished = {t.name: t for t in result.tests}

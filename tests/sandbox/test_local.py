@@ -107,3 +107,12 @@ def test_select_falls_back_loudly_or_refuses(monkeypatch: pytest.MonkeyPatch, tm
     assert "WEAKER local sandbox" in caplog.text
     with pytest.raises(EngineUnavailable, match="require_docker"):
         select_sandbox(True)
+
+
+def test_a_test_command_with_its_own_pythonpath_still_runs_and_reports(local: LocalSandbox, tmp_path: Path) -> None:
+    from sandbox.suite import run_suite
+
+    env = local.prepare(write_sample(tmp_path / "repo", correct=False), SPEC)
+    result = run_suite(local, env, "PYTHONPATH=/nowhere python -m pytest -q -p no:cacheprovider")
+    assert [t.outcome for t in result.tests] == ["fail", "fail"] and result.exit_code == 1
+    assert "unset PYTEST_PLUGINS" in result.command
