@@ -43,6 +43,9 @@ if [ -d "$ENSEMBLE_ENV/seed" ]; then
   done
 fi
 mkdir -p .ensemble-results
+# each test's start and outcome as it happens, so a run killed half-way still says how far it got
+export PYTHONPATH="$ENSEMBLE_WORKSPACE/.ensemble-plugins${PYTHONPATH:+:$PYTHONPATH}"
+export PYTEST_PLUGINS=ensemble_pytest_progress
 exec sh -c "$1"
 """
 
@@ -77,9 +80,6 @@ def command_env(project: ProjectInfo, *, env_dir: str, workspace: str, tmp: str,
         "ENSEMBLE_WORKSPACE": workspace,
         "PYTEST_ADDOPTS": (f"--junitxml={workspace}/{RESULTS_DIR}/pytest-junit.xml -o junit_family=xunit1 "
                            "--continue-on-collection-errors"),
-        # each test's start and outcome as it happens, so a run killed half-way still says how far it got
-        "PYTEST_PLUGINS": "ensemble_pytest_progress",
-        "PYTHONPATH": f"{workspace}/{PLUGINS_DIR}",
     }
     for name, value in project.env:
         env[name] = value.format(env=env_dir, tmp=tmp, workspace=workspace)
