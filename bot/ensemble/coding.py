@@ -194,7 +194,8 @@ def _apply(team: Team, parsed: ParseResult, shown: list[str], edits: RoundEdits)
     from bot.ensemble.edits import write_changes
 
     files = WorkspaceFiles(team.workspace.path)
-    result = apply_edit_blocks(parsed.blocks, files, team.deny, shown=tuple(shown))
+    result = apply_edit_blocks(parsed.blocks, files, team.deny, shown=tuple(shown),
+                               root=str(team.workspace.path.resolve()))
     linked = linked_paths(team.workspace.path, [*(b.path for b in parsed.blocks), *result.changes])
     linked += tuple(EditFailure(path, "content", problem.removeprefix(f"{path}: "))
                     for path, new in result.changes.items()

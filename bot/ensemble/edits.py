@@ -75,15 +75,16 @@ NO_BLOCKS = EditFailure("?", "parse", "the reply holds no edit blocks; answer wi
 
 
 def apply_edit_blocks(blocks: Sequence[EditBlock], files: Mapping[str, str], deny: Sequence[str] = (),
-                      shown: Sequence[str] = ()) -> ApplyResult:
+                      shown: Sequence[str] = (), root: str = "") -> ApplyResult:
     """Apply, in memory and in order, every block that fits `files` (path -> content); report the rest.
 
     `shown` names the files the coder was shown: a block whose path does not exist is applied
-    to the one shown file its SEARCH part matches, if exactly one does.
+    to the one shown file its SEARCH part matches, if exactly one does. `root` is the workspace's
+    absolute path: an absolute path inside it is taken relative to it; any other is refused.
     """
     if not blocks:
         return ApplyResult(failures=(NO_BLOCKS,))
-    state = _Round(files, deny, shown)
+    state = _Round(files, deny, shown, root)
     for block in blocks:
         state.apply(block)
     return state.result(len(blocks))
@@ -92,8 +93,8 @@ def apply_edit_blocks(blocks: Sequence[EditBlock], files: Mapping[str, str], den
 class _Round:
     """The files as the blocks applied so far left them, and what happened to each block."""
 
-    def __init__(self, files: Mapping[str, str], deny: Sequence[str], shown: Sequence[str]):
-        self.files, self.deny = files, deny
+    def __init__(self, files: Mapping[str, str], deny: Sequence[str], shown: Sequence[str], root: str = ""):
+        self.files, self.deny, self.root = files, deny, root
         self.shown = [p for p in dict.fromkeys(shown) if p in files]
         self.work: dict[str, str] = {}
         self.created: list[str] = []
@@ -105,7 +106,7 @@ class _Round:
         return self.work[path] if path in self.work else self.files.get(path)
 
     def apply(self, block: EditBlock) -> None:
-        path, problem = resolve_path(block.path, self.files, self.work, self.deny)
+        path, problem = resolve_path(block.path, self.files, self.work, self.deny, self.root)
         if not problem and self.current(path) is None:
             path, problem = self._redirect(block, path) if block.search.strip() else (path, self._placeholder(path))
         if problem:
@@ -123,7 +124,7 @@ class _Round:
         hits = [p for p in self.shown if count_matches(self.current(p) or "", block.search) == 1]
         if len(hits) != 1:
             return path, _missing(path, self.shown, hits)
-        used, problem = resolve_path(hits[0], self.files, self.work, self.deny)
+        used, problem = resolve_path(hits[0], self.files, self.work, self.deny, self.root)
         if not problem:
             self.redirected.append((block.path, used))
         return used, problem
@@ -183,9 +184,22 @@ def _create(block: EditBlock, path: str, current: str | None, created: list[str]
 
 
 def resolve_path(raw: str, files: Mapping[str, str], work: Mapping[str, str],
-                 deny: Sequence[str]) -> tuple[str, EditFailure | None]:
-    """The repository path a block means (tolerating sub-folder-relative paths), or why not."""
-    path = raw.replace("\\", "/").lstrip("/")
+                 deny: Sequence[str], root: str = "") -> tuple[str, EditFailure | None]:
+    """The repository path a block means (tolerating sub-folder-relative paths), or why not.
+
+    An absolute path is the workspace's file when it lies inside `root`; `/src/x.py` for an existing
+    `src/x.py` is read from the repository root; any other absolute path is refused, never re-rooted.
+    """
+    path = raw.replace("\\", "/")
+    if path.startswith("/"):
+        base = root.rstrip("/")
+        if base and path.startswith(base + "/"):
+            path = path[len(base) + 1:]
+        elif path.lstrip("/") in files or path.lstrip("/") in work:
+            path = path.lstrip("/")
+        else:
+            return "", EditFailure(raw, "bad_path", f"{raw!r} is an absolute path outside the repository; give "
+                                   "the path from the repository root")
     parts = path.split("/")
     if not path or ".." in parts or ".git" in parts:
         return "", EditFailure(raw, "bad_path", f"{raw!r} is not a path inside the repository")

@@ -146,3 +146,17 @@ def test_nearest_hint_does_not_start_or_end_on_a_blank_line() -> None:
     assert near is not None and near.lines == ("def f(a):", "    return a") and near.start == 3
     result = apply_edit_blocks([_block("m.py", "def f(b):\n", "")], {"m.py": "\n".join(lines) + "\n"})
     assert "Line 4 of m.py is the closest" in result.failures[0].message
+
+
+def test_an_absolute_path_is_refused_outside_the_workspace_and_made_relative_inside_it() -> None:
+    files = {"src/x.py": "a = 1\n"}
+    outside = apply_edit_blocks(parse_edit_blocks("/tmp/x.py\n<<<<<<< SEARCH\n=======\nplanted = 1\n>>>>>>> REPLACE\n")
+                                .blocks, files, root="/work/repo")
+    assert outside.changes == {} and outside.failures[0].reason == "bad_path"
+    assert "'/tmp/x.py' is an absolute path outside the repository" in outside.failures[0].message
+    inside = apply_edit_blocks(parse_edit_blocks("/work/repo/src/x.py\n<<<<<<< SEARCH\na = 1\n=======\na = 2\n"
+                                                 ">>>>>>> REPLACE\n").blocks, files, root="/work/repo")
+    assert inside.changes == {"src/x.py": "a = 2\n"}
+    rooted = apply_edit_blocks(parse_edit_blocks("/src/x.py\n<<<<<<< SEARCH\na = 1\n=======\na = 3\n>>>>>>> REPLACE\n")
+                               .blocks, files, root="/work/repo")
+    assert rooted.changes == {"src/x.py": "a = 3\n"}  # the repository's own file, named from its root
