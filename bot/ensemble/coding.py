@@ -134,6 +134,8 @@ def _converse(team: Team, prompt: Callable[[int], list[Message]], shown: list[st
     requests_left, follow_ups_left = CODE_REQUEST_TURNS, EDIT_FOLLOW_UPS
     tail: list[Message] = []
     while True:
+        if tail:
+            team.check_stop()  # a follow-up turn is a model call: a stop (or the deadline) ends the round here
         used = sum(estimate_tokens(m.content) + 8 for m in tail)
 
         def messages(budget: int, used: int = used, tail: list[Message] = tail) -> list[Message]:

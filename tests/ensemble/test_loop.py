@@ -356,3 +356,23 @@ def test_at_the_deadline_the_teams_stop_and_the_best_judged_change_is_kept(sampl
     assert result.success and result.stop_reason == "stopped"
     assert "the deadline passed (deadline_minutes: 0.01)" in result.stop_detail
     assert "(ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", f"{result.branch}:stats/core.py")
+
+
+def test_a_stop_during_a_round_ends_it_before_the_next_follow_up_call(sample: Path) -> None:
+    import threading
+
+    stop = threading.Event()
+
+    class StopAfterCoder(ScriptedModels):
+        def complete(self, role, messages, schema=None, temperature=None):  # noqa: ANN001, ANN202 - the port
+            reply = super().complete(role, messages, schema, temperature)
+            if role == "coder":
+                stop.set()  # the deadline passes while the coder answers
+            return reply
+
+    plan = {"summary": "Average the middles.", "files": ["stats/core.py"], "steps": ["Fix median()"], "questions": []}
+    models = StopAfterCoder({**happy_script(), ("planner", "plan"): [plan], ("coder", None): [NO_MATCH]})
+    parts = Components(models=models, retriever=FileRetriever(sample), runner=HostPytest(), stop=stop)
+    result = run_task(sample, TASK, Config(ensembles=1, max_iterations=3), {}, parts)
+    assert result.stop_reason == "stopped" and not result.success
+    assert [c[0] for c in models.calls].count("coder") == 1  # no follow-up turn after the stop
