@@ -274,7 +274,8 @@ def _guard(team: Team, edits: RoundEdits) -> None:
 
     changed = sorted({*team.workspace.changed_paths(), *team.frozen})
     before = {p: team.frozen[p] if p in team.frozen else team.workspace.base_text(p) for p in changed}
-    after = {p: WorkspaceFiles(team.workspace.path).read(p) for p in changed}
+    files = WorkspaceFiles(team.workspace.path)  # one listing of the tree, not one per changed path
+    after = {p: files.read(p) for p in changed}
     found = [t for t in find_test_tampering(before, after, team.task.text) if t.path in edits.originals]
     if not found:
         return

@@ -26,8 +26,8 @@ def owned_by_judge(path: str) -> bool:
 
 def allowed_changes(task_text: str, changed: Iterable[str], base: Read) -> list[str]:
     """The changed test and harness files whose change the task asks for by name (guards.task_names_change)."""
-    return [p for p in changed if owned_by_judge(p) and base(p) is not None
-            and task_names_change(task_text, p, tests_in(p, base(p)))]
+    return [p for p in changed if owned_by_judge(p) and (text := base(p)) is not None
+            and task_names_change(task_text, p, tests_in(p, text))]
 
 
 def judged_files(changed: Iterable[str], base: Read, now: Read, frozen: Mapping[str, str] | None = None,

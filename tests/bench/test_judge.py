@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from tests.bench.loading import load_bench
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load(name: str):
-    module = sys.modules.get(f"bench_{name}")
-    if module is None:
-        spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-    return module
-
-
-judge = _load("judge")
+judge = load_bench("judge")
 
 CALC = '''\
 def add(a, b):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 import textwrap
@@ -13,21 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.bench.loading import load_bench
 from tests.fakes.openai_server import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load(name: str):
-    if f"bench_{name}" not in sys.modules:
-        spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[f"bench_{name}"]
 
 
-peers = _load("peers")
+peers = load_bench("peers")
 TASK = "mean_integer_division"
 
 # a stand-in agent: asks the model once through OPENAI_BASE_URL, then fixes the bug (or sleeps past its budget)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -13,22 +11,16 @@ from typing import Any
 import openai
 import pytest
 
+from tests.bench.loading import load_bench
 from tests.fakes.model_server import Logged
 from tests.fakes.openai_server import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load(name: str):
-    if f"bench_{name}" not in sys.modules:
-        spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[f"bench_{name}"]
 
 
-usage_proxy = _load("usage_proxy")
+usage_proxy = load_bench("usage_proxy")
 
 
 class StreamingFakeOpenAI(FakeOpenAI):
