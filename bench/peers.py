@@ -202,6 +202,19 @@ def run_command(argv: list[str], cwd: Path, env: dict[str, str], budget_s: float
             "wall_s": round(time.monotonic() - started, 1)}
 
 
+def settle(proxy: Any, args: argparse.Namespace) -> float:
+    """Let the model server finish what a stopped agent left it working on, so the next agent starts on an idle
+    server: restart it (`--restart-server`) or wait for the requests (each capped at --max-output-tokens).
+    The seconds this takes are charged to no agent."""
+    if not proxy.in_flight:
+        return 0.0
+    started = time.monotonic()
+    if args.restart_server:
+        subprocess.run(args.restart_server, shell=True, check=False, capture_output=True)  # noqa: S602 - the user's
+    proxy.settle(limit_s=args.budget_s + 900)
+    return round(time.monotonic() - started, 1)
+
+
 def new_record(task_id: str, agent: str, version: str) -> dict[str, Any]:
     return {"task": task_id, "agent": agent, "version": version, "solved": False, "fixed": None, "broken": [],
             "wall_s": 0.0, "timed_out": False, "exit_code": None, "error": None, "usage": {}, "log": ""}
@@ -224,7 +237,7 @@ def run_peer(peer: Peer, exe: Path, task: Mapping[str, Any], args: argparse.Name
     """One peer on one task, behind its own counting proxy, judged."""
     record = new_record(task["id"], peer.name, peer.version)
     repo = real_model.make_repo(task["repo"], folder / "repo")
-    with usage_proxy.CountingProxy(args.base_url) as proxy:
+    with usage_proxy.CountingProxy(args.base_url, max_output_tokens=args.max_output_tokens) as proxy:
         job = Job(task, repo, proxy.url, args.model, args.budget_s, folder)
         log = folder / f"{peer.name}.log"
         record["log"] = str(log)
@@ -232,6 +245,7 @@ def run_peer(peer: Peer, exe: Path, task: Mapping[str, Any], args: argparse.Name
             record.update(run_command(peer.command(exe, job), repo, peer_env(job, folder / "home"), args.budget_s, log))
         except OSError as exc:
             record["error"] = f"{type(exc).__name__}: {exc}"
+        record["settled_s"] = settle(proxy, args)
     record["usage"] = proxy.usage.as_dict()
     return judged(record, task, repo, before)
 
@@ -239,10 +253,12 @@ def run_peer(peer: Peer, exe: Path, task: Mapping[str, Any], args: argparse.Name
 def run_engine(task: Mapping[str, Any], args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     """The engine on one task through bench/real_model.py (which judges its branch), behind a counting proxy."""
     record = new_record(task["id"], "ensemble", _engine_version())
-    with usage_proxy.CountingProxy(args.base_url) as proxy:
+    with usage_proxy.CountingProxy(args.base_url, max_output_tokens=args.max_output_tokens) as proxy:
         engine_args = real_model.parse_args(["--base-url", proxy.url, "--model", args.model, "--tasks", task["id"],
-                                             "--timeout-s", str(args.budget_s), "--quiet"])
+                                             "--timeout-s", str(args.budget_s), "--quiet",
+                                             "--max-output-tokens", str(args.max_output_tokens)])
         outcome = real_model.run_one(dict(task), engine_args, folder)
+        record["settled_s"] = settle(proxy, args)
     record["usage"] = proxy.usage.as_dict()
     record.update({k: outcome.get(k) for k in ("solved", "fixed", "wall_s", "timed_out", "verdict") if k in outcome})
     record["broken"] = list(outcome.get("broken") or [])
@@ -331,6 +347,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--agents", nargs="+", choices=AGENTS, default=list(AGENTS), help="default: all")
     parser.add_argument("--tasks", nargs="+", default=None, help="task ids (default: all under bench/tasks)")
     parser.add_argument("--budget-s", type=float, default=900, help="wall seconds per agent and task (default 900)")
+    parser.add_argument("--max-output-tokens", type=int, default=2048,
+                        help="every agent's replies are capped at this many tokens by the proxy (default 2048, "
+                             "the local-model profile's)")
+    parser.add_argument("--restart-server", metavar="CMD",
+                        help="a shell command that restarts the model server, run when an agent was stopped while "
+                             "the server still worked for it (e.g. 'scripts/local_model.sh restart'); without it "
+                             "the bench waits for those requests")
     parser.add_argument("--json", type=Path, help="write the records to this file (after every run)")
     parser.add_argument("--out-dir", type=Path, help="where repositories and logs go (default: a new temp dir)")
     parser.add_argument("--venvs-dir", type=Path, default=DEFAULT_VENVS,

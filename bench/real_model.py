@@ -115,18 +115,21 @@ def judge_branch(task: Mapping[str, Any], repo: Path, branch: str, commits: list
 
 
 def config_text(model: str, ensembles: int, max_iterations: int, n_ctx: int, llm_timeout_s: float,
-                max_output_tokens: int, explore_tokens: int | None = None, explore_rounds: int = 3) -> str:
+                max_output_tokens: int, explore_tokens: int | None = None, explore_rounds: int = 3,
+                deadline_s: float | None = None) -> str:
     """The `.github/ensemble.yml` of the local-model profile, every role on `model`.
 
     `explore_tokens` caps what the planner gathers before planning (an engine without the
-    `explore` setting gets none: its config would refuse the key).
+    `explore` setting gets none: its config would refuse the key); `deadline_s` is the task's
+    wall budget, which the engine's own deadline keeps (no model call waits past it).
     """
     roles = "\n".join(f"  {role}: {{provider: openai, model: {json.dumps(model)}}}" for role in ROLES)
     explore = f"explore: {{max_rounds: {explore_rounds}, max_tokens: {explore_tokens}}}\n" if explore_tokens else ""
     return (f"models:\n{roles}\n{explore}"
             f"ensembles: {ensembles}\n"
             f"max_iterations: {max_iterations}\n"
-            "llm:\n"
+            + (f"deadline_minutes: {deadline_s / 60:.4f}\n" if deadline_s else "")
+            + "llm:\n"
             f"  timeout_s: {llm_timeout_s}\n"
             "  max_attempts: 2\n"
             "  cache: false\n"
@@ -261,7 +264,7 @@ def run_one(task: dict[str, Any], args: argparse.Namespace, out_dir: Path) -> di
 
         config = parse_config(config_text(args.model, args.ensembles, args.max_iterations, args.n_ctx,
                                           args.llm_timeout_s, args.max_output_tokens, _explore_tokens(args),
-                                          args.explore_rounds),
+                                          args.explore_rounds, args.timeout_s),
                               "bench profile")
         timer.start()
         result = run_task(repo, Task(task["title"], task["body"]), config, run_env(args.base_url, out_dir),

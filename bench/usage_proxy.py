@@ -10,6 +10,11 @@ model request: the proxy reads `usage` from the JSON answer, or, for `stream: tr
 server-sent events as they pass (asking for the final usage chunk with `stream_options` when
 the client did not). A request whose answer carries no usage is counted as `unreported`, an
 error status or an unreachable upstream as `errors`, so a gap in the figures shows.
+
+`max_output_tokens` caps every model request's reply (`max_tokens`, `max_completion_tokens`,
+`max_output_tokens`), so all agents get the same cap; `in_flight` counts the requests the
+upstream is still working on, which outlive an agent that was killed while it waited (a
+local server goes on generating for a client that hung up).
 Standard library only; it serves 127.0.0.1 on a free port.
 """
 
@@ -18,6 +23,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import threading
+import time
 import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass
@@ -59,6 +65,23 @@ def tokens_of(usage: Any) -> tuple[int, int] | None:
     return int(prompt or 0), int(completion or 0)
 
 
+REPLY_CAPS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
+
+
+def cap_reply(body: bytes, cap: int) -> bytes:
+    """The request body with its reply capped at `cap` tokens (a smaller cap of its own is kept)."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return body
+    if not isinstance(data, dict):
+        return body
+    given = [data[k] for k in REPLY_CAPS if isinstance(data.get(k), int)]
+    name = next((k for k in REPLY_CAPS if k in data), "max_tokens")
+    data[name] = min([cap, *given])
+    return json.dumps(data).encode()
+
+
 def ask_for_stream_usage(body: bytes) -> tuple[bytes, bool]:
     """The request body with `stream_options.include_usage` set when it streams; and whether it streams."""
     try:
@@ -77,13 +100,15 @@ def ask_for_stream_usage(body: bytes) -> tuple[bytes, bool]:
 class CountingProxy:
     """The proxy: start it (or use it as a context manager), give agents `url`, read `usage`."""
 
-    def __init__(self, upstream: str, timeout_s: float = 1800.0):
+    def __init__(self, upstream: str, timeout_s: float = 1800.0, max_output_tokens: int | None = None):
         parts = urlsplit(upstream.rstrip("/"))
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ValueError(f"not an http(s) base URL: {upstream!r} (e.g. http://127.0.0.1:8080/v1)")
         self.origin, self.prefix = f"{parts.scheme}://{parts.netloc}", parts.path
         self.timeout_s = timeout_s
+        self.max_output_tokens = max_output_tokens
         self.usage = Usage()
+        self.in_flight = 0
         self._lock = threading.Lock()
         # a loopback upstream is reached directly, whatever proxy the environment names
         self._opener = (urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -121,6 +146,17 @@ class CountingProxy:
             self.usage.unreported += unreported
             self.usage.errors += errors
 
+    def flying(self, delta: int) -> None:
+        with self._lock:
+            self.in_flight += delta
+
+    def settle(self, limit_s: float) -> float:
+        """Wait until the upstream has answered every request (at most `limit_s`); the seconds waited."""
+        started = time.monotonic()
+        while self.in_flight and time.monotonic() - started < limit_s:
+            time.sleep(0.2)
+        return time.monotonic() - started
+
     def open(self, request: urllib.request.Request) -> Any:
         """The upstream's answer; an error status comes back as a response too."""
         try:
@@ -153,11 +189,21 @@ def _handler(proxy: CountingProxy) -> type[BaseHTTPRequestHandler]:
             streaming = False
             if counted:
                 proxy.add(requests=1)
+                if body and proxy.max_output_tokens:
+                    body = cap_reply(body, proxy.max_output_tokens)
                 if body:
                     body, streaming = ask_for_stream_usage(body)
             headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_HEADERS}
             request = urllib.request.Request(proxy.origin + self.path, data=body, headers=headers,
                                              method=self.command)
+            proxy.flying(1)
+            try:
+                self.answer(proxy, request, counted, streaming)
+            finally:
+                proxy.flying(-1)
+
+        def answer(self, proxy: CountingProxy, request: urllib.request.Request, counted: bool,
+                   streaming: bool) -> None:
             try:
                 answer = proxy.open(request)
             except OSError as exc:  # refused, reset, timed out

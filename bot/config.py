@@ -165,8 +165,12 @@ class Config:
     max_heal_attempts: int = field(default=3, metadata={"min": 0})
     budget_usd: float = field(default=2.0, metadata={"min": 0.0})
     budget_tokens: int | None = field(default=None, metadata={"min": 1})
-    # Wall-clock minutes for the teams' work; when they run out the teams stop and the best judged change is kept.
+    # Wall-clock minutes for the run, from its start; when they run out no model call waits past them, the teams
+    # stop and the best judged change is kept.
     deadline_minutes: float | None = field(default=None, metadata={"min": 0.01})
+    # Before exploring and planning, one direct coding round when the base's tests already fail: `auto` when
+    # the planner is the coder's own model (its plan would buy little before an attempt), or always / never.
+    first_attempt: Literal["auto", "direct", "plan"] = "auto"
     llm: LLMSpec = LLMSpec()
     sandbox: SandboxSpec = SandboxSpec()
     paths: PathsSpec = PathsSpec()

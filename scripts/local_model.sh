@@ -154,7 +154,8 @@ case "${1:-all}" in
   build) build ;;
   serve) serve ;;
   stop) stop ;;
+  restart) stop; serve ;;
   status) status ;;
   all) fetch; build; serve ;;
-  *) die "unknown command '$1'; use fetch, build, serve, stop, status or all" ;;
+  *) die "unknown command '$1'; use fetch, build, serve, stop, restart, status or all" ;;
 esac

@@ -75,8 +75,8 @@ def code_round(team: Team, plan: Plan, found: Exploration, feedback: str, rnd: R
     conventions = team.conventions([*plan.files, *([plan.reproduction_test] if plan.reproduction_test else [])])
 
     def prompt(budget: int) -> list[Message]:
-        return prompts.coder_messages(team.task, plan, shown, found.text, feedback, notes, reproduce=reproduce,
-                                      team=team.name, budget=budget, conventions=conventions)
+        return prompts.coder_messages(team.task, plan, shown, found.text_outside(shown), feedback, notes,
+                                      reproduce=reproduce, team=team.name, budget=budget, conventions=conventions)
 
     edits = _converse(team, prompt, list(shown), EXAMPLE)
     _guard(team, edits)

@@ -4,23 +4,29 @@ Exploration is agentic retrieval: the planner sees the repo map and the top chun
 task, and asks in rounds for index searches, exact-text searches (`git grep`), files and
 symbols (the `explore` reply), until it says it has enough (`done`), a round brings nothing
 new, or the budget (rounds, tokens of context gathered) runs out.
+
+A direct attempt needs no planner call: `first_look` is the retrieval alone, and `direct_plan`
+names the files the coder should see, from the frames of the failing tests' tracebacks, the
+paths the task names and the retrieval ranking, in that order.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 from bot.ensemble import prompts
 from bot.ensemble.asking import ask
+from bot.ensemble.fileview import PATH_LINE
 from bot.ensemble.ports import ModelClient, Retriever
 from bot.ensemble.types import Plan, Retrieved, Task
 from bot.errors import StructuredReplyError
 from bot.llm.schemas import SchemaViolation, parse_structured
 from bot.llm.types import Message
+from common.testfiles import is_test_path
 from common.tokens import estimate_tokens
 
 log = logging.getLogger(__name__)
@@ -28,6 +34,7 @@ MAX_REQUESTS = 4  # of each kind per exploration round
 OPEN_FILE_CHARS = 12_000
 REPRO_RE = re.compile(r"^\s*reproduction test\s*:\s*(.+)$", re.IGNORECASE)
 REQUEST_KINDS = ("search", "open", "symbols", "grep")
+DIRECT_FILES = 2  # source files a direct attempt shows the coder (the failing tests' files come on top)
 ReadFile = Callable[[str], str | None]
 Grep = Callable[[str], list[tuple[str, int, str]]]
 
@@ -62,10 +69,21 @@ class Exploration:
         """All context pieces as one text."""
         return "\n\n".join(self.context)
 
+    def text_outside(self, paths: Collection[str]) -> str:
+        """The context pieces that are not from `paths` (files the coder is shown anyway), as one text."""
+        return "\n\n".join(piece for piece in self.context if _piece_path(piece) not in paths)
+
     @property
     def tokens(self) -> int:
         """Estimated tokens of the context gathered so far."""
         return estimate_tokens(self.text)
+
+
+def _piece_path(piece: str) -> str:
+    """The path a context piece came from, read from its header `# path:START-END (how)`."""
+    where = piece.split("\n", 1)[0].removeprefix("# ").split(" ", 1)[0]
+    path, _, lines = where.rpartition(":")
+    return path if path and re.fullmatch(r"\d+-\d+", lines) else where
 
 
 def explore(models: ModelClient, retriever: Retriever, task: Task, insights: str, read_file: ReadFile,
@@ -77,9 +95,7 @@ def explore(models: ModelClient, retriever: Retriever, task: Task, insights: str
     `conventions` are the repository's instructions (bot/ensemble/instructions.py), rendered.
     """
     if found is None:
-        found = Exploration(repo_map=retriever.repo_map(task.text))
-        for item, text in retriever.search(task.text, k=6):
-            found.add(item, text)
+        found = first_look(retriever, task)
     for round_no in range(1, budget.max_rounds + 1):
         if found.tokens >= budget.max_tokens:
             log.info("team %s: exploration stops at its token budget (%d tokens read)", team, found.tokens)
@@ -101,6 +117,41 @@ def explore(models: ModelClient, retriever: Retriever, task: Task, insights: str
         if len(found.context) == before:
             break  # nothing new came of the requests: asking again would not help
     return found
+
+
+def first_look(retriever: Retriever, task: Task) -> Exploration:
+    """What retrieval alone finds for the task: the ranked repo map and the top chunks. No model call."""
+    found = Exploration(repo_map=retriever.repo_map(task.text))
+    for item, text in retriever.search(task.text, k=6):
+        found.add(item, text)
+    return found
+
+
+def direct_plan(task: Task, found: Exploration, failures: str, exists: Callable[[str], bool]) -> Plan:
+    """A plan without a planner call, for a direct attempt: the source files to show the coder.
+
+    The frames of the failing tests' tracebacks (`failures`) point at the code that runs wrong,
+    a path the task names is where its reporter looked, and retrieval ranks the rest; test files
+    are left out (the failing tests' own files are shown with the test output).
+    """
+    named = [path for text in (failures, task.text) for path in mentioned_paths(text, exists)]
+    ranked = [r.path for r in found.retrieved]
+    files = [p for p in dict.fromkeys([*named, *ranked]) if not is_test_path(p) and exists(p)]
+    return Plan(summary="", files=tuple(files[:DIRECT_FILES]), no_test_reason="a direct attempt: the failing tests "
+                "are the reproduction")
+
+
+def mentioned_paths(text: str, exists: Callable[[str], bool]) -> list[str]:
+    """Repository files that `text` names as `path:LINE` or in a traceback's `File "path"` (absolute paths are
+    matched by their tail: `/srv/app/pkg/mod.py` is `pkg/mod.py` when that file exists)."""
+    found = []
+    for m in PATH_LINE.finditer(text):
+        parts = [part for part in (m["path"] or m["tpath"]).replace("\\", "/").split("/") if part not in ("", ".")]
+        tails = ("/".join(parts[i:]) for i in range(len(parts)))
+        path = next((t for t in tails if t and exists(t)), None)
+        if path is not None:
+            found.append(path)
+    return list(dict.fromkeys(found))
 
 
 def _budget(models: ModelClient, role: str) -> int:

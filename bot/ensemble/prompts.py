@@ -116,13 +116,15 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
     paths = list(dict.fromkeys([*files, *([plan.reproduction_test] if plan.reproduction_test else [])]))
     system = (f"You are the coder of team {team}: fast and exact. " + DATA_RULE + _rule(conventions) + "\n\n"
               + edit_rules(paths) + "\n\n" + CODE_REQUESTS)
+    planned = bool(plan.summary or plan.steps)  # a direct attempt has no plan, only the files to show
     goal = (f"Write ONLY the reproduction test {plan.reproduction_test}: a test that fails on the current "
             "code because of the bug and will pass once it is fixed. Do not fix the bug yet."
-            if reproduce else "Implement the plan. The existing tests and the reproduction test are the judge's and run as "
+            if reproduce else ("Implement the plan." if planned else "Change the code so that the task is done and "
+            "the failing tests pass.") + " The existing tests and the reproduction test are the judge's and run as "
             "they are: change the code, not them; a new test goes in a new test file.")
     pieces = [
         ContextPiece("task", data("task", task.text), 100),
-        ContextPiece("plan", data("plan", render_plan(plan)), 95),
+        ContextPiece("plan", data("plan", render_plan(plan)), 95) if planned else None,
         _conventions(conventions),
         ContextPiece("feedback", data("feedback on your last attempt", feedback), 90, "tail") if feedback else None,
         *[ContextPiece(f"file {path}", data(f"file {path}", content), 70) for path, content in files.items()],
@@ -142,22 +144,22 @@ def example_messages() -> list[Message]:
     return [Message("user", ask), Message("assistant", example_answer())]
 
 
-def critic_messages(task: Task, plan: Plan, diff: str, test_summary: str, team: str = "a",
+def critic_messages(task: Task, diff: str, test_summary: str, team: str = "a",
                     budget: int | None = None, conventions: str = "") -> list[Message]:
     """Ask for the `review` reply: accept or revise, with feedback for the coder."""
     system = (f"You are the critic of team {team}: you review a change like a strict maintainer. " + DATA_RULE
               + _rule(conventions))
-    pieces = [
+    pieces = [  # the task, the judgement and the diff: what a wrong change shows itself in, and cheap to read
         ContextPiece("task", data("task", task.text), 100),
-        ContextPiece("plan", data("plan", render_plan(plan)), 90),
         _conventions(conventions),
         ContextPiece("tests", data("test results", test_summary), 80, "tail"),
         ContextPiece("diff", data("diff", diff or "(no changes)"), 70),
     ]
     instructions = ('Reply with JSON: {"verdict": "accept" or "revise", "feedback": "..."}. Accept only a '
                     "change that does what the task asks, with passing tests and no unrelated edits; "
-                    "otherwise say precisely what to change. Tests that already failed before the change "
-                    "are not the change's to fix." + (CRITIC_CONVENTIONS if conventions.strip() else ""))
+                    "otherwise say precisely what to change. When the tests pass, revise only for a defect you "
+                    "can point at in the diff: quote the line or name that is wrong. Tests that already failed "
+                    "before the change are not the change's to fix." + (CRITIC_CONVENTIONS if conventions.strip() else ""))
     return _messages(system, pieces, instructions, budget or PLANNER_CONTEXT_TOKENS)
 
 

@@ -112,6 +112,8 @@ def run_settings(config: Config) -> dict[str, Any]:
 def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], parts: Components,
          forge: Forge, result: RunResult) -> None:
     notify = _safe_progress(parts.progress)
+    # The deadline counts from here, as the model manager's does: indexing and the base run spend it too.
+    deadline = time.monotonic() + config.deadline_minutes * 60 if config.deadline_minutes else None
     result.branch = forge.start(task.slug or slugify(task.title))
     first = forge.workspace(TEAM_NAMES[0])  # the committed base: what the index and every team read
     notify("-", Phase.INDEXING, 0, str(repo_dir))
@@ -134,7 +136,7 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
         team.baseline = result.tests_before
         team.required_tests = named_tests(task.text, result.tests_before)
         team.instructions = instructions
-    outcomes = _run_teams(teams, parts.stop, config.deadline_minutes)
+    outcomes = _run_teams(teams, parts.stop, deadline, config.deadline_minutes)
     winner, result.decision = choose_winner(outcomes)
     log.info("%s", result.decision)
     _fill(result, outcomes, winner, models)
@@ -168,7 +170,21 @@ def _team(i: int, task: Task, config: Config, models: ModelClient, retriever: Re
                 board=board, max_iterations=config.max_iterations, deny=tuple(config.paths.deny), lessons=lessons,
                 max_file_bytes=config.paths.max_file_kb * 1024,
                 trailers={"Ensemble-Run": run_id, "Ensemble-Model": label}, stop=parts.stop, progress=notify,
-                explore_budget=ExploreBudget(config.explore.max_rounds, config.explore.max_tokens))
+                explore_budget=ExploreBudget(config.explore.max_rounds, config.explore.max_tokens),
+                direct_first=direct_first(config, i))
+
+
+def direct_first(config: Config, team: int) -> bool:
+    """Whether team number `team` makes a direct attempt first (`first_attempt`).
+
+    `auto`: when its planner is its coder's model, whose plan would buy little before an attempt; never for a
+    scripted transcript, a recorded conversation that is replayed in the order it was recorded.
+    """
+    if config.first_attempt != "auto":
+        return config.first_attempt == "direct"
+    planner, coder = (config.team_role(team, r) or config.models.for_role(r) for r in ("planner", "coder"))
+    same = (planner.provider, planner.model, planner.base_url) == (coder.provider, coder.model, coder.base_url)
+    return same and planner.provider != "scripted"
 
 
 def _instructions(repo_dir: Path, config: Config, ref: str) -> Instructions:
@@ -180,12 +196,12 @@ def _instructions(repo_dir: Path, config: Config, ref: str) -> Instructions:
     return found
 
 
-def _run_teams(teams: list[Team], stop: threading.Event, deadline_minutes: float | None = None) -> list[TeamResult]:
-    """Run the teams in threads. Ctrl-C, or the deadline passing, asks them to stop at their next step and waits
-    for their results (each keeps its best judged change)."""
+def _run_teams(teams: list[Team], stop: threading.Event, deadline: float | None = None,
+               deadline_minutes: float | None = None) -> list[TeamResult]:
+    """Run the teams in threads. Ctrl-C, or the deadline (a `time.monotonic()` time) passing, asks them to stop
+    at their next step and waits for their results (each keeps its best judged change)."""
     pool = ThreadPoolExecutor(max_workers=len(teams), thread_name_prefix="team")
     futures = [pool.submit(propagate(_safe_team), team) for team in teams]
-    deadline = time.monotonic() + deadline_minutes * 60 if deadline_minutes else None
     late = False
     try:
         while not all(f.done() for f in futures):
@@ -202,6 +218,7 @@ def _run_teams(teams: list[Team], stop: threading.Event, deadline_minutes: float
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
     results = [f.result() for f in futures]
+    late = late or (deadline is not None and time.monotonic() > deadline)  # the model calls stop at it too
     for result in results:
         if late and result.stop_reason == STOPPED:
             result.stop_detail = f"the deadline passed (deadline_minutes: {deadline_minutes})" + (

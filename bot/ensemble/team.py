@@ -1,5 +1,10 @@
 """One team's test-driven refinement loop: explore, plan, reproduce, code, check, test, review, refine.
 
+A team may first make a direct attempt (`first_attempt` in the config): when the base's tests
+already fail, the coder gets the task, those failures and the files they and retrieval point at,
+with no exploring or planning call; a change the judge finds good goes to the critic as usual,
+and anything else sends the team to explore and plan with what the attempt taught.
+
 Every test run is judged against the base run (bot/ensemble/verdict.py): tests that already
 failed before the change never block it and are not fed to the coder as its own. The loop
 ends when a change passes and the critic accepts, when `max_iterations` rounds are used, when
@@ -23,7 +28,7 @@ from bot.ensemble.critic import review
 from bot.ensemble.insights import InsightBoard
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.judged import allowed_changes, diff_by_file, judged_files
-from bot.ensemble.planner import Exploration, ExploreBudget, explore, make_plan
+from bot.ensemble.planner import Exploration, ExploreBudget, direct_plan, explore, first_look, make_plan
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.reproduce import reproduce
 from bot.ensemble.types import (
@@ -84,6 +89,7 @@ class Team:
     reproduction: str | None = None  # the reproduction test, once it failed at the base
     frozen: dict[str, str] = field(default_factory=dict)  # the reproduction test as round 0 wrote it: judged as is
     instructions: Instructions = Instructions()  # the repository's conventions, read from a trusted tree
+    direct_first: bool = False  # try one direct round (no exploring or planning calls) before planning
 
     def say(self, phase: Phase, rnd: int = 0, detail: str = "") -> None:
         """Report progress; a failing progress view never stops the work."""
@@ -215,16 +221,27 @@ def _final_judgement(team: Team, result: TeamResult) -> Judgement | None:
 
 def _plan_and_loop(team: Team, result: TeamResult) -> None:
     files = WorkspaceFiles(team.workspace.path)
+    loop = _Loop()
+    found = None
+    if _direct(team):
+        found, loop.feedback = first_look(team.retriever, team.task), _base_failures_text(team)
+        result.retrieved = found.retrieved
+        result.plan = direct_plan(team.task, found, loop.feedback, lambda p: files.read(p) is not None)
+        result.reproduction = Reproduction(None, note=result.plan.no_test_reason)
+        if _refine(team, result, found, loop, direct=True):
+            return
     team.say(Phase.EXPLORING)
     team.check_stop()
-    found = explore(team.models, team.retriever, team.task, team.lessons, files.read, team.name,
-                    grep=team.grep, budget=team.explore_budget, conventions=team.conventions())
+    history = round_text.history(result) if result.rounds else ""
+    found = explore(team.models, team.retriever, team.task, team.notes("planner"), files.read, team.name,
+                    grep=team.grep, budget=team.explore_budget, history=history, found=found,
+                    conventions=team.conventions())
     result.retrieved = found.retrieved
     team.say(Phase.PLANNING)
     team.check_stop()
     # An approved plan is binding: exploration still gathers context, but the planner is not asked.
-    plan = team.task.plan or make_plan(team.models, team.task, found, team.notes("planner"), team=team.name,
-                                       conventions=team.conventions(r.path for r in found.retrieved))
+    plan = team.task.plan or make_plan(team.models, team.task, found, team.notes("planner"), history, team.name,
+                                       team.conventions(r.path for r in found.retrieved))
     result.plan = plan
     if plan.questions:
         result.stop_reason, result.stop_detail = QUESTIONS, "; ".join(plan.questions)
@@ -233,18 +250,46 @@ def _plan_and_loop(team: Team, result: TeamResult) -> None:
         result.reproduction = reproduce(team, plan, found)
     else:
         result.reproduction = Reproduction(None, note=plan.no_test_reason)
-    _refine(team, result, found)
+    if not _refine(team, result, found, loop):
+        result.stop_reason = MAX_ITERATIONS
+        result.stop_detail = f"{team.max_iterations} rounds used"
 
 
-def _refine(team: Team, result: TeamResult, found: Exploration) -> None:
+def _direct(team: Team) -> bool:
+    """Whether the team first tries a direct attempt: asked for, no approved plan to follow, and failing tests
+    at the base to judge it by (without them a plan's reproduction test is the evidence)."""
+    return team.direct_first and team.task.plan is None and bool(team._base_failures())
+
+
+def _base_failures_text(team: Team) -> str:
+    """The base's failing tests, as the coder of a direct attempt reads them: names, assertions, frames."""
+    summary = team.baseline.summary if team.baseline else ""
+    return f"The tests that fail now, before any change:\n{summary}" if summary.strip() else ""
+
+
+@dataclass
+class _Loop:
+    """What the rounds carry from one to the next: the coder's feedback and how often a failure repeated."""
+
+    feedback: str = ""
+    last_signature: str | None = None
+    same: int = 0
+    revised_good: int = 0
+
+
+def _refine(team: Team, result: TeamResult, found: Exploration, loop: _Loop, direct: bool = False) -> bool:
+    """Rounds until the change is judged good and accepted, the team is stuck, or the rounds run out.
+
+    True when the team is done (its stop reason set); False when the rounds ran out, or, for a direct
+    attempt (`direct`), as soon as a round is not judged good: the team then explores and plans.
+    """
     plan = result.plan or Plan("")
     repro = result.reproduction.path if result.reproduction and result.reproduction.failed_before else None
     team.reproduction = repro
-    feedback, last_sig, same, revised_good = "", None, 0, 0
-    for number in range(1, team.max_iterations + 1):
+    for number in range(len(result.rounds) + 1, team.max_iterations + 1):
         team.say(Phase.CODING, number)
         team.check_stop()
-        rnd = code_round(team, plan, found, feedback, Round(number))
+        rnd = code_round(team, plan, found, loop.feedback, Round(number))
         if rnd.tests is not None:
             rnd.judgement = team.judge(rnd.tests, repro)
         result.rounds.append(rnd)
@@ -255,27 +300,28 @@ def _refine(team: Team, result: TeamResult, found: Exploration) -> None:
             result.tests_after, result.judgement = rnd.tests, rnd.judgement
             team.say(Phase.REVIEWING, number)
             team.check_stop()
-            review(team, plan, rnd)
+            review(team, rnd)
         else:
             team.workspace.discard()  # the next round starts from the last commit
         team.board.publish(team.name, round_text.insight(rnd))
         if rnd.good and rnd.verdict == Verdict.ACCEPT:
             result.accepted = True
             result.stop_reason = ACCEPTED
-            return
-        if _enough_revising(result, rnd, revised_good):
-            return
-        revised_good += bool(rnd.good or revised_good)
-        same = same + 1 if rnd.signature == last_sig else 1
-        last_sig = rnd.signature
-        if same > STUCK_AFTER - 1 and not rnd.good:
-            result.stop_reason, result.stop_detail = STUCK, f"the same failure {same} times: {last_sig[:200]}"
-            return
-        feedback = round_text.feedback(rnd, _last_tested(result))
-        if same == REPLAN_AFTER and number < team.max_iterations:
+            return True
+        if _enough_revising(result, rnd, loop.revised_good, team.workspace.diff()):
+            return True
+        loop.revised_good += bool(rnd.good or loop.revised_good)
+        loop.same = loop.same + 1 if rnd.signature == loop.last_signature else 1
+        loop.last_signature = rnd.signature
+        if loop.same > STUCK_AFTER - 1 and not rnd.good:
+            result.stop_reason, result.stop_detail = STUCK, f"the same failure {loop.same} times: {rnd.signature[:200]}"
+            return True
+        loop.feedback = round_text.feedback(rnd, _last_tested(result))
+        if direct and not rnd.good:
+            return False
+        if loop.same == REPLAN_AFTER and number < team.max_iterations:
             plan = _replan(team, result, found)
-    result.stop_reason = MAX_ITERATIONS
-    result.stop_detail = f"{team.max_iterations} rounds used"
+    return False
 
 
 def _last_tested(result: TeamResult) -> Round | None:
@@ -283,14 +329,14 @@ def _last_tested(result: TeamResult) -> Round | None:
     return next((r for r in reversed(result.rounds) if r.tests is not None and r.commit), None)
 
 
-def _enough_revising(result: TeamResult, rnd: Round, revised: int) -> bool:
+def _enough_revising(result: TeamResult, rnd: Round, revised: int, diff: str) -> bool:
     """Stop on a judged-good change the critic keeps revising: one more round at most, and only for feedback
-    that names what is wrong. The good change is kept (run_team goes back to it)."""
+    that names what is wrong in the change (`diff`). The good change is kept (run_team goes back to it)."""
     if revised >= REVISIONS_AFTER_GOOD:
         result.stop_reason, result.stop_detail = TESTS_PASS, (
             f"round {rnd.number} was the one round more the critic's revision bought")
         return True
-    if rnd.good and not names_a_problem(rnd.feedback):
+    if rnd.good and not names_a_problem(rnd.feedback, diff):
         result.stop_reason, result.stop_detail = TESTS_PASS, (
             f"round {rnd.number} passed the tests; the critic's feedback named nothing to change: "
             f"{rnd.feedback[:120]!r}")

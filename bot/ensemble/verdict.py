@@ -215,6 +215,16 @@ def _stem(path: str) -> str:
 _CONCRETE = re.compile(r"`[^`]+`|\b[\w/]+\.\w{1,5}\b|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\b\w+\(|\bline \d+|\d")
 
 
-def names_a_problem(feedback: str) -> bool:
-    """True when a critic's feedback points at something concrete: code, a file, a name, a value or a line."""
-    return len(feedback.strip()) >= 15 and bool(_CONCRETE.search(feedback))
+def names_a_problem(feedback: str, diff: str | None = None) -> bool:
+    """True when a critic's feedback points at something concrete: code, a file, a name, a value or a line.
+
+    Given the change's `diff`, what it points at must be in the change: a reviewer who found a defect in
+    a change can name it, while "consider edge cases" about a change the tests judged good names nothing.
+    """
+    if len(feedback.strip()) < 15:
+        return False
+    named = [m.strip("`(") for m in _CONCRETE.findall(feedback)]
+    if diff is None:
+        return bool(named)
+    words = set(re.findall(r"[\w./]+", diff))
+    return any(len(n) > 1 and (n in words or (" " in n and n in diff)) for n in named)

@@ -28,6 +28,7 @@ from bot.errors import (
     ModelNotFound,
     PromptTooLong,
     ProviderError,
+    StopRequested,
     StructuredReplyError,
     UsageError,
 )
@@ -88,7 +89,7 @@ class ModelManager:
     def __init__(self, chains: Mapping[str, Sequence[Link]], ledger: Ledger, *, policy: RetryPolicy | None = None,
                  cache: ReplyCache | None = None, timeout_s: float = 120.0, max_output_tokens: int = 4096,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
-                 rng: random.Random | None = None):
+                 rng: random.Random | None = None, deadline: float | None = None):
         self.chains = {role: tuple(chain) for role, chain in chains.items()}
         self.ledger = ledger
         self.policy = policy or RetryPolicy()
@@ -98,6 +99,7 @@ class ModelManager:
         self.clock = clock
         self.sleep = sleep
         self.rng = rng or random.Random()
+        self.deadline = deadline  # a `clock()` time: no call is sent after it, none waits past it
         self._answered: dict[str, int] = {}  # request key -> how often this run has answered it
         self._lock = threading.Lock()
 
@@ -117,8 +119,10 @@ class ModelManager:
         prices = PriceTable(llm.prices)
         cache = ReplyCache(cache_dir, llm.cache_max_mb * 1024 * 1024) if cache_dir and use_cache and llm.cache else None
         policy = RetryPolicy(max_attempts=llm.max_attempts, max_wait_s=llm.max_retry_wait_s)
+        deadline = clock() + config.deadline_minutes * 60 if config.deadline_minutes else None
         return cls(chains, Ledger(config.budget_usd, config.budget_tokens, prices), policy=policy, cache=cache,
-                   timeout_s=llm.timeout_s, max_output_tokens=llm.max_output_tokens, clock=clock, sleep=sleep, rng=rng)
+                   timeout_s=llm.timeout_s, max_output_tokens=llm.max_output_tokens, clock=clock, sleep=sleep, rng=rng,
+                   deadline=deadline)
 
     def chain(self, role: str) -> tuple[Link, ...]:
         """The role's model chain, primary first."""
@@ -197,7 +201,7 @@ class ModelManager:
         reservation = self.ledger.reserve(request.role, link.label, model.model, tokens)
         record = RetryLog()
         try:
-            completion: Completion = call_with_retries(lambda: model.complete(request), self.policy, sleep=self.sleep,
+            completion: Completion = call_with_retries(lambda: model.complete(self._in_time(request)), self.policy, sleep=self.sleep,
                                                        rng=self.rng, log_to=record)
         except BaseException:
             self.ledger.release(reservation)
@@ -210,6 +214,18 @@ class ModelManager:
         return Outcome(completion.text, None, completion.usage, cost, completion.request_id, record.retries,
                        rate_limited=sum(e.startswith("RateLimited") for e in record.errors),
                        replayed=completion.replayed, finish_reason=completion.finish_reason)
+
+    def _in_time(self, request: ChatRequest) -> ChatRequest:
+        """`request` with a timeout that ends by the deadline (`deadline_minutes`); StopRequested once it passed.
+
+        A reply the deadline cuts off is not waited for: the run keeps its best judged change instead.
+        """
+        if self.deadline is None:
+            return request
+        left = self.deadline - self.clock()
+        if left <= 0:
+            raise StopRequested("the deadline passed (deadline_minutes)")
+        return dataclasses.replace(request, timeout_s=left) if left < request.timeout_s else request
 
     def _cached(self, key: str, role: str) -> Outcome | None:
         assert self.cache is not None

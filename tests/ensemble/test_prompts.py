@@ -30,12 +30,12 @@ CASES = {
                                                       "", "", "", reproduce=True),
     "coder_fix": lambda: prompts.coder_messages(TASK, PLAN, {"stats/core.py": "def median(v):\n    pass\n"}, "",
                                                 "Tests fail: test_even", "team b: round 1: tests pass"),
-    "critic": lambda: prompts.critic_messages(TASK, PLAN, "--- a/x\n+++ b/x\n-a\n+b\n", "PASSED\n4 passed"),
+    "critic": lambda: prompts.critic_messages(TASK, "--- a/x\n+++ b/x\n-a\n+b\n", "PASSED\n4 passed"),
     "planner_conventions": lambda: prompts.planner_messages(TASK, "stats/core.py: mean, median", "", "",
                                                             conventions=CONVENTIONS),
     "coder_fix_conventions": lambda: prompts.coder_messages(TASK, PLAN, {"stats/core.py": "def median(v):\n    pass\n"},
                                                             "", "", "", conventions=CONVENTIONS),
-    "critic_conventions": lambda: prompts.critic_messages(TASK, PLAN, "--- a/x\n+++ b/x\n-a\n+b\n", "PASSED\n4 passed",
+    "critic_conventions": lambda: prompts.critic_messages(TASK, "--- a/x\n+++ b/x\n-a\n+b\n", "PASSED\n4 passed",
                                                           conventions=CONVENTIONS),
 }
 
@@ -99,7 +99,7 @@ def test_a_huge_issue_body_is_fitted_to_the_model_budget() -> None:
     for messages in (prompts.localization_messages(huge, "map", "ctx", "", 1, budget=4000),
                      prompts.planner_messages(huge, "map", "ctx", "", budget=4000),
                      prompts.coder_messages(huge, PLAN, {"a.py": "x = 1\n"}, "", "", "", budget=4000),
-                     prompts.critic_messages(huge, PLAN, "diff", "PASSED", budget=4000)):
+                     prompts.critic_messages(huge, "diff", "PASSED", budget=4000)):
         chars = sum(len(m.content) for m in messages)
         assert chars < 4000 * 4, chars
         assert "<<<BEGIN task>>>" in messages[-1].content

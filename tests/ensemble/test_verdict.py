@@ -169,3 +169,17 @@ def test_a_break_in_one_class_is_not_hidden_by_a_test_of_the_same_name_in_anothe
     base = {"t.py::TestParse::test_empty": "pass", "t.py::TestFormat::test_empty": "pass", "t.py::test_bug": "fail"}
     after = {"t.py::TestParse::test_empty": "pass", "t.py::TestFormat::test_empty": "fail", "t.py::test_bug": "pass"}
     assert judge(run_of(base), run_of(after)).broken == ("t.py::TestFormat::test_empty",)
+
+
+def test_a_revision_of_a_good_change_must_name_something_in_the_change() -> None:
+    from bot.ensemble.verdict import names_a_problem
+
+    diff = ("--- a/stats.py\n+++ b/stats.py\n@@ -3,2 +3,2 @@ def mean(values):\n"
+            "-    return sum(values) // len(values)\n+    return sum(values) / len(values)\n")
+    assert names_a_problem("`sum(values) / len(values)` fails for an empty list", diff)
+    assert names_a_problem("stats.py: mean() should return 0 when values is empty", diff)
+    assert not names_a_problem("Consider edge cases such as negative_numbers and test them", diff)
+    assert not names_a_problem("Please add more tests for robustness of the change.", diff)
+    assert not names_a_problem("ok", diff)
+    # without the change to check against, anything concrete counts
+    assert names_a_problem("Consider edge cases such as negative_numbers and test them")

@@ -1,0 +1,104 @@
+"""A direct attempt: when the base's tests already fail, the coder tries first, with no exploring or planning call.
+
+Run through `run_task` on the sample repository (median() is wrong for even counts and its test fails
+at the base), deterministic models, real git and pytest on the host.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from bot.config import Config, Models, RoleModel, TeamModelsSpec
+from bot.ensemble.planner import mentioned_paths
+from bot.ensemble.runner import Components, direct_first, run_task
+from bot.ensemble.types import Task
+from tests.ensemble.conftest import (
+    ACCEPT,
+    BAD_FIX,
+    FIX,
+    REPRO,
+    REVISE,
+    FileRetriever,
+    HostPytest,
+    ScriptedModels,
+    happy_script,
+)
+
+TASK = Task("median() is wrong for an even number of values", "median([1, 2, 3, 4]) returns 3; expected 2.5.",
+            slug="median")
+
+
+def run(repo: Path, script: dict, **config: object):
+    models = ScriptedModels(script)
+    parts = Components(models=models, retriever=FileRetriever(repo), runner=HostPytest())
+    result = run_task(repo, TASK, Config(ensembles=1, **config), {}, parts)
+    return result, models
+
+
+def coder_prompts(models: ScriptedModels) -> list[str]:
+    return ["\n".join(m.content for m in messages) for role, messages in models.prompts if role == "coder"]
+
+
+def test_a_direct_attempt_fixes_the_bug_with_one_coder_call_and_one_review(sample: Path) -> None:
+    result, models = run(sample, {("coder", None): [FIX], ("critic", "review"): [ACCEPT]}, first_attempt="direct")
+    assert result.success and result.stop_reason == "accepted"
+    assert models.calls == [("coder", None, "a"), ("critic", "review", "a")]
+    assert "stats/core.py" in result.plan.files
+    prompt = coder_prompts(models)[0]
+    # the coder reads the failing test's output and the failing test's file, not a plan
+    assert "The tests that fail now, before any change" in prompt and "test_median_even" in prompt
+    assert "file tests/test_core.py" in prompt and "<<<BEGIN plan>>>" not in prompt
+    show = subprocess.run(["git", "show", "ensemble/median:stats/core.py"], cwd=sample, capture_output=True,
+                          text=True, check=True).stdout
+    assert "return (ordered[middle - 1] + ordered[middle]) / 2" in show
+
+
+def test_a_failed_direct_attempt_explores_and_plans_with_what_it_taught(sample: Path) -> None:
+    # the planned rounds go on from the direct round's commit, as every round goes on from the last one
+    fix_after_bad = FIX.replace("    return ordered[middle]\n=======", "    return ordered[middle - 1]\n=======")
+    script = {**happy_script(), ("coder", None): [BAD_FIX, REPRO, fix_after_bad], ("critic", "review"): [REVISE, ACCEPT]}
+    result, models = run(sample, script, first_attempt="direct")
+    assert result.success and result.stop_reason == "accepted"
+    assert models.calls[0] == ("coder", None, "a") and ("planner", "plan", "a") in models.calls
+    first_planner = next(i for i, c in enumerate(models.calls) if c[0] == "planner")
+    assert first_planner > 0  # the planner was asked only after the direct round failed
+    planner_prompt = "\n".join(m.content for role, messages in models.prompts if role == "planner" for m in messages)
+    assert "round 1: tests fail" in planner_prompt  # the plan is made with the direct round's outcome
+    assert [r.number for r in result.rounds] == [1, 2]
+
+
+def test_no_direct_attempt_when_no_test_fails_at_the_base(sample: Path) -> None:
+    # With median fixed at the base nothing fails: there is nothing to judge a direct attempt by, so the team
+    # plans (and writes a reproduction test) first.
+    core = sample / "stats" / "core.py"
+    core.write_text(core.read_text().replace("return ordered[middle]",
+                                             "return ordered[middle] if len(ordered) % 2 else "
+                                             "(ordered[middle - 1] + ordered[middle]) / 2"))
+    subprocess.run(["git", "commit", "-qam", "fixed"], cwd=sample, check=True)
+    script = {**happy_script(), ("critic", "review"): [ACCEPT]}
+    _, models = run(sample, script, first_attempt="direct")
+    assert models.calls[0] == ("planner", "explore", "a")
+
+
+def test_first_attempt_auto_goes_direct_only_when_the_planner_is_the_coders_model() -> None:
+    local = RoleModel("openai", "qwen2.5-coder-1.5b-instruct", base_url="http://127.0.0.1:8080/v1")
+    same = Config(models=Models(planner=local, coder=local, critic=local))
+    assert direct_first(same, 0)
+    assert not direct_first(Config(), 0)  # gpt-4o plans for gpt-4o-mini: the slow thinker plans first
+    assert not direct_first(Config(first_attempt="plan", models=same.models), 0)
+    assert direct_first(Config(first_attempt="direct"), 0)
+    # a team with its own planner is judged by its own models
+    own = Config(models=same.models, team_models=(TeamModelsSpec(), TeamModelsSpec(planner=RoleModel("openai", "o3"))))
+    assert direct_first(own, 0) and not direct_first(own, 1)
+    scripted = RoleModel("scripted", "demo.jsonl")
+    assert not direct_first(Config(models=Models(planner=scripted, coder=scripted, critic=scripted)), 0)
+
+
+def test_traceback_paths_are_found_in_the_repository_by_their_tail() -> None:
+    files = {"appconfig/loader.py", "serve.py", "tests/test_loader.py"}
+    text = ('  File "/srv/shop/serve.py", line 11, in main\n'
+            '  File "/srv/shop/appconfig/loader.py", line 16, in load\n'
+            '  File "/usr/lib/python3.11/configparser.py", line 1273, in __getitem__\n'
+            "at tests/test_loader.py:9 in test_port_defaults\n")
+    assert mentioned_paths(text, files.__contains__) == ["serve.py", "appconfig/loader.py", "tests/test_loader.py"]

@@ -1,0 +1,32 @@
+"""`deadline_minutes` bounds the model calls: none is sent after it and none is waited for past it."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from bot.errors import StopRequested
+from bot.llm import Message, ModelManager
+from tests.llm.conftest import make_config
+
+ASK = [Message("system", "You are the planner."), Message("user", "Plan the change.")]
+
+
+def test_a_hanging_call_ends_at_the_deadline_not_at_the_request_timeout(openai_server, env) -> None:
+    openai_server.hang(seconds=60)
+    manager = ModelManager.from_config(make_config(deadline_minutes=0.03, llm_timeout_s=120), env, None)
+    start = time.monotonic()
+    with pytest.raises(StopRequested, match="deadline"):
+        manager.complete("planner", ASK)
+    assert time.monotonic() - start < 15  # 1.8 s of deadline, a retry's backoff; never the 120 s timeout
+
+
+def test_no_call_is_sent_once_the_deadline_passed(openai_server, env) -> None:
+    openai_server.set_default("the plan")
+    manager = ModelManager.from_config(make_config(deadline_minutes=0.01), env, None)
+    assert manager.complete("planner", ASK).text == "the plan"
+    time.sleep(0.7)
+    with pytest.raises(StopRequested):
+        manager.complete("planner", ASK)
+    assert openai_server.count() == 1
