@@ -7,9 +7,12 @@
 
 Every agent gets the same issue text (task.md), a fresh git repository of the task, the same
 model behind a counting proxy (bench/usage_proxy.py: model requests, prompt and completion
-tokens per agent and task) and the same wall budget per task. The engine runs in this process
-through bench/real_model.py's run path: its stop is requested at the budget and it ends the
-step it is in. A peer is a subprocess, killed with its process group at the budget. Every
+tokens per agent and task, every reply capped at the same --max-output-tokens) and the same wall
+budget per task. The engine runs in this process through bench/real_model.py's run path, with
+the budget as its `deadline_minutes`: no model call of its own waits past it. A peer is a
+subprocess, killed with its process group at the budget. A request the server was still working
+on for a stopped agent is let finish (or the server restarted, --restart-server) before the next
+agent starts, so no agent pays for another's leftovers. Every
 result tree is judged by bench/judge.py: solved = the task's failing tests pass and no test
 that passed before broke.
 
