@@ -51,6 +51,7 @@ from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import BudgetExceeded, StopRequested
 from bot.forge import Workspace
 from bot.forge.policy import DEFAULT_MAX_FILE_BYTES
+from bot.redact import clip
 from bot.trace import span
 from common.testfiles import is_test_path
 
@@ -250,7 +251,7 @@ def _refine(team: Team, result: TeamResult, found: Exploration) -> None:
         result.rounds.append(rnd)
         if rnd.applied and not rnd.compile_error:
             # Commit before the review, so a budget stop during it still leaves the tested change.
-            rnd.commit = commit_round(team, rnd, f"{team.task.title[:60]} (round {number})", round_text.round_body(plan, rnd, "fix"))
+            rnd.commit = commit_round(team, rnd, f"{clip(team.task.title, 60)} (round {number})", round_text.round_body(plan, rnd, "fix"))
         if rnd.applied and not rnd.compile_error:
             result.tests_after, result.judgement = rnd.tests, rnd.judgement
             team.say(Phase.REVIEWING, number)
@@ -269,7 +270,7 @@ def _refine(team: Team, result: TeamResult, found: Exploration) -> None:
         same = same + 1 if rnd.signature == last_sig else 1
         last_sig = rnd.signature
         if same > STUCK_AFTER - 1 and not rnd.good:
-            result.stop_reason, result.stop_detail = STUCK, f"the same failure {same} times: {last_sig[:200]}"
+            result.stop_reason, result.stop_detail = STUCK, f"the same failure {same} times: {clip(last_sig, 200)}"
             return
         feedback = round_text.feedback(rnd, _last_tested(result))
         if same == REPLAN_AFTER and number < team.max_iterations:
@@ -293,7 +294,7 @@ def _enough_revising(result: TeamResult, rnd: Round, revised: int) -> bool:
     if rnd.good and not names_a_problem(rnd.feedback):
         result.stop_reason, result.stop_detail = TESTS_PASS, (
             f"round {rnd.number} passed the tests; the critic's feedback named nothing to change: "
-            f"{rnd.feedback[:120]!r}")
+            f"{clip(rnd.feedback, 120)!r}")
         return True
     return False
 
