@@ -64,6 +64,7 @@ def test_an_edit_to_an_absolute_path_outside_the_repository_is_refused_and_never
     openai.reply(ENOUGH, marker="You are the planner", times=0)
     openai.reply(f"{REPRO}\n\n{planted}\n<<<<<<< SEARCH\n=======\nplanted = 1\n>>>>>>> REPLACE\n",
                  marker="You are the coder")
+    openai.reply("The test is written; the other file is not needed.", marker="You are the coder")
     openai.reply(FIX, marker="You are the coder", times=0)
     openai.reply(data={"verdict": "accept", "feedback": "Correct."}, schema="review", times=0)
 
