@@ -33,7 +33,7 @@ from actions.router import route
 from actions.summary import pull_url, step_summary
 from bot.errors import UsageError
 from bot.persist import append_text
-from bot.redact import SECRET_ENV_VARS
+from bot.redact import secret_values
 from bot.trace import Tracer, runs_dir, span
 
 log = logging.getLogger(__name__)
@@ -89,7 +89,7 @@ def build_context(env: Mapping[str, str], event: Event, engine: Engine | None, p
     repo = env.get("GITHUB_REPOSITORY") or event.repo
     forge = GitHubForge(repo, token, env.get("GITHUB_API_URL", "https://api.github.com"),
                         env.get("GITHUB_SERVER_URL", "https://github.com"),
-                        secrets=[env[name] for name in SECRET_ENV_VARS if env.get(name)])
+                        secrets=secret_values(env))
     workdir = Path(env.get("ENSEMBLE_WORKDIR") or _temp_root(env) / "ensemble")
     bots = {"github-actions[bot]", *filter(None, [env.get("ENSEMBLE_BOT_LOGIN", "")])}
     ctx = Context(event=event, forge=forge, env=env, workdir=workdir / secrets.token_hex(4),

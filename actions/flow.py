@@ -22,6 +22,7 @@ from actions.settings import register_secrets, remote_config
 from actions.threads import answer_threads, request_review
 from bot.config import Config, load_config
 from bot.ensemble.types import STOPPED, Plan, RunResult, Task
+from bot.redact import clip
 from bot.trace import new_run_id, span
 
 log = logging.getLogger(__name__)
@@ -156,7 +157,7 @@ def _run_engine(ctx: Context, clone: Path, task: Task, config: Config, progress:
             result = ctx.engine(clone, task, config, env, run_id=run_id, progress=progress.on_progress,
                                 stop=watcher.event)
         except Exception as exc:
-            progress.update(f"The run failed and nothing was pushed: {type(exc).__name__}: {str(exc)[:500]}")
+            progress.update(f"The run failed and nothing was pushed: {type(exc).__name__}: {clip(str(exc), 500)}")
             raise
     if watcher.by:
         result.notes.append(f"stopped by @{watcher.by}")

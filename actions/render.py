@@ -12,6 +12,7 @@ from actions.engine import plan_text
 from actions.markers import inert, marker, without_markers
 from bot.ensemble.report import judged_lines, name_list, tests_line, yes_no
 from bot.ensemble.types import CRASHED, RunResult
+from bot.redact import clip
 
 STAGES = (("indexed", "Indexed the repository"), ("planned", "Planned the change"), ("coded", "Wrote the code"),
           ("tested", "Ran the tests"), ("reviewed", "Reviewed the change"), ("pr", "Opened the pull request"))
@@ -87,7 +88,7 @@ def _test_changes(result: RunResult) -> list[str]:
              "names them:"]
     for change in result.test_changes:
         fence = "````" if "```" in change.diff else "```"
-        lines += [f"- {_code(change.path)}", "", f"{fence}diff", without_markers(change.diff)[:6000], fence, ""]
+        lines += [f"- {_code(change.path)}", "", f"{fence}diff", clip(without_markers(change.diff), 6000), fence, ""]
     return lines
 
 
@@ -96,7 +97,7 @@ def _refusals(result: RunResult) -> list[str]:
     if not result.refused:
         return []
     return ["## Refused edits", "These edits were refused and undone; none of them is in this pull request:",
-            *[f"- {inert(r[:300])}" for r in result.refused[:20]],
+            *[f"- {inert(clip(r, 300))}" for r in result.refused[:20]],
             *([f"- … and {len(result.refused) - 20} more"] if len(result.refused) > 20 else []), ""]
 
 

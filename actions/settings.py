@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from actions.context import Context
 from bot.config import CONFIG_PATH, Config, apply_env_overrides, parse_config
+from bot.redact import exempt_secret_names, secret_values
 from bot.trace import current_tracer
 
 
@@ -17,7 +18,9 @@ def remote_config(ctx: Context) -> Config:
 
 
 def register_secrets(ctx: Context, config: Config) -> None:
-    """Mask the values of the variables the config names in `secret_env`, in comments and in the trace."""
-    configured = [ctx.env[name] for name in config.secret_env if ctx.env.get(name)]
+    """Mask the values of the variables the config names in `secret_env` and of those named like secrets but
+    for `not_secret_env`, in comments and in the trace."""
+    exempt_secret_names(config.not_secret_env)
+    configured = secret_values(ctx.env, config.secret_env)
     ctx.forge.add_secrets(configured)
     current_tracer().add_secrets(configured)

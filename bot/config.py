@@ -179,8 +179,12 @@ class Config:
     heal: HealSpec = HealSpec()
     on_approval: Literal["ready_for_review", "merge"] = "ready_for_review"
     require_plan_approval: bool = False
-    # Names of further environment variables whose values are secrets, redacted like GITHUB_TOKEN.
+    # Names of further environment variables whose values are secrets, redacted like GITHUB_TOKEN (variables
+    # named like secrets, *TOKEN*, *SECRET*, *PASSWORD*, *API_KEY* ..., are already: bot/redact.is_secret_name).
     secret_env: tuple[str, ...] = ()
+    # Variables named like secrets that are not (a false positive of the name sweep, whose value would be
+    # blanked all over the run's output); secret_env and the bot's own keys cannot be exempted.
+    not_secret_env: tuple[str, ...] = ()
     # The repository's conventions for every role, after AGENTS.md (bot/ensemble/instructions.py).
     instructions: str = ""
     source: str = field(default="(defaults)", metadata={"internal": True})

@@ -24,7 +24,7 @@ from indexer.files import (
 )
 from indexer.index import RepoIndex, embedding_input
 from indexer.retrieval import FusionParams
-from indexer.store import MODELS_DIR, StoredIndex, index_dir, load_store, lock_path, save_store
+from indexer.store import StoredIndex, index_dir, load_store, lock_path, save_store
 from indexer.tokens import tokenize
 
 log = logging.getLogger(__name__)
@@ -64,7 +64,7 @@ def open_index(repo_dir: Path, *, include: Sequence[str] = (), exclude: Sequence
             return RepoIndex(repo, stored, embedder, params)
         files = list_files(repo, tuple(include), tuple(exclude), max_file_kb)
         if stored is None or stored.files != {f.path: f.blob for f in files} or stored.commit != head_commit(repo):
-            embedder = embedder or make_embedder(model_name, cache_dir=root / MODELS_DIR)
+            embedder = embedder or make_embedder(model_name)
             stored = update_store(repo, stored, files, embedder, cache_path or root / "embeddings.sqlite", progress,
                                   embed_all, redact)
             try:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -131,13 +130,13 @@ def canonical_model_name(name: str | None) -> str:
     return name
 
 
-def make_embedder(name: str | None = None, cache_dir: Path | None = None) -> Embedder:
+def make_embedder(name: str | None = None) -> Embedder:
     """The embedder for a configured model name; `static:` names use the distilled static model."""
     name = canonical_model_name(name)
     if name.startswith(STATIC_PREFIX):
         from indexer.static import StaticEmbedder
 
-        return StaticEmbedder(name[len(STATIC_PREFIX):], cache_dir=cache_dir)
+        return StaticEmbedder(name[len(STATIC_PREFIX):])
     if name.startswith(INT8_PREFIX):
         return SentenceEmbedder(name[len(INT8_PREFIX):], int8=True)
     return SentenceEmbedder(name)

@@ -26,7 +26,7 @@ from indexer.retrieval import (
     hybrid_chunks,
     hybrid_files,
 )
-from indexer.store import MODELS_DIR, StoredIndex, load_faiss
+from indexer.store import StoredIndex, load_faiss
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +69,7 @@ class RepoIndex:
     def embedder(self) -> Embedder:
         """The embedder that built the index (loaded on first use)."""
         if self._embedder is None:
-            models = self.stored.location / MODELS_DIR if self.stored.location else None
-            self._embedder = make_embedder(self.stored.model, cache_dir=models)
+            self._embedder = make_embedder(self.stored.model)
         return self._embedder
 
     @property

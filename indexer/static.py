@@ -2,19 +2,23 @@
 
 Built once, offline, from the local model: each token is run through the transformer on its own,
 the vectors are reduced by PCA and down-weighted for frequent tokens (Zipf prior on vocabulary
-rank), then saved. Embedding a text is a tokenizer call and an average: no transformer at query
-or index time. Same idea as model2vec's distillation, without its extra dependencies.
+rank), then saved in the user's cache (`$XDG_CACHE_HOME/ensemble-bot/static/`), shared by every
+repository; a repository's `.ensemble/index/` holds only what depends on the repository. Embedding
+a text is a tokenizer call and an average: no transformer at query or index time. Same idea as model2vec's distillation, without its extra dependencies.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from common.userdirs import user_cache_dir
 from indexer.embedder import DEFAULT_MODEL, STATIC_PREFIX, load_sentence_model, resolve_model_path
 
 log = logging.getLogger(__name__)
@@ -26,9 +30,9 @@ DISTILL_VERSION = "1"
 
 
 def default_cache_dir() -> Path:
-    """Where distilled models live unless told otherwise: $XDG_CACHE_HOME/ensemble-bot/static."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "ensemble-bot" / "static"
+    """Where distilled models live: `$XDG_CACHE_HOME/ensemble-bot/static`, one per source model for the user,
+    shared by every repository (about 31 MB each: too much to keep in each repository's index)."""
+    return user_cache_dir() / "static"
 
 
 def distill(model_name: str | None, pca_dims: int = PCA_DIMS) -> np.ndarray:
@@ -55,20 +59,55 @@ def distill(model_name: str | None, pca_dims: int = PCA_DIMS) -> np.ndarray:
     return weighted
 
 
-def distilled_path(source: str, cache_dir: Path | None = None) -> Path:
-    """Where the distillation of the model folder `source` is (or will be) stored."""
-    key = hashlib.sha256(f"{DISTILL_VERSION}:{PCA_DIMS}:{source}".encode()).hexdigest()[:16]
-    return (cache_dir or default_cache_dir()) / f"{key}.npy"
+def distilled_path(model_name: str | None, cache_dir: Path | None = None) -> Path:
+    """Where the distillation of a sentence-transformers model (None: the bundled one) is (or will be)
+    stored: named after the model and keyed by its files' contents, so a changed model is distilled afresh
+    and one model is distilled once whatever folder (virtual environment, worktree) it is installed in."""
+    source = resolve_model_path(model_name)
+    key = hashlib.sha256(f"{DISTILL_VERSION}:{PCA_DIMS}:{model_fingerprint(source)}".encode()).hexdigest()[:16]
+    return (cache_dir or default_cache_dir()) / f"{Path(model_name or DEFAULT_MODEL).name}-{key}.npy"
+
+
+def model_fingerprint(source: str) -> str:
+    """A SHA-256 over the relative paths and contents of the files in the model folder `source`."""
+    files = sorted(p for p in Path(source).rglob("*") if p.is_file())
+    return _fingerprint(tuple((str(p.relative_to(source)), *_stat(p)) for p in files), source)
+
+
+def _stat(path: Path) -> tuple[int, int]:
+    stat = path.stat()
+    return stat.st_size, stat.st_mtime_ns
+
+
+@functools.cache
+def _fingerprint(files: tuple[tuple[str, int, int], ...], source: str) -> str:
+    """Hashing 90 MB of weights takes a fraction of a second: once per process and unchanged folder."""
+    digest = hashlib.sha256()
+    for relative, _size, _mtime in files:
+        digest.update(relative.encode() + b"\0")
+        with open(Path(source) / relative, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
 
 
 def _save(path: Path, vectors: np.ndarray) -> None:
+    """Write `vectors` to a temporary file beside `path` and rename it into place: two runs distilling at
+    once each rename a whole file, and a failed write leaves no half one behind."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}.npy")
-        np.save(tmp, vectors, allow_pickle=False)
-        os.replace(tmp, path)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:  # a read-only cache only costs a distillation next time
         log.warning("cannot keep the distilled model in %s: %s", path.parent, exc)
+        return
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.save(fh, vectors, allow_pickle=False)
+        os.replace(tmp, path)
+    except OSError as exc:
+        log.warning("cannot keep the distilled model in %s: %s", path.parent, exc)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
 
 
 class StaticEmbedder:
@@ -79,18 +118,14 @@ class StaticEmbedder:
 
         source = resolve_model_path(model_name)
         self.name = STATIC_PREFIX + (model_name or DEFAULT_MODEL)
-        # the distillation is looked for beside the index (which CI caches) and in the user's cache, and
-        # kept in both: one per machine, not one per repository
-        paths = list(dict.fromkeys(distilled_path(source, d) for d in (cache_dir, default_cache_dir()) if d))
-        found = next((p for p in paths if p.is_file()), None)
-        if found is not None:
-            self._vectors = np.load(found, allow_pickle=False)
+        self.path = distilled_path(model_name, cache_dir)
+        if self.path.is_file():
+            self._vectors = np.load(self.path, allow_pickle=False)
         else:
-            log.info("distilling a static embedding model from %s (once, about 30 s)", source)
+            log.info("distilling a static embedding model from %s into %s (once per user, about 30 s)",
+                     source, self.path.parent)
             self._vectors = distill(model_name)
-        for path in paths:
-            if not path.is_file():
-                _save(path, self._vectors)
+            _save(self.path, self._vectors)
         self.dim = int(self._vectors.shape[1])
         self._tokenizer = Tokenizer.from_file(str(Path(source) / "tokenizer.json"))
         self._tokenizer.no_padding()

@@ -17,6 +17,7 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -30,7 +31,9 @@ log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
 INDEX_DIR = ".ensemble/index"
-MODELS_DIR = "models"  # the static embedder's distillation, kept (and cached by CI) with the index
+# Where earlier versions kept the static embedder's distillation (31 MB per repository); it now lives in
+# the user's cache (indexer/static.py), and a save removes this folder.
+LEGACY_MODELS_DIR = "models"
 REBUILD_SHARE = 0.25  # HNSW is built afresh once removed vectors are this share of it
 HNSW_THRESHOLD = 200_000  # exact search stays under ~50 ms up to here on 2 cores (bench/retrieval.py)
 
@@ -104,6 +107,7 @@ def save_store(root: Path, stored: StoredIndex) -> None:
     for old in root.glob("*-*.*"):
         if gen not in old.name and old.name.split("-")[0] in ("chunks", "vectors", "hnsw"):
             old.unlink(missing_ok=True)
+    shutil.rmtree(root / LEGACY_MODELS_DIR, ignore_errors=True)
 
 
 def read_manifest(root: Path) -> dict[str, Any] | None:

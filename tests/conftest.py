@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,12 +16,34 @@ CLEARED_PREFIXES = ("GITHUB_", "RUNNER_", "INPUT_", "OPENAI_", "GEMINI_", "GOOGL
                     "OTEL_")
 
 
+@pytest.fixture(scope="session")
+def user_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tests' `$XDG_CACHE_HOME`: never the developer's. One for the whole session (shared by the xdist
+    workers), seeded with the developer's distilled embedding models, read only, so the distillation (about
+    30 s) runs at most once per session rather than once per test."""
+    from common.userdirs import user_cache_dir
+
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "user-cache"
+    seeded = root / "ensemble-bot" / "static"
+    seeded.mkdir(parents=True, exist_ok=True)
+    real = user_cache_dir() / "static"
+    for model in sorted(real.glob("*-????????????????.npy")) if real.is_dir() else ():
+        if not (seeded / model.name).exists():
+            tmp = seeded / f".{model.name}.{os.getpid()}.tmp"
+            shutil.copyfile(model, tmp)
+            os.replace(tmp, seeded / model.name)  # whole or not at all: other workers read it at once
+    return root
+
+
 @pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """No test sees the developer's tokens, proxies to real services or Actions variables."""
+def clean_env(monkeypatch: pytest.MonkeyPatch, user_cache: Path) -> Iterator[None]:
+    """No test sees the developer's tokens, proxies to real services or Actions variables, or writes in the
+    developer's cache."""
     for name in list(os.environ):
         if name.startswith(CLEARED_PREFIXES) and name != "ENSEMBLE_BASE_IMAGE":
             monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(user_cache))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Author")
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "author@example.com")

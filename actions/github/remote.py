@@ -12,6 +12,7 @@ from pathlib import Path
 
 from actions.github.base import ForgeError, GitHubBase
 from bot.forge import BRANCH_PREFIX
+from bot.redact import clip
 from bot.trace import span
 from common.git import GitError, git
 
@@ -61,4 +62,4 @@ def refuse_foreign_branch(branch: str) -> None:
 
 def git_words(exc: GitError) -> str:
     """What git said on stderr, on one line and cut to its end."""
-    return (exc.stderr or str(exc)).strip().replace("\n", " ")[-400:]
+    return clip((exc.stderr or str(exc)).strip().replace("\n", " "), 400, keep="tail")

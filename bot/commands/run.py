@@ -12,7 +12,7 @@ from typing import Any
 
 from bot.errors import UsageError
 from bot.extras import require_engine
-from bot.redact import scrub
+from bot.redact import clip, scrub
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -41,7 +41,7 @@ def read_task(args: argparse.Namespace) -> Any:
     if not text:
         raise UsageError("the task is empty; say what to do with --task TEXT or --task-file FILE")
     title, _, body = text.partition("\n")
-    return Task(title.strip()[:200], body.strip())
+    return Task(clip(title.strip(), 200), body.strip())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -110,7 +110,7 @@ class ProgressView:
         where = f"team {team}" if team != "-" else "run"
         round_text = f" round {rnd}" if rnd else ""
         line = (f"[{time.monotonic() - self.started:6.1f}s] {where}{round_text}: {phase}"
-                f"{' ' + detail[:60] if detail else ''}  ({tokens} tokens, ${spend.get('cost_usd', 0):.4f})")
+                f"{' ' + clip(detail, 60) if detail else ''}  ({tokens} tokens, ${spend.get('cost_usd', 0):.4f})")
         print(scrub(line), file=sys.stderr, flush=True)
 
     def done(self) -> None:

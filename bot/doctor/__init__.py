@@ -15,6 +15,7 @@ from bot.doctor.check import Check, DoctorContext
 from bot.doctor.github import check_github_actions, check_github_token
 from bot.doctor.machine import (
     check_base_image,
+    check_caches,
     check_config,
     check_docker,
     check_embedding_model,
@@ -26,14 +27,14 @@ from bot.doctor.machine import (
 from bot.doctor.models import base_url, check_local_profile, check_model_keys
 from bot.doctor.toolchains import check_toolchains
 
-__all__ = ["CHECKS", "Check", "DoctorContext", "base_url", "check_base_image", "check_config", "check_docker",
+__all__ = ["CHECKS", "Check", "DoctorContext", "base_url", "check_base_image", "check_caches", "check_config", "check_docker",
            "check_embedding_model", "check_github_actions", "check_github_token", "check_index", "check_instructions",
            "check_local_profile", "check_model_keys", "check_packages", "check_python", "check_toolchains", "render",
            "run_checks"]
 
 CHECKS: tuple[Callable[[DoctorContext], Check | list[Check]], ...] = (
     check_python, check_packages, check_config, check_docker, check_base_image, check_toolchains,
-    check_embedding_model, check_index, check_instructions, check_model_keys, check_local_profile, check_github_actions,
+    check_embedding_model, check_index, check_caches, check_instructions, check_model_keys, check_local_profile, check_github_actions,
     check_github_token,
 )
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import platform
 import sys
 from importlib import metadata
+from pathlib import Path
 
 from bot.config import Config, load_config
 from bot.doctor.check import Check, DoctorContext
 from bot.errors import ConfigError
+from common.userdirs import user_cache_dir
 
 PACKAGES = ("ensemble-bot", "openai", "google-genai", "PyGithub", "pathspec", "docker", "PyYAML")
 ENGINE_PACKAGES = ("faiss-cpu", "sentence-transformers", "torch", "bm25s")  # the `engine` extra
@@ -122,6 +124,22 @@ def check_index(ctx: DoctorContext) -> Check:
     detail = (f"{len(manifest.get('files', {}))} files, {manifest.get('chunk_count', '?')} chunks, built by "
               f"{manifest.get('model')} at commit {commit[:12] or '(none)'}" + ("" if fresh else ", behind HEAD"))
     return Check("Retrieval index", True, detail + ("" if fresh else "; the next search or run updates it"))
+
+
+def check_caches(ctx: DoctorContext) -> Check:
+    """Where the bot keeps things and how much: the user's model cache (shared by every repository), and the
+    repository's index and reply cache under `.ensemble/` (each safe to delete: it is rebuilt)."""
+    places = [("model cache", user_cache_dir(ctx.env) / "static"), ("index", ctx.repo / ".ensemble" / "index"),
+              ("reply cache", ctx.repo / ".ensemble" / "cache")]
+    return Check("Caches", True, "; ".join(f"{what} {path} ({_size(path)})" for what, path in places))
+
+
+def _size(path: Path) -> str:
+    """A folder's size in MB (`none yet` when it does not exist)."""
+    if not path.is_dir():
+        return "none yet"
+    total = sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+    return f"{total / 1e6:.1f} MB"
 
 
 def check_instructions(ctx: DoctorContext) -> Check:

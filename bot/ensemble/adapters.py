@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from bot.ensemble.ports import ModelClient, ModelReply
 from bot.ensemble.types import Retrieved, TestOutcome
 from bot.llm.types import Message
+from bot.redact import clip
 from bot.trace import span
 
 if TYPE_CHECKING:
@@ -33,15 +34,15 @@ class IndexRetriever:
 
     def search(self, query: str, k: int = 8) -> list[tuple[Retrieved, str]]:
         """Chunk-level hits for `query`, best first."""
-        with span("index.search", query=query[:200], k=k) as s:
+        with span("index.search", query=clip(query, 200), k=k) as s:
             hits = self.index.search(query, k=k, level="chunk")
             s.set(hits=len(hits), top=[h.path for h in hits[:3]])
-        return [(Retrieved(h.path, "search", float(h.score), h.start_line, h.end_line, query[:80]), h.text or "")
+        return [(Retrieved(h.path, "search", float(h.score), h.start_line, h.end_line, clip(query, 80)), h.text or "")
                 for h in hits]
 
     def lookup_symbol(self, name: str) -> list[tuple[Retrieved, str]]:
         """Definitions of `name`."""
-        with span("index.symbol", symbol=name[:200]) as s:
+        with span("index.symbol", symbol=clip(name, 200)) as s:
             hits = self.index.lookup_symbol(name)
             s.set(hits=len(hits))
         return [(Retrieved(h.path, "symbol", float(getattr(h, "score", 1.0)), h.start_line, h.end_line, name),

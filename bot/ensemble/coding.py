@@ -35,6 +35,7 @@ from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import ContextTooLong, PromptTooLong
 from bot.forge.policy import content_problems, too_large
 from bot.llm.types import Message
+from bot.redact import clip
 from bot.trace import span
 from common.tokens import chars_for_tokens, estimate_tokens
 
@@ -177,7 +178,7 @@ def _turn(team: Team, parsed: ParseResult, text: str, shown: list[str], edits: R
         turn = [*copied, *_apply(team, parsed, shown, edits)]
         # what the coder wrote and why it did not apply: the evidence for model behaviour analysis
         s.set(applied=edits.applied, failures=[f"{f.reason}: {f.path}" for f in turn][:10],
-              reply_head=text[:REPLY_TRACE_CHARS] if turn else "")
+              reply_head=clip(text, REPLY_TRACE_CHARS) if turn else "")
     edits.refusals += [f for f in turn if f.reason in POLICY_REASONS]
     return turn
 

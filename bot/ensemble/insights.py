@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from bot.persist import write_text
+from bot.redact import clip
 
 log = logging.getLogger(__name__)
 STORE_FILE = "insights.jsonl"
@@ -71,9 +72,9 @@ class Lesson:
 
     def text(self) -> str:
         """The lesson as one line for a prompt."""
-        parts = [f"task: {self.task[:160]}", f"outcome: {self.outcome}"]
-        parts += [f"worked: {self.worked[:200]}"] if self.worked else []
-        parts += [f"failed: {self.failed[:200]}"] if self.failed else []
+        parts = [f"task: {clip(self.task, 160)}", f"outcome: {self.outcome}"]
+        parts += [f"worked: {clip(self.worked, 200)}"] if self.worked else []
+        parts += [f"failed: {clip(self.failed, 200)}"] if self.failed else []
         return "; ".join(parts)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from bot.ensemble.types import RunResult, TestOutcome
+from bot.redact import clip
 
 Quote = Callable[[str], str]  # writes one test name for markdown (code span, neutralized)
 NAMES_SHOWN = 10
@@ -69,7 +70,7 @@ def render_summary(result: RunResult) -> str:
         lines.append("NOTE: the model replies in this run were REPLAYED from a scripted transcript, not live.")
     lines.append(f"stop reason: {result.stop_reason} ({result.stop_words})")
     if result.stop_detail and result.stop_reason != "accepted":
-        lines.append(f"  detail: {result.stop_detail[:300]}")
+        lines.append(f"  detail: {clip(result.stop_detail, 300)}")
     for question in result.questions:
         lines.append(f"question: {question}")
     lines.append(f"branch: {result.branch if result.commits else '(not created: no passing change)'}")
@@ -88,7 +89,7 @@ def render_summary(result: RunResult) -> str:
     if result.decision:
         lines.append(f"teams: {result.decision}")
     for refusal in result.refused:
-        lines.append(f"refused edit: {refusal[:300]}")
+        lines.append(f"refused edit: {clip(refusal, 300)}")
     for change in result.test_changes:
         lines.append(f"test change the task asked for: {change.path}")
         lines += [f"  {line}" for line in change.diff.splitlines()[:40]]

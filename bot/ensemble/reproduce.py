@@ -12,6 +12,7 @@ from bot.ensemble.commits import commit_round
 from bot.ensemble.planner import Exploration
 from bot.ensemble.types import Phase, Plan, Reproduction, Round, TestOutcome
 from bot.ensemble.workspace_files import WorkspaceFiles
+from bot.redact import clip
 
 if TYPE_CHECKING:
     from bot.ensemble.team import Team
@@ -43,7 +44,7 @@ def reproduce(team: Team, plan: Plan, found: Exploration) -> Reproduction:
             return Reproduction(path, failed_before=failed, note=note, refused=tuple(refused))
         team.workspace.discard()
         feedback = rnd.edit_errors or rnd.compile_error
-    return Reproduction(path, note=f"the coder could not write a working reproduction test: {feedback[:300]}",
+    return Reproduction(path, note=f"the coder could not write a working reproduction test: {clip(feedback, 300)}",
                         refused=tuple(refused))
 
 

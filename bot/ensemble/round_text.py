@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from bot.ensemble import prompts
 from bot.ensemble.types import Plan, Round, TeamResult, Verdict
+from bot.redact import clip
 
 
 def test_report(rnd: Round) -> str:
@@ -60,11 +61,11 @@ def feedback(rnd: Round, last_tested: Round | None = None) -> str:
 def insight(rnd: Round) -> str:
     """One line on the round for the other teams and for re-planning."""
     if not rnd.applied:
-        return f"round {rnd.number}: edits did not apply ({rnd.edit_errors[:160]})"
+        return f"round {rnd.number}: edits did not apply ({clip(rnd.edit_errors, 160)})"
     if rnd.compile_error:
-        return f"round {rnd.number}: compile error {rnd.compile_error[:160]}"
-    state = "tests pass" if rnd.good else f"tests fail: {rnd.signature[:160]}"
-    return f"round {rnd.number}: {state}; critic {rnd.verdict or '-'}: {rnd.feedback[:160]}"
+        return f"round {rnd.number}: compile error {clip(rnd.compile_error, 160)}"
+    state = "tests pass" if rnd.good else f"tests fail: {clip(rnd.signature, 160)}"
+    return f"round {rnd.number}: {state}; critic {rnd.verdict or '-'}: {clip(rnd.feedback, 160)}"
 
 
 def history(result: TeamResult) -> str:

@@ -43,7 +43,7 @@ from bot.ensemble.types import (
 )
 from bot.forge import Forge, Workspace
 from bot.forge.local import LocalForge, slugify
-from bot.redact import register_secrets, secret_values
+from bot.redact import clip, exempt_secret_names, register_secrets, secret_values
 from bot.trace import Tracer, new_run_id, propagate, runs_dir, span
 
 log = logging.getLogger(__name__)
@@ -75,13 +75,14 @@ def run_task(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str],
     parts = parts or Components()
     repo_dir = Path(repo_dir).resolve()
     run_id = run_id or new_run_id()
+    exempt_secret_names(config.not_secret_env)  # before anything masks: the tracer reads the environment too
     tracer = Tracer.for_run(runs_dir(env, repo_dir / ".ensemble" / "runs"), run_id, env,
                             secret_names=config_secret_names(config))
     started = time.monotonic()
     result = RunResult(run_id, task, trace=str(tracer.path))
     register_secrets(secret_values(env, config_secret_names(config)))
     forge = parts.forge or LocalForge(repo_dir, run_id, config.paths.max_file_kb * 1024)
-    with tracer.activate(), span("ensemble.run", run_id=run_id, task=task.title[:200],
+    with tracer.activate(), span("ensemble.run", run_id=run_id, task=clip(task.title, 200),
                                  settings=run_settings(config)) as s:
         try:
             _run(repo_dir, task, config, env, parts, forge, result)
@@ -302,6 +303,6 @@ def _replayed(usage: Mapping[str, Any]) -> bool:
 
 def _lesson(task: Task, result: RunResult, winner: TeamResult | None) -> Lesson:
     worked = result.plan.summary if result.success and result.plan else ""
-    failed = "" if result.success else f"{result.stop_words}: {result.stop_detail[:200]}"
-    return Lesson(task=task.text[:500], outcome="passed" if result.success else result.stop_reason or "",
+    failed = "" if result.success else f"{result.stop_words}: {clip(result.stop_detail, 200)}"
+    return Lesson(task=clip(task.text, 500), outcome="passed" if result.success else result.stop_reason or "",
                   worked=worked, failed=failed)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.ensemble.types import CRASHED, TeamResult
+from bot.redact import clip
 
 
 def rank_key(team: TeamResult) -> tuple[int, ...]:
@@ -42,7 +43,7 @@ def choose_winner(teams: Sequence[TeamResult]) -> tuple[TeamResult | None, str]:
 def describe(team: TeamResult) -> str:
     """One team's outcome in a few words."""
     if team.stop_reason == CRASHED and not team.passed:
-        return f"crashed: {team.error[:200]}"
+        return f"crashed: {clip(team.error, 200)}"
     judged = team.judgement
     failing = len(judged.blamed) if judged is not None else len(team.tests_after.failing) if team.tests_after else 0
     tests = ("tests pass" if team.passed else f"{failing} failing tests" if team.tests_after else "no test run")

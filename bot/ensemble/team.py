@@ -56,6 +56,7 @@ from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import BudgetExceeded, StopRequested
 from bot.forge import Workspace
 from bot.forge.policy import DEFAULT_MAX_FILE_BYTES
+from bot.redact import clip
 from bot.trace import span
 from common.testfiles import is_test_path
 
@@ -295,7 +296,7 @@ def _refine(team: Team, result: TeamResult, found: Exploration, loop: _Loop, dir
         result.rounds.append(rnd)
         if rnd.applied and not rnd.compile_error:
             # Commit before the review, so a budget stop during it still leaves the tested change.
-            rnd.commit = commit_round(team, rnd, f"{team.task.title[:60]} (round {number})", round_text.round_body(plan, rnd, "fix"))
+            rnd.commit = commit_round(team, rnd, f"{clip(team.task.title, 60)} (round {number})", round_text.round_body(plan, rnd, "fix"))
         if rnd.applied and not rnd.compile_error:
             result.tests_after, result.judgement = rnd.tests, rnd.judgement
             team.say(Phase.REVIEWING, number)
@@ -314,7 +315,7 @@ def _refine(team: Team, result: TeamResult, found: Exploration, loop: _Loop, dir
         loop.same = loop.same + 1 if rnd.signature == loop.last_signature else 1
         loop.last_signature = rnd.signature
         if loop.same > STUCK_AFTER - 1 and not rnd.good:
-            result.stop_reason, result.stop_detail = STUCK, f"the same failure {loop.same} times: {rnd.signature[:200]}"
+            result.stop_reason, result.stop_detail = STUCK, f"the same failure {loop.same} times: {clip(rnd.signature, 200)}"
             return True
         loop.feedback = round_text.feedback(rnd, _last_tested(result))
         if direct and not rnd.good:
@@ -339,7 +340,7 @@ def _enough_revising(result: TeamResult, rnd: Round, revised: int, diff: str) ->
     if rnd.good and not names_a_problem(rnd.feedback, diff):
         result.stop_reason, result.stop_detail = TESTS_PASS, (
             f"round {rnd.number} passed the tests; the critic's feedback named nothing to change: "
-            f"{rnd.feedback[:120]!r}")
+            f"{clip(rnd.feedback, 120)!r}")
         return True
     return False
 

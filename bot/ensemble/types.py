@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
+from bot.redact import clip
+
 if TYPE_CHECKING:
     from bot.ensemble.verdict import Judgement
 
@@ -123,7 +125,7 @@ class TestOutcome:
         """What identifies this failure: the failing tests, or the summary's first line."""
         if self.passed:
             return ""
-        return ",".join(sorted(self.failing)) or (self.summary.strip().splitlines() or ["failed"])[0][:200]
+        return ",".join(sorted(self.failing)) or clip((self.summary.strip().splitlines() or ["failed"])[0], 200)
 
 
 def passes(judgement: Judgement | None, tests: TestOutcome | None) -> bool:
@@ -193,11 +195,11 @@ class Round:
     def signature(self) -> str:
         """The failure signature that detects a stuck loop (failures the change is not blamed for left out)."""
         if not self.applied:
-            return "edits:" + self.edit_errors[:120]
+            return "edits:" + clip(self.edit_errors, 120)
         if self.compile_error:
-            return "compile:" + self.compile_error.splitlines()[0][:120]
+            return "compile:" + clip(self.compile_error.splitlines()[0], 120)
         if self.judgement is not None:
-            return "" if self.judgement.good else ",".join(self.judgement.blamed) or self.judgement.reason[:200]
+            return "" if self.judgement.good else ",".join(self.judgement.blamed) or clip(self.judgement.reason, 200)
         return self.tests.signature if self.tests else ""
 
 

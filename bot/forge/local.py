@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bot.forge import BRANCH_PREFIX, Commit, Workspace
 from bot.forge.policy import DEFAULT_MAX_FILE_BYTES, ChangeRefused, staged_problems
-from bot.redact import scrub
+from bot.redact import clip, scrub
 from bot.trace import span
 from common.git import GitError, git, git_bytes, git_succeeds
 
@@ -29,7 +29,7 @@ BOT_NAME, BOT_EMAIL = "ensemble-bot", "ensemble-bot@users.noreply.github.com"
 
 def slugify(text: str, limit: int = 40) -> str:
     """A branch-safe slug of a task's first words: 'Fix the parser!' -> 'fix-the-parser'."""
-    words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    words = re.sub(r"[^a-z0-9]+", "-", scrub(text).lower()).strip("-")  # a secret in a task never names a branch
     if len(words) > limit:  # cut at a word boundary unless the first word alone is too long
         cut = words[: limit + 1].rsplit("-", 1)[0]
         words = cut if "-" in words[: limit + 1] else words[:limit]
@@ -38,7 +38,7 @@ def slugify(text: str, limit: int = 40) -> str:
 
 def format_message(summary: str, body: str, trailers: dict[str, str]) -> str:
     """A commit message: summary line, blank line, body, blank line, trailers."""
-    lines = [summary.strip().splitlines()[0][:72] if summary.strip() else "ensemble: change"]
+    lines = [clip(summary.strip().splitlines()[0], 72) if summary.strip() else "ensemble: change"]
     if body.strip():
         lines += ["", body.strip()]
     if trailers:

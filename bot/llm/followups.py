@@ -19,6 +19,7 @@ from typing import Any
 from bot.errors import ContextTooLong, PromptTooLong, StructuredReplyError
 from bot.llm.schemas import SchemaViolation, parse_structured
 from bot.llm.types import LENGTH, ChatRequest, Message, Usage
+from bot.redact import clip
 from bot.trace import Span
 
 log = logging.getLogger(__name__)
@@ -79,7 +80,7 @@ def repair(send: Send, request: ChatRequest, first: Outcome, record: Record, s: 
         return dataclasses.replace(first, data=parse(first, schema, request.max_output_tokens))
     except SchemaViolation as exc:
         record("parse_failures")
-        s.set(raw_reply=first.text[:RAW_REPLY_TRACE_CHARS], schema_error=str(exc))
+        s.set(raw_reply=clip(first.text, RAW_REPLY_TRACE_CHARS), schema_error=str(exc))
         log.info("%s: invalid %r reply (%s); asking once to repair it", request.role, schema, exc)
         messages = (*request.messages, Message("assistant", first.text),
                     Message("user", REPAIR_PROMPT.format(error=exc, schema=schema)))
@@ -88,7 +89,7 @@ def repair(send: Send, request: ChatRequest, first: Outcome, record: Record, s: 
         data = parse(merged, schema, request.max_output_tokens)
     except SchemaViolation as exc:
         record("parse_failures")
-        s.set(raw_repair_reply=merged.text[:RAW_REPLY_TRACE_CHARS], schema_error=str(exc),
+        s.set(raw_repair_reply=clip(merged.text, RAW_REPLY_TRACE_CHARS), schema_error=str(exc),
               tokens_in=merged.usage.input_tokens, tokens_out=merged.usage.output_tokens,
               tokens_cached=merged.usage.cached_tokens, cost_usd=round(merged.cost_usd, 6),
               retries=merged.retries)  # both rounds were paid for, even though the call failed

@@ -28,6 +28,7 @@ from bot.errors import (
 from bot.llm.retry import parse_retry_after
 from bot.llm.schemas import get_schema
 from bot.llm.types import LENGTH, ChatRequest, Completion, Usage
+from bot.redact import clip
 
 KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 BASE_URL_VAR = "GOOGLE_GEMINI_BASE_URL"
@@ -122,7 +123,7 @@ class GeminiChatModel:
 
     def _map_status(self, exc: Any) -> ProviderError:
         """The SDK's APIError as one of ours, with a message that says what to do."""
-        code, status, detail = int(exc.code or 0), str(exc.status or ""), str(exc.message or exc)[:500]
+        code, status, detail = int(exc.code or 0), str(exc.status or ""), clip(str(exc.message or exc), 500)
         lowered = detail.lower()
         if code in (401, 403) or status in ("UNAUTHENTICATED", "PERMISSION_DENIED") or "api key" in lowered:
             return ModelAuthError(f"{self._key_names()} was rejected by {self.where} "

@@ -36,7 +36,7 @@ from bot.llm.local import server_turn
 from bot.llm.retry import parse_retry_after
 from bot.llm.schemas import get_schema
 from bot.llm.types import ChatRequest, Completion, Usage
-from bot.redact import Redactor
+from bot.redact import Redactor, clip
 
 log = logging.getLogger(__name__)
 
@@ -224,8 +224,8 @@ def _error_text(exc: Any) -> str:
     if isinstance(body, dict):
         inner = body.get("error", body)
         if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])[:500]
-    return str(getattr(exc, "message", exc))[:500]
+            return clip(str(inner["message"]), 500)
+    return clip(str(getattr(exc, "message", exc)), 500)
 
 
 def _refuses_format(message: str) -> bool:

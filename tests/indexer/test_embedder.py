@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexer.embedder import EmbedderError, bundled_model_path, canonical_model_name, make_embedder
-from indexer.static import StaticEmbedder, default_cache_dir, distilled_path
+from indexer.embedder import EmbedderError, canonical_model_name, make_embedder
+from indexer.static import StaticEmbedder, distilled_path
 
 
 @pytest.mark.slow
@@ -34,29 +34,13 @@ def test_model_names_are_recorded_in_full():
     assert canonical_model_name("static:") == "static:all-MiniLM-L6-v2"
 
 
-def test_static_embedder_averages_distilled_token_vectors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_static_embedder_averages_distilled_token_vectors(tmp_path: Path):
     # a stand-in distillation (random token vectors) exercises tokenization, averaging and normalization
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))  # never into the real cache
     rng = np.random.default_rng(0)
-    np.save(distilled_path(bundled_model_path(), tmp_path), rng.standard_normal((30522, 8)).astype(np.float32))
+    np.save(distilled_path(None, tmp_path), rng.standard_normal((30522, 8)).astype(np.float32))
     embedder = StaticEmbedder(None, cache_dir=tmp_path)
     vectors = embedder.embed(["resolve redirects", "resolve redirects", "", "completely different words"])
     assert embedder.name == "static:all-MiniLM-L6-v2" and vectors.shape == (4, 8)
     assert np.allclose(vectors[0], vectors[1]) and not np.allclose(vectors[0], vectors[3])
     assert np.allclose(np.linalg.norm(vectors[[0, 1, 3]], axis=1), 1.0, atol=1e-5)
     assert not vectors[2].any()  # an empty text embeds to zeros, never NaN
-
-
-def test_the_distillation_in_the_user_cache_is_kept_beside_the_index_too(tmp_path: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch):
-    # the index folder is what CI caches: a run that restores it needs no distillation (about 30 s)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
-    user = distilled_path(bundled_model_path(), default_cache_dir())
-    user.parent.mkdir(parents=True)
-    np.save(user, np.random.default_rng(1).standard_normal((30522, 8)).astype(np.float32))
-    beside_index = tmp_path / "index" / "models"
-    embedder = StaticEmbedder(None, cache_dir=beside_index)
-    kept = distilled_path(bundled_model_path(), beside_index)
-    assert np.array_equal(np.load(kept), np.load(user)) and embedder.dim == 8
-    user.unlink()  # and the copy beside the index is enough on its own
-    assert np.allclose(StaticEmbedder(None, cache_dir=beside_index).embed(["send"]), embedder.embed(["send"]))
