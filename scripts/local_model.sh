@@ -138,7 +138,10 @@ stop() {
   pid=$(running_pid)
   if [ -z "$pid" ]; then say "no server started by this script is running"; rm -f "$PID_FILE"; return 0; fi
   kill "$pid"
-  for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+  for _ in $(seq 1 10); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+  # a busy server finishes its request before a graceful exit: minutes on a CPU
+  kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
+  for _ in $(seq 1 10); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
   rm -f "$PID_FILE"
   say "stopped server $pid"
 }

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from bot.ensemble import prompts
 from bot.ensemble.asking import ask
-from bot.ensemble.edit_format import EXAMPLE
+from bot.ensemble.edit_format import example
 from bot.ensemble.edit_parsing import ParseResult, cut_oversized_blocks
 from bot.ensemble.edits import (
     EditFailure,
@@ -79,7 +79,8 @@ def code_round(team: Team, plan: Plan, found: Exploration, feedback: str, rnd: R
         return prompts.coder_messages(team.task, plan, shown, found.text_outside(shown), feedback, notes,
                                       reproduce=reproduce, team=team.name, budget=budget, conventions=conventions)
 
-    edits = _converse(team, prompt, list(shown), EXAMPLE)
+    paths = list(dict.fromkeys([*shown, *([plan.reproduction_test] if plan.reproduction_test else [])]))
+    edits = _converse(team, prompt, list(shown), example(paths))  # the example the prompt shows, on its path
     _guard(team, edits)
     if edits.applied == 0 or not edits.originals:
         rnd.edit_errors = describe_failures(edits.failures) or (

@@ -28,7 +28,8 @@ Rules:
 
 MAX_NAMED_PATHS = 8
 PLAIN_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}")  # a path that can carry no instruction
-EXAMPLE_PATH = "shop/cart.py"
+EXAMPLE_PATHS = ("shop/cart.py", "toybox/prices.py", "demo_store/basket.py")  # the first that names nothing of the task's
+EXAMPLE_PATH = EXAMPLE_PATHS[0]
 EXAMPLE_FILE = ('def total(prices):\n    """The sum of the prices."""\n    return sum(prices)\n\n\n'
                 'def count(items):\n    return len(items)\n')
 EXAMPLE_TASK = "total() crashes when a price is None; missing prices should count as 0."
@@ -52,9 +53,17 @@ def render_block(path: str, search: str, replace: str) -> str:
     return "\n".join(part for part in parts if part)
 
 
-def example_answer() -> str:
+def example(paths: Sequence[str] = ()) -> tuple[str, str, str]:
+    """The worked example's (path, SEARCH, REPLACE), on a toy path that shares no file or folder name with the
+    task's `paths`: a model shown two different `shop/cart.py`, the toy one and the task's, mixes them up."""
+    names = {part for path in paths for part in path.split("/")}
+    path = next((p for p in EXAMPLE_PATHS if not set(p.split("/")) & names), EXAMPLE_PATHS[-1])
+    return path, EXAMPLE[1], EXAMPLE[2]
+
+
+def example_answer(paths: Sequence[str] = ()) -> str:
     """The worked example's answer: the block that fixes the toy task."""
-    return render_block(*EXAMPLE)
+    return render_block(*example(paths))
 
 
 def _body(text: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from bot.ensemble.edit_format import EXAMPLE_FILE, EXAMPLE_PATH, EXAMPLE_TASK, edit_rules, example_answer
+from bot.ensemble.edit_format import EXAMPLE_FILE, EXAMPLE_TASK, edit_rules, example, example_answer
 from bot.ensemble.types import Plan, Task
 from bot.llm.tokens import ContextPiece, fit_context, join_context
 from bot.llm.types import Message
@@ -131,17 +131,19 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
         ContextPiece("nearby", data("related code", nearby), 30) if nearby else None,
         ContextPiece("insights", data("notes from the other team", insights), 20) if insights else None,
     ]
-    example = example_messages()
-    room = (budget or CODER_CONTEXT_TOKENS) - sum(estimate_tokens(m.content) for m in example)
+    shown = example_messages(paths)
+    room = (budget or CODER_CONTEXT_TOKENS) - sum(estimate_tokens(m.content) for m in shown)
     system_message, user = _messages(system, pieces, f"{goal} Edit the files of this task, not the example.", room)
-    return [system_message, *example, user]
+    return [system_message, *shown, user]
 
 
-def example_messages() -> list[Message]:
-    """The worked example as an earlier exchange: a toy task and the block that does it."""
-    ask = (f"{data(f'file {EXAMPLE_PATH}', EXAMPLE_FILE)}\n\nAn example, to show the format (not your task): "
+def example_messages(paths: Sequence[str] = ()) -> list[Message]:
+    """The worked example as an earlier exchange: a toy task and the block that does it, on a toy path that
+    names nothing of the task's `paths`."""
+    path = example(paths)[0]
+    ask = (f"{data(f'file {path}', EXAMPLE_FILE)}\n\nAn example, to show the format (not your task): "
            f"{EXAMPLE_TASK}")
-    return [Message("user", ask), Message("assistant", example_answer())]
+    return [Message("user", ask), Message("assistant", example_answer(paths))]
 
 
 def critic_messages(task: Task, diff: str, test_summary: str, team: str = "a",

@@ -1,12 +1,12 @@
 """One team's test-driven refinement loop: explore, plan, reproduce, code, check, test, review, refine.
 
-A team may first make a direct attempt (`first_attempt` in the config): when the base's tests
+A team may go straight to coding (`first_attempt: direct` in the config): when the base's tests
 already fail, the coder gets the task, those failures and the files they and retrieval point at,
-with no exploring or planning call; a change the judge finds good goes to the critic as usual,
-and anything else sends the team to explore and plan with what the attempt taught.
+with no exploring or planning call, and the planner first comes in when a failure repeats.
 
 Every test run is judged against the base run (bot/ensemble/verdict.py): tests that already
-failed before the change never block it and are not fed to the coder as its own. The loop
+failed before the change never block it and are not fed to the coder as its own. Only a change
+the judge found good goes to the critic, whose job is the green but wrong change. The loop
 ends when a change passes and the critic accepts, when `max_iterations` rounds are used, when
 the budget runs out, when the same failure repeats past a limit, or on a stop request. Two
 rounds failing the same way send the planner back to explore further and re-plan with what was
@@ -225,32 +225,30 @@ def _plan_and_loop(team: Team, result: TeamResult) -> None:
     loop = _Loop()
     found = None
     if _direct(team):
+        # Straight to coding from the failing tests; the planner comes in when a failure repeats (a re-plan).
         found, loop.feedback = first_look(team.retriever, team.task), _base_failures_text(team)
         result.retrieved = found.retrieved
         result.plan = direct_plan(team.task, found, loop.feedback, lambda p: files.read(p) is not None)
         result.reproduction = Reproduction(None, note=result.plan.no_test_reason)
-        if _refine(team, result, found, loop, direct=True):
-            return
-    team.say(Phase.EXPLORING)
-    team.check_stop()
-    history = round_text.history(result) if result.rounds else ""
-    found = explore(team.models, team.retriever, team.task, team.notes("planner"), files.read, team.name,
-                    grep=team.grep, budget=team.explore_budget, history=history, found=found,
-                    conventions=team.conventions())
-    result.retrieved = found.retrieved
-    team.say(Phase.PLANNING)
-    team.check_stop()
-    # An approved plan is binding: exploration still gathers context, but the planner is not asked.
-    plan = team.task.plan or make_plan(team.models, team.task, found, team.notes("planner"), history, team.name,
-                                       team.conventions(r.path for r in found.retrieved))
-    result.plan = plan
-    if plan.questions:
-        result.stop_reason, result.stop_detail = QUESTIONS, "; ".join(plan.questions)
-        return
-    if plan.reproduction_test:
-        result.reproduction = reproduce(team, plan, found)
     else:
-        result.reproduction = Reproduction(None, note=plan.no_test_reason)
+        team.say(Phase.EXPLORING)
+        team.check_stop()
+        found = explore(team.models, team.retriever, team.task, team.notes("planner"), files.read, team.name,
+                        grep=team.grep, budget=team.explore_budget, conventions=team.conventions())
+        result.retrieved = found.retrieved
+        team.say(Phase.PLANNING)
+        team.check_stop()
+        # An approved plan is binding: exploration still gathers context, but the planner is not asked.
+        plan = team.task.plan or make_plan(team.models, team.task, found, team.notes("planner"), team=team.name,
+                                           conventions=team.conventions(r.path for r in found.retrieved))
+        result.plan = plan
+        if plan.questions:
+            result.stop_reason, result.stop_detail = QUESTIONS, "; ".join(plan.questions)
+            return
+        if plan.reproduction_test:
+            result.reproduction = reproduce(team, plan, found)
+        else:
+            result.reproduction = Reproduction(None, note=plan.no_test_reason)
     if not _refine(team, result, found, loop):
         result.stop_reason = MAX_ITERATIONS
         result.stop_detail = f"{team.max_iterations} rounds used"
@@ -278,11 +276,11 @@ class _Loop:
     revised_good: int = 0
 
 
-def _refine(team: Team, result: TeamResult, found: Exploration, loop: _Loop, direct: bool = False) -> bool:
+def _refine(team: Team, result: TeamResult, found: Exploration, loop: _Loop) -> bool:
     """Rounds until the change is judged good and accepted, the team is stuck, or the rounds run out.
 
-    True when the team is done (its stop reason set); False when the rounds ran out, or, for a direct
-    attempt (`direct`), as soon as a round is not judged good: the team then explores and plans.
+    Only a change the judge found good goes to the critic (the tests already say what is wrong with
+    the others). True when the team is done (its stop reason set); False when the rounds ran out.
     """
     plan = result.plan or Plan("")
     repro = result.reproduction.path if result.reproduction and result.reproduction.failed_before else None
@@ -299,9 +297,10 @@ def _refine(team: Team, result: TeamResult, found: Exploration, loop: _Loop, dir
             rnd.commit = commit_round(team, rnd, f"{clip(team.task.title, 60)} (round {number})", round_text.round_body(plan, rnd, "fix"))
         if rnd.applied and not rnd.compile_error:
             result.tests_after, result.judgement = rnd.tests, rnd.judgement
-            team.say(Phase.REVIEWING, number)
-            team.check_stop()
-            review(team, rnd)
+            if rnd.good:
+                team.say(Phase.REVIEWING, number)
+                team.check_stop()
+                review(team, rnd)
         else:
             team.workspace.discard()  # the next round starts from the last commit
         team.board.publish(team.name, round_text.insight(rnd))
@@ -318,8 +317,6 @@ def _refine(team: Team, result: TeamResult, found: Exploration, loop: _Loop, dir
             result.stop_reason, result.stop_detail = STUCK, f"the same failure {loop.same} times: {clip(rnd.signature, 200)}"
             return True
         loop.feedback = round_text.feedback(rnd, _last_tested(result))
-        if direct and not rnd.good:
-            return False
         if loop.same == REPLAN_AFTER and number < team.max_iterations:
             plan = _replan(team, result, found)
     return False

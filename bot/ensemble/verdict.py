@@ -223,8 +223,7 @@ def names_a_problem(feedback: str, diff: str | None = None) -> bool:
     """
     if len(feedback.strip()) < 15:
         return False
-    named = [m.strip("`(") for m in _CONCRETE.findall(feedback)]
+    named = {m.strip("`").strip() for m in _CONCRETE.findall(feedback)}
     if diff is None:
         return bool(named)
-    words = set(re.findall(r"[\w./]+", diff))
-    return any(len(n) > 1 and (n in words or (" " in n and n in diff)) for n in named)
+    return any(len(name) >= 3 and name in diff for n in named for name in (n, n.removesuffix("()").rstrip("(")))

@@ -138,3 +138,28 @@ def test_responses_api_names_are_read():
 def test_a_base_url_without_scheme_is_refused():
     with pytest.raises(ValueError, match="http"):
         usage_proxy.CountingProxy("127.0.0.1:8080/v1")
+
+
+def test_every_reply_is_capped_at_the_same_output_budget(server: StreamingFakeOpenAI):
+    server.set_default("ok")
+    with usage_proxy.CountingProxy(server.url, max_output_tokens=512) as capped:
+        ask(capped)  # an agent that sets no cap gets the bench's
+        ask(capped, max_tokens=4000)  # a bigger one is brought down
+        ask(capped, max_tokens=100)  # a smaller one is kept
+        ask(capped, max_completion_tokens=9000)  # under the name the agent used
+    bodies = [r.body for r in server.requests]
+    assert [b.get("max_tokens") for b in bodies[:3]] == [512, 512, 100]
+    assert bodies[3].get("max_completion_tokens") == 512 and "max_tokens" not in bodies[3]
+
+
+def test_a_request_left_behind_by_a_stopped_agent_is_waited_for(server: StreamingFakeOpenAI):
+    import threading
+
+    server.hang(seconds=1.5)
+    with usage_proxy.CountingProxy(server.url) as counting:
+        agent = threading.Thread(target=lambda: pytest.raises(openai.APITimeoutError, ask, counting, timeout=0.3))
+        agent.start()
+        agent.join()  # the agent gave up (as a killed one would); the server still works on its request
+        assert counting.in_flight == 1
+        waited = counting.settle(limit_s=10)
+    assert counting.in_flight == 0 and 0.5 < waited < 10

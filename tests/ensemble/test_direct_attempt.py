@@ -17,8 +17,6 @@ from tests.ensemble.conftest import (
     ACCEPT,
     BAD_FIX,
     FIX,
-    REPRO,
-    REVISE,
     FileRetriever,
     HostPytest,
     ScriptedModels,
@@ -54,18 +52,23 @@ def test_a_direct_attempt_fixes_the_bug_with_one_coder_call_and_one_review(sampl
     assert "return (ordered[middle - 1] + ordered[middle]) / 2" in show
 
 
-def test_a_failed_direct_attempt_explores_and_plans_with_what_it_taught(sample: Path) -> None:
-    # the planned rounds go on from the direct round's commit, as every round goes on from the last one
-    fix_after_bad = FIX.replace("    return ordered[middle]\n=======", "    return ordered[middle - 1]\n=======")
-    script = {**happy_script(), ("coder", None): [BAD_FIX, REPRO, fix_after_bad], ("critic", "review"): [REVISE, ACCEPT]}
+def test_direct_rounds_go_on_from_the_test_output_and_the_planner_comes_in_when_a_failure_repeats(
+        sample: Path) -> None:
+    # Two rounds fail the same way (the same test, the same wrong value): then the planner explores and plans,
+    # with the rounds as its history, and the planned round fixes it. Failing rounds are not reviewed.
+    again = BAD_FIX.replace("    return ordered[middle]\n=======", "    return ordered[middle - 1]\n=======")
+    again = again.replace("return ordered[middle - 1]\n>>>>>>>", "return ordered[middle - 1] + 0\n>>>>>>>")
+    fix = FIX.replace("    return ordered[middle]\n=======", "    return ordered[middle - 1] + 0\n=======")
+    script = {**happy_script(), ("coder", None): [BAD_FIX, again, fix], ("critic", "review"): [ACCEPT]}
     result, models = run(sample, script, first_attempt="direct")
     assert result.success and result.stop_reason == "accepted"
-    assert models.calls[0] == ("coder", None, "a") and ("planner", "plan", "a") in models.calls
-    first_planner = next(i for i, c in enumerate(models.calls) if c[0] == "planner")
-    assert first_planner > 0  # the planner was asked only after the direct round failed
+    roles = [c[0] for c in models.calls]
+    assert roles[:2] == ["coder", "coder"] and "planner" in roles and roles.count("critic") == 1
+    assert roles.index("planner") == 2  # asked only once the same failure came back
     planner_prompt = "\n".join(m.content for role, messages in models.prompts if role == "planner" for m in messages)
-    assert "round 1: tests fail" in planner_prompt  # the plan is made with the direct round's outcome
-    assert [r.number for r in result.rounds] == [1, 2]
+    assert "round 1: tests fail" in planner_prompt and "round 2: tests fail" in planner_prompt
+    second = coder_prompts(models)[1]
+    assert "Your edits were applied. Tests fail." in second  # the next round reads what its change gave
 
 
 def test_no_direct_attempt_when_no_test_fails_at_the_base(sample: Path) -> None:

@@ -29,3 +29,19 @@ def test_the_example_is_an_earlier_exchange_before_the_task() -> None:
     assert EXAMPLE_PATH in messages[1].content and messages[2].content == example_answer()
     assert "stats/core.py, tests/t.py" in messages[0].content  # the reproduction test's path too
     assert "<<<BEGIN task>>>" in messages[3].content and EXAMPLE_PATH not in messages[3].content
+
+
+def test_the_example_never_shares_a_file_or_folder_name_with_the_task() -> None:
+    # A task whose own file is shop/cart.py: shown a toy shop/cart.py too, a small coder mixed the two up.
+    plan = parse_plan({"summary": "s", "files": ["shop/cart.py"], "steps": ["fix"]})
+    messages = prompts.coder_messages(Task("bug", "cart"), plan, {"shop/cart.py": "class Cart: ...\n"}, "", "", "")
+    toy = messages[2].content.splitlines()[0]
+    assert toy != "shop/cart.py" and not {"shop", "cart.py"} & set(toy.split("/"))
+    assert "shop/cart.py" not in messages[1].content + messages[2].content
+    # a copy of the example as shown is still recognised as the example, not applied
+    from bot.ensemble.coding import _without_example
+    from bot.ensemble.edit_format import example
+
+    parsed = parse_edit_blocks(messages[2].content)
+    kept, copied = _without_example(parsed, example(["shop/cart.py"]))
+    assert not kept.blocks and copied and copied[0].reason == "example"
