@@ -25,6 +25,26 @@ class CheckCalls(GitHubBase):
         kwargs: dict[str, Any] = {"head_sha": head_sha} if head_sha else {"check_suite_id": check_suite_id}
         return self.call("list workflow runs", lambda: [run_info(r) for r in self._repo.get_workflow_runs(**kwargs)])
 
+    def failed_jobs(self, run_id: int) -> list[str]:
+        """Names of the failed (or timed-out) jobs of a run's latest attempt: its failing checks."""
+        def fetch() -> list[str]:
+            return [j.name for j in self._repo.get_workflow_run(run_id).jobs() if j.conclusion in ("failure", "timed_out")]
+        return self.call(f"list failed jobs of run {run_id}", fetch)
+
+    def check_conclusions(self, sha: str) -> dict[str, str]:
+        """Each check's latest conclusion on `sha`, by name: check runs of every app (Actions' jobs among them)
+        and commit statuses (`error` reads as `failure`); checks still running are left out."""
+        def fetch() -> dict[str, str]:
+            commit = self._repo.get_commit(sha)
+            found = {st.context: "failure" if st.state == "error" else st.state
+                     for st in commit.get_combined_status().statuses if st.state != "pending"}
+            # newest first, so the first seen of a name is its latest result
+            for run in sorted(commit.get_check_runs(), key=lambda c: c.id, reverse=True):
+                if run.status == "completed" and run.name not in found:
+                    found[run.name] = run.conclusion or ""
+            return found
+        return self.call(f"read the checks of {sha[:7]}", fetch)
+
     def failed_job_logs(self, run_id: int) -> list[tuple[str, str]]:
         """(job name, log text) of the failed (or timed-out) jobs of a run's latest attempt."""
         import requests
