@@ -16,6 +16,7 @@ from actions.context import NEEDS_HUMAN, WORKING, Context, Outcome, branch_of_is
 from actions.engine import plan_text
 from actions.github import ForgeError, PullInfo
 from actions.gitops import check_hold, prepare_clone
+from actions.loops import run_limit
 from actions.progress import ProgressComment, StopWatcher
 from actions.render import plan_comment, pr_body, questions_comment
 from actions.settings import register_secrets, remote_config
@@ -39,6 +40,8 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
         return resumed
     if duplicate := _already_handled(ctx, issue):
         return duplicate
+    if limited := run_limit(ctx, issue):
+        return limited
     ctx.need_engine()
     title, body, _ = ctx.forge.issue(issue)
     progress = ProgressComment(ctx, issue, by)
@@ -87,6 +90,8 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
         return Outcome("nothing-to-do", f"PR #{pull.number} is not on an ensemble/issue-<N> branch")
     if duplicate := _already_handled(ctx, pull.number):
         return duplicate
+    if limited := run_limit(ctx, pull.number):
+        return limited
     ctx.need_engine()
     remote = ctx.forge.branch_head(pull.branch)
     title, body, _ = ctx.forge.issue(issue)

@@ -163,6 +163,8 @@ class Config:
     team_models: tuple[TeamModelsSpec, ...] = ()
     max_iterations: int = field(default=4, metadata={"min": 1})
     max_heal_attempts: int = field(default=3, metadata={"min": 0})
+    # Runs the bot starts on one issue or pull request within an hour; past it, it stops to break a loop.
+    max_runs_per_hour: int = field(default=6, metadata={"min": 1})
     budget_usd: float = field(default=2.0, metadata={"min": 0.0})
     budget_tokens: int | None = field(default=None, metadata={"min": 1})
     # Wall-clock minutes for the run, from its start; when they run out no model call waits past them, the teams

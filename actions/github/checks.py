@@ -8,6 +8,7 @@ from actions.github.base import ForgeError, GitHubBase
 from actions.github.info import RunInfo, run_info
 
 GREEN = ("success", "skipped", "neutral")
+ACTIVE = ("queued", "in_progress", "waiting", "pending")  # the `status` filters for runs not finished
 
 
 class CheckCalls(GitHubBase):
@@ -24,6 +25,26 @@ class CheckCalls(GitHubBase):
         """Workflow runs for a head SHA or a check suite."""
         kwargs: dict[str, Any] = {"head_sha": head_sha} if head_sha else {"check_suite_id": check_suite_id}
         return self.call("list workflow runs", lambda: [run_info(r) for r in self._repo.get_workflow_runs(**kwargs)])
+
+    def active_runs(self, branch: str) -> list[RunInfo]:
+        """The workflow runs on `branch` that are queued or in progress (GitHub's first page of each)."""
+        def fetch() -> list[RunInfo]:
+            found: dict[int, RunInfo] = {}
+            for status in ACTIVE:
+                kwargs: dict[str, Any] = {"branch": branch, "status": status}  # PyGithub types `branch` as a Branch
+                for run in self._repo.get_workflow_runs(**kwargs).get_page(0):
+                    found[run.id] = run_info(run)
+            return sorted(found.values(), key=lambda r: r.id)
+        return self.call(f"list the active workflow runs on {branch}", fetch)
+
+    def cancel_run(self, run_id: int) -> bool:
+        """Cancel a workflow run; False when it had already finished (GitHub answers 409)."""
+        try:
+            return self.call(f"cancel workflow run {run_id}", lambda: self._repo.get_workflow_run(run_id).cancel())
+        except ForgeError as exc:
+            if exc.status == 409:
+                return False
+            raise
 
     def failed_jobs(self, run_id: int) -> list[str]:
         """Names of the failed (or timed-out) jobs of a run's latest attempt: its failing checks."""
