@@ -151,6 +151,14 @@ class HealSpec:
 
 
 @dataclass(frozen=True)
+class CommitSpec:
+    """How the bot's commits are made: `signoff` adds `Signed-off-by:` for the committer (git commit --signoff),
+    for repositories that require a DCO sign-off."""
+
+    signoff: bool = False
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration, loaded once and passed down."""
 
@@ -179,6 +187,7 @@ class Config:
     index: IndexSpec = IndexSpec()
     explore: ExploreSpec = ExploreSpec()
     heal: HealSpec = HealSpec()
+    commit: CommitSpec = CommitSpec()
     on_approval: Literal["ready_for_review", "merge"] = "ready_for_review"
     require_plan_approval: bool = False
     # Names of further environment variables whose values are secrets, redacted like GITHUB_TOKEN.
