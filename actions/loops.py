@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from actions.context import NEEDS_HUMAN, WORKING, Context, Outcome, branch_of_issue
-from actions.github import ForgeError
+from actions.github import CommentInfo, ForgeError
 from actions.markers import marker
 from actions.render import progress_body
 
@@ -28,14 +29,13 @@ HOUR = timedelta(hours=1)
 RECENT_JOBS = 5  # the bot's newest jobs on a thread that a stop looks at
 
 
-def run_limit(ctx: Context, number: int) -> Outcome | None:
+def run_limit(ctx: Context, number: int, runs: list[tuple[CommentInfo, dict[str, Any]]]) -> Outcome | None:
     """An Outcome (already explained on #number) when the bot started `max_runs_per_hour` runs there in the
-    last hour; None when another run may start."""
-    limit = _limit(ctx)
+    last hour; None when another run may start. `runs` are the thread's progress markers (`Context.own_markers`)."""
     now = datetime.now(UTC)
-    recent = [data for comment, data in ctx.own_markers(number, "progress")
+    recent = [data for comment, data in runs
               if _within_hour(comment.created_at, now) and data.get("run") != ctx.run_key]  # a re-run job is no new run
-    if len(recent) < limit:
+    if not recent or len(recent) < (limit := _limit(ctx)):
         return None
     if not any(_within_hour(comment.created_at, now) for comment, _ in ctx.own_markers(number, "loop")):
         ctx.forge.comment(number, f"I have started {len(recent)} runs here in the last hour (`max_runs_per_hour` is "

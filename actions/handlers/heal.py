@@ -55,7 +55,7 @@ def handle(ctx: Context) -> Outcome:
     failing, red = _without_red_on_base(ctx, failing)
     if red:
         _note(ctx, pull.number, f"base:{head}:{failing.key}", red)
-    if not failing.checks:
+    if red and not failing.checks:
         return Outcome("red-on-base", red, pull.number, heal="not healed: the failing checks fail on the base too")
     key = f"{head}:{failing.key}"  # each failing workflow or suite on a head gets its one re-run
     if key not in state["reruns"]:
