@@ -37,7 +37,9 @@ from bot.redact import secret_values
 from bot.trace import Tracer, runs_dir, span
 
 log = logging.getLogger(__name__)
-QUIET_RESULTS = ("nothing-to-do", "refused")  # events the workflow's filter would not even start a job for
+# Events the workflow's filter would not even start a job for, and green re-runs (a light job of their own
+# concurrency group, which must not run the engine commands queued in the branch's group)
+QUIET_RESULTS = ("nothing-to-do", "refused", "flaky")
 
 
 def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: Planner | None = None) -> Outcome:

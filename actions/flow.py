@@ -11,11 +11,13 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from actions.context import NEEDS_HUMAN, WORKING, Context, Outcome, branch_of_issue, issue_of_branch
 from actions.engine import plan_text
-from actions.github import ForgeError, PullInfo
+from actions.github import CommentInfo, ForgeError, PullInfo
 from actions.gitops import check_hold, prepare_clone
+from actions.loops import run_limit
 from actions.progress import ProgressComment, StopWatcher
 from actions.render import plan_comment, pr_body, questions_comment
 from actions.settings import register_secrets, remote_config
@@ -38,8 +40,11 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
         return Outcome("exists", f"PR #{pull.number} is already open for issue #{issue}; nothing to do", pull.number)
     if remote and not pull and not retry and (resumed := _resume(ctx, issue, branch, remote)):
         return resumed
-    if duplicate := _already_handled(ctx, issue):
+    runs = ctx.own_markers(issue, "progress")  # read once: a thread may hold thousands of comments
+    if duplicate := _already_handled(ctx, runs):
         return duplicate
+    if limited := run_limit(ctx, issue, runs):
+        return limited
     ctx.need_engine()
     title, body, _ = ctx.forge.issue(issue)
     progress = ProgressComment(ctx, issue, by)
@@ -86,8 +91,11 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
     issue = issue_of_branch(pull.branch)
     if issue is None:
         return Outcome("nothing-to-do", f"PR #{pull.number} is not on an ensemble/issue-<N> branch")
-    if duplicate := _already_handled(ctx, pull.number):
+    runs = ctx.own_markers(pull.number, "progress")  # read once: a thread may hold thousands of comments
+    if duplicate := _already_handled(ctx, runs):
         return duplicate
+    if limited := run_limit(ctx, pull.number, runs):
+        return limited
     ctx.need_engine()
     remote = ctx.forge.branch_head(pull.branch)
     title, body, _ = ctx.forge.issue(issue)
@@ -124,10 +132,11 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
         ctx.forge.remove_label(pull.number, WORKING)
 
 
-def _already_handled(ctx: Context, number: int) -> Outcome | None:
-    """An Outcome when another Actions run already handled this very event (a re-delivery)."""
+def _already_handled(ctx: Context, runs: list[tuple[CommentInfo, dict[str, Any]]]) -> Outcome | None:
+    """An Outcome when another Actions run already handled this very event (a re-delivery); `runs` are the
+    thread's progress markers."""
     trigger = ctx.event.delivery
-    for _, data in ctx.own_markers(number, "progress") if trigger else []:
+    for _, data in runs if trigger else []:
         if data.get("trigger") == trigger and data.get("run") != ctx.run_key:
             return Outcome("duplicate", f"this event was already handled by run {data.get('run')}; nothing to do")
     return None

@@ -151,6 +151,14 @@ class HealSpec:
 
 
 @dataclass(frozen=True)
+class CommitSpec:
+    """How the bot's commits are made: `signoff` adds `Signed-off-by:` for the committer (git commit --signoff),
+    for repositories that require a DCO sign-off."""
+
+    signoff: bool = False
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration, loaded once and passed down."""
 
@@ -163,6 +171,8 @@ class Config:
     team_models: tuple[TeamModelsSpec, ...] = ()
     max_iterations: int = field(default=4, metadata={"min": 1})
     max_heal_attempts: int = field(default=3, metadata={"min": 0})
+    # Runs the bot starts on one issue or pull request within an hour; past it, it stops to break a loop.
+    max_runs_per_hour: int = field(default=6, metadata={"min": 1})
     budget_usd: float = field(default=2.0, metadata={"min": 0.0})
     budget_tokens: int | None = field(default=None, metadata={"min": 1})
     # Wall-clock minutes for the run, from its start; when they run out no model call waits past them, the teams
@@ -177,6 +187,7 @@ class Config:
     index: IndexSpec = IndexSpec()
     explore: ExploreSpec = ExploreSpec()
     heal: HealSpec = HealSpec()
+    commit: CommitSpec = CommitSpec()
     on_approval: Literal["ready_for_review", "merge"] = "ready_for_review"
     require_plan_approval: bool = False
     # Names of further environment variables whose values are secrets, redacted like GITHUB_TOKEN (variables

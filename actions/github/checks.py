@@ -8,6 +8,7 @@ from actions.github.base import ForgeError, GitHubBase
 from actions.github.info import RunInfo, run_info
 
 GREEN = ("success", "skipped", "neutral")
+ACTIVE = ("queued", "in_progress", "waiting", "pending")  # the `status` filters for runs not finished
 
 
 class CheckCalls(GitHubBase):
@@ -24,6 +25,46 @@ class CheckCalls(GitHubBase):
         """Workflow runs for a head SHA or a check suite."""
         kwargs: dict[str, Any] = {"head_sha": head_sha} if head_sha else {"check_suite_id": check_suite_id}
         return self.call("list workflow runs", lambda: [run_info(r) for r in self._repo.get_workflow_runs(**kwargs)])
+
+    def active_runs(self, branch: str) -> list[RunInfo]:
+        """The workflow runs on `branch` that are queued or in progress (GitHub's first page of each)."""
+        def fetch() -> list[RunInfo]:
+            found: dict[int, RunInfo] = {}
+            for status in ACTIVE:
+                kwargs: dict[str, Any] = {"branch": branch, "status": status}  # PyGithub types `branch` as a Branch
+                for run in self._repo.get_workflow_runs(**kwargs).get_page(0):
+                    found[run.id] = run_info(run)
+            return sorted(found.values(), key=lambda r: r.id)
+        return self.call(f"list the active workflow runs on {branch}", fetch)
+
+    def cancel_run(self, run_id: int) -> bool:
+        """Cancel a workflow run; False when it had already finished (GitHub answers 409)."""
+        try:
+            return self.call(f"cancel workflow run {run_id}", lambda: self._repo.get_workflow_run(run_id).cancel())
+        except ForgeError as exc:
+            if exc.status == 409:
+                return False
+            raise
+
+    def failed_jobs(self, run_id: int) -> list[str]:
+        """Names of the failed (or timed-out) jobs of a run's latest attempt: its failing checks."""
+        def fetch() -> list[str]:
+            return [j.name for j in self._repo.get_workflow_run(run_id).jobs() if j.conclusion in ("failure", "timed_out")]
+        return self.call(f"list failed jobs of run {run_id}", fetch)
+
+    def check_conclusions(self, sha: str) -> dict[str, str]:
+        """Each check's latest conclusion on `sha`, by name: check runs of every app (Actions' jobs among them)
+        and commit statuses (`error` reads as `failure`); checks still running are left out."""
+        def fetch() -> dict[str, str]:
+            commit = self._repo.get_commit(sha)
+            found = {st.context: "failure" if st.state == "error" else st.state
+                     for st in commit.get_combined_status().statuses if st.state != "pending"}
+            # newest first, so the first seen of a name is its latest result
+            for run in sorted(commit.get_check_runs(), key=lambda c: c.id, reverse=True):
+                if run.status == "completed" and run.name not in found:
+                    found[run.name] = run.conclusion or ""
+            return found
+        return self.call(f"read the checks of {sha[:7]}", fetch)
 
     def failed_job_logs(self, run_id: int) -> list[tuple[str, str]]:
         """(job name, log text) of the failed (or timed-out) jobs of a run's latest attempt."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 
@@ -14,6 +15,7 @@ class CommentInfo:
     body: str
     login: str
     is_bot: bool
+    created_at: datetime | None = None  # timezone-aware (UTC)
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,7 @@ class RunInfo:
     conclusion: str
     attempt: int
     workflow_path: str
+    status: str = "completed"  # queued, in_progress, ... or completed
 
 
 def pull_info(pull: Any) -> PullInfo:
@@ -75,4 +78,5 @@ def pull_info(pull: Any) -> PullInfo:
 
 def run_info(run: Any) -> RunInfo:
     """A PyGithub workflow run as `RunInfo`."""
-    return RunInfo(run.id, run.head_branch or "", run.head_sha, run.conclusion or "", run.run_attempt or 1, run.path or "")
+    return RunInfo(run.id, run.head_branch or "", run.head_sha, run.conclusion or "", run.run_attempt or 1, run.path or "",
+                   run.status or "completed")

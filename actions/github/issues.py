@@ -26,7 +26,7 @@ class IssueCalls(GitHubBase):
         """All comments on an issue or PR, oldest first (only those created or edited at or after `since`)."""
         def fetch() -> list[CommentInfo]:
             listing = self._repo.get_issue(number).get_comments(**({"since": since} if since else {}))
-            return [CommentInfo(c.id, c.body or "", c.user.login, c.user.type == "Bot") for c in listing]
+            return [CommentInfo(c.id, c.body or "", c.user.login, c.user.type == "Bot", c.created_at) for c in listing]
         return self.call(f"list comments on #{number}", fetch)
 
     def comment(self, number: int, body: str) -> int:

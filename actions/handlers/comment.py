@@ -8,6 +8,7 @@ from actions.engine import plan_from_text
 from actions.flow import revise_pull, run_issue
 from actions.handlers import queued
 from actions.handlers.replies import admit, reply_once
+from actions.loops import cancel_thread_runs
 from actions.markers import has_marker
 from actions.render import plan_in_comment
 
@@ -94,13 +95,18 @@ def _revise(ctx: Context, command: Command, number: int) -> Outcome:
 
 def _stop(ctx: Context, command: Command, number: int) -> Outcome:
     # A run watches its issue and the issue's PR for a stop, so either one's label counts.
-    issue = _issue_number(ctx, number) or number
+    ours = _issue_number(ctx, number)
+    issue = ours or number
     pull = ctx.forge.find_pull(branch_of_issue(issue))
-    related = {number, issue, *([pull.number] if pull else [])}
-    if not any(WORKING in ctx.forge.issue(n)[2] for n in sorted(related)):
+    related = sorted({number, issue, *([pull.number] if pull else [])})
+    working = any(WORKING in ctx.forge.issue(n)[2] for n in related)
+    # only on an issue or the bot's own PR: another PR's thread has no runs of the bot's to cancel
+    cancelled = cancel_thread_runs(ctx, issue, related, ctx.event.sender) if ours is not None else []
+    if not working and not cancelled:
         return _reply(ctx, number, "Nothing is running here, so there is nothing to stop.", "replied")
+    runs = f" Cancelled workflow runs {', '.join(str(run) for run in cancelled)}." if cancelled else ""
     return _reply(ctx, number, f"Stop requested by @{ctx.event.sender}: the run stops at its next checkpoint and "
-                  "pushes nothing.", "stop-requested")
+                  f"pushes nothing.{runs}", "stop-requested")
 
 
 def _status(ctx: Context, command: Command, number: int) -> Outcome:

@@ -1,10 +1,13 @@
 """Self-healing: a failed `workflow_run` (Actions) or `check_suite` (another CI app) on the bot's branch.
 
-Acted on only when it failed on the branch's current head. First the failed jobs are re-run
-once (a flaky test costs no model call); if they fail again, the failing log part goes to the
-ensemble as a revision and a fix commit is pushed. Attempts, re-runs and failure signatures
-live in a hidden marker in the bot's heal comment on the PR. A repeated signature, or
-`max_heal_attempts` used, escalates: label `ensemble:needs-human` and a comment to the labeller.
+Acted on only when it failed on the branch's current head. Each failing check is sorted first:
+one that fails on the default branch's head too is not the pull request's doing, and gets a
+one-line note naming the check and the base's result instead of a fix (no model is called). The
+others' failed jobs are re-run once; one that then passes was flaky, and gets a note when its green
+re-run is reported. If they fail again, the failing log part goes to the ensemble as a revision and
+a fix commit is pushed. Attempts, re-runs and failure signatures live in a hidden marker in the
+bot's heal comment on the PR. A repeated signature, or `max_heal_attempts` used, escalates: label
+`ensemble:needs-human` and a comment to the labeller.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ def handle(ctx: Context) -> Outcome:
     issue = issue_of_branch(event.head_branch)
     if issue is None:
         return Outcome("nothing-to-do", f"{event.name} on {event.head_branch!r}, which is not a bot branch")
+    if event.conclusion == "success":
+        return _passed_on_rerun(ctx, issue)
     if event.conclusion not in FAILED:
         return Outcome("nothing-to-do", f"{event.name} concluded {event.conclusion or 'nothing'}; no healing needed")
     branch = branch_of_issue(issue)
@@ -47,9 +52,15 @@ def handle(ctx: Context) -> Outcome:
     comment_id, state = _load(ctx, pull.number)
     if state.get("escalated") == head:
         return Outcome("nothing-to-do", f"already handed {branch} at {head[:7]} to a human")
+    failing, red = _without_red_on_base(ctx, failing)
+    if red:
+        _note(ctx, pull.number, f"base:{head}:{failing.key}", red)
+    if red and not failing.checks:
+        return Outcome("red-on-base", red, pull.number, heal="not healed: the failing checks fail on the base too")
     key = f"{head}:{failing.key}"  # each failing workflow or suite on a head gets its one re-run
     if key not in state["reruns"]:
         state["reruns"].append(key)
+        state["rerun_checks"][key] = failing.checks
         try:
             accepted = failing.rerun() is not False  # PyGithub answers False when GitHub refuses
         except ForgeError as exc:
@@ -69,12 +80,14 @@ def handle(ctx: Context) -> Outcome:
 
 @dataclass
 class Failing:
-    """What failed on the head: a workflow run of Actions, or another CI app's check suite."""
+    """What failed on the head: a workflow run of Actions, or another CI app's check suite, and the names of
+    its failing checks (jobs, or the suite's check runs); `logs` gives (check name, log) of those checks."""
 
     key: str
     what: str
     rerun: Callable[[], object]
     logs: Callable[[], list[tuple[str, str]]]
+    checks: list[str]
 
 
 def _failing(ctx: Context) -> Failing | None:
@@ -84,13 +97,62 @@ def _failing(ctx: Context) -> Failing | None:
         if run.conclusion not in FAILED:
             return None
         return Failing(f"run-{run.id}", f"the failed jobs of workflow run {run.id}",
-                       lambda: ctx.forge.rerun_failed_jobs(run.id), lambda: ctx.forge.failed_job_logs(run.id))
+                       lambda: ctx.forge.rerun_failed_jobs(run.id), lambda: ctx.forge.failed_job_logs(run.id),
+                       ctx.forge.failed_jobs(run.id))
     suite = event.check_suite_id or 0  # check_suite: GitHub sends it for other apps' suites only
     failures = ctx.forge.suite_failures(suite)
     if not failures:
         return None
     return Failing(f"suite-{suite}", f"check suite {suite} ({', '.join(name for name, _ in failures[:3])})",
-                   lambda: ctx.forge.rerequest_suite(suite), lambda: ctx.forge.suite_failures(suite))
+                   lambda: ctx.forge.rerequest_suite(suite), lambda: ctx.forge.suite_failures(suite),
+                   [name for name, _ in failures])
+
+
+def _without_red_on_base(ctx: Context, failing: Failing) -> tuple[Failing, str]:
+    """`failing` less the checks whose latest result on the default branch's head is a failure too, and a line
+    naming those with the base's commit and result ('' when there are none). Such a failure is not the pull
+    request's doing, so no model money goes into fixing it here."""
+    base = ctx.forge.default_branch()
+    base_sha = ctx.forge.branch_head(base) or ""
+    on_base = ctx.forge.check_conclusions(base_sha) if base_sha and failing.checks else {}
+    red = [name for name in failing.checks if on_base.get(name) in FAILED]
+    if not red:
+        return failing, ""
+    rest = [name for name in failing.checks if name not in red]
+    logs = failing.logs
+    kept = replace(failing, checks=rest, logs=lambda: [(name, text) for name, text in logs() if name not in red])
+    named = ", ".join(f"`{name}` ({on_base[name]})" for name in red)
+    return kept, (f"Not healing {named}: the same check fails on `{base}` at {base_sha[:7]} too, so this pull "
+                  "request did not cause it.")
+
+
+def _passed_on_rerun(ctx: Context, issue: int) -> Outcome:
+    """A green run or suite on the bot's head: when it is the re-run of a failure, say the checks were flaky."""
+    event = ctx.event
+    branch = branch_of_issue(issue)
+    head = ctx.forge.branch_head(branch)
+    pull = ctx.forge.find_pull(branch) if head == event.head_sha else None
+    if head is None or pull is None:
+        return Outcome("nothing-to-do", f"{event.name} passed; no healing needed")
+    failing = f"run-{event.run_id}" if event.run_id else f"suite-{event.check_suite_id or 0}"
+    key = f"{head}:{failing}"
+    _, state = _load(ctx, pull.number)
+    if key not in state["reruns"]:
+        return Outcome("nothing-to-do", f"{event.name} passed; no healing needed")
+    names = ", ".join(f"`{name}`" for name in state["rerun_checks"].get(key, [])) or "the failed checks"
+    again = f"workflow run {event.run_id}, attempt {event.run_attempt}" if event.run_id else \
+        f"check suite {event.check_suite_id}, re-requested"
+    line = (f"Not healing {names}: failed on {head[:7]} and passed when re-run ({again}), so the failure was "
+            "flaky, not this pull request's doing.")
+    _note(ctx, pull.number, f"flaky:{key}", line)
+    return Outcome("flaky", line, pull.number, heal="not healed: the failure was flaky and passed on a re-run")
+
+
+def _note(ctx: Context, number: int, key: str, line: str) -> None:
+    """Post `line` on PR #number once per `key` (a re-delivered event posts nothing new)."""
+    if any(data.get("key") == key for _, data in ctx.own_markers(number, "triage")):
+        return
+    ctx.forge.comment(number, inert(line) + "\n\n" + marker("triage", {"key": key}))
 
 
 def _heal(ctx: Context, issue: int, pull: PullInfo, failing: Failing, comment_id: int | None,
@@ -109,8 +171,8 @@ def _heal(ctx: Context, issue: int, pull: PullInfo, failing: Failing, comment_id
     attempt = state["attempts"] + 1
     instructions = f"The pull request's checks fail. Fix the code so they pass. The failing log:\n{fenced(excerpt, 6000)}"
     outcome = revise_pull(ctx, pull, instructions, _labeller(ctx, issue), f"self-healing attempt {attempt}")
-    if outcome.result in ("held", "stopped"):
-        return outcome  # a human took over or said stop: that is no attempt, and no reason to escalate
+    if outcome.result in ("held", "stopped", "too-many-runs"):
+        return outcome  # a human took over, said stop, or a loop was broken: no attempt, no reason to escalate
     state["attempts"], state["signatures"] = attempt, [*state["signatures"], signature]
     new_head = ctx.forge.branch_head(pull.branch) or ""
     state["tried"].append({"what": f"fix commit for failure {signature}", "sha": new_head if outcome.result == "revised" else ""})
@@ -147,7 +209,8 @@ def _labeller(ctx: Context, issue: int) -> str:
 
 def _load(ctx: Context, number: int) -> tuple[int | None, dict[str, Any]]:
     found = ctx.own_markers(number, "heal")
-    state: dict[str, Any] = {"attempts": 0, "signatures": [], "reruns": [], "tried": [], "escalated": ""}
+    state: dict[str, Any] = {"attempts": 0, "signatures": [], "reruns": [], "rerun_checks": {}, "tried": [],
+                             "escalated": ""}
     if not found:
         return None, state
     comment, data = found[-1]

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from bot.doctor.check import Check, DoctorContext
+from bot.doctor.commits import check_signoff
 from bot.doctor.github import check_github_actions, check_github_token
 from bot.doctor.machine import (
     check_base_image,
@@ -27,15 +28,15 @@ from bot.doctor.machine import (
 from bot.doctor.models import base_url, check_local_profile, check_model_keys
 from bot.doctor.toolchains import check_toolchains
 
-__all__ = ["CHECKS", "Check", "DoctorContext", "base_url", "check_base_image", "check_caches", "check_config", "check_docker",
-           "check_embedding_model", "check_github_actions", "check_github_token", "check_index", "check_instructions",
-           "check_local_profile", "check_model_keys", "check_packages", "check_python", "check_toolchains", "render",
-           "run_checks"]
+__all__ = ["CHECKS", "Check", "DoctorContext", "base_url", "check_base_image", "check_caches", "check_config",
+           "check_docker", "check_embedding_model", "check_github_actions", "check_github_token", "check_index", "check_instructions",
+           "check_local_profile", "check_model_keys", "check_packages", "check_python", "check_signoff",
+           "check_toolchains", "render", "run_checks"]
 
 CHECKS: tuple[Callable[[DoctorContext], Check | list[Check]], ...] = (
     check_python, check_packages, check_config, check_docker, check_base_image, check_toolchains,
-    check_embedding_model, check_index, check_caches, check_instructions, check_model_keys, check_local_profile, check_github_actions,
-    check_github_token,
+    check_embedding_model, check_index, check_caches, check_instructions, check_signoff, check_model_keys,
+    check_local_profile, check_github_actions, check_github_token,
 )
 
 

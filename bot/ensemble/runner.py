@@ -81,7 +81,7 @@ def run_task(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str],
     started = time.monotonic()
     result = RunResult(run_id, task, trace=str(tracer.path))
     register_secrets(secret_values(env, config_secret_names(config)))
-    forge = parts.forge or LocalForge(repo_dir, run_id, config.paths.max_file_kb * 1024)
+    forge = parts.forge or LocalForge(repo_dir, run_id, config.paths.max_file_kb * 1024, config.commit.signoff)
     with tracer.activate(), span("ensemble.run", run_id=run_id, task=clip(task.title, 200),
                                  settings=run_settings(config)) as s:
         try:

@@ -53,10 +53,11 @@ class GitWorkspace:
     a link, a submodule, a binary or an oversized file raises ChangeRefused and nothing is committed.
     """
 
-    def __init__(self, path: Path, base: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES):
+    def __init__(self, path: Path, base: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, signoff: bool = False):
         self.path = path
         self.base = base
         self.max_file_bytes = max_file_bytes
+        self.signoff = signoff  # `Signed-off-by:` the committer on every commit (commit.signoff)
 
     def diff(self) -> str:
         """The diff since the base commit, new files included (staged with intent-to-add)."""
@@ -82,7 +83,8 @@ class GitWorkspace:
             identity = [] if git(self.path, "config", "user.email", check=False).strip() else [
                 "-c", f"user.name={BOT_NAME}", "-c", f"user.email={BOT_EMAIL}"]
             message = scrub(format_message(summary, body, trailers))
-            git(self.path, *identity, "commit", "-q", "--no-verify", "-F", "-", stdin=message)
+            signoff = ["--signoff"] if self.signoff else []
+            git(self.path, *identity, "commit", "-q", "--no-verify", *signoff, "-F", "-", stdin=message)
             sha = git(self.path, "rev-parse", "HEAD").strip()
             s.set(sha=sha, summary=message.splitlines()[0])
             return Commit(sha, message.splitlines()[0])
@@ -161,10 +163,12 @@ class CommittedTree:
 class LocalForge:
     """Branches and worktrees in a local checkout; never touches the user's working tree."""
 
-    def __init__(self, repo_dir: Path, run_id: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES):
+    def __init__(self, repo_dir: Path, run_id: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+                 signoff: bool = False):
         self.repo_dir = Path(git(Path(repo_dir), "rev-parse", "--show-toplevel").strip())
         self.run_id = run_id
         self.max_file_bytes = max_file_bytes
+        self.signoff = signoff
         self.branch = ""
         self.base = ""
         self.continued = False
@@ -186,7 +190,7 @@ class LocalForge:
             self._remove(path)
         with span("git.worktree", worktree=path.name, base=self.base):
             git(self.repo_dir, "worktree", "add", "-q", "--detach", str(path), self.base)
-        workspace = GitWorkspace(path, self.base, self.max_file_bytes)
+        workspace = GitWorkspace(path, self.base, self.max_file_bytes, self.signoff)
         self._workspaces.append(workspace)
         return workspace
 

@@ -380,6 +380,20 @@ def rerun_failed(fake, repo, m, q, body, login) -> Reply:
     return 201, {}, {}
 
 
+def cancel_run(fake, repo, m, q, body, login) -> Reply:
+    """Cancel a run that has not finished: 202 (GitHub finishes the cancelling later; the fake at once),
+    409 for a run that already completed."""
+    run = repo.runs.get(int(m["id"]))
+    if not run:
+        return NOT_FOUND
+    if run["status"] == "completed":
+        return 409, {}, {"message": "Cannot cancel a workflow run that is completed.",
+                         "documentation_url": "https://docs.github.com/rest"}
+    run.update(status="completed", conclusion="cancelled")
+    repo.cancels.append(run["id"])
+    return 202, {}, {}
+
+
 def _workflow(repo: RepoState, key: str) -> dict | None:
     return next((w for w in repo.workflows.values() if str(w["id"]) == key or w["path"].endswith("/" + key)), None)
 
@@ -524,6 +538,7 @@ ROUTES: list[tuple[str, str, Any]] = [
     ("GET", R + r"/actions/jobs/(?P<id>\d+)$", get_job),
     ("GET", R + r"/actions/jobs/(?P<id>\d+)/logs$", job_logs),
     ("POST", R + r"/actions/runs/(?P<id>\d+)/rerun-failed-jobs$", rerun_failed),
+    ("POST", R + r"/actions/runs/(?P<id>\d+)/cancel$", cancel_run),
     ("GET", R + r"/actions/workflows/(?P<wf>[^/]+)$", get_workflow),
     ("POST", R + r"/actions/workflows/(?P<wf>[^/]+)/dispatches$", dispatch),
     ("GET", R + r"/check-suites/(?P<id>\d+)$", get_check_suite),

@@ -83,6 +83,7 @@ class RepoState:
     jobs: dict[int, dict] = field(default_factory=dict)
     dispatches: list[dict] = field(default_factory=list)
     reruns: list[int] = field(default_factory=list)
+    cancels: list[int] = field(default_factory=list)  # ids of the workflow runs cancelled through the API
     statuses: list[dict] = field(default_factory=list)  # commit statuses (sha, state, context)
     check_runs: list[dict] = field(default_factory=list)  # check runs of other apps (Actions jobs are derived)
     suites: dict[int, dict] = field(default_factory=dict)  # check suites of other apps
@@ -220,6 +221,13 @@ class FakeGitHub:
         repo.runs[run["id"]] = run
         self.set_jobs(full_name, run, jobs)
         return self.run_json(repo, run)
+
+    def start_run(self, full_name: str, branch: str, head_sha: str, status: str = "in_progress",
+                  workflow: str = "ci.yml", event: str = "push") -> dict:
+        """A workflow run that has not finished (`status` queued, in_progress, waiting or pending)."""
+        run = self.add_run(full_name, branch, head_sha, "", (), workflow=workflow, event=event)
+        self.repos[full_name].runs[run["id"]].update(status=status, conclusion=None)
+        return self.run_json(self.repos[full_name], self.repos[full_name].runs[run["id"]])
 
     def set_jobs(self, full_name: str, run: dict, jobs: tuple[tuple[str, str, str], ...]) -> None:
         """Replace the latest attempt's jobs of `run` (as a re-run does)."""
