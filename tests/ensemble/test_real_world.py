@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import _thread
 import json
+import signal
 import subprocess
 import time
 from pathlib import Path
+
+import pytest
 
 from bot.config import Config
 from bot.ensemble.runner import Components, run_task
@@ -161,11 +164,15 @@ def test_a_failing_progress_view_does_not_stop_the_run(sample: Path) -> None:
     assert result.success and result.stop_reason == "accepted"
 
 
-def test_ctrl_c_stops_the_teams_and_reports_a_stop(sample: Path) -> None:
+def test_ctrl_c_stops_the_teams_and_reports_a_stop(sample: Path, request: pytest.FixtureRequest) -> None:
+    # Ctrl-C as in a terminal, even where the suite was started in the background (SIGINT ignored then)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    request.addfinalizer(lambda: signal.signal(signal.SIGINT, previous))
+
     def interrupt(team: str, phase: str, rnd: int, detail: str) -> None:
         if phase == "planning":
             _thread.interrupt_main()  # what Ctrl-C does: KeyboardInterrupt in the main thread
-            time.sleep(5)  # the main thread takes it meanwhile (a busy machine can take seconds)
+            time.sleep(1)  # the main thread takes it meanwhile
 
     result, models, _ = run(sample, happy_script(), progress=interrupt)
     assert result.stop_reason == "stopped" and not result.success and not result.commits

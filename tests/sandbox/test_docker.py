@@ -165,8 +165,10 @@ def test_select_prefers_docker_when_an_engine_answers(docker_client: object) -> 
 
 
 INTERRUPTED_RUN = """
+import signal
 import sys
 from pathlib import Path
+signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C as in a terminal, even if started in the background
 from sandbox import DockerSandbox, reap, SandboxSpec
 sandbox = DockerSandbox(env={})
 env = sandbox.prepare(Path(sys.argv[1]), SandboxSpec(image=sys.argv[2], setup=""))
