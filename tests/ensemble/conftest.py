@@ -18,7 +18,7 @@ import pytest
 
 from bot.ensemble.adapters import compile_check
 from bot.ensemble.demo import create_sample_repo
-from bot.ensemble.types import Retrieved, TestOutcome
+from bot.ensemble.types import Retrieved, Task, TestOutcome
 
 
 @dataclass
@@ -154,6 +154,20 @@ NO_MATCH = """stats/core.py
 ENOUGH = '{"search": [], "open": [], "symbols": []}'
 ACCEPT = {"verdict": "accept", "feedback": "Correct and tested."}
 REVISE = {"verdict": "revise", "feedback": "Still wrong for even counts."}
+
+
+MEDIAN_TASK = Task("median() is wrong for an even number of values", "median([1, 2, 3, 4]) returns 3; expected 2.5.",
+                   slug="median")
+
+
+def run_scripted(sample: Path, script: dict, ensembles: int = 1, **config: object) -> tuple[Any, ScriptedModels]:
+    """`run_task` of MEDIAN_TASK on `sample` with the scripted models, file retrieval and pytest on the host."""
+    from bot.config import Config
+    from bot.ensemble.runner import Components, run_task
+
+    models = ScriptedModels(script)
+    parts = Components(models=models, retriever=FileRetriever(sample), runner=HostPytest())
+    return run_task(sample, MEDIAN_TASK, Config(ensembles=ensembles, **config), {}, parts), models
 
 
 def happy_script() -> dict:

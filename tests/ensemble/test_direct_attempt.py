@@ -11,27 +11,17 @@ from pathlib import Path
 
 from bot.config import Config, Models, RoleModel, TeamModelsSpec
 from bot.ensemble.planner import mentioned_paths
-from bot.ensemble.runner import Components, direct_first, run_task
-from bot.ensemble.types import Task
+from bot.ensemble.runner import direct_first
 from tests.ensemble.conftest import (
     ACCEPT,
     BAD_FIX,
     FIX,
-    FileRetriever,
-    HostPytest,
     ScriptedModels,
     happy_script,
+    run_scripted,
 )
 
-TASK = Task("median() is wrong for an even number of values", "median([1, 2, 3, 4]) returns 3; expected 2.5.",
-            slug="median")
-
-
-def run(repo: Path, script: dict, **config: object):
-    models = ScriptedModels(script)
-    parts = Components(models=models, retriever=FileRetriever(repo), runner=HostPytest())
-    result = run_task(repo, TASK, Config(ensembles=1, **config), {}, parts)
-    return result, models
+run = run_scripted
 
 
 def coder_prompts(models: ScriptedModels) -> list[str]:

@@ -23,6 +23,7 @@ from tests.ensemble.conftest import (
     BAD_FIX,
     ENOUGH,
     FIX,
+    MEDIAN_TASK,
     NO_MATCH,
     PLAN,
     REPRO,
@@ -31,17 +32,11 @@ from tests.ensemble.conftest import (
     HostPytest,
     ScriptedModels,
     happy_script,
+    run_scripted,
 )
 
-TASK = Task("median() is wrong for an even number of values", "median([1, 2, 3, 4]) returns 3; expected 2.5.",
-            slug="median")
-
-
-def run(sample: Path, script: dict, ensembles: int = 1, **config: object):
-    models = ScriptedModels(script)
-    parts = Components(models=models, retriever=FileRetriever(sample), runner=HostPytest())
-    result = run_task(sample, TASK, Config(ensembles=ensembles, **config), {}, parts)
-    return result, models
+TASK = MEDIAN_TASK
+run = run_scripted
 
 
 def git(repo: Path, *args: str) -> str:

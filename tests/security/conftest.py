@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import pytest
 
+from bot.ensemble.demo import create_sample_repo
+
 # the Action's fake-GitHub hub and scripted engine, for the fault tests
 from tests.actions.conftest import engine, hub  # noqa: F401
+from tests.fakes.openai_server import FakeOpenAI
 
 # Each canary is a secret of a different kind; none may be found in anything a run writes.
 CANARIES = {
@@ -20,6 +23,31 @@ CANARIES = {
 GHP_CANARY = "ghp_Canary0123456789abcdefABCDEF012345"  # token-shaped, in no variable
 ALL_CANARIES = (*CANARIES.values(), GHP_CANARY)
 SAY_CANARIES = " ".join(ALL_CANARIES)
+
+
+Checkout = Callable[..., tuple[Path, FakeOpenAI]]
+
+
+@pytest.fixture
+def checkout_with(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Checkout:
+    """`make(config, env, api_key=None)`: the sample repository with `config` committed as its ensemble.yml, a fake
+    OpenAI server the process points at, `env` set, and the local sandbox (fast): what `ensemble run` sees."""
+    def make(config: str, env: Mapping[str, str], api_key: str | None = None) -> tuple[Path, FakeOpenAI]:
+        repo = create_sample_repo(tmp_path / "stats")
+        (repo / ".github").mkdir()
+        (repo / ".github" / "ensemble.yml").write_text(config)
+        subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+        subprocess.run(["git", "commit", "-qm", "config"], cwd=repo, check=True)
+        openai = FakeOpenAI(api_key=api_key)
+        openai.start()
+        request.addfinalizer(openai.stop)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setenv("OPENAI_BASE_URL", openai.url)
+        monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-docker.sock")  # the local sandbox: fast
+        return repo, openai
+
+    return make
 
 
 def git_objects(repo: Path) -> bytes:

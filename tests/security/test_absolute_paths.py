@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.ensemble.demo import TASK_BODY, TASK_TITLE, create_sample_repo
+from bot.ensemble.demo import TASK_BODY, TASK_TITLE
 from tests.ensemble.conftest import ENOUGH, FIX, REPRO
 from tests.fakes.openai_server import FakeOpenAI
+from tests.security.conftest import Checkout
 
 pytestmark = pytest.mark.slow  # the real index and the local sandbox
 
@@ -43,17 +44,8 @@ def outside() -> Iterator[Path]:
 
 
 @pytest.fixture
-def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, FakeOpenAI]]:
-    repo = create_sample_repo(tmp_path / "stats")
-    (repo / ".github").mkdir()
-    (repo / ".github" / "ensemble.yml").write_text(CONFIG)
-    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
-    subprocess.run(["git", "commit", "-qm", "config"], cwd=repo, check=True)
-    with FakeOpenAI() as openai:
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-key-for-the-fake-server-0002")
-        monkeypatch.setenv("OPENAI_BASE_URL", openai.url)
-        monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-docker.sock")  # the local sandbox: fast
-        yield repo, openai
+def checkout(checkout_with: Checkout) -> tuple[Path, FakeOpenAI]:
+    return checkout_with(CONFIG, {"OPENAI_API_KEY": "sk-fake-key-for-the-fake-server-0002"})
 
 
 def test_an_edit_to_an_absolute_path_outside_the_repository_is_refused_and_never_committed(

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from bot.cli import main
-from bot.ensemble.demo import TASK_BODY, TASK_TITLE, create_sample_repo
+from bot.ensemble.demo import TASK_BODY, TASK_TITLE
 from tests.ensemble.conftest import ENOUGH, FIX, REPRO
 from tests.fakes.openai_server import FakeOpenAI
-from tests.security.conftest import CANARIES, GHP_CANARY, SAY_CANARIES, git_objects, leaks
+from tests.security.conftest import CANARIES, GHP_CANARY, SAY_CANARIES, Checkout, git_objects, leaks
 
 pytestmark = pytest.mark.slow  # the real index and the local sandbox: about 30 s
 
@@ -47,18 +46,8 @@ REVIEW = {"verdict": "accept", "feedback": f"Looks right. Also, the tokens are {
 
 
 @pytest.fixture
-def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, FakeOpenAI]]:
-    repo = create_sample_repo(tmp_path / "stats")
-    (repo / ".github").mkdir()
-    (repo / ".github" / "ensemble.yml").write_text(CONFIG)
-    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
-    subprocess.run(["git", "commit", "-qm", "config"], cwd=repo, check=True)
-    with FakeOpenAI(api_key=CANARIES["OPENAI_API_KEY"]) as openai:
-        for name, value in CANARIES.items():
-            monkeypatch.setenv(name, value)
-        monkeypatch.setenv("OPENAI_BASE_URL", openai.url)
-        monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-docker.sock")  # the local sandbox: fast
-        yield repo, openai
+def checkout(checkout_with: Checkout) -> tuple[Path, FakeOpenAI]:
+    return checkout_with(CONFIG, CANARIES, api_key=CANARIES["OPENAI_API_KEY"])
 
 
 def test_no_canary_survives_a_run_in_any_file_commit_or_output(checkout: tuple[Path, FakeOpenAI],

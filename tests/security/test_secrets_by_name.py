@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,14 +18,14 @@ import pytest
 from bot import redact
 from bot.cli import main
 from bot.config import parse_config
-from bot.ensemble.demo import TASK_BODY, TASK_TITLE, create_sample_repo
+from bot.ensemble.demo import TASK_BODY, TASK_TITLE
 from bot.ensemble.types import Task
 from bot.errors import ConfigError
 from bot.forge.policy import content_problems
 from bot.redact import MASK, Redactor, could_be_secret, is_secret_name, scrub
 from tests.ensemble.conftest import ENOUGH, FIX, REPRO
 from tests.fakes.openai_server import FakeOpenAI
-from tests.security.conftest import git_objects
+from tests.security.conftest import Checkout, git_objects
 
 SECRETS = {"DEPLOY_SECRET": "quietharbor7lantern29meadow", "SLACK_BOT_TOKEN": "cobaltriver48summit1willow",
            "DATABASE_PASSWORD": "amberforest63tunnel5violet"}
@@ -61,19 +60,8 @@ def holders(blobs: dict[str, bytes], secrets: dict[str, str]) -> list[str]:
 
 
 @pytest.fixture
-def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, FakeOpenAI]]:
-    repo = create_sample_repo(tmp_path / "stats")
-    (repo / ".github").mkdir()
-    (repo / ".github" / "ensemble.yml").write_text(CONFIG)
-    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
-    subprocess.run(["git", "commit", "-qm", "config"], cwd=repo, check=True)
-    with FakeOpenAI() as openai:
-        for name, value in SECRETS.items():
-            monkeypatch.setenv(name, value)
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-key-for-the-fake-server-0001")
-        monkeypatch.setenv("OPENAI_BASE_URL", openai.url)
-        monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-docker.sock")  # the local sandbox: fast
-        yield repo, openai
+def checkout(checkout_with: Checkout) -> tuple[Path, FakeOpenAI]:
+    return checkout_with(CONFIG, {**SECRETS, "OPENAI_API_KEY": "sk-fake-key-for-the-fake-server-0001"})
 
 
 @pytest.mark.slow
