@@ -308,7 +308,7 @@ def _refine(team: Team, result: TeamResult, found: Exploration, loop: _Loop) -> 
             result.accepted = True
             result.stop_reason = ACCEPTED
             return True
-        if _enough_revising(result, rnd, loop.revised_good, team.workspace.diff()):
+        if _enough_revising(result, rnd, loop.revised_good, team.workspace.diff() if rnd.good else ""):
             return True
         loop.revised_good += bool(rnd.good or loop.revised_good)
         loop.same = loop.same + 1 if rnd.signature == loop.last_signature else 1

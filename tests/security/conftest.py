@@ -25,6 +25,15 @@ ALL_CANARIES = (*CANARIES.values(), GHP_CANARY)
 SAY_CANARIES = " ".join(ALL_CANARIES)
 
 
+# One team, two rounds, every role on the fake OpenAI server, pytest as the test command: a short `ensemble run`.
+RUN_CONFIG = """ensembles: 1
+max_iterations: 2
+models:
+  planner: {provider: openai, model: gpt-4o}
+  coder: {provider: openai, model: gpt-4o-mini}
+  critic: {provider: openai, model: gpt-4o-mini}
+sandbox: {test: "python -m pytest -q -p no:cacheprovider"}
+"""
 Checkout = Callable[..., tuple[Path, FakeOpenAI]]
 
 

@@ -19,18 +19,10 @@ from bot.cli import main
 from bot.ensemble.demo import TASK_BODY, TASK_TITLE
 from tests.ensemble.conftest import ENOUGH, FIX, REPRO
 from tests.fakes.openai_server import FakeOpenAI
-from tests.security.conftest import Checkout
+from tests.security.conftest import RUN_CONFIG, Checkout
 
 pytestmark = pytest.mark.slow  # the real index and the local sandbox
 
-CONFIG = """ensembles: 1
-max_iterations: 2
-models:
-  planner: {provider: openai, model: gpt-4o}
-  coder: {provider: openai, model: gpt-4o-mini}
-  critic: {provider: openai, model: gpt-4o-mini}
-sandbox: {test: "python -m pytest -q -p no:cacheprovider"}
-"""
 PLAN = {"summary": "Average the middle values.", "files": ["stats/core.py"],
         "steps": ["Reproduction test: tests/test_repro_median.py", "Fix median()"], "questions": []}
 
@@ -45,7 +37,7 @@ def outside() -> Iterator[Path]:
 
 @pytest.fixture
 def checkout(checkout_with: Checkout) -> tuple[Path, FakeOpenAI]:
-    return checkout_with(CONFIG, {"OPENAI_API_KEY": "sk-fake-key-for-the-fake-server-0002"})
+    return checkout_with(RUN_CONFIG, {"OPENAI_API_KEY": "sk-fake-key-for-the-fake-server-0002"})
 
 
 def test_an_edit_to_an_absolute_path_outside_the_repository_is_refused_and_never_committed(

@@ -25,19 +25,11 @@ from bot.forge.policy import content_problems
 from bot.redact import MASK, Redactor, could_be_secret, is_secret_name, scrub
 from tests.ensemble.conftest import ENOUGH, FIX, REPRO
 from tests.fakes.openai_server import FakeOpenAI
-from tests.security.conftest import Checkout, git_objects
+from tests.security.conftest import RUN_CONFIG, Checkout, git_objects
 
 SECRETS = {"DEPLOY_SECRET": "quietharbor7lantern29meadow", "SLACK_BOT_TOKEN": "cobaltriver48summit1willow",
            "DATABASE_PASSWORD": "amberforest63tunnel5violet"}
 SAY = " ".join(SECRETS.values())
-CONFIG = """ensembles: 1
-max_iterations: 2
-models:
-  planner: {provider: openai, model: gpt-4o}
-  coder: {provider: openai, model: gpt-4o-mini}
-  critic: {provider: openai, model: gpt-4o-mini}
-sandbox: {test: "python -m pytest -q -p no:cacheprovider"}
-"""
 PLAN = {"summary": f"Average the middle values; deploy with {SAY}.", "files": ["stats/core.py"],
         "steps": ["Reproduction test: tests/test_repro_median.py", f"Fix median(); keys {SAY}"], "questions": []}
 SECRET_EDIT = FIX.replace("    if len(ordered) % 2 == 0:",
@@ -61,7 +53,7 @@ def holders(blobs: dict[str, bytes], secrets: dict[str, str]) -> list[str]:
 
 @pytest.fixture
 def checkout(checkout_with: Checkout) -> tuple[Path, FakeOpenAI]:
-    return checkout_with(CONFIG, {**SECRETS, "OPENAI_API_KEY": "sk-fake-key-for-the-fake-server-0001"})
+    return checkout_with(RUN_CONFIG, {**SECRETS, "OPENAI_API_KEY": "sk-fake-key-for-the-fake-server-0001"})
 
 
 @pytest.mark.slow
