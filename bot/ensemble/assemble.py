@@ -53,10 +53,7 @@ def retriever(repo_dir: Path, config: Config, env: Mapping[str, str] | None = No
         index = open_configured_index(repo_dir, config, env, tree=tree)
         stored = index.stored
         s.set(model=stored.model, commit=stored.commit, files=len(stored.files), chunks=len(stored.chunks))
-    wrapped = IndexRetriever(index)
-    # the index's own model, loaded on first use (that takes seconds, so only when something embeds)
-    wrapped.embed = lambda texts: index.embedder.embed(list(texts))
-    return wrapped
+    return IndexRetriever(index)
 
 
 def open_configured_index(repo_dir: Path, config: Config, env: Mapping[str, str] | None = None,

@@ -5,12 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from bot.redact import clip
 
-if TYPE_CHECKING:
-    from bot.ensemble.verdict import Judgement
 
 class StopReason(StrEnum):
     """Why a team's loop ended, and so the run (the winner's reason); `words` says it in plain words."""
@@ -126,6 +124,27 @@ class TestOutcome:
         if self.passed:
             return ""
         return ",".join(sorted(self.failing)) or clip((self.summary.strip().splitlines() or ["failed"])[0], 200)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The verdict on one test run against the base run, with the tests that decided it."""
+
+    good: bool
+    reason: str
+    fixed: tuple[str, ...] = ()  # failed at the base, pass now (red -> green)
+    still_failing: tuple[str, ...] = ()  # failed at the base and still fail: not the change's to fix
+    broken: tuple[str, ...] = ()  # passed at the base, and now fail, are skipped or were not reported
+    new_failing: tuple[str, ...] = ()  # tests the base did not have that fail now
+    required_failing: tuple[str, ...] = ()  # tests the task requires that do not pass (or did not run)
+    per_test: bool = False  # True when judged test by test, False when only the exit status was known
+    unknown: tuple[str, ...] = ()  # base tests a killed run never reached
+    vanished: tuple[str, ...] = ()  # the broken tests that were not reported at all after the change
+
+    @property
+    def blamed(self) -> tuple[str, ...]:
+        """The failing tests the change is answerable for (what the coder is told about)."""
+        return tuple(dict.fromkeys((*self.required_failing, *self.broken, *self.new_failing)))
 
 
 def passes(judgement: Judgement | None, tests: TestOutcome | None) -> bool:

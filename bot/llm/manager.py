@@ -290,6 +290,10 @@ class ModelManager:
             return StructuredReplyError(message, exc.raw_reply)
         return type(exc)(message)
 
+    def has_role(self, role: str) -> bool:
+        """True when `role` has a model chain of its own (a team's own model: `coder@b`)."""
+        return role in self.chains
+
     def spend(self) -> dict[str, Any]:
         """The run's usage so far: totals, per role (with parse failures, repairs, cut-off replies), caps, fallbacks."""
         return self.ledger.summary()
