@@ -20,7 +20,6 @@ from bot.ensemble.adapters import compile_check
 from bot.ensemble.demo import create_sample_repo
 from bot.ensemble.types import Retrieved, Task, TestOutcome
 
-
 PROMPT_BUDGET = 24_000  # tokens a scripted model takes as a prompt
 
 
