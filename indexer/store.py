@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from indexer.chunking import CHUNKER_VERSION, Chunk
+from indexer.chunking import CHUNKER_VERSION
+from indexer.chunks import Chunk
 
 log = logging.getLogger(__name__)
 

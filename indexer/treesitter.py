@@ -14,7 +14,7 @@ import logging
 from functools import cache
 from typing import Any
 
-from indexer.chunking import MAX_CHUNK_LINES, Chunk, chunk_windows
+from indexer.chunks import MAX_CHUNK_LINES, Chunk, chunk_windows
 
 log = logging.getLogger(__name__)
 

@@ -20,24 +20,20 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.detect import detect_project
-from sandbox.docker_env import (
-    ENV_DIR,
-    EXPIRES_LABEL,
-    LABEL,
-    OWNER_LABEL,
-    WORKSPACE,
-    image_path,
-    labels,
-    limits,
-    pid_namespace,
-    prepare_image,
-    process_start,
-    remove_container,
-)
+from sandbox.docker_env import ENV_DIR, WORKSPACE, image_path, limits, prepare_image
 from sandbox.errors import EngineUnavailable, ImageMissing, SandboxError
 from sandbox.images import IMAGE_ENV_VAR
 from sandbox.model import Environment, ExecResult, SandboxSpec
 from sandbox.output import CappedBuffer
+from sandbox.ownership import (
+    EXPIRES_LABEL,
+    LABEL,
+    OWNER_LABEL,
+    labels,
+    pid_namespace,
+    process_start,
+    remove_container,
+)
 from sandbox.results import collect_tests, running_test
 from sandbox.scripts import RUN_SCRIPT, command_env, plugin_files
 from sandbox.workspace import SANDBOX_UID, Overlay, build_tar, read_tar_files

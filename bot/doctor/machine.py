@@ -95,7 +95,8 @@ def check_base_image(ctx: DoctorContext) -> Check:
 def check_embedding_model(ctx: DoctorContext) -> Check:
     if missing := _engine_missing("Embedding model"):
         return missing
-    from indexer.embedder import EmbedderError, canonical_model_name, make_embedder
+    from indexer.embedder import EmbedderError
+    from indexer.embedding import canonical_model_name, make_embedder
 
     name = canonical_model_name(ctx.config.index.embedding_model if ctx.config else None)
     try:

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexer.embedder import EmbedderError, canonical_model_name, make_embedder
+from indexer.embedder import EmbedderError
+from indexer.embedding import canonical_model_name, make_embedder
 from indexer.static import StaticEmbedder, distilled_path
 
 
