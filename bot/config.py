@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,7 +66,10 @@ class Models:
 
     def for_role(self, role: str) -> RoleModel:
         """The model configured for `role` (one of ROLES)."""
-        return typing.cast(RoleModel, getattr(self, role))
+        roles = {"planner": self.planner, "coder": self.coder, "critic": self.critic}
+        if role not in roles:
+            raise KeyError(f"unknown role {role!r}; expected one of {', '.join(roles)}")
+        return roles[role]
 
 
 @dataclass(frozen=True)
@@ -204,7 +206,8 @@ class Config:
         """Team number `team`'s own model for `role`, or None when it uses `models`."""
         if team >= len(self.team_models):
             return None
-        return typing.cast(RoleModel | None, getattr(self.team_models[team], role))
+        own = self.team_models[team]
+        return {"planner": own.planner, "coder": own.coder, "critic": own.critic}[role]
 
 
 def load_config(repo_dir: str | Path, env: Mapping[str, str] | None = None, path: str | None = None) -> Config:

@@ -51,8 +51,7 @@ class IndexRetriever:
         with span("index.symbol", symbol=clip(name, 200)) as s:
             hits = self.index.lookup_symbol(name)
             s.set(hits=len(hits))
-        return [(Retrieved(h.path, "symbol", float(getattr(h, "score", 1.0)), h.start_line, h.end_line, name),
-                 getattr(h, "text", "") or "") for h in hits]
+        return [(Retrieved(h.path, "symbol", h.score, h.start_line, h.end_line, name), h.text) for h in hits]
 
     def repo_map(self, query: str, max_tokens: int = 1500) -> str:
         """The ranked outline of the repository."""

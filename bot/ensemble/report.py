@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from bot.ensemble.types import RunResult, TestOutcome
+from bot.ensemble.types import Judgement, RunResult, TestOutcome
 from bot.redact import clip
 
 Quote = Callable[[str], str]  # writes one test name for markdown (code span, neutralized)
 NAMES_SHOWN = 10
-JUDGED_GROUPS = (("fixed (red → green)", "fixed"),
-                 ("pre-existing failures left alone (failed before the change too, not blocking)", "still_failing"),
-                 ("broken (passed before; failing, skipped or gone now)", "broken"),
-                 ("new tests failing", "new_failing"), ("never ran (the run was killed before them)", "unknown"))
+JUDGED_GROUPS: tuple[tuple[str, Callable[[Judgement], tuple[str, ...]]], ...] = (
+    ("fixed (red → green)", lambda j: j.fixed),
+    ("pre-existing failures left alone (failed before the change too, not blocking)", lambda j: j.still_failing),
+    ("broken (passed before; failing, skipped or gone now)", lambda j: j.broken),
+    ("new tests failing", lambda j: j.new_failing), ("never ran (the run was killed before them)", lambda j: j.unknown))
 
 
 def tests_line(outcome: TestOutcome | None, quote: Quote | None = None) -> str:
@@ -43,7 +44,7 @@ def judged_lines(result: RunResult, quote: Quote | None = None) -> list[str]:
                 f"{name_list(pre, quote)}"] if pre else []
     lines = [] if quote else [f"judged against the base: {judged.reason}"]
     for label, group in JUDGED_GROUPS:
-        if names := getattr(judged, group):
+        if names := group(judged):
             lines.append(f"{indent}{label}: {name_list(names, quote)}")
     return lines
 

@@ -165,7 +165,7 @@ class ModelManager:
         temp = link.temperature if temperature is None else temperature
         request = ChatRequest(role, messages, schema, temp, self._output_cap(link), self.timeout_s)
         params = {"temperature": temp, "max_output_tokens": request.max_output_tokens,
-                  "base_url": getattr(link.model, "base_url", None)}  # same name, other server: other model
+                  "base_url": link.model.base_url}  # same name, other server: other model
         key = cache_key(link.model.provider, link.model.model, messages, schema, params)
         with self._lock:
             repeat = self._answered.get(key, 0)
