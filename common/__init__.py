@@ -1,4 +1,4 @@
-"""Leaf code every layer shares: the git facade, the glob engine and the token counter.
+"""Leaf code every layer shares: the git facade, the glob engine, the token counter, retries and the like.
 
 `indexer/`, `sandbox/`, `bot/` and `actions/` may all import this package; it imports none of
 them (nor anything heavy at import time), so it can sit under every layer without a cycle.
@@ -6,4 +6,6 @@ them (nor anything heavy at import time), so it can sit under every layer withou
     common.git      run git: one function family, one error type (`GitError`) naming the command and stderr
     common.globs    gitignore-style path patterns (pathspec): `paths.deny`, index include/exclude
     common.tokens   token counts: exact with tiktoken where the model's encoding is known, else one estimate
+    common.retry    retry with backoff and the one `Retry-After` reading (model calls and GitHub calls)
+    common.github   the PyGithub client built one way, and the rate-limit and 5xx waits of every GitHub call
 """
