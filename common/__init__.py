@@ -7,5 +7,6 @@ them (nor anything heavy at import time), so it can sit under every layer withou
     common.globs    gitignore-style path patterns (pathspec): `paths.deny`, index include/exclude
     common.tokens   token counts: exact with tiktoken where the model's encoding is known, else one estimate
     common.retry    retry with backoff and the one `Retry-After` reading (model calls and GitHub calls)
+    common.atomic   the one atomic file writer (temporary file, fsync, rename; nothing left behind on failure)
     common.github   the PyGithub client built one way, and the rate-limit and 5xx waits of every GitHub call
 """
