@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from common.languages import is_language
+
 # Bump when chunking or the BM25 tokenization changes: indexes built before are then rebuilt.
 # 2: tree-sitter grammars from per-language packages, names of Go, Rust and C/C++ definitions.
 # 3: Go methods named with their receiver's type (Stack.Push).
@@ -37,7 +39,7 @@ def chunk_file(path: str, text: str) -> list[Chunk]:
     """Split one file into chunks, choosing the chunker by file extension."""
     if not text.strip():
         return []
-    if path.endswith((".py", ".pyi")):
+    if is_language(path, "python"):
         chunks = chunk_python(path, text)
         if chunks is not None:
             return chunks
