@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 
+from common.languages import is_language
 from indexer.chunks import MAX_CHUNK_LINES, Chunk, chunk_windows
 from indexer.treesitter import chunk_with_tree_sitter
 
@@ -23,7 +24,7 @@ def chunk_file(path: str, text: str) -> list[Chunk]:
     """Split one file into chunks, choosing the chunker by file extension."""
     if not text.strip():
         return []
-    if path.endswith((".py", ".pyi")):
+    if is_language(path, "python"):
         chunks = chunk_python(path, text)
         if chunks is not None:
             return chunks

@@ -14,6 +14,7 @@ from bot.ensemble.types import Retrieved, TestOutcome
 from bot.llm.types import Message
 from bot.redact import clip
 from bot.trace import span
+from common.languages import is_language
 
 if TYPE_CHECKING:
     from indexer import RepoIndex
@@ -170,7 +171,7 @@ def compile_check(workspace: Path, paths: Sequence[str]) -> str:
             continue
         text = path.read_bytes().decode("utf-8", "replace")
         try:
-            if rel.endswith(".py"):
+            if is_language(rel, "python"):
                 compile(text, rel, "exec", dont_inherit=True)
             elif rel.endswith(".json"):
                 json.loads(text)

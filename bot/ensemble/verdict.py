@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from bot.ensemble.types import Judgement, TestOutcome
+from common.languages import is_code
+from common.testfiles import is_test_path
 from sandbox.model import COLLECTION
 
 FAILED = ("fail", "error")
@@ -168,7 +170,7 @@ def changed_definitions(diff: str) -> set[str]:
     test_file = False
     for line in diff.splitlines():
         if line.startswith("+++ "):
-            test_file = "test" in line.rsplit("/", 1)[-1].lower()
+            test_file = is_test_path(line[4:].strip().removeprefix("b/"))
         elif test_file:
             continue
         elif line.startswith("@@"):
@@ -181,7 +183,7 @@ def changed_definitions(diff: str) -> set[str]:
 def file_of_test(name: str) -> str:
     """The file a test id names: 'tests/test_x.py::T::t' -> tests/test_x.py, 'tests.test_x::T::t' -> tests/test_x.py."""
     where = name.split("::", 1)[0]
-    if "/" in where or where.endswith((".py", ".js", ".ts", ".go", ".rs", ".java")):
+    if "/" in where or is_code(where):
         return where
     return where.replace(".", "/") + ".py"
 

@@ -280,7 +280,7 @@ class FakeGitHub:
                                if conclusion == "failure" else [])
         suite["conclusion"] = "failure" if any(c == "failure" for _, c, _ in runs) else "success"
 
-    def fail_next(self, status: int = 403, message: str = SECONDARY_LIMIT, retry_after: int | None = 1,
+    def fail_next(self, status: int = 403, message: str = SECONDARY_LIMIT, retry_after: int | str | None = 1,
                   times: int = 1, method: str | None = None, path_pattern: str | None = None) -> None:
         """Answer the next matching API request(s) with an error (default: a secondary rate limit)."""
         headers = {"retry-after": str(retry_after)} if retry_after is not None else {}

@@ -56,7 +56,7 @@ def tight_spec() -> SandboxSpec:
 @pytest.fixture(scope="session")
 def docker_client() -> Iterator[object]:
     """A client for the engine; skipped (or failed on CI) by the `docker` marker policy when none answers."""
-    from sandbox.docker_sandbox import docker_client as connect
+    from sandbox.engine import docker_client as connect
     from sandbox.errors import EngineUnavailable
 
     try:
