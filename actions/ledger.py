@@ -27,7 +27,19 @@ from typing import TYPE_CHECKING, TypeVar
 from actions.context import Context, Outcome
 from actions.github import ForgeError
 from bot.config import Config
-from bot.spend import RESERVE, SETTLE, Entry, Refusal, Totals, left_under_caps, read_entries, refusal, totals
+from bot.spend import (
+    LEDGER_BRANCH,
+    LEDGER_FILE,
+    RESERVE,
+    SETTLE,
+    Entry,
+    Refusal,
+    Totals,
+    left_under_caps,
+    read_entries,
+    refusal,
+    totals,
+)
 from common.git import git
 
 if TYPE_CHECKING:
@@ -37,8 +49,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-LEDGER_BRANCH = "ensemble/ledger"
-LEDGER_FILE = "ledger.jsonl"
 TRIES = 16  # pushes a change may try before the job gives up
 WAIT_S, MAX_WAIT_S = 0.1, 3.0  # the random wait after a refused push: up to WAIT_S·2^try, at most MAX_WAIT_S
 README = ("# The spend ledger of ensemble-bot\n\nWritten by the bot alone, one JSON line per run's reservation and "
@@ -208,9 +218,11 @@ def spend_words(now: Totals, config: Config, charged: float) -> str:
     """The spend line of the step summary: this run, its issue and its day, against their caps."""
     def against(cap: float | None, key: str) -> str:
         return f" of ${cap:.2f} (`budget.{key}`)" if cap is not None else ""
+
+    issue, day = against(config.budget.issue_usd, "issue_usd"), against(config.budget.day_usd, "day_usd")
     running = f"; ${now.open_usd:.2f} of it still reserved by runs going on" if now.open_usd else ""
-    return (f"this run ${charged:.4f}; issue #{now.issue} ${now.issue_usd:.4f}{against(config.budget.issue_usd, 'issue_usd')}"
-            f"; {now.day} (UTC) ${now.day_usd:.4f}{against(config.budget.day_usd, 'day_usd')}{running}")
+    return (f"this run ${charged:.4f}; issue #{now.issue} ${now.issue_usd:.4f}{issue}; "
+            f"{now.day} (UTC) ${now.day_usd:.4f}{day}{running}")
 
 
 def _or(ways: list[str]) -> str:

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 log = logging.getLogger(__name__)
+LEDGER_BRANCH, LEDGER_FILE = "ensemble/ledger", "ledger.jsonl"  # where the ledger lives in the repository
 RESERVE, SETTLE = "reserve", "settle"
 
 
@@ -128,7 +129,8 @@ def refusal(entries: Iterable[Entry], day: str, issue: int, reserve: float, issu
     return None
 
 
-def left_under_caps(totals_: Totals, issue_usd: float | None, day_usd: float | None) -> float | None:
+def left_under_caps(counted: Totals, issue_usd: float | None, day_usd: float | None) -> float | None:
     """The dollars left under the tighter of the two caps (None when neither is set)."""
-    left = [cap - spent for cap, spent in ((issue_usd, totals_.issue_usd), (day_usd, totals_.day_usd)) if cap is not None]
+    pairs = ((issue_usd, counted.issue_usd), (day_usd, counted.day_usd))
+    left = [cap - spent for cap, spent in pairs if cap is not None]
     return max(0.0, min(left)) if left else None

@@ -14,12 +14,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from actions.app import handle_event
-from actions.ledger import LEDGER_BRANCH, LEDGER_FILE, LedgerBranch
 from actions.github import GitHubForge
+from actions.ledger import LedgerBranch
 from bot.config import Config
 from bot.ensemble.types import RunResult, Task
-from bot.spend import RESERVE, SETTLE, Entry, charges
+from bot.spend import LEDGER_BRANCH, LEDGER_FILE, RESERVE, SETTLE, Entry, charges
 from tests.actions.conftest import REPO, Hub, ScriptedEngine
 from tests.actions.test_loop_breakers import set_config
 
@@ -121,10 +123,8 @@ def test_a_run_whose_engine_raises_is_settled_at_its_reservation(hub: Hub) -> No
 
     hub.engine.before_return = crash
     set_config(hub, "ensembles: 1\nbudget: {run_usd: 0.75, day_usd: 10}\n")
-    try:
+    with pytest.raises(RuntimeError, match="daemon went away"):
         hub.send("issues", hub.labeled(1))
-    except RuntimeError:
-        pass
     assert [(d["kind"], d["usd"]) for d in ledger_lines(hub)] == [(RESERVE, 0.75), (SETTLE, 0.75)]
 
 
