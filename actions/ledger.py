@@ -77,13 +77,13 @@ class LedgerBranch:
         """
         refused: ForgeError | None = None
         for attempt in range(TRIES):
-            head = self.forge.fetch(self.repo, LEDGER_BRANCH)
-            text = self._text(head)
-            new, value = make(read_entries(text))
-            if not new:
-                return value
-            commit = self._commit(head, text + "".join(entry.line() for entry in new), what)
             try:
+                head = self.forge.fetch(self.repo, LEDGER_BRANCH)
+                text = self._text(head)
+                new, value = make(read_entries(text))
+                if not new:
+                    return value
+                commit = self._commit(head, text + "".join(entry.line() for entry in new), what)
                 self.forge.push(self.repo, LEDGER_BRANCH, head, source=commit)
                 return value
             except ForgeError as exc:  # another job moved the branch (or GitHub failed): fetch and try again
