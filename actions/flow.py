@@ -17,7 +17,7 @@ from actions.context import NEEDS_HUMAN, WORKING, Context, Outcome, branch_of_is
 from actions.engine import plan_text
 from actions.github import CommentInfo, ForgeError, PullInfo
 from actions.gitops import check_hold, prepare_clone
-from actions.ledger import run_spend
+from actions.ledger import Spend, run_spend
 from actions.loops import run_limit
 from actions.progress import ProgressComment, StopWatcher
 from actions.render import plan_comment, pr_body, questions_comment
@@ -64,7 +64,7 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
             if spend.refused:
                 return spend.refused
             if config.require_plan_approval and not approved_plan:
-                return _post_plan(ctx, clone, task, spend.capped(config), issue, progress)
+                return _post_plan(ctx, clone, task, spend.capped(config), issue, progress, spend)
             result = _run_engine(ctx, clone, task, spend.capped(config), progress, numbers)
             spend.charge(result)
         return replace(_finish_issue(ctx, issue, branch, remote, clone, config, result, progress), run=result)
@@ -261,8 +261,10 @@ def _resume(ctx: Context, issue: int, branch: str, remote: str) -> Outcome | Non
     return None
 
 
-def _post_plan(ctx: Context, clone: Path, task: Task, config: Config, issue: int, progress: ProgressComment) -> Outcome:
+def _post_plan(ctx: Context, clone: Path, task: Task, config: Config, issue: int, progress: ProgressComment,
+               spend: Spend) -> Outcome:
     plan = ctx.planner(clone, task, config, {k: v for k, v in ctx.env.items() if k not in SECRET_NAMES})
+    spend.charge(plan)
     if plan.questions:
         ctx.forge.comment(issue, questions_comment(plan.questions))
         progress.update("Waiting for answers to the planner's questions.", stage="questions")

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, TypeVar
 from actions.context import Context, Outcome
 from actions.github import ForgeError
 from bot.config import Config
+from bot.ensemble.types import Plan, RunResult
 from bot.spend import (
     LEDGER_BRANCH,
     LEDGER_FILE,
@@ -45,7 +46,6 @@ from common.git import git
 if TYPE_CHECKING:
     from actions.github.remote import RemoteCalls
     from actions.progress import ProgressComment
-    from bot.ensemble.types import RunResult
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -122,9 +122,13 @@ class Spend:
         """`config` with the engine's cap: the run's, never more than is left under the caps across runs."""
         return config if self.engine_cap is None else replace(config, budget_usd=self.engine_cap)
 
-    def charge(self, result: RunResult) -> None:
-        """Record what the run's models charged (the engine's usage), to settle the reservation to."""
-        self.charged = float(result.usage.get("cost_usd", 0.0) or 0.0)
+    def charge(self, made: RunResult | Plan) -> None:
+        """Record what the run's models charged (the engine's usage, or the plan's cost when the planner reports it),
+        to settle the reservation to."""
+        if isinstance(made, Plan):
+            self.charged = made.cost_usd
+        else:
+            self.charged = float(made.usage.get("cost_usd", 0.0) or 0.0)
 
 
 @contextlib.contextmanager
@@ -178,8 +182,8 @@ def _reserve(ctx: Context, spend: Spend, progress: ProgressComment) -> None:
 
 
 def _settle(ctx: Context, spend: Spend) -> None:
-    """Settle the reservation to what the run charged; when that is unknown (the engine raised, or a plan, whose
-    charge the planner does not report), to the reserved amount, the most the run could have charged."""
+    """Settle the reservation to what the run charged; when that is unknown (the engine raised, or a planner that
+    does not report its charge), to the reserved amount, the most the run could have charged."""
     assert spend.reservation is not None
     usd = spend.reservation.usd if spend.charged is None else spend.charged
     entry = replace(spend.reservation, kind=SETTLE, usd=round(usd, 6), issue=None, day="", at=_now())

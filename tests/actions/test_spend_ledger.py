@@ -20,7 +20,7 @@ from actions.app import handle_event
 from actions.github import GitHubForge
 from actions.ledger import LedgerBranch
 from bot.config import Config
-from bot.ensemble.types import RunResult, Task
+from bot.ensemble.types import Plan, RunResult, Task
 from bot.spend import LEDGER_BRANCH, LEDGER_FILE, RESERVE, SETTLE, Entry, charges
 from tests.actions.conftest import REPO, Hub, ScriptedEngine
 from tests.actions.test_loop_breakers import set_config
@@ -146,3 +146,20 @@ def test_a_concurrent_writer_wins_the_race_and_our_entry_is_applied_on_top_never
     assert ours.change(make, "ours") == 2  # our first push was refused (the lease named a head that had moved)
     assert seen == [["first"], ["first", "theirs"]]  # decided again on the ledger it then landed on
     assert [e.id for e in LedgerBranch(forge(hub), hub.tmp / "reader").read()] == ["first", "theirs", "ours"]
+
+
+def test_a_plan_made_for_approval_is_reserved_and_settled_to_what_the_planner_charged(hub: Hub) -> None:
+    set_config(hub, "ensembles: 1\nrequire_plan_approval: true\nbudget: {run_usd: 1, issue_usd: 1.5}\n")
+    engine = ChargingEngine(charge=lambda issue: 0.3)
+    caps: list[float] = []
+
+    def planner(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str]) -> Plan:
+        caps.append(config.budget_usd)
+        return Plan("Swap the operator", ("calc.py",), ("Change - to +",), cost_usd=0.05)
+
+    assert handle_event(hub.env("issues", hub.labeled(1)), engine=engine, planner=planner).result == "plan-posted"
+    approve = hub.env("issue_comment", hub.comment(1, "/ensemble approve-plan"))
+    assert handle_event(approve, engine=engine, planner=planner).result == "pr-opened"
+    assert caps == [1.0] and engine.caps == [1.0]  # the plan's $0.05 left room for a whole run under $1.50
+    assert [(d["kind"], d["usd"]) for d in ledger_lines(hub)] == [(RESERVE, 1.0), (SETTLE, 0.05), (RESERVE, 1.0),
+                                                                 (SETTLE, 0.3)]
