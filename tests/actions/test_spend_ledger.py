@@ -163,3 +163,40 @@ def test_a_plan_made_for_approval_is_reserved_and_settled_to_what_the_planner_ch
     assert caps == [1.0] and engine.caps == [1.0]  # the plan's $0.05 left room for a whole run under $1.50
     assert [(d["kind"], d["usd"]) for d in ledger_lines(hub)] == [(RESERVE, 1.0), (SETTLE, 0.05), (RESERVE, 1.0),
                                                                  (SETTLE, 0.3)]
+
+
+def test_the_real_planner_reports_what_its_models_charged(tmp_path: Path) -> None:
+    from actions.engine import ensemble_planner
+    from bot.config import parse_config
+    from bot.ensemble.demo import create_sample_repo
+    from tests.ensemble.conftest import ENOUGH, PLAN
+    from tests.fakes.openai_server import FakeOpenAI
+
+    repo = create_sample_repo(tmp_path / "sample")
+    config = parse_config("models:\n  planner: {provider: openai, model: priced-planner}\nexplore: {max_rounds: 1}\n"
+                          "llm:\n  cache: false\n  prices: [{model: priced-planner, input: 10, output: 20}]\n")
+    with FakeOpenAI(api_key="sk-planner-key-0123456789abcdef") as openai:
+        openai.reply(data=PLAN, schema="plan", usage=(2000, 250, 0))
+        openai.reply(ENOUGH, marker="You are the planner", usage=(1000, 500, 0), times=0)
+        env = {"OPENAI_API_KEY": "sk-planner-key-0123456789abcdef", "OPENAI_BASE_URL": openai.url,
+               "ENSEMBLE_INDEX_DIR": str(tmp_path / "index")}
+        plan = ensemble_planner(repo, Task("median is wrong", "fix it", slug="issue-1"), config, env)
+    calls = len(openai.requests)
+    assert plan.steps and calls >= 1
+    # $10 and $20 per million tokens in and out: $0.02 an exploring call, $0.025 for the plan
+    assert plan.cost_usd == pytest.approx(0.025 + 0.02 * (calls - 1))
+
+
+def test_a_ledger_that_cannot_be_written_starts_nothing(hub: Hub, monkeypatch: pytest.MonkeyPatch) -> None:
+    import actions.ledger
+
+    monkeypatch.setattr(actions.ledger, "TRIES", 2)  # the same refusal every time: no need to wait through 16
+    hook = hub.fake.repos[REPO].bare / "hooks" / "pre-receive"  # a protected branch, as GitHub would refuse it
+    hook.write_text("#!/bin/sh\nif grep -q refs/heads/ensemble/ledger; then echo 'protected branch' >&2; exit 1; fi\n")
+    hook.chmod(0o755)
+    set_config(hub, "ensembles: 1\nbudget: {day_usd: 10}\n")
+    outcome = hub.send("issues", hub.labeled(1))
+    assert outcome.result == "ledger-unavailable" and outcome.exit_code == 1 and not hub.engine.calls
+    [note] = [body for body in progress_notes(hub, 1) if "spend ledger" in body]
+    assert "could not read or write the spend ledger (branch `ensemble/ledger`)" in note and "started nothing" in note
+    assert "protected branch" in note
