@@ -24,6 +24,7 @@ from bot.ensemble.types import Plan, RunResult, Task
 from bot.spend import LEDGER_BRANCH, LEDGER_FILE, RESERVE, SETTLE, Entry, charges
 from tests.actions.conftest import REPO, Hub, ScriptedEngine
 from tests.actions.test_loop_breakers import set_config
+from tests.actions.test_review_and_heal import fail_twice
 
 BOT = "github-actions[bot]"
 
@@ -200,3 +201,14 @@ def test_a_ledger_that_cannot_be_written_starts_nothing(hub: Hub, monkeypatch: p
     [note] = [body for body in progress_notes(hub, 1) if "spend ledger" in body]
     assert "could not read or write the spend ledger (branch `ensemble/ledger`)" in note and "started nothing" in note
     assert "protected branch" in note
+
+
+def test_a_fix_of_a_failed_check_past_the_issue_cap_is_refused_and_uses_no_attempt(hub: Hub) -> None:
+    hub.engine = engine = ChargingEngine(charge=lambda issue: 1.0)
+    set_config(hub, "ensembles: 1\nmax_heal_attempts: 2\nbudget: {run_usd: 1, issue_usd: 1.5}\n")
+    number = hub.send("issues", hub.labeled(1)).pr_number or 0
+    assert fail_twice(hub, "add") == ["rerun", "over-budget"]
+    assert len(engine.calls) == 1  # the fix would reserve $1.00 on top of the $1.00 the issue's first run charged
+    [note] = [body for body in progress_notes(hub, number) if "Not started" in body]
+    assert "`budget.issue_usd`" in note and "so far: $1.00" in note
+    assert "ensemble:needs-human" not in hub.fake.labels_on(REPO, number)  # no attempt was made, none was used up
