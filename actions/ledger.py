@@ -41,7 +41,7 @@ from bot.spend import (
     refusal,
     totals,
 )
-from common.git import git
+from common.git import GitError, git, git_succeeds
 
 if TYPE_CHECKING:
     from actions.github.remote import RemoteCalls
@@ -67,7 +67,7 @@ class LedgerBranch:
 
     def read(self) -> list[Entry]:
         """The entries on GitHub now ([] before the first run)."""
-        return read_entries(self._text(self.forge.fetch(self.repo, LEDGER_BRANCH)))
+        return read_entries(self._text(self._fetch()))
 
     def change(self, make: Callable[[list[Entry]], tuple[list[Entry], T]], what: str) -> T:
         """Append what `make` returns for the entries on GitHub, and return its value.
@@ -78,7 +78,7 @@ class LedgerBranch:
         refused: ForgeError | None = None
         for attempt in range(TRIES):
             try:
-                head = self.forge.fetch(self.repo, LEDGER_BRANCH)
+                head = self._fetch()
                 text = self._text(head)
                 new, value = make(read_entries(text))
                 if not new:
@@ -86,14 +86,21 @@ class LedgerBranch:
                 commit = self._commit(head, text + "".join(entry.line() for entry in new), what)
                 self.forge.push(self.repo, LEDGER_BRANCH, head, source=commit)
                 return value
-            except ForgeError as exc:  # another job moved the branch (or GitHub failed): fetch and try again
-                refused = exc
+            except (ForgeError, GitError) as exc:  # another job moved the branch (or GitHub failed): try again
+                refused = ForgeError(str(exc))
                 log.info("the spend ledger moved while writing (%s); trying again", exc)
                 time.sleep(random.uniform(0, min(MAX_WAIT_S, WAIT_S * 2 ** attempt)))
         raise ForgeError(f"could not write the spend ledger ({LEDGER_BRANCH}) in {TRIES} tries: {refused}")
 
+    def _fetch(self) -> str | None:
+        """The branch's head, fetched alone: the file in it is the whole ledger, so its history is never needed."""
+        return self.forge.fetch(self.repo, LEDGER_BRANCH, depth=1)
+
     def _text(self, head: str | None) -> str:
-        return git(self.repo, "show", f"{head}:{LEDGER_FILE}") if head else ""
+        """The ledger file at `head` ('' before the first run, or if someone deleted the file)."""
+        if not head or not git_succeeds(self.repo, "cat-file", "-e", f"{head}:{LEDGER_FILE}"):
+            return ""
+        return git(self.repo, "show", f"{head}:{LEDGER_FILE}")
 
     def _commit(self, parent: str | None, text: str, what: str) -> str:
         """A commit of the ledger file holding `text` on top of `parent` (an orphan commit when there is none)."""

@@ -48,13 +48,15 @@ class RemoteCalls(GitHubBase):
         git(dest, "remote", "add", "origin", f"{self.server_url}/{self.full_name}.git")
         return dest
 
-    def fetch(self, repo: Path, branch: str) -> str | None:
-        """Fetch `branch` into `repo` as `origin/<branch>`; its head SHA, or None when the branch does not exist."""
+    def fetch(self, repo: Path, branch: str, depth: int | None = None) -> str | None:
+        """Fetch `branch` into `repo` as `origin/<branch>` (its last `depth` commits; all without); its head SHA,
+        or None when the branch does not exist."""
+        shallow = (f"--depth={depth}",) if depth else ()
         try:
             with span("git.fetch", branch=branch):
                 if not git(repo, "ls-remote", "origin", f"refs/heads/{branch}", env=self.git_env()).strip():
                     return None
-                git(repo, "fetch", "-q", "origin", f"+refs/heads/{branch}:refs/remotes/origin/{branch}",
+                git(repo, "fetch", "-q", *shallow, "origin", f"+refs/heads/{branch}:refs/remotes/origin/{branch}",
                     env=self.git_env())
         except GitError as exc:
             raise ForgeError(f"could not fetch {branch}: {git_words(exc)}; check the token can read the "
