@@ -21,6 +21,7 @@ import secrets
 import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,7 @@ def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: 
             s.set(run_key=ctx.run_key)
             try:
                 outcome = handler(ctx)
+                outcome = replace(outcome, spend=outcome.spend or ctx.spend)  # the spend ledger's figures, if kept
                 if outcome.result not in QUIET_RESULTS:
                     answer_queued(ctx)  # commands GitHub dropped from the queue behind this job
             except EngineNeeded as needed:  # only idempotent writes so far: install the extra, run again

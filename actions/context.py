@@ -37,6 +37,7 @@ class Outcome:
     exit_code: int = 0
     run: RunResult | None = field(default=None, compare=False, repr=False)
     heal: str = ""  # e.g. "attempt 1 of 2: pushed a fix"
+    spend: str = ""  # with caps across runs: this run, its issue and its day in the spend ledger (actions/ledger.py)
 
 
 class EngineNeeded(Exception):
@@ -60,6 +61,7 @@ class Context:
     bot_logins: frozenset[str] = frozenset({"github-actions[bot]"})
     stop_poll_s: float = 15.0
     engine_missing: str = ""  # why the engine cannot run here ('' when it can): the extra is not installed
+    spend: str = ""  # the spend line of the last run this job settled in the ledger, for the step summary
     _permissions: dict[str, bool] = field(default_factory=dict)
     _me: str | None = None
 

@@ -17,6 +17,7 @@ from actions.context import NEEDS_HUMAN, WORKING, Context, Outcome, branch_of_is
 from actions.engine import plan_text
 from actions.github import CommentInfo, ForgeError, PullInfo
 from actions.gitops import check_hold, prepare_clone
+from actions.ledger import Spend, run_spend
 from actions.loops import run_limit
 from actions.progress import ProgressComment, StopWatcher
 from actions.render import plan_comment, pr_body, questions_comment
@@ -59,9 +60,13 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
             return held
         config = _config(ctx, clone, progress)
         task = Task(title, body + _answers(ctx, issue), slug=f"issue-{issue}", plan=approved_plan)
-        if config.require_plan_approval and not approved_plan:
-            return _post_plan(ctx, clone, task, config, issue, progress)
-        result = _run_engine(ctx, clone, task, config, progress, numbers)
+        with run_spend(ctx, config, issue, progress) as spend:  # reserved before, settled after (bot/spend.py)
+            if spend.refused:
+                return spend.refused
+            if config.require_plan_approval and not approved_plan:
+                return _post_plan(ctx, clone, task, spend.capped(config), issue, progress, spend)
+            result = _run_engine(ctx, clone, task, spend.capped(config), progress, numbers)
+            spend.charge(result)
         return replace(_finish_issue(ctx, issue, branch, remote, clone, config, result, progress), run=result)
     finally:
         ctx.forge.remove_label(issue, WORKING)
@@ -109,7 +114,11 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
             return held
         config = _config(ctx, clone, progress)
         task = Task(title, f"{body}\n\n## Requested revision ({what})\n{instructions}", slug=f"issue-{issue}")
-        result = _run_engine(ctx, clone, task, config, progress, (pull.number, issue))
+        with run_spend(ctx, config, issue, progress) as spend:  # reserved before, settled after (bot/spend.py)
+            if spend.refused:
+                return replace(spend.refused, pr_number=pull.number)
+            result = _run_engine(ctx, clone, task, spend.capped(config), progress, (pull.number, issue))
+            spend.charge(result)
         if result.stop_reason == STOPPED:
             progress.update(f"Stopped by @{_stopper(result)}; nothing was pushed.")
             return Outcome("stopped", f"the revision of PR #{pull.number} was stopped", pull.number, run=result)
@@ -252,8 +261,10 @@ def _resume(ctx: Context, issue: int, branch: str, remote: str) -> Outcome | Non
     return None
 
 
-def _post_plan(ctx: Context, clone: Path, task: Task, config: Config, issue: int, progress: ProgressComment) -> Outcome:
+def _post_plan(ctx: Context, clone: Path, task: Task, config: Config, issue: int, progress: ProgressComment,
+               spend: Spend) -> Outcome:
     plan = ctx.planner(clone, task, config, {k: v for k, v in ctx.env.items() if k not in SECRET_NAMES})
+    spend.charge(plan)
     if plan.questions:
         ctx.forge.comment(issue, questions_comment(plan.questions))
         progress.update("Waiting for answers to the planner's questions.", stage="questions")

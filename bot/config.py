@@ -7,7 +7,7 @@ bad value and what was expected. Secrets never live here: they come from the env
 Environment variables that override the file (documented in the README):
     ENSEMBLE_{PLANNER,CODER,CRITIC}_PROVIDER   a role's provider (openai, gemini, scripted)
     ENSEMBLE_{PLANNER,CODER,CRITIC}_MODEL      a role's model name
-    ENSEMBLE_BUDGET_USD                        the per-run budget in USD
+    ENSEMBLE_BUDGET_USD                        the per-run budget in USD (`budget.run_usd`, alias `budget_usd`)
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 import yaml
 
-from bot.config_check import build_checked
+from bot.config_check import build_checked, key_lines
 from bot.errors import ConfigError, ConfigIssue
 from sandbox.model import SandboxSpec
 
@@ -161,6 +161,22 @@ class CommitSpec:
 
 
 @dataclass(frozen=True)
+class BudgetSpec:
+    """Spend caps in USD. `run_usd` caps one run (None: `budget_usd`, its older spelling); `issue_usd` caps all the
+    runs on one issue (retries, revisions, fixes, any day) and `day_usd` the repository's runs on one UTC day, counted
+    in the ledger on the bot's branch `ensemble/ledger` (actions/ledger.py). None: no cap."""
+
+    run_usd: float | None = field(default=None, metadata={"min": 0.0})
+    issue_usd: float | None = field(default=None, metadata={"min": 0.0})
+    day_usd: float | None = field(default=None, metadata={"min": 0.0})
+
+    @property
+    def across_runs(self) -> bool:
+        """Whether a cap across runs is set, so runs are counted in the ledger."""
+        return self.issue_usd is not None or self.day_usd is not None
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration, loaded once and passed down."""
 
@@ -175,7 +191,8 @@ class Config:
     max_heal_attempts: int = field(default=3, metadata={"min": 0})
     # Runs the bot starts on one issue or pull request within an hour; past it, it stops to break a loop.
     max_runs_per_hour: int = field(default=6, metadata={"min": 1})
-    budget_usd: float = field(default=2.0, metadata={"min": 0.0})
+    budget_usd: float = field(default=2.0, metadata={"min": 0.0})  # the per-run cap; `budget.run_usd` sets it too
+    budget: BudgetSpec = BudgetSpec()
     budget_tokens: int | None = field(default=None, metadata={"min": 1})
     # Wall-clock minutes for the run, from its start; when they run out no model call waits past them, the teams
     # stop and the best judged change is kept.
@@ -236,9 +253,35 @@ def parse_config(text: str, filename: str = CONFIG_PATH) -> Config:
     if data is None:
         return Config(source=filename)
     config, issues = build_checked(Config, data, filename, root)
+    if not issues:
+        config, issues = _run_budget(config, data, filename, key_lines(root))
     if issues:
         raise ConfigError(issues)
     return dataclasses.replace(config, source=filename)
+
+
+def _run_budget(config: Config, data: Mapping[str, Any], filename: str,
+                lines: Mapping[str, int]) -> tuple[Config, list[ConfigIssue]]:
+    """`budget.run_usd` made the per-run cap (`budget_usd`, its alias), and the problems of the caps together:
+    both spellings given with different values, or a cap across runs below one run's (no run could ever start)."""
+    run = config.budget.run_usd
+    if run is not None and "budget_usd" in data and run != config.budget_usd:
+        return config, [ConfigIssue(filename, lines.get("budget.run_usd"), "budget.run_usd",
+                                    f"{run!r} differs from budget_usd {config.budget_usd!r}; both set the cap of one "
+                                    "run (budget_usd is the older spelling), so keep only budget.run_usd")]
+    if run is not None:
+        config = dataclasses.replace(config, budget_usd=run)
+    return config, [ConfigIssue(filename, lines.get(f"budget.{name}"), f"budget.{name}",
+                                f"{cap!r} is below the per-run cap {config.budget_usd!r}, so every run would be "
+                                f"refused; raise budget.{name} or lower budget.run_usd")
+                    for name, cap in caps_below_run(config)]
+
+
+def caps_below_run(config: Config) -> list[tuple[str, float]]:
+    """The caps across runs (name, value) below the per-run cap: a run reserves its whole cap before it starts, so
+    under such a cap no run could ever start."""
+    caps = (("issue_usd", config.budget.issue_usd), ("day_usd", config.budget.day_usd))
+    return [(name, cap) for name, cap in caps if cap is not None and cap < config.budget_usd]
 
 
 def apply_env_overrides(config: Config, env: Mapping[str, str]) -> Config:
@@ -267,6 +310,13 @@ def apply_env_overrides(config: Config, env: Mapping[str, str]) -> Config:
         except ValueError:
             issues.append(ConfigIssue("environment", None, "ENSEMBLE_BUDGET_USD",
                                       f"{raw_budget!r} is not a non-negative number of dollars, like 2.50"))
+    if raw_budget and not issues:
+        run = None if config.budget.run_usd is None else budget
+        config = dataclasses.replace(config, budget_usd=budget, budget=dataclasses.replace(config.budget, run_usd=run))
+        issues += [ConfigIssue("environment", None, "ENSEMBLE_BUDGET_USD",
+                               f"{budget!r} is above budget.{name} ({cap!r} in {config.source}), so every run would "
+                               f"be refused; lower it (the action's budget-usd) or raise budget.{name}")
+                   for name, cap in caps_below_run(config)]
     if issues:
         raise ConfigError(issues)
     return dataclasses.replace(config, models=models, budget_usd=budget)

@@ -94,6 +94,8 @@ class Plan:
     questions: tuple[str, ...] = ()
     reproduction_test: str | None = None
     no_test_reason: str = ""
+    # What the models charged to make the plan, when it was made on its own (`require_plan_approval`); None: unknown
+    cost_usd: float | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
