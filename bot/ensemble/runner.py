@@ -27,7 +27,7 @@ from bot.ensemble.insights import InsightBoard, InsightStore, Lesson
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.planner import ExploreBudget
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
-from bot.ensemble.select import choose_winner, describe, rank_key
+from bot.ensemble.select import LIMITS, best_partial_round, choose_winner, describe, is_partial, rank_key
 from bot.ensemble.team import Team, run_team
 from bot.ensemble.types import (
     CRASHED,
@@ -138,10 +138,12 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
         team.required_tests = named_tests(task.text, result.tests_before)
         team.instructions = instructions
     outcomes = _run_teams(teams, parts.stop, deadline, config.deadline_minutes)
+    for team, outcome in zip(teams, outcomes, strict=True):
+        _keep_best_partial(team, outcome)
     winner, result.decision = choose_winner(outcomes)
     log.info("%s", result.decision)
     _fill(result, outcomes, winner, models)
-    if winner is not None and winner.passed:
+    if winner is not None and (winner.passed or is_partial(winner)):  # partial work is kept, marked as such
         result.commits = [{"sha": c.sha, "summary": c.summary}
                           for c in forge.publish(next(t.workspace for t in teams if t.name == winner.name))]
     result.notes = board.all_notes()
@@ -225,6 +227,23 @@ def _run_teams(teams: list[Team], stop: threading.Event, deadline: float | None 
             result.stop_detail = f"the deadline passed (deadline_minutes: {deadline_minutes})" + (
                 f"; {result.kept}" if result.kept else "")
     return results
+
+
+def _keep_best_partial(team: Team, outcome: TeamResult) -> None:
+    """A team stopped by a limit without a passing change goes back to its round that fixed the most tests
+    without breaking any, when its final state is not at least as good: that round is its partial work."""
+    if outcome.passed or outcome.stop_reason not in LIMITS:
+        return
+    best = best_partial_round(outcome.rounds)
+    final = outcome.judgement
+    if best is None or best.judgement is None or (
+            final is not None and final.improves and len(final.fixed) >= len(best.judgement.fixed)):
+        return
+    team.workspace.reset(best.commit or "")
+    outcome.tests_after, outcome.judgement = best.tests, best.judgement
+    outcome.diff, outcome.test_changes = team.workspace.diff(), team.test_changes()
+    outcome.kept = (f"round {best.number} fixed {len(best.judgement.fixed)} failing test(s) without breaking any "
+                    "and is kept; later rounds did not do better")
 
 
 def _safe_progress(progress: Progress | None) -> Progress:

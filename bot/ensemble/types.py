@@ -287,6 +287,12 @@ class RunResult:
         return bool(self.commits) and self.passed
 
     @property
+    def partial(self) -> bool:
+        """True when the branch holds partial work: a run stopped by a limit kept a change that does not pass
+        but fixed tests without breaking any (the runner lands nothing else that does not pass)."""
+        return bool(self.commits) and not self.passed
+
+    @property
     def stop_words(self) -> str:
         """The stop reason in plain words."""
         return STOP_WORDS.get(self.stop_reason, self.stop_reason) if self.stop_reason else ""
@@ -294,6 +300,6 @@ class RunResult:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (what `ensemble run --json` prints)."""
         data = asdict(self)
-        data.update(success=self.success, stop_words=self.stop_words,
+        data.update(success=self.success, partial=self.partial, stop_words=self.stop_words,
                      pre_existing_failures=list(self.pre_existing_failures))
         return data

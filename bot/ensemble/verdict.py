@@ -43,6 +43,12 @@ class Judgement:
     vanished: tuple[str, ...] = ()  # the broken tests that were not reported at all after the change
 
     @property
+    def improves(self) -> bool:
+        """Better than the base without being good: a failing test turned green, nothing broken, no new test
+        failing, and a complete run (partial work worth delivering when a run stops on a limit)."""
+        return self.per_test and bool(self.fixed) and not (self.broken or self.new_failing or self.unknown)
+
+    @property
     def blamed(self) -> tuple[str, ...]:
         """The failing tests the change is answerable for (what the coder is told about)."""
         return tuple(dict.fromkeys((*self.required_failing, *self.broken, *self.new_failing)))
