@@ -178,3 +178,18 @@ def test_instructions_is_a_text_for_every_role() -> None:
     assert config.instructions == "Use pathlib, never os.path.\nKeep functions short.\n"
     assert Config().instructions == ""
     assert any("instructions" in m and "expected a string" in m for m in issues_of("instructions: [a, b]\n"))
+
+
+def test_approvers_is_write_codeowners_or_a_list_of_logins_and_teams() -> None:
+    assert Config().approvers == "write"
+    assert parse_config("approvers: codeowners").approvers == "codeowners"
+    assert parse_config('approvers: [mona, "@octo-org/core.team"]').approvers == ("mona", "@octo-org/core.team")
+    assert issues_of("approvers: admins") == [
+        "ensemble.yml:1: approvers: unknown value 'admins'; expected one of write, codeowners, or a list of logins "
+        "and org/team slugs, like [alice, octo-org/maintainers]"]
+    assert issues_of("approvers: []") == [
+        "ensemble.yml:1: approvers: the list is empty; give at least 1 entry, or remove the key"]
+    assert issues_of("approvers: [mona, 'octo org/team', 7]") == [
+        "ensemble.yml:1: approvers[1]: 'octo org/team' is not valid; expected a value naming a GitHub login like "
+        "alice, or a team like octo-org/maintainers",
+        "ensemble.yml:1: approvers[2]: expected a string, got an integer 7"]
