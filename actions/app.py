@@ -9,6 +9,7 @@ inputs, which action.yml passes as ENSEMBLE_* variables:
     ENSEMBLE_BOT_LOGIN       the login the bot comments as, when it is not a `[bot]` account (a PAT's user)
     ENSEMBLE_WORKDIR         where clones go (default: RUNNER_TEMP or the system temp dir)
     ENSEMBLE_STOP_POLL_S     how often a run looks for `/ensemble stop` (default 15 seconds)
+    ENSEMBLE_JOB_TIMEOUT_MINUTES  the job's timeout-minutes, for the default deadline (actions/deadline.py)
     ENSEMBLE_RUNS_DIR        where execution traces go (default: RUNNER_TEMP or the system temp dir,
                              then ensemble-runs); the event's trace and the engine's run trace both land there
 """

@@ -22,6 +22,7 @@ from bot.ensemble.types import RunResult
 log = logging.getLogger(__name__)
 WRITE_PERMISSIONS = ("admin", "write")  # the API's legacy field maps maintain to write, triage to read
 WORKING, NEEDS_HUMAN = "ensemble:working", "ensemble:needs-human"
+PARTIAL = "ensemble:partial"  # on a draft PR holding partial work: a run stopped by a limit, some tests fixed
 BRANCH_PREFIX = "ensemble/issue-"
 NEEDS_ENGINE = "needs-engine"  # the `result` after which the action installs the engine extra and runs again
 

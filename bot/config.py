@@ -209,6 +209,13 @@ class Config:
     commit: CommitSpec = CommitSpec()
     on_approval: Literal["ready_for_review", "merge"] = "ready_for_review"
     require_plan_approval: bool = False
+    # Who may run the bot (label, `/ensemble run`, `retry`), revise its PRs and approve a plan: `write` (write,
+    # maintain or admin permission), `codeowners` (writers run; approving a plan needs an owner in CODEOWNERS of
+    # the files it touches), or a list of logins and org/team slugs, who also need write permission.
+    approvers: Literal["write", "codeowners"] | tuple[str, ...] = field(default="write", metadata={
+        "also": "or a list of logins and org/team slugs, like [alice, octo-org/maintainers]", "min_items": 1,
+        "items": {"pattern": r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9][A-Za-z0-9_.-]*)?$",
+                  "hint": "naming a GitHub login like alice, or a team like octo-org/maintainers"}})
     # Names of further environment variables whose values are secrets, redacted like GITHUB_TOKEN (variables
     # named like secrets, *TOKEN*, *SECRET*, *PASSWORD*, *API_KEY* ..., are already: bot/redact.is_secret_name).
     secret_env: tuple[str, ...] = ()

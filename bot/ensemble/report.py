@@ -66,7 +66,9 @@ def _first_line(text: str) -> str:
 
 def render_summary(result: RunResult) -> str:
     """A plain-text summary of the run."""
-    lines = [f"ensemble run {result.run_id}: {'SUCCESS' if result.success else 'NO PASSING CHANGE'}"]
+    verdict = "SUCCESS" if result.success else "PARTIAL (the change does not pass yet)" if result.partial else \
+        "NO PASSING CHANGE"
+    lines = [f"ensemble run {result.run_id}: {verdict}"]
     if result.replayed:
         lines.append("NOTE: the model replies in this run were REPLAYED from a scripted transcript, not live.")
     lines.append(f"stop reason: {result.stop_reason} ({result.stop_words})")
@@ -74,7 +76,9 @@ def render_summary(result: RunResult) -> str:
         lines.append(f"  detail: {clip(result.stop_detail, 300)}")
     for question in result.questions:
         lines.append(f"question: {question}")
-    lines.append(f"branch: {result.branch if result.commits else '(not created: no passing change)'}")
+    lines.append(f"branch: {result.branch if result.commits else '(not created: no passing change)'}"
+                 + (" (partial work: it fixes some tests and breaks none; see what is left below)"
+                    if result.partial else ""))
     lines += [f"  commit {c['sha'][:10]} {c['summary']}" for c in result.commits]
     if result.environment:
         lines.append(f"environment: {result.environment}")

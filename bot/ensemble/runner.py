@@ -27,7 +27,7 @@ from bot.ensemble.insights import InsightBoard, InsightStore, Lesson
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.planner import ExploreBudget
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
-from bot.ensemble.select import choose_winner, describe, rank_key
+from bot.ensemble.select import choose_winner, describe, is_partial, rank_key
 from bot.ensemble.team import Team, run_team
 from bot.ensemble.types import (
     CRASHED,
@@ -142,7 +142,7 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
     winner, result.decision = choose_winner(outcomes)
     log.info("%s", result.decision)
     _fill(result, outcomes, winner, models)
-    if winner is not None and winner.passed:
+    if winner is not None and (winner.passed or is_partial(winner)):  # partial work is kept, marked as such
         result.commits = [{"sha": c.sha, "summary": c.summary}
                           for c in forge.publish(next(t.workspace for t in teams if t.name == winner.name))]
     result.notes = common.board.all_notes()

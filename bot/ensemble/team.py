@@ -31,6 +31,7 @@ from bot.ensemble.planner import Exploration, ExploreBudget, direct_plan, explor
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.reproduce import reproduce
 from bot.ensemble.rounds import Reporter, commit_round, play_round
+from bot.ensemble.select import LIMITS, best_partial_round
 from bot.ensemble.types import (
     ACCEPTED,
     BUDGET,
@@ -145,9 +146,10 @@ def run_team(team: Team) -> TeamResult:
             s.fail(result.error)
         team.workspace.discard()  # edits that never became a commit are not part of the result
         _keep_last_passing(team.workspace, result)
+        result.judgement = _final_judgement(result)
+        _keep_best_partial(team.workspace, result)
         result.diff = team.workspace.diff()
         result.test_changes = loop.judge.test_changes(team.workspace)
-        result.judgement = _final_judgement(result)
         s.set(stop_reason=result.stop_reason, rounds=len(result.rounds), passed=result.passed,
               accepted=result.accepted, diff_lines=result.diff_size, refused=result.refused, kept=result.kept)
     return result
@@ -318,6 +320,22 @@ def _keep_last_passing(workspace: Workspace, result: TeamResult) -> None:
     result.accepted = best.verdict == Verdict.ACCEPT
     result.kept = (f"round {best.number} passed the tests and is kept; "
                    f"{'the team crashed after it' if result.stop_reason == CRASHED else 'later rounds did not pass'}")
+
+
+def _keep_best_partial(workspace: Workspace, result: TeamResult) -> None:
+    """A team stopped by a limit without a passing change goes back to its round that fixed the most tests
+    without breaking any, when its final state is not at least as good: that round is its partial work."""
+    if result.passed or result.stop_reason not in LIMITS:
+        return
+    best = best_partial_round(result.rounds)
+    final = result.judgement
+    if best is None or best.judgement is None or (
+            final is not None and final.improves and len(final.fixed) >= len(best.judgement.fixed)):
+        return
+    workspace.reset(best.commit or "")
+    result.tests_after, result.judgement = best.tests, best.judgement
+    result.kept = (f"round {best.number} fixed {len(best.judgement.fixed)} failing test(s) without breaking any "
+                   "and is kept; later rounds did not do better")
 
 
 def _final_judgement(result: TeamResult) -> Judgement | None:

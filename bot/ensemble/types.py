@@ -144,6 +144,12 @@ class Judgement:
     vanished: tuple[str, ...] = ()  # the broken tests that were not reported at all after the change
 
     @property
+    def improves(self) -> bool:
+        """Better than the base without being good: a failing test turned green, nothing broken, no new test
+        failing, and a complete run (partial work worth delivering when a run stops on a limit)."""
+        return self.per_test and bool(self.fixed) and not (self.broken or self.new_failing or self.unknown)
+
+    @property
     def blamed(self) -> tuple[str, ...]:
         """The failing tests the change is answerable for (what the coder is told about)."""
         return tuple(dict.fromkeys((*self.required_failing, *self.broken, *self.new_failing)))
@@ -308,6 +314,12 @@ class RunResult:
         return bool(self.commits) and self.passed
 
     @property
+    def partial(self) -> bool:
+        """True when the branch holds partial work: a run stopped by a limit kept a change that does not pass
+        but fixed tests without breaking any (the runner lands nothing else that does not pass)."""
+        return bool(self.commits) and not self.passed
+
+    @property
     def stop_words(self) -> str:
         """The stop reason in plain words."""
         return STOP_WORDS.get(self.stop_reason, self.stop_reason) if self.stop_reason else ""
@@ -315,6 +327,6 @@ class RunResult:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (what `ensemble run --json` prints)."""
         data = asdict(self)
-        data.update(success=self.success, stop_words=self.stop_words,
+        data.update(success=self.success, partial=self.partial, stop_words=self.stop_words,
                      pre_existing_failures=list(self.pre_existing_failures))
         return data

@@ -207,3 +207,18 @@ def test_the_budget_variable_overrides_the_per_run_cap_within_the_caps(tmp_path:
         load_config(tmp_path, env={"ENSEMBLE_BUDGET_USD": "5"})
     assert "ENSEMBLE_BUDGET_USD: 5.0 is above budget.day_usd (4.0 in" in str(info.value)
     assert "lower it (the action's budget-usd) or raise budget.day_usd" in str(info.value)
+
+
+def test_approvers_is_write_codeowners_or_a_list_of_logins_and_teams() -> None:
+    assert Config().approvers == "write"
+    assert parse_config("approvers: codeowners").approvers == "codeowners"
+    assert parse_config('approvers: [mona, "@octo-org/core.team"]').approvers == ("mona", "@octo-org/core.team")
+    assert issues_of("approvers: admins") == [
+        "ensemble.yml:1: approvers: unknown value 'admins'; expected one of write, codeowners, or a list of logins "
+        "and org/team slugs, like [alice, octo-org/maintainers]"]
+    assert issues_of("approvers: []") == [
+        "ensemble.yml:1: approvers: the list is empty; give at least 1 entry, or remove the key"]
+    assert issues_of("approvers: [mona, 'octo org/team', 7]") == [
+        "ensemble.yml:1: approvers[1]: 'octo org/team' is not valid; expected a value naming a GitHub login like "
+        "alice, or a team like octo-org/maintainers",
+        "ensemble.yml:1: approvers[2]: expected a string, got an integer 7"]

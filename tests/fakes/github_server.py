@@ -101,6 +101,7 @@ class FakeGitHub:
         self.repos: dict[str, RepoState] = {}
         self.requests: list[Logged] = []
         self.injected: list[Injected] = []
+        self.teams: dict[str, dict[str, str]] = {}  # "org/team-slug" -> {login: membership state}
         self.on_rerun: Callable[[RepoState, dict], None] | None = None
         self.on_dispatch: Callable[[RepoState, dict], None] | None = None
         self.on_rerequest: Callable[[RepoState, dict], None] | None = None
@@ -153,6 +154,10 @@ class FakeGitHub:
         state = RepoState(full_name, bare, self.next_id(), default_branch)
         self.repos[full_name] = state
         return state
+
+    def add_team(self, org: str, slug: str, members: tuple[str, ...], pending: tuple[str, ...] = ()) -> None:
+        """A team `org/slug` with active `members` and invited (`pending`) ones."""
+        self.teams[f"{org}/{slug}"] = {**{m: "active" for m in members}, **{m: "pending" for m in pending}}
 
     def set_permission(self, full_name: str, login: str, permission: str) -> None:
         """`permission` is admin, maintain, write, triage, read or none."""
