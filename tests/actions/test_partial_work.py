@@ -4,6 +4,7 @@ says why. The deadline defaults to the job's `timeout-minutes` less a margin."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -45,6 +46,7 @@ class RealEngine:
                                components=parts)
 
 
+@contextlib.contextmanager
 def stats_hub(tmp_path: Path, engine: object, files: Mapping[str, str] | None = None) -> Iterator[Hub]:
     """The fake GitHub with the stats sample (two failing tests) as octo/demo and issue #1 naming both."""
     with FakeGitHub(tmp_path / "github") as fake:
@@ -56,7 +58,7 @@ def stats_hub(tmp_path: Path, engine: object, files: Mapping[str, str] | None = 
 
 
 def test_a_run_stopped_by_its_budget_with_one_of_two_tests_fixed_opens_a_draft_partial_pr(tmp_path: Path) -> None:
-    for hub in stats_hub(tmp_path, RealEngine([FIX, BudgetExceeded("the next call would pass $2.00")])):
+    with stats_hub(tmp_path, RealEngine([FIX, BudgetExceeded("the next call would pass $2.00")])) as hub:
         outcome = hub.send("issues", hub.labeled(1))
         assert outcome.result == "partial-pr-opened", outcome.message
         pull = hub.fake.repos[REPO].pulls[outcome.pr_number or 0]
@@ -74,7 +76,7 @@ def test_a_run_stopped_by_its_budget_with_one_of_two_tests_fixed_opens_a_draft_p
 
 
 def test_nothing_is_published_when_no_change_fixed_a_test_without_breaking_one(tmp_path: Path) -> None:
-    for hub in stats_hub(tmp_path, RealEngine([BAD_FIX, BudgetExceeded("the next call would pass $2.00")])):
+    with stats_hub(tmp_path, RealEngine([BAD_FIX, BudgetExceeded("the next call would pass $2.00")])) as hub:
         outcome = hub.send("issues", hub.labeled(1))
         assert outcome.result == "failed" and not hub.fake.repos[REPO].pulls
         assert hub.fake.head_sha(REPO, "ensemble/issue-1") is None
@@ -125,7 +127,7 @@ def test_a_retry_continues_the_partial_pr_and_takes_the_label_off_when_it_passes
 def test_the_deadline_defaults_to_the_jobs_timeout_less_a_margin(tmp_path: Path) -> None:
     workflow = "jobs:\n  ensemble:\n    runs-on: ubuntu-latest\n    timeout-minutes: 40\n    steps: []\n"
     engine = ScriptedEngine()
-    for hub in stats_hub(tmp_path, engine, {".github/workflows/ensemble.yml": workflow}):
+    with stats_hub(tmp_path, engine, {".github/workflows/ensemble.yml": workflow}) as hub:
         hub.extra_env = {"GITHUB_WORKFLOW_REF": f"{REPO}/.github/workflows/ensemble.yml@refs/heads/main",
                          "GITHUB_JOB": "ensemble"}
         hub.send("issues", hub.labeled(1))
@@ -145,7 +147,7 @@ def test_a_configured_deadline_is_kept_and_a_bad_job_timeout_is_a_clear_error(tm
         with pytest.raises(ConfigError, match="ENSEMBLE_JOB_TIMEOUT_MINUTES.*'an hour' is not a positive number"):
             hub.send("issue_comment", hub.comment(1, "/ensemble retry"))
         assert "job-timeout-minutes" in hub.fake.comments_on(REPO, 1)[-1]["body"]
-    for hub in stats_hub(tmp_path / "own", engine, {".github/ensemble.yml": "deadline_minutes: 12\n"}):
+    with stats_hub(tmp_path / "own", engine, {".github/ensemble.yml": "deadline_minutes: 12\n"}) as hub:
         hub.extra_env["ENSEMBLE_JOB_TIMEOUT_MINUTES"] = "120"
         hub.send("issues", hub.labeled(1))
         assert engine.configs[-1].deadline_minutes == 12
