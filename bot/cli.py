@@ -17,6 +17,7 @@ import os
 import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points
+from typing import Protocol, runtime_checkable
 
 from bot import __version__
 from bot.redact import RedactingFilter, scrub
@@ -104,15 +105,15 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-def _exit_code(exc: Exception) -> int | None:
-    """The exit status of one of the project's own errors, whose message says what to fix (each layer has its
-    base); None for any other exception."""
-    from bot.errors import EnsembleError
-    from common.git import GitError
-    from indexer.embedder import EmbedderError
-    from indexer.files import IndexerError
-    from sandbox.errors import SandboxError
+@runtime_checkable
+class _Explained(Protocol):
+    """An error of the project's own (each layer has its base: EnsembleError, SandboxError, IndexerError, GitError,
+    EmbedderError), whose message says what to fix; `exit_code` is the status the CLI returns for it."""
 
-    if isinstance(exc, (EnsembleError, SandboxError, IndexerError, EmbedderError, GitError)):
-        return exc.exit_code
-    return None
+    exit_code: int
+
+
+def _exit_code(exc: Exception) -> int | None:
+    """The exit status of one of the project's own errors; None for any other exception. (A structural check:
+    the core install has no numpy, so the indexer's error classes cannot be imported to compare with.)"""
+    return exc.exit_code if isinstance(exc, _Explained) else None
