@@ -15,6 +15,7 @@ from typing import Any
 
 from actions.context import NEEDS_HUMAN, WORKING, Context, Outcome, branch_of_issue, issue_of_branch
 from actions.engine import plan_text
+from actions.engine_env import engine_environment
 from actions.github import CommentInfo, ForgeError, PullInfo
 from actions.gitops import check_hold, prepare_clone
 from actions.loops import run_limit
@@ -28,7 +29,6 @@ from bot.redact import clip
 from bot.trace import new_run_id, span
 
 log = logging.getLogger(__name__)
-SECRET_NAMES = ("GITHUB_TOKEN", "GH_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
 
 
 def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_plan: Plan | None = None) -> Outcome:
@@ -156,7 +156,7 @@ def _config(ctx: Context, clone: Path, progress: ProgressComment) -> Config:
 
 def _run_engine(ctx: Context, clone: Path, task: Task, config: Config, progress: ProgressComment,
                 numbers: tuple[int, ...]) -> RunResult:
-    env = {k: v for k, v in ctx.env.items() if k not in SECRET_NAMES and not k.startswith("INPUT_")}
+    env = engine_environment(ctx.env, config)  # no GitHub credential: the engine talks to models
     run_id = new_run_id()
     after = progress.id or 0
     if progress.reused:  # a re-run of this job: a stop that ended the earlier attempt is spent
@@ -253,7 +253,7 @@ def _resume(ctx: Context, issue: int, branch: str, remote: str) -> Outcome | Non
 
 
 def _post_plan(ctx: Context, clone: Path, task: Task, config: Config, issue: int, progress: ProgressComment) -> Outcome:
-    plan = ctx.planner(clone, task, config, {k: v for k, v in ctx.env.items() if k not in SECRET_NAMES})
+    plan = ctx.planner(clone, task, config, engine_environment(ctx.env, config))
     if plan.questions:
         ctx.forge.comment(issue, questions_comment(plan.questions))
         progress.update("Waiting for answers to the planner's questions.", stage="questions")
