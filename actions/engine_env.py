@@ -11,6 +11,7 @@ when the config names one, nor any variable whose value holds one of their secre
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping
 
 from bot.config import Config
@@ -40,8 +41,11 @@ PASSED_PREFIXES = ("LC_", "XDG_", "ENSEMBLE_", "OTEL_")
 # action's inputs (the github-token input arrives as INPUT_GITHUB-TOKEN).
 WITHHELD_PREFIXES = ("GITHUB_", "GH_", "ACTIONS_", "INPUT_", "RUNNER_TOKEN")
 WITHHELD = frozenset({"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_PAT"})
-# Set for the engine whatever the caller had: git never asks a person for a password.
-FIXED = {"GIT_TERMINAL_PROMPT": "0"}
+GITHUB_CREDENTIALS = WITHHELD | {"INPUT_GITHUB-TOKEN"}
+# Set for the engine whatever the caller had: git never asks a person for a password, and reads only the
+# working copy's own configuration, which stores no credential (not a machine's or user's credential helper,
+# `url.<base>.insteadOf` with a token in it or `http.extraheader`).
+FIXED = {"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
 
 
 def engine_environment(env: Mapping[str, str], config: Config) -> dict[str, str]:
@@ -49,11 +53,10 @@ def engine_environment(env: Mapping[str, str], config: Config) -> dict[str, str]
     from bot.ensemble.runner import config_secret_names  # the engine's modules load only when it runs
 
     named = set(config_secret_names(config))
-    credentials = _credential_values(env)
+    allowed = {name: value for name, value in env.items() if _allowed(name, named)}
+    credentials = _credential_values(env, set(allowed.values()))
     passed = {}
-    for name, value in env.items():
-        if not _allowed(name, named):
-            continue
+    for name, value in allowed.items():
         if any(secret in value for secret in credentials):
             log.warning("%s is not passed to the engine: its value holds a GitHub or Actions credential", name)
             continue
@@ -63,14 +66,23 @@ def engine_environment(env: Mapping[str, str], config: Config) -> dict[str, str]
 
 def _allowed(name: str, named: set[str]) -> bool:
     """Whether `name` is on the allow-list (and not withheld)."""
-    if name in WITHHELD or name.startswith(WITHHELD_PREFIXES):
+    if _withheld(name):
         return False
     if name in PASSED or name in named:
         return True
     return name.startswith(PASSED_PREFIXES) and (name.startswith("OTEL_") or not is_secret_name(name))
 
 
-def _credential_values(env: Mapping[str, str]) -> set[str]:
-    """The values of the withheld variables that could be secrets (a token, not `true` or a URL)."""
+def _withheld(name: str) -> bool:
+    return name in WITHHELD or name.startswith(WITHHELD_PREFIXES)
+
+
+def _credential_values(env: Mapping[str, str], given: set[str]) -> set[str]:
+    """The values of the withheld variables that could be secrets (a token, not `true` or a URL).
+
+    An action input forwarded as it is to a variable the engine gets (INPUT_OPENAI-API-KEY as
+    OPENAI_API_KEY) is that variable's value, not a GitHub credential; GitHub's own never are.
+    """
     return {value.strip() for name, value in env.items()
-            if (name in WITHHELD or name.startswith(WITHHELD_PREFIXES)) and could_be_secret(value)}
+            if _withheld(name) and could_be_secret(value)
+            and (name in GITHUB_CREDENTIALS or name.startswith("ACTIONS_") or value not in given)}

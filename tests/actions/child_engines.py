@@ -88,3 +88,19 @@ def environment(repo_dir: Path, task: Task, config: Config, env: Mapping[str, st
 
 def planning(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str]) -> Plan:
     return Plan(f"plan for {task.title}", ("a.py",), ("step one",), ("which file?",), "tests/test_a.py")
+
+
+def pushing(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], *, run_id: str,
+            progress: Progress, stop: threading.Event) -> RunResult:
+    """Tries to push from its working copy with its own environment; reports what happened and what
+    the working copy's git configuration holds."""
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", *args], cwd=repo_dir, capture_output=True, text=True, timeout=60)
+
+    git("checkout", "-q", "-b", f"ensemble/{task.slug}")
+    pushed = git("push", "origin", f"HEAD:refs/heads/ensemble/{task.slug}")
+    progress("a", Phase.CODING, 1, f"push_status={pushed.returncode}")
+    progress("a", Phase.CODING, 1, f"push_said={pushed.stderr.strip()}")
+    progress("a", Phase.CODING, 1, f"git_config={git('config', '--list', '--show-origin').stdout}")
+    progress("a", Phase.CODING, 1, f"remote={git('remote', 'get-url', 'origin').stdout.strip()}")
+    return RunResult(run_id, task, stop_reason=STOPPED if stop.is_set() else ACCEPTED)
