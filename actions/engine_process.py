@@ -20,6 +20,7 @@ with every process it started.
 from __future__ import annotations
 
 import collections
+import contextlib
 import importlib
 import json
 import logging
@@ -147,7 +148,8 @@ class EngineProcess:
             return {}
         if isinstance(report := message.get("progress"), list) and len(report) == 4 and self.progress:
             team, phase, number, detail = report
-            self.progress(str(team), _phase(phase), int(number), str(detail))
+            if (known := _phase(phase)) is not None:
+                self.progress(str(team), known, int(number), str(detail))
             return {}
         return {key: message[key] for key in ("result", "plan", "error") if key in message}
 
@@ -198,18 +200,17 @@ def _child_env(env: Mapping[str, str]) -> dict[str, str]:
 def _kill(proc: subprocess.Popen[str]) -> None:
     """Kill the child and every process it started (it leads its own session)."""
     if proc.poll() is None:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         proc.wait()
 
 
-def _phase(value: object) -> Phase:
+def _phase(value: object) -> Phase | None:
+    """The phase a report names; None for one this handler does not know (a newer engine's)."""
     try:
         return Phase(str(value))
     except ValueError:
-        return str(value)  # type: ignore[return-value] - a phase this handler does not know: shown as it is
+        return None
 
 
 # -- the child ----------------------------------------------------------------------------------

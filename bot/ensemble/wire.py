@@ -9,7 +9,6 @@ included, so a value read back equals the value written.
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any, TypeVar
 
 from pydantic import TypeAdapter
@@ -21,13 +20,16 @@ from bot.ensemble.verdict import Judgement
 T = TypeVar("T", Config, Plan, RunResult, Task)
 # Names the dataclasses' annotations use but their modules import only for type checking.
 _FORWARD = {"Judgement": Judgement}
+_ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
 
 
-@cache
 def _adapter(kind: type[Any]) -> TypeAdapter[Any]:
-    adapter: TypeAdapter[Any] = TypeAdapter(kind)
-    adapter.rebuild(_types_namespace=_FORWARD)
-    return adapter
+    """The adapter for `kind`, built on first use (a few milliseconds each)."""
+    if kind not in _ADAPTERS:
+        adapter: TypeAdapter[Any] = TypeAdapter(kind)
+        adapter.rebuild(_types_namespace=_FORWARD)
+        _ADAPTERS[kind] = adapter
+    return _ADAPTERS[kind]
 
 
 def dump(value: Config | Plan | RunResult | Task) -> Any:

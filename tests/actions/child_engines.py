@@ -14,8 +14,19 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bot.config import Config
-from bot.ensemble.types import ACCEPTED, STOPPED, Phase, Plan, Progress, Reproduction, Retrieved, RunResult, Task
-from bot.ensemble.types import TestChange, TestOutcome
+from bot.ensemble.types import (
+    ACCEPTED,
+    STOPPED,
+    Phase,
+    Plan,
+    Progress,
+    Reproduction,
+    Retrieved,
+    RunResult,
+    Task,
+    TestChange,
+    TestOutcome,
+)
 from bot.ensemble.verdict import Judgement
 
 

@@ -27,10 +27,10 @@ def engine(name: str, grace_s: float = 10.0) -> ChildEngine:
     return ChildEngine(entry=f"tests.actions.child_engines:{name}", grace_s=grace_s)
 
 
-def run(entry: ChildEngine, tmp_path: Path, config: Config = Config(), stop: threading.Event | None = None,
+def run(entry: ChildEngine, tmp_path: Path, config: Config | None = None, stop: threading.Event | None = None,
         reports: list[tuple[str, str, int, str]] | None = None):
     seen = reports if reports is not None else []
-    return entry(tmp_path, TASK, config, ENV, run_id="run-1",
+    return entry(tmp_path, TASK, config or Config(), ENV, run_id="run-1",
                  progress=lambda *report: seen.append(report), stop=stop or threading.Event())
 
 
