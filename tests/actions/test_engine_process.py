@@ -14,10 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from actions.app import handle_event
 from actions.engine_process import ChildEngine, ChildPlanner, EngineProcessError
 from bot.config import Config
 from bot.ensemble.types import STOPPED, Phase, Plan, Task
 from tests.actions import child_engines
+from tests.actions.conftest import REPO, Hub
 
 TASK = Task("Fix median", "even counts are wrong", slug="issue-7")
 ENV = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp")}
@@ -95,6 +97,32 @@ def test_the_engine_process_has_exactly_the_environment_it_is_given(tmp_path: Pa
     seen = {name: value for name, _, _, value in reports}
     assert set(seen) - {"PYTHONPATH"} <= set(ENV) | {"LC_CTYPE"}  # Python may set LC_CTYPE for a C locale
     assert seen["PATH"] == ENV["PATH"]
+
+
+def test_through_the_handler_the_progress_comment_follows_the_engine_and_a_stop_comment_stops_it(hub: Hub) -> None:
+    def stop_once_coding() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if any("- [x] Wrote the code" in c["body"] for c in hub.fake.comments_on(REPO, 1)):
+                hub.fake.add_comment(REPO, 1, "/ensemble stop", user="mona")
+                return
+            time.sleep(0.05)
+
+    threading.Thread(target=stop_once_coding, daemon=True).start()
+    outcome = handle_event({**os.environ, **hub.env("issues", hub.labeled(1))}, engine=engine("until_stopped"))
+    assert outcome.result == "stopped", outcome.message
+    bodies = [c["body"] for c in hub.fake.comments_on(REPO, 1)]
+    assert any("Stopped by @mona; nothing was pushed." in body for body in bodies)
+    assert hub.fake.head_sha(REPO, "ensemble/issue-1") is None
+
+
+def test_through_the_handler_a_crashed_engine_is_reported_on_the_thread(hub: Hub) -> None:
+    with pytest.raises(EngineProcessError):
+        handle_event({**os.environ, **hub.env("issues", hub.labeled(1))}, engine=engine("failing"))
+    note = [c["body"] for c in hub.fake.comments_on(REPO, 1) if "The run failed" in c["body"]]
+    assert note and ("The run failed and nothing was pushed: EngineProcessError: ValueError: the index under "
+                     ".ensemble/index is unreadable") in note[0]
+    assert "ensemble:working" not in [label["name"] for label in hub.fake.repos[REPO].issues[1]["labels"]]
 
 
 def _alive(pid: int) -> bool:
