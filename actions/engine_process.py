@@ -115,17 +115,19 @@ class EngineProcess:
                    threading.Thread(target=self._watch, args=(proc,), name="engine-watch", daemon=True)]
         answer: dict[str, Any] = {}
         try:
+            threads[0].start()  # the log first: a child blocked writing it would never read the request
             self._send(proc, request)
-            for thread in threads:
-                thread.start()
+            threads[1].start()  # stops only after the request
             for line in proc.stdout:
                 answer |= self._receive(line)
             proc.wait()
         finally:
             _kill(proc)
-            proc.stdin.close()
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
             for thread in threads:
-                thread.join(timeout=5)
+                if thread.is_alive():
+                    thread.join(timeout=5)
         return self._answer(answer, proc.returncode)
 
     def _send(self, proc: subprocess.Popen[str], message: dict[str, Any]) -> None:
@@ -276,7 +278,11 @@ def _sender(channel: IO[str]) -> Callable[[dict[str, Any]], None]:
 def _read_stops(stop: threading.Event) -> None:
     """Set `stop` on a stop message, or when the handler is gone (stdin closed)."""
     for line in sys.stdin:
-        if line.strip() and json.loads(line).get("stop"):
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(message, dict) and message.get("stop"):
             break
     stop.set()
 
