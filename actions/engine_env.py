@@ -78,11 +78,17 @@ def _withheld(name: str) -> bool:
 
 
 def _credential_values(env: Mapping[str, str], given: set[str]) -> set[str]:
-    """The values of the withheld variables that could be secrets (a token, not `true` or a URL).
+    """The values of the withheld credentials: GitHub's tokens, the runner's secret-named ACTIONS_* and
+    GITHUB_* variables, and the action's inputs, where the value could be a secret (a token, not `true`).
 
     An action input forwarded as it is to a variable the engine gets (INPUT_OPENAI-API-KEY as
-    OPENAI_API_KEY) is that variable's value, not a GitHub credential; GitHub's own never are.
+    OPENAI_API_KEY) is that variable's value, not a GitHub credential; GitHub's own tokens never are.
     """
     return {value.strip() for name, value in env.items()
-            if _withheld(name) and could_be_secret(value)
+            if _is_credential(name) and could_be_secret(value)
             and (name in GITHUB_CREDENTIALS or name.startswith("ACTIONS_") or value not in given)}
+
+
+def _is_credential(name: str) -> bool:
+    """GITHUB_REPOSITORY or GITHUB_REF are withheld too, but are no secret to look for in other values."""
+    return name in GITHUB_CREDENTIALS or name.startswith("INPUT_") or (_withheld(name) and is_secret_name(name))

@@ -43,6 +43,11 @@ def test_the_engine_gets_what_it_needs_and_no_github_or_actions_credential() -> 
     assert env["GIT_CONFIG_GLOBAL"] == os.devnull and env.get("GIT_CONFIG_COUNT") is None
 
 
+def test_withheld_variables_that_hold_no_secret_do_not_withhold_others() -> None:
+    job = {**JOB, "GITHUB_REF": "refs/heads/main", "ENSEMBLE_RUNS_DIR": "/tmp/octo/demo/refs/heads/main/runs"}
+    assert engine_environment(job, Config())["ENSEMBLE_RUNS_DIR"] == job["ENSEMBLE_RUNS_DIR"]
+
+
 def test_the_config_passes_its_own_keys_but_never_a_github_credential() -> None:
     config = parse_config("models:\n  coder: {provider: openai, model: local, api_key_env: LOCAL_LLM_KEY}\n"
                           "secret_env: [DEPLOY_SECRET, GITHUB_TOKEN, INPUT_GITHUB-TOKEN, ACTIONS_RUNTIME_TOKEN]\n")
