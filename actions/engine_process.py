@@ -13,8 +13,9 @@ data only, one JSON object a line:
 
 Anything else the engine prints goes to its stderr, which the handler passes on to its own, masked,
 keeping the end of it for the message when the engine dies without a word. A stop gives the engine
-`grace_s` to return its best result; past the run's `deadline_minutes` and that grace it is killed
-with every process it started.
+a grace to return its best result (by default as long as one test run and one model call may take,
+and a minute more); past the run's `deadline_minutes` and that grace it is killed with every process
+it started.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ log = logging.getLogger(__name__)
 CHILD_MODULE = "actions.engine_process"
 ENGINE_ENTRY = "actions.engine:ensemble_engine"
 PLANNER_ENTRY = "actions.engine:ensemble_planner"
-GRACE_S = 60.0  # after a stop, or past the deadline, before the engine is killed
+GRACE_MARGIN_S = 60.0
 LOG_TAIL_LINES = 30
 
 
@@ -56,7 +57,7 @@ class ChildEngine:
     """The `Engine` of the Action: `entry` (the real engine by default) run in a child process."""
 
     entry: str = ENGINE_ENTRY
-    grace_s: float = GRACE_S
+    grace_s: float | None = None  # None: from the config (see `grace`)
 
     def __call__(self, repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], *,
                  run_id: str, progress: Progress, stop: threading.Event) -> RunResult:
@@ -65,7 +66,8 @@ class ChildEngine:
 
         request = {"mode": "run", "entry": self.entry, "repo_dir": str(repo_dir), "task": dump(task),
                    "config": dump(config), "run_id": run_id}
-        reply = EngineProcess(env, progress, stop, _limit_s(config, self.grace_s), self.grace_s).run(request)
+        grace = self.grace_s or grace_for(config)
+        reply = EngineProcess(env, progress, stop, _limit_s(config, grace), grace).run(request)
         return load(RunResult, reply)
 
 
@@ -74,7 +76,7 @@ class ChildPlanner:
     """The `Planner` of the Action: `entry` (the real planner by default) run in a child process."""
 
     entry: str = PLANNER_ENTRY
-    grace_s: float = GRACE_S
+    grace_s: float | None = None  # None: from the config (see `grace`)
 
     def __call__(self, repo_dir: Path, task: Task, config: Config, env: Mapping[str, str]) -> Plan:
         """The plan, made in a child process whose whole environment is `env`."""
@@ -82,8 +84,15 @@ class ChildPlanner:
 
         request = {"mode": "plan", "entry": self.entry, "repo_dir": str(repo_dir), "task": dump(task),
                    "config": dump(config)}
-        reply = EngineProcess(env, None, threading.Event(), _limit_s(config, self.grace_s), self.grace_s).run(request)
+        grace = self.grace_s or grace_for(config)
+        reply = EngineProcess(env, None, threading.Event(), _limit_s(config, grace), grace).run(request)
         return load(Plan, reply)
+
+
+def grace_for(config: Config) -> float:
+    """Seconds a stopped engine may take to return its best result: a test run and a model call under way
+    finish first (the teams look at the stop between steps)."""
+    return config.sandbox.timeout_s + config.llm.timeout_s + GRACE_MARGIN_S
 
 
 def _limit_s(config: Config, grace_s: float) -> float | None:
@@ -99,7 +108,7 @@ class EngineProcess:
     progress: Progress | None
     stop: threading.Event
     limit_s: float | None = None
-    grace_s: float = GRACE_S
+    grace_s: float = GRACE_MARGIN_S
     killed: str = ""  # why the handler killed the child ('' when it did not)
     _tail: collections.deque[str] = field(default_factory=lambda: collections.deque(maxlen=LOG_TAIL_LINES))
     _lock: threading.Lock = field(default_factory=threading.Lock)
