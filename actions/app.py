@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from actions.context import NEEDS_ENGINE, Context, EngineNeeded, Outcome
-from actions.engine import Engine, Planner, ensemble_engine, ensemble_planner
+from actions.engine import Engine, Planner
+from actions.engine_process import ChildEngine, ChildPlanner
 from actions.events import Event, load_event
 from actions.github.markdown import allowed_hosts, neutralise_links
 from actions.handlers.comment import answer_queued
@@ -98,7 +99,7 @@ def build_context(env: Mapping[str, str], event: Event, engine: Engine | None, p
     workdir = Path(env.get("ENSEMBLE_WORKDIR") or _temp_root(env) / "ensemble")
     bots = {"github-actions[bot]", *filter(None, [env.get("ENSEMBLE_BOT_LOGIN", "")])}
     ctx = Context(event=event, forge=forge, env=env, workdir=workdir / secrets.token_hex(4),
-                  engine=engine or ensemble_engine, planner=planner or ensemble_planner,
+                  engine=engine or ChildEngine(), planner=planner or ChildPlanner(),
                   config_path=env.get("ENSEMBLE_CONFIG_PATH") or None,
                   default_token=env.get("ENSEMBLE_DEFAULT_TOKEN", "true").lower() == "true",
                   run_key=env.get("GITHUB_RUN_ID", "local"), bot_logins=frozenset(bots),

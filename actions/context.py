@@ -53,6 +53,8 @@ class Context:
     forge: GitHubForge
     env: Mapping[str, str]
     workdir: Path
+    # The Action's are ChildEngine and ChildPlanner (their own process, no GitHub token); an engine a test
+    # injects runs in this process.
     engine: Engine
     planner: Planner
     trigger_label: str = "ensemble"

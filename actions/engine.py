@@ -4,7 +4,8 @@ Handlers never import the ensemble directly, so end-to-end tests drive them with
 deterministic engine that makes real commits in the clone. The contract of `Engine`: run
 the task in `repo_dir` (a clone whose default branch is checked out), leave the result as
 commits on the local branch `ensemble/<task.slug>` (continuing from it when it exists),
-each with an `Ensemble-Run:` trailer, and return a `RunResult`.
+each with an `Ensemble-Run:` trailer, and return a `RunResult`. Under the Action `ensemble_engine`
+and `ensemble_planner` run in a child process without the GitHub token (`actions/engine_process.py`).
 """
 
 from __future__ import annotations

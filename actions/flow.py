@@ -16,6 +16,7 @@ from typing import Any
 from actions.context import NEEDS_HUMAN, PARTIAL, WORKING, Context, Outcome, branch_of_issue, issue_of_branch
 from actions.deadline import with_job_deadline
 from actions.engine import plan_text
+from actions.engine_env import engine_environment
 from actions.github import CommentInfo, ForgeError, PullInfo
 from actions.gitops import check_hold, prepare_clone
 from actions.ledger import Spend, run_spend
@@ -30,7 +31,6 @@ from bot.redact import clip
 from bot.trace import new_run_id, span
 
 log = logging.getLogger(__name__)
-SECRET_NAMES = ("GITHUB_TOKEN", "GH_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
 
 
 def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_plan: Plan | None = None) -> Outcome:
@@ -168,7 +168,7 @@ def _config(ctx: Context, clone: Path, progress: ProgressComment) -> Config:
 
 def _run_engine(ctx: Context, clone: Path, task: Task, config: Config, progress: ProgressComment,
                 numbers: tuple[int, ...]) -> RunResult:
-    env = {k: v for k, v in ctx.env.items() if k not in SECRET_NAMES and not k.startswith("INPUT_")}
+    env = engine_environment(ctx.env, config)  # no GitHub credential: the engine talks to models
     run_id = new_run_id()
     after = progress.id or 0
     if progress.reused:  # a re-run of this job: a stop that ended the earlier attempt is spent
@@ -277,7 +277,7 @@ def _resume(ctx: Context, issue: int, branch: str, remote: str) -> Outcome | Non
 
 def _post_plan(ctx: Context, clone: Path, task: Task, config: Config, issue: int, progress: ProgressComment,
                spend: Spend) -> Outcome:
-    plan = ctx.planner(clone, task, config, {k: v for k, v in ctx.env.items() if k not in SECRET_NAMES})
+    plan = ctx.planner(clone, task, config, engine_environment(ctx.env, config))
     spend.charge(plan)
     if plan.questions:
         ctx.forge.comment(issue, questions_comment(plan.questions))

@@ -6,6 +6,7 @@ The models sit behind the fake OpenAI/Gemini servers; retrieval, the Docker sand
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -54,7 +55,8 @@ def test_a_labelled_issue_becomes_a_draft_pr_with_passing_tests(stack: tuple[Hub
     openai.reply(FIX, marker="You are the coder", times=0)
     gemini.reply(data=ACCEPT, schema="review", times=0)
     payload = _labeled(hub)
-    outcome = handle_event(hub.env("issues", payload))  # the real engine: no engine argument
+    # the real engine, in its own process as in production (no engine argument), with the job's whole environment
+    outcome = handle_event({**os.environ, **hub.env("issues", payload)})
     assert outcome.result == "pr-opened", outcome.message
     body = hub.fake.repos[REPO].issues[outcome.pr_number]["body"]
     assert body.startswith("Closes #1") and "- after: pass" in body and "fails before the fix: yes" in body

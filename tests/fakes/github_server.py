@@ -30,6 +30,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from tests.fakes.peers import Peer, peer_of
+
 API = "/api/v3"
 SECONDARY_LIMIT = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
 
@@ -47,6 +49,7 @@ class Logged:
     query: dict[str, list[str]]
     body: Any
     status: int = 0
+    peer: Peer | None = None  # the process that sent it, when the fake looks (`trace_peers`)
 
 
 @dataclass
@@ -102,6 +105,7 @@ class FakeGitHub:
         self.requests: list[Logged] = []
         self.injected: list[Injected] = []
         self.teams: dict[str, dict[str, str]] = {}  # "org/team-slug" -> {login: membership state}
+        self.trace_peers = False  # look up the process at the other end of each API request's connection
         self.on_rerun: Callable[[RepoState, dict], None] | None = None
         self.on_dispatch: Callable[[RepoState, dict], None] | None = None
         self.on_rerequest: Callable[[RepoState, dict], None] | None = None
@@ -479,6 +483,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._git(method, parsed, raw)
         body = json.loads(raw) if raw else None
         entry = Logged(method, parsed.path.removeprefix(API), urllib.parse.parse_qs(parsed.query), body)
+        if self.fake.trace_peers:
+            entry.peer = peer_of(self.client_address[:2], self.server.server_address[:2])
         with self.fake._lock:
             self.fake.requests.append(entry)
             status, headers, payload = self._injected(method, entry.path) or self._authorized() or \

@@ -13,6 +13,7 @@ A request no rule matches gets the `default` reply, or a 400 that says what was 
     server.hang()                               # no answer until the client gives up
     server.malformed_body()                     # a 200 whose body is not JSON
     server.requests                             # what was asked, in order
+    FakeOpenAI(trace_peers=True)                # each request's `peer`: the sending process and its environment
 
 Subclasses speak one provider's wire format (`openai_server.FakeOpenAI`, `gemini_server.FakeGemini`).
 """
@@ -25,6 +26,8 @@ import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.fakes.peers import Peer, peer_of
 
 HANG_LIMIT_S = 30.0
 
@@ -41,6 +44,7 @@ class Logged:
     system: str = ""
     messages: list[dict[str, str]] = field(default_factory=list)
     status: int = 0
+    peer: Peer | None = None  # the process that sent it, when the server looks (`trace_peers`)
 
     @property
     def last_user(self) -> str:
@@ -78,8 +82,9 @@ class Rule:
 class FakeModelServer:
     """A model API on 127.0.0.1 (random port) answering from rules; use as a context manager."""
 
-    def __init__(self, api_key: str | None = None):
+    def __init__(self, api_key: str | None = None, trace_peers: bool = False):
         self.api_key = api_key
+        self.trace_peers = trace_peers  # look up the process at the other end of each request's connection
         self.rules: list[Rule] = []
         self.requests: list[Logged] = []
         self.default: Rule | None = None
@@ -216,6 +221,8 @@ class FakeModelServer:
                 except json.JSONDecodeError:
                     body = None
                 request = fake.parse(self.path, dict(self.headers), body)
+                if fake.trace_peers:
+                    request.peer = peer_of(self.client_address[:2], self.server.server_address[:2])
                 with fake._lock:
                     fake.requests.append(request)
                 problem = fake.check(request)

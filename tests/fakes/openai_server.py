@@ -33,8 +33,8 @@ class FakeOpenAI(FakeModelServer):
     """OpenAI's chat completions endpoint on localhost."""
 
     def __init__(self, api_key: str | None = None, supports_json_schema: bool = True,
-                 refusal: tuple[int, str] = GENERIC_REFUSAL):
-        super().__init__(api_key)
+                 refusal: tuple[int, str] = GENERIC_REFUSAL, trace_peers: bool = False):
+        super().__init__(api_key, trace_peers)
         self.supports_json_schema = supports_json_schema
         self.refusal = refusal
 

@@ -1,0 +1,38 @@
+"""The run's data as JSON, for crossing a process boundary: the task, the config, the plan, the result.
+
+The Action runs the engine in a child process that holds no GitHub token
+(`actions/engine_process.py`); what goes in and what comes back is this data and nothing else.
+One Pydantic `TypeAdapter` per type reads and writes the dataclasses as they are, nested ones
+(`Plan`, `TestOutcome`, `Judgement`, `Reproduction`, `TestChange`, `Retrieved`) and enums
+included, so a value read back equals the value written.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import TypeAdapter
+
+from bot.config import Config
+from bot.ensemble.types import Plan, RunResult, Task
+
+T = TypeVar("T", Config, Plan, RunResult, Task)
+_ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
+
+
+def _adapter(kind: type[Any]) -> TypeAdapter[Any]:
+    """The adapter for `kind`, built on first use (a few milliseconds each)."""
+    if kind not in _ADAPTERS:
+        _ADAPTERS[kind] = TypeAdapter(kind)
+    return _ADAPTERS[kind]
+
+
+def dump(value: Config | Plan | RunResult | Task) -> Any:
+    """`value` as JSON-ready data (dicts, lists, strings, numbers)."""
+    return _adapter(type(value)).dump_python(value, mode="json")
+
+
+def load(kind: type[T], data: Any) -> T:
+    """A `kind` read back from what `dump` wrote; a ValueError names the field that did not fit."""
+    value: T = _adapter(kind).validate_python(data)
+    return value

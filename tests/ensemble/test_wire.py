@@ -1,0 +1,52 @@
+"""The run's data survives the trip through JSON between the handler and the engine process."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.config import parse_config
+from bot.ensemble import wire
+from bot.ensemble.types import ACCEPTED, Plan, RunResult, StopReason, Task
+from bot.ensemble.verdict import Judgement
+from tests.actions.child_engines import full_result
+
+CONFIG = """ensembles: 1
+max_iterations: 2
+deadline_minutes: 30
+models:
+  planner: {provider: openai, model: gpt-4o, base_url: "http://127.0.0.1:8080/v1", api_key_env: LOCAL_KEY,
+            fallback: [{provider: gemini, model: gemini-2.5-flash}]}
+team_models: [{coder: {provider: openai, model: small}}]
+sandbox: {image: "python:3.12-slim", timeout_s: 120}
+paths: {deny: ["secrets/"]}
+secret_env: [DEPLOY_KEY]
+commit: {signoff: true}
+"""
+
+
+def through_json(value: object) -> object:
+    return json.loads(json.dumps(wire.dump(value)))  # type: ignore[arg-type]
+
+
+def test_a_run_result_round_trips_losslessly() -> None:
+    task = Task("Fix median", "body", "issue-7", Plan("approved", ("a.py",), ("do it",), (), "tests/t.py", ""))
+    result = full_result("run-9", task)
+    back = wire.load(RunResult, through_json(result))
+    assert back == result
+    assert isinstance(back.stop_reason, StopReason) and back.stop_reason == ACCEPTED
+    assert isinstance(back.judgement, Judgement) and back.judgement.fixed == ("tests/test_even.py::test_even",)
+    assert back.task.plan == task.plan and back.passed and back.success
+
+
+def test_a_config_round_trips_losslessly() -> None:
+    config = parse_config(CONFIG, ".github/ensemble.yml")
+    assert wire.load(type(config), through_json(config)) == config
+
+
+def test_data_that_does_not_fit_names_the_field() -> None:
+    data = through_json(full_result("run-9", Task("t")))
+    data["stop_reason"] = "exploded"  # type: ignore[index]
+    with pytest.raises(ValueError, match="stop_reason"):
+        wire.load(RunResult, data)
