@@ -11,10 +11,12 @@ error becomes a `ForgeError` that says what the bot was trying to do and what Gi
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from actions.github.info import CommentInfo
 from actions.github.markdown import allowed_hosts, neutralise_links
 from bot.errors import EnsembleError
 from bot.redact import Redactor
@@ -50,6 +52,10 @@ class GitHubBase:
         self._sleep = sleep
         self._gh = github_client(api_url, token)
         self._repo = self._gh.get_repo(repo)
+        # The threads read in this event (issue or PR number -> comments, oldest first), kept up to date with
+        # what the bot writes: one event reads a thread once, however many questions it asks of it.
+        self._threads: dict[int, list[CommentInfo]] = {}
+        self._threads_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.full_name!r}, server_url={self.server_url!r})"

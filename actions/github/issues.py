@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from urllib.parse import quote
+
+from github.IssueComment import IssueComment
 
 from actions.github.base import GitHubBase
 from actions.github.info import CommentInfo
@@ -36,23 +39,45 @@ class IssueCalls(GitHubBase):
             return issue.title, issue.body or "", [label.name for label in issue.labels]
         return self.call(f"read issue #{number}", fetch)
 
-    def comments(self, number: int, since: datetime | None = None) -> list[CommentInfo]:
-        """All comments on an issue or PR, oldest first (only those created or edited at or after `since`)."""
+    def comments(self, number: int, since: datetime | None = None, fresh: bool = False) -> list[CommentInfo]:
+        """All comments on an issue or PR, oldest first (only those created or edited at or after `since`).
+
+        The thread is read once per event and kept up to date with the bot's own comments and edits; `fresh`
+        reads it again, for a question about comments people wrote while the event was handled (commands
+        queued behind a run). A `since` read always goes to GitHub and leaves the kept thread alone.
+        """
         def fetch() -> list[CommentInfo]:
             listing = self._repo.get_issue(number).get_comments(**({"since": since} if since else {}))
-            return [CommentInfo(c.id, c.body or "", c.user.login, c.user.type == "Bot", c.created_at) for c in listing]
-        return self.call(f"list comments on #{number}", fetch)
+            return [_info(c) for c in listing]
+        if since is not None:
+            return self.call(f"list comments on #{number}", fetch)
+        with self._threads_lock:
+            kept = None if fresh else self._threads.get(number)
+        if kept is None:
+            kept = self.call(f"list comments on #{number}", fetch)
+            with self._threads_lock:
+                self._threads[number] = kept
+        return list(kept)
 
     def comment(self, number: int, body: str) -> int:
         """Post a comment; returns its id."""
         body = self.outgoing(body)
-        return self.call(f"comment on #{number}", lambda: self._repo.get_issue(number).create_comment(body),
-                         repeatable=False).id  # a 5xx may come after the comment was made: no second one
+        made = self.call(f"comment on #{number}", lambda: self._repo.get_issue(number).create_comment(body),
+                         repeatable=False)  # a 5xx may come after the comment was made: no second one
+        with self._threads_lock:
+            if number in self._threads:
+                self._threads[number].append(_info(made))
+        return int(made.id)
 
     def edit_comment(self, number: int, comment_id: int, body: str) -> None:
         """Replace a comment's body in place."""
         body = self.outgoing(body)
         self.call("update a comment", lambda: self._repo.get_issue(number).get_comment(comment_id).edit(body))
+        with self._threads_lock:
+            thread = self._threads.get(number, [])
+            for i, kept in enumerate(thread):
+                if kept.id == comment_id:
+                    thread[i] = replace(kept, body=body)
 
     def react(self, number: int, comment_id: int | None = None, content: str = "eyes") -> None:
         """Put a reaction on comment `comment_id`, or on issue #number itself; reacting twice keeps one."""
@@ -66,3 +91,8 @@ class IssueCalls(GitHubBase):
     def remove_label(self, number: int, label: str) -> None:
         """Remove a label; a label that is not there is fine."""
         self._not_found_is_none(f"unlabel #{number}", lambda: self._repo.get_issue(number).remove_from_labels(label))
+
+
+def _info(comment: IssueComment) -> CommentInfo:
+    """A PyGithub IssueComment as the handlers read it."""
+    return CommentInfo(comment.id, comment.body or "", comment.user.login, comment.user.type == "Bot", comment.created_at)

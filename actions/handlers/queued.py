@@ -55,7 +55,7 @@ def drain(ctx: Context, run: RunCommand, before: int | None = None) -> list[Outc
 
 def pending(ctx: Context) -> list[Queued]:
     """The engine commands on the event's issue or PR that no comment of the bot answers, oldest first."""
-    comments = ctx.forge.comments(ctx.event.number or 0)
+    comments = ctx.forge.comments(ctx.event.number or 0, fresh=True)  # commands posted while the run ran
     answered = _answered(ctx, comments)
     commands = [(c, cmd) for c in comments if not c.is_bot and c.login not in ctx.bot_logins and not ctx.is_own(c)
                 and isinstance(cmd := parse_command(c.body), Command) and cmd.verb in QUEUED_VERBS]

@@ -89,7 +89,8 @@ def list_files(root: Path) -> tuple[str, ...]:
         kept = _listings.get(key)
     if kept is not None and _stamp(key, kept.watched) == kept.stamp:
         with _lock:
-            _listings.move_to_end(key)
+            if key in _listings:  # another thread may have evicted it meanwhile (more trees than are kept)
+                _listings.move_to_end(key)
         return kept.paths
     started = time.time_ns()
     paths = _ls_files(key)

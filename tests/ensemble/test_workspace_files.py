@@ -121,3 +121,21 @@ def test_a_run_lists_the_workspace_per_tree_state_not_per_question(tmp_path: Pat
                                                          ("critic", "review"): [REVISE] * 3}, max_iterations=4)
     assert one_round <= 6 and four_rounds <= 8, (one_round, four_rounds)  # 2 and 2 on a quiet machine
     assert os.environ.get("GIT_TRACE") is None
+
+
+def test_a_listing_evicted_by_another_thread_while_it_is_checked_is_still_given(repo: Path,
+                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # Twenty issues at once keep more trees than are kept (bench/load.py): another thread's listing may evict
+    # this one between its lookup and its refresh. That crashed a team with KeyError(its path).
+    from bot.ensemble import workspace_files
+
+    settle()
+    WorkspaceFiles(repo)  # kept
+    stamp = workspace_files._stamp
+
+    def evicting(root: Path, watched: tuple[str, ...]) -> workspace_files.Stamp:
+        workspace_files._listings.clear()  # what the other thread's eviction does
+        return stamp(root, watched)
+
+    monkeypatch.setattr(workspace_files, "_stamp", evicting)
+    assert sorted(WorkspaceFiles(repo)) == truth(repo)
