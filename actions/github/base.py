@@ -56,6 +56,7 @@ class GitHubBase:
         # what the bot writes: one event reads a thread once, however many questions it asks of it.
         self._threads: dict[int, list[CommentInfo]] = {}
         self._threads_lock = threading.Lock()
+        self._files: dict[tuple[str, str], str | None] = {}  # (path, ref) -> text, None where there is none
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.full_name!r}, server_url={self.server_url!r})"
@@ -105,7 +106,17 @@ class GitHubBase:
         return self.call("read the repository", lambda: self._repo.default_branch)
 
     def read_file(self, path: str, ref: str) -> str | None:
-        """A file's text at `ref`, or None when it does not exist there."""
+        """A file's text at `ref`, or None when it does not exist there; read once per event (the config, the
+        CODEOWNERS and the workflow are asked for by several steps of one event)."""
+        with self._threads_lock:
+            if (path, ref) in self._files:
+                return self._files[(path, ref)]
+        text = self._read_file(path, ref)
+        with self._threads_lock:
+            self._files[(path, ref)] = text
+        return text
+
+    def _read_file(self, path: str, ref: str) -> str | None:
         def fetch() -> str:
             content = self._repo.get_contents(path, ref=ref)
             if isinstance(content, list):
