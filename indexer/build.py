@@ -76,8 +76,19 @@ def open_index(repo_dir: Path, *, include: Sequence[str] = (), exclude: Sequence
             except OSError as exc:  # a full disk: search with this index, keep the last one on disk
                 log.warning("could not save the index in %s (%s); this run searches it from memory and the "
                             "index on disk stays as it was", root, exc)
-        past = update_history(repo, root, stored.commit) if history else None
+        past = _read_history(repo, root, stored.commit, progress) if history else None
     return RepoIndex(repo, stored, embedder, params, past)
+
+
+def _read_history(repo: Path, root: Path, commit: str, progress: Progress | None) -> HistoryUpdate:
+    """The history channel's commits, brought up to date; progress reports it as one stage."""
+    if progress:
+        progress("history", 0, 1)
+    past = update_history(repo, root, commit)
+    if progress:
+        count = len(past.history.commits) if past.history else 0
+        progress("history", count, count)
+    return past
 
 
 def wants_vector(path: str) -> bool:

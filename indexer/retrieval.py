@@ -44,10 +44,11 @@ class FusionParams:
     auxiliary_factor: float = 0.5
     runner_up_weight: float = 0.25
     dense_depth: int = 2000
-    # the history channels (indexer/history_rank.py); zero where the index has no history
+    # the history channels (indexer/history_rank.py), chosen on bench/retrieval_cases only; co-change and
+    # recency are off: on those cases they moved the right file down more often than up
     history: float = 0.5
-    cochange: float = 0.1
-    recency: float = 0.05
+    cochange: float = 0.0
+    recency: float = 0.0
 
     def prior(self, path: str) -> float:
         """How much a file's scores count: less for tests and for docs, examples and non-code."""
