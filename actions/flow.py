@@ -16,7 +16,7 @@ from typing import Any
 from actions.context import NEEDS_HUMAN, WORKING, Context, Outcome, branch_of_issue, issue_of_branch
 from actions.engine import plan_text
 from actions.github import CommentInfo, ForgeError, PullInfo
-from actions.gitops import check_hold, prepare_clone
+from actions.gitops import check_hold, complete_history, prepare_clone
 from actions.loops import run_limit
 from actions.progress import ProgressComment, StopWatcher
 from actions.render import plan_comment, pr_body, questions_comment
@@ -58,6 +58,7 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
             progress.update("Stopped: " + held.message)
             return held
         config = _config(ctx, clone, progress)
+        complete_history(ctx.forge, clone, config.index.history)
         task = Task(title, body + _answers(ctx, issue), slug=f"issue-{issue}", plan=approved_plan)
         if config.require_plan_approval and not approved_plan:
             return _post_plan(ctx, clone, task, config, issue, progress)
@@ -108,6 +109,7 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
             progress.update("Stopped: " + held.message)
             return held
         config = _config(ctx, clone, progress)
+        complete_history(ctx.forge, clone, config.index.history)
         task = Task(title, f"{body}\n\n## Requested revision ({what})\n{instructions}", slug=f"issue-{issue}")
         result = _run_engine(ctx, clone, task, config, progress, (pull.number, issue))
         if result.stop_reason == STOPPED:
