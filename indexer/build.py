@@ -76,15 +76,16 @@ def open_index(repo_dir: Path, *, include: Sequence[str] = (), exclude: Sequence
             except OSError as exc:  # a full disk: search with this index, keep the last one on disk
                 log.warning("could not save the index in %s (%s); this run searches it from memory and the "
                             "index on disk stays as it was", root, exc)
-        past = _read_history(repo, root, stored.commit, progress) if history else None
+        past = _read_history(repo, root, stored.commit, progress, redact) if history else None
     return RepoIndex(repo, stored, embedder, params, past)
 
 
-def _read_history(repo: Path, root: Path, commit: str, progress: Progress | None) -> HistoryUpdate:
+def _read_history(repo: Path, root: Path, commit: str, progress: Progress | None,
+                  redact: Callable[[str], str] | None) -> HistoryUpdate:
     """The history channel's commits, brought up to date; progress reports it as one stage."""
     if progress:
         progress("history", 0, 1)
-    past = update_history(repo, root, commit)
+    past = update_history(repo, root, commit, redact=redact)
     if progress:
         count = len(past.history.commits) if past.history else 0
         progress("history", count, count)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,8 +74,12 @@ class HistoryUpdate:
     note: str = ""
 
 
-def parse_log(raw: str) -> list[Commit]:
-    """Commits from `git log -z --name-status` output in LOG_FORMAT (pure: no git here)."""
+def parse_log(raw: str, redact: Callable[[str], str] | None = None) -> list[Commit]:
+    """Commits from `git log -z --name-status` output in LOG_FORMAT (pure: no git here).
+
+    `redact` masks secrets in each message before anything of it is kept (a token pasted into a
+    commit message would otherwise travel with the cache).
+    """
     commits = []
     for record in raw.split(RECORD):
         parts = record.split(FIELD, 4)
@@ -93,13 +98,14 @@ def parse_log(raw: str) -> list[Commit]:
                 i += 2
             else:
                 break
+        message = redact(message) if redact else message
         subject = message.strip().split("\n", 1)[0][:200]
         commits.append(Commit(sha, len(parents.split()), int(when or 0), subject,
                               tuple(tokenize(message[:MESSAGE_CHARS])), tuple(changes)))
     return commits
 
 
-def read_commits(repo: Path, commit: str, since: str = "") -> list[Commit]:
+def read_commits(repo: Path, commit: str, since: str = "", redact: Callable[[str], str] | None = None) -> list[Commit]:
     """Commits reachable from `commit` (and not from `since`), newest first: one `git log`.
 
     `--diff-merges=first-parent` gives a merge the files its branch brought in; `-M100%` finds
@@ -109,7 +115,7 @@ def read_commits(repo: Path, commit: str, since: str = "") -> list[Commit]:
     raw = git(repo, "-c", "core.quotePath=false", "log", "-z", "--no-color", "-M100%", "--name-status",
               "--diff-merges=first-parent", LOG_FORMAT, span, "--",
               hint="the history channel reads the commits of the indexed checkout")
-    return parse_log(raw)
+    return parse_log(raw, redact)
 
 
 def is_shallow(repo: Path) -> bool:
@@ -151,7 +157,8 @@ def load_history(root: Path) -> History | None:
         return None
 
 
-def update_history(repo: Path, root: Path, commit: str, save: bool = True) -> HistoryUpdate:
+def update_history(repo: Path, root: Path, commit: str, save: bool = True,
+                   redact: Callable[[str], str] | None = None) -> HistoryUpdate:
     """The history up to `commit`, from the cache plus the commits since it; the cache is rewritten when it grew."""
     if not commit:
         return HistoryUpdate(None, 0, "history: the repository has no commits yet")
@@ -165,10 +172,10 @@ def update_history(repo: Path, root: Path, commit: str, save: bool = True) -> Hi
     try:
         if cached is not None and not cached.shallow and git_succeeds(repo, "merge-base", "--is-ancestor",
                                                                        cached.head, commit):
-            fresh = read_commits(repo, commit, since=cached.head)
+            fresh = read_commits(repo, commit, since=cached.head, redact=redact)
             history = History(commit, tuple(fresh) + cached.commits)
         else:
-            fresh = read_commits(repo, commit)
+            fresh = read_commits(repo, commit, redact=redact)
             history = History(commit, tuple(fresh))
     except GitError as exc:
         log.warning("could not read the history of %s (%s); ranking without it", repo, exc)
