@@ -188,7 +188,8 @@ def evaluate(args: argparse.Namespace, cases: list[dict[str, Any]],
         built = time.perf_counter() - started
         past = case_history(case, repo, Path(args.root), args.mirrors)
         index.history = past  # what open_index would have read from a full clone of the base commit
-        ranker = HistoryRanker(past.history, index.stored.files) if past.history else None
+        loaded = past.load()
+        ranker = HistoryRanker(loaded, index.stored.files) if loaded else None
         query = case["problem_statement"]
         file_tokens = {p: tokenize(f"{p} {read_text(repo / p) or ''}") for p in index.files
                        if p.endswith(CODE_SUFFIXES)}
@@ -206,7 +207,7 @@ def evaluate(args: argparse.Namespace, cases: list[dict[str, Any]],
         hits = index.search(query, k=50)
         rankings.setdefault("hybrid (defaults)", []).append([h.path for h in hits])
         print(f"  [{n}/{len(cases)}] {case['instance_id']}: {len(index.chunks)} chunks, index {built:.1f}s, "
-              f"{len(past.history.commits) if past.history else 0} commits before the base "
+              f"{past.count} commits before the base "
               f"{past.note}", file=sys.stderr, flush=True)
     return rankings, components
 
@@ -445,7 +446,7 @@ def performance(args: argparse.Namespace, repo: Path, queries: list[str]) -> Non
         started = time.perf_counter()
         index = open_index(work, model=args.model, cache_path=cache, index_path=index_path)
         incremental = time.perf_counter() - started
-        commits = len(index.history.history.commits) if index.history and index.history.history else 0
+        commits = index.history.count if index.history else 0
         index.search(queries[0])  # loads BM25, FAISS and the query encoder
         latencies = []
         for query in queries[:30]:

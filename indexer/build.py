@@ -22,7 +22,7 @@ from indexer.files import (
     list_files,
     read_text,
 )
-from indexer.history import HistoryUpdate, load_history, update_history
+from indexer.history import HistoryUpdate, cached_history, update_history
 from indexer.index import RepoIndex, embedding_input
 from indexer.retrieval import FusionParams
 from indexer.store import StoredIndex, index_dir, load_store, lock_path, save_store
@@ -64,8 +64,7 @@ def open_index(repo_dir: Path, *, include: Sequence[str] = (), exclude: Sequence
             log.warning("the index was built with %s, not %s; re-embedding it", stored.model, model_name)
             stored = None
         if stored is not None and not update:
-            cached = load_history(root) if history else None
-            return RepoIndex(repo, stored, embedder, params, HistoryUpdate(cached, 0) if cached else None)
+            return RepoIndex(repo, stored, embedder, params, cached_history(root) if history else None)
         files = list_files(repo, tuple(include), tuple(exclude), max_file_kb)
         if stored is None or stored.files != {f.path: f.blob for f in files} or stored.commit != head_commit(repo):
             embedder = embedder or make_embedder(model_name)
@@ -87,8 +86,7 @@ def _read_history(repo: Path, root: Path, commit: str, progress: Progress | None
         progress("history", 0, 1)
     past = update_history(repo, root, commit, redact=redact)
     if progress:
-        count = len(past.history.commits) if past.history else 0
-        progress("history", count, count)
+        progress("history", past.count, past.count)
     return past
 
 

@@ -98,8 +98,9 @@ class RepoIndex:
     @property
     def history_ranker(self) -> HistoryRanker | None:
         """File scores from the commit history, or None when the index has none (built on first use)."""
-        if self._history_ranker is None and self.history is not None and self.history.history is not None:
-            self._history_ranker = HistoryRanker(self.history.history, self.stored.files)
+        loaded = self.history.load() if self._history_ranker is None and self.history is not None else None
+        if loaded is not None:
+            self._history_ranker = HistoryRanker(loaded, self.stored.files)
         return self._history_ranker
 
     def dense_scores(self, query: str, depth: int | None = None) -> dict[int, float]:

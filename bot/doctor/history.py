@@ -29,9 +29,9 @@ def check_history(ctx: DoctorContext) -> Check:
 def _cached(ctx: DoctorContext) -> str:
     """What the index has read of the history so far (nothing to say in a core install or before indexing)."""
     try:
-        from indexer.history import load_history
+        from indexer.history import cached_history
         from indexer.store import index_dir
     except ImportError:
         return ""
-    cached = load_history(index_dir(ctx.repo))
-    return f" ({len(cached.commits)} read into the index up to {cached.head[:12]})" if cached else ""
+    cached = cached_history(index_dir(ctx.repo))
+    return f" ({cached.count} read into the index)" if cached else ""

@@ -54,7 +54,7 @@ def retriever(repo_dir: Path, config: Config, env: Mapping[str, str] | None = No
         stored = index.stored
         s.set(model=stored.model, commit=stored.commit, files=len(stored.files), chunks=len(stored.chunks))
         past = index.history
-        s.set(history_commits=len(past.history.commits) if past and past.history else 0,
+        s.set(history_commits=past.count if past else 0,
               history_note=past.note if past else "off (index.history: false)")
     wrapped = IndexRetriever(index)
     # the index's own model, loaded on first use (that takes seconds, so only when something embeds)

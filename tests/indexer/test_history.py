@@ -67,7 +67,7 @@ def test_a_shallow_clone_ranks_without_history_and_says_so(project: Path, tmp_pa
     shallow = tmp_path / "shallow"
     git(tmp_path, "clone", "-q", "--depth", "1", f"file://{project}", str(shallow))
     index = open_index(shallow, embedder=embedder, params=FusionParams(history=2.0))
-    assert index.history is not None and index.history.history is None
+    assert index.history is not None and index.history.load() is None
     assert "shallow clone" in index.history.note and "--filter=blob:none --unshallow" in index.history.note
     query = "Crash on first start: the cache directory is empty and the app dies"
     assert index.search(query, k=1)[0].path == "pkg/cache.py"  # today's ranking, unchanged
@@ -82,9 +82,9 @@ def test_an_update_reads_only_the_new_commits(project: Path, embedder: HashingEm
            day=40)
     updated = open_index(project, embedder=embedder)
     assert updated.history.read == 1
-    assert [c.subject for c in updated.history.history.commits[:2]] == [
+    assert [c.subject for c in updated.history.load().commits[:2]] == [
         "Fix a typo in the render of subtitles", "Add a --verbose flag"]
-    assert len(load_history(project / ".ensemble" / "index").commits) == 6
+    assert len(load_history(project / ".ensemble" / "index").commits) == updated.history.count == 6
 
 
 def test_a_rewritten_branch_reads_the_history_again(project: Path, embedder: HashingEmbedder):
@@ -93,7 +93,7 @@ def test_a_rewritten_branch_reads_the_history_again(project: Path, embedder: Has
     commit(project, "Another tip", {"pkg/cli.py": "def main(argv):\n    return 2\n"}, day=31)
     index = open_index(project, embedder=embedder)
     assert index.history.read == 5
-    assert "Add a --verbose flag" not in [c.subject for c in index.history.history.commits]
+    assert "Add a --verbose flag" not in [c.subject for c in index.history.load().commits]
 
 
 def test_merges_and_mass_changes_count_less_than_a_focused_fix(repo: Path, monkeypatch: pytest.MonkeyPatch):
@@ -156,8 +156,8 @@ def test_no_history_after_the_indexed_commit_is_read(project: Path, embedder: Ha
     assert "Fix crash when the cache directory is empty on first start" not in [c.subject for c in commits]
     git(project, "checkout", "-q", base)
     index = open_index(project, embedder=embedder, params=FusionParams(history=2.0))
-    assert index.history.history.head == base
-    assert [c.subject for c in index.history.history.commits] == ["Render titles in bold", "Start the project",
+    assert index.history.load().head == base
+    assert [c.subject for c in index.history.load().commits] == ["Render titles in bold", "Start the project",
                                                                   "initial"]
     assert index.history_ranker.similar_fixes("the cache directory is empty") == {}
 
@@ -181,3 +181,19 @@ def test_log_parsing_keeps_renames_and_odd_messages():
     assert (first.sha, first.parents, first.time, first.subject) == ("aaa", 2, 100, "Merge branch 'x'")
     assert [(c.status, c.path, c.old_path) for c in first.changes] == [("M", "a.py", ""), ("R", "new.py", "old.py")]
     assert second.parents == 0 and [c.path for c in second.changes] == ["a.py"]
+
+
+def test_commits_appended_by_an_update_that_died_before_its_head_record_are_ignored(project: Path,
+                                                                                    embedder: HashingEmbedder):
+    open_index(project, embedder=embedder)
+    cache = project / ".ensemble" / "index" / HISTORY_FILE
+    with cache.open("ab") as handle:  # what a job killed between the append and the head record leaves
+        handle.write(b'["deadbeef",1,0,"half-written",["half"]]\n')
+    assert [c.subject for c in load_history(cache.parent).commits][0] == "Add a --verbose flag"
+    commit(project, "Fix a typo in the render of subtitles", {"pkg/render.py": "def render(page):\n    return page\n"},
+           day=40)
+    updated = open_index(project, embedder=embedder)
+    assert updated.history.read == 1
+    subjects = [c.subject for c in updated.history.load().commits]
+    assert subjects[:2] == ["Fix a typo in the render of subtitles", "Add a --verbose flag"]
+    assert "half-written" not in subjects and len(subjects) == 6

@@ -70,8 +70,8 @@ def test_the_history_cache_keeps_no_secret_pasted_into_a_commit_message(repo: Pa
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
     subprocess.run(["git", "commit", "-qm", f"Fix the client login\n\nworks with {GHP} now"], cwd=repo, check=True)
     index = open_configured_index(repo, Config(), {}, tree=repo)
-    assert index.history is not None and index.history.history is not None
-    assert "Fix the client login" in [c.subject for c in index.history.history.commits]
+    assert index.history is not None and (loaded := index.history.load()) is not None
+    assert "Fix the client login" in [c.subject for c in loaded.commits]
     assert leaks([repo / ".ensemble"], [GHP, GHP.lower()]) == []
 
 
