@@ -9,6 +9,7 @@ inputs, which action.yml passes as ENSEMBLE_* variables:
     ENSEMBLE_BOT_LOGIN       the login the bot comments as, when it is not a `[bot]` account (a PAT's user)
     ENSEMBLE_WORKDIR         where clones go (default: RUNNER_TEMP or the system temp dir)
     ENSEMBLE_STOP_POLL_S     how often a run looks for `/ensemble stop` (default 15 seconds)
+    ENSEMBLE_JOB_TIMEOUT_MINUTES  the job's timeout-minutes, for the default deadline (actions/deadline.py)
     ENSEMBLE_RUNS_DIR        where execution traces go (default: RUNNER_TEMP or the system temp dir,
                              then ensemble-runs); the event's trace and the engine's run trace both land there
 """
@@ -21,6 +22,7 @@ import secrets
 import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +58,7 @@ def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: 
             s.set(run_key=ctx.run_key)
             try:
                 outcome = handler(ctx)
+                outcome = replace(outcome, spend=outcome.spend or ctx.spend)  # the spend ledger's figures, if kept
                 if outcome.result not in QUIET_RESULTS:
                     answer_queued(ctx)  # commands GitHub dropped from the queue behind this job
             except EngineNeeded as needed:  # only idempotent writes so far: install the extra, run again

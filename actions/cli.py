@@ -8,7 +8,7 @@ import logging
 log = logging.getLogger(__name__)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "handle-event", help="handle the GitHub event of this Actions job (reads GITHUB_EVENT_NAME/_PATH)",
         description="Handle one GitHub event: label -> draft PR, slash commands, reviews, self-healing. "

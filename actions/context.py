@@ -22,6 +22,7 @@ from bot.ensemble.types import RunResult
 log = logging.getLogger(__name__)
 WRITE_PERMISSIONS = ("admin", "write")  # the API's legacy field maps maintain to write, triage to read
 WORKING, NEEDS_HUMAN = "ensemble:working", "ensemble:needs-human"
+PARTIAL = "ensemble:partial"  # on a draft PR holding partial work: a run stopped by a limit, some tests fixed
 BRANCH_PREFIX = "ensemble/issue-"
 NEEDS_ENGINE = "needs-engine"  # the `result` after which the action installs the engine extra and runs again
 
@@ -37,6 +38,7 @@ class Outcome:
     exit_code: int = 0
     run: RunResult | None = field(default=None, compare=False, repr=False)
     heal: str = ""  # e.g. "attempt 1 of 2: pushed a fix"
+    spend: str = ""  # with caps across runs: this run, its issue and its day in the spend ledger (actions/ledger.py)
 
 
 class EngineNeeded(Exception):
@@ -60,6 +62,7 @@ class Context:
     bot_logins: frozenset[str] = frozenset({"github-actions[bot]"})
     stop_poll_s: float = 15.0
     engine_missing: str = ""  # why the engine cannot run here ('' when it can): the extra is not installed
+    spend: str = ""  # the spend line of the last run this job settled in the ledger, for the step summary
     _permissions: dict[str, bool] = field(default_factory=dict)
     _me: str | None = None
 

@@ -59,7 +59,9 @@ def ensemble_engine(repo_dir: Path, task: Task, config: Config, env: Mapping[str
 
 
 def ensemble_planner(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str]) -> Plan:
-    """The real planner: explore the index, then ask for the `plan` reply."""
+    """The real planner: explore the index, then ask for the `plan` reply (with what its models charged)."""
+    from dataclasses import replace
+
     from bot.ensemble import assemble
     from bot.ensemble.planner import explore, make_plan
     from bot.ensemble.workspace_files import WorkspaceFiles
@@ -69,8 +71,9 @@ def ensemble_planner(repo_dir: Path, task: Task, config: Config, env: Mapping[st
     instructions = assemble.instructions(repo_dir, config, DEFAULT_BRANCH)
     found = explore(models, retriever, task, "", WorkspaceFiles(repo_dir).read,
                     conventions=instructions.render())
-    return make_plan(models, task, found, "",
+    plan = make_plan(models, task, found, "",
                      conventions=instructions.applying_to(r.path for r in found.retrieved).render())
+    return replace(plan, cost_usd=float(models.ledger.summary()["cost_usd"]))  # settles the spend ledger
 
 
 def plan_text(plan: Plan, with_summary: bool = True) -> str:

@@ -77,7 +77,7 @@ def parse_event(name: str, payload: Any) -> Event:
     if not isinstance(payload, dict):
         raise EventError(f"{name} payload: expected a JSON object at the top level")
     p = _Fields(name, payload)
-    common = {"name": name, "action": p.text("action", optional=True), "repo": p.text("repository.full_name"),
+    common: dict[str, Any] = {"name": name, "action": p.text("action", optional=True), "repo": p.text("repository.full_name"),
               "sender": p.text("sender.login"), "sender_is_bot": p.text("sender.type", optional=True) == "Bot"}
     parser = _PARSERS.get(name)
     return Event(**(common | (parser(p) if parser else {})))
@@ -86,7 +86,7 @@ def parse_event(name: str, payload: Any) -> Event:
 class _Fields:
     """Typed access to dotted paths in a payload, raising EventError that names the path."""
 
-    def __init__(self, name: str, payload: dict):
+    def __init__(self, name: str, payload: dict[str, Any]):
         self.name = name
         self.payload = payload
 
@@ -107,10 +107,11 @@ class _Fields:
         return self.get(dotted, str, optional) or ""
 
     def number(self, dotted: str, optional: bool = False) -> int | None:
-        return self.get(dotted, int, optional)
+        found = self.get(dotted, int, optional)
+        return int(found) if found is not None else None
 
 
-def _issues(p: _Fields) -> dict:
+def _issues(p: _Fields) -> dict[str, Any]:
     return {"number": p.number("issue.number"), "title": p.text("issue.title"), "body": p.text("issue.body", optional=True),
             "is_pull": p.get("issue.pull_request", dict, optional=True) is not None,
             "label": p.text("label.name", optional=True),
@@ -118,12 +119,12 @@ def _issues(p: _Fields) -> dict:
                         f"{p.text('issue.updated_at', optional=True)}"}
 
 
-def _issue_comment(p: _Fields) -> dict:
+def _issue_comment(p: _Fields) -> dict[str, Any]:
     return _issues(p) | {"label": "", "comment_id": p.number("comment.id"), "comment_body": p.text("comment.body", optional=True),
                          "delivery": f"comment:{p.number('comment.id')}"}
 
 
-def _review(p: _Fields) -> dict:
+def _review(p: _Fields) -> dict[str, Any]:
     return {"number": p.number("pull_request.number"), "is_pull": True, "title": p.text("pull_request.title"),
             "head_branch": p.text("pull_request.head.ref"), "head_sha": p.text("pull_request.head.sha"),
             "review_id": p.number("review.id"), "review_state": p.text("review.state").lower(),
@@ -131,13 +132,13 @@ def _review(p: _Fields) -> dict:
             "review_body": p.text("review.body", optional=True), "delivery": f"review:{p.number('review.id')}"}
 
 
-def _review_comment(p: _Fields) -> dict:
+def _review_comment(p: _Fields) -> dict[str, Any]:
     return {"number": p.number("pull_request.number"), "is_pull": True, "head_branch": p.text("pull_request.head.ref"),
             "comment_id": p.number("comment.id"), "comment_body": p.text("comment.body", optional=True),
             "review_id": p.number("comment.pull_request_review_id", optional=True)}
 
 
-def _workflow_run(p: _Fields) -> dict:
+def _workflow_run(p: _Fields) -> dict[str, Any]:
     return {"head_branch": p.text("workflow_run.head_branch", optional=True), "head_sha": p.text("workflow_run.head_sha"),
             "conclusion": p.text("workflow_run.conclusion", optional=True), "run_id": p.number("workflow_run.id"),
             "run_attempt": p.number("workflow_run.run_attempt", optional=True) or 1,
@@ -145,13 +146,13 @@ def _workflow_run(p: _Fields) -> dict:
             "delivery": f"run:{p.number('workflow_run.id')}:{p.number('workflow_run.run_attempt', optional=True) or 1}"}
 
 
-def _check_suite(p: _Fields) -> dict:
+def _check_suite(p: _Fields) -> dict[str, Any]:
     return {"head_branch": p.text("check_suite.head_branch", optional=True), "head_sha": p.text("check_suite.head_sha"),
             "conclusion": p.text("check_suite.conclusion", optional=True), "check_suite_id": p.number("check_suite.id"),
             "delivery": f"suite:{p.number('check_suite.id')}:{p.text('check_suite.updated_at', optional=True)}"}
 
 
-def _dispatch(p: _Fields) -> dict:
+def _dispatch(p: _Fields) -> dict[str, Any]:
     inputs = p.get("inputs", dict, optional=True) or {}
     number = str(inputs.get("issue", "") or "").strip()
     if number and not number.isdigit():

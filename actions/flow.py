@@ -13,13 +13,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from actions.context import NEEDS_HUMAN, WORKING, Context, Outcome, branch_of_issue, issue_of_branch
+from actions.context import NEEDS_HUMAN, PARTIAL, WORKING, Context, Outcome, branch_of_issue, issue_of_branch
+from actions.deadline import with_job_deadline
 from actions.engine import plan_text
 from actions.github import CommentInfo, ForgeError, PullInfo
 from actions.gitops import check_hold, complete_history, prepare_clone
+from actions.ledger import Spend, run_spend
 from actions.loops import run_limit
 from actions.progress import ProgressComment, StopWatcher
-from actions.render import plan_comment, pr_body, questions_comment
+from actions.render import nothing_kept, plan_comment, pr_body, questions_comment
 from actions.settings import register_secrets, remote_config
 from actions.threads import answer_threads, request_review
 from bot.config import Config, load_config
@@ -36,7 +38,9 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
     branch = branch_of_issue(issue)
     pull = ctx.forge.find_pull(branch)
     remote = ctx.forge.branch_head(branch)
-    if pull and not retry:  # an approved plan is one run: approving again does not run (and pay) again
+    # An approved plan is one run: approving again does not run (and pay) again. A PR of partial work is
+    # continued by a new run, on its branch.
+    if pull and not retry and PARTIAL not in ctx.forge.issue(pull.number)[2]:
         return Outcome("exists", f"PR #{pull.number} is already open for issue #{issue}; nothing to do", pull.number)
     if remote and not pull and not retry and (resumed := _resume(ctx, issue, branch, remote)):
         return resumed
@@ -60,9 +64,13 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
         config = _config(ctx, clone, progress)
         complete_history(ctx.forge, clone, config.index.history)
         task = Task(title, body + _answers(ctx, issue), slug=f"issue-{issue}", plan=approved_plan)
-        if config.require_plan_approval and not approved_plan:
-            return _post_plan(ctx, clone, task, config, issue, progress)
-        result = _run_engine(ctx, clone, task, config, progress, numbers)
+        with run_spend(ctx, config, issue, progress) as spend:  # reserved before, settled after (bot/spend.py)
+            if spend.refused:
+                return spend.refused
+            if config.require_plan_approval and not approved_plan:
+                return _post_plan(ctx, clone, task, spend.capped(config), issue, progress, spend)
+            result = _run_engine(ctx, clone, task, spend.capped(config), progress, numbers)
+            spend.charge(result)
         return replace(_finish_issue(ctx, issue, branch, remote, clone, config, result, progress), run=result)
     finally:
         ctx.forge.remove_label(issue, WORKING)
@@ -111,7 +119,11 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
         config = _config(ctx, clone, progress)
         complete_history(ctx.forge, clone, config.index.history)
         task = Task(title, f"{body}\n\n## Requested revision ({what})\n{instructions}", slug=f"issue-{issue}")
-        result = _run_engine(ctx, clone, task, config, progress, (pull.number, issue))
+        with run_spend(ctx, config, issue, progress) as spend:  # reserved before, settled after (bot/spend.py)
+            if spend.refused:
+                return replace(spend.refused, pr_number=pull.number)
+            result = _run_engine(ctx, clone, task, spend.capped(config), progress, (pull.number, issue))
+            spend.charge(result)
         if result.stop_reason == STOPPED:
             progress.update(f"Stopped by @{_stopper(result)}; nothing was pushed.")
             return Outcome("stopped", f"the revision of PR #{pull.number} was stopped", pull.number, run=result)
@@ -148,7 +160,7 @@ def _config(ctx: Context, clone: Path, progress: ProgressComment) -> Config:
     from bot.errors import ConfigError
 
     try:
-        config = load_config(clone, ctx.env, ctx.config_path)
+        config = with_job_deadline(ctx, load_config(clone, ctx.env, ctx.config_path))
     except ConfigError as exc:
         progress.update(f"The configuration is invalid, so nothing ran:\n\n```text\n{exc}\n```")
         raise
@@ -181,26 +193,27 @@ def _stopper(result: RunResult) -> str:
 
 def _finish_issue(ctx: Context, issue: int, branch: str, remote: str | None, clone: Path, config: Config,
                   result: RunResult, progress: ProgressComment) -> Outcome:
-    if result.stop_reason == STOPPED:
-        progress.update(f"Stopped by @{_stopper(result)}; nothing was pushed.")
+    if result.stop_reason == STOPPED and not result.partial:
+        progress.update(f"Stopped by @{_stopper(result)}; nothing was pushed: {nothing_kept(result)}.")
         return Outcome("stopped", f"the run on issue #{issue} was stopped")
     if result.questions:
         ctx.forge.comment(issue, questions_comment(result.questions))
         progress.update("Waiting for answers to the planner's questions.", stage="questions")
         return Outcome("questions", f"the planner asked {len(result.questions)} questions on issue #{issue}")
     if not result.commits:
-        progress.update(f"I could not produce a passing change: {result.stop_words}. {result.stop_detail}".strip())
+        progress.update(f"I could not produce a passing change: {result.stop_words}. {result.stop_detail}".strip()
+                        + f"\n\nNothing was published: {nothing_kept(result)}.")
         ctx.forge.add_labels(issue, NEEDS_HUMAN)
         return Outcome("failed", f"no passing change for issue #{issue}: {result.stop_words}", exit_code=1)
     body = pr_body(result, issue)
     # What a re-run needs to open the PR goes on record before the push: a job killed just after it
     # resumes from here (it does only when the branch on GitHub is this very head).
     progress.update("Pushing the branch.", stage="pushed", head=result.commits[-1]["sha"], title=result.task.title,
-                    pr_body=body)
+                    pr_body=body, partial=result.partial)
     if refused := _push(ctx, clone, branch, remote, progress, issue):
         return refused
     progress.done("reviewed", "Pushed the branch; opening the pull request.")
-    return _open_pull(ctx, issue, branch, result.task.title, body, progress, config)
+    return _open_pull(ctx, issue, branch, result.task.title, body, progress, config, result.partial)
 
 
 def _push(ctx: Context, clone: Path, branch: str, remote: str | None, progress: ProgressComment,
@@ -228,14 +241,24 @@ def _push(ctx: Context, clone: Path, branch: str, remote: str | None, progress: 
 
 
 def _open_pull(ctx: Context, issue: int, branch: str, title: str, body: str, progress: ProgressComment,
-               config: Config | None) -> Outcome:
+               config: Config | None, partial: bool = False) -> Outcome:
     base = ctx.forge.default_branch()
     pull = ctx.forge.open_draft_pull(branch, base, f"{title} (#{issue})", body)
-    progress.done("pr", f"Opened draft pull request #{pull.number}.")
+    if partial:  # the label says so where PRs are listed; a later run that passes takes it off
+        ctx.forge.add_labels(pull.number, PARTIAL)
+        progress.done("pr", f"Opened draft pull request #{pull.number} with partial work (labelled `{PARTIAL}`): "
+                      "it fixes some tests and breaks none, but the task is not done; its description says what is "
+                      "left. Comment `/ensemble retry` to continue from it.")
+    else:
+        ctx.forge.remove_label(pull.number, PARTIAL)
+        progress.done("pr", f"Opened draft pull request #{pull.number}.")
     progress.update(progress.state["note"], stage="pr", pr=pull.number, pr_body="")
     request_review(ctx, pull.number, str(progress.state.get("by") or ""))
     if config is not None:
         _dispatch_checks(ctx, config, branch)
+    if partial:
+        return Outcome("partial-pr-opened", f"opened draft PR #{pull.number} with partial work for issue #{issue}",
+                       pull.number, 1)
     return Outcome("pr-opened", f"opened draft PR #{pull.number} for issue #{issue}", pull.number)
 
 
@@ -248,14 +271,16 @@ def _resume(ctx: Context, issue: int, branch: str, remote: str) -> Outcome | Non
             log.info("resuming run %s: the branch was pushed but no PR was opened", data.get("run"))
             progress.done("reviewed", "Pushed the branch; opening the pull request.")
             opened = _open_pull(ctx, issue, branch, data.get("title", f"Issue #{issue}"), data["pr_body"], progress,
-                                remote_config(ctx))
+                                remote_config(ctx), bool(data.get("partial")))
             ctx.forge.remove_label(issue, WORKING)  # the killed run could not take it off
             return opened
     return None
 
 
-def _post_plan(ctx: Context, clone: Path, task: Task, config: Config, issue: int, progress: ProgressComment) -> Outcome:
+def _post_plan(ctx: Context, clone: Path, task: Task, config: Config, issue: int, progress: ProgressComment,
+               spend: Spend) -> Outcome:
     plan = ctx.planner(clone, task, config, {k: v for k, v in ctx.env.items() if k not in SECRET_NAMES})
+    spend.charge(plan)
     if plan.questions:
         ctx.forge.comment(issue, questions_comment(plan.questions))
         progress.update("Waiting for answers to the planner's questions.", stage="questions")

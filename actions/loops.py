@@ -71,7 +71,7 @@ def cancel_thread_runs(ctx: Context, issue: int, numbers: list[int], by: str) ->
     the bot gets its progress note and the `ensemble:working` label put right, as it cannot do so itself.
     """
     me = _run_id(ctx.run_key)
-    jobs: dict[int, tuple[int, int, dict]] = {}
+    jobs: dict[int, tuple[int, int, dict[str, Any]]] = {}
     for number in numbers:
         for comment, data in ctx.own_markers(number, "progress"):
             if (run := _run_id(str(data.get("run", "")))) and run != me:

@@ -61,7 +61,9 @@ def pr_body(result: RunResult, issue: int) -> str:
                       f"passes after it: {yes_no(repro.passed_after)}")
     else:
         repro_line = f"none ({repro.note})" if repro and repro.note else "none"
-    parts = [f"Closes #{issue}", "", "## Summary", (plan.summary if plan else "") or "(no summary)", "",
+    closing = f"Part of #{issue} (partial work: merging it leaves the issue open)" if result.partial else \
+        f"Closes #{issue}"
+    parts = [closing, "", *_partial(result), "## Summary", (plan.summary if plan else "") or "(no summary)", "",
              "## Plan", plan_text(plan, with_summary=False) if plan else "(no plan)", "",
              "## Tests", f"- before: {tests_line(result.tests_before, _code)}",
              f"- after: {tests_line(result.tests_after, _code)}",
@@ -77,6 +79,44 @@ def pr_body(result: RunResult, issue: int) -> str:
     if result.replayed:
         parts.insert(2, "> The model replies in this run were replayed from a transcript, not live.\n")
     return "\n".join(parts)
+
+
+def _partial(result: RunResult) -> list[str]:
+    """For partial work: why the run stopped, what the change does (tests fixed) and what is left (tests still red)."""
+    judged = result.judgement
+    if not result.partial or judged is None:
+        return []
+    why = result.stop_words + (f" ({result.stop_detail})" if result.stop_detail else "")
+    left = [f"- required by the task, still failing: {name_list(judged.required_failing, _code)}"] \
+        if judged.required_failing else []
+    left += [f"- failed before the change and still fail: {name_list(judged.still_failing, _code)}"] \
+        if judged.still_failing else []
+    return ["## Partial work",
+            f"The run stopped before the task was done: {inert(why)}. This draft keeps its best change, which "
+            "fixes some failing tests and breaks none. Comment `/ensemble retry` on the issue to continue from it.",
+            "", "**Done** (red → green):", f"- {name_list(judged.fixed, _code)}", "",
+            "**Left**:", *(left or ["- (no test names it; see the task)"]), ""]
+
+
+def nothing_kept(result: RunResult) -> str:
+    """Why a run that did not pass published nothing, in a few words (for the progress comment)."""
+    from bot.ensemble.select import LIMITS
+
+    judged = result.judgement
+    if not result.diff.strip():
+        return "no change was made"
+    if judged is None or not judged.per_test:
+        return "the tests gave no per-test results, so no change could be shown to fix a test without breaking another"
+    if judged.broken or judged.new_failing:
+        broke = (*judged.broken, *judged.new_failing)
+        return f"the best change broke tests ({name_list(broke, _code, 5)}), and a change that breaks tests is never published"
+    if judged.unknown:
+        return "the last test run was cut short, so whether the change broke a test is unknown"
+    if not judged.fixed:
+        return "the best change turned no failing test green"
+    if result.stop_reason not in LIMITS:
+        return f"partial work is published only when a limit or `/ensemble stop` ends a run, and this one ended otherwise ({result.stop_words})"
+    return "no change was kept"
 
 
 def _test_changes(result: RunResult) -> list[str]:

@@ -2,7 +2,8 @@
 
 It shows the outcome, a link to the pull request, time by phase (the trace's spans summed the
 way `ensemble report` sums them), tokens and cost per role and per model, and, on a failed
-check, the self-healing attempt and how it ended. Like everything the bot writes it is inert
+check, the self-healing attempt and how it ended; with caps across runs, what the run, its
+issue and its day spent, from the spend ledger. Like everything the bot writes it is inert
 and links nowhere but the pull request on the same GitHub server.
 """
 
@@ -32,6 +33,8 @@ def step_summary(outcome: Outcome, spans: Iterable[dict[str, Any]] = (), pr_url:
     lines = [f"### ensemble: {outcome.result}{pr}", "", inert(outcome.message)]
     if outcome.heal:
         lines += ["", f"**Self-healing**: {inert(outcome.heal)}"]
+    if outcome.spend:
+        lines += ["", f"**Spend**: {inert(outcome.spend)}"]
     lines += _phases(spans, outcome.run.duration_s if outcome.run else 0.0)
     usage = outcome.run.usage if outcome.run else {}
     if usage.get("by_role"):

@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from common.git import GitError, git, git_bytes, git_succeeds  # noqa: E402
 from indexer import FusionParams, open_index  # noqa: E402
-from indexer.chunking import Chunk  # noqa: E402
+from indexer.chunks import Chunk  # noqa: E402
 from indexer.files import CODE_SUFFIXES, is_auxiliary_path, is_test_path, read_text  # noqa: E402
 from indexer.history import HistoryUpdate, update_history  # noqa: E402
 from indexer.history_rank import HistoryRanker, with_history  # noqa: E402
@@ -547,7 +547,7 @@ def main() -> int:
     parser.add_argument("--reuse", type=Path, default=None, help="keep the per-case scores in this file and reuse "
                         "them when it exists (for trying fusion grids; delete it after changing the indexer)")
     args = parser.parse_args()
-    from indexer.embedder import canonical_model_name
+    from indexer.embedding import canonical_model_name
 
     args.model = canonical_model_name(args.model or os.environ.get("ENSEMBLE_BENCH_MODEL") or None)
     args.model_slug = args.model.replace(":", "_").replace("/", "_")

@@ -26,8 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sandbox import DockerSandbox, SandboxSpec  # noqa: E402
-from sandbox.docker_env import labels, remove_container  # noqa: E402
 from sandbox.images import BASE_IMAGE  # noqa: E402
+from sandbox.ownership import labels, remove_container  # noqa: E402
 
 TEST_MODULE = '''\
 import time

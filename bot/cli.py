@@ -66,8 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # noqa: BLE001 - the boundary: known errors become messages
-        code = getattr(exc, "exit_code", None)
-        if not isinstance(code, int):
+        code = _exit_code(exc)
+        if code is None:
             raise
         report_error(str(exc))
         return code
@@ -102,3 +102,17 @@ def report_error(message: str) -> None:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _exit_code(exc: Exception) -> int | None:
+    """The exit status of one of the project's own errors, whose message says what to fix (each layer has its
+    base); None for any other exception."""
+    from bot.errors import EnsembleError
+    from common.git import GitError
+    from indexer.embedder import EmbedderError
+    from indexer.files import IndexerError
+    from sandbox.errors import SandboxError
+
+    if isinstance(exc, (EnsembleError, SandboxError, IndexerError, EmbedderError, GitError)):
+        return exc.exit_code
+    return None

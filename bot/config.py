@@ -7,7 +7,7 @@ bad value and what was expected. Secrets never live here: they come from the env
 Environment variables that override the file (documented in the README):
     ENSEMBLE_{PLANNER,CODER,CRITIC}_PROVIDER   a role's provider (openai, gemini, scripted)
     ENSEMBLE_{PLANNER,CODER,CRITIC}_MODEL      a role's model name
-    ENSEMBLE_BUDGET_USD                        the per-run budget in USD
+    ENSEMBLE_BUDGET_USD                        the per-run budget in USD (`budget.run_usd`, alias `budget_usd`)
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +22,7 @@ from typing import Any, Literal
 
 import yaml
 
-from bot.config_check import build_checked
+from bot.config_check import build_checked, key_lines
 from bot.errors import ConfigError, ConfigIssue
 from sandbox.model import SandboxSpec
 
@@ -67,7 +66,10 @@ class Models:
 
     def for_role(self, role: str) -> RoleModel:
         """The model configured for `role` (one of ROLES)."""
-        return typing.cast(RoleModel, getattr(self, role))
+        roles = {"planner": self.planner, "coder": self.coder, "critic": self.critic}
+        if role not in roles:
+            raise KeyError(f"unknown role {role!r}; expected one of {', '.join(roles)}")
+        return roles[role]
 
 
 @dataclass(frozen=True)
@@ -161,6 +163,22 @@ class CommitSpec:
 
 
 @dataclass(frozen=True)
+class BudgetSpec:
+    """Spend caps in USD. `run_usd` caps one run (None: `budget_usd`, its older spelling); `issue_usd` caps all the
+    runs on one issue (retries, revisions, fixes, any day) and `day_usd` the repository's runs on one UTC day, counted
+    in the ledger on the bot's branch `ensemble/ledger` (actions/ledger.py). None: no cap."""
+
+    run_usd: float | None = field(default=None, metadata={"min": 0.0})
+    issue_usd: float | None = field(default=None, metadata={"min": 0.0})
+    day_usd: float | None = field(default=None, metadata={"min": 0.0})
+
+    @property
+    def across_runs(self) -> bool:
+        """Whether a cap across runs is set, so runs are counted in the ledger."""
+        return self.issue_usd is not None or self.day_usd is not None
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration, loaded once and passed down."""
 
@@ -175,7 +193,8 @@ class Config:
     max_heal_attempts: int = field(default=3, metadata={"min": 0})
     # Runs the bot starts on one issue or pull request within an hour; past it, it stops to break a loop.
     max_runs_per_hour: int = field(default=6, metadata={"min": 1})
-    budget_usd: float = field(default=2.0, metadata={"min": 0.0})
+    budget_usd: float = field(default=2.0, metadata={"min": 0.0})  # the per-run cap; `budget.run_usd` sets it too
+    budget: BudgetSpec = BudgetSpec()
     budget_tokens: int | None = field(default=None, metadata={"min": 1})
     # Wall-clock minutes for the run, from its start; when they run out no model call waits past them, the teams
     # stop and the best judged change is kept.
@@ -192,6 +211,13 @@ class Config:
     commit: CommitSpec = CommitSpec()
     on_approval: Literal["ready_for_review", "merge"] = "ready_for_review"
     require_plan_approval: bool = False
+    # Who may run the bot (label, `/ensemble run`, `retry`), revise its PRs and approve a plan: `write` (write,
+    # maintain or admin permission), `codeowners` (writers run; approving a plan needs an owner in CODEOWNERS of
+    # the files it touches), or a list of logins and org/team slugs, who also need write permission.
+    approvers: Literal["write", "codeowners"] | tuple[str, ...] = field(default="write", metadata={
+        "also": "or a list of logins and org/team slugs, like [alice, octo-org/maintainers]", "min_items": 1,
+        "items": {"pattern": r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9][A-Za-z0-9_.-]*)?$",
+                  "hint": "naming a GitHub login like alice, or a team like octo-org/maintainers"}})
     # Names of further environment variables whose values are secrets, redacted like GITHUB_TOKEN (variables
     # named like secrets, *TOKEN*, *SECRET*, *PASSWORD*, *API_KEY* ..., are already: bot/redact.is_secret_name).
     secret_env: tuple[str, ...] = ()
@@ -206,7 +232,8 @@ class Config:
         """Team number `team`'s own model for `role`, or None when it uses `models`."""
         if team >= len(self.team_models):
             return None
-        return typing.cast(RoleModel | None, getattr(self.team_models[team], role))
+        own = self.team_models[team]
+        return {"planner": own.planner, "coder": own.coder, "critic": own.critic}[role]
 
 
 def load_config(repo_dir: str | Path, env: Mapping[str, str] | None = None, path: str | None = None) -> Config:
@@ -235,9 +262,35 @@ def parse_config(text: str, filename: str = CONFIG_PATH) -> Config:
     if data is None:
         return Config(source=filename)
     config, issues = build_checked(Config, data, filename, root)
+    if not issues:
+        config, issues = _run_budget(config, data, filename, key_lines(root))
     if issues:
         raise ConfigError(issues)
     return dataclasses.replace(config, source=filename)
+
+
+def _run_budget(config: Config, data: Mapping[str, Any], filename: str,
+                lines: Mapping[str, int]) -> tuple[Config, list[ConfigIssue]]:
+    """`budget.run_usd` made the per-run cap (`budget_usd`, its alias), and the problems of the caps together:
+    both spellings given with different values, or a cap across runs below one run's (no run could ever start)."""
+    run = config.budget.run_usd
+    if run is not None and "budget_usd" in data and run != config.budget_usd:
+        return config, [ConfigIssue(filename, lines.get("budget.run_usd"), "budget.run_usd",
+                                    f"{run!r} differs from budget_usd {config.budget_usd!r}; both set the cap of one "
+                                    "run (budget_usd is the older spelling), so keep only budget.run_usd")]
+    if run is not None:
+        config = dataclasses.replace(config, budget_usd=run)
+    return config, [ConfigIssue(filename, lines.get(f"budget.{name}"), f"budget.{name}",
+                                f"{cap!r} is below the per-run cap {config.budget_usd!r}, so every run would be "
+                                f"refused; raise budget.{name} or lower budget.run_usd")
+                    for name, cap in caps_below_run(config)]
+
+
+def caps_below_run(config: Config) -> list[tuple[str, float]]:
+    """The caps across runs (name, value) below the per-run cap: a run reserves its whole cap before it starts, so
+    under such a cap no run could ever start."""
+    caps = (("issue_usd", config.budget.issue_usd), ("day_usd", config.budget.day_usd))
+    return [(name, cap) for name, cap in caps if cap is not None and cap < config.budget_usd]
 
 
 def apply_env_overrides(config: Config, env: Mapping[str, str]) -> Config:
@@ -266,6 +319,13 @@ def apply_env_overrides(config: Config, env: Mapping[str, str]) -> Config:
         except ValueError:
             issues.append(ConfigIssue("environment", None, "ENSEMBLE_BUDGET_USD",
                                       f"{raw_budget!r} is not a non-negative number of dollars, like 2.50"))
+    if raw_budget and not issues:
+        run = None if config.budget.run_usd is None else budget
+        config = dataclasses.replace(config, budget_usd=budget, budget=dataclasses.replace(config.budget, run_usd=run))
+        issues += [ConfigIssue("environment", None, "ENSEMBLE_BUDGET_USD",
+                               f"{budget!r} is above budget.{name} ({cap!r} in {config.source}), so every run would "
+                               f"be refused; lower it (the action's budget-usd) or raise budget.{name}")
+                   for name, cap in caps_below_run(config)]
     if issues:
         raise ConfigError(issues)
     return dataclasses.replace(config, models=models, budget_usd=budget)

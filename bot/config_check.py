@@ -99,7 +99,7 @@ class _Checker:
         if origin in (typing.Union, types.UnionType):
             if value is None and type(None) in args:
                 return None
-            hint = next(a for a in args if a is not type(None))
+            hint = _arm([a for a in args if a is not type(None)], value)
             origin, args = typing.get_origin(hint), typing.get_args(hint)
         if dataclasses.is_dataclass(hint):
             return self.build(typing.cast(type, hint), value, path)
@@ -107,13 +107,17 @@ class _Checker:
             if value in args:
                 return value
             noun = "provider" if path.endswith("provider") else "value"
-            self.fail(path, f"unknown {noun} {value!r}; expected one of {', '.join(map(str, args))}")
+            also = f", {meta['also']}" if "also" in meta else ""
+            self.fail(path, f"unknown {noun} {value!r}; expected one of {', '.join(map(str, args))}{also}")
             return _INVALID
         if origin is tuple:
             if not isinstance(value, list):
                 self.fail(path, f"expected a list, got {_describe(value)}")
                 return _INVALID
-            items = [self.convert(args[0], item, f"{path}[{i}]", {}) for i, item in enumerate(value)]
+            if len(value) < meta.get("min_items", 0):
+                self.fail(path, f"the list is empty; give at least {meta['min_items']} entry, or remove the key")
+                return _INVALID
+            items = [self.convert(args[0], item, f"{path}[{i}]", meta.get("items", {})) for i, item in enumerate(value)]
             return _INVALID if _INVALID in items else tuple(items)
         return self.scalar(hint, value, path, meta)
 
@@ -141,6 +145,14 @@ class _Checker:
             self.fail(path, f"{value!r} is not valid; expected a value {meta.get('hint', meta['pattern'])}")
             return _INVALID
         return float(value) if hint is float else value
+
+
+def _arm(hints: list[Any], value: Any) -> Any:
+    """The member of a union that `value` is meant for: a list goes to the tuple member, anything else to the first."""
+    lists = [h for h in hints if typing.get_origin(h) is tuple]
+    if isinstance(value, list) and lists:
+        return lists[0]
+    return next((h for h in hints if typing.get_origin(h) is not tuple), hints[0])
 
 
 _INVALID = object()

@@ -3,19 +3,18 @@
 Reply cache entries, lessons, the step summary and outputs, HTML reports: each goes through
 `write_text`, `write_json` or `append_text`, which mask every secret the process knows of and
 every token shape (bot/redact.py) before a byte is written. Traces redact through their own
-`Redactor`, which masks the same registered values. A whole file is written to a temporary
-file beside it and renamed into place, so a reader (or a crash) sees the old file or the new.
+`Redactor`, which masks the same registered values. A whole file is replaced through the one
+atomic writer (common/atomic.py), so a reader (or a crash) sees the old file or the new.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from bot.redact import process_redactor
+from common.atomic import write_atomic
 
 
 def write_text(path: Path, text: str) -> None:
@@ -29,16 +28,8 @@ def write_json(path: Path, value: Any) -> None:
 
 
 def _replace(path: Path, data: bytes) -> None:
-    """Write `data` to a temporary file beside `path` and rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write `data` atomically (common/atomic.py), readable by the owner alone as before."""
+    write_atomic(path, data, mode=0o600)
 
 
 def append_text(path: Path, text: str) -> None:

@@ -3,7 +3,9 @@
 The judge (bot/ensemble), the guards, the index and the sandbox all ask this module, so they never
 disagree about which files are the tests' and which are the code's.
 
-- A *test file* holds tests: `tests/…`, `test_x.py`, `x_test.go`, `x.test.js`, `src/test/java/…`.
+- A *test file* holds tests: `tests/…`, `test_x.py`, `x_test.go`, `x.test.js`, `src/test/java/…`; which file
+  names are tests is each language's own rule (common/languages.py), so `test_x.go` is code and `latest.py` is not
+  a test.
 - A *harness file* decides what runs or how it reports, whole (`conftest.py`, `pytest.ini`, `tox.ini`,
   `jest.config.js`, CI configuration) or in part (`pyproject.toml`'s `[tool.pytest…]`, `package.json`'s
   `scripts`, a Makefile's `test:` target, `pom.xml`'s Surefire settings, `Cargo.toml`'s `[[test]]`).
@@ -22,8 +24,11 @@ import re
 import tomllib
 from typing import Any
 
-TEST_PATH = re.compile(r"(^|/)(tests?|testing|__tests__|spec)(/|$)|(^|/)(test_[^/]*|[^/]*_test\.\w+|conftest\.py"
-                       r"|[^/]*\.(spec|test)\.\w+)$")
+from common.languages import is_test_name
+
+# Folders whose files are the tests' (the tests themselves, their data and helpers); file names are the language's
+# (common/languages.py).
+TEST_FOLDER = re.compile(r"(^|/)(tests?|testing|__tests__|spec)(/|$)")
 CI_PATH = re.compile(r"^(?:\.github/(?:workflows|actions)/|\.circleci/|\.buildkite/|\.gitlab-ci\.ya?ml$"
                      r"|\.travis\.ya?ml$|azure-pipelines\.ya?ml$|buildkite\.ya?ml$)|(?:^|/)Jenkinsfile$")
 # Files that are all harness, wherever they are in the tree.
@@ -48,8 +53,9 @@ _CMAKE_TEST = re.compile(r"^\s*(?:add_test|enable_testing|set_tests_properties|i
 
 
 def is_test_path(path: str) -> bool:
-    """True for test files and files under test folders (tests/, test/, testing/, __tests__/, spec/)."""
-    return bool(TEST_PATH.search(path))
+    """True for files under test folders (tests/, test/, testing/, __tests__/, spec/) and files their language's
+    test runner collects by name (`test_x.py`, `x_test.go`, `x.test.js`, `FooTest.java`; common/languages.py)."""
+    return bool(TEST_FOLDER.search(path)) or is_test_name(path)
 
 
 def is_ci_path(path: str) -> bool:

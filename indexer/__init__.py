@@ -6,7 +6,8 @@ Public API: `open_index(repo_dir, ...) -> RepoIndex` (builds or incrementally up
 """
 
 from indexer.build import open_index
-from indexer.embedder import Embedder, EmbedderError, make_embedder
+from indexer.embedder import Embedder, EmbedderError
+from indexer.embedding import make_embedder
 from indexer.files import IndexerError
 from indexer.index import RepoIndex
 from indexer.retrieval import FusionParams, SearchHit

@@ -11,8 +11,10 @@ from pathlib import Path
 import numpy as np
 
 from indexer.cache import EmbeddingCache, embed_cached
-from indexer.chunking import Chunk, chunk_file
-from indexer.embedder import Embedder, canonical_model_name, make_embedder
+from indexer.chunking import chunk_file
+from indexer.chunks import Chunk
+from indexer.embedder import Embedder
+from indexer.embedding import canonical_model_name, make_embedder
 from indexer.files import (
     IndexerError,
     RepoFile,

@@ -7,7 +7,10 @@ symbol (dotted, e.g. `Class.method`) and kind (`function`, `method`, `class`, `m
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+
+from common.languages import is_language
+from indexer.chunks import MAX_CHUNK_LINES, Chunk, chunk_windows
+from indexer.treesitter import chunk_with_tree_sitter
 
 # Bump when chunking or the BM25 tokenization changes: indexes built before are then rebuilt.
 # 2: tree-sitter grammars from per-language packages, names of Go, Rust and C/C++ definitions.
@@ -15,55 +18,21 @@ from dataclasses import dataclass
 # 4: TS/JS functions bound to names (`const f = () =>`), abstract classes, type aliases, Rust `mod` and
 #    generic impls (`impl<C> Bucket<C>` is Bucket), each spec of Go's grouped `type ( ... )`.
 CHUNKER_VERSION = 4
-WINDOW_LINES = 60
-WINDOW_OVERLAP = 15
-MAX_CHUNK_LINES = 200
-
-
-@dataclass(frozen=True)
-class Chunk:
-    """A piece of a file that is indexed and returned on its own."""
-
-    path: str
-    start_line: int
-    end_line: int
-    symbol: str
-    kind: str
-    text: str
-    signature: str = ""
 
 
 def chunk_file(path: str, text: str) -> list[Chunk]:
     """Split one file into chunks, choosing the chunker by file extension."""
     if not text.strip():
         return []
-    if path.endswith((".py", ".pyi")):
+    if is_language(path, "python"):
         chunks = chunk_python(path, text)
         if chunks is not None:
             return chunks
     else:
-        from indexer.treesitter import chunk_with_tree_sitter
-
         chunks = chunk_with_tree_sitter(path, text)
         if chunks is not None:
             return chunks
     return chunk_windows(path, text)
-
-
-def chunk_windows(path: str, text: str, size: int = WINDOW_LINES, overlap: int = WINDOW_OVERLAP,
-                  first_line: int = 1, symbol: str = "") -> list[Chunk]:
-    """Overlapping windows of `size` lines; the fallback for any text."""
-    lines = text.splitlines()
-    chunks: list[Chunk] = []
-    step = max(1, size - overlap)
-    for start in range(0, max(1, len(lines)), step):
-        piece = lines[start:start + size]
-        if any(line.strip() for line in piece):
-            end = start + len(piece)
-            chunks.append(Chunk(path, first_line + start, first_line + end - 1, symbol, "window", "\n".join(piece)))
-        if start + size >= len(lines):
-            break
-    return chunks
 
 
 def chunk_python(path: str, text: str) -> list[Chunk] | None:

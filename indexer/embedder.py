@@ -5,7 +5,8 @@ Two implementations of the Protocol:
 - `StaticEmbedder`: a static distillation of the same model (token vectors averaged), built once
   offline from the bundled weights by `indexer.static`; two orders of magnitude faster on CPU.
 Model names: `all-MiniLM-L6-v2` (or a local sentence-transformers folder), `static:<same>`, and
-`int8:<same>` (linear layers quantized to int8 when loaded). The default is `static:all-MiniLM-L6-v2`:
+`int8:<same>` (linear layers quantized to int8 when loaded); indexer/embedding.py makes the embedder a
+name means. The default is `static:all-MiniLM-L6-v2`:
 in bench/retrieval.py (50 cases, 24 repositories, leave-one-repository-out) the dense channel adds
 nothing held out to BM25 and the query-analysis boosts, with static or int8 vectors alike, and the
 static model embeds a 2,000-file repository in seconds where int8 takes minutes. Nothing here ever
@@ -23,7 +24,6 @@ import numpy as np
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 STATIC_PREFIX = "static:"
 INT8_PREFIX = "int8:"  # the same model with its linear layers quantized to int8 at load time (torch dynamic)
-DEFAULT_EMBEDDER = STATIC_PREFIX + DEFAULT_MODEL  # what an unset `index.embedding_model` means
 
 
 class EmbedderError(Exception):
@@ -117,26 +117,3 @@ def _quantized(model: Any) -> Any:
         warnings.simplefilter("ignore", UserWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
         return quantize.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
-
-
-def canonical_model_name(name: str | None) -> str:
-    """The name an index records: `None` is the default (`static:` of the bundled model); `static:` and
-    `int8:` alone spell out the bundled model."""
-    if not name:
-        return DEFAULT_EMBEDDER
-    for prefix in (STATIC_PREFIX, INT8_PREFIX):
-        if name.startswith(prefix):
-            return prefix + (name[len(prefix):] or DEFAULT_MODEL)
-    return name
-
-
-def make_embedder(name: str | None = None) -> Embedder:
-    """The embedder for a configured model name; `static:` names use the distilled static model."""
-    name = canonical_model_name(name)
-    if name.startswith(STATIC_PREFIX):
-        from indexer.static import StaticEmbedder
-
-        return StaticEmbedder(name[len(STATIC_PREFIX):])
-    if name.startswith(INT8_PREFIX):
-        return SentenceEmbedder(name[len(INT8_PREFIX):], int8=True)
-    return SentenceEmbedder(name)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from common.git import git
 from common.globs import matches_any
+from common.languages import is_code
 from common.testfiles import is_test_path
 
 __all__ = ["IndexerError", "RepoFile", "head_commit", "is_auxiliary_path", "is_test_path", "list_files", "read_text",
@@ -35,8 +36,6 @@ GENERATED = re.compile(r"(\.min\.(js|css)|\.map|_pb2(_grpc)?\.py|\.pb\.go|\.lock
 BINARY_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".ico", ".pdf", ".zip", ".gz", ".tar", ".whl", ".so", ".dll",
                    ".exe", ".bin", ".pyc", ".class", ".jar", ".woff", ".woff2", ".ttf", ".otf", ".mp3", ".mp4",
                    ".npy", ".npz", ".pkl", ".db", ".sqlite", ".fits", ".h5", ".hdf5", ".nc", ".xz", ".bz2"}
-CODE_SUFFIXES = (".py", ".pyi", ".pyx", ".js", ".jsx", ".mjs", ".ts", ".tsx", ".go", ".rs", ".java", ".kt", ".scala",
-                 ".c", ".h", ".cc", ".cpp", ".hpp", ".cxx", ".cs", ".rb", ".php", ".swift", ".m", ".lua", ".sh")
 AUXILIARY_DIR = re.compile(r"(^|/)(docs?|examples?|benchmarks?|scripts|extra|tools|contrib)/")
 
 
@@ -50,7 +49,7 @@ class RepoFile:
 
 def is_auxiliary_path(path: str) -> bool:
     """True for files that are not source code, or that sit under docs, examples, benchmarks or scripts."""
-    return not path.endswith(CODE_SUFFIXES) or bool(AUXILIARY_DIR.search(path))
+    return not is_code(path) or bool(AUXILIARY_DIR.search(path))
 
 
 def _git(repo: Path, *args: str, stdin: str | None = None) -> str:

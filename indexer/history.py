@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from common.atomic import write_atomic
 from common.git import GitError, git, git_succeeds
 from indexer.tokens import tokenize
 
@@ -158,18 +159,14 @@ def _read_head(root: Path) -> dict[str, Any] | None:
 
 
 def _write_head(root: Path, head: str, count: int, size: int) -> None:
-    from indexer.store import _atomic_write
-
     data = {"format": HISTORY_FORMAT, "head": head, "count": count, "bytes": size}
-    _atomic_write(root / HEAD_FILE, lambda h: h.write(json.dumps(data).encode()))
+    write_atomic(root / HEAD_FILE, json.dumps(data).encode(), sync_dir=True)
 
 
 def save_history(root: Path, history: History) -> None:
     """Write the whole cache (one commit a line, oldest first), then the head record that validates it."""
-    from indexer.store import _atomic_write
-
     lines = b"".join(_encode(c) for c in reversed(history.commits))
-    _atomic_write(root / HISTORY_FILE, lambda h: h.write(lines))
+    write_atomic(root / HISTORY_FILE, lines)
     _write_head(root, history.head, len(history.commits), len(lines))
 
 

@@ -13,13 +13,15 @@ from typing import Any
 
 import numpy as np
 
-from indexer.chunking import Chunk
-from indexer.embedder import Embedder, make_embedder
+from indexer.chunks import Chunk
+from indexer.embedder import Embedder
+from indexer.embedding import make_embedder
 from indexer.files import read_text
 from indexer.history import HistoryUpdate
 from indexer.history_rank import HistoryRanker, with_history
 from indexer.lexical import LexicalIndex
 from indexer.query import analyze_query
+from indexer.repomap import render_repo_map
 from indexer.retrieval import (
     FusionParams,
     SearchHit,
@@ -161,8 +163,6 @@ class RepoIndex:
 
     def repo_map(self, query: str, max_tokens: int = 1024) -> str:
         """An outline of the most relevant files' classes and signatures, cut to `max_tokens`."""
-        from indexer.repomap import render_repo_map
-
         return render_repo_map(self, query, max_tokens)
 
 

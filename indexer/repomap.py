@@ -7,15 +7,32 @@ token estimate (`common.tokens`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from common.tokens import estimate_tokens
-from indexer.retrieval import DEFINITION_KINDS
+from indexer.chunks import Chunk
+from indexer.retrieval import DEFINITION_KINDS, SearchHit
 
-if TYPE_CHECKING:
-    from indexer.index import RepoIndex
 
-def outline_file(index: RepoIndex, path: str) -> list[str]:
+class Outlined(Protocol):
+    """What the map reads of an index (`RepoIndex`): its files, their chunks, and file-level search."""
+
+    @property
+    def chunks(self) -> list[Chunk]:
+        """Every chunk of every file."""
+        ...
+
+    @property
+    def files(self) -> list[str]:
+        """The indexed files' paths."""
+        ...
+
+    def search(self, query: str, k: int = 10, level: str = "file") -> list[SearchHit]:
+        """The best `k` hits for `query`, one per file at the "file" level."""
+        ...
+
+
+def outline_file(index: Outlined, path: str) -> list[str]:
     """The definitions of one file as outline lines, in line order."""
     seen: set[str] = set()
     lines = []
@@ -29,7 +46,7 @@ def outline_file(index: RepoIndex, path: str) -> list[str]:
     return lines
 
 
-def render_repo_map(index: RepoIndex, query: str, max_tokens: int) -> str:
+def render_repo_map(index: Outlined, query: str, max_tokens: int) -> str:
     """Outlines of the files most relevant to `query`, best first, within `max_tokens`."""
     ranked = [hit.path for hit in index.search(query, k=len(index.files), level="file")] if query else []
     order = list(dict.fromkeys([*ranked, *index.files]))

@@ -19,7 +19,8 @@ from typing import TypeVar
 
 import numpy as np
 
-from indexer.chunking import Chunk, module_name
+from indexer.chunking import module_name
+from indexer.chunks import Chunk
 from indexer.files import is_auxiliary_path, is_test_path
 from indexer.query import QueryAnalysis, match_paths, module_candidates
 

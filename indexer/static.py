@@ -12,12 +12,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from common.atomic import write_atomic
 from common.userdirs import user_cache_dir
 from indexer.embedder import DEFAULT_MODEL, STATIC_PREFIX, load_sentence_model, resolve_model_path
 
@@ -92,22 +91,12 @@ def _fingerprint(files: tuple[tuple[str, int, int], ...], source: str) -> str:
 
 
 def _save(path: Path, vectors: np.ndarray) -> None:
-    """Write `vectors` to a temporary file beside `path` and rename it into place: two runs distilling at
-    once each rename a whole file, and a failed write leaves no half one behind."""
+    """Replace `path` atomically (common/atomic.py): two runs distilling at once each rename a whole file,
+    and a failed write leaves no half one behind. A cache that cannot be written only costs a distillation."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
-    except OSError as exc:  # a read-only cache only costs a distillation next time
-        log.warning("cannot keep the distilled model in %s: %s", path.parent, exc)
-        return
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.save(fh, vectors, allow_pickle=False)
-        os.replace(tmp, path)
+        write_atomic(path, lambda handle: np.save(handle, vectors, allow_pickle=False))
     except OSError as exc:
         log.warning("cannot keep the distilled model in %s: %s", path.parent, exc)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
 
 
 class StaticEmbedder:

@@ -25,7 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from indexer.chunking import CHUNKER_VERSION, Chunk
+from common.atomic import write_atomic
+from indexer.chunking import CHUNKER_VERSION
+from indexer.chunks import Chunk
 
 log = logging.getLogger(__name__)
 
@@ -72,20 +74,6 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _atomic_write(path: Path, write: Any) -> None:
-    """Write `path` whole or not at all; a failed write (a full disk) leaves no temporary file behind."""
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        with tmp.open("wb") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
 def save_store(root: Path, stored: StoredIndex) -> None:
     """Write a new generation, then switch the manifest to it, then drop older generations."""
     root.mkdir(parents=True, exist_ok=True)
@@ -93,8 +81,8 @@ def save_store(root: Path, stored: StoredIndex) -> None:
     chunks_path, vectors_path = root / f"chunks-{gen}.jsonl", root / f"vectors-{gen}.npy"
     lines = (json.dumps({**asdict(c), "tokens": " ".join(t)}, ensure_ascii=False) + "\n"
              for c, t in zip(stored.chunks, stored.tokens, strict=True))
-    _atomic_write(chunks_path, lambda h: h.writelines(line.encode("utf-8") for line in lines))
-    _atomic_write(vectors_path, lambda h: np.save(h, stored.vectors.astype(np.float32), allow_pickle=False))
+    write_atomic(chunks_path, lambda h: h.writelines(line.encode("utf-8") for line in lines))
+    write_atomic(vectors_path, lambda h: np.save(h, stored.vectors.astype(np.float32), allow_pickle=False))
     if len(stored.vectors) > HNSW_THRESHOLD:
         _save_hnsw(root, gen, stored.vectors)
     manifest = {
@@ -102,7 +90,8 @@ def save_store(root: Path, stored: StoredIndex) -> None:
         "generation": gen, "chunk_count": len(stored.chunks), "built_at": stored.built_at, "files": stored.files,
         "sha256": {"chunks": _sha256(chunks_path), "vectors": _sha256(vectors_path)},
     }
-    _atomic_write(root / "manifest.json", lambda h: h.write(json.dumps(manifest, indent=1).encode()))
+    # the manifest's rename is the switch to the new generation: make it survive a power cut
+    write_atomic(root / "manifest.json", json.dumps(manifest, indent=1).encode(), sync_dir=True)
     stored.location, stored.generation = root, gen
     for old in root.glob("*-*.*"):
         if gen not in old.name and old.name.split("-")[0] in ("chunks", "vectors", "hnsw"):
@@ -219,7 +208,7 @@ def _save_hnsw(root: Path, gen: str, vectors: np.ndarray) -> None:
         index, rows = build_faiss(vectors), np.arange(len(vectors), dtype=np.int64)
     mapping: np.ndarray = rows
     faiss.write_index(index, str(root / f"hnsw-{gen}.faiss"))
-    _atomic_write(root / f"hnsw-{gen}.rows.npy", lambda h: np.save(h, mapping, allow_pickle=False))
+    write_atomic(root / f"hnsw-{gen}.rows.npy", lambda h: np.save(h, mapping, allow_pickle=False))
 
 
 def _previous_hnsw(root: Path, vectors: np.ndarray) -> tuple[Any, np.ndarray | None]:

@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import importlib
 import logging
+import posixpath
 from functools import cache
 from typing import Any
 
-from indexer.chunking import MAX_CHUNK_LINES, Chunk, chunk_windows
+from common.languages import tree_sitter_grammars
+from indexer.chunks import MAX_CHUNK_LINES, Chunk, chunk_windows
 
 log = logging.getLogger(__name__)
 
-LANGUAGES = {
-    ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-    ".ts": "typescript", ".tsx": "tsx", ".go": "go", ".rs": "rust", ".java": "java",
-    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".cxx": "cpp", ".rb": "ruby",
-}
+LANGUAGES = tree_sitter_grammars()  # suffix -> grammar, from the one language registry
 # Node types that make a chunk of their own; the key is the kind reported on the chunk.
 DEFINITIONS = {
     "function": {"function_declaration", "function_definition", "function_item", "method_declaration",
@@ -66,8 +64,7 @@ def _parser(language: str) -> Any | None:
 
 def chunk_with_tree_sitter(path: str, text: str) -> list[Chunk] | None:
     """Definitions found by tree-sitter, or None when no grammar is available or parsing fails."""
-    suffix = "." + path.rsplit(".", 1)[-1] if "." in path else ""
-    language = LANGUAGES.get(suffix)
+    language = LANGUAGES.get(posixpath.splitext(path)[1])
     parser = _parser(language) if language else None
     if parser is None:
         return None

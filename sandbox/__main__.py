@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--base", default=os.environ.get("ENSEMBLE_BASE_IMAGE") or BASE_IMAGE)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    from sandbox.docker_sandbox import docker_client
+    from sandbox.engine import docker_client
 
     client = docker_client()
     for name in args.names:

@@ -8,6 +8,7 @@ Values in `ProjectInfo.env` may use `{env}` and `{tmp}`, which each backend expa
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import tomllib
@@ -15,6 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from common.languages import is_language, is_test_name
+from common.testfiles import is_test_path
 from sandbox.images import configured_image, default_image
 from sandbox.model import ProjectInfo, SandboxSpec
 
@@ -25,6 +28,9 @@ DEPENDENCY_GLOBS = (
     "settings.gradle", "settings.gradle.kts", "gradle.lockfile",
 )
 NPM_PLACEHOLDER = "no test specified"
+NODE_RUNS = (".js", ".mjs", ".cjs")  # what `node --test` runs without a loader
+NOT_THE_PROJECTS = {"node_modules", "vendor", "site-packages", "venv", "__pycache__", "dist", "build", "target"}
+MAX_TEST_FILES = 2000
 PYTEST = "python3 -m pytest -q"
 VENV = 'python3 -m venv --system-site-packages "$ENSEMBLE_ENV/venv" && . "$ENSEMBLE_ENV/venv/bin/activate"'
 
@@ -66,7 +72,7 @@ def _read(path: Path) -> str:
 def _python(repo: Path) -> ProjectInfo | None:
     markers = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "noxfile.py", "pytest.ini", "conftest.py")
     requirements = sorted(p.name for p in repo.glob("requirements*.txt"))
-    test_files = [*repo.glob("test*/**/test_*.py"), *repo.glob("test_*.py"), *repo.glob("tests/**/*_test.py")]
+    test_files = find_test_files(repo, "python", by_name=True)  # what pytest collects, conftest.py with them
     if not (any((repo / m).exists() for m in markers) or requirements or test_files):
         return None
     pyproject = _toml(repo / "pyproject.toml")
@@ -140,10 +146,23 @@ def _javascript(repo: Path) -> ProjectInfo | None:
 
 
 def _node_test_files(repo: Path) -> bool:
-    """Files `node --test` finds: `*.test.js` (and .mjs, .cjs) anywhere, or scripts in test/."""
-    patterns = ("**/*.test.js", "**/*.test.mjs", "**/*.test.cjs", "**/*-test.js", "**/*_test.js", "test/*.js",
-                "test/*.mjs")
-    return any("node_modules" not in p.parts for g in patterns for p in repo.glob(g))
+    """Files `node --test` finds: JavaScript test files (`x.test.js`, `x-test.mjs`, scripts in test/), not JSX."""
+    return any(p.suffix in NODE_RUNS for p in find_test_files(repo, "javascript"))
+
+
+def find_test_files(repo: Path, *languages: str, by_name: bool = False, limit: int = MAX_TEST_FILES) -> list[Path]:
+    """The repository's test files in `languages`, as the one registry decides (common/testfiles.py); with
+    `by_name`, only those named as tests (not every file under tests/). Vendored and hidden folders are skipped."""
+    found: list[Path] = []
+    for root, dirs, names in os.walk(repo):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in NOT_THE_PROJECTS)
+        for name in sorted(names):
+            rel = (Path(root) / name).relative_to(repo).as_posix()
+            if is_language(rel, *languages) and (is_test_name(rel) if by_name else is_test_path(rel)):
+                found.append(Path(root) / name)
+                if len(found) >= limit:
+                    return found
+    return found
 
 
 def _go(repo: Path) -> ProjectInfo | None:

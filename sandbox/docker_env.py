@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import os
-import socket
 import tempfile
 import time
 from pathlib import Path
@@ -17,6 +16,7 @@ from sandbox.errors import ImageMissing, SetupFailed
 from sandbox.images import BASE_IMAGE, ENV_IMAGE_REPOSITORY, environment_key, environment_tag
 from sandbox.model import ProjectInfo, SandboxSpec
 from sandbox.output import cap_text
+from sandbox.ownership import LABEL, labels, remove_container
 from sandbox.scripts import SETUP_SCRIPT, ca_env, command_env, export_lines, toplevel_listing
 from sandbox.toolchains import ensure_toolchain_image, find_toolchain_image, toolchain_for
 from sandbox.workspace import build_tar, repo_entries
@@ -26,48 +26,7 @@ ENV_DIR = "/opt/ensemble"
 WORKSPACE = "/workspace"
 CA_TARGET = "/etc/ensemble/host-ca.pem"
 CA_CANDIDATES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem")
-LABEL = "ensemble.sandbox"
 KEEP_ENVIRONMENTS = int(os.environ.get("ENSEMBLE_KEEP_ENVIRONMENTS", "5"))  # newest environment images kept
-OWNER_LABEL = "ensemble.sandbox.owner"
-
-
-EXPIRES_LABEL = "ensemble.sandbox.expires"
-REAP_GRACE_S = 900  # past a container's own lifetime, it is a leftover whoever owns it
-
-
-def labels(kind: str, lifetime_s: float | None = None) -> dict[str, str]:
-    """Labels every container, volume and image of ours carries, so leftovers can be found and reaped.
-
-    The owner is `host:pid-namespace:pid:start-time`, so a reaper never mistakes another
-    namespace's process, or a new process that reuses the pid, for the owner. With a lifetime,
-    the expiry (epoch seconds) lets any reaper remove the leftover once it has passed.
-    """
-    found = {LABEL: kind, OWNER_LABEL: owner_id(os.getpid())}
-    if lifetime_s is not None:
-        found[EXPIRES_LABEL] = str(int(time.time() + lifetime_s + REAP_GRACE_S))
-    return found
-
-
-def owner_id(pid: int) -> str:
-    """`host:pid-namespace:pid:start-time` of process `pid` as seen from this process."""
-    return f"{socket.gethostname()}:{pid_namespace()}:{pid}:{process_start(pid)}"
-
-
-def pid_namespace() -> str:
-    """This process's pid namespace ('pid:[4026531836]' -> '4026531836'); '' where /proc does not say."""
-    try:
-        return os.readlink("/proc/self/ns/pid").strip("pid:[]")
-    except OSError:
-        return ""
-
-
-def process_start(pid: int) -> str:
-    """The start time of `pid` in clock ticks since boot, '' when it does not exist (or no /proc)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return ""
-    return stat[stat.rindex(")") + 2:].split()[19]
 
 
 def host_ca_bundle() -> Path | None:
@@ -230,23 +189,3 @@ def prune_environments(client: Any, keep: int, spare: str = "", repository: str 
             except Exception as exc:  # noqa: BLE001 - in use by a running test, or removed by another prune
                 log.debug("keeping environment image %s: %s", tag, exc)
     return removed
-
-
-def remove_container(container: Any, patience_s: float = 60) -> None:
-    """Force-remove a container and its anonymous volumes, waiting out a slow or in-progress removal."""
-    import docker.errors
-
-    deadline = time.monotonic() + patience_s
-    while True:
-        try:
-            container.remove(force=True, v=True)
-            return
-        except docker.errors.NotFound:
-            return
-        except Exception as exc:  # noqa: BLE001 - a busy daemon; retry until the deadline
-            if time.monotonic() > deadline:
-                log.warning("could not remove sandbox container %s: %s; the next sandbox run removes it "
-                            "(its label names this process and an expiry)",
-                            container.short_id, exc)
-                return
-            time.sleep(0.5)

@@ -20,24 +20,21 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.detect import detect_project
-from sandbox.docker_env import (
-    ENV_DIR,
-    EXPIRES_LABEL,
-    LABEL,
-    OWNER_LABEL,
-    WORKSPACE,
-    image_path,
-    labels,
-    limits,
-    pid_namespace,
-    prepare_image,
-    process_start,
-    remove_container,
-)
+from sandbox.docker_env import ENV_DIR, WORKSPACE, image_path, limits, prepare_image
+from sandbox.engine import docker_client
 from sandbox.errors import EngineUnavailable, ImageMissing, SandboxError
 from sandbox.images import IMAGE_ENV_VAR
 from sandbox.model import Environment, ExecResult, SandboxSpec
 from sandbox.output import CappedBuffer
+from sandbox.ownership import (
+    EXPIRES_LABEL,
+    LABEL,
+    OWNER_LABEL,
+    labels,
+    pid_namespace,
+    process_start,
+    remove_container,
+)
 from sandbox.results import collect_tests, running_test
 from sandbox.scripts import RUN_SCRIPT, command_env, plugin_files
 from sandbox.workspace import SANDBOX_UID, Overlay, build_tar, read_tar_files
@@ -55,21 +52,6 @@ def size_bytes(text: str) -> int:
     if not match:
         raise SandboxError(f"size {text!r} is not valid; use a number with b, k, m or g, like 512m")
     return int(float(match.group(1)) * 1024 ** "bkmg".index(match.group(2) or "b"))
-
-
-def docker_client(timeout: float = 60) -> Any:
-    """A client for the engine the environment points at; EngineUnavailable when none answers."""
-    try:
-        import docker
-
-        client = docker.from_env(timeout=timeout)
-        client.ping()
-        return client
-    except Exception as exc:  # noqa: BLE001 - any failure means "no engine"; say which
-        where = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
-        raise EngineUnavailable(f"no Docker engine answers at {where} ({type(exc).__name__}: {exc}); start one "
-                                "(`sudo dockerd &` or `bash scripts/setup.sh`) or set `sandbox.require_docker: "
-                                "false` to use the weaker local sandbox") from None
 
 
 class DockerSandbox:

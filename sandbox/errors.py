@@ -26,7 +26,11 @@ class SandboxError(Exception):
 
 
 class EngineUnavailable(SandboxError):
-    """No Docker engine answers where one is required."""
+    """No Docker engine answers where one is required; `reason` names what the client ran into."""
+
+    def __init__(self, message: str, reason: str = ""):
+        super().__init__(message)
+        self.reason = reason
 
 
 class ImageMissing(SandboxError):

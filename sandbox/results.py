@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
 
-from common.testfiles import is_test_path
+from common.languages import suffixes_of
+from sandbox.detect import find_test_files
 from sandbox.model import COLLECTION, Outcome, TestCase
 
 log = logging.getLogger(__name__)
@@ -179,7 +179,7 @@ def parse_tap(text: str) -> list[TestCase]:
 def _tap_name(path: list[str]) -> str:
     parts = [p.removeprefix(WORKSPACE_PREFIX) for p in path]
     head, rest = parts[0], parts[1:]
-    if rest and ("/" in head or head.endswith((".js", ".mjs", ".cjs", ".ts"))):
+    if rest and ("/" in head or head.endswith(JS_SUFFIXES)):
         return f"{head}::{' > '.join(rest)}"
     return " > ".join(parts)
 
@@ -220,7 +220,7 @@ def name_go_tests_by_file(cases: list[TestCase], repo_dir: Path) -> list[TestCas
     return renamed
 
 
-JS_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx")
+JS_SUFFIXES = suffixes_of("javascript", "typescript", "tsx")
 MAX_SCANNED_FILES = 2000
 
 
@@ -243,16 +243,7 @@ def name_tap_tests_by_file(cases: list[TestCase], repo_dir: Path) -> list[TestCa
 
 def _js_test_files(repo_dir: Path) -> list[Path]:
     """The repository's JS/TS test files (common/testfiles.py decides what a test file is), capped in number."""
-    found: list[Path] = []
-    for root, dirs, names in os.walk(repo_dir):
-        dirs[:] = sorted(d for d in dirs if d not in ("node_modules", ".git"))
-        for name in sorted(names):
-            path = Path(root) / name
-            if name.endswith(JS_SUFFIXES) and is_test_path(path.relative_to(repo_dir).as_posix()):
-                found.append(path)
-                if len(found) >= MAX_SCANNED_FILES:
-                    return found
-    return found
+    return find_test_files(repo_dir, "javascript", "typescript", "tsx", limit=MAX_SCANNED_FILES)
 
 
 def _read(path: Path) -> str:

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sandbox.docker_sandbox import DockerSandbox, docker_client
+from sandbox.docker_sandbox import DockerSandbox
+from sandbox.engine import docker_client
 from sandbox.errors import EngineUnavailable
 from sandbox.local import LocalSandbox
 from sandbox.model import Sandbox

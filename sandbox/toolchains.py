@@ -22,6 +22,7 @@ from typing import Any
 from sandbox.errors import ImageMissing, SetupFailed
 from sandbox.images import BASE_IMAGE
 from sandbox.output import cap_text
+from sandbox.ownership import LABEL, labels, remove_container
 
 log = logging.getLogger(__name__)
 TOOLCHAIN_REPOSITORY = "ensemble-toolchain"
@@ -122,8 +123,6 @@ def _remove_older(client: Any, toolchain: Toolchain, keep: str) -> None:
 
 
 def _install(client: Any, base_image: Any, base: str, toolchain: Toolchain, tag: str, limits: dict[str, Any]) -> None:
-    from sandbox.docker_env import LABEL, labels, remove_container
-
     container = client.containers.create(
         base_image.id, entrypoint=["sh", "-c", INSTALL_SCRIPT, "ensemble-toolchain"], command=list(toolchain.packages),
         user="0:0", labels=labels("toolchain", BUILD_TIMEOUT_S), security_opt=["no-new-privileges"],

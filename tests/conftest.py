@@ -57,16 +57,13 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, user_cache: Path) -> Iterator[Non
 
 def docker_engine_error() -> str | None:
     """None when a Docker engine answers, otherwise why not."""
-    try:
-        import docker
+    from sandbox.engine import docker_client
+    from sandbox.errors import EngineUnavailable
 
-        client = docker.from_env(timeout=5)
-        try:
-            client.ping()
-        finally:
-            client.close()
-    except Exception as exc:  # noqa: BLE001
-        return f"{type(exc).__name__}: {exc}"
+    try:
+        docker_client(timeout=5).close()
+    except EngineUnavailable as exc:
+        return str(exc)
     return None
 
 

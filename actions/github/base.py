@@ -1,7 +1,8 @@
 """Calling GitHub: the PyGithub client for one repository, rate-limit waits and `ForgeError`.
 
+The client is built and every call made through common/github.py (shared with the doctor):
 PyGithub runs with its own retries off; secondary rate limits (403/429 with `retry-after`)
-are waited out here, up to `max_wait_s` in total per call. A 5xx (GitHub's 502s come and go)
+are waited out, up to `max_wait_s` in total per call. A 5xx (GitHub's 502s come and go)
 is tried again after 1, 2 and 4 seconds, except for calls that would do twice what the failed
 one may already have done (posting a comment, dispatching a workflow). Every other GitHub
 error becomes a `ForgeError` that says what the bot was trying to do and what GitHub answered.
@@ -18,11 +19,11 @@ from actions.github.markdown import allowed_hosts, neutralise_links
 from bot.errors import EnsembleError
 from bot.redact import Redactor
 from bot.trace import span
+from common.github import call_github, github_client, rate_limit_wait
+from common.retry import RetryLog
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-SERVER_ERRORS = (500, 502, 503, 504)
-SERVER_RETRIES = 3
 
 
 class ForgeError(EnsembleError):
@@ -39,8 +40,6 @@ class GitHubBase:
     def __init__(self, repo: str, token: str, api_url: str = "https://api.github.com",
                  server_url: str = "https://github.com", max_wait_s: float = 300.0,
                  sleep: Callable[[float], None] = time.sleep, secrets: Iterable[str] = ()):
-        from github import Auth, Github
-
         self.full_name = repo
         self._token = token
         # Everything the bot writes on GitHub is public: secret values and token shapes are masked.
@@ -49,9 +48,7 @@ class GitHubBase:
         self._hosts = allowed_hosts(self.server_url)
         self.max_wait_s = max_wait_s
         self._sleep = sleep
-        # per_page=100, GitHub's largest page: a 5,000-comment thread is 50 requests, not 167
-        self._gh = Github(base_url=api_url.rstrip("/"), auth=Auth.Token(token), retry=None, lazy=True, per_page=100,
-                          seconds_between_requests=None, seconds_between_writes=None, timeout=30)
+        self._gh = github_client(api_url, token)
         self._repo = self._gh.get_repo(repo)
 
     def __repr__(self) -> str:
@@ -65,30 +62,21 @@ class GitHubBase:
     def call(self, what: str, fn: Callable[[], T], *, repeatable: bool = True) -> T:
         """Run `fn`, waiting out secondary rate limits (and 5xx answers when `repeatable`);
         other GitHub errors become ForgeError."""
-        from github import GithubException, RateLimitExceededException
+        from github import GithubException
 
-        waited, failures = 0.0, 0
+        record = RetryLog()
         with span("github.api", what=what) as s:
-            while True:
-                try:
-                    return fn()
-                except (RateLimitExceededException, GithubException) as exc:
-                    s.set(status_code=exc.status)
-                    if (wait := retry_after(exc)) is not None:
-                        if waited + wait > self.max_wait_s:
-                            raise ForgeError(f"GitHub rate-limited us while trying to {what}; waited {waited:.0f}s, "
-                                             "which is the limit; run again later") from None
-                        log.warning("GitHub secondary rate limit while trying to %s; waiting %.0fs", what, wait)
-                    elif repeatable and exc.status in SERVER_ERRORS and failures < SERVER_RETRIES:
-                        wait, failures = 2.0 ** failures, failures + 1
-                        log.warning("GitHub answered %s while trying to %s; trying again in %.0fs", exc.status,
-                                    what, wait)
-                    else:
-                        raise ForgeError(f"GitHub refused to {what}: {exc.status} {message(exc)}",
-                                         exc.status) from None
-                    self._sleep(wait)
-                    waited += wait
-                    s.set(rate_limited_s=waited)
+            try:
+                return call_github(fn, what=what, repeatable=repeatable, max_wait_s=self.max_wait_s,
+                                   sleep=self._sleep, log_to=record, on_error=lambda status: s.set(status_code=status))
+            except GithubException as exc:
+                if record.over_budget and retry_after(exc) is not None:
+                    raise ForgeError(f"GitHub rate-limited us while trying to {what}; waited {record.waited_s:.0f}s, "
+                                     "which is the limit; run again later") from None
+                raise ForgeError(f"GitHub refused to {what}: {exc.status} {message(exc)}", exc.status) from None
+            finally:
+                if record.waited_s:
+                    s.set(rate_limited_s=record.waited_s)
 
     def _not_found_is_none(self, what: str, fn: Callable[[], T]) -> T | None:
         try:
@@ -125,18 +113,8 @@ class GitHubBase:
 
 
 def retry_after(exc: Exception) -> float | None:
-    """Seconds to wait for a rate-limit answer, or None when the error is not one."""
-    from github import RateLimitExceededException
-
-    status = getattr(exc, "status", None)
-    headers = {k.lower(): v for k, v in (getattr(exc, "headers", None) or {}).items()}
-    if not (isinstance(exc, RateLimitExceededException) or status == 429):
-        return None
-    if headers.get("retry-after", "").isdigit():
-        return float(headers["retry-after"])
-    if headers.get("x-ratelimit-reset", "").isdigit():
-        return max(1.0, float(headers["x-ratelimit-reset"]) - time.time())
-    return 60.0  # GitHub's advice when neither header is present
+    """Seconds to wait for a rate-limit answer, or None when the error is not one (common/github.py reads it)."""
+    return rate_limit_wait(exc)
 
 
 def message(exc: Any) -> str:

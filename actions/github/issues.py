@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from urllib.parse import quote
 
 from actions.github.base import GitHubBase
 from actions.github.info import CommentInfo
@@ -14,6 +15,19 @@ class IssueCalls(GitHubBase):
     def permission(self, login: str) -> str:
         """The user's legacy permission: admin, write (also maintain), read (also triage) or none."""
         return self._not_found_is_none("check permission", lambda: self._repo.get_collaborator_permission(login)) or "none"
+
+    def team_member(self, org: str, team: str, login: str) -> bool:
+        """True when `login` is an active member of the team `org/team` (not one merely invited).
+
+        The team membership API; the token needs read access to the organization's members (an App with
+        "Members: read"; the default GITHUB_TOKEN has none): GitHub's refusal (403) is a ForgeError that says
+        so, and its 404, for a non-member or a team the token cannot see, is "no".
+        """
+        def fetch() -> bool:
+            _, data = self._gh.requester.requestJsonAndCheck(
+                "GET", f"/orgs/{quote(org)}/teams/{quote(team)}/memberships/{quote(login)}")
+            return bool(data) and data.get("state") == "active"
+        return bool(self._not_found_is_none(f"read the membership of @{login} in team {org}/{team}", fetch))
 
     def issue(self, number: int) -> tuple[str, str, list[str]]:
         """An issue's title, body and label names."""

@@ -49,6 +49,29 @@ class RemoteCalls(GitHubBase):
         except GitError as exc:
             raise ForgeError(f"could not fetch the history of {self.full_name}: {git_words(exc)}") from exc
 
+    def bare_repo(self, dest: Path) -> Path:
+        """An empty bare repository at `dest` whose `origin` is the repository: for a branch the bot keeps apart from
+        the code (the spend ledger), fetched and pushed without a checkout."""
+        dest.mkdir(parents=True, exist_ok=True)
+        git(dest, "init", "-q", "--bare")
+        git(dest, "remote", "add", "origin", f"{self.server_url}/{self.full_name}.git")
+        return dest
+
+    def fetch(self, repo: Path, branch: str, depth: int | None = None) -> str | None:
+        """Fetch `branch` into `repo` as `origin/<branch>` (its last `depth` commits; all without); its head SHA,
+        or None when the branch does not exist."""
+        shallow = (f"--depth={depth}",) if depth else ()
+        try:
+            with span("git.fetch", branch=branch):
+                if not git(repo, "ls-remote", "origin", f"refs/heads/{branch}", env=self.git_env()).strip():
+                    return None
+                git(repo, "fetch", "-q", *shallow, "origin", f"+refs/heads/{branch}:refs/remotes/origin/{branch}",
+                    env=self.git_env())
+        except GitError as exc:
+            raise ForgeError(f"could not fetch {branch}: {git_words(exc)}; check the token can read the "
+                             "repository") from exc
+        return git(repo, "rev-parse", f"refs/remotes/origin/{branch}").strip()
+
     def push(self, clone: Path, branch: str, expected: str | None, source: str | None = None) -> None:
         """Push local `branch` (or `source`) to `branch`, only if the remote is still at `expected` (None: absent)."""
         refuse_foreign_branch(branch)

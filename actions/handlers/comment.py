@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from actions import approvers
 from actions.commands import HELP_TEXT, Command, parse_command
 from actions.context import WORKING, Context, Outcome, branch_of_issue, issue_of_branch, issue_of_pull
 from actions.engine import plan_from_text
@@ -68,7 +69,15 @@ def _issue_number(ctx: Context, number: int) -> int | None:
     return issue_of_pull(ctx, ctx.forge.pull(number))
 
 
+def _refused(ctx: Context, number: int) -> Outcome | None:
+    """A reply naming who may, when the sender is not one of the configured `approvers`."""
+    why = approvers.refusal(ctx, ctx.event.sender)
+    return _reply(ctx, number, why, "refused") if why else None
+
+
 def _run(ctx: Context, command: Command, number: int) -> Outcome:
+    if refused := _refused(ctx, number):
+        return refused
     issue = _issue_number(ctx, number)
     if issue is None:
         return _reply(ctx, number, "This pull request is not one of mine; comment on the issue instead.", "replied")
@@ -76,6 +85,8 @@ def _run(ctx: Context, command: Command, number: int) -> Outcome:
 
 
 def _retry(ctx: Context, command: Command, number: int) -> Outcome:
+    if refused := _refused(ctx, number):
+        return refused
     issue = _issue_number(ctx, number)
     if issue is None:
         return _reply(ctx, number, "This pull request is not one of mine; comment on the issue instead.", "replied")
@@ -87,6 +98,8 @@ def _retry(ctx: Context, command: Command, number: int) -> Outcome:
 
 
 def _revise(ctx: Context, command: Command, number: int) -> Outcome:
+    if refused := _refused(ctx, number):
+        return refused
     pull = ctx.forge.pull(number) if ctx.event.is_pull else None
     if pull is None or issue_of_pull(ctx, pull) is None:
         return _reply(ctx, number, "`/ensemble revise` works on the pull requests I opened.", "replied")
@@ -141,6 +154,9 @@ def _approve_plan(ctx: Context, command: Command, number: int) -> Outcome:
     if not plan.steps:
         return _reply(ctx, number, "The plan comment has no numbered steps left, so there is nothing to approve; "
                       "edit it back or comment `/ensemble run` for a new plan.", "replied")
+    posted = plan_from_text(str(plans[-1][1].get("plan") or ""))  # an edit that drops a file does not drop its owners
+    if why := approvers.plan_refusal(ctx, ctx.event.sender, plan, posted.files):
+        return _reply(ctx, number, why, "refused")
     return run_issue(ctx, issue, ctx.event.sender, approved_plan=plan)
 
 

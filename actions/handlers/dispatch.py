@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from actions import approvers
 from actions.context import Context, Outcome
 from actions.flow import run_issue
 
@@ -12,4 +13,6 @@ def handle(ctx: Context) -> Outcome:
         return Outcome("nothing-to-do", "workflow_dispatch without an `issue` input")
     if not ctx.may_trigger(event.sender):
         return Outcome("refused", f"@{event.sender} may not trigger the bot; nothing ran")
+    if why := approvers.refusal(ctx, event.sender):
+        return Outcome("refused", why)
     return run_issue(ctx, event.number, event.sender, retry=event.inputs.get("command") == "retry")

@@ -171,8 +171,8 @@ def _heal(ctx: Context, issue: int, pull: PullInfo, failing: Failing, comment_id
     attempt = state["attempts"] + 1
     instructions = f"The pull request's checks fail. Fix the code so they pass. The failing log:\n{fenced(excerpt, 6000)}"
     outcome = revise_pull(ctx, pull, instructions, _labeller(ctx, issue), f"self-healing attempt {attempt}")
-    if outcome.result in ("held", "stopped", "too-many-runs"):
-        return outcome  # a human took over, said stop, or a loop was broken: no attempt, no reason to escalate
+    if outcome.result in ("held", "stopped", "too-many-runs", "over-budget", "ledger-unavailable"):
+        return outcome  # a human took over, said stop, a loop was broken or a spend cap refused: no attempt made
     state["attempts"], state["signatures"] = attempt, [*state["signatures"], signature]
     new_head = ctx.forge.branch_head(pull.branch) or ""
     state["tried"].append({"what": f"fix commit for failure {signature}", "sha": new_head if outcome.result == "revised" else ""})

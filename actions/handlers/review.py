@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from actions import approvers
 from actions.context import Context, Outcome, issue_of_branch, issue_of_pull
 from actions.flow import revise_pull
 from actions.settings import remote_config
@@ -13,7 +14,7 @@ def handle(ctx: Context) -> Outcome:
         return Outcome("nothing-to-do", f"review on {event.head_branch!r}, which is not a bot branch")
     if event.review_state not in ("approved", "changes_requested"):
         return Outcome("nothing-to-do", f"a {event.review_state or 'plain'} review needs no action")
-    if event.sender_is_bot or not ctx.may_trigger(event.sender):
+    if event.sender_is_bot or not ctx.may_trigger(event.sender) or approvers.refusal(ctx, event.sender):
         return Outcome("nothing-to-do", f"review by @{event.sender}, who may not direct the bot")
     number = event.number or 0
     pull = ctx.forge.pull(number)

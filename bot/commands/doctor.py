@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("doctor", help="say what is configured and reachable, and what is missing")
     parser.add_argument("--repo", type=Path, default=Path.cwd(), help="repository to check (default: .)")
     parser.set_defaults(handler=run)

@@ -14,7 +14,7 @@ from bot.errors import UsageError
 from bot.extras import require_engine
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("index", help="build or update the retrieval index under PATH/.ensemble/index/ "
                                    "(or $ENSEMBLE_INDEX_DIR)")
     parser.add_argument("--repo", type=Path, default=Path.cwd(), help="repository to index (default: .)")
@@ -26,7 +26,7 @@ class StderrProgress:
 
     def __init__(self, stream: Any = None):
         self.stream = stream or sys.stderr
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.tty = self.stream.isatty()
         self._last = 0.0
 
     def __call__(self, stage: str, done: int, total: int) -> None:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("report", help="analyse model behaviour (cost, latency, failures) over run traces")
     parser.add_argument("traces", nargs="+", type=Path, metavar="TRACE",
                         help="trace.jsonl files, folders searched for them (e.g. .ensemble/runs), or "

@@ -15,7 +15,7 @@ from bot.extras import require_engine
 from bot.redact import clip, scrub
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("run", help="plan, code and test a change on a local checkout")
     parser.add_argument("--repo", type=Path, default=Path.cwd(), help="the git checkout to work on (default: .)")
     task = parser.add_mutually_exclusive_group(required=True)

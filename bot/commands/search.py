@@ -10,7 +10,7 @@ from bot.errors import UsageError
 from bot.extras import require_engine
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("search", help="search the repository's index (building it if needed)")
     parser.add_argument("--repo", type=Path, default=Path.cwd(), help="repository to search (default: .)")
     query = parser.add_mutually_exclusive_group(required=True)
@@ -25,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def read_query(args: argparse.Namespace) -> str:
     """The query text from --query or --query-file."""
     if args.query is not None:
-        text = args.query
+        text = str(args.query)
     else:
         try:
             text = args.query_file.read_text(encoding="utf-8", errors="replace")

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from bot.doctor.check import Check, DoctorContext
+from common.github import call_github, github_client
+
+# The doctor answers in seconds: a rate limit longer than this is reported, not waited out.
+DOCTOR_MAX_WAIT_S = 30.0
 
 
 def check_github_actions(ctx: DoctorContext) -> Check:
@@ -19,17 +23,19 @@ def check_github_token(ctx: DoctorContext) -> list[Check]:
 
     GitHub says what a user's token (a PAT) may do on the repository; an installation token (the
     default GITHUB_TOKEN, an App's) gets no such answer, and its write access shows on first use.
+    The client and its waits are the bot's own (common/github.py), so what the doctor sees is what a run sees.
     """
     token, name = ctx.env.get("GITHUB_TOKEN", ""), ctx.env.get("GITHUB_REPOSITORY", "")
     if not token or not name:
         return []
-    from github import Auth, Github, GithubException
+    from github import GithubException
 
     essential = ctx.env.get("GITHUB_ACTIONS") == "true"
     api = ctx.env.get("GITHUB_API_URL", "https://api.github.com")
+    client = github_client(api, token, timeout=15)
     try:
-        repo = Github(base_url=api.rstrip("/"), auth=Auth.Token(token), retry=None, timeout=15).get_repo(name)
-        permissions = repo.raw_data.get("permissions")
+        permissions = call_github(lambda: client.get_repo(name).raw_data.get("permissions"), what=f"read {name}",
+                                  max_wait_s=DOCTOR_MAX_WAIT_S)
     except GithubException as exc:
         what = {401: "GITHUB_TOKEN was rejected (401 Bad credentials)",
                 403: f"GITHUB_TOKEN may not read {name} (403)",

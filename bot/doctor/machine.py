@@ -56,17 +56,18 @@ def check_config(ctx: DoctorContext) -> Check:
 
 def check_docker(ctx: DoctorContext) -> Check:
     required = bool(ctx.config and ctx.config.sandbox.require_docker)
-    try:
-        import docker
+    from sandbox.engine import docker_client, engine_address
+    from sandbox.errors import EngineUnavailable
 
-        client = docker.from_env(timeout=5, environment=dict(ctx.env))
+    try:
+        client = docker_client(timeout=5, env=ctx.env)
         try:
             version = client.version()
         finally:
             client.close()
     except Exception as exc:  # noqa: BLE001 - any failure means "not reachable"; say which
-        where = ctx.env.get("DOCKER_HOST", "unix:///var/run/docker.sock")
-        return Check("Docker engine", False, f"no engine answers at {where} ({type(exc).__name__})",
+        reason = exc.reason if isinstance(exc, EngineUnavailable) else type(exc).__name__
+        return Check("Docker engine", False, f"no engine answers at {engine_address(ctx.env)} ({reason})",
                      "start one (`sudo dockerd &`, or `bash scripts/setup.sh`); until then tests run in a "
                      "weaker local sandbox", essential=required)
     return Check("Docker engine", True, f"{version.get('Version')} (API {version.get('ApiVersion')})",
@@ -77,10 +78,10 @@ def check_base_image(ctx: DoctorContext) -> Check:
     from sandbox.images import BASE_IMAGE, configured_image
 
     image = configured_image(ctx.config.sandbox.image if ctx.config else None, ctx.env) or BASE_IMAGE
-    try:
-        import docker
+    from sandbox.engine import docker_client
 
-        client = docker.from_env(timeout=5, environment=dict(ctx.env))
+    try:
+        client = docker_client(timeout=5, env=ctx.env)
         try:
             created = client.images.get(image).attrs.get("Created", "")[:19]
         finally:
@@ -95,7 +96,8 @@ def check_base_image(ctx: DoctorContext) -> Check:
 def check_embedding_model(ctx: DoctorContext) -> Check:
     if missing := _engine_missing("Embedding model"):
         return missing
-    from indexer.embedder import EmbedderError, canonical_model_name, make_embedder
+    from indexer.embedder import EmbedderError
+    from indexer.embedding import canonical_model_name, make_embedder
 
     name = canonical_model_name(ctx.config.index.embedding_model if ctx.config else None)
     try:

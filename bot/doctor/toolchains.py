@@ -9,12 +9,12 @@ from bot.doctor.check import Check, DoctorContext
 
 def check_toolchains(ctx: DoctorContext) -> list[Check]:
     """One line per toolchain (Go, Rust, Node, C/CMake, Java); nothing when no Docker engine answers."""
-    try:
-        import docker
+    from sandbox.engine import docker_client
+    from sandbox.errors import EngineUnavailable
 
-        client = docker.from_env(timeout=5, environment=dict(ctx.env))
-        client.ping()
-    except Exception:  # noqa: BLE001 - the Docker check already says so, and how to fix it
+    try:
+        client = docker_client(timeout=5, env=ctx.env)
+    except EngineUnavailable:  # the Docker check already says so, and how to fix it
         return []
     try:
         return [_toolchain_check(client, name, _repo_language(ctx)) for name in _names()]

@@ -14,6 +14,7 @@ from bot.ensemble.types import Retrieved, TestOutcome
 from bot.llm.types import Message
 from bot.redact import clip
 from bot.trace import span
+from common.languages import is_language
 
 if TYPE_CHECKING:
     from indexer import RepoIndex
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 MAX_PASS_SUMMARY = 400
-DEFAULT_PROMPT_BUDGET = 24_000  # tokens, for model clients that cannot say (scripted tests)
 
 
 class IndexRetriever:
@@ -29,8 +29,15 @@ class IndexRetriever:
 
     def __init__(self, index: RepoIndex):
         self.index = index
-        # the index's own embedding model, for the insight store (set by bot/ensemble/assemble.py)
-        self.embed: Callable[[list[str]], Any] | None = None
+
+    @property
+    def embed(self) -> Callable[[list[str]], Any] | None:
+        """The index's own embedding model, for the lessons store."""
+        return self._embed
+
+    def _embed(self, texts: list[str]) -> Any:
+        # the model loads on first use (that takes seconds, so only when something embeds)
+        return self.index.embedder.embed(list(texts))
 
     def search(self, query: str, k: int = 8) -> list[tuple[Retrieved, str]]:
         """Chunk-level hits for `query`, best first."""
@@ -45,8 +52,7 @@ class IndexRetriever:
         with span("index.symbol", symbol=clip(name, 200)) as s:
             hits = self.index.lookup_symbol(name)
             s.set(hits=len(hits))
-        return [(Retrieved(h.path, "symbol", float(getattr(h, "score", 1.0)), h.start_line, h.end_line, name),
-                 getattr(h, "text", "") or "") for h in hits]
+        return [(Retrieved(h.path, "symbol", h.score, h.start_line, h.end_line, name), h.text) for h in hits]
 
     def repo_map(self, query: str, max_tokens: int = 1500) -> str:
         """The ranked outline of the repository."""
@@ -165,7 +171,7 @@ def compile_check(workspace: Path, paths: Sequence[str]) -> str:
             continue
         text = path.read_bytes().decode("utf-8", "replace")
         try:
-            if rel.endswith(".py"):
+            if is_language(rel, "python"):
                 compile(text, rel, "exec", dont_inherit=True)
             elif rel.endswith(".json"):
                 json.loads(text)
@@ -188,13 +194,21 @@ class TeamModels:
                  temperature: float | None = None) -> ModelReply:
         """Ask the team's model for `role` (its own when configured), at the team's temperature unless given."""
         chosen = self.temperature if temperature is None else temperature
-        own = f"{role}@{self.team}"
-        name = own if own in getattr(self.models, "chains", {}) else role
-        return self.models.complete(name, messages, schema=schema, temperature=chosen)
+        return self.models.complete(self._role(role), messages, schema=schema, temperature=chosen)
 
     def prompt_budget(self, role: str) -> int:
-        """Tokens the team's model for `role` can take as a prompt; a generous default for plain clients."""
+        """Tokens the team's model for `role` can take as a prompt."""
+        return self.models.prompt_budget(self._role(role))
+
+    def has_role(self, role: str) -> bool:
+        """True when `role` has models of its own in the shared manager."""
+        return self.models.has_role(role)
+
+    def spend(self) -> dict[str, Any]:
+        """The whole run's usage: the teams share one budget."""
+        return self.models.spend()
+
+    def _role(self, role: str) -> str:
+        """The team's own model for `role` when it has one (`coder@b`), else the run's."""
         own = f"{role}@{self.team}"
-        name = own if own in getattr(self.models, "chains", {}) else role
-        budget = getattr(self.models, "prompt_budget", None)
-        return int(budget(name)) if callable(budget) else DEFAULT_PROMPT_BUDGET
+        return own if self.models.has_role(own) else role

@@ -56,10 +56,7 @@ def retriever(repo_dir: Path, config: Config, env: Mapping[str, str] | None = No
         past = index.history
         s.set(history_commits=past.count if past else 0,
               history_note=past.note if past else "off (index.history: false)")
-    wrapped = IndexRetriever(index)
-    # the index's own model, loaded on first use (that takes seconds, so only when something embeds)
-    wrapped.embed = lambda texts: index.embedder.embed(list(texts))
-    return wrapped
+    return IndexRetriever(index)
 
 
 def open_configured_index(repo_dir: Path, config: Config, env: Mapping[str, str] | None = None,

@@ -1,20 +1,20 @@
-"""One coding round: ask the coder, apply every edit block that matches, follow up on the rest.
+"""The coder's turn in a round: ask the coder, apply every edit block that matches, follow up on the rest.
 
 Inside a round the coder may first ask for more code (`READ path`, `FIND text`), and gets a
 bounded number of follow-up turns for blocks that did not apply or a reply cut off by length:
 each follow-up carries its own previous reply and exactly what failed. Edits that delete,
 skip or weaken existing tests, or touch CI configuration, are refused and undone (guards.py); so
 are files holding a secret, binary files and files over the size limit (bot/forge/policy.py).
-Then the changed files are compile-checked and the tests run, judged against the base.
+What the edits did comes back as `RoundEdits`; checking, testing and judging them is the round's
+(rounds.py).
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 
 from bot.ensemble import prompts
 from bot.ensemble.asking import ask
@@ -26,22 +26,24 @@ from bot.ensemble.edits import (
     describe_failures,
     linked_paths,
     parse_edit_blocks,
+    write_changes,
 )
 from bot.ensemble.fileview import focus_from_text, render_file
 from bot.ensemble.guards import find_test_tampering
-from bot.ensemble.types import Phase, Plan, Round
+from bot.ensemble.instructions import Instructions
+from bot.ensemble.planner import Exploration
+from bot.ensemble.ports import ModelClient
+from bot.ensemble.types import Plan, Task
 from bot.ensemble.verdict import file_of_test
 from bot.ensemble.workspace_files import WorkspaceFiles
-from bot.errors import ContextTooLong, PromptTooLong
-from bot.forge.policy import content_problems, too_large
+from bot.errors import ContextTooLong, PromptTooLong, StopRequested
+from bot.forge import Workspace
+from bot.forge.policy import DEFAULT_MAX_FILE_BYTES, content_problems, too_large
+from bot.llm.reasoning import strip_reasoning
 from bot.llm.types import Message
 from bot.redact import clip
 from bot.trace import span
 from common.tokens import chars_for_tokens, estimate_tokens
-
-if TYPE_CHECKING:
-    from bot.ensemble.planner import Exploration
-    from bot.ensemble.team import Team
 
 log = logging.getLogger(__name__)
 EDIT_FOLLOW_UPS = 2  # extra coder turns in a round for blocks that did not apply or a cut-off reply
@@ -56,6 +58,42 @@ ALREADY_IN_FILES = ("every block you sent is already in the files (an earlier ro
 _REQUEST = re.compile(r"^\s*[`*-]*\s*(READ|FIND)\s*[:]?\s+(.+?)\s*`*\s*$", re.MULTILINE)
 
 
+@dataclass(frozen=True)
+class Coder:
+    """A team's coder: its model, the task, the workspace it edits, and the limits on what it may write."""
+
+    models: ModelClient
+    team: str
+    task: Task
+    workspace: Workspace
+    instructions: Instructions = Instructions()
+    deny: tuple[str, ...] = ()
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # paths.max_file_kb: a bigger file is refused
+    stop: Callable[[], bool] = lambda: False  # True once a stop was requested: no further model call
+
+    @property
+    def prompt_budget(self) -> int:
+        """Tokens the coder's model can take as a prompt."""
+        return self.models.prompt_budget("coder")
+
+    def check_stop(self) -> None:
+        """Raise StopRequested when a stop was requested (Ctrl-C, `/ensemble stop`, the deadline)."""
+        if self.stop():
+            raise StopRequested("a stop was requested")
+
+
+@dataclass(frozen=True)
+class Brief:
+    """What the coder is told in one round: the plan, what exploring found, what earlier rounds taught, the other
+    teams' notes; `reproduce` when the round writes the reproduction test."""
+
+    plan: Plan
+    found: Exploration
+    feedback: str = ""
+    notes: str = ""
+    reproduce: bool = False
+
+
 @dataclass
 class RoundEdits:
     """What a round's turns did to the workspace: files written (with their previous text) and failures."""
@@ -68,47 +106,44 @@ class RoundEdits:
     writes: int = 0  # files written over all turns: a follow-up that writes nothing new made no progress
     unchanged: int = 0  # blocks whose change was already in the file (sent again): they applied and changed nothing
 
+    @property
+    def changed(self) -> bool:
+        """True when the turns left a change in the workspace."""
+        return self.applied > 0 and bool(self.originals)
 
-def code_round(team: Team, plan: Plan, found: Exploration, feedback: str, rnd: Round, reproduce: bool = False) -> Round:
-    """Ask the coder, apply its edits (with follow-ups), guard them, compile-check and run the tests."""
-    shown = shown_files(team, plan, found, feedback)
-    notes = team.notes("coder")
-    conventions = team.conventions([*plan.files, *([plan.reproduction_test] if plan.reproduction_test else [])])
+    def errors(self) -> str:
+        """What the coder is told when the turns changed nothing: the failures, or that the change is already in."""
+        return describe_failures(self.failures) or (ALREADY_IN_FILES if self.unchanged else "the edits changed nothing")
+
+
+def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str]) -> RoundEdits:
+    """The coder's turns in one round: edits asked for, applied and guarded (`frozen`: the reproduction test as
+    the judge keeps it, which no edit may weaken)."""
+    plan = brief.plan
+    shown = shown_files(coder, plan, brief.found, brief.feedback)
+    conventions = coder.instructions.applying_to(
+        [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else [])]).render()
 
     def prompt(budget: int) -> list[Message]:
-        return prompts.coder_messages(team.task, plan, shown, found.text_outside(shown), feedback, notes,
-                                      reproduce=reproduce, team=team.name, budget=budget, conventions=conventions)
+        return prompts.coder_messages(coder.task, plan, shown, brief.found.text_outside(shown), brief.feedback,
+                                      brief.notes, reproduce=brief.reproduce, team=coder.team, budget=budget,
+                                      conventions=conventions)
 
     paths = list(dict.fromkeys([*shown, *([plan.reproduction_test] if plan.reproduction_test else [])]))
-    edits = _converse(team, prompt, list(shown), example(paths))  # the example the prompt shows, on its path
-    _guard(team, edits)
-    if edits.applied == 0 or not edits.originals:
-        rnd.edit_errors = describe_failures(edits.failures) or (
-            ALREADY_IN_FILES if edits.unchanged else "the edits changed nothing")
-        _record_refusals(team, rnd, [*edits.refusals, *edits.failures])
-        return rnd
-    rnd.applied = True
-    rnd.partial = describe_failures(edits.failures) if edits.failures else ""
-    _record_refusals(team, rnd, [*edits.refusals, *edits.failures])
-    changed = sorted(edits.originals)
-    rnd.compile_error = team.runner.compile_check(team.workspace.path, changed)
-    if not rnd.compile_error:
-        team.say(Phase.TESTING, rnd.number)
-        team.check_stop()
-        rnd.tests = team.runner.run_tests(team.workspace.path, known_failures=team.known_failures,
-                                          files=team.judged_files())
-    return rnd
+    edits = _converse(coder, prompt, list(shown), example(paths))  # the example the prompt shows, on its path
+    _guard(coder, edits, frozen)
+    return edits
 
 
-def shown_files(team: Team, plan: Plan, found: Exploration, feedback: str) -> dict[str, str]:
+def shown_files(coder: Coder, plan: Plan, found: Exploration, feedback: str) -> dict[str, str]:
     """What the coder sees of each file the plan names: whole, or its outline and the relevant windows."""
-    files = WorkspaceFiles(team.workspace.path)
+    files = WorkspaceFiles(coder.workspace.path)
     wanted = [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else []), *failing_test_files(feedback)]
     contents = {p: c for p in dict.fromkeys(wanted) if (c := files.read(p)) is not None}
     if not contents:
         return {}
-    per_file = chars_for_tokens(team.prompt_budget("coder") // 2) // len(contents)  # the files take half the budget
-    hints = "\n".join([team.task.text, prompts.render_plan(plan), feedback])
+    per_file = chars_for_tokens(coder.prompt_budget // 2) // len(contents)  # the files take half the budget
+    hints = "\n".join([coder.task.text, prompts.render_plan(plan), feedback])
     views = {}
     for path, text in contents.items():
         # What the task, plan and test output name comes first; then the chunks retrieval found.
@@ -125,7 +160,7 @@ def failing_test_files(feedback: str, limit: int = 2) -> list[str]:
     return list(dict.fromkeys(file_of_test(n + "::x") for n in names))[:limit]
 
 
-def _converse(team: Team, prompt: Callable[[int], list[Message]], shown: list[str],
+def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[str],
               example: tuple[str, str, str]) -> RoundEdits:
     """The coder's turns in one round: code requests answered, edits applied, failures followed up.
 
@@ -137,32 +172,32 @@ def _converse(team: Team, prompt: Callable[[int], list[Message]], shown: list[st
     tail: list[Message] = []
     while True:
         if tail:
-            team.check_stop()  # a follow-up turn is a model call: a stop (or the deadline) ends the round here
+            coder.check_stop()  # a follow-up turn is a model call: a stop (or the deadline) ends the round here
         used = sum(estimate_tokens(m.content) + 8 for m in tail)
 
         def messages(budget: int, used: int = used, tail: list[Message] = tail) -> list[Message]:
             return [*prompt(max(budget - used, MIN_PROMPT_TOKENS)), *tail]
 
         try:
-            reply = ask(team.models, "coder", messages, team.prompt_budget("coder"))
+            reply = ask(coder.models, "coder", messages, coder.prompt_budget)
         except (ContextTooLong, PromptTooLong):
             if not tail:
                 raise
-            log.warning("team %s: the conversation outgrew the coder's window; ending the round's turns", team.name)
+            log.warning("team %s: the conversation outgrew the coder's window; ending the round's turns", coder.team)
             return edits
-        text, oversized = cut_oversized_blocks(reply.text or "", team.max_file_bytes)
+        text, oversized = cut_oversized_blocks(reply.text or "", coder.max_file_bytes)
         parsed = parse_edit_blocks(text)
         asked = _code_requests(text) if not parsed.blocks else []
         if asked and requests_left > 0:
             requests_left -= 1
-            tail += [Message("assistant", text), Message("user", _answer(team, asked))]
+            tail += [Message("assistant", text), Message("user", _answer(coder, asked))]
             continue
         if tail and not parsed.blocks and not parsed.failures:
             return edits  # a follow-up answered without any block: the coder has nothing more to change
         writes, before = edits.writes, _signature(edits.failures)
-        turn = [*_turn(team, parsed, text, shown, edits, example), *_too_large(oversized, team.max_file_bytes)]
+        turn = [*_turn(coder, parsed, text, shown, edits, example), *_too_large(oversized, coder.max_file_bytes)]
         edits.refusals += [f for f in turn if f.reason == "content" and f not in edits.refusals]
-        cut_off = getattr(reply, "finish_reason", "") == "length" or bool(getattr(reply, "truncated", False))
+        cut_off = reply.finish_reason == "length" or reply.truncated
         stalled = bool(tail) and edits.writes == writes and _signature(turn) == before
         edits.failures = turn
         if not (turn or cut_off) or follow_ups_left == 0 or (stalled and not cut_off):
@@ -171,12 +206,12 @@ def _converse(team: Team, prompt: Callable[[int], list[Message]], shown: list[st
         tail += [Message("assistant", text), Message("user", _follow_up(turn, edits, cut_off))]
 
 
-def _turn(team: Team, parsed: ParseResult, text: str, shown: list[str], edits: RoundEdits,
+def _turn(coder: Coder, parsed: ParseResult, text: str, shown: list[str], edits: RoundEdits,
           example: tuple[str, str, str]) -> list[EditFailure]:
     """Apply one reply's blocks (less a copied example), traced; the failures of this turn."""
     parsed, copied = _without_example(parsed, example)
-    with span("ensemble.edits", team=team.name, blocks=len(parsed.blocks)) as s:
-        turn = [*copied, *_apply(team, parsed, shown, edits)]
+    with span("ensemble.edits", team=coder.team, blocks=len(parsed.blocks)) as s:
+        turn = [*copied, *_apply(coder, parsed, shown, edits)]
         # what the coder wrote and why it did not apply: the evidence for model behaviour analysis
         s.set(applied=edits.applied, failures=[f"{f.reason}: {f.path}" for f in turn][:10],
               reply_head=clip(text, REPLY_TRACE_CHARS) if turn else "")
@@ -193,33 +228,29 @@ def _signature(failures: list[EditFailure]) -> list[tuple[str, str]]:
     return sorted((f.reason, f.path) for f in failures)
 
 
-def _apply(team: Team, parsed: ParseResult, shown: list[str], edits: RoundEdits) -> list[EditFailure]:
+def _apply(coder: Coder, parsed: ParseResult, shown: list[str], edits: RoundEdits) -> list[EditFailure]:
     """Apply the blocks that match to the workspace; the failures of this turn."""
-    from bot.ensemble.edits import write_changes
-
-    files = WorkspaceFiles(team.workspace.path)
-    result = apply_edit_blocks(parsed.blocks, files, team.deny, shown=tuple(shown),
-                               root=str(team.workspace.path.resolve()))
-    linked = linked_paths(team.workspace.path, [*(b.path for b in parsed.blocks), *result.changes])
+    files = WorkspaceFiles(coder.workspace.path)
+    result = apply_edit_blocks(parsed.blocks, files, coder.deny, shown=tuple(shown),
+                               root=str(coder.workspace.path.resolve()))
+    linked = linked_paths(coder.workspace.path, [*(b.path for b in parsed.blocks), *result.changes])
     linked += tuple(EditFailure(path, "content", problem.removeprefix(f"{path}: "))
                     for path, new in result.changes.items()
-                    for problem in content_problems(path, files.read(path), new, team.max_file_bytes))
+                    for problem in content_problems(path, files.read(path), new, coder.max_file_bytes))
     blocked = {f.path for f in linked}
     changes = {p: c for p, c in result.changes.items() if p not in blocked}
     for path in changes:
         edits.originals.setdefault(path, files.read(path))
-    write_changes(team.workspace.path, changes)
+    write_changes(coder.workspace.path, changes)
     edits.writes += len(changes)
     edits.applied += result.applied if changes else 0
     edits.unchanged += 0 if changes else result.applied
-    edits.redirected += list(getattr(result, "redirected", ()))
+    edits.redirected += list(result.redirected)
     return [*parsed.failures, *[f for f in result.failures if f.path not in blocked], *linked]
 
 
 def _without_example(parsed: ParseResult, example: tuple[str, str, str]) -> tuple[ParseResult, list[EditFailure]]:
     """The reply's blocks less any copy of the format example (a small model's favourite edit)."""
-    from dataclasses import replace
-
     path, search, replace_text = (part.strip() for part in example)
     copies = [b for b in parsed.blocks if (b.path.strip(), b.search.strip(), b.replace.strip()) ==
               (path, search, replace_text)]
@@ -245,57 +276,45 @@ def _follow_up(failures: list[EditFailure], edits: RoundEdits, cut_off: bool) ->
 
 
 def _code_requests(text: str) -> list[tuple[str, str]]:
-    from bot.llm.reasoning import strip_reasoning
-
     return [(m.group(1), m.group(2).strip("`'\" ")) for m in _REQUEST.finditer(strip_reasoning(text))][:MAX_CODE_REQUESTS]
 
 
-def _answer(team: Team, asked: list[tuple[str, str]]) -> str:
+def _answer(coder: Coder, asked: list[tuple[str, str]]) -> str:
     """The code the coder asked for: files (windows of large ones) and exact-text matches."""
-    files = WorkspaceFiles(team.workspace.path)
+    files = WorkspaceFiles(coder.workspace.path)
     parts = []
-    budget = chars_for_tokens(team.prompt_budget("coder") // 4) // max(len(asked), 1)  # answers: a quarter
+    budget = chars_for_tokens(coder.prompt_budget // 4) // max(len(asked), 1)  # answers: a quarter
     for kind, what in asked:
         if kind == "READ":
             text = files.read(what)
-            body = render_file(what, text, focus_from_text(what, text, team.task.text), budget) \
+            body = render_file(what, text, focus_from_text(what, text, coder.task.text), budget) \
                 if text is not None else "(no such file)"
             parts.append(prompts.data(f"file {what}", body))
         else:
-            hits = team.workspace.grep(what)
+            hits = coder.workspace.grep(what)
             listing = "\n".join(f"{p}:{n}: {line}" for p, n, line in hits) or "(no matches)"
             parts.append(prompts.data(f"matches of {what[:60]}", listing))
     return "\n\n".join(parts) + "\n\nNow reply with the edit blocks."
 
 
-def _guard(team: Team, edits: RoundEdits) -> None:
+def _guard(coder: Coder, edits: RoundEdits, frozen: Mapping[str, str]) -> None:
     """Undo this round's edits to any file where they delete, skip or weaken tests or touch CI config."""
     if not edits.originals:
         return
-    from bot.ensemble.edits import write_changes
-
-    changed = sorted({*team.workspace.changed_paths(), *team.frozen})
-    before = {p: team.frozen[p] if p in team.frozen else team.workspace.base_text(p) for p in changed}
-    files = WorkspaceFiles(team.workspace.path)  # one listing of the tree, not one per changed path
+    changed = sorted({*coder.workspace.changed_paths(), *frozen})
+    before = {p: frozen[p] if p in frozen else coder.workspace.base_text(p) for p in changed}
+    files = WorkspaceFiles(coder.workspace.path)  # one listing of the tree, not one per changed path
     after = {p: files.read(p) for p in changed}
-    found = [t for t in find_test_tampering(before, after, team.task.text) if t.path in edits.originals]
+    found = [t for t in find_test_tampering(before, after, coder.task.text) if t.path in edits.originals]
     if not found:
         return
     undone = {t.path for t in found} | {t.also for t in found if t.kind == "moved_test"}
     for path in undone & set(edits.originals):
         original = edits.originals.pop(path)
         if original is None:
-            (team.workspace.path / path).unlink(missing_ok=True)
+            (coder.workspace.path / path).unlink(missing_ok=True)
         else:
-            write_changes(team.workspace.path, {path: original})
+            write_changes(coder.workspace.path, {path: original})
     edits.failures += [EditFailure(t.path, "tampering", t.message.removeprefix(f"{t.path}: ")) for t in found]
     if not edits.originals:
         edits.applied = 0
-
-
-def _record_refusals(team: Team, rnd: Round, failures: list[EditFailure]) -> None:
-    for f in failures:
-        refusal = f"{f.path}: {f.message}"
-        if f.reason in POLICY_REASONS and refusal not in rnd.refused:
-            rnd.refused.append(refusal)
-            log.warning("team %s: edit refused: %s", team.name, refusal)

@@ -1,32 +1,44 @@
-"""The critic: reads a round's diff and test report and answers the `review` schema (accept or revise, and why)."""
+"""The critic: reads a judged-good change and its test report and answers the `review` schema (accept or revise, and why).
+
+Its job is the green but wrong change, so it is asked about changes the judge already found good
+only, with the task, the judgement and the diff (no plan): a short prompt on a small model.
+"""
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from bot.ensemble import prompts, round_text
 from bot.ensemble.asking import ask
-from bot.ensemble.types import Round, Verdict
+from bot.ensemble.instructions import Instructions
+from bot.ensemble.ports import ModelClient
+from bot.ensemble.types import Round, Task, Verdict
 from bot.errors import StructuredReplyError
-
-if TYPE_CHECKING:
-    from bot.ensemble.team import Team
 
 log = logging.getLogger(__name__)
 
 
-def review(team: Team, rnd: Round) -> None:
-    """Ask the team's critic about the round's change: sets the round's verdict and feedback (none without a usable reply)."""
-    diff = team.workspace.diff()
+@dataclass(frozen=True)
+class Critic:
+    """A team's critic: its model and the repository's conventions it reviews against."""
+
+    models: ModelClient
+    team: str
+    instructions: Instructions = Instructions()
+
+
+def review(critic: Critic, task: Task, diff: str, changed: list[str], rnd: Round) -> None:
+    """Ask the critic about the round's change (`diff`, touching `changed`): sets the round's verdict and feedback
+    (none without a usable reply)."""
     rnd.diff_lines = sum(1 for line in diff.splitlines() if line[:1] in "+-")
+    conventions = critic.instructions.applying_to(changed).render()
     try:
-        conventions = team.conventions(team.workspace.changed_paths())
-        reply = ask(team.models, "critic", lambda size: prompts.critic_messages(
-            team.task, diff, round_text.test_report(rnd), team.name, size, conventions),
-            team.prompt_budget("critic"), schema="review")
+        reply = ask(critic.models, "critic", lambda size: prompts.critic_messages(
+            task, diff, round_text.test_report(rnd), critic.team, size, conventions),
+            critic.models.prompt_budget("critic"), schema="review")
     except StructuredReplyError as exc:  # every critic model failed to answer in shape: no verdict this round
-        log.warning("team %s: no usable review in round %d: %s", team.name, rnd.number, exc)
+        log.warning("team %s: no usable review in round %d: %s", critic.team, rnd.number, exc)
         rnd.feedback = "(the critic's reply could not be read)"
         return
     data = reply.data or {}

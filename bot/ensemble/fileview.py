@@ -14,6 +14,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from common.languages import is_language
+
 CONTEXT = 3
 MAX_OUTLINE_SHARE = 4  # the outline takes at most a quarter of the budget
 MODIFIERS = (r"(?:export|default|pub(?:\([^)]*\))?|async|static|public|private|protected|abstract|final|unsafe"
@@ -38,7 +40,7 @@ class Definition:
 
 def outline(path: str, text: str) -> list[Definition]:
     """The file's definitions in line order: by `ast` for Python, else by common definition keywords."""
-    if path.endswith((".py", ".pyi")):
+    if is_language(path, "python"):
         try:
             return _python_outline(ast.parse(text).body, 0)
         except (SyntaxError, ValueError):

@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
+from common.languages import is_language, language_of
 from common.testfiles import (
     harness_part,
     is_ci_path,
@@ -117,8 +118,9 @@ PYTHON = _Spec(re.compile(r"(?P<attrs>(?:^[ \t]*@.*\n)*)^[ \t]*(?:async\s+)?def\
                re.compile(r"\b(?:skip\w*|xfail|SkipTest|expectedFailure)\b"),
                re.compile(r"^\s*assert\b|\.assert\w*\(|\bassert_\w+\(|\bpytest\.raises\(", _M),
                re.compile(r"^\s*assert\s+(?:True|1)\s*$|assertTrue\(\s*True\s*\)", _M), skip_in_header=False)
-SPECS = {".go": GO, ".rs": RUST, ".js": JS, ".jsx": JS, ".mjs": JS, ".cjs": JS, ".ts": JS, ".tsx": JS,
-         ".java": JAVA, ".kt": JAVA, ".py": PYTHON}
+# Per language (common/languages.py): how its tests are declared, skipped and asserted.
+SPECS = {"go": GO, "rust": RUST, "javascript": JS, "typescript": JS, "tsx": JS, "java": JAVA, "kotlin": JAVA,
+         "python": PYTHON}
 
 
 def find_test_tampering(before: Mapping[str, str | None], after: Mapping[str, str | None],
@@ -227,14 +229,14 @@ def _test_names(path: str, text: str) -> list[str]:
 
 def _bodies(path: str, text: str) -> dict[str, str]:
     """Each test's text with its attributes, whitespace-normalized (Python: the parsed and re-printed code)."""
-    if path.endswith(".py"):
+    if is_language(path, "python"):
         try:
             tree = ast.parse(text)
         except (SyntaxError, ValueError):
             pass
         else:
             return {name: ast.unparse(node) for name, node in _test_nodes(tree.body, "")}
-    spec = SPECS[posixpath.splitext(path)[1]]
+    spec = _spec(path)
     headers = _headers(text, spec)
     bodies = {}
     for i, m in enumerate(headers):
@@ -265,18 +267,24 @@ def _headers(text: str, spec: _Spec) -> list[re.Match[str]]:
             if spec.needs is None or spec.needs.search(m.groupdict().get("attrs") or "")]
 
 
+def _spec(path: str) -> _Spec:
+    found = language_of(path)
+    return SPECS[found.name if found else ""]
+
+
 def _analysed(path: str) -> bool:
-    suffix = posixpath.splitext(path)[1]
-    return suffix in SPECS and (is_test_path(path) or suffix == ".rs")
+    found = language_of(path)
+    # Rust's unit tests live in the code's own files (`#[cfg(test)] mod tests`)
+    return found is not None and found.name in SPECS and (is_test_path(path) or found.name == "rust")
 
 
 def _file_tests(path: str, text: str) -> _FileTests:
     """The tests of one file with their skip markers and real assertions; never raises."""
-    if path.endswith(".py"):
+    if is_language(path, "python"):
         parsed = _python_tests(text)
         if parsed is not None:
             return parsed
-    return _regex_tests(text, SPECS[posixpath.splitext(path)[1]])
+    return _regex_tests(text, _spec(path))
 
 
 def _regex_tests(text: str, spec: _Spec) -> _FileTests:

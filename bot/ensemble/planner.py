@@ -21,7 +21,7 @@ from typing import Any
 from bot.ensemble import prompts
 from bot.ensemble.asking import ask
 from bot.ensemble.fileview import PATH_LINE
-from bot.ensemble.ports import ModelClient, Retriever
+from bot.ensemble.ports import ModelClient, ModelReply, Retriever
 from bot.ensemble.types import Plan, Retrieved, Task
 from bot.errors import StructuredReplyError
 from bot.llm.schemas import SchemaViolation, parse_structured
@@ -105,7 +105,7 @@ def explore(models: ModelClient, retriever: Retriever, task: Task, insights: str
                 return prompts.localization_messages(task, found.repo_map, found.text, insights, n, team,
                                                      budget.max_rounds, history, size, conventions)
 
-            reply = ask(models, "planner", asking, _budget(models, "planner"), schema="explore")
+            reply = ask(models, "planner", asking, models.prompt_budget("planner"), schema="explore")
         except StructuredReplyError as exc:  # exploring is optional: plan with what was found
             log.warning("team %s: exploration reply unreadable (%s); planning with what was found", team, exc)
             break
@@ -154,11 +154,6 @@ def mentioned_paths(text: str, exists: Callable[[str], bool]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _budget(models: ModelClient, role: str) -> int:
-    budget = getattr(models, "prompt_budget", None)
-    return int(budget(role)) if callable(budget) else prompts.PLANNER_CONTEXT_TOKENS
-
-
 def _fulfil(requests: dict[str, Any], found: Exploration, retriever: Retriever, read_file: ReadFile,
             grep: Grep | None) -> None:
     for query in requests["search"]:
@@ -183,12 +178,11 @@ def _fulfil(requests: dict[str, Any], found: Exploration, retriever: Retriever, 
                   f"exact text {text!r} ({len(hits)} matches):\n{listing}")
 
 
-def read_requests(reply: object) -> dict[str, Any]:
+def read_requests(reply: ModelReply) -> dict[str, Any]:
     """The planner's `explore` request from a reply: its parsed data, else its text read leniently."""
-    data = getattr(reply, "data", None)
-    if not isinstance(data, dict):
-        return parse_requests(getattr(reply, "text", "") or "")
-    return _normalise(data)
+    if reply.data is None:
+        return parse_requests(reply.text or "")
+    return _normalise(reply.data)
 
 
 def parse_requests(text: str) -> dict[str, Any]:
@@ -216,7 +210,7 @@ def make_plan(models: ModelClient, task: Task, found: Exploration, insights: str
     """Ask the planner for the `plan` reply and read the reproduction test out of it."""
     reply = ask(models, "planner", lambda size: prompts.planner_messages(
         task, found.repo_map, found.text, insights, history, team, size, conventions),
-        _budget(models, "planner"), schema="plan")
+        models.prompt_budget("planner"), schema="plan")
     return parse_plan(reply.data or {})
 
 

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -27,6 +27,16 @@ class ModelReply(Protocol):
         """The validated JSON of a schema reply; None for plain text."""
         ...
 
+    @property
+    def finish_reason(self) -> str:
+        """Why the model stopped: "length" when the output cap cut the reply."""
+        ...
+
+    @property
+    def truncated(self) -> bool:
+        """True when the reply is still cut off by the output cap after the model was asked to continue."""
+        ...
+
 
 class ModelClient(Protocol):
     """Role-based completion: `complete("planner", messages, schema="plan")`."""
@@ -40,9 +50,22 @@ class ModelClient(Protocol):
         """Tokens the role's model can take as a prompt (its window less room for the reply)."""
         ...
 
+    def has_role(self, role: str) -> bool:
+        """True when `role` has models of its own: a team's own model for a role is `coder@b`."""
+        ...
+
+    def spend(self) -> dict[str, Any]:
+        """The run's usage so far (tokens, cost, per role and model): what the run's report shows."""
+        ...
+
 
 class Retriever(Protocol):
     """Search over the repository's index."""
+
+    @property
+    def embed(self) -> Callable[[list[str]], Any] | None:
+        """The index's embedding model (texts -> vectors), for the lessons store; None without one."""
+        ...
 
     def search(self, query: str, k: int = 8) -> list[tuple[Retrieved, str]]:
         """Chunks most relevant to `query`, with their text."""
@@ -59,6 +82,11 @@ class Retriever(Protocol):
 
 class TestRunner(Protocol):
     """Checks and tests a workspace."""
+
+    @property
+    def environment(self) -> str:
+        """Where the tests run (language, backend, image and how it was found); '' before the first run."""
+        ...
 
     def compile_check(self, workspace: Path, paths: Sequence[str]) -> str:
         """Syntax errors in the changed files, or '' when they compile."""

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from bot.ensemble.types import RunResult, TestOutcome
+from bot.ensemble.types import Judgement, RunResult, TestOutcome
 from bot.redact import clip
 
 Quote = Callable[[str], str]  # writes one test name for markdown (code span, neutralized)
 NAMES_SHOWN = 10
-JUDGED_GROUPS = (("fixed (red → green)", "fixed"),
-                 ("pre-existing failures left alone (failed before the change too, not blocking)", "still_failing"),
-                 ("broken (passed before; failing, skipped or gone now)", "broken"),
-                 ("new tests failing", "new_failing"), ("never ran (the run was killed before them)", "unknown"))
+JUDGED_GROUPS: tuple[tuple[str, Callable[[Judgement], tuple[str, ...]]], ...] = (
+    ("fixed (red → green)", lambda j: j.fixed),
+    ("pre-existing failures left alone (failed before the change too, not blocking)", lambda j: j.still_failing),
+    ("broken (passed before; failing, skipped or gone now)", lambda j: j.broken),
+    ("new tests failing", lambda j: j.new_failing), ("never ran (the run was killed before them)", lambda j: j.unknown))
 
 
 def tests_line(outcome: TestOutcome | None, quote: Quote | None = None) -> str:
@@ -43,7 +44,7 @@ def judged_lines(result: RunResult, quote: Quote | None = None) -> list[str]:
                 f"{name_list(pre, quote)}"] if pre else []
     lines = [] if quote else [f"judged against the base: {judged.reason}"]
     for label, group in JUDGED_GROUPS:
-        if names := getattr(judged, group):
+        if names := group(judged):
             lines.append(f"{indent}{label}: {name_list(names, quote)}")
     return lines
 
@@ -65,7 +66,9 @@ def _first_line(text: str) -> str:
 
 def render_summary(result: RunResult) -> str:
     """A plain-text summary of the run."""
-    lines = [f"ensemble run {result.run_id}: {'SUCCESS' if result.success else 'NO PASSING CHANGE'}"]
+    verdict = "SUCCESS" if result.success else "PARTIAL (the change does not pass yet)" if result.partial else \
+        "NO PASSING CHANGE"
+    lines = [f"ensemble run {result.run_id}: {verdict}"]
     if result.replayed:
         lines.append("NOTE: the model replies in this run were REPLAYED from a scripted transcript, not live.")
     lines.append(f"stop reason: {result.stop_reason} ({result.stop_words})")
@@ -73,7 +76,9 @@ def render_summary(result: RunResult) -> str:
         lines.append(f"  detail: {clip(result.stop_detail, 300)}")
     for question in result.questions:
         lines.append(f"question: {question}")
-    lines.append(f"branch: {result.branch if result.commits else '(not created: no passing change)'}")
+    lines.append(f"branch: {result.branch if result.commits else '(not created: no passing change)'}"
+                 + (" (partial work: it fixes some tests and breaks none; see what is left below)"
+                    if result.partial else ""))
     lines += [f"  commit {c['sha'][:10]} {c['summary']}" for c in result.commits]
     if result.environment:
         lines.append(f"environment: {result.environment}")

@@ -4,48 +4,53 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from bot.ensemble import round_text
-from bot.ensemble.coding import code_round
-from bot.ensemble.commits import commit_round
-from bot.ensemble.planner import Exploration
-from bot.ensemble.types import Phase, Plan, Reproduction, Round, TestOutcome
+from bot.ensemble.coding import Brief, Coder
+from bot.ensemble.judging import TeamJudge
+from bot.ensemble.ports import TestRunner
+from bot.ensemble.rounds import Reporter, commit_round, play_round
+from bot.ensemble.types import Judgement, Phase, Reproduction, Round, TestOutcome
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.redact import clip
 
-if TYPE_CHECKING:
-    from bot.ensemble.team import Team
+ATTEMPTS = 2  # the coder's tries at a reproduction test that applies, compiles and runs
 
 
-def reproduce(team: Team, plan: Plan, found: Exploration) -> Reproduction:
-    """Round 0: the coder writes the reproduction test; the sandbox must see it fail.
+def reproduce(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner, report: Reporter,
+              trailers: dict[str, str]) -> tuple[Reproduction, TeamJudge]:
+    """Round 0: the coder writes the reproduction test `brief.plan` names; the sandbox must see it fail.
 
-    An attempt that does not apply, compile or run is dropped from the workspace, so a broken
-    test never reaches a later commit.
+    Returns what happened and the judge for the rounds after it: one that requires the test, as it was
+    written, once it failed at the base. An attempt that does not apply, compile or run is dropped from the
+    workspace, so a broken test never reaches a later commit.
     """
+    workspace = coder.workspace
+    plan = brief.plan
     path = plan.reproduction_test or ""
-    if path and team.workspace.base_text(path) is not None:  # an existing test file is the judge's: write a new one
-        path = fresh_test_path(path, lambda p: team.workspace.base_text(p) is not None)
+    if path and workspace.base_text(path) is not None:  # an existing test file is the judge's: write a new one
+        path = fresh_test_path(path, lambda p: workspace.base_text(p) is not None)
         plan = replace(plan, reproduction_test=path)
     feedback, refused = "", []
-    for _attempt in range(2):
-        team.say(Phase.REPRODUCING, 0, path)
-        team.check_stop()
-        rnd = code_round(team, plan, found, feedback, Round(0, kind="reproduce"), reproduce=True)
+    for _attempt in range(ATTEMPTS):
+        report.say(Phase.REPRODUCING, 0, path)
+        report.check_stop()
+        rnd = play_round(coder, replace(brief, plan=plan, feedback=feedback, reproduce=True), judge, runner, report,
+                         Round(0, kind="reproduce"), reproduction=path)
         committed = rnd.applied and not rnd.compile_error and rnd.tests is not None and commit_round(
-            team, rnd, f"Add reproduction test {path}", round_text.round_body(plan, rnd, "reproduction test"))
+            workspace, rnd, f"Add reproduction test {path}", round_text.round_body(plan, rnd, "reproduction test"),
+            trailers)
         refused += rnd.refused
-        if committed and rnd.tests is not None:
-            failed = reproduces(team, rnd.tests, path)
-            if failed:  # from now on the test is judged as round 0 wrote it
-                team.frozen.update((p, text) for p in [path] if (text := WorkspaceFiles(team.workspace.path).read(p)))
-            note = "" if failed else "the reproduction test passed before the fix, so it does not show the bug"
-            return Reproduction(path, failed_before=failed, note=note, refused=tuple(refused))
-        team.workspace.discard()
+        if committed and rnd.tests is not None and rnd.judgement is not None:
+            if reproduces(rnd.judgement, rnd.tests):  # from now on the test is judged as round 0 wrote it
+                return (Reproduction(path, failed_before=True, refused=tuple(refused)),
+                        judge.with_reproduction(path, WorkspaceFiles(workspace.path).read(path)))
+            return (Reproduction(path, note="the reproduction test passed before the fix, so it does not show the bug",
+                                 refused=tuple(refused)), judge)
+        workspace.discard()
         feedback = rnd.edit_errors or rnd.compile_error
     return Reproduction(path, note=f"the coder could not write a working reproduction test: {clip(feedback, 300)}",
-                        refused=tuple(refused))
+                        refused=tuple(refused)), judge
 
 
 def fresh_test_path(path: str, exists: Callable[[str], bool]) -> str:
@@ -64,9 +69,8 @@ def fresh_test_path(path: str, exists: Callable[[str], bool]) -> str:
     return path
 
 
-def reproduces(team: Team, tests: TestOutcome, path: str) -> bool:
+def reproduces(judgement: Judgement, tests: TestOutcome) -> bool:
     """True when the reproduction test fails at the base (without per-test results: the run failed)."""
-    judgement = team.judge(tests, path)
     if judgement.per_test:
         return bool(judgement.required_failing)
     return not tests.passed

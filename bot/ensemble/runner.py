@@ -17,7 +17,7 @@ import time
 import traceback
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from bot.ensemble.insights import InsightBoard, InsightStore, Lesson
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.planner import ExploreBudget
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
-from bot.ensemble.select import choose_winner, describe, rank_key
+from bot.ensemble.select import choose_winner, describe, is_partial, rank_key
 from bot.ensemble.team import Team, run_team
 from bot.ensemble.types import (
     CRASHED,
@@ -41,7 +41,8 @@ from bot.ensemble.types import (
     TeamResult,
     TestOutcome,
 )
-from bot.forge import Forge, Workspace
+from bot.ensemble.verdict import matching_tests
+from bot.forge import Forge
 from bot.forge.local import LocalForge, slugify
 from bot.redact import clip, exempt_secret_names, register_secrets, secret_values
 from bot.trace import Tracer, new_run_id, propagate, runs_dir, span
@@ -98,7 +99,7 @@ def run_task(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str],
 def config_secret_names(config: Config) -> tuple[str, ...]:
     """The variables whose values the config makes secret: `secret_env` and every model's `api_key_env`."""
     roles = [config.models.for_role(r) for r in ROLES]
-    roles += [m for team in config.team_models for r in ROLES if (m := getattr(team, r)) is not None]
+    roles += [m for i in range(len(config.team_models)) for r in ROLES if (m := config.team_role(i, r)) is not None]
     keys = [m.api_key_env for role in roles for m in (role, *role.fallback) if m.api_key_env]
     return tuple(dict.fromkeys([*config.secret_env, *keys]))
 
@@ -119,7 +120,7 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
     first = forge.workspace(TEAM_NAMES[0])  # the committed base: what the index and every team read
     notify("-", Phase.INDEXING, 0, str(repo_dir))
     models, retriever, runner = _components(repo_dir, config, env, parts, first.path)
-    store = InsightStore(repo_dir / ".ensemble" / "insights.jsonl", parts.embed)
+    store = InsightStore(repo_dir / ".ensemble" / "insights.jsonl", parts.embed or retriever.embed)
     with span("insights.recall") as s:  # the first embedding: this is where the embedding model loads
         relevant = store.relevant(task.text)
         s.set(lessons=len(relevant))
@@ -127,24 +128,24 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
     notify("-", Phase.BASELINE, 0, "")
     with span("ensemble.baseline") as s:
         result.tests_before = runner.run_tests(first.path)
-        result.environment = str(getattr(runner, "environment", "") or "")
+        result.environment = runner.environment
         s.set(passed=result.tests_before.passed, failing=list(result.tests_before.failing[:20]))
-    board = InsightBoard()
-    teams = [_team(i, task, config, models, retriever, runner, forge, first, lessons, parts, notify, board,
-                   result.run_id) for i in range(config.ensembles)]
-    instructions = _instructions(repo_dir, config, parts.instructions_ref)
-    for team in teams:
-        team.baseline = result.tests_before
-        team.required_tests = named_tests(task.text, result.tests_before)
-        team.instructions = instructions
+    common = Team(name=TEAM_NAMES[0], task=task, models=models, retriever=retriever, runner=runner,
+                  workspace=first, board=InsightBoard(), max_iterations=config.max_iterations,
+                  deny=tuple(config.paths.deny), lessons=lessons, max_file_bytes=config.paths.max_file_kb * 1024,
+                  stop=parts.stop, progress=notify, baseline=result.tests_before,
+                  explore_budget=ExploreBudget(config.explore.max_rounds, config.explore.max_tokens),
+                  required_tests=named_tests(task.text, result.tests_before),
+                  instructions=_instructions(repo_dir, config, parts.instructions_ref))
+    teams = [_team(i, common, config, forge, result.run_id) for i in range(config.ensembles)]
     outcomes = _run_teams(teams, parts.stop, deadline, config.deadline_minutes)
     winner, result.decision = choose_winner(outcomes)
     log.info("%s", result.decision)
     _fill(result, outcomes, winner, models)
-    if winner is not None and winner.passed:
+    if winner is not None and (winner.passed or is_partial(winner)):  # partial work is kept, marked as such
         result.commits = [{"sha": c.sha, "summary": c.summary}
                           for c in forge.publish(next(t.workspace for t in teams if t.name == winner.name))]
-    result.notes = board.all_notes()
+    result.notes = common.board.all_notes()
     store.add(_lesson(task, result, winner))
 
 
@@ -155,24 +156,17 @@ def _components(repo_dir: Path, config: Config, env: Mapping[str, str], parts: C
     models = parts.models or assemble.model_manager(repo_dir, config, env, parts.use_cache)
     retriever = parts.retriever or assemble.retriever(repo_dir, config, env, tree=tree)
     runner = parts.runner or assemble.test_runner(config, env)
-    if parts.embed is None:
-        parts.embed = getattr(retriever, "embed", None)
     return models, retriever, runner
 
 
-def _team(i: int, task: Task, config: Config, models: ModelClient, retriever: Retriever, runner: TestRunner,
-          forge: Forge, first: Workspace, lessons: str, parts: Components, notify: Progress,
-          board: InsightBoard, run_id: str) -> Team:
+def _team(i: int, common: Team, config: Config, forge: Forge, run_id: str) -> Team:
+    """Team number `i`: what all teams share (`common`), with its own name, models, workspace and commit trailers."""
     name = TEAM_NAMES[i]
     temps = config.team_temperatures
     label = "/".join((config.team_role(i, r) or config.models.for_role(r)).model for r in ("planner", "coder", "critic"))
-    return Team(name=name, task=task, models=TeamModels(models, temps[i] if i < len(temps) else None, name),
-                retriever=retriever, runner=runner, workspace=first if i == 0 else forge.workspace(name),
-                board=board, max_iterations=config.max_iterations, deny=tuple(config.paths.deny), lessons=lessons,
-                max_file_bytes=config.paths.max_file_kb * 1024,
-                trailers={"Ensemble-Run": run_id, "Ensemble-Model": label}, stop=parts.stop, progress=notify,
-                explore_budget=ExploreBudget(config.explore.max_rounds, config.explore.max_tokens),
-                direct_first=direct_first(config, i))
+    return replace(common, name=name, models=TeamModels(common.models, temps[i] if i < len(temps) else None, name),
+                   workspace=common.workspace if i == 0 else forge.workspace(name),
+                   trailers={"Ensemble-Run": run_id, "Ensemble-Model": label}, direct_first=direct_first(config, i))
 
 
 def direct_first(config: Config, team: int) -> bool:
@@ -264,8 +258,7 @@ def _fill(result: RunResult, outcomes: list[TeamResult], winner: TeamResult | No
                      "diff_lines": t.diff_size, "error": t.error, "kept": t.kept, "refused": t.refused,
                      "models": t.models} for t in outcomes]
     result.refused = [f"team {t.name}: {r}" for t in outcomes for r in t.refused]
-    spend = getattr(models, "spend", None)
-    result.usage = spend() if callable(spend) else {}
+    result.usage = models.spend()
     result.replayed = _replayed(result.usage)
     if winner is None:
         result.stop_reason, result.stop_detail = CRASHED, result.decision
@@ -285,10 +278,6 @@ def _fill(result: RunResult, outcomes: list[TeamResult], winner: TeamResult | No
 
 
 def _after(repro: Reproduction, winner: TeamResult) -> Reproduction:
-    from dataclasses import replace
-
-    from bot.ensemble.verdict import matching_tests
-
     tests = winner.tests_after
     if tests is None or not winner.rounds:
         return replace(repro, passed_after=False)

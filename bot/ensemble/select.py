@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.ensemble.types import CRASHED, TeamResult
+from bot.ensemble.types import BUDGET, CRASHED, MAX_ITERATIONS, STOPPED, Round, TeamResult
 from bot.redact import clip
+
+# The stops that deliver partial work: a limit ran out (rounds, budget, the deadline) or someone said stop.
+LIMITS = (MAX_ITERATIONS, BUDGET, STOPPED)
 
 
 def rank_key(team: TeamResult) -> tuple[int, ...]:
@@ -52,3 +55,17 @@ def describe(team: TeamResult) -> str:
     verdict = "critic accepted" if team.accepted else "not accepted"
     kept = f" ({team.kept})" if team.kept else ""
     return f"{tests}, {verdict}, {team.diff_size} changed lines, stopped: {team.stop_reason}{kept}"
+
+
+def is_partial(team: TeamResult) -> bool:
+    """True when the team stopped on a limit with a change that does not pass but is better than the base
+    (Judgement.improves): partial work, delivered as such rather than thrown away."""
+    judged = team.judgement
+    return (team.stop_reason in LIMITS and not team.passed and bool(team.diff_size)
+            and judged is not None and judged.improves)
+
+
+def best_partial_round(rounds: Sequence[Round]) -> Round | None:
+    """The committed round whose change fixed the most tests without breaking any (the newest of equals)."""
+    improving = [r for r in rounds if r.commit and r.judgement is not None and r.judgement.improves]
+    return max(reversed(improving), key=lambda r: len(r.judgement.fixed) if r.judgement else 0, default=None)

@@ -21,16 +21,17 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from bot.ensemble import prompts, round_text
-from bot.ensemble.coding import code_round
-from bot.ensemble.commits import commit_round
-from bot.ensemble.critic import review
+from bot.ensemble import round_text
+from bot.ensemble.coding import Brief, Coder
+from bot.ensemble.critic import Critic, review
 from bot.ensemble.insights import InsightBoard
 from bot.ensemble.instructions import Instructions
-from bot.ensemble.judged import allowed_changes, diff_by_file, judged_files
+from bot.ensemble.judging import TeamJudge
 from bot.ensemble.planner import Exploration, ExploreBudget, direct_plan, explore, first_look, make_plan
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.reproduce import reproduce
+from bot.ensemble.rounds import Reporter, commit_round, play_round
+from bot.ensemble.select import LIMITS, best_partial_round
 from bot.ensemble.types import (
     ACCEPTED,
     BUDGET,
@@ -40,6 +41,7 @@ from bot.ensemble.types import (
     STOPPED,
     STUCK,
     TESTS_PASS,
+    Judgement,
     Phase,
     Plan,
     Progress,
@@ -47,18 +49,16 @@ from bot.ensemble.types import (
     Round,
     Task,
     TeamResult,
-    TestChange,
     TestOutcome,
     Verdict,
 )
-from bot.ensemble.verdict import Judgement, judge, names_a_problem, related_failures
+from bot.ensemble.verdict import names_a_problem
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import BudgetExceeded, StopRequested
 from bot.forge import Workspace
 from bot.forge.policy import DEFAULT_MAX_FILE_BYTES
 from bot.redact import clip
 from bot.trace import span
-from common.testfiles import is_test_path
 
 log = logging.getLogger(__name__)
 REPLAN_AFTER = 2  # rounds failing with the same signature before the planner re-plans
@@ -66,9 +66,13 @@ REVISIONS_AFTER_GOOD = 1  # rounds a critic's "revise" may buy once the judge fo
 STUCK_AFTER = 3  # rounds failing with the same signature before the team gives up
 
 
-@dataclass
+@dataclass(frozen=True)
 class Team:
-    """A team's fixed inputs: its name, the models, the index, the test runner and its workspace."""
+    """A team's fixed inputs: its name, the models, the index, the test runner, its workspace and the base run.
+
+    Complete when built; what the loop learns as it goes (the plan, the reproduction test, the
+    feedback) lives in the loop, not on the team.
+    """
 
     name: str
     task: Task
@@ -87,22 +91,8 @@ class Team:
     baseline: TestOutcome | None = None  # the tests at the base, which every candidate is judged against
     explore_budget: ExploreBudget = ExploreBudget()
     required_tests: tuple[str, ...] = ()  # tests the task names: they must pass
-    reproduction: str | None = None  # the reproduction test, once it failed at the base
-    frozen: dict[str, str] = field(default_factory=dict)  # the reproduction test as round 0 wrote it: judged as is
     instructions: Instructions = Instructions()  # the repository's conventions, read from a trusted tree
     direct_first: bool = False  # try one direct round (no exploring or planning calls) before planning
-
-    def say(self, phase: Phase, rnd: int = 0, detail: str = "") -> None:
-        """Report progress; a failing progress view never stops the work."""
-        try:
-            self.progress(self.name, phase, rnd, detail)
-        except Exception as exc:  # noqa: BLE001 - reporting (a comment, a terminal) is not the work
-            log.warning("team %s: progress report failed (%s: %s); carrying on", self.name, type(exc).__name__, exc)
-
-    def check_stop(self) -> None:
-        """Raise StopRequested when a stop was requested (Ctrl-C, `/ensemble stop`); called between steps."""
-        if self.stop.is_set():
-            raise StopRequested("a stop was requested")
 
     def notes(self, reader: str) -> str:
         """Lessons from earlier runs, and the other teams' notes this role of the team has not read yet."""
@@ -112,59 +102,26 @@ class Team:
         """The repository's instructions that apply to `paths` (the root's alone when none), rendered."""
         return self.instructions.applying_to(paths).render()
 
-    def prompt_budget(self, role: str) -> int:
-        """Tokens the team's model for `role` can take as a prompt."""
-        budget = getattr(self.models, "prompt_budget", None)
-        return int(budget(role)) if callable(budget) else prompts.CODER_CONTEXT_TOKENS
+    @property
+    def reporter(self) -> Reporter:
+        """Where the team's progress goes, and its stop check."""
+        return Reporter(self.name, self.progress, self.stop)
 
     @property
-    def known_failures(self) -> frozenset[str]:
-        """Tests that failed at the base and are not the task's: left out of what the coder is shown.
+    def judge(self) -> TeamJudge:
+        """The judge before any reproduction test: the base run and the tests the task names."""
+        return TeamJudge(self.task.text, self.baseline, self.required_tests)
 
-        Only once the task's own tests are known (named by the task, or the reproduction test);
-        before that one of the failing tests is the bug, so the coder sees them all.
-        """
-        if not (self.required_tests or self.reproduction):
-            return frozenset()
-        failed = set(self._base_failures())
-        return frozenset(failed - set(self.required_tests) - set(self._related_failures()))
+    @property
+    def coder(self) -> Coder:
+        """The team's coder, on the team's workspace."""
+        return Coder(self.models, self.name, self.task, self.workspace, self.instructions, self.deny,
+                     self.max_file_bytes, self.stop.is_set)
 
-    def judge(self, tests: TestOutcome, reproduction: str | None = None) -> Judgement:
-        """`tests` judged against the base: the reproduction test, the tests the task names and the failing
-        tests that exercise the changed code must pass."""
-        required = [*self.required_tests, *([reproduction] if reproduction else []), *self._related_failures()]
-        return judge(self.baseline, tests, required)
-
-    def _base_failures(self) -> list[str]:
-        results = self.baseline.results if self.baseline else ()
-        return [name for name, outcome in results if outcome in ("fail", "error")]
-
-    def _related_failures(self) -> list[str]:
-        """Base failures whose test file uses a source file this team changed."""
-        failed = self._base_failures()
-        if not failed:
-            return []
-        files = WorkspaceFiles(self.workspace.path)
-        return related_failures(failed, self.workspace.changed_paths(), files.read, is_test_path,
-                                self.workspace.diff())
-
-    def judged_files(self) -> dict[str, bytes | None]:
-        """What the judge puts over this team's tree before a run: the base's tests and harness, the frozen
-        reproduction test, and no new harness file; test changes the task asks for by name are kept."""
-        files = WorkspaceFiles(self.workspace.path)
-        changed = self.workspace.changed_paths()
-        allowed = allowed_changes(self.task.text, changed, self.workspace.base_text)
-        return judged_files(changed, self.workspace.base_text, files.read, self.frozen, allowed)
-
-    def test_changes(self) -> list[TestChange]:
-        """The changes to existing tests and harness the task asked for, each with its diff (shown in the PR)."""
-        changed = self.workspace.changed_paths()
-        allowed = set(allowed_changes(self.task.text, changed, self.workspace.base_text))
-        return [TestChange(path, diff) for path, diff in diff_by_file(self.workspace.diff()).items() if path in allowed]
-
-    def grep(self, text: str) -> list[tuple[str, int, str]]:
-        """Exact-text search in the team's workspace."""
-        return self.workspace.grep(text)
+    @property
+    def critic(self) -> Critic:
+        """The team's critic."""
+        return Critic(self.models, self.name, self.instructions)
 
 
 def run_team(team: Team) -> TeamResult:
@@ -174,9 +131,10 @@ def run_team(team: Team) -> TeamResult:
     earlier round passed, the workspace goes back to that round's commit.
     """
     result = TeamResult(team.name, models=team.trailers.get("Ensemble-Model", ""))
+    loop = _Loop(team.judge)
     with span("ensemble.team", team=team.name) as s:
         try:
-            _plan_and_loop(team, result)
+            _plan_and_loop(team, result, loop)
         except BudgetExceeded as exc:
             result.stop_reason, result.stop_detail = BUDGET, str(exc)
         except StopRequested as exc:
@@ -187,128 +145,112 @@ def run_team(team: Team) -> TeamResult:
             result.error = f"{type(exc).__name__}: {exc}"
             s.fail(result.error)
         team.workspace.discard()  # edits that never became a commit are not part of the result
-        _keep_last_passing(team, result)
+        _keep_last_passing(team.workspace, result)
+        result.judgement = _final_judgement(result)
+        _keep_best_partial(team.workspace, result)
         result.diff = team.workspace.diff()
-        result.test_changes = team.test_changes()
-        result.judgement = _final_judgement(team, result)
+        result.test_changes = loop.judge.test_changes(team.workspace)
         s.set(stop_reason=result.stop_reason, rounds=len(result.rounds), passed=result.passed,
               accepted=result.accepted, diff_lines=result.diff_size, refused=result.refused, kept=result.kept)
     return result
 
 
-def _keep_last_passing(team: Team, result: TeamResult) -> None:
-    """Go back to the newest committed round whose tests passed when the final state does not pass."""
-    if result.passed and result.stop_reason != CRASHED:
-        return
-    passing = [r for r in result.rounds if r.commit and r.tests is not None and r.good]
-    if not passing:
-        return
-    best = next((r for r in reversed(passing) if r.verdict == Verdict.ACCEPT), passing[-1])
-    team.workspace.reset(best.commit or "")
-    result.tests_after = best.tests
-    result.judgement = best.judgement
-    result.accepted = best.verdict == Verdict.ACCEPT
-    result.kept = (f"round {best.number} passed the tests and is kept; "
-                   f"{'the team crashed after it' if result.stop_reason == CRASHED else 'later rounds did not pass'}")
-
-
-def _final_judgement(team: Team, result: TeamResult) -> Judgement | None:
-    """The judgement of the team's final state: its last tested round's, or the kept round's."""
-    if result.judgement is not None:
-        return result.judgement
-    tested = [r for r in result.rounds if r.judgement is not None and r.commit]
-    return tested[-1].judgement if tested else None
-
-
-def _plan_and_loop(team: Team, result: TeamResult) -> None:
-    files = WorkspaceFiles(team.workspace.path)
-    loop = _Loop()
-    found = None
-    if _direct(team):
-        # Straight to coding from the failing tests; the planner comes in when a failure repeats (a re-plan).
-        found, loop.feedback = first_look(team.retriever, team.task), _base_failures_text(team)
-        result.retrieved = found.retrieved
-        result.plan = direct_plan(team.task, found, loop.feedback, lambda p: files.read(p) is not None)
-        result.reproduction = Reproduction(None, note=result.plan.no_test_reason)
-    else:
-        team.say(Phase.EXPLORING)
-        team.check_stop()
-        found = explore(team.models, team.retriever, team.task, team.notes("planner"), files.read, team.name,
-                        grep=team.grep, budget=team.explore_budget, conventions=team.conventions())
-        result.retrieved = found.retrieved
-        team.say(Phase.PLANNING)
-        team.check_stop()
-        # An approved plan is binding: exploration still gathers context, but the planner is not asked.
-        plan = team.task.plan or make_plan(team.models, team.task, found, team.notes("planner"), team=team.name,
-                                           conventions=team.conventions(r.path for r in found.retrieved))
-        result.plan = plan
-        if plan.questions:
-            result.stop_reason, result.stop_detail = QUESTIONS, "; ".join(plan.questions)
-            return
-        if plan.reproduction_test:
-            result.reproduction = reproduce(team, plan, found)
-        else:
-            result.reproduction = Reproduction(None, note=plan.no_test_reason)
-    if not _refine(team, result, found, loop):
-        result.stop_reason = MAX_ITERATIONS
-        result.stop_detail = f"{team.max_iterations} rounds used"
-
-
-def _direct(team: Team) -> bool:
-    """Whether the team first tries a direct attempt: asked for, no approved plan to follow, and failing tests
-    at the base to judge it by (without them a plan's reproduction test is the evidence)."""
-    return team.direct_first and team.task.plan is None and bool(team._base_failures())
-
-
-def _base_failures_text(team: Team) -> str:
-    """The base's failing tests, as the coder of a direct attempt reads them: names, assertions, frames."""
-    summary = team.baseline.summary if team.baseline else ""
-    return f"The tests that fail now, before any change:\n{summary}" if summary.strip() else ""
-
-
 @dataclass
 class _Loop:
-    """What the rounds carry from one to the next: the coder's feedback and how often a failure repeated."""
+    """What the rounds carry from one to the next: the judge (with the reproduction test once written), the plan
+    and what exploring found, the coder's feedback, and how often a failure repeated."""
 
+    judge: TeamJudge
+    plan: Plan = field(default_factory=lambda: Plan(""))
+    found: Exploration = field(default_factory=Exploration)
     feedback: str = ""
     last_signature: str | None = None
     same: int = 0
     revised_good: int = 0
 
 
-def _refine(team: Team, result: TeamResult, found: Exploration, loop: _Loop) -> bool:
+def _plan_and_loop(team: Team, result: TeamResult, loop: _Loop) -> None:
+    """The algorithm: look (or explore and plan), reproduce, then rounds until judged good or stopped."""
+    report = team.reporter
+    if _direct(team, loop.judge):
+        # Straight to coding from the failing tests; the planner comes in when a failure repeats (a re-plan).
+        loop.found, loop.feedback = first_look(team.retriever, team.task), _base_failures_text(team.baseline)
+        files = WorkspaceFiles(team.workspace.path)
+        loop.plan = direct_plan(team.task, loop.found, loop.feedback, lambda p: files.read(p) is not None)
+        result.reproduction = Reproduction(None, note=loop.plan.no_test_reason)
+    else:
+        report.say(Phase.EXPLORING)
+        report.check_stop()
+        loop.found = _explore(team)
+        result.retrieved = loop.found.retrieved
+        report.say(Phase.PLANNING)
+        report.check_stop()
+        # An approved plan is binding: exploration still gathers context, but the planner is not asked.
+        loop.plan = team.task.plan or make_plan(team.models, team.task, loop.found, team.notes("planner"),
+                                                team=team.name,
+                                                conventions=team.conventions(r.path for r in loop.found.retrieved))
+        result.plan = loop.plan
+        if loop.plan.questions:
+            result.stop_reason, result.stop_detail = QUESTIONS, "; ".join(loop.plan.questions)
+            return
+        if loop.plan.reproduction_test:
+            result.reproduction, loop.judge = reproduce(team.coder, _brief(team, loop), loop.judge, team.runner,
+                                                        report, team.trailers)
+        else:
+            result.reproduction = Reproduction(None, note=loop.plan.no_test_reason)
+    result.retrieved, result.plan = loop.found.retrieved, loop.plan
+    if not _refine(team, result, loop):
+        result.stop_reason = MAX_ITERATIONS
+        result.stop_detail = f"{team.max_iterations} rounds used"
+
+
+def _direct(team: Team, judge: TeamJudge) -> bool:
+    """Whether the team first tries a direct attempt: asked for, no approved plan to follow, and failing tests
+    at the base to judge it by (without them a plan's reproduction test is the evidence)."""
+    return team.direct_first and team.task.plan is None and bool(judge.base_failures())
+
+
+def _base_failures_text(baseline: TestOutcome | None) -> str:
+    """The base's failing tests, as the coder of a direct attempt reads them: names, assertions, frames."""
+    summary = baseline.summary if baseline else ""
+    return f"The tests that fail now, before any change:\n{summary}" if summary.strip() else ""
+
+
+def _brief(team: Team, loop: _Loop) -> Brief:
+    """What the coder is told this round."""
+    return Brief(loop.plan, loop.found, loop.feedback, team.notes("coder"))
+
+
+def _refine(team: Team, result: TeamResult, loop: _Loop) -> bool:
     """Rounds until the change is judged good and accepted, the team is stuck, or the rounds run out.
 
     Only a change the judge found good goes to the critic (the tests already say what is wrong with
     the others). True when the team is done (its stop reason set); False when the rounds ran out.
     """
-    plan = result.plan or Plan("")
-    repro = result.reproduction.path if result.reproduction and result.reproduction.failed_before else None
-    team.reproduction = repro
+    report, workspace = team.reporter, team.workspace
     for number in range(len(result.rounds) + 1, team.max_iterations + 1):
-        team.say(Phase.CODING, number)
-        team.check_stop()
-        rnd = code_round(team, plan, found, loop.feedback, Round(number))
-        if rnd.tests is not None:
-            rnd.judgement = team.judge(rnd.tests, repro)
+        report.say(Phase.CODING, number)
+        report.check_stop()
+        rnd = play_round(team.coder, _brief(team, loop), loop.judge, team.runner, report, Round(number))
         result.rounds.append(rnd)
         if rnd.applied and not rnd.compile_error:
             # Commit before the review, so a budget stop during it still leaves the tested change.
-            rnd.commit = commit_round(team, rnd, f"{clip(team.task.title, 60)} (round {number})", round_text.round_body(plan, rnd, "fix"))
+            rnd.commit = commit_round(workspace, rnd, f"{clip(team.task.title, 60)} (round {number})",
+                                      round_text.round_body(loop.plan, rnd, "fix"), team.trailers)
         if rnd.applied and not rnd.compile_error:
             result.tests_after, result.judgement = rnd.tests, rnd.judgement
             if rnd.good:
-                team.say(Phase.REVIEWING, number)
-                team.check_stop()
-                review(team, rnd)
+                report.say(Phase.REVIEWING, number)
+                report.check_stop()
+                review(team.critic, team.task, workspace.diff(), workspace.changed_paths(), rnd)
         else:
-            team.workspace.discard()  # the next round starts from the last commit
+            workspace.discard()  # the next round starts from the last commit
         team.board.publish(team.name, round_text.insight(rnd))
         if rnd.good and rnd.verdict == Verdict.ACCEPT:
             result.accepted = True
             result.stop_reason = ACCEPTED
             return True
-        if _enough_revising(result, rnd, loop.revised_good, team.workspace.diff() if rnd.good else ""):
+        if _enough_revising(result, rnd, loop.revised_good, workspace.diff() if rnd.good else ""):
             return True
         loop.revised_good += bool(rnd.good or loop.revised_good)
         loop.same = loop.same + 1 if rnd.signature == loop.last_signature else 1
@@ -318,8 +260,30 @@ def _refine(team: Team, result: TeamResult, found: Exploration, loop: _Loop) -> 
             return True
         loop.feedback = round_text.feedback(rnd, _last_tested(result))
         if loop.same == REPLAN_AFTER and number < team.max_iterations:
-            plan = _replan(team, result, found)
+            loop.plan = _replan(team, result, loop.found)
+            result.retrieved, result.plan = loop.found.retrieved, loop.plan
     return False
+
+
+def _explore(team: Team, history: str = "", found: Exploration | None = None) -> Exploration:
+    """Retrieval and the planner's own requests (further, with what the rounds taught, when `found` is given)."""
+    files = WorkspaceFiles(team.workspace.path)
+    return explore(team.models, team.retriever, team.task, team.notes("planner"), files.read, team.name,
+                   grep=team.workspace.grep, budget=team.explore_budget, history=history, found=found,
+                   conventions=team.conventions())
+
+
+def _replan(team: Team, result: TeamResult, found: Exploration) -> Plan:
+    """Explore further with what the rounds taught, then plan again."""
+    team.reporter.say(Phase.REPLANNING, len(result.rounds))
+    team.reporter.check_stop()
+    history = round_text.history(result)
+    _explore(team, history, found)
+    plan = make_plan(team.models, team.task, found, team.notes("planner"), history, team.name,
+                     team.conventions(r.path for r in found.retrieved))
+    if team.task.plan:  # a team may refine an approved plan, never replace it
+        plan = _refined(team.task.plan, plan)
+    return plan
 
 
 def _last_tested(result: TeamResult) -> Round | None:
@@ -342,22 +306,44 @@ def _enough_revising(result: TeamResult, rnd: Round, revised: int, diff: str) ->
     return False
 
 
-def _replan(team: Team, result: TeamResult, found: Exploration) -> Plan:
-    """Explore further with what the rounds taught, then plan again."""
-    team.say(Phase.REPLANNING, len(result.rounds))
-    team.check_stop()
-    history = round_text.history(result)
-    files = WorkspaceFiles(team.workspace.path)
-    explore(team.models, team.retriever, team.task, team.notes("planner"), files.read, team.name,
-            grep=team.grep, budget=team.explore_budget, history=history, found=found,
-            conventions=team.conventions())
-    result.retrieved = found.retrieved
-    plan = make_plan(team.models, team.task, found, team.notes("planner"), history, team.name,
-                     team.conventions(r.path for r in found.retrieved))
-    if team.task.plan:  # a team may refine an approved plan, never replace it
-        plan = _refined(team.task.plan, plan)
-    result.plan = plan
-    return plan
+def _keep_last_passing(workspace: Workspace, result: TeamResult) -> None:
+    """Go back to the newest committed round whose tests passed when the final state does not pass."""
+    if result.passed and result.stop_reason != CRASHED:
+        return
+    passing = [r for r in result.rounds if r.commit and r.tests is not None and r.good]
+    if not passing:
+        return
+    best = next((r for r in reversed(passing) if r.verdict == Verdict.ACCEPT), passing[-1])
+    workspace.reset(best.commit or "")
+    result.tests_after = best.tests
+    result.judgement = best.judgement
+    result.accepted = best.verdict == Verdict.ACCEPT
+    result.kept = (f"round {best.number} passed the tests and is kept; "
+                   f"{'the team crashed after it' if result.stop_reason == CRASHED else 'later rounds did not pass'}")
+
+
+def _keep_best_partial(workspace: Workspace, result: TeamResult) -> None:
+    """A team stopped by a limit without a passing change goes back to its round that fixed the most tests
+    without breaking any, when its final state is not at least as good: that round is its partial work."""
+    if result.passed or result.stop_reason not in LIMITS:
+        return
+    best = best_partial_round(result.rounds)
+    final = result.judgement
+    if best is None or best.judgement is None or (
+            final is not None and final.improves and len(final.fixed) >= len(best.judgement.fixed)):
+        return
+    workspace.reset(best.commit or "")
+    result.tests_after, result.judgement = best.tests, best.judgement
+    result.kept = (f"round {best.number} fixed {len(best.judgement.fixed)} failing test(s) without breaking any "
+                   "and is kept; later rounds did not do better")
+
+
+def _final_judgement(result: TeamResult) -> Judgement | None:
+    """The judgement of the team's final state: its last tested round's, or the kept round's."""
+    if result.judgement is not None:
+        return result.judgement
+    tested = [r for r in result.rounds if r.judgement is not None and r.commit]
+    return tested[-1].judgement if tested else None
 
 
 def _refined(approved: Plan, new: Plan) -> Plan:

@@ -5,12 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from bot.redact import clip
 
-if TYPE_CHECKING:
-    from bot.ensemble.verdict import Judgement
 
 class StopReason(StrEnum):
     """Why a team's loop ended, and so the run (the winner's reason); `words` says it in plain words."""
@@ -96,6 +94,8 @@ class Plan:
     questions: tuple[str, ...] = ()
     reproduction_test: str | None = None
     no_test_reason: str = ""
+    # What the models charged to make the plan, when it was made on its own (`require_plan_approval`); None: unknown
+    cost_usd: float | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -126,6 +126,33 @@ class TestOutcome:
         if self.passed:
             return ""
         return ",".join(sorted(self.failing)) or clip((self.summary.strip().splitlines() or ["failed"])[0], 200)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The verdict on one test run against the base run, with the tests that decided it."""
+
+    good: bool
+    reason: str
+    fixed: tuple[str, ...] = ()  # failed at the base, pass now (red -> green)
+    still_failing: tuple[str, ...] = ()  # failed at the base and still fail: not the change's to fix
+    broken: tuple[str, ...] = ()  # passed at the base, and now fail, are skipped or were not reported
+    new_failing: tuple[str, ...] = ()  # tests the base did not have that fail now
+    required_failing: tuple[str, ...] = ()  # tests the task requires that do not pass (or did not run)
+    per_test: bool = False  # True when judged test by test, False when only the exit status was known
+    unknown: tuple[str, ...] = ()  # base tests a killed run never reached
+    vanished: tuple[str, ...] = ()  # the broken tests that were not reported at all after the change
+
+    @property
+    def improves(self) -> bool:
+        """Better than the base without being good: a failing test turned green, nothing broken, no new test
+        failing, and a complete run (partial work worth delivering when a run stops on a limit)."""
+        return self.per_test and bool(self.fixed) and not (self.broken or self.new_failing or self.unknown)
+
+    @property
+    def blamed(self) -> tuple[str, ...]:
+        """The failing tests the change is answerable for (what the coder is told about)."""
+        return tuple(dict.fromkeys((*self.required_failing, *self.broken, *self.new_failing)))
 
 
 def passes(judgement: Judgement | None, tests: TestOutcome | None) -> bool:
@@ -287,6 +314,12 @@ class RunResult:
         return bool(self.commits) and self.passed
 
     @property
+    def partial(self) -> bool:
+        """True when the branch holds partial work: a run stopped by a limit kept a change that does not pass
+        but fixed tests without breaking any (the runner lands nothing else that does not pass)."""
+        return bool(self.commits) and not self.passed
+
+    @property
     def stop_words(self) -> str:
         """The stop reason in plain words."""
         return STOP_WORDS.get(self.stop_reason, self.stop_reason) if self.stop_reason else ""
@@ -294,6 +327,6 @@ class RunResult:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (what `ensemble run --json` prints)."""
         data = asdict(self)
-        data.update(success=self.success, stop_words=self.stop_words,
+        data.update(success=self.success, partial=self.partial, stop_words=self.stop_words,
                      pre_existing_failures=list(self.pre_existing_failures))
         return data

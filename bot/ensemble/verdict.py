@@ -19,33 +19,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from bot.ensemble.types import TestOutcome
+from bot.ensemble.types import Judgement, TestOutcome
+from common.languages import is_code
+from common.testfiles import is_test_path
 from sandbox.model import COLLECTION
 
 FAILED = ("fail", "error")
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """The verdict on one test run against the base run, with the tests that decided it."""
-
-    good: bool
-    reason: str
-    fixed: tuple[str, ...] = ()  # failed at the base, pass now (red -> green)
-    still_failing: tuple[str, ...] = ()  # failed at the base and still fail: not the change's to fix
-    broken: tuple[str, ...] = ()  # passed at the base, and now fail, are skipped or were not reported
-    new_failing: tuple[str, ...] = ()  # tests the base did not have that fail now
-    required_failing: tuple[str, ...] = ()  # tests the task requires that do not pass (or did not run)
-    per_test: bool = False  # True when judged test by test, False when only the exit status was known
-    unknown: tuple[str, ...] = ()  # base tests a killed run never reached
-    vanished: tuple[str, ...] = ()  # the broken tests that were not reported at all after the change
-
-    @property
-    def blamed(self) -> tuple[str, ...]:
-        """The failing tests the change is answerable for (what the coder is told about)."""
-        return tuple(dict.fromkeys((*self.required_failing, *self.broken, *self.new_failing)))
 
 
 def judge(before: TestOutcome | None, after: TestOutcome, required: Sequence[str] = ()) -> Judgement:
@@ -189,7 +170,7 @@ def changed_definitions(diff: str) -> set[str]:
     test_file = False
     for line in diff.splitlines():
         if line.startswith("+++ "):
-            test_file = "test" in line.rsplit("/", 1)[-1].lower()
+            test_file = is_test_path(line[4:].strip().removeprefix("b/"))
         elif test_file:
             continue
         elif line.startswith("@@"):
@@ -202,7 +183,7 @@ def changed_definitions(diff: str) -> set[str]:
 def file_of_test(name: str) -> str:
     """The file a test id names: 'tests/test_x.py::T::t' -> tests/test_x.py, 'tests.test_x::T::t' -> tests/test_x.py."""
     where = name.split("::", 1)[0]
-    if "/" in where or where.endswith((".py", ".js", ".ts", ".go", ".rs", ".java")):
+    if "/" in where or is_code(where):
         return where
     return where.replace(".", "/") + ".py"
 

@@ -34,6 +34,15 @@ class RoleSpend:
     repaired: int = 0
     truncated: int = 0
 
+    def count(self, event: str) -> None:
+        """Count one of EVENTS."""
+        if event == "parse_failures":
+            self.parse_failures += 1
+        elif event == "repaired":
+            self.repaired += 1
+        else:
+            self.truncated += 1
+
     def add(self, usage: Usage, cost_usd: float, replayed: bool) -> None:
         """Count one settled call."""
         self.calls += 1
@@ -116,7 +125,7 @@ class Ledger:
             raise ValueError(f"unknown ledger event {event!r}; expected one of {', '.join(EVENTS)}")
         with self._lock:
             spend = self.roles.setdefault(role, RoleSpend())
-            setattr(spend, event, getattr(spend, event) + 1)
+            spend.count(event)
 
     def record_fallback(self, role: str, failed: str, next_label: str, reason: str) -> None:
         """Note that `failed` gave up for `role` and `next_label` took over."""
@@ -129,7 +138,7 @@ class Ledger:
             return self._summary()
 
     def _total(self, name: str) -> Any:
-        return sum(getattr(spend, name) for spend in self.roles.values())
+        return sum(asdict(spend)[name] for spend in self.roles.values())
 
     def _summary(self) -> dict[str, Any]:
         names = ("calls", "cache_hits", "replayed", "input_tokens", "output_tokens", "cached_tokens", *EVENTS)

@@ -165,7 +165,7 @@ class ModelManager:
         temp = link.temperature if temperature is None else temperature
         request = ChatRequest(role, messages, schema, temp, self._output_cap(link), self.timeout_s)
         params = {"temperature": temp, "max_output_tokens": request.max_output_tokens,
-                  "base_url": getattr(link.model, "base_url", None)}  # same name, other server: other model
+                  "base_url": link.model.base_url}  # same name, other server: other model
         key = cache_key(link.model.provider, link.model.model, messages, schema, params)
         with self._lock:
             repeat = self._answered.get(key, 0)
@@ -289,6 +289,10 @@ class ModelManager:
         if isinstance(exc, StructuredReplyError):
             return StructuredReplyError(message, exc.raw_reply)
         return type(exc)(message)
+
+    def has_role(self, role: str) -> bool:
+        """True when `role` has a model chain of its own (a team's own model: `coder@b`)."""
+        return role in self.chains
 
     def spend(self) -> dict[str, Any]:
         """The run's usage so far: totals, per role (with parse failures, repairs, cut-off replies), caps, fallbacks."""

@@ -37,6 +37,7 @@ class ScriptedChatModel:
     """Answers from a list of transcript entries, in order."""
 
     provider = "scripted"
+    base_url: str | None = None
 
     def __init__(self, entries: Iterable[Mapping[str, Any]], model: str = "scripted"):
         self.model = model

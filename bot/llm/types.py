@@ -92,6 +92,7 @@ class ChatModel(Protocol):
 
     provider: str
     model: str
+    base_url: str | None  # the server (None: the provider's own): the same model name elsewhere is another model
 
     def complete(self, request: ChatRequest) -> Completion:
         """Send `request` once; raise a `bot.errors.ProviderError` subclass on failure."""

@@ -22,7 +22,19 @@ import pytest
 from actions.app import handle_event
 from actions.context import Outcome
 from bot.config import Config
-from bot.ensemble.types import ACCEPTED, STOPPED, Plan, Reproduction, Retrieved, RunResult, Task, TestOutcome
+from bot.ensemble.types import (
+    ACCEPTED,
+    MAX_ITERATIONS,
+    STOPPED,
+    Plan,
+    Reproduction,
+    Retrieved,
+    RunResult,
+    StopReason,
+    Task,
+    TestOutcome,
+)
+from bot.ensemble.verdict import Judgement
 from tests.fakes.github_server import FakeGitHub
 
 REPO = "octo/demo"
@@ -36,7 +48,8 @@ class ScriptedEngine:
     """Writes `files` on the branch as one commit per call (with the bot's trailer) and reports success.
 
     `before_return` runs inside the engine (e.g. to post a stop comment mid-run); `fail` makes
-    the run end without a passing change.
+    the run end without a passing change (stopped for `fail_reason`); `improved` makes such a run, or a
+    stopped one, keep partial work: a commit that fixes one of two tests and breaks none.
     """
 
     files: Callable[[int], dict[str, str]] = lambda n: {"calc.py": f"def add(a, b):\n    return a + b  # v{n}\n"}
@@ -44,10 +57,14 @@ class ScriptedEngine:
     before_return: Callable[[threading.Event], None] | None = None
     calls: list[Task] = field(default_factory=list)
     git_configs: list[str] = field(default_factory=list)
+    improved: bool = False
+    fail_reason: StopReason = MAX_ITERATIONS
+    configs: list[Config] = field(default_factory=list)
 
     def __call__(self, repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], *, run_id: str,
                  progress: Callable[[str, str, int, str], None], stop: threading.Event) -> RunResult:
         self.calls.append(task)
+        self.configs.append(config)
         assert "GITHUB_TOKEN" not in env, "the engine must never see the GitHub token"
         self.git_configs.append((repo_dir / ".git" / "config").read_text())
         for phase in ("indexing", "planning", "coding", "testing", "reviewing"):
@@ -65,13 +82,24 @@ class ScriptedEngine:
             self.before_return(stop)
         if stop.is_set():
             result.stop_reason = STOPPED
-            return result
+            return self._partial(result, repo_dir, run_id) if self.improved else result
         if self.fail:
-            result.stop_reason, result.tests_after = "max_iterations", TestOutcome(False, ("t",))
-            return result
+            result.stop_reason, result.tests_after = self.fail_reason, TestOutcome(False, ("t",))
+            return self._partial(result, repo_dir, run_id) if self.improved else result
         result.stop_reason, result.tests_after = ACCEPTED, TestOutcome(True, total=1)
         result.commits = [{"sha": _commit(repo_dir, result.branch, self.files(len(self.calls)), run_id),
                            "summary": "Make add() add"}]
+        return result
+
+    def _partial(self, result: RunResult, repo_dir: Path, run_id: str) -> RunResult:
+        """Partial work, as the engine lands it: one of two failing tests fixed, nothing broken."""
+        fixed, left = "tests/test_calc.py::test_add", "tests/test_calc.py::test_add_negative"
+        result.tests_after = TestOutcome(False, (left,), total=2, results=((fixed, "pass"), (left, "fail")))
+        result.judgement = Judgement(False, f"required test(s) fail: {left}", fixed=(fixed,),
+                                     required_failing=(left,), per_test=True)
+        result.diff = "diff --git a/calc.py b/calc.py\n"
+        result.commits = [{"sha": _commit(repo_dir, result.branch, self.files(len(self.calls)), run_id),
+                           "summary": "Make add() add (partial)"}]
         return result
 
 

@@ -17,7 +17,7 @@ def test_action_is_composite_with_the_documented_inputs_and_outputs() -> None:
     assert ACTION["runs"]["using"] == "composite"
     assert set(ACTION["inputs"]) == {"github-token", "openai-api-key", "gemini-api-key", "openai-base-url",
                                      "config-path", "budget-usd", "trigger-label", "bot-login", "torch-install",
-                                     "upload-trace"}
+                                     "upload-trace", "job-timeout-minutes"}
     assert set(ACTION["outputs"]) == {"pr-number", "result"}
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import subprocess
+import time
 from collections.abc import Iterator
+from email.utils import formatdate
 from pathlib import Path
 
 import pytest
@@ -89,6 +91,22 @@ def test_rate_limit_beyond_the_budget_is_a_clear_error(forge: GitHubForge, fake:
     fake.fail_next(retry_after=8, times=5)
     with pytest.raises(ForgeError, match="rate-limited.*run again later"):
         forge.issue(1)
+
+
+def test_retry_after_as_an_http_date_is_waited_out_and_5xx_reads_are_tried_again(
+        forge: GitHubForge, fake: FakeGitHub, waits: list[float]) -> None:
+    fake.fail_next(retry_after=formatdate(time.time() + 4, usegmt=True), path_pattern=r"/issues/1$")
+    fake.fail_next(status=502, message="Bad Gateway", retry_after=None, times=2, path_pattern=r"/issues/1$")
+    assert forge.issue(1)[0] == "add() subtracts"
+    assert 2 <= waits[0] <= 4 and waits[1:] == [1.0, 2.0]
+
+
+def test_a_nonsense_retry_after_is_ignored_for_github_s_default_wait(forge: GitHubForge, fake: FakeGitHub,
+                                                                    waits: list[float]) -> None:
+    fake.fail_next(retry_after="soon", path_pattern=r"/issues/1$")
+    with pytest.raises(ForgeError, match="rate-limited.*run again later"):  # 60 s is past this forge's 10 s budget
+        forge.issue(1)
+    assert waits == []
 
 
 def test_not_found_is_a_clear_error(forge: GitHubForge) -> None:

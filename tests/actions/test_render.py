@@ -13,7 +13,7 @@ from actions.markers import read_marker
 from actions.render import escalation_comment, fenced, pr_body, progress_body
 from actions.summary import pull_url, step_summary
 from bot.ensemble import types
-from bot.ensemble.verdict import Judgement
+from bot.ensemble.types import Judgement
 
 GOLDEN = Path(__file__).parent / "golden"
 LOG = """2026-11-21T10:00:00.1234567Z ##[group]Run pytest -q

@@ -178,3 +178,47 @@ def test_instructions_is_a_text_for_every_role() -> None:
     assert config.instructions == "Use pathlib, never os.path.\nKeep functions short.\n"
     assert Config().instructions == ""
     assert any("instructions" in m and "expected a string" in m for m in issues_of("instructions: [a, b]\n"))
+
+
+def test_spend_caps_across_runs_and_run_usd_as_the_per_run_cap() -> None:
+    config = parse_config("budget:\n  run_usd: 0.5\n  issue_usd: 3\n  day_usd: 20\n")
+    assert config.budget_usd == 0.5  # the cap the engine and the model manager use
+    assert (config.budget.issue_usd, config.budget.day_usd) == (3.0, 20.0) and config.budget.across_runs
+    assert parse_config("budget_usd: 0.5\nbudget: {run_usd: 0.5}\n").budget_usd == 0.5  # both, the same: fine
+    assert not Config().budget.across_runs and Config().budget.day_usd is None  # no cap unless given
+
+
+def test_budget_mistakes_are_named_with_their_fix() -> None:
+    [differ] = issues_of("budget_usd: 2\nbudget:\n  run_usd: 1\n")
+    assert differ.startswith("ensemble.yml:3: budget.run_usd: 1.0 differs from budget_usd 2.0")
+    assert "keep only budget.run_usd" in differ
+    [below] = issues_of("budget:\n  run_usd: 2\n  day_usd: 1.5\n")
+    assert below == ("ensemble.yml:3: budget.day_usd: 1.5 is below the per-run cap 2.0, so every run would be "
+                     "refused; raise budget.day_usd or lower budget.run_usd")
+    found = issues_of("budget: {issue_usd: -1, dayusd: 5}\n")
+    assert "budget.issue_usd: -1 is below the minimum 0.0" in found[0] and "did you mean 'day_usd'?" in found[1]
+
+
+def test_the_budget_variable_overrides_the_per_run_cap_within_the_caps(tmp_path: Path) -> None:
+    write_config(tmp_path, "budget: {run_usd: 1, day_usd: 4}\n")
+    config = load_config(tmp_path, env={"ENSEMBLE_BUDGET_USD": "3"})
+    assert config.budget_usd == 3.0 and config.budget.run_usd == 3.0
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path, env={"ENSEMBLE_BUDGET_USD": "5"})
+    assert "ENSEMBLE_BUDGET_USD: 5.0 is above budget.day_usd (4.0 in" in str(info.value)
+    assert "lower it (the action's budget-usd) or raise budget.day_usd" in str(info.value)
+
+
+def test_approvers_is_write_codeowners_or_a_list_of_logins_and_teams() -> None:
+    assert Config().approvers == "write"
+    assert parse_config("approvers: codeowners").approvers == "codeowners"
+    assert parse_config('approvers: [mona, "@octo-org/core.team"]').approvers == ("mona", "@octo-org/core.team")
+    assert issues_of("approvers: admins") == [
+        "ensemble.yml:1: approvers: unknown value 'admins'; expected one of write, codeowners, or a list of logins "
+        "and org/team slugs, like [alice, octo-org/maintainers]"]
+    assert issues_of("approvers: []") == [
+        "ensemble.yml:1: approvers: the list is empty; give at least 1 entry, or remove the key"]
+    assert issues_of("approvers: [mona, 'octo org/team', 7]") == [
+        "ensemble.yml:1: approvers[1]: 'octo org/team' is not valid; expected a value naming a GitHub login like "
+        "alice, or a team like octo-org/maintainers",
+        "ensemble.yml:1: approvers[2]: expected a string, got an integer 7"]

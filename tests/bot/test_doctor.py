@@ -130,6 +130,15 @@ def test_token_problems_are_named_with_the_fix(tmp_path: Path, github: FakeGitHu
     assert not check.ok and "octo/missing is not visible" in check.detail and not check.essential
 
 
+def test_the_token_check_waits_out_a_rate_limit_and_a_passing_502_as_a_run_would(tmp_path: Path,
+                                                                                  github: FakeGitHub) -> None:
+    github.fail_next(retry_after=0, path_pattern=r"/repos/octo/demo$")
+    github.fail_next(status=502, message="Bad Gateway", retry_after=None, path_pattern=r"/repos/octo/demo$")
+    [check] = check_github_token(DoctorContext(tmp_path, _token_env(github, github.token)))
+    assert check.ok and "installation token" in check.detail
+    assert [r.status for r in github.calls("GET", r"/repos/octo/demo$")] == [403, 502, 200]
+
+
 def test_default_token_without_heal_workflows_warns_that_prs_go_untested(tmp_path: Path, github: FakeGitHub) -> None:
     ctx = DoctorContext(tmp_path, _token_env(github, github.token, ENSEMBLE_DEFAULT_TOKEN="true"))
     assert check_config(ctx).ok  # loads the (default) config the next check reads

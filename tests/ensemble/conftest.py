@@ -20,12 +20,15 @@ from bot.ensemble.adapters import compile_check
 from bot.ensemble.demo import create_sample_repo
 from bot.ensemble.types import Retrieved, Task, TestOutcome
 
+PROMPT_BUDGET = 24_000  # tokens a scripted model takes as a prompt
+
 
 @dataclass
 class Said:
     text: str
     data: dict[str, Any] | None = None
     finish_reason: str = "stop"
+    truncated: bool = False
 
 
 class ScriptedModels:
@@ -55,9 +58,20 @@ class ScriptedModels:
             return Said(json.dumps(reply), reply)
         return Said(reply)
 
+    def prompt_budget(self, role: str) -> int:
+        return PROMPT_BUDGET
+
+    def has_role(self, role: str) -> bool:
+        return "@" not in role  # one model for every team
+
+    def spend(self) -> dict[str, Any]:
+        return {}
+
 
 class FileRetriever:
     """Returns whole files whose text mentions a query word; no index needed."""
+
+    embed = None  # no embedding model: the lessons store matches by words
 
     def __init__(self, root: Path):
         self.root = root
@@ -80,6 +94,8 @@ class FileRetriever:
 
 class HostPytest:
     """Runs pytest on the host in the workspace (our own sample code only), with per-test results."""
+
+    environment = "pytest on the host"
 
     def __init__(self) -> None:
         self.runs = 0

@@ -6,8 +6,7 @@ from dataclasses import replace
 
 from actions.render import pr_body
 from bot.ensemble.report import render_summary
-from bot.ensemble.types import TestOutcome
-from bot.ensemble.verdict import Judgement
+from bot.ensemble.types import Judgement, TestOutcome
 from tests.actions.test_render import sample_result
 
 

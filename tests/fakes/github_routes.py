@@ -228,6 +228,26 @@ def list_reviews(fake, repo, m, q, body, login) -> Reply:
     return _page(fake, m.string, q, items)
 
 
+REVIEW_EVENTS = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
+
+
+def create_review(fake, repo, m, q, body, login) -> Reply:
+    """POST /pulls/{n}/reviews: a submitted review (an `event`), or a pending one without; GitHub refuses an
+    approval or a change request by the PR's own author."""
+    pull = repo.pulls.get(int(m["n"]))
+    if not pull:
+        return NOT_FOUND
+    event = (body or {}).get("event")
+    if event is not None and event not in REVIEW_EVENTS:
+        return _validation("PullRequestReview", "invalid", field="event")
+    if event in ("APPROVE", "REQUEST_CHANGES") and repo.issues[pull["number"]]["user"]["login"] == login:
+        return 422, {}, {"message": "Unprocessable Entity", "errors": [
+            f"Can not {'approve' if event == 'APPROVE' else 'request changes on'} your own pull request"]}
+    review = fake.add_review(repo.full_name, pull["number"], REVIEW_EVENTS.get(event or "", "PENDING"),
+                             (body or {}).get("body") or "", user=login)
+    return 200, {}, review
+
+
 def get_review(fake, repo, m, q, body, login) -> Reply:
     review = repo.reviews.get(int(m["id"]))
     return (200, {}, fake.review_json(repo, review)) if review else NOT_FOUND
@@ -525,6 +545,7 @@ ROUTES: list[tuple[str, str, Any]] = [
     ("PATCH", R + r"/pulls/(?P<n>\d+)$", edit_pull),
     ("PUT", R + r"/pulls/(?P<n>\d+)/merge$", merge_pull),
     ("GET", R + r"/pulls/(?P<n>\d+)/reviews$", list_reviews),
+    ("POST", R + r"/pulls/(?P<n>\d+)/reviews$", create_review),
     ("GET", R + r"/pulls/(?P<n>\d+)/reviews/(?P<id>\d+)$", get_review),
     ("GET", R + r"/pulls/(?P<n>\d+)/reviews/(?P<id>\d+)/comments$", review_comments),
     ("GET", R + r"/pulls/(?P<n>\d+)/comments$", review_comments),
@@ -551,6 +572,19 @@ ROUTES: list[tuple[str, str, Any]] = [
 ]
 
 
+TEAM_MEMBERSHIP = r"/orgs/(?P<org>[^/]+)/teams/(?P<team>[^/]+)/memberships/(?P<user>[^/]+)$"
+
+
+def team_membership(fake: FakeGitHub, m: re.Match[str]) -> Reply:
+    """GET /orgs/{org}/teams/{team_slug}/memberships/{username}: 404 for a non-member (or an unknown team)."""
+    members = {k.lower(): v for k, v in fake.teams.get(f"{m['org']}/{m['team']}".lower(), {}).items()}
+    state = members.get(m["user"].lower())
+    if state is None:
+        return NOT_FOUND
+    url = f"{fake.api_url}/organizations/1/team/1/memberships/{m['user']}"
+    return 200, {}, {"url": url, "role": "member", "state": state}
+
+
 def handle_api(fake: FakeGitHub, method: str, path: str, query: dict, body: Any, login: str) -> Reply:
     """Route one API request; unknown routes answer 404 like GitHub does."""
     if method == "GET" and path == "/user":
@@ -560,6 +594,8 @@ def handle_api(fake: FakeGitHub, method: str, path: str, query: dict, body: Any,
         return 200, {}, fake.user(login)
     if path == "/api/graphql" or path.endswith("/graphql"):
         return graphql(fake, body or {}, login)
+    if method == "GET" and (match := re.match(TEAM_MEMBERSHIP, path)):
+        return team_membership(fake, match)
     for verb, pattern, route in ROUTES:
         match = re.match(pattern, path)
         if verb == method and match:

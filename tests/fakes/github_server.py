@@ -101,6 +101,7 @@ class FakeGitHub:
         self.repos: dict[str, RepoState] = {}
         self.requests: list[Logged] = []
         self.injected: list[Injected] = []
+        self.teams: dict[str, dict[str, str]] = {}  # "org/team-slug" -> {login: membership state}
         self.on_rerun: Callable[[RepoState, dict], None] | None = None
         self.on_dispatch: Callable[[RepoState, dict], None] | None = None
         self.on_rerequest: Callable[[RepoState, dict], None] | None = None
@@ -154,6 +155,10 @@ class FakeGitHub:
         state = RepoState(full_name, bare, self.next_id(), default_branch)
         self.repos[full_name] = state
         return state
+
+    def add_team(self, org: str, slug: str, members: tuple[str, ...], pending: tuple[str, ...] = ()) -> None:
+        """A team `org/slug` with active `members` and invited (`pending`) ones."""
+        self.teams[f"{org}/{slug}"] = {**{m: "active" for m in members}, **{m: "pending" for m in pending}}
 
     def set_permission(self, full_name: str, login: str, permission: str) -> None:
         """`permission` is admin, maintain, write, triage, read or none."""
@@ -281,7 +286,7 @@ class FakeGitHub:
                                if conclusion == "failure" else [])
         suite["conclusion"] = "failure" if any(c == "failure" for _, c, _ in runs) else "success"
 
-    def fail_next(self, status: int = 403, message: str = SECONDARY_LIMIT, retry_after: int | None = 1,
+    def fail_next(self, status: int = 403, message: str = SECONDARY_LIMIT, retry_after: int | str | None = 1,
                   times: int = 1, method: str | None = None, path_pattern: str | None = None) -> None:
         """Answer the next matching API request(s) with an error (default: a secondary rate limit)."""
         headers = {"retry-after": str(retry_after)} if retry_after is not None else {}

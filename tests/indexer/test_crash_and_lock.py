@@ -20,12 +20,12 @@ from pathlib import Path
 import indexer.store as store
 from indexer import open_index
 from tests.indexer.conftest import HashingEmbedder
-real = store._atomic_write
-def write(path, fill):
+real = store.write_atomic
+def write(path, data, **options):
     if Path(path).name == "manifest.json":
         os.kill(os.getpid(), signal.SIGKILL)
-    real(path, fill)
-store._atomic_write = write
+    real(path, data, **options)
+store.write_atomic = write
 open_index(Path(sys.argv[1]), embedder=HashingEmbedder())
 """
 HOLD_THE_LOCK = """

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexer.embedder import EmbedderError, canonical_model_name, make_embedder
+from indexer.embedder import EmbedderError
+from indexer.embedding import canonical_model_name, make_embedder
 from indexer.static import StaticEmbedder, distilled_path
 
 
@@ -44,3 +45,16 @@ def test_static_embedder_averages_distilled_token_vectors(tmp_path: Path):
     assert np.allclose(vectors[0], vectors[1]) and not np.allclose(vectors[0], vectors[3])
     assert np.allclose(np.linalg.norm(vectors[[0, 1, 3]], axis=1), 1.0, atol=1e-5)
     assert not vectors[2].any()  # an empty text embeds to zeros, never NaN
+
+
+def test_the_distillation_cache_is_written_whole_and_an_unwritable_cache_only_warns(tmp_path: Path,
+                                                                                      caplog: pytest.LogCaptureFixture):
+    from indexer.static import _save
+
+    vectors = np.arange(6, dtype=np.float32).reshape(2, 3)
+    _save(tmp_path / "cache" / "model.npy", vectors)
+    assert np.array_equal(np.load(tmp_path / "cache" / "model.npy"), vectors)
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == ["model.npy"]
+    (tmp_path / "not-a-folder").write_text("a file where the cache folder should be")
+    _save(tmp_path / "not-a-folder" / "model.npy", vectors)
+    assert "cannot keep the distilled model" in caplog.text

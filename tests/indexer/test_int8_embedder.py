@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from indexer.embedder import canonical_model_name, make_embedder
+from indexer.embedding import canonical_model_name, make_embedder
 
 pytestmark = pytest.mark.slow
 TEXTS = ["def median(values):\n    ordered = sorted(values)", "class HTTPAdapter(BaseAdapter): send a request",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from indexer import FusionParams
-from indexer.chunking import Chunk
+from indexer.chunks import Chunk
 from indexer.query import analyze_query
 from indexer.retrieval import SymbolTable, analysis_scores, file_channels, fuse_files
 

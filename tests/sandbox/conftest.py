@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.docker_env import OWNER_LABEL, labels
 from sandbox.images import BASE_IMAGE
 from sandbox.model import SandboxSpec
+from sandbox.ownership import OWNER_LABEL, labels
 
 SAMPLE_TESTS = '''\
 from calc import add
@@ -56,7 +56,7 @@ def tight_spec() -> SandboxSpec:
 @pytest.fixture(scope="session")
 def docker_client() -> Iterator[object]:
     """A client for the engine; skipped (or failed on CI) by the `docker` marker policy when none answers."""
-    from sandbox.docker_sandbox import docker_client as connect
+    from sandbox.engine import docker_client as connect
     from sandbox.errors import EngineUnavailable
 
     try:
@@ -85,7 +85,7 @@ def no_leftovers(docker_client: object) -> Iterator[None]:
     yield
     left = [c for c in labelled(docker_client) if c.id not in before]
     volumes = [v for v in labelled(docker_client, "volumes") if v.id not in before]
-    from sandbox.docker_env import remove_container
+    from sandbox.ownership import remove_container
 
     for container in left:
         remove_container(container)

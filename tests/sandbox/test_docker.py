@@ -23,8 +23,8 @@ from sandbox import (
     select_sandbox,
     summarize_failures,
 )
-from sandbox.docker_env import labels, owner_id, remove_container
 from sandbox.docker_sandbox import leftover
+from sandbox.ownership import labels, owner_id, remove_container
 from tests.sandbox.conftest import base_image, write_sample
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("no_leftovers")]
