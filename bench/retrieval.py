@@ -41,9 +41,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from common.git import GitError, git, git_bytes, git_succeeds  # noqa: E402
+from common.languages import CODE_SUFFIXES  # noqa: E402
 from indexer import FusionParams, open_index  # noqa: E402
 from indexer.chunks import Chunk  # noqa: E402
-from indexer.files import CODE_SUFFIXES, is_auxiliary_path, is_test_path, read_text  # noqa: E402
+from indexer.files import is_auxiliary_path, is_test_path, read_text  # noqa: E402
 from indexer.history import HistoryUpdate, update_history  # noqa: E402
 from indexer.history_rank import HistoryRanker, with_history  # noqa: E402
 from indexer.lexical import LexicalIndex  # noqa: E402
