@@ -18,7 +18,7 @@ from actions.deadline import with_job_deadline
 from actions.engine import plan_text
 from actions.engine_env import engine_environment
 from actions.github import CommentInfo, ForgeError, PullInfo
-from actions.gitops import check_hold, prepare_clone
+from actions.gitops import check_hold, complete_history, prepare_clone
 from actions.ledger import Spend, run_spend
 from actions.loops import run_limit
 from actions.progress import ProgressComment, StopWatcher
@@ -62,6 +62,7 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
             progress.update("Stopped: " + held.message)
             return held
         config = _config(ctx, clone, progress)
+        complete_history(ctx.forge, clone, config.index.history)
         task = Task(title, body + _answers(ctx, issue), slug=f"issue-{issue}", plan=approved_plan)
         with run_spend(ctx, config, issue, progress) as spend:  # reserved before, settled after (bot/spend.py)
             if spend.refused:
@@ -116,6 +117,7 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
             progress.update("Stopped: " + held.message)
             return held
         config = _config(ctx, clone, progress)
+        complete_history(ctx.forge, clone, config.index.history)
         task = Task(title, f"{body}\n\n## Requested revision ({what})\n{instructions}", slug=f"issue-{issue}")
         with run_spend(ctx, config, issue, progress) as spend:  # reserved before, settled after (bot/spend.py)
             if spend.refused:

@@ -7,15 +7,18 @@ the branch head it was told to continue from (an `ack` marker).
 
 from __future__ import annotations
 
+import logging
 import shutil
 from pathlib import Path
 
 from actions.context import Context, Outcome
+from actions.github import ForgeError, GitHubForge
 from actions.markers import marker
 from actions.render import hold_comment
 from common.git import git, git_succeeds
 
 TRAILER = "Ensemble-Run:"
+log = logging.getLogger(__name__)
 
 
 def prepare_clone(ctx: Context, branch: str, remote_head: str | None, name: str) -> Path:
@@ -28,6 +31,22 @@ def prepare_clone(ctx: Context, branch: str, remote_head: str | None, name: str)
     if remote_head:
         git(clone, "branch", "--force", branch, remote_head)
     return clone
+
+
+def complete_history(forge: GitHubForge, clone: Path, history: bool) -> bool:
+    """With the history channel on (`index.history`), fetch a shallow clone's missing commits and trees.
+
+    Returns whether the clone now has its history. A failed fetch is not a failed run: retrieval ranks
+    without history, and the index.open span of the trace says so.
+    """
+    if not history or git(clone, "rev-parse", "--is-shallow-repository", check=False).strip() != "true":
+        return history
+    try:
+        forge.fetch_history(clone)
+    except ForgeError as exc:
+        log.warning("ranking without the repository's history: %s", exc)
+        return False
+    return True
 
 
 def human_commits(clone: Path, branch: str, ack: str | None) -> list[str]:

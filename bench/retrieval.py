@@ -41,9 +41,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from common.git import GitError, git, git_bytes, git_succeeds  # noqa: E402
+from common.languages import CODE_SUFFIXES  # noqa: E402
 from indexer import FusionParams, open_index  # noqa: E402
 from indexer.chunks import Chunk  # noqa: E402
-from indexer.files import CODE_SUFFIXES, is_auxiliary_path, is_test_path, read_text  # noqa: E402
+from indexer.files import is_auxiliary_path, is_test_path, read_text  # noqa: E402
+from indexer.history import HistoryUpdate, update_history  # noqa: E402
+from indexer.history_rank import HistoryRanker, with_history  # noqa: E402
 from indexer.lexical import LexicalIndex  # noqa: E402
 from indexer.query import analyze_query  # noqa: E402
 from indexer.retrieval import FileChannels, analysis_scores, file_channels, fuse_files, rank_files  # noqa: E402
@@ -181,8 +184,13 @@ def evaluate(args: argparse.Namespace, cases: list[dict[str, Any]],
     for n, (case, repo) in enumerate(zip(cases, repos, strict=True), 1):
         started = time.perf_counter()
         index = open_index(repo, model=args.model, cache_path=Path(args.root) / f".cache-{args.model_slug}.sqlite",
-                           index_path=Path(args.root) / f".indexes-{args.model_slug}" / repo.parent.name / repo.name)
+                           index_path=Path(args.root) / f".indexes-{args.model_slug}" / repo.parent.name / repo.name,
+                           history=False)
         built = time.perf_counter() - started
+        past = case_history(case, repo, Path(args.root), args.mirrors)
+        index.history = past  # what open_index would have read from a full clone of the base commit
+        loaded = past.load()
+        ranker = HistoryRanker(loaded, index.stored.files) if loaded else None
         query = case["problem_statement"]
         file_tokens = {p: tokenize(f"{p} {read_text(repo / p) or ''}") for p in index.files
                        if p.endswith(CODE_SUFFIXES)}
@@ -191,28 +199,62 @@ def evaluate(args: argparse.Namespace, cases: list[dict[str, Any]],
         lexical, dense = index.lexical.scores(query), index.dense_scores(query)
         boosts = analysis_scores(analyze_query(query), index.chunks, index.symbols, index.files)
         rankings.setdefault("dense alone", []).append(ordered(rank_files(dense, index.chunks)))
-        components.append(CaseData({r: file_channels(lexical, dense, boosts, index.chunks, r)
-                                    for r in RUNNER_UP}))
+        # every history channel computed (weights > 0) so the grids can weigh them; seeds at the default fusion
+        every = [replace(FusionParams(), runner_up_weight=r, cochange=1.0, recency=1.0) for r in RUNNER_UP]
+        components.append(CaseData({p.runner_up_weight: with_history(
+            file_channels(lexical, dense, boosts, index.chunks, p.runner_up_weight), ranker, query, p) for p in every}))
+        if ranker is not None:
+            rankings.setdefault("history alone (similar fixes)", []).append(ordered(ranker.similar_fixes(query)))
         hits = index.search(query, k=50)
         rankings.setdefault("hybrid (defaults)", []).append([h.path for h in hits])
         print(f"  [{n}/{len(cases)}] {case['instance_id']}: {len(index.chunks)} chunks, index {built:.1f}s, "
-              f"hybrid top: {hits[0].path if hits else '-'}", file=sys.stderr, flush=True)
+              f"{past.count} commits before the base "
+              f"{past.note}", file=sys.stderr, flush=True)
     return rankings, components
+
+
+def case_history(case: dict[str, Any], checkout_dir: Path, root: Path, mirrors: Path) -> HistoryUpdate:
+    """The commits reachable from the case's base commit, never later ones: read from the fetched mirror
+    (a checkout made file by file has no history of its own), else from the checkout; cached per case."""
+    mirror = mirrors / case["repo"].replace("/", "+") / "repo"
+    source = mirror if mirror.is_dir() else checkout_dir
+    cache = root / ".history" / checkout_dir.parent.name / checkout_dir.name
+    cache.mkdir(parents=True, exist_ok=True)
+    return update_history(source, cache, case["base_commit"])
 
 
 def fused(params: FusionParams, data: CaseData) -> Ranking:
     return ordered(fuse_files(data.channels[params.runner_up_weight], params))
 
 
+NO_HISTORY: dict[str, tuple[Any, ...]] = {"history": (0.0,), "cochange": (0.0,), "recency": (0.0,)}
 GRIDS: dict[str, dict[str, tuple[Any, ...]]] = {
     # each tunable ranking: the knobs it may turn (the rest stay at FusionParams' defaults)
     "BM25 + priors": {"dense": (0.0,), "boosts": (0.0,), "test_factor": (1.0, 0.5, 0.2, 0.0),
-                      "auxiliary_factor": (1.0, 0.5, 0.2), "runner_up_weight": RUNNER_UP},
+                      "auxiliary_factor": (1.0, 0.5, 0.2), "runner_up_weight": RUNNER_UP, **NO_HISTORY},
     "BM25 + boosts": {"dense": (0.0,), "boosts": (0.0, 0.05, 0.1, 0.25, 0.5, 1.0),
-                      "test_factor": (0.5, 0.2, 0.0), "auxiliary_factor": (0.5, 0.2), "runner_up_weight": RUNNER_UP},
+                      "test_factor": (0.5, 0.2, 0.0), "auxiliary_factor": (0.5, 0.2), "runner_up_weight": RUNNER_UP,
+                      **NO_HISTORY},
     "hybrid": {"method": ("blend", "rrf"), "dense": (0.0, 0.1, 0.25, 0.5, 1.0), "boosts": (0.0, 0.05, 0.1, 0.25, 0.5, 1.0),
                "test_factor": (0.5, 0.2, 0.0), "auxiliary_factor": (0.5, 0.2),
-               "runner_up_weight": RUNNER_UP},
+               "runner_up_weight": RUNNER_UP, **NO_HISTORY},
+    # the history channels on top of the hybrid: similar fixes alone, then with co-change and recency
+    "hybrid + history": {"dense": (0.0, 0.25, 0.5), "boosts": (0.1, 0.25, 0.5),
+                         "history": (0.0, 0.1, 0.25, 0.5, 1.0, 2.0), "cochange": (0.0,), "recency": (0.0,),
+                         "test_factor": (0.5, 0.2, 0.0), "auxiliary_factor": (0.5, 0.2), "runner_up_weight": RUNNER_UP},
+    "hybrid + history + co-change + recency": {
+        "dense": (0.0, 0.25, 0.5), "boosts": (0.1, 0.25, 0.5), "history": (0.0, 0.25, 0.5, 1.0, 2.0),
+        "cochange": (0.0, 0.05, 0.1, 0.25), "recency": (0.0, 0.05, 0.1),
+        "test_factor": (0.5, 0.2), "auxiliary_factor": (0.5, 0.2), "runner_up_weight": RUNNER_UP},
+}
+# fixed settings, no tuning: each channel added to the one before, at FusionParams' default weights
+ABLATION: dict[str, dict[str, Any]] = {
+    "lexical (defaults)": {"dense": 0.0, "boosts": 0.0, "history": 0.0, "cochange": 0.0, "recency": 0.0},
+    "+ dense": {"boosts": 0.0, "history": 0.0, "cochange": 0.0, "recency": 0.0},
+    "+ boosts (today's hybrid)": {"history": 0.0, "cochange": 0.0, "recency": 0.0},
+    "+ history": {"cochange": 0.0, "recency": 0.0},
+    "+ co-change (0.1)": {"cochange": 0.1, "recency": 0.0},
+    "+ recency (0.05)": {"cochange": 0.1, "recency": 0.05},
 }
 
 
@@ -222,7 +264,7 @@ def grid_settings(knobs: dict[str, tuple[Any, ...]]) -> list[FusionParams]:
             for values in itertools.product(*(knobs[n] for n in names))]
 
 
-CHANNELS = ("lexical", "dense", "boosts")
+CHANNELS = ("lexical", "dense", "boosts", "history", "cochange", "recency")
 
 
 @dataclass
@@ -317,11 +359,11 @@ def held_out(ranks: np.ndarray, repos: list[str]) -> tuple[np.ndarray, list[int]
 
 
 def print_table(rows: list[tuple[str, dict[str, float], dict[str, float] | None]]) -> None:
-    print(f"{'method':<26}{'in-sample R@1   R@5  R@10   MRR':>34}   {'held out R@1   R@5  R@10   MRR':>34}")
+    print(f"{'method':<44}{'in-sample R@1   R@5  R@10   MRR':>34}   {'held out R@1   R@5  R@10   MRR':>34}")
     for label, m, h in rows:
         cells = f"{m['R@1']:>13.1f}{m['R@5']:>6.1f}{m['R@10']:>6.1f}{m['MRR']:>7.3f}"
         held = f"{h['R@1']:>13.1f}{h['R@5']:>6.1f}{h['R@10']:>6.1f}{h['MRR']:>7.3f}" if h else f"{'(no knobs: same)':>32}"
-        print(f"{label:<26}{cells:>34}   {held:>34}")
+        print(f"{label:<44}{cells:>34}   {held:>34}")
 
 
 def per_repo(rankings: list[Ranking], golds: list[set[str]], repos: list[str]) -> str:
@@ -353,6 +395,7 @@ print(json.dumps({{"wall": wall, "chunks": len(index.chunks), "files": len(index
                   "chunking": marks.get("chunking", started) - started,
                   "loading": marks.get("chunking start", started) - started,
                   "embedding": marks.get("embedding", started) - marks.get("embedding start", started),
+                  "history": marks.get("history", started) - marks.get("history start", started),
                   "cpu": resource.getrusage(resource.RUSAGE_SELF).ru_utime + resource.getrusage(resource.RUSAGE_SELF).ru_stime,
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
 """
@@ -398,9 +441,13 @@ def performance(args: argparse.Namespace, repo: Path, queries: list[str]) -> Non
         target = next(p for p in sorted(work.rglob("*.py")) if ".git" not in p.parts and p.stat().st_size > 2000
                       and not is_test_path(str(p.relative_to(work))))
         target.write_text(target.read_text() + "\n\ndef added_by_benchmark(value):\n    return value * 2\n")
+        env = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@localhost",
+               "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@localhost"}
+        git(work, "commit", "-q", "--no-verify", "-am", "Fix the benchmark's value doubling", env=env)
         started = time.perf_counter()
         index = open_index(work, model=args.model, cache_path=cache, index_path=index_path)
         incremental = time.perf_counter() - started
+        commits = index.history.count if index.history else 0
         index.search(queries[0])  # loads BM25, FAISS and the query encoder
         latencies = []
         for query in queries[:30]:
@@ -408,7 +455,9 @@ def performance(args: argparse.Namespace, repo: Path, queries: list[str]) -> Non
             index.search(query, k=10)
             latencies.append((time.perf_counter() - started) * 1000)
         size = sum(p.stat().st_size for p in index_path.rglob("*") if p.is_file())
-        print(f"  update after a one-file change                  {incremental:7.2f} s")
+        print(f"  update after a one-file commit                  {incremental:7.2f} s  (history: {commits} commits, "
+              f"{index.history.read if index.history else 0} read by the update; {cold.get('history', 0):.1f} s "
+              "of the cold build)")
         print(f"  query p50 / p95                                 {statistics.median(latencies):7.1f} / "
               f"{np.percentile(latencies, 95):.1f} ms over {len(latencies)} issue queries")
         print(f"  index size on disk                              {size / 1e6:7.1f} MB")
@@ -529,6 +578,9 @@ def main() -> int:
           f"model {args.model}")
     rows: list[tuple[str, dict[str, float], dict[str, float] | None]] = [
         (label, metrics(r, golds), None) for label, r in rankings.items()]
+    for label, overrides in ABLATION.items():
+        params = replace(FusionParams(), **overrides)
+        rows.append((f"{label}", metrics([fused(params, data) for data in components], golds), None))
     chosen: dict[str, FusionParams] = {}
     held: dict[str, list[Ranking]] = {}
     arrays = [case_arrays(data, gold) for data, gold in zip(components, golds, strict=True)]
@@ -552,9 +604,10 @@ def main() -> int:
     print("\nheld-out margins over BM25 chunks without tests (the goal: R@1 +10 points, R@5 >= 85%):")
     for name in GRIDS:
         m = metrics(held[name], golds)
-        print(f"  {name:<24} R@1 {m['R@1'] - base['R@1']:+5.1f} points, R@5 {m['R@5']:5.1f}%")
+        print(f"  {name:<40} R@1 {m['R@1'] - base['R@1']:+5.1f} points, R@5 {m['R@5']:5.1f}%")
     print(f"\nR@1 per repository, BM25 chunks no tests: {per_repo(rankings['BM25 chunks no tests'], golds, repos)}")
     print(f"R@1 per repository, hybrid held out:      {per_repo(held['hybrid'], golds, repos)}")
+    print(f"R@1 per repository, + history held out:   {per_repo(held['hybrid + history'], golds, repos)}")
     if args.misses:
         print("\nhybrid (held out) misses at rank 1:")
         for case, ranking, gold in zip(cases, held["hybrid"], golds, strict=True):

@@ -135,6 +135,8 @@ class IndexSpec:
     exclude: tuple[str, ...] = ()
     max_file_kb: int = field(default=512, metadata={"min": 1})
     embedding_model: str | None = None
+    # The history channel: past commits like the issue vote for the files they changed (off in a shallow clone).
+    history: bool = True
 
 
 @dataclass(frozen=True)

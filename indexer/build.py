@@ -24,6 +24,7 @@ from indexer.files import (
     list_files,
     read_text,
 )
+from indexer.history import HistoryUpdate, cached_history, update_history
 from indexer.index import RepoIndex, embedding_input
 from indexer.retrieval import FusionParams
 from indexer.store import StoredIndex, index_dir, load_store, lock_path, save_store
@@ -38,13 +39,15 @@ def open_index(repo_dir: Path, *, include: Sequence[str] = (), exclude: Sequence
                model: str | None = None, progress: Progress | None = None, embedder: Embedder | None = None,
                cache_path: Path | None = None, params: FusionParams | None = None,
                update: bool = True, embed_all: bool = False, index_path: Path | None = None,
-               redact: Callable[[str], str] | None = None) -> RepoIndex:
+               redact: Callable[[str], str] | None = None, history: bool = True) -> RepoIndex:
     """Build the index of `repo_dir`, or bring an existing one up to date, and return it loaded.
 
     Only source files are embedded unless `embed_all`: the embedding model is the slow part, and
     tests, docs and other text count for less in the ranking anyway (BM25 still covers them).
     `index_path` keeps the index somewhere other than `repo_dir/.ensemble/index`. `redact` masks
-    secrets in each chunk's text before it is stored (a CI cache may carry the index far).
+    secrets in each chunk's text before it is stored (a CI cache may carry the index far). With
+    `history` the commit history up to the indexed commit is read too (incrementally, cached beside
+    the index) for the history channels; a shallow clone leaves them off, with a note saying so.
     """
     from filelock import FileLock
 
@@ -63,7 +66,7 @@ def open_index(repo_dir: Path, *, include: Sequence[str] = (), exclude: Sequence
             log.warning("the index was built with %s, not %s; re-embedding it", stored.model, model_name)
             stored = None
         if stored is not None and not update:
-            return RepoIndex(repo, stored, embedder, params)
+            return RepoIndex(repo, stored, embedder, params, cached_history(root) if history else None)
         files = list_files(repo, tuple(include), tuple(exclude), max_file_kb)
         if stored is None or stored.files != {f.path: f.blob for f in files} or stored.commit != head_commit(repo):
             embedder = embedder or make_embedder(model_name)
@@ -74,7 +77,19 @@ def open_index(repo_dir: Path, *, include: Sequence[str] = (), exclude: Sequence
             except OSError as exc:  # a full disk: search with this index, keep the last one on disk
                 log.warning("could not save the index in %s (%s); this run searches it from memory and the "
                             "index on disk stays as it was", root, exc)
-    return RepoIndex(repo, stored, embedder, params)
+        past = _read_history(repo, root, stored.commit, progress, redact) if history else None
+    return RepoIndex(repo, stored, embedder, params, past)
+
+
+def _read_history(repo: Path, root: Path, commit: str, progress: Progress | None,
+                  redact: Callable[[str], str] | None) -> HistoryUpdate:
+    """The history channel's commits, brought up to date; progress reports it as one stage."""
+    if progress:
+        progress("history", 0, 1)
+    past = update_history(repo, root, commit, redact=redact)
+    if progress:
+        progress("history", past.count, past.count)
+    return past
 
 
 def wants_vector(path: str) -> bool:

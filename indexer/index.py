@@ -17,6 +17,8 @@ from indexer.chunks import Chunk
 from indexer.embedder import Embedder
 from indexer.embedding import make_embedder
 from indexer.files import read_text
+from indexer.history import HistoryUpdate
+from indexer.history_rank import HistoryRanker, with_history
 from indexer.lexical import LexicalIndex
 from indexer.query import analyze_query
 from indexer.repomap import render_repo_map
@@ -25,8 +27,9 @@ from indexer.retrieval import (
     SearchHit,
     SymbolTable,
     analysis_scores,
+    file_channels,
+    fuse_files,
     hybrid_chunks,
-    hybrid_files,
 )
 from indexer.store import StoredIndex, load_faiss
 
@@ -46,11 +49,17 @@ def embedding_input(chunk: Chunk) -> str:
 
 
 class RepoIndex:
-    """A loaded index: hybrid search, symbol lookup, chunk access and the repo map."""
+    """A loaded index: hybrid search, symbol lookup, chunk access and the repo map.
+
+    `history` is the commit history read beside the index (None: the channel is off); its `note`
+    says why the history is missing or thin (a shallow clone), for the trace and `ensemble doctor`.
+    """
 
     def __init__(self, repo: Path, stored: StoredIndex, embedder: Embedder | None = None,
-                 params: FusionParams | None = None):
+                 params: FusionParams | None = None, history: HistoryUpdate | None = None):
         self.repo, self.stored, self.params = repo, stored, params or FusionParams()
+        self.history = history
+        self._history_ranker: HistoryRanker | None = None
         self._embedder = embedder
         self._lexical: LexicalIndex | None = None
         self._faiss: Any = None
@@ -88,6 +97,14 @@ class RepoIndex:
             self._symbols = SymbolTable(self.chunks)
         return self._symbols
 
+    @property
+    def history_ranker(self) -> HistoryRanker | None:
+        """File scores from the commit history, or None when the index has none (built on first use)."""
+        loaded = self.history.load() if self._history_ranker is None and self.history is not None else None
+        if loaded is not None:
+            self._history_ranker = HistoryRanker(loaded, self.stored.files)
+        return self._history_ranker
+
     def dense_scores(self, query: str, depth: int | None = None) -> dict[int, float]:
         """Cosine similarity of the query to its nearest chunks."""
         if not self.chunks:
@@ -113,7 +130,8 @@ class RepoIndex:
             ranked = hybrid_chunks(lexical, dense, boosts, chunks, self.params)
             best = sorted(ranked, key=lambda i: (-ranked[i], i))[:k]
             return [_chunk_hit(chunks[i], ranked[i]) for i in best]
-        files = hybrid_files(lexical, dense, boosts, chunks, self.params)
+        channels = file_channels(lexical, dense, boosts, chunks, self.params.runner_up_weight)
+        files = fuse_files(with_history(channels, self.history_ranker, query, self.params), self.params)
         top_chunk = self._best_chunk_per_file(lexical, dense)
         ordered = sorted(files, key=lambda p: (-files[p], p))[:k]
         return [_file_hit(path, files[path], chunks[top_chunk[path]] if path in top_chunk else None)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import numpy as np
@@ -45,6 +45,11 @@ class FusionParams:
     auxiliary_factor: float = 0.5
     runner_up_weight: float = 0.25
     dense_depth: int = 2000
+    # the history channels (indexer/history_rank.py), chosen on bench/retrieval_cases only; co-change and
+    # recency are off: on those cases they moved the right file down more often than up
+    history: float = 0.5
+    cochange: float = 0.0
+    recency: float = 0.0
 
     def prior(self, path: str) -> float:
         """How much a file's scores count: less for tests and for docs, examples and non-code."""
@@ -170,6 +175,9 @@ class FileChannels:
     lexical: dict[str, float]
     dense: dict[str, float]
     boosts: dict[str, float]
+    history: dict[str, float] = field(default_factory=dict)
+    cochange: dict[str, float] = field(default_factory=dict)
+    recency: dict[str, float] = field(default_factory=dict)
 
 
 def file_channels(lexical: np.ndarray, dense: dict[int, float], boosts: dict[str, float], chunks: list[Chunk],
@@ -188,6 +196,9 @@ def fuse_files(channels: FileChannels, params: FusionParams) -> dict[str, float]
         (params.lexical, _weighted(channels.lexical, params)),
         (params.dense, _weighted(channels.dense, params)),
         (params.boosts, _weighted(channels.boosts, params)),
+        (params.history, _weighted(channels.history, params)),
+        (params.cochange, _weighted(channels.cochange, params)),
+        (params.recency, _weighted(channels.recency, params)),
     ])
 
 

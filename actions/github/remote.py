@@ -40,6 +40,15 @@ class RemoteCalls(GitHubBase):
         git(dest, "config", "user.email", "ensemble-bot@users.noreply.github.com")
         return dest
 
+    def fetch_history(self, clone: Path) -> None:
+        """Complete a shallow clone's history with commits and trees only (`--filter=blob:none`): what the
+        retrieval's history channel reads, at a fraction of a full clone's size (README, Retrieval history)."""
+        try:
+            with span("git.fetch_history"):
+                git(clone, "fetch", "-q", "--filter=blob:none", "--unshallow", "origin", env=self.git_env())
+        except GitError as exc:
+            raise ForgeError(f"could not fetch the history of {self.full_name}: {git_words(exc)}") from exc
+
     def bare_repo(self, dest: Path) -> Path:
         """An empty bare repository at `dest` whose `origin` is the repository: for a branch the bot keeps apart from
         the code (the spend ledger), fetched and pushed without a checkout."""

@@ -14,6 +14,7 @@ from pathlib import Path
 from bot.doctor.check import Check, DoctorContext
 from bot.doctor.commits import check_signoff
 from bot.doctor.github import check_github_actions, check_github_token
+from bot.doctor.history import check_history
 from bot.doctor.machine import (
     check_base_image,
     check_caches,
@@ -30,13 +31,14 @@ from bot.doctor.spend import check_spend
 from bot.doctor.toolchains import check_toolchains
 
 __all__ = ["CHECKS", "Check", "DoctorContext", "base_url", "check_base_image", "check_caches", "check_config",
-           "check_docker", "check_embedding_model", "check_github_actions", "check_github_token", "check_index", "check_instructions",
+           "check_docker", "check_embedding_model", "check_github_actions", "check_github_token", "check_history",
+           "check_index", "check_instructions",
            "check_local_profile", "check_model_keys", "check_packages", "check_python", "check_signoff",
            "check_spend", "check_toolchains", "render", "run_checks"]
 
 CHECKS: tuple[Callable[[DoctorContext], Check | list[Check]], ...] = (
     check_python, check_packages, check_config, check_docker, check_base_image, check_toolchains,
-    check_embedding_model, check_index, check_caches, check_instructions, check_signoff, check_model_keys,
+    check_embedding_model, check_index, check_history, check_caches, check_instructions, check_signoff, check_model_keys,
     check_local_profile, check_github_actions, check_github_token, check_spend,
 )
 

@@ -53,6 +53,9 @@ def retriever(repo_dir: Path, config: Config, env: Mapping[str, str] | None = No
         index = open_configured_index(repo_dir, config, env, tree=tree)
         stored = index.stored
         s.set(model=stored.model, commit=stored.commit, files=len(stored.files), chunks=len(stored.chunks))
+        past = index.history
+        s.set(history_commits=past.count if past else 0,
+              history_note=past.note if past else "off (index.history: false)")
     return IndexRetriever(index)
 
 
@@ -74,7 +77,8 @@ def open_configured_index(repo_dir: Path, config: Config, env: Mapping[str, str]
     return open_index(tree or repo_dir, include=spec.include, exclude=spec.exclude, max_file_kb=spec.max_file_kb,
                       model=spec.embedding_model, progress=progress,
                       index_path=home / "index" if home else None,
-                      cache_path=home / "embeddings.sqlite" if home else None, redact=scrub)
+                      cache_path=home / "embeddings.sqlite" if home else None, redact=scrub,
+                      history=spec.history)
 
 
 def test_runner(config: Config, env: Mapping[str, str]) -> SandboxRunner:

@@ -147,6 +147,7 @@ class FakeGitHub:
         bare = self.root / "git" / f"{full_name}.git"
         bare.parent.mkdir(parents=True, exist_ok=True)
         _git(self.root, "init", "-q", "--bare", "-b", default_branch, str(bare))
+        _git(bare, "config", "uploadpack.allowFilter", "true")  # as github.com: partial clones (--filter=blob:none)
         with tempfile.TemporaryDirectory() as work:
             _git(Path(work), "init", "-q", "-b", default_branch)
             for name, text in files.items():

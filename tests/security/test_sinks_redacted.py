@@ -62,6 +62,19 @@ def test_the_index_stores_no_secret_committed_in_the_repository(repo: Path) -> N
     assert leaks([repo / ".ensemble"], [GHP]) == []
 
 
+def test_the_history_cache_keeps_no_secret_pasted_into_a_commit_message(repo: Path) -> None:
+    from bot.config import Config
+    from bot.ensemble.assemble import open_configured_index
+
+    (repo / "client.py").write_text("def connect():\n    return None\n")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-qm", f"Fix the client login\n\nworks with {GHP} now"], cwd=repo, check=True)
+    index = open_configured_index(repo, Config(), {}, tree=repo)
+    assert index.history is not None and (loaded := index.history.load()) is not None
+    assert "Fix the client login" in [c.subject for c in loaded.commits]
+    assert leaks([repo / ".ensemble"], [GHP, GHP.lower()]) == []
+
+
 def test_traces_mask_the_values_registered_at_run_time(tmp_path: Path) -> None:
     from bot.trace import Tracer, span
 
