@@ -238,7 +238,8 @@ def reap(client: Any, everything: bool = False) -> int:
     """
     now = time.time()
     removed = 0
-    for container in client.containers.list(all=True, filters={"label": LABEL}):
+    # ignore_removed: another run may remove a container between the listing and its inspection
+    for container in client.containers.list(all=True, filters={"label": LABEL}, ignore_removed=True):
         if everything or leftover(container.labels or {}, now):
             remove_container(container)
             removed += 1

@@ -70,7 +70,9 @@ def test_rate_limits_server_errors_timeouts_and_garbage_mid_run_are_survived(sam
 
     assert result.success, result.decision
     assert result.stop_reason == "accepted"
-    assert statuses[1:7] == [429, 503, 0, 200, 502, 200], statuses  # 0: the client stopped waiting (timeout)
+    # The hung request (the fourth) stays at 0 while the server still hangs, and reads 503 once the server
+    # answered a client that had stopped waiting: on a slow machine the run outlasts the hang.
+    assert statuses[1:3] + statuses[4:7] == [429, 503, 200, 502, 200] and statuses[3] in (0, 503), statuses
     assert len(waits) == 5 and waits[0] == 0.2  # one wait per retry; the 429's Retry-After was honoured
     fixed = subprocess.run(["git", "show", f"{result.branch}:stats/core.py"], cwd=sample, capture_output=True,
                            text=True, check=True).stdout
