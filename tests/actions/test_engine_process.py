@@ -112,7 +112,7 @@ def test_through_the_handler_the_progress_comment_follows_the_engine_and_a_stop_
     outcome = handle_event({**os.environ, **hub.env("issues", hub.labeled(1))}, engine=engine("until_stopped"))
     assert outcome.result == "stopped", outcome.message
     bodies = [c["body"] for c in hub.fake.comments_on(REPO, 1)]
-    assert any("Stopped by @mona; nothing was pushed." in body for body in bodies)
+    assert any("Stopped by @mona; nothing was pushed" in body for body in bodies)  # and why: nothing improved
     assert hub.fake.head_sha(REPO, "ensemble/issue-1") is None
 
 
