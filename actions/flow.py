@@ -50,11 +50,12 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
     if limited := run_limit(ctx, issue, runs):
         return limited
     ctx.need_engine()
-    title, body, _ = ctx.forge.issue(issue)
+    title, body, labels = ctx.forge.issue(issue)
     progress = ProgressComment(ctx, issue, by)
     progress.open("Starting: cloning the repository.")
     ctx.forge.add_labels(issue, WORKING)
-    ctx.forge.remove_label(issue, NEEDS_HUMAN)
+    if NEEDS_HUMAN in labels:
+        ctx.forge.remove_label(issue, NEEDS_HUMAN)
     try:
         clone = prepare_clone(ctx, branch, remote, f"issue-{issue}")
         numbers = (pull.number, issue) if pull else (issue,)
