@@ -134,7 +134,7 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
             return Outcome("failed", f"no passing revision for PR #{pull.number}: {result.stop_words}", pull.number, 1,
                            run=result)
         approved = {r.id: r.login for r in ctx.forge.reviews(pull.number) if r.state == "APPROVED"}
-        if refused := _push(ctx, clone, pull.branch, remote, progress, pull.number):
+        if refused := _push(ctx, clone, pull.branch, remote, progress, pull.number, config, result):
             return replace(refused, run=result)
         _dispatch_checks(ctx, config, pull.branch)
         head = result.commits[-1]["sha"]
@@ -211,18 +211,25 @@ def _finish_issue(ctx: Context, issue: int, branch: str, remote: str | None, clo
     # resumes from here (it does only when the branch on GitHub is this very head).
     progress.update("Pushing the branch.", stage="pushed", head=result.commits[-1]["sha"], title=result.task.title,
                     pr_body=body, partial=result.partial)
-    if refused := _push(ctx, clone, branch, remote, progress, issue):
+    if refused := _push(ctx, clone, branch, remote, progress, issue, config, result):
         return refused
+    if config.commit.verified:  # GitHub's commits replaced the run's: their SHAs go on record
+        body = pr_body(result, issue)
+        progress.update("Pushing the branch.", stage="pushed", head=result.commits[-1]["sha"], title=result.task.title,
+                        pr_body=body, partial=result.partial)
     progress.done("reviewed", "Pushed the branch; opening the pull request.")
     return _open_pull(ctx, issue, branch, result.task.title, body, progress, config, result.partial)
 
 
 def _push(ctx: Context, clone: Path, branch: str, remote: str | None, progress: ProgressComment,
-          number: int) -> Outcome | None:
+          number: int, config: Config, result: RunResult) -> Outcome | None:
     """Push `branch` over `remote`; when GitHub refuses (someone pushed meanwhile), an Outcome that says so,
-    with the run's commits kept on a branch of their own so nothing is lost."""
+    with the run's commits kept on a branch of their own so nothing is lost. With `commit.verified` the commits
+    on GitHub are new ones the API made: `result.commits` takes their SHAs."""
     try:
-        ctx.forge.push(clone, branch, remote)
+        made = ctx.forge.push(clone, branch, remote, verified=config.commit.verified)
+        for commit in result.commits:
+            commit["sha"] = made.get(commit["sha"], commit["sha"])
         return None
     except ForgeError as exc:
         refusal = exc

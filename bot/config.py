@@ -157,9 +157,11 @@ class HealSpec:
 @dataclass(frozen=True)
 class CommitSpec:
     """How the bot's commits are made: `signoff` adds `Signed-off-by:` for the committer (git commit --signoff),
-    for repositories that require a DCO sign-off."""
+    for repositories that require a DCO sign-off; `verified` pushes them by making them anew through GitHub's Git
+    Data API, which signs them, for repositories that require signed commits."""
 
     signoff: bool = False
+    verified: bool = False
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
+from typing import Any
 
 from actions.github.base import ForgeError, GitHubBase
 from bot.forge import BRANCH_PREFIX
 from bot.redact import clip
 from bot.trace import span
-from common.git import GitError, git
+from common.git import GitError, git, git_bytes
 
 
 class RemoteCalls(GitHubBase):
@@ -72,9 +73,14 @@ class RemoteCalls(GitHubBase):
                              "repository") from exc
         return git(repo, "rev-parse", f"refs/remotes/origin/{branch}").strip()
 
-    def push(self, clone: Path, branch: str, expected: str | None, source: str | None = None) -> None:
-        """Push local `branch` (or `source`) to `branch`, only if the remote is still at `expected` (None: absent)."""
+    def push(self, clone: Path, branch: str, expected: str | None, source: str | None = None,
+             verified: bool = False) -> dict[str, str]:
+        """Push local `branch` (or `source`) to `branch`, only if the remote is still at `expected` (None: absent).
+        With `verified` the commits are made anew through the API (`push_verified`); the answer maps each local
+        commit to the one on GitHub (empty for a git push, which keeps the SHAs)."""
         refuse_foreign_branch(branch)
+        if verified:
+            return self.push_verified(clone, branch, expected, source)
         lease = f"--force-with-lease=refs/heads/{branch}:{expected or ''}"
         try:
             with span("git.push", branch=branch, expected=expected or "(absent)"):
@@ -82,6 +88,95 @@ class RemoteCalls(GitHubBase):
                     env=self.git_env())
         except GitError as exc:
             raise ForgeError(f"could not push {branch}: {git_words(exc)}; someone else may have pushed to it") from exc
+        return {}
+
+    def push_verified(self, clone: Path, branch: str, expected: str | None, source: str | None = None) -> dict[str, str]:
+        """Make the local commits GitHub lacks anew through the Git Data API (blobs, a tree on the parent's, a commit
+        with the same message and parents), oldest first, then move `branch` to the last one only if it is still at
+        `expected` (None: absent). GitHub signs the commits an App token makes this way, so they show as verified.
+        The local branch is reset to the commits on GitHub; the answer maps each local SHA to GitHub's."""
+        refuse_foreign_branch(branch)
+        local = git(clone, "rev-parse", "--verify", f"{source or 'refs/heads/' + branch}^{{commit}}").strip()
+        known = [f"^{expected}"] if expected else []
+        todo = git(clone, "rev-list", "--reverse", "--topo-order", local, *known, "--not", "--remotes=origin").split()
+        made: dict[str, str] = {}
+        ours: dict[str, Any] = {}  # local SHA -> the commit GitHub made for it
+        with span("github.push_verified", branch=branch, expected=expected or "(absent)", commits=len(todo)):
+            for sha in todo:
+                ours[sha] = self._make_commit(clone, branch, sha, ours)
+                made[sha] = ours[sha].sha
+            head = made.get(local, local)
+            self._move_ref(branch, expected, head)
+        try:
+            self.fetch(clone, branch)
+            if not source:
+                git(clone, "update-ref", f"refs/heads/{branch}", head, local)
+        except (GitError, ForgeError) as exc:
+            raise ForgeError(f"pushed {branch} as {head[:7]}, but could not bring it back into the clone: {exc}") from exc
+        return made
+
+    def _make_commit(self, clone: Path, branch: str, sha: str, ours: dict[str, Any]) -> Any:
+        """GitHub's copy of local commit `sha`: its changed files as blobs, a tree on its first parent's, a commit
+        with its message on its parents (GitHub's copies of those made already, in `ours`)."""
+        from github import InputGitTreeElement
+
+        parents = git(clone, "rev-list", "--parents", "-n", "1", sha).split()[1:]
+        tree = git(clone, "rev-parse", f"{sha}^{{tree}}").strip()
+        elements = [self._tree_element(clone, change, InputGitTreeElement) for change in _changes(clone, parents[:1], sha)]
+        if parents:
+            base_sha = git(clone, "rev-parse", f"{parents[0]}^{{tree}}").strip()
+            base = self.call(f"read tree {base_sha[:7]}", lambda: self._repo.get_git_tree(base_sha))
+            made_tree = self.call(f"create a tree for {sha[:7]}", lambda: self._repo.create_git_tree(elements, base),
+                                  repeatable=False)
+        else:
+            made_tree = self.call(f"create a tree for {sha[:7]}", lambda: self._repo.create_git_tree(elements),
+                                  repeatable=False)
+        if made_tree.sha != tree:
+            raise ForgeError(f"could not push {branch}: GitHub made tree {made_tree.sha[:7]} for commit {sha[:7]}, "
+                             f"whose tree is {tree[:7]}; nothing was moved; set `commit.verified: false` to push "
+                             "these commits with git")
+        message = git_bytes(clone, "cat-file", "commit", sha).partition(b"\n\n")[2].decode("utf-8", "replace")
+        ups = [ours[p] if p in ours else self._read_commit(p) for p in parents]
+        return self.call(f"create a commit for {sha[:7]}", lambda: self._repo.create_git_commit(message, made_tree, ups),
+                         repeatable=False)
+
+    def _read_commit(self, sha: str) -> Any:
+        return self.call(f"read commit {sha[:7]}", lambda: self._repo.get_git_commit(sha))
+
+    def _move_ref(self, branch: str, expected: str | None, head: str) -> None:
+        """Point `branch` at `head` only if it is still at `expected` (None: absent), never by force."""
+        moved = f"could not push {branch}: it is no longer at {(expected or '(absent)')[:7]}; someone else may have pushed to it"
+
+        def read() -> tuple[Any, str]:
+            ref = self._repo.get_git_ref(f"heads/{branch}")
+            return ref, ref.object.sha
+
+        found = self._not_found_is_none(f"read the ref of {branch}", read)
+        current = found[0] if found else None
+        if (found[1] if found else None) != expected:
+            raise ForgeError(moved)
+        try:
+            if current is None:
+                self.call(f"create {branch}", lambda: self._repo.create_git_ref(f"refs/heads/{branch}", head),
+                          repeatable=False)
+            else:
+                self.call(f"move {branch}", lambda: current.edit(head, force=False), repeatable=False)
+        except ForgeError as exc:
+            if exc.status in (409, 422):  # the branch exists already, or the move is not a fast-forward
+                raise ForgeError(f"{moved} ({exc})", exc.status) from exc
+            raise
+
+    def _tree_element(self, clone: Path, change: tuple[str, str, str], element: Any) -> Any:
+        """The tree entry of one changed path: a new blob for a file, a null SHA for a deletion."""
+        mode, sha, path = change
+        if mode == "000000":
+            return element(path, "100644", "blob", sha=None)
+        if mode == "160000":
+            return element(path, mode, "commit", sha=sha)
+        content = base64.b64encode(git_bytes(clone, "cat-file", "blob", sha)).decode()
+        blob = self.call(f"create a blob for {path}", lambda: self._repo.create_git_blob(content, "base64"),
+                         repeatable=False)
+        return element(path, mode, "blob", sha=blob.sha)
 
 
 def refuse_foreign_branch(branch: str) -> None:
@@ -95,3 +190,16 @@ def refuse_foreign_branch(branch: str) -> None:
 def git_words(exc: GitError) -> str:
     """What git said on stderr, on one line and cut to its end."""
     return clip((exc.stderr or str(exc)).strip().replace("\n", " "), 400, keep="tail")
+
+
+def _changes(clone: Path, parent: list[str], sha: str) -> list[tuple[str, str, str]]:
+    """(new mode, new blob SHA, path) of each path `sha` changes against `parent` (all its files without one);
+    mode 000000 for a deletion."""
+    out = git_bytes(clone, "diff-tree", "-r", "--no-renames", "--no-commit-id", "--root", "-z", *parent, sha)
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
+    changes = []
+    for head, path in zip(fields[0::2], fields[1::2], strict=False):
+        if head.startswith(":"):
+            _old_mode, new_mode, _old_sha, new_sha, _status = head[1:].split(" ")
+            changes.append((new_mode, new_sha, path))
+    return changes

@@ -337,6 +337,149 @@ def get_ref(fake, repo, m, q, body, login) -> Reply:
                      "object": {"type": "commit", "sha": sha, "url": f"{fake.api_url}/repos/{repo.full_name}/git/commits/{sha}"}}
 
 
+# -- the Git Data API: real objects in the bare repository ------------------------------------
+def _gitb(repo: RepoState, *args: str, stdin: bytes | None = None, env: dict | None = None) -> bytes:
+    import os
+    import subprocess
+
+    out = subprocess.run(["git", *args], cwd=repo.bare, input=stdin, capture_output=True,
+                         env={**os.environ, **(env or {})})
+    if out.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)}: {out.stderr.decode(errors='replace')}")
+    return out.stdout
+
+
+def _object_type(repo: RepoState, sha: str) -> str:
+    try:
+        return _gitb(repo, "cat-file", "-t", sha).decode().strip()
+    except RuntimeError:
+        return ""
+
+
+def create_blob(fake, repo, m, q, body, login) -> Reply:
+    import base64
+
+    content = body.get("content", "")
+    data = base64.b64decode(content) if body.get("encoding") == "base64" else content.encode()
+    sha = _gitb(repo, "hash-object", "-w", "--stdin", stdin=data).decode().strip()
+    return 201, {}, {"sha": sha, "url": f"{fake.api_url}/repos/{repo.full_name}/git/blobs/{sha}"}
+
+
+def _tree_json(fake, repo, sha: str) -> dict:
+    entries = []
+    for line in _gitb(repo, "ls-tree", sha).decode().splitlines():
+        head, _, path = line.partition("\t")
+        mode, kind, obj = head.split(" ")
+        entries.append({"path": path, "mode": mode, "type": kind, "sha": obj})
+    return {"sha": sha, "url": f"{fake.api_url}/repos/{repo.full_name}/git/trees/{sha}", "tree": entries,
+            "truncated": False}
+
+
+def get_tree(fake, repo, m, q, body, login) -> Reply:
+    if _object_type(repo, m["sha"]) != "tree":
+        return NOT_FOUND
+    return 200, {}, _tree_json(fake, repo, m["sha"])
+
+
+def create_tree(fake, repo, m, q, body, login) -> Reply:
+    """POST git/trees: the entries over `base_tree` (a null SHA deletes a path), through a temporary index."""
+    import tempfile
+
+    base = body.get("base_tree")
+    if base and _object_type(repo, base) != "tree":
+        return _validation("Tree", "invalid", "base_tree is not a valid tree oid", "base_tree")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"GIT_INDEX_FILE": f"{tmp}/index"}
+        _gitb(repo, "read-tree", *([base] if base else ["--empty"]), env=env)
+        for entry in body.get("tree", []):
+            if entry.get("sha") is None:
+                _gitb(repo, "update-index", "--force-remove", entry["path"], env=env)
+            elif _object_type(repo, entry["sha"]) != entry.get("type", "blob"):
+                return _validation("Tree", "invalid", f"tree.sha {entry['sha']} is not a valid {entry.get('type')}",
+                                   "tree")
+            else:
+                _gitb(repo, "update-index", "--add", "--cacheinfo", f"{entry['mode']},{entry['sha']},{entry['path']}",
+                      env=env)
+        sha = _gitb(repo, "write-tree", env=env).decode().strip()
+    return 201, {}, _tree_json(fake, repo, sha)
+
+
+def _git_commit_json(fake, repo, sha: str) -> dict:
+    raw = _gitb(repo, "cat-file", "commit", sha).decode(errors="replace")
+    head, _, message = raw.partition("\n\n")
+    fields = [line.split(" ", 1) for line in head.splitlines()]
+    tree = next(v for k, v in fields if k == "tree")
+    parents = [v for k, v in fields if k == "parent"]
+    base = f"{fake.api_url}/repos/{repo.full_name}/git"
+    return {"sha": sha, "node_id": f"C_{sha[:10]}", "url": f"{base}/commits/{sha}", "message": message,
+            "tree": {"sha": tree, "url": f"{base}/trees/{tree}"},
+            "parents": [{"sha": p, "url": f"{base}/commits/{p}"} for p in parents],
+            "verification": {"verified": sha in repo.verified, "reason": "valid" if sha in repo.verified else "unsigned"}}
+
+
+def get_git_commit(fake, repo, m, q, body, login) -> Reply:
+    if _object_type(repo, m["sha"]) != "commit":
+        return NOT_FOUND
+    return 200, {}, _git_commit_json(fake, repo, m["sha"])
+
+
+def create_git_commit(fake, repo, m, q, body, login) -> Reply:
+    """POST git/commits: a commit by the token's user, which GitHub signs (so verified) when no signature is given."""
+    if _object_type(repo, body.get("tree", "")) != "tree":
+        return _validation("Commit", "invalid", "Tree SHA does not exist", "tree")
+    parents = body.get("parents", [])
+    if any(_object_type(repo, p) != "commit" for p in parents):
+        return _validation("Commit", "invalid", "Parent SHA does not exist or is not a commit object", "parents")
+    who = {"GIT_AUTHOR_NAME": login, "GIT_AUTHOR_EMAIL": f"{login}@users.noreply.github.com",
+           "GIT_COMMITTER_NAME": "GitHub", "GIT_COMMITTER_EMAIL": "noreply@github.com"}
+    args = [a for p in parents for a in ("-p", p)]
+    sha = _gitb(repo, "commit-tree", body["tree"], *args, stdin=body.get("message", "").encode(),
+                env=who).decode().strip()
+    repo.verified.add(sha)
+    return 201, {}, _git_commit_json(fake, repo, sha)
+
+
+def _ref_json(fake, repo, ref: str, sha: str) -> dict:
+    url = f"{fake.api_url}/repos/{repo.full_name}/git/refs/{ref}"
+    return {"ref": f"refs/{ref}", "node_id": f"REF_{ref}", "url": url,
+            "object": {"type": "commit", "sha": sha, "url": f"{fake.api_url}/repos/{repo.full_name}/git/commits/{sha}"}}
+
+
+def create_ref(fake, repo, m, q, body, login) -> Reply:
+    """POST git/refs: 422 "Reference already exists" when it does."""
+    ref, sha = body.get("ref", ""), body.get("sha", "")
+    if not ref.startswith("refs/") or ref.count("/") < 2:
+        return 422, {}, {"message": "Reference name must start with 'refs/' and have at least two slashes."}
+    if _object_type(repo, sha) != "commit":
+        return 422, {}, {"message": "Object does not exist"}
+    try:
+        _gitb(repo, "update-ref", ref, sha, "0" * 40)
+    except RuntimeError:
+        return 422, {}, {"message": "Reference already exists"}
+    return 201, {}, _ref_json(fake, repo, ref.removeprefix("refs/"), sha)
+
+
+def update_ref(fake, repo, m, q, body, login) -> Reply:
+    """PATCH git/refs/{ref}: only a fast-forward unless `force`; a moved ref between the check and the write is a 409."""
+    ref, sha = "refs/" + m["ref"], body.get("sha", "")
+    try:
+        old = _gitb(repo, "rev-parse", "--verify", "-q", ref).decode().strip()
+    except RuntimeError:
+        return 422, {}, {"message": "Reference does not exist"}
+    if _object_type(repo, sha) != "commit":
+        return 422, {}, {"message": "Object does not exist"}
+    import subprocess
+
+    fast_forward = subprocess.run(["git", "merge-base", "--is-ancestor", old, sha], cwd=repo.bare).returncode == 0
+    if not body.get("force") and not fast_forward:
+        return 422, {}, {"message": "Update is not a fast forward"}
+    try:
+        _gitb(repo, "update-ref", ref, sha, old)
+    except RuntimeError:
+        return 409, {}, {"message": "Reference cannot be updated"}
+    return 200, {}, _ref_json(fake, repo, m["ref"], sha)
+
+
 def get_contents(fake, repo, m, q, body, login) -> Reply:
     ref = q.get("ref", [repo.default_branch])[0]
     try:
@@ -496,7 +639,9 @@ def get_commit(fake, repo, m, q, body, login) -> Reply:
     if not sha:
         return 422, {}, {"message": f"No commit found for SHA: {m['sha']}"}
     return 200, {}, {"sha": sha, "node_id": f"C_{sha[:10]}", "url": f"{fake.api_url}/repos/{repo.full_name}/commits/{sha}",
-                     "html_url": f"{fake.server_url}/{repo.full_name}/commit/{sha}", "commit": {"message": ""},
+                     "html_url": f"{fake.server_url}/{repo.full_name}/commit/{sha}", "commit": {"message": "",
+                     "verification": {"verified": sha in repo.verified,
+                                      "reason": "valid" if sha in repo.verified else "unsigned"}},
                      "parents": [], "files": []}
 
 
@@ -552,6 +697,14 @@ ROUTES: list[tuple[str, str, Any]] = [
     ("POST", R + r"/pulls/(?P<n>\d+)/comments/(?P<id>\d+)/replies$", reply_review_comment),
     ("POST", R + r"/pulls/(?P<n>\d+)/requested_reviewers$", request_reviewers),
     ("GET", R + r"/git/ref/(?P<ref>.+)$", get_ref),
+    ("GET", R + r"/git/refs/(?P<ref>.+)$", get_ref),
+    ("POST", R + r"/git/blobs$", create_blob),
+    ("GET", R + r"/git/trees/(?P<sha>[0-9a-f]{40})$", get_tree),
+    ("POST", R + r"/git/trees$", create_tree),
+    ("GET", R + r"/git/commits/(?P<sha>[0-9a-f]{40})$", get_git_commit),
+    ("POST", R + r"/git/commits$", create_git_commit),
+    ("POST", R + r"/git/refs$", create_ref),
+    ("PATCH", R + r"/git/refs/(?P<ref>.+)$", update_ref),
     ("GET", R + r"/contents/(?P<path>.+)$", get_contents),
     ("GET", R + r"/actions/runs$", list_runs),
     ("GET", R + r"/actions/runs/(?P<id>\d+)$", get_run),

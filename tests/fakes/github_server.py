@@ -92,6 +92,7 @@ class RepoState:
     suites: dict[int, dict] = field(default_factory=dict)  # check suites of other apps
     rerequests: list[int] = field(default_factory=list)
     reactions: list[dict] = field(default_factory=list)  # on issues and comments: subject, id, content, user
+    verified: set[str] = field(default_factory=set)  # commits made through the Git Data API, which GitHub signs
 
 
 class FakeGitHub:
@@ -103,6 +104,7 @@ class FakeGitHub:
         self.token = token
         self.repos: dict[str, RepoState] = {}
         self.requests: list[Logged] = []
+        self.git_requests: list[str] = []  # "METHOD /path" of each git smart-HTTP request (clone, fetch, push)
         self.injected: list[Injected] = []
         self.teams: dict[str, dict[str, str]] = {}  # "org/team-slug" -> {login: membership state}
         self.trace_peers = False  # look up the process at the other end of each API request's connection
@@ -533,6 +535,7 @@ class _Handler(BaseHTTPRequestHandler):
                "REMOTE_ADDR": "127.0.0.1", "CONTENT_TYPE": self.headers.get("Content-Type", ""),
                "CONTENT_LENGTH": str(len(raw)), "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding", ""),
                "GIT_PROTOCOL": self.headers.get("Git-Protocol", ""), "PATH": "/usr/bin:/bin"}
+        self.fake.git_requests.append(f"{method} {parsed.path}")
         out = subprocess.run(["git", "http-backend"], input=raw, env=env, capture_output=True)
         head, _, body = out.stdout.partition(b"\r\n\r\n")
         status, headers = 200, {}
