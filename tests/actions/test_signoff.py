@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import subprocess
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from actions.context import Outcome
 from actions.engine import ensemble_engine
 from bot.config import CommitSpec, Config
 from bot.doctor import DoctorContext, check_signoff
@@ -32,23 +34,30 @@ def real_engine(repo_dir: Path, task: Task, config: Config, env: Mapping[str, st
     return ensemble_engine(repo_dir, task, config, env, run_id=run_id, progress=progress, stop=stop, components=parts)
 
 
+@contextmanager
+def sample_issue_run(tmp_path: Path, repo: str, config: str) -> Iterator[tuple[FakeGitHub, Outcome]]:
+    """The sample repository on a fake GitHub with `config`, its issue labelled by a writer and run by the real
+    engine (`real_engine`); the fake stays up for the test to read."""
+    with FakeGitHub(tmp_path / "github") as fake:
+        fake.add_repo(repo, {**SAMPLE_FILES, ".github/ensemble.yml": config})
+        fake.add_issue(repo, TASK_TITLE, TASK_BODY, user="alice")
+        fake.set_permission(repo, "alice", "write")
+        hub = Hub(fake, tmp_path, engine=real_engine)  # type: ignore[arg-type]
+        hub.extra_env = {"GITHUB_REPOSITORY": repo}
+        payload = hub._base("issues", "alice")
+        payload["repository"] |= {"full_name": repo, "name": repo.split("/")[1]}
+        payload["issue"] |= {"number": 1, "title": TASK_TITLE, "body": TASK_BODY}
+        payload["label"] |= {"name": "ensemble"}
+        yield fake, hub.send("issues", payload)
+
+
 @pytest.mark.parametrize("signoff", [True, False])
 def test_every_commit_the_bot_pushes_is_signed_off_when_configured(tmp_path: Path, signoff: bool,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
         monkeypatch.delenv(name)  # as on a runner: the bot's clone names the committer
     config = f"ensembles: 1\nmax_iterations: 3\ncommit: {{signoff: {str(signoff).lower()}}}\n"
-    with FakeGitHub(tmp_path / "github") as fake:
-        fake.add_repo(REPO, {**SAMPLE_FILES, ".github/ensemble.yml": config})
-        fake.add_issue(REPO, TASK_TITLE, TASK_BODY, user="alice")
-        fake.set_permission(REPO, "alice", "write")
-        hub = Hub(fake, tmp_path, engine=real_engine)  # type: ignore[arg-type]
-        hub.extra_env = {"GITHUB_REPOSITORY": REPO}
-        payload = hub._base("issues", "alice")
-        payload["repository"] |= {"full_name": REPO, "name": "stats"}
-        payload["issue"] |= {"number": 1, "title": TASK_TITLE, "body": TASK_BODY}
-        payload["label"] |= {"name": "ensemble"}
-        outcome = hub.send("issues", payload)
+    with sample_issue_run(tmp_path, REPO, config) as (fake, outcome):
         assert outcome.result == "pr-opened", outcome.message
         messages = fake.commit_messages(REPO, "ensemble/issue-1")
         committers = subprocess.run(["git", "log", "--format=%cn <%ce>", "main..ensemble/issue-1"], check=True,

@@ -14,10 +14,9 @@ import pytest
 
 from actions.markers import read_marker
 from bot.config import load_config
-from bot.ensemble.demo import SAMPLE_FILES, TASK_BODY, TASK_TITLE
 from bot.errors import ConfigError
 from tests.actions.conftest import BUGGY, REPO, Hub, ScriptedEngine
-from tests.actions.test_signoff import real_engine
+from tests.actions.test_signoff import sample_issue_run
 from tests.fakes.github_server import FakeGitHub
 from tests.security.test_fault_push_rejected import human_push, progress_notes, unpushed
 
@@ -38,17 +37,7 @@ def verification(fake: FakeGitHub, sha: str) -> dict:
 @pytest.mark.parametrize("verified", [True, False])
 def test_the_bots_commits_go_through_the_api_and_are_verified_when_configured(tmp_path: Path, verified: bool) -> None:
     config = f"ensembles: 1\nmax_iterations: 3\ncommit: {{verified: {str(verified).lower()}}}\n"
-    with FakeGitHub(tmp_path / "github") as fake:
-        fake.add_repo(REPO, {**SAMPLE_FILES, ".github/ensemble.yml": config})
-        fake.add_issue(REPO, TASK_TITLE, TASK_BODY, user="alice")
-        fake.set_permission(REPO, "alice", "write")
-        hub = Hub(fake, tmp_path, engine=real_engine)  # type: ignore[arg-type]
-        hub.extra_env = {"GITHUB_REPOSITORY": REPO}
-        payload = hub._base("issues", "alice")
-        payload["repository"] |= {"full_name": REPO, "name": "demo"}
-        payload["issue"] |= {"number": 1, "title": TASK_TITLE, "body": TASK_BODY}
-        payload["label"] |= {"name": "ensemble"}
-        outcome = hub.send("issues", payload)
+    with sample_issue_run(tmp_path, REPO, config) as (fake, outcome):
         assert outcome.result == "pr-opened", outcome.message
         bare = fake.repos[REPO].bare
         shas = git(bare, "rev-list", "--reverse", f"main..{BRANCH}").split()
