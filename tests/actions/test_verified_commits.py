@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import threading
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +17,11 @@ from bot.errors import ConfigError
 from tests.actions.conftest import BUGGY, REPO, Hub, ScriptedEngine
 from tests.actions.test_signoff import sample_issue_run
 from tests.fakes.github_server import FakeGitHub
-from tests.security.test_fault_push_rejected import human_push, progress_notes, unpushed
+from tests.security.test_fault_push_rejected import (
+    human_push,
+    progress_notes,
+    revise_while_someone_pushes,
+)
 
 BRANCH = "ensemble/issue-1"
 
@@ -79,21 +82,7 @@ def test_a_revision_whose_branch_moved_is_refused_and_overwrites_nothing(
     hub = verified_hub
     pr = hub.send("issues", hub.labeled(1)).pr_number or 0
     assert pr and hub.fake.calls("POST", r"/git/commits$")
-    theirs: list[str] = []
-
-    def someone_pushes(stop: threading.Event) -> None:
-        if len(engine.calls) == 2:  # while the revision runs
-            theirs.append(human_push(hub, tmp_path / "person", BRANCH))
-
-    engine.before_return = someone_pushes
-    outcome = hub.send("issue_comment", hub.comment(pr, "/ensemble revise use a loop"))
-    assert outcome.result == "push-rejected" and outcome.exit_code == 1
-    assert hub.fake.head_sha(REPO, BRANCH) == theirs[0]  # their commit is untouched
-    [kept] = unpushed(hub)
-    assert "Ensemble-Run:" in hub.fake.commit_messages(REPO, kept)[0]  # ours is kept on its own branch
-    note = progress_notes(hub, pr)[-1]
-    assert f"I could not push to `{BRANCH}`: it moved while I worked" in note and f"`{kept}`" in note
-    assert "/ensemble retry" in note and "ensemble:needs-human" in hub.fake.labels_on(REPO, pr)
+    revise_while_someone_pushes(hub, engine, tmp_path, pr)
 
 
 def test_a_first_push_whose_branch_appeared_opens_no_pr(

@@ -37,9 +37,9 @@ def unpushed(hub: Hub) -> list[str]:
     return out.split()
 
 
-def test_a_revision_rejected_as_not_a_fast_forward_overwrites_nothing_and_keeps_its_commit(
-        hub: Hub, engine: ScriptedEngine, tmp_path: Path) -> None:
-    pr = hub.send("issues", hub.labeled(1)).pr_number or 0
+def revise_while_someone_pushes(hub: Hub, engine: ScriptedEngine, tmp_path: Path, pr: int) -> None:
+    """`/ensemble revise` on #pr while a person pushes to its branch: the push is refused, their commit stays,
+    ours is kept on a branch of its own, and the thread says so."""
     theirs: list[str] = []
 
     def someone_pushes(stop: threading.Event) -> None:
@@ -55,6 +55,12 @@ def test_a_revision_rejected_as_not_a_fast_forward_overwrites_nothing_and_keeps_
     note = progress_notes(hub, pr)[-1]
     assert f"I could not push to `{BRANCH}`: it moved while I worked" in note and f"`{kept}`" in note
     assert "/ensemble retry" in note and "ensemble:needs-human" in hub.fake.labels_on(REPO, pr)
+
+
+def test_a_revision_rejected_as_not_a_fast_forward_overwrites_nothing_and_keeps_its_commit(
+        hub: Hub, engine: ScriptedEngine, tmp_path: Path) -> None:
+    pr = hub.send("issues", hub.labeled(1)).pr_number or 0
+    revise_while_someone_pushes(hub, engine, tmp_path, pr)
     assert len(hub.fake.repos[REPO].pulls) == 1
 
 
