@@ -78,3 +78,25 @@ def test_the_best_partial_round_is_kept_when_a_later_round_broke_a_test(two_bugs
     core = git(two_bugs, "show", f"{result.branch}:stats/core.py")
     assert "return ordered[middle]\n" in core and "return ordered[0]" not in core
     assert len(result.commits) == 1 and result.judgement is not None and not result.judgement.broken
+
+
+CHANGE_EXPECTED = """tests/test_core.py
+<<<<<<< SEARCH
+    assert median([1, 2, 3, 4]) == 2.5
+=======
+    assert median([1, 2, 3, 4]) == 3
+>>>>>>> REPLACE"""
+HIDE_THE_TESTS = """conftest.py
+<<<<<<< SEARCH
+=======
+collect_ignore = ["tests/test_core.py"]
+>>>>>>> REPLACE"""
+
+
+@pytest.mark.parametrize("cheat", [CHANGE_EXPECTED, HIDE_THE_TESTS], ids=["expected-value", "hidden-tests"])
+def test_a_cheat_is_never_partial_work(two_bugs: Path, cheat: str) -> None:
+    # Partial work publishes a change that is not good: it must be better by the judge's facts, not by the
+    # candidate's own tests.
+    result = run(two_bugs, [cheat, BudgetExceeded("the next call would pass $0.01")])
+    assert result.stop_reason == "budget" and not result.partial and not result.commits
+    assert git(two_bugs, "branch", "--list", result.branch) == ""
