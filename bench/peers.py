@@ -240,7 +240,8 @@ def run_peer(peer: Peer, exe: Path, task: Mapping[str, Any], args: argparse.Name
     """One peer on one task, behind its own counting proxy, judged."""
     record = new_record(task["id"], peer.name, peer.version)
     repo = real_model.make_repo(task["repo"], folder / "repo")
-    with usage_proxy.CountingProxy(args.base_url, max_output_tokens=args.max_output_tokens) as proxy:
+    with usage_proxy.CountingProxy(args.base_url, max_output_tokens=args.max_output_tokens,
+                                   exchanges=folder / "model.jsonl") as proxy:
         job = Job(task, repo, proxy.url, args.model, args.budget_s, folder)
         log = folder / f"{peer.name}.log"
         record["log"] = str(log)
@@ -256,7 +257,8 @@ def run_peer(peer: Peer, exe: Path, task: Mapping[str, Any], args: argparse.Name
 def run_engine(task: Mapping[str, Any], args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     """The engine on one task through bench/real_model.py (which judges its branch), behind a counting proxy."""
     record = new_record(task["id"], "ensemble", _engine_version())
-    with usage_proxy.CountingProxy(args.base_url, max_output_tokens=args.max_output_tokens) as proxy:
+    with usage_proxy.CountingProxy(args.base_url, max_output_tokens=args.max_output_tokens,
+                                   exchanges=folder / "model.jsonl") as proxy:
         engine_args = real_model.parse_args(["--base-url", proxy.url, "--model", args.model, "--tasks", task["id"],
                                              "--timeout-s", str(args.budget_s), "--quiet",
                                              "--max-output-tokens", str(args.max_output_tokens)])

@@ -14,7 +14,8 @@ error status or an unreachable upstream as `errors`, so a gap in the figures sho
 `max_output_tokens` caps every model request's reply (`max_tokens`, `max_completion_tokens`,
 `max_output_tokens`), so all agents get the same cap; `in_flight` counts the requests the
 upstream is still working on, which outlive an agent that was killed while it waited (a
-local server goes on generating for a client that hung up).
+local server goes on generating for a client that hung up). With `exchanges`, every model request
+and its answer are appended to that JSONL file, to read what an agent asked and got.
 Standard library only; it serves 127.0.0.1 on a free port.
 """
 
@@ -28,6 +29,7 @@ import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -100,7 +102,8 @@ def ask_for_stream_usage(body: bytes) -> tuple[bytes, bool]:
 class CountingProxy:
     """The proxy: start it (or use it as a context manager), give agents `url`, read `usage`."""
 
-    def __init__(self, upstream: str, timeout_s: float = 1800.0, max_output_tokens: int | None = None):
+    def __init__(self, upstream: str, timeout_s: float = 1800.0, max_output_tokens: int | None = None,
+                 exchanges: Path | None = None):
         parts = urlsplit(upstream.rstrip("/"))
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ValueError(f"not an http(s) base URL: {upstream!r} (e.g. http://127.0.0.1:8080/v1)")
@@ -108,6 +111,7 @@ class CountingProxy:
         self.timeout_s = timeout_s
         self.max_output_tokens = max_output_tokens
         self.usage = Usage()
+        self.exchanges = exchanges  # JSONL of every model request and its answer, for reading a run afterwards
         self.in_flight = 0
         self._lock = threading.Lock()
         # a loopback upstream is reached directly, whatever proxy the environment names
@@ -157,6 +161,19 @@ class CountingProxy:
             time.sleep(0.2)
         return time.monotonic() - started
 
+    def record(self, request: bytes | None, answer: bytes, seconds: float) -> None:
+        """Append one exchange (the request's JSON, the answer's bytes as text) to `exchanges`, if asked for."""
+        if self.exchanges is None:
+            return
+        try:
+            sent: Any = json.loads(request or b"null")
+        except ValueError:
+            sent = (request or b"").decode(errors="replace")
+        line = json.dumps({"seconds": round(seconds, 2), "request": sent,
+                           "answer": answer.decode(errors="replace")})
+        with self._lock, self.exchanges.open("a", encoding="utf-8") as out:
+            out.write(line + "\n")
+
     def open(self, request: urllib.request.Request) -> Any:
         """The upstream's answer; an error status comes back as a response too."""
         try:
@@ -197,34 +214,40 @@ def _handler(proxy: CountingProxy) -> type[BaseHTTPRequestHandler]:
             request = urllib.request.Request(proxy.origin + self.path, data=body, headers=headers,
                                              method=self.command)
             proxy.flying(1)
+            started = time.monotonic()
             try:
-                self.answer(proxy, request, counted, streaming)
+                answered = self.answer(proxy, request, counted, streaming)
             finally:
                 proxy.flying(-1)
+            if counted:
+                proxy.record(body, answered or b"", time.monotonic() - started)
 
         def answer(self, proxy: CountingProxy, request: urllib.request.Request, counted: bool,
-                   streaming: bool) -> None:
+                   streaming: bool) -> bytes | None:
+            """Relay the upstream's answer; its bytes (None when there was none)."""
             try:
                 answer = proxy.open(request)
             except OSError as exc:  # refused, reset, timed out
                 proxy.add(errors=int(counted))
-                return self.reply(502, {"error": {"message": f"the model server at {proxy.origin} did not "
+                self.reply(502, {"error": {"message": f"the model server at {proxy.origin} did not "
                                                   f"answer: {exc}", "type": "proxy_error"}})
+                return None
             with answer:
                 status = getattr(answer, "status", None) or answer.code
                 if counted and status != 200:
                     proxy.add(errors=1)
                 try:
                     if streaming and status == 200:
-                        self.relay_stream(answer)
+                        return self.relay_stream(answer)
                     else:
                         data = answer.read()
                         if counted and status == 200:
                             tokens = _tokens_in_json(data)
                             proxy.add(tokens=tokens or (0, 0), unreported=int(tokens is None))
                         self.relay(status, answer.headers, data)
+                        return data
                 except (BrokenPipeError, ConnectionResetError):
-                    pass  # the agent hung up (it was stopped); what it asked still counts
+                    return None  # the agent hung up (it was stopped); what it asked still counts
 
         def relay(self, status: int, headers: Any, data: bytes) -> None:
             self.send_response(status)
@@ -235,15 +258,17 @@ def _handler(proxy: CountingProxy) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def relay_stream(self, answer: Any) -> None:
-            """Pass server-sent events on line by line; the last usage seen is the request's."""
+        def relay_stream(self, answer: Any) -> bytes:
+            """Pass server-sent events on line by line; the last usage seen is the request's. The events' bytes."""
             self.send_response(200)
             for name, value in answer.headers.items():
                 if name.lower() not in HOP_HEADERS and name.lower() != "content-encoding":
                     self.send_header(name, value)
             self.end_headers()
             seen, accounted = (0, 0), False
+            events = bytearray()
             for line in iter(answer.readline, b""):
+                events += line
                 data = line[5:].strip() if line.startswith(b"data:") else b""
                 tokens = _tokens_in_json(data) if b'"usage"' in data else None
                 if tokens is not None:  # a server may repeat a running total: count the difference
@@ -255,6 +280,7 @@ def _handler(proxy: CountingProxy) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(line)
                 self.wfile.flush()
             proxy.add(unreported=int(not accounted))
+            return bytes(events)
 
         def reply(self, status: int, body: dict[str, Any]) -> None:
             data = json.dumps(body).encode()
