@@ -23,7 +23,7 @@ command and no commits of its own; mini-swe-agent runs `mini` in yolo mode in a 
 environment with its text-based action format (local servers often lack tool calls).
 
 The table lists task × agent; the last lines say, per agent,
-`AGENT: solved N/M, median wall S s, tokens T`.
+`AGENT: solved N/M, median wall S s, tokens T, median prompt tokens P, prefix cache C`.
 """
 
 from __future__ import annotations
