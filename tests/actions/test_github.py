@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from actions.github import ForgeError, GitHubForge
-from tests.fakes.github_server import FakeGitHub
+from fakes.github_server import FakeGitHub
 
 REPO = "octo/demo"
 

@@ -10,8 +10,8 @@ import pytest
 
 from actions.github import GitHubForge
 from actions.gitops import complete_history
+from fakes.github_server import FakeGitHub
 from tests.conftest import git
-from tests.fakes.github_server import FakeGitHub
 
 REPO = "octo/demo"
 

@@ -22,7 +22,8 @@ from actions.ledger import LedgerBranch
 from bot.config import Config
 from bot.ensemble.types import Plan, RunResult, Task
 from bot.spend import LEDGER_BRANCH, LEDGER_FILE, RESERVE, SETTLE, Entry, charges
-from tests.actions.conftest import REPO, Hub, ScriptedEngine
+from fakes.github_hub import REPO, Hub
+from fakes.scripted_engine import ScriptedEngine
 from tests.actions.test_loop_breakers import set_config
 from tests.actions.test_review_and_heal import fail_twice
 
@@ -170,8 +171,8 @@ def test_the_real_planner_reports_what_its_models_charged(tmp_path: Path) -> Non
     from actions.engine import ensemble_planner
     from bot.config import parse_config
     from bot.ensemble.demo import create_sample_repo
-    from tests.ensemble.conftest import ENOUGH, PLAN
-    from tests.fakes.openai_server import FakeOpenAI
+    from fakes.median_replies import ENOUGH, PLAN
+    from fakes.openai_server import FakeOpenAI
 
     repo = create_sample_repo(tmp_path / "sample")
     config = parse_config("models:\n  planner: {provider: openai, model: priced-planner}\nexplore: {max_rounds: 1}\n"

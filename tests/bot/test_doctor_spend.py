@@ -12,7 +12,7 @@ from bot.config import parse_config
 from bot.doctor import DoctorContext
 from bot.doctor.spend import check_spend
 from bot.spend import RESERVE, SETTLE, Entry
-from tests.fakes.github_server import FakeGitHub
+from fakes.github_server import FakeGitHub
 
 REPO = "octo/demo"
 TODAY = datetime.now(UTC).strftime("%Y-%m-%d")

