@@ -37,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+# bench/ itself off the path: bench/sandbox.py would shadow the `sandbox` package (installed or not)
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 
 from actions.app import handle_event  # noqa: E402
