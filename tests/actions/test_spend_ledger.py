@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from actions.app import handle_event
-from actions.github import GitHubForge
+from actions.github import GitHubRepo
 from actions.ledger import LedgerBranch
 from bot.config import Config
 from bot.ensemble.types import Plan, RunResult, Task
@@ -130,12 +130,12 @@ def test_a_run_whose_engine_raises_is_settled_at_its_reservation(hub: Hub) -> No
     assert [(d["kind"], d["usd"]) for d in ledger_lines(hub)] == [(RESERVE, 0.75), (SETTLE, 0.75)]
 
 
-def forge(hub: Hub) -> GitHubForge:
-    return GitHubForge(REPO, hub.fake.token, hub.fake.api_url, hub.fake.server_url)
+def github(hub: Hub) -> GitHubRepo:
+    return GitHubRepo(REPO, hub.fake.token, hub.fake.api_url, hub.fake.server_url)
 
 
 def test_a_concurrent_writer_wins_the_race_and_our_entry_is_applied_on_top_never_lost(hub: Hub) -> None:
-    ours, theirs = LedgerBranch(forge(hub), hub.tmp / "ours"), LedgerBranch(forge(hub), hub.tmp / "theirs")
+    ours, theirs = LedgerBranch(github(hub), hub.tmp / "ours"), LedgerBranch(github(hub), hub.tmp / "theirs")
     theirs.change(lambda entries: ([Entry("first", RESERVE, 1.0, 1, "2026-11-25")], None), "first")
     seen: list[list[str]] = []
 
@@ -147,7 +147,7 @@ def test_a_concurrent_writer_wins_the_race_and_our_entry_is_applied_on_top_never
 
     assert ours.change(make, "ours") == 2  # our first push was refused (the lease named a head that had moved)
     assert seen == [["first"], ["first", "theirs"]]  # decided again on the ledger it then landed on
-    assert [e.id for e in LedgerBranch(forge(hub), hub.tmp / "reader").read()] == ["first", "theirs", "ours"]
+    assert [e.id for e in LedgerBranch(github(hub), hub.tmp / "reader").read()] == ["first", "theirs", "ours"]
 
 
 def test_a_plan_made_for_approval_is_reserved_and_settled_to_what_the_planner_charged(hub: Hub) -> None:
