@@ -85,19 +85,19 @@ def _temp_root(env: Mapping[str, str]) -> Path:
 
 def build_context(env: Mapping[str, str], event: Event, engine: Engine | None, planner: Planner | None) -> Context:
     """A Context from the environment; a missing token or repository is a usage error."""
-    from actions.github import GitHubForge
+    from actions.github import GitHubRepo
 
     token = env.get("GITHUB_TOKEN", "")
     if not token:
         raise UsageError("GITHUB_TOKEN is not set; pass the action's `github-token` input (an App token or PAT "
                          "is recommended, see the README)")
     repo = env.get("GITHUB_REPOSITORY") or event.repo
-    forge = GitHubForge(repo, token, env.get("GITHUB_API_URL", "https://api.github.com"),
+    github = GitHubRepo(repo, token, env.get("GITHUB_API_URL", "https://api.github.com"),
                         env.get("GITHUB_SERVER_URL", "https://github.com"),
                         secrets=secret_values(env))
     workdir = Path(env.get("ENSEMBLE_WORKDIR") or _temp_root(env) / "ensemble")
     bots = {"github-actions[bot]", *filter(None, [env.get("ENSEMBLE_BOT_LOGIN", "")])}
-    ctx = Context(event=event, forge=forge, env=env, workdir=workdir / secrets.token_hex(4),
+    ctx = Context(event=event, github=github, env=env, workdir=workdir / secrets.token_hex(4),
                   engine=engine or ChildEngine(), planner=planner or ChildPlanner(),
                   config_path=env.get("ENSEMBLE_CONFIG_PATH") or None,
                   default_token=env.get("ENSEMBLE_DEFAULT_TOKEN", "true").lower() == "true",

@@ -54,15 +54,15 @@ def plan_refusal(ctx: Context, login: str, plan: Plan, plan_files: tuple[str, ..
 
 def _codeowners_text(ctx: Context) -> str:
     """The first CODEOWNERS file GitHub would use, from the default branch ('' when there is none)."""
-    branch = ctx.forge.default_branch()
-    return next((text for path in LOCATIONS if (text := ctx.forge.read_file(path, branch)) is not None), "")
+    branch = ctx.github.default_branch()
+    return next((text for path in LOCATIONS if (text := ctx.github.read_file(path, branch)) is not None), "")
 
 
 def _listed(ctx: Context, entries: tuple[str, ...], login: str) -> bool:
     """True when `login` is one of `entries` (logins, `org/team` slugs, with or without `@`)."""
     for entry in (e.removeprefix("@") for e in entries):
         org, slash, team = entry.partition("/")
-        if (ctx.forge.team_member(org, team, login) if slash else entry.lower() == login.lower()):
+        if (ctx.github.team_member(org, team, login) if slash else entry.lower() == login.lower()):
             return True
     return False
 

@@ -1,4 +1,4 @@
-"""What every handler gets: the event, the forge, the engine, settings from the action's inputs.
+"""What every handler gets: the event, GitHub (`ctx.github`), the engine, settings from the action's inputs.
 
 Also who may trigger the bot (write, maintain or admin, asked through the collaborator
 permission API, never `author_association`), which comments are the bot's own (only those
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from actions.engine import Engine, Planner
 from actions.events import Event
-from actions.github import CommentInfo, GitHubForge, PullInfo
+from actions.github import CommentInfo, GitHubRepo, PullInfo
 from actions.markers import read_marker
 from bot.ensemble.types import RunResult
 
@@ -49,7 +49,7 @@ class Context:
     """Everything a handler needs; built once per event by actions.app."""
 
     event: Event
-    forge: GitHubForge
+    github: GitHubRepo
     env: Mapping[str, str]
     workdir: Path
     # The Action's are ChildEngine and ChildPlanner (their own process, no GitHub token); an engine a test
@@ -70,7 +70,7 @@ class Context:
     def may_trigger(self, login: str) -> bool:
         """True when `login` has write, maintain or admin permission on the repository."""
         if login not in self._permissions:
-            self._permissions[login] = self.forge.permission(login) in WRITE_PERMISSIONS
+            self._permissions[login] = self.github.permission(login) in WRITE_PERMISSIONS
         return self._permissions[login]
 
     def need_engine(self) -> None:
@@ -94,13 +94,13 @@ class Context:
     def me(self) -> str:
         """The token's own login for a PAT ('' for App and default tokens, which comment as `[bot]`)."""
         if self._me is None:
-            self._me = self.forge.whoami() or ""
+            self._me = self.github.whoami() or ""
         return self._me
 
     def own_markers(self, number: int, kind: str) -> list[tuple[CommentInfo, dict[str, object]]]:
         """The bot's comments on #number that carry a `kind` marker, oldest first, with the marker data."""
         found = []
-        for comment in self.forge.comments(number):
+        for comment in self.github.comments(number):
             data = read_marker(comment.body, kind) if self.is_own(comment) else None
             if data is not None:
                 found.append((comment, data))
@@ -113,7 +113,7 @@ def issue_of_pull(ctx: Context, pull: PullInfo) -> int | None:
     A bot branch name is not enough: a fork can name its branch `ensemble/issue-1` too.
     The head must live in this repository, where only writers can push.
     """
-    if pull.head_repo.lower() != ctx.forge.full_name.lower():
+    if pull.head_repo.lower() != ctx.github.full_name.lower():
         return None
     return issue_of_branch(pull.branch)
 

@@ -72,9 +72,9 @@ def _from_workflow(ctx: Context) -> float | None:
     ref, job = ctx.env.get("GITHUB_WORKFLOW_REF", ""), ctx.env.get("GITHUB_JOB", "")
     where, _, at = ref.partition("@")
     repo, _, path = where.partition("/.github/")
-    if not (job and path and repo.lower() == ctx.forge.full_name.lower()):
+    if not (job and path and repo.lower() == ctx.github.full_name.lower()):
         return None  # not run by a workflow of this repository (a reusable workflow: use the input)
-    text = ctx.forge.read_file(f".github/{path}", ctx.env.get("GITHUB_WORKFLOW_SHA") or at)
+    text = ctx.github.read_file(f".github/{path}", ctx.env.get("GITHUB_WORKFLOW_SHA") or at)
     try:
         data: object = yaml.safe_load(text or "")
     except yaml.YAMLError:

@@ -16,7 +16,7 @@ from actions.context import NEEDS_HUMAN, PARTIAL, WORKING, Context, Outcome, bra
 from actions.deadline import with_job_deadline
 from actions.engine import plan_text
 from actions.engine_env import engine_environment
-from actions.github import CommentInfo, ForgeError, PullInfo
+from actions.github import CommentInfo, GitHubError, PullInfo
 from actions.gitops import check_hold, complete_history, prepare_clone
 from actions.ledger import Spend, run_spend
 from actions.loops import run_limit
@@ -36,11 +36,11 @@ log = logging.getLogger(__name__)
 def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_plan: Plan | None = None) -> Outcome:
     """Turn issue #`issue` into a draft PR (or continue its branch on retry / after plan approval)."""
     branch = branch_of_issue(issue)
-    pull = ctx.forge.find_pull(branch)
-    remote = ctx.forge.branch_head(branch)
+    pull = ctx.github.find_pull(branch)
+    remote = ctx.github.branch_head(branch)
     # An approved plan is one run: approving again does not run (and pay) again. A PR of partial work is
     # continued by a new run, on its branch.
-    if pull and not retry and PARTIAL not in ctx.forge.issue(pull.number)[2]:
+    if pull and not retry and PARTIAL not in ctx.github.issue(pull.number)[2]:
         return Outcome("exists", f"PR #{pull.number} is already open for issue #{issue}; nothing to do", pull.number)
     if remote and not pull and not retry and (resumed := _resume(ctx, issue, branch, remote)):
         return resumed
@@ -50,12 +50,12 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
     if limited := run_limit(ctx, issue, runs):
         return limited
     ctx.need_engine()
-    title, body, labels = ctx.forge.issue(issue)
+    title, body, labels = ctx.github.issue(issue)
     progress = ProgressComment(ctx, issue, by)
     progress.open("Starting: cloning the repository.")
-    ctx.forge.add_labels(issue, WORKING)
+    ctx.github.add_labels(issue, WORKING)
     if NEEDS_HUMAN in labels:
-        ctx.forge.remove_label(issue, NEEDS_HUMAN)
+        ctx.github.remove_label(issue, NEEDS_HUMAN)
     try:
         clone = prepare_clone(ctx, branch, remote, f"issue-{issue}")
         numbers = (pull.number, issue) if pull else (issue,)
@@ -63,7 +63,7 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
             progress.update("Stopped: " + held.message)
             return held
         config = _config(ctx, clone, progress)
-        complete_history(ctx.forge, clone, config.index.history)
+        complete_history(ctx.github, clone, config.index.history)
         task = Task(title, body + _answers(ctx, issue), slug=f"issue-{issue}", plan=approved_plan)
         with run_spend(ctx, config, issue, progress) as spend:  # reserved before, settled after (bot/spend.py)
             if spend.refused:
@@ -74,7 +74,7 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
             spend.charge(result)
         return replace(_finish_issue(ctx, issue, branch, remote, clone, config, result, progress), run=result)
     finally:
-        ctx.forge.remove_label(issue, WORKING)
+        ctx.github.remove_label(issue, WORKING)
 
 
 def _answers(ctx: Context, issue: int) -> str:
@@ -84,7 +84,7 @@ def _answers(ctx: Context, issue: int) -> str:
         return ""
     question_comment, data = asked[-1]
     answers = []
-    for comment in ctx.forge.comments(issue):
+    for comment in ctx.github.comments(issue):
         if comment.id <= question_comment.id or comment.is_bot or ctx.is_own(comment):
             continue
         text = "\n".join(line for line in comment.body.splitlines() if not line.strip().startswith("/ensemble"))
@@ -108,18 +108,18 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
     if limited := run_limit(ctx, pull.number, runs):
         return limited
     ctx.need_engine()
-    remote = ctx.forge.branch_head(pull.branch)
-    title, body, _ = ctx.forge.issue(issue)
+    remote = ctx.github.branch_head(pull.branch)
+    title, body, _ = ctx.github.issue(issue)
     progress = ProgressComment(ctx, pull.number, by)
     progress.open(f"Starting: {what}.")
-    ctx.forge.add_labels(pull.number, WORKING)
+    ctx.github.add_labels(pull.number, WORKING)
     try:
         clone = prepare_clone(ctx, pull.branch, remote, f"pr-{pull.number}")
         if held := check_hold(ctx, clone, pull.branch, remote, (pull.number, issue)):
             progress.update("Stopped: " + held.message)
             return held
         config = _config(ctx, clone, progress)
-        complete_history(ctx.forge, clone, config.index.history)
+        complete_history(ctx.github, clone, config.index.history)
         task = Task(title, f"{body}\n\n## Requested revision ({what})\n{instructions}", slug=f"issue-{issue}")
         with run_spend(ctx, config, issue, progress) as spend:  # reserved before, settled after (bot/spend.py)
             if spend.refused:
@@ -131,10 +131,10 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
             return Outcome("stopped", f"the revision of PR #{pull.number} was stopped", pull.number, run=result)
         if not result.commits:
             progress.update(f"I could not produce a passing revision: {result.stop_words}.")
-            ctx.forge.add_labels(pull.number, NEEDS_HUMAN)
+            ctx.github.add_labels(pull.number, NEEDS_HUMAN)
             return Outcome("failed", f"no passing revision for PR #{pull.number}: {result.stop_words}", pull.number, 1,
                            run=result)
-        approved = {r.id: r.login for r in ctx.forge.reviews(pull.number) if r.state == "APPROVED"}
+        approved = {r.id: r.login for r in ctx.github.reviews(pull.number) if r.state == "APPROVED"}
         if refused := _push(ctx, clone, pull.branch, remote, progress, pull.number, config, result):
             return replace(refused, run=result)
         _dispatch_checks(ctx, config, pull.branch)
@@ -145,7 +145,7 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
         progress.done("pr", note)
         return Outcome("revised", note, pull.number, run=result)
     finally:
-        ctx.forge.remove_label(pull.number, WORKING)
+        ctx.github.remove_label(pull.number, WORKING)
 
 
 def _already_handled(ctx: Context, runs: list[tuple[CommentInfo, dict[str, object]]]) -> Outcome | None:
@@ -176,7 +176,7 @@ def _run_engine(ctx: Context, clone: Path, task: Task, config: Config, progress:
     run_id = new_run_id()
     after = progress.id or 0
     if progress.reused:  # a re-run of this job: a stop that ended the earlier attempt is spent
-        after = max([after, *(c.id for n in numbers for c in ctx.forge.comments(n))])
+        after = max([after, *(c.id for n in numbers for c in ctx.github.comments(n))])
     with StopWatcher(ctx, numbers, after_id=after) as watcher, span("ensemble.engine", engine_run=run_id):
         try:
             result = ctx.engine(clone, task, config, env, run_id=run_id, progress=progress.on_progress,
@@ -199,13 +199,13 @@ def _finish_issue(ctx: Context, issue: int, branch: str, remote: str | None, clo
         progress.update(f"Stopped by @{_stopper(result)}; nothing was pushed: {nothing_kept(result)}.")
         return Outcome("stopped", f"the run on issue #{issue} was stopped")
     if result.questions:
-        ctx.forge.comment(issue, questions_comment(result.questions))
+        ctx.github.comment(issue, questions_comment(result.questions))
         progress.update("Waiting for answers to the planner's questions.", stage="questions")
         return Outcome("questions", f"the planner asked {len(result.questions)} questions on issue #{issue}")
     if not result.commits:
         progress.update(f"I could not produce a passing change: {result.stop_words}. {result.stop_detail}".strip()
                         + f"\n\nNothing was published: {nothing_kept(result)}.")
-        ctx.forge.add_labels(issue, NEEDS_HUMAN)
+        ctx.github.add_labels(issue, NEEDS_HUMAN)
         return Outcome("failed", f"no passing change for issue #{issue}: {result.stop_words}", exit_code=1)
     body = pr_body(result, issue)
     # What a re-run needs to open the PR goes on record before the push: a job killed just after it
@@ -228,38 +228,38 @@ def _push(ctx: Context, clone: Path, branch: str, remote: str | None, progress: 
     with the run's commits kept on a branch of their own so nothing is lost. With `commit.verified` the commits
     on GitHub are new ones the API made: `result.commits` takes their SHAs."""
     try:
-        made = ctx.forge.push(clone, branch, remote, verified=config.commit.verified)
+        made = ctx.github.push(clone, branch, remote, verified=config.commit.verified)
         for commit in result.commits:
             commit["sha"] = made.get(commit["sha"], commit["sha"])
         return None
-    except ForgeError as exc:
+    except GitHubError as exc:
         refusal = exc
-    moved = ctx.forge.branch_head(branch) != remote
+    moved = ctx.github.branch_head(branch) != remote
     kept = f"{branch}-unpushed-{ctx.run_key}"
     try:
-        ctx.forge.push(clone, kept, None, source=f"refs/heads/{branch}")
+        ctx.github.push(clone, kept, None, source=f"refs/heads/{branch}")
         saved = f"My commits are kept on the branch `{kept}`."
-    except ForgeError as exc:
+    except GitHubError as exc:
         saved = f"I could not keep my commits on a branch of their own either ({exc})."
     why = ("it moved while I worked, and I never overwrite commits I did not make" if moved else
            "GitHub refused the push")
     progress.update(f"I could not push to `{branch}`: {why}. {saved} Comment `/ensemble retry` to run again on top "
                     f"of the branch as it is now.\n\n```text\n{refusal}\n```")
-    ctx.forge.add_labels(number, NEEDS_HUMAN)
+    ctx.github.add_labels(number, NEEDS_HUMAN)
     return Outcome("push-rejected", f"could not push {branch} ({why}); the commits are kept on {kept}", number, 1)
 
 
 def _open_pull(ctx: Context, issue: int, branch: str, title: str, body: str, progress: ProgressComment,
                config: Config | None, partial: bool = False) -> Outcome:
-    base = ctx.forge.default_branch()
-    pull = ctx.forge.open_draft_pull(branch, base, f"{title} (#{issue})", body)
+    base = ctx.github.default_branch()
+    pull = ctx.github.open_draft_pull(branch, base, f"{title} (#{issue})", body)
     if partial:  # the label says so where PRs are listed; a later run that passes takes it off
-        ctx.forge.add_labels(pull.number, PARTIAL)
+        ctx.github.add_labels(pull.number, PARTIAL)
         progress.done("pr", f"Opened draft pull request #{pull.number} with partial work (labelled `{PARTIAL}`): "
                       "it fixes some tests and breaks none, but the task is not done; its description says what is "
                       "left. Comment `/ensemble retry` to continue from it.")
     else:
-        ctx.forge.remove_label(pull.number, PARTIAL)
+        ctx.github.remove_label(pull.number, PARTIAL)
         progress.done("pr", f"Opened draft pull request #{pull.number}.")
     progress.update(progress.state["note"], stage="pr", pr=pull.number, pr_body="")
     request_review(ctx, pull.number, str(progress.state.get("by") or ""))
@@ -282,7 +282,7 @@ def _resume(ctx: Context, issue: int, branch: str, remote: str) -> Outcome | Non
             progress.done("reviewed", "Pushed the branch; opening the pull request.")
             opened = _open_pull(ctx, issue, branch, data.get("title", f"Issue #{issue}"), data["pr_body"], progress,
                                 remote_config(ctx), bool(data.get("partial")))
-            ctx.forge.remove_label(issue, WORKING)  # the killed run could not take it off
+            ctx.github.remove_label(issue, WORKING)  # the killed run could not take it off
             return opened
     return None
 
@@ -292,10 +292,10 @@ def _post_plan(ctx: Context, clone: Path, task: Task, config: Config, issue: int
     plan = ctx.planner(clone, task, config, engine_environment(ctx.env, config))
     spend.charge(plan)
     if plan.questions:
-        ctx.forge.comment(issue, questions_comment(plan.questions))
+        ctx.github.comment(issue, questions_comment(plan.questions))
         progress.update("Waiting for answers to the planner's questions.", stage="questions")
         return Outcome("questions", f"the planner asked {len(plan.questions)} questions on issue #{issue}")
-    ctx.forge.comment(issue, plan_comment(plan_text(plan), ctx.run_key))
+    ctx.github.comment(issue, plan_comment(plan_text(plan), ctx.run_key))
     progress.done("planned", "Waiting for `/ensemble approve-plan`.")
     return Outcome("plan-posted", f"posted the plan on issue #{issue}; waiting for /ensemble approve-plan")
 
@@ -308,14 +308,14 @@ def _dispatch_checks(ctx: Context, config: Config, branch: str) -> None:
         log.warning("pushes made with the default GITHUB_TOKEN start no workflow runs; list your CI workflows in "
                     "heal.workflows, or pass an App token or PAT as github-token")
     for workflow in config.heal.workflows:
-        ctx.forge.dispatch(workflow, branch)
+        ctx.github.dispatch(workflow, branch)
 
 
 def _dismissed(ctx: Context, number: int, approved: dict[int, str]) -> str:
     """A sentence naming approvals that our push dismissed (branch protection dismisses stale approvals)."""
     if not approved:
         return ""
-    dismissed = sorted({approved[r.id] for r in ctx.forge.reviews(number) if r.id in approved and r.state == "DISMISSED"})
+    dismissed = sorted({approved[r.id] for r in ctx.github.reviews(number) if r.id in approved and r.state == "DISMISSED"})
     if not dismissed:
         return ""
     return f" This push dismissed the approval by {', '.join(f'@{name}' for name in dismissed)}; please review again."

@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 from actions.context import Context, Outcome
-from actions.github import ForgeError, GitHubForge
+from actions.github import GitHubError, GitHubRepo
 from actions.markers import marker
 from actions.render import hold_comment
 from common.git import git, git_succeeds
@@ -27,13 +27,13 @@ def prepare_clone(ctx: Context, branch: str, remote_head: str | None, name: str)
     if dest.exists():
         shutil.rmtree(dest)
     ctx.workdir.mkdir(parents=True, exist_ok=True)
-    clone = ctx.forge.clone(dest)
+    clone = ctx.github.clone(dest)
     if remote_head:
         git(clone, "branch", "--force", branch, remote_head)
     return clone
 
 
-def complete_history(forge: GitHubForge, clone: Path, history: bool) -> bool:
+def complete_history(github: GitHubRepo, clone: Path, history: bool) -> bool:
     """With the history channel on (`index.history`), fetch a shallow clone's missing commits and trees.
 
     Returns whether the clone now has its history. A failed fetch is not a failed run: retrieval ranks
@@ -42,8 +42,8 @@ def complete_history(forge: GitHubForge, clone: Path, history: bool) -> bool:
     if not history or git(clone, "rev-parse", "--is-shallow-repository", check=False).strip() != "true":
         return history
     try:
-        forge.fetch_history(clone)
-    except ForgeError as exc:
+        github.fetch_history(clone)
+    except GitHubError as exc:
         log.warning("ranking without the repository's history: %s", exc)
         return False
     return True
@@ -79,5 +79,5 @@ def check_hold(ctx: Context, clone: Path, branch: str, remote_head: str | None, 
     where = numbers[0]
     notified = [data for _, data in ctx.own_markers(where, "hold") if data.get("sha") == remote_head]
     if not notified:
-        ctx.forge.comment(where, hold_comment(branch, shas) + "\n\n" + marker("hold", {"sha": remote_head}))
+        ctx.github.comment(where, hold_comment(branch, shas) + "\n\n" + marker("hold", {"sha": remote_head}))
     return Outcome("held", f"a human pushed {shas[0][:7]} to {branch}; not pushing until /ensemble retry")

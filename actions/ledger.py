@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from actions.context import Context, Outcome
-from actions.github import ForgeError
+from actions.github import GitHubError
 from bot.config import Config
 from bot.ensemble.types import Plan, RunResult
 from bot.spend import (
@@ -61,9 +61,9 @@ IDENTITY = {"GIT_AUTHOR_NAME": "ensemble-bot", "GIT_AUTHOR_EMAIL": "ensemble-bot
 class LedgerBranch:
     """The ledger branch of one repository, worked on in a bare repository of the job's own (no checkout)."""
 
-    def __init__(self, forge: RemoteCalls, folder: Path):
-        self.forge = forge
-        self.repo = forge.bare_repo(folder)
+    def __init__(self, github: RemoteCalls, folder: Path):
+        self.github = github
+        self.repo = github.bare_repo(folder)
 
     def read(self) -> list[Entry]:
         """The entries on GitHub now ([] before the first run)."""
@@ -73,9 +73,9 @@ class LedgerBranch:
         """Append what `make` returns for the entries on GitHub, and return its value.
 
         `make` is called again on the new entries whenever another job wrote first, so what it decides always
-        holds for the ledger its entries land on. Raises ForgeError when no push got through after TRIES tries.
+        holds for the ledger its entries land on. Raises GitHubError when no push got through after TRIES tries.
         """
-        refused: ForgeError | None = None
+        refused: GitHubError | None = None
         for attempt in range(TRIES):
             try:
                 head = self._fetch()
@@ -84,17 +84,17 @@ class LedgerBranch:
                 if not new:
                     return value
                 commit = self._commit(head, text + "".join(entry.line() for entry in new), what)
-                self.forge.push(self.repo, LEDGER_BRANCH, head, source=commit)
+                self.github.push(self.repo, LEDGER_BRANCH, head, source=commit)
                 return value
-            except (ForgeError, GitError) as exc:  # another job moved the branch (or GitHub failed): try again
-                refused = ForgeError(str(exc))
+            except (GitHubError, GitError) as exc:  # another job moved the branch (or GitHub failed): try again
+                refused = GitHubError(str(exc))
                 log.info("the spend ledger moved while writing (%s); trying again", exc)
                 time.sleep(random.uniform(0, min(MAX_WAIT_S, WAIT_S * 2 ** attempt)))
-        raise ForgeError(f"could not write the spend ledger ({LEDGER_BRANCH}) in {TRIES} tries: {refused}")
+        raise GitHubError(f"could not write the spend ledger ({LEDGER_BRANCH}) in {TRIES} tries: {refused}")
 
     def _fetch(self) -> str | None:
         """The branch's head, fetched alone: the file in it is the whole ledger, so its history is never needed."""
-        return self.forge.fetch(self.repo, LEDGER_BRANCH, depth=1)
+        return self.github.fetch(self.repo, LEDGER_BRANCH, depth=1)
 
     def _text(self, head: str | None) -> str:
         """The ledger file at `head` ('' before the first run, or if someone deleted the file)."""
@@ -157,7 +157,7 @@ def run_spend(ctx: Context, config: Config, issue: int, progress: ProgressCommen
 
 
 def _ledger(ctx: Context) -> LedgerBranch:
-    return LedgerBranch(ctx.forge, ctx.workdir / f"ledger-{secrets.token_hex(3)}")
+    return LedgerBranch(ctx.github, ctx.workdir / f"ledger-{secrets.token_hex(3)}")
 
 
 def _reserve(ctx: Context, spend: Spend, progress: ProgressComment) -> None:
@@ -172,7 +172,7 @@ def _reserve(ctx: Context, spend: Spend, progress: ProgressComment) -> None:
 
     try:
         decided = _ledger(ctx).change(make, f"reserve ${run_usd:.2f} for issue #{spend.issue} (run {ctx.run_key})")
-    except ForgeError as exc:
+    except GitHubError as exc:
         message = (f"I could not read or write the spend ledger (branch `{LEDGER_BRANCH}`), so I cannot keep "
                    f"`budget.issue_usd` / `budget.day_usd` and started nothing: {exc}")
         progress.update(message)
@@ -202,7 +202,7 @@ def _settle(ctx: Context, spend: Spend) -> None:
 
     try:
         _ledger(ctx).change(make, f"settle ${usd:.4f} for issue #{spend.issue} (run {ctx.run_key})")
-    except ForgeError as exc:
+    except GitHubError as exc:
         log.warning("could not settle the run's reservation in the spend ledger; it counts at $%.2f: %s",
                     spend.reservation.usd, exc)
         ctx.spend = f"the ledger could not be settled ({exc}); this run counts at its reservation"

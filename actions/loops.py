@@ -19,7 +19,7 @@ import logging
 from datetime import UTC, datetime, timedelta
 
 from actions.context import NEEDS_HUMAN, WORKING, Context, Outcome, branch_of_issue
-from actions.github import CommentInfo, ForgeError
+from actions.github import CommentInfo, GitHubError
 from actions.markers import ProgressState, marker, progress_state
 from actions.render import progress_body
 
@@ -37,11 +37,11 @@ def run_limit(ctx: Context, number: int, runs: list[tuple[CommentInfo, dict[str,
     if not recent or len(recent) < (limit := _limit(ctx)):
         return None
     if not any(_within_hour(comment.created_at, now) for comment, _ in ctx.own_markers(number, "loop")):
-        ctx.forge.comment(number, f"I have started {len(recent)} runs here in the last hour (`max_runs_per_hour` is "
+        ctx.github.comment(number, f"I have started {len(recent)} runs here in the last hour (`max_runs_per_hour` is "
                           f"{limit}), so I stopped to avoid a loop and started nothing. If another run is really "
                           "wanted, comment `/ensemble run` (or `/ensemble revise …` on the pull request) again "
                           "later.\n\n" + marker("loop", {"runs": len(recent)}))
-        ctx.forge.add_labels(number, NEEDS_HUMAN)
+        ctx.github.add_labels(number, NEEDS_HUMAN)
     return Outcome("too-many-runs", f"{len(recent)} runs on #{number} in the last hour (max_runs_per_hour is "
                    f"{limit}); not starting another", number)
 
@@ -81,11 +81,11 @@ def cancel_thread_runs(ctx: Context, issue: int, numbers: list[int], by: str) ->
             cancelled.append(run)
             number, comment_id, state = jobs[run]
             note = f"Stopped by @{by}: this run's workflow job was cancelled; nothing more is pushed."
-            ctx.forge.edit_comment(number, comment_id, progress_body(state | {"note": note}))
+            ctx.github.edit_comment(number, comment_id, progress_body(state | {"note": note}))
     if cancelled:
         for number in numbers:
-            ctx.forge.remove_label(number, WORKING)
-    for info in ctx.forge.active_runs(branch_of_issue(issue)):
+            ctx.github.remove_label(number, WORKING)
+    for info in ctx.github.active_runs(branch_of_issue(issue)):
         if info.id != me and info.id not in cancelled and _cancel(ctx, info.id, active_only=False):
             cancelled.append(info.id)
     return sorted(cancelled)
@@ -94,10 +94,10 @@ def cancel_thread_runs(ctx: Context, issue: int, numbers: list[int], by: str) ->
 def _cancel(ctx: Context, run: int, active_only: bool) -> bool:
     """Cancel workflow run `run` (only when it has not finished, if `active_only`); failures are logged."""
     try:
-        if active_only and ctx.forge.run(run).status == "completed":
+        if active_only and ctx.github.run(run).status == "completed":
             return False
-        return ctx.forge.cancel_run(run)
-    except ForgeError as exc:  # e.g. 404 for a run id GitHub no longer keeps, 403 without `actions: write`
+        return ctx.github.cancel_run(run)
+    except GitHubError as exc:  # e.g. 404 for a run id GitHub no longer keeps, 403 without `actions: write`
         log.warning("could not cancel workflow run %s: %s", run, exc)
         return False
 

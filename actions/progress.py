@@ -14,7 +14,7 @@ from typing import Unpack
 
 from actions.commands import Command, parse_command
 from actions.context import Context
-from actions.github import ForgeError
+from actions.github import GitHubError
 from actions.markers import ProgressState, RunRecord, progress_state
 from actions.render import PHASE_TO_STAGE, STAGES, progress_body
 
@@ -43,7 +43,7 @@ class ProgressComment:
                 self.reused = True
         self.state["note"] = note
         if self.id is None:
-            self.id = self.ctx.forge.comment(self.issue, progress_body(self.state))
+            self.id = self.ctx.github.comment(self.issue, progress_body(self.state))
         else:
             self._write()
 
@@ -77,8 +77,8 @@ class ProgressComment:
         if self.id is None:
             return
         try:
-            self.ctx.forge.edit_comment(self.issue, self.id, progress_body(self.state))
-        except ForgeError as exc:
+            self.ctx.github.edit_comment(self.issue, self.id, progress_body(self.state))
+        except GitHubError as exc:
             log.warning("could not update the progress comment on #%s (%s); the run goes on", self.issue, exc)
 
 
@@ -116,7 +116,7 @@ class StopWatcher:
     def check(self) -> bool:
         """Look once; True (and the event set) when a stop was asked for."""
         for number in self.numbers:
-            for comment in self.ctx.forge.comments(number, since=self.since):
+            for comment in self.ctx.github.comments(number, since=self.since):
                 if comment.id <= self.after_id or self.ctx.is_own(comment):
                     continue
                 if parse_command(comment.body) == Command("stop") and self.ctx.may_trigger(comment.login):

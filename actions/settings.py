@@ -11,7 +11,7 @@ from bot.trace import current_tracer
 def remote_config(ctx: Context) -> Config:
     """The config on the default branch (the trusted one), with environment overrides applied."""
     path = ctx.config_path or CONFIG_PATH
-    text = ctx.forge.read_file(path, ctx.forge.default_branch())
+    text = ctx.github.read_file(path, ctx.github.default_branch())
     config = apply_env_overrides(parse_config(text, path) if text is not None else Config(), ctx.env)
     register_secrets(ctx, config)
     return config
@@ -22,5 +22,5 @@ def register_secrets(ctx: Context, config: Config) -> None:
     for `not_secret_env`, in comments and in the trace."""
     exempt_secret_names(config.not_secret_env)
     configured = secret_values(ctx.env, config.secret_env)
-    ctx.forge.add_secrets(configured)
+    ctx.github.add_secrets(configured)
     current_tracer().add_secrets(configured)

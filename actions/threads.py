@@ -3,7 +3,7 @@
 A thread counts as addressed when the revision changed the line it is on or a line next to it
 (its path and line against `git diff <old head> <new head>`). Addressed threads get a reply
 naming the commit and are resolved; the others stay open with a one-line reason. The reading of
-the diff is pure; the GitHub calls go through the forge, and a failure there never undoes the
+the diff is pure; the GitHub calls go through `ctx.github`, and a failure there never undoes the
 push that already happened: it is logged and reported in the progress note.
 """
 
@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from actions.context import Context
-from actions.github import ForgeError, ReviewThread
+from actions.github import GitHubError, ReviewThread
 from actions.markers import inert
 from common.git import git
 
@@ -46,8 +46,8 @@ def addressed(thread: ReviewThread, hunks: dict[str, list[tuple[int, int]]]) -> 
 def answer_threads(ctx: Context, number: int, clone: Path, before: str, after: str) -> str:
     """Reply in and resolve the threads the commits `before..after` addressed; a sentence for the progress note."""
     try:
-        threads = [t for t in ctx.forge.review_threads(number) if not t.resolved]
-    except ForgeError as exc:
+        threads = [t for t in ctx.github.review_threads(number) if not t.resolved]
+    except GitHubError as exc:
         log.warning("could not read the review threads of PR #%d: %s", number, exc)
         return " I could not read the review threads, so none were answered."
     if not threads:
@@ -57,11 +57,11 @@ def answer_threads(ctx: Context, number: int, clone: Path, before: str, after: s
     for thread in threads:
         done = addressed(thread, hunks) and not thread.outdated
         try:
-            ctx.forge.reply_in_thread(number, thread.comment_id, _reply(thread, done, after))
+            ctx.github.reply_in_thread(number, thread.comment_id, _reply(thread, done, after))
             if done:
-                ctx.forge.resolve_thread(thread.id)
+                ctx.github.resolve_thread(thread.id)
                 resolved += 1
-        except ForgeError as exc:
+        except GitHubError as exc:
             log.warning("could not answer review thread %s on PR #%d: %s", thread.id, number, exc)
     return f" Resolved {resolved} of {len(threads)} open review threads."
 
@@ -80,6 +80,6 @@ def request_review(ctx: Context, number: int, login: str) -> None:
     if not login or login.endswith("[bot]") or login in ctx.bot_logins or login == ctx.me():
         return
     try:
-        ctx.forge.request_review(number, login)
-    except ForgeError as exc:  # e.g. 422 when the login may not review here
+        ctx.github.request_review(number, login)
+    except GitHubError as exc:  # e.g. 422 when the login may not review here
         log.warning("could not request a review of PR #%d from @%s: %s", number, login, exc)

@@ -3,7 +3,7 @@
 What the Action does on a runner without a cached environment: `python -m venv`, `pip install`
 of this package (the core alone, or with torch first and then the `engine` extra), then
 `ensemble handle-event` on an `issue_comment` event, answered against the fake GitHub of
-tests/fakes over localhost HTTP. Four cases: core or full install, with a warm pip cache (one
+fakes/ over localhost HTTP. Four cases: core or full install, with a warm pip cache (one
 primed by an untimed full install) or a cold one (a fresh, empty PIP_CACHE_DIR; pip then
 fetches everything from its configured indexes, torch from the on-disk CPU wheel).
 
@@ -25,12 +25,14 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# bench/ itself off the path: bench/sandbox.py would shadow the `sandbox` package (installed or not)
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 
-from tests.actions.conftest import BUGGY, REPO, Hub  # noqa: E402
-from tests.fakes.github_server import FakeGitHub  # noqa: E402
+from fakes.github_hub import BUGGY, REPO, Hub  # noqa: E402
+from fakes.github_server import FakeGitHub  # noqa: E402
 
-SOURCES = ("pyproject.toml", "README.md", "LICENSE", "bot", "actions", "indexer", "sandbox", "common")
+SOURCES = ("pyproject.toml", "README.md", "LICENSE", "bot", "actions", "indexer", "sandbox", "common", "fakes")
 TORCH = os.environ.get("ENSEMBLE_TORCH_SPEC", "torch==2.13.0")
 KEEP_ENV = ("PATH", "HOME", "LANG", "TMPDIR", "SSL_CERT_FILE", "PIP_CERT", "PIP_FIND_LINKS", "PIP_DEFAULT_TIMEOUT",
             "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CONFIG_FILE", "PIP_DISABLE_PIP_VERSION_CHECK")

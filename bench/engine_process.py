@@ -25,6 +25,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
+# bench/ itself off the path: bench/sandbox.py would shadow the `sandbox` package (installed or not)
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH]
 sys.path.insert(0, str(BENCH.parent))
 
 from actions.engine_process import ChildEngine  # noqa: E402

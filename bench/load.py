@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/load.py [--issues 20] [--duplicates 5] [--queued 3] [--json]
 
-The fake GitHub (tests/fakes) holds a repository with the seeded median() bug and `--issues`
+The fake GitHub (fakes/) holds a repository with the seeded median() bug and `--issues`
 issues. Every issue is labelled `ensemble` at the same moment, and the label event of issue #1
 is delivered `--duplicates` more times. Each delivery is handled by `actions.app.handle_event`,
 the `ensemble handle-event` entry, with the real ensemble engine: its models answer from a fake
@@ -37,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+# bench/ itself off the path: bench/sandbox.py would shadow the `sandbox` package (installed or not)
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT))
 
 from actions.app import handle_event  # noqa: E402
@@ -48,11 +50,13 @@ from bot.ensemble.demo import create_sample_repo  # noqa: E402
 from bot.ensemble.runner import Components  # noqa: E402
 from bot.ensemble.types import RunResult, Task  # noqa: E402
 from bot.llm.manager import ModelManager  # noqa: E402
-from tests.actions.conftest import REPO, Hub, ScriptedEngine  # noqa: E402
-from tests.ensemble.conftest import ACCEPT, ENOUGH, FIX, PLAN, REPRO, FileRetriever, HostPytest  # noqa: E402
-from tests.fakes.github_server import FakeGitHub  # noqa: E402
-from tests.fakes.model_server import Logged, Rule  # noqa: E402
-from tests.fakes.openai_server import FakeOpenAI  # noqa: E402
+from fakes.engine_parts import FileRetriever, HostPytest  # noqa: E402
+from fakes.github_hub import REPO, Hub  # noqa: E402
+from fakes.github_server import FakeGitHub  # noqa: E402
+from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO  # noqa: E402
+from fakes.model_server import Logged, Rule  # noqa: E402
+from fakes.openai_server import FakeOpenAI  # noqa: E402
+from fakes.scripted_engine import ScriptedEngine  # noqa: E402
 
 CONFIG = """ensembles: 1
 max_iterations: 2

@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+# this script's folder off the path: as `sandbox` it would shadow the package it measures (installed or not)
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sandbox import DockerSandbox, SandboxSpec  # noqa: E402

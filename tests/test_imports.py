@@ -15,21 +15,30 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("actions", "bot", "indexer", "sandbox", "common")
-# package -> the project packages it may import (docs/architecture.md: actions -> bot -> indexer, sandbox -> common)
+# what runs the product without being it: the shared fakes, the benchmark scripts, the tests
+HARNESS = ("fakes", "bench", "tests")
+# package -> the project packages it may import (docs/architecture.md: actions -> bot -> indexer, sandbox -> common;
+# the product never imports the harness, and bench/ runs without tests/)
 MAY_IMPORT = {
     "actions": {"actions", "bot", "indexer", "sandbox", "common"},
     "bot": {"bot", "indexer", "sandbox", "common"},
     "indexer": {"indexer", "common"},
     "sandbox": {"sandbox", "common"},
     "common": {"common"},
+    "fakes": {*PACKAGES, "fakes"},
+    "bench": {*PACKAGES, "fakes", "bench"},
+    "tests": {*PACKAGES, *HARNESS},
 }
+NOT_THE_PROJECT = ("bench/tasks",)  # the benchmark's task repositories: their own code, with their own tests
 
 
-def modules(root: Path = ROOT) -> dict[str, Path]:
-    """Dotted module name -> file, for every module of the project's packages."""
+def modules(root: Path = ROOT, packages: tuple[str, ...] = PACKAGES) -> dict[str, Path]:
+    """Dotted module name -> file, for every module of `packages` (bench/'s scripts count as `bench.<name>`)."""
     found = {}
-    for package in PACKAGES:
+    for package in packages:
         for path in sorted((root / package).rglob("*.py")):
+            if path.relative_to(root).as_posix().startswith(NOT_THE_PROJECT):
+                continue
             parts = path.relative_to(root).with_suffix("").parts
             found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return found
@@ -100,6 +109,12 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def layer_violations(edges: dict[str, set[str]]) -> list[str]:
+    """Each import of a package that MAY_IMPORT does not allow its importer, in words."""
+    return sorted(f"{module} imports {target}" for module, targets in edges.items() for target in targets
+                  if target.split(".")[0] not in MAY_IMPORT[module.split(".")[0]])
+
+
 @pytest.fixture(scope="module")
 def edges() -> dict[str, set[str]]:
     return graph(modules())
@@ -109,10 +124,23 @@ def test_the_project_has_no_import_cycles(edges: dict[str, set[str]]) -> None:
     assert cycles(edges) == []
 
 
-def test_every_package_imports_only_the_layers_below_it(edges: dict[str, set[str]]) -> None:
-    wrong = sorted(f"{module} imports {target}" for module, targets in edges.items() for target in targets
-                   if target.split(".")[0] not in MAY_IMPORT[module.split(".")[0]])
-    assert wrong == []
+def test_every_package_imports_only_the_layers_below_it() -> None:
+    assert layer_violations(graph(modules(ROOT, PACKAGES + HARNESS))) == []
+
+
+def test_the_product_importing_the_fakes_and_bench_importing_tests_are_found(tmp_path: Path) -> None:
+    for package in (*PACKAGES, *HARNESS):
+        (tmp_path / package).mkdir()
+        if package != "bench":  # bench/ is a folder of scripts
+            (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / "fakes" / "github_server.py").write_text("import bot\n")
+    (tmp_path / "tests" / "conftest.py").write_text("from fakes.github_server import FakeGitHub\n")
+    (tmp_path / "bot" / "cli.py").write_text("def main():\n    from fakes import github_server\n")
+    (tmp_path / "bench" / "load.py").write_text("import sys\nfrom tests.conftest import hub  # noqa: E402\n")
+    (tmp_path / "bench" / "tasks" / "t1" / "tests").mkdir(parents=True)
+    (tmp_path / "bench" / "tasks" / "t1" / "app.py").write_text("from tests import helpers\n")  # not ours
+    found = layer_violations(graph(modules(tmp_path, PACKAGES + HARNESS)))
+    assert found == ["bench.load imports tests.conftest", "bot.cli imports fakes", "bot.cli imports fakes.github_server"]
 
 
 def test_a_cycle_hidden_in_a_function_or_under_type_checking_is_found(tmp_path: Path) -> None:

@@ -2,9 +2,9 @@
 
 Only `actions/` talks to GitHub. The engine never does: it works in the clone through the local
 forge (`bot/forge`: worktrees and the branch `ensemble/<slug>`), and the handlers bring the clone
-in, push the branch and write the pull request and comments with `GitHubForge`.
+in, push the branch and write the pull request and comments with `GitHubRepo`.
 
-    base.py    the client, `call` (rate-limit waits) and `ForgeError`
+    base.py    the client, `call` (rate-limit waits) and `GitHubError`
     issues.py  issues, comments, reactions, labels
     pulls.py   pull requests, reviews, review threads
     checks.py  branches, workflow runs, check suites, commit statuses
@@ -14,15 +14,15 @@ in, push the branch and write the pull request and comments with `GitHubForge`.
 
 from __future__ import annotations
 
-from actions.github.base import ForgeError
+from actions.github.base import GitHubError
 from actions.github.checks import GREEN, CheckCalls
 from actions.github.info import CommentInfo, PullInfo, ReviewInfo, ReviewThread, RunInfo
 from actions.github.issues import IssueCalls
 from actions.github.pulls import PullCalls
 from actions.github.remote import RemoteCalls
 
-__all__ = ["GREEN", "CommentInfo", "ForgeError", "GitHubForge", "PullInfo", "ReviewInfo", "ReviewThread", "RunInfo"]
+__all__ = ["GREEN", "CommentInfo", "GitHubError", "GitHubRepo", "PullInfo", "ReviewInfo", "ReviewThread", "RunInfo"]
 
 
-class GitHubForge(IssueCalls, PullCalls, CheckCalls, RemoteCalls):
+class GitHubRepo(IssueCalls, PullCalls, CheckCalls, RemoteCalls):
     """One repository on one GitHub (github.com or Enterprise Server, or a fake)."""

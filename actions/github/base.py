@@ -1,11 +1,11 @@
-"""Calling GitHub: the PyGithub client for one repository, rate-limit waits and `ForgeError`.
+"""Calling GitHub: the PyGithub client for one repository, rate-limit waits and `GitHubError`.
 
 The client is built and every call made through common/github.py (shared with the doctor):
 PyGithub runs with its own retries off; secondary rate limits (403/429 with `retry-after`)
 are waited out, up to `max_wait_s` in total per call. A 5xx (GitHub's 502s come and go)
 is tried again after 1, 2 and 4 seconds, except for calls that would do twice what the failed
 one may already have done (posting a comment, dispatching a workflow). Every other GitHub
-error becomes a `ForgeError` that says what the bot was trying to do and what GitHub answered.
+error becomes a `GitHubError` that says what the bot was trying to do and what GitHub answered.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-class ForgeError(EnsembleError):
+class GitHubError(EnsembleError):
     """A GitHub or git operation failed; the message says which and what GitHub answered."""
 
     def __init__(self, message: str, status: int | None = None):
@@ -71,7 +71,7 @@ class GitHubBase:
     # -- calling GitHub ------------------------------------------------------------------
     def call(self, what: str, fn: Callable[[], T], *, repeatable: bool = True) -> T:
         """Run `fn`, waiting out secondary rate limits (and 5xx answers when `repeatable`);
-        other GitHub errors become ForgeError."""
+        other GitHub errors become GitHubError."""
         from github import GithubException
 
         record = RetryLog()
@@ -81,9 +81,9 @@ class GitHubBase:
                                    sleep=self._sleep, log_to=record, on_error=lambda status: s.set(status_code=status))
             except GithubException as exc:
                 if record.over_budget and retry_after(exc) is not None:
-                    raise ForgeError(f"GitHub rate-limited us while trying to {what}; waited {record.waited_s:.0f}s, "
+                    raise GitHubError(f"GitHub rate-limited us while trying to {what}; waited {record.waited_s:.0f}s, "
                                      "which is the limit; run again later") from None
-                raise ForgeError(f"GitHub refused to {what}: {exc.status} {message(exc)}", exc.status) from None
+                raise GitHubError(f"GitHub refused to {what}: {exc.status} {message(exc)}", exc.status) from None
             finally:
                 if record.waited_s:
                     s.set(rate_limited_s=record.waited_s)
@@ -91,7 +91,7 @@ class GitHubBase:
     def _not_found_is_none(self, what: str, fn: Callable[[], T]) -> T | None:
         try:
             return self.call(what, fn)
-        except ForgeError as exc:
+        except GitHubError as exc:
             if exc.status == 404:
                 return None
             raise
@@ -100,7 +100,7 @@ class GitHubBase:
         """The token's user for a personal token; None for App and Actions tokens (they cannot ask)."""
         try:
             return self.call("read the token's user", lambda: self._gh.get_user().login)
-        except ForgeError as exc:
+        except GitHubError as exc:
             if exc.status in (401, 403, 404):
                 return None
             raise
@@ -123,7 +123,7 @@ class GitHubBase:
         def fetch() -> str:
             content = self._repo.get_contents(path, ref=ref)
             if isinstance(content, list):
-                raise ForgeError(f"{path} is a directory in {self.full_name}; expected a file", 404)
+                raise GitHubError(f"{path} is a directory in {self.full_name}; expected a file", 404)
             return content.decoded_content.decode("utf-8", errors="replace")
         return self._not_found_is_none(f"read {path}", fetch)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
-from actions.github.base import ForgeError, GitHubBase
+from actions.github.base import GitHubBase, GitHubError
 from actions.github.info import RunInfo, run_info
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ class CheckCalls(GitHubBase):
         """Cancel a workflow run; False when it had already finished (GitHub answers 409)."""
         try:
             return self.call(f"cancel workflow run {run_id}", lambda: self._repo.get_workflow_run(run_id).cancel())
-        except ForgeError as exc:
+        except GitHubError as exc:
             if exc.status == 409:
                 return False
             raise
@@ -76,7 +76,7 @@ class CheckCalls(GitHubBase):
         for name, url in self.call(f"list failed jobs of run {run_id}", fetch):
             response = requests.get(url, timeout=60)  # a signed URL: no token goes there
             if response.status_code != 200:
-                raise ForgeError(f"could not download the log of job {name!r}: HTTP {response.status_code}")
+                raise GitHubError(f"could not download the log of job {name!r}: HTTP {response.status_code}")
             logs.append((name, response.text))
         return logs
 

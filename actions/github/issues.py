@@ -23,7 +23,7 @@ class IssueCalls(GitHubBase):
         """True when `login` is an active member of the team `org/team` (not one merely invited).
 
         The team membership API; the token needs read access to the organization's members (an App with
-        "Members: read"; the default GITHUB_TOKEN has none): GitHub's refusal (403) is a ForgeError that says
+        "Members: read"; the default GITHUB_TOKEN has none): GitHub's refusal (403) is a GitHubError that says
         so, and its 404, for a non-member or a team the token cannot see, is "no".
         """
         def fetch() -> bool:

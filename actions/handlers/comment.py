@@ -66,7 +66,7 @@ def _issue_number(ctx: Context, number: int) -> int | None:
     """The issue behind #number: itself, or for the bot's PR the issue of its branch."""
     if not ctx.event.is_pull:
         return number
-    return issue_of_pull(ctx, ctx.forge.pull(number))
+    return issue_of_pull(ctx, ctx.github.pull(number))
 
 
 def _refused(ctx: Context, number: int) -> Outcome | None:
@@ -90,7 +90,7 @@ def _retry(ctx: Context, command: Command, number: int) -> Outcome:
     issue = _issue_number(ctx, number)
     if issue is None:
         return _reply(ctx, number, "This pull request is not one of mine; comment on the issue instead.", "replied")
-    head = ctx.forge.branch_head(branch_of_issue(issue))
+    head = ctx.github.branch_head(branch_of_issue(issue))
     if head:
         reply_once(ctx, number, ctx.event.comment_id or 0, f"OK, continuing from `{head[:7]}`.",
                    markers=(("ack", {"sha": head}),))
@@ -100,7 +100,7 @@ def _retry(ctx: Context, command: Command, number: int) -> Outcome:
 def _revise(ctx: Context, command: Command, number: int) -> Outcome:
     if refused := _refused(ctx, number):
         return refused
-    pull = ctx.forge.pull(number) if ctx.event.is_pull else None
+    pull = ctx.github.pull(number) if ctx.event.is_pull else None
     if pull is None or issue_of_pull(ctx, pull) is None:
         return _reply(ctx, number, "`/ensemble revise` works on the pull requests I opened.", "replied")
     return revise_pull(ctx, pull, command.argument, ctx.event.sender, f"revision asked by @{ctx.event.sender}")
@@ -110,9 +110,9 @@ def _stop(ctx: Context, command: Command, number: int) -> Outcome:
     # A run watches its issue and the issue's PR for a stop, so either one's label counts.
     ours = _issue_number(ctx, number)
     issue = ours or number
-    pull = ctx.forge.find_pull(branch_of_issue(issue))
+    pull = ctx.github.find_pull(branch_of_issue(issue))
     related = sorted({number, issue, *([pull.number] if pull else [])})
-    working = any(WORKING in ctx.forge.issue(n)[2] for n in related)
+    working = any(WORKING in ctx.github.issue(n)[2] for n in related)
     # only on an issue or the bot's own PR: another PR's thread has no runs of the bot's to cancel
     cancelled = cancel_thread_runs(ctx, issue, related, ctx.event.sender) if ours is not None else []
     if not working and not cancelled:
@@ -124,8 +124,8 @@ def _stop(ctx: Context, command: Command, number: int) -> Outcome:
 
 def _status(ctx: Context, command: Command, number: int) -> Outcome:
     issue = _issue_number(ctx, number) or number
-    _, _, labels = ctx.forge.issue(number)
-    pull = ctx.forge.find_pull(branch_of_issue(issue))
+    _, _, labels = ctx.github.issue(number)
+    pull = ctx.github.find_pull(branch_of_issue(issue))
     runs = ctx.own_markers(issue, "progress")
     lines = [f"- labels: {', '.join(f'`{label}`' for label in labels if label.startswith('ensemble')) or 'none'}",
              f"- pull request: #{pull.number} ({'draft' if pull.draft else 'ready'})" if pull else "- pull request: none",

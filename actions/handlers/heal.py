@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from actions.context import NEEDS_HUMAN, Context, Outcome, branch_of_issue, issue_of_branch
 from actions.flow import revise_pull
-from actions.github import ForgeError, PullInfo
+from actions.github import GitHubError, PullInfo
 from actions.logcut import cut_failure, failure_signature
 from actions.markers import HealState, heal_state, inert, marker
 from actions.render import escalation_comment, fenced
@@ -39,10 +39,10 @@ def handle(ctx: Context) -> Outcome:
     if event.conclusion not in FAILED:
         return Outcome("nothing-to-do", f"{event.name} concluded {event.conclusion or 'nothing'}; no healing needed")
     branch = branch_of_issue(issue)
-    head = ctx.forge.branch_head(branch)
+    head = ctx.github.branch_head(branch)
     if head != event.head_sha:
         return Outcome("nothing-to-do", f"the failure was on {event.head_sha[:7]}, but {branch} is now at {(head or 'nothing')[:7]}")
-    pull = ctx.forge.find_pull(branch)
+    pull = ctx.github.find_pull(branch)
     if pull is None:
         return Outcome("nothing-to-do", f"no open pull request from {branch}")
     failing = _failing(ctx)
@@ -62,7 +62,7 @@ def handle(ctx: Context) -> Outcome:
         state["rerun_checks"][key] = failing.checks
         try:
             accepted = failing.rerun() is not False  # PyGithub answers False when GitHub refuses
-        except ForgeError as exc:
+        except GitHubError as exc:
             if exc.status not in (403, 404):
                 raise
             accepted = False
@@ -92,18 +92,18 @@ class Failing:
 def _failing(ctx: Context) -> Failing | None:
     event = ctx.event
     if event.run_id:  # workflow_run: Actions' own runs
-        run = ctx.forge.run(event.run_id)
+        run = ctx.github.run(event.run_id)
         if run.conclusion not in FAILED:
             return None
         return Failing(f"run-{run.id}", f"the failed jobs of workflow run {run.id}",
-                       lambda: ctx.forge.rerun_failed_jobs(run.id), lambda: ctx.forge.failed_job_logs(run.id),
-                       ctx.forge.failed_jobs(run.id))
+                       lambda: ctx.github.rerun_failed_jobs(run.id), lambda: ctx.github.failed_job_logs(run.id),
+                       ctx.github.failed_jobs(run.id))
     suite = event.check_suite_id or 0  # check_suite: GitHub sends it for other apps' suites only
-    failures = ctx.forge.suite_failures(suite)
+    failures = ctx.github.suite_failures(suite)
     if not failures:
         return None
     return Failing(f"suite-{suite}", f"check suite {suite} ({', '.join(name for name, _ in failures[:3])})",
-                   lambda: ctx.forge.rerequest_suite(suite), lambda: ctx.forge.suite_failures(suite),
+                   lambda: ctx.github.rerequest_suite(suite), lambda: ctx.github.suite_failures(suite),
                    [name for name, _ in failures])
 
 
@@ -111,9 +111,9 @@ def _without_red_on_base(ctx: Context, failing: Failing) -> tuple[Failing, str]:
     """`failing` less the checks whose latest result on the default branch's head is a failure too, and a line
     naming those with the base's commit and result ('' when there are none). Such a failure is not the pull
     request's doing, so no model money goes into fixing it here."""
-    base = ctx.forge.default_branch()
-    base_sha = ctx.forge.branch_head(base) or ""
-    on_base = ctx.forge.check_conclusions(base_sha) if base_sha and failing.checks else {}
+    base = ctx.github.default_branch()
+    base_sha = ctx.github.branch_head(base) or ""
+    on_base = ctx.github.check_conclusions(base_sha) if base_sha and failing.checks else {}
     red = [name for name in failing.checks if on_base.get(name) in FAILED]
     if not red:
         return failing, ""
@@ -129,8 +129,8 @@ def _passed_on_rerun(ctx: Context, issue: int) -> Outcome:
     """A green run or suite on the bot's head: when it is the re-run of a failure, say the checks were flaky."""
     event = ctx.event
     branch = branch_of_issue(issue)
-    head = ctx.forge.branch_head(branch)
-    pull = ctx.forge.find_pull(branch) if head == event.head_sha else None
+    head = ctx.github.branch_head(branch)
+    pull = ctx.github.find_pull(branch) if head == event.head_sha else None
     if head is None or pull is None:
         return Outcome("nothing-to-do", f"{event.name} passed; no healing needed")
     failing = f"run-{event.run_id}" if event.run_id else f"suite-{event.check_suite_id or 0}"
@@ -151,7 +151,7 @@ def _note(ctx: Context, number: int, key: str, line: str) -> None:
     """Post `line` on PR #number once per `key` (a re-delivered event posts nothing new)."""
     if any(data.get("key") == key for _, data in ctx.own_markers(number, "triage")):
         return
-    ctx.forge.comment(number, inert(line) + "\n\n" + marker("triage", {"key": key}))
+    ctx.github.comment(number, inert(line) + "\n\n" + marker("triage", {"key": key}))
 
 
 def _heal(ctx: Context, issue: int, pull: PullInfo, failing: Failing, comment_id: int | None,
@@ -173,7 +173,7 @@ def _heal(ctx: Context, issue: int, pull: PullInfo, failing: Failing, comment_id
     if outcome.result in ("held", "stopped", "too-many-runs", "over-budget", "ledger-unavailable"):
         return outcome  # a human took over, said stop, a loop was broken or a spend cap refused: no attempt made
     state["attempts"], state["signatures"] = attempt, [*state["signatures"], signature]
-    new_head = ctx.forge.branch_head(pull.branch) or ""
+    new_head = ctx.github.branch_head(pull.branch) or ""
     state["tried"].append({"what": f"fix commit for failure {signature}", "sha": new_head if outcome.result == "revised" else ""})
     if outcome.result != "revised":
         escalated = _escalate(ctx, issue, pull, comment_id, state, excerpt, f"the fix attempt ended: {outcome.message}")
@@ -191,11 +191,11 @@ def _heal_outcome(outcome: Outcome, attempt: int, of: int) -> Outcome:
 
 def _escalate(ctx: Context, issue: int, pull: PullInfo, comment_id: int | None, state: HealState,
               excerpt: str, reason: str) -> Outcome:
-    head = ctx.forge.branch_head(pull.branch) or ""
+    head = ctx.github.branch_head(pull.branch) or ""
     state["escalated"] = head
-    ctx.forge.add_labels(pull.number, NEEDS_HUMAN)
-    ctx.forge.add_labels(issue, NEEDS_HUMAN)
-    ctx.forge.comment(pull.number, escalation_comment(_labeller(ctx, issue), state["tried"], excerpt, reason))
+    ctx.github.add_labels(pull.number, NEEDS_HUMAN)
+    ctx.github.add_labels(issue, NEEDS_HUMAN)
+    ctx.github.comment(pull.number, escalation_comment(_labeller(ctx, issue), state["tried"], excerpt, reason))
     _save(ctx, pull.number, comment_id, state, f"Handed over to a human: {reason}.")
     return Outcome("escalated", f"labelled PR #{pull.number} {NEEDS_HUMAN}: {reason}", pull.number)
 
@@ -217,6 +217,6 @@ def _load(ctx: Context, number: int) -> tuple[int | None, HealState]:
 def _save(ctx: Context, number: int, comment_id: int | None, state: HealState, note: str) -> None:
     body = f"**Self-healing**: {inert(note)} Fix attempts used: {state['attempts']}.\n\n" + marker("heal", state)
     if comment_id is None:
-        ctx.forge.comment(number, body)
+        ctx.github.comment(number, body)
     else:
-        ctx.forge.edit_comment(number, comment_id, body)
+        ctx.github.edit_comment(number, comment_id, body)

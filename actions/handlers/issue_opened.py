@@ -21,7 +21,7 @@ def handle(ctx: Context) -> Outcome:
         return admitted
     command = admitted
     # An issue opened with the trigger label also sends issues.labeled, which starts the same run.
-    if command.verb in ("run", "retry") and ctx.trigger_label in ctx.forge.issue(number)[2]:
+    if command.verb in ("run", "retry") and ctx.trigger_label in ctx.github.issue(number)[2]:
         return Outcome("nothing-to-do", f"issue #{number} was opened with the {ctx.trigger_label!r} label, "
                        "whose event starts the run")
     return VERBS[command.verb](ctx, command, number)

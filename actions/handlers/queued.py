@@ -55,7 +55,7 @@ def drain(ctx: Context, run: RunCommand, before: int | None = None) -> list[Outc
 
 def pending(ctx: Context) -> list[Queued]:
     """The engine commands on the event's issue or PR that no comment of the bot answers, oldest first."""
-    comments = ctx.forge.comments(ctx.event.number or 0, fresh=True)  # commands posted while the run ran
+    comments = ctx.github.comments(ctx.event.number or 0, fresh=True)  # commands posted while the run ran
     answered = _answered(ctx, comments)
     commands = [(c, cmd) for c in comments if not c.is_bot and c.login not in ctx.bot_logins and not ctx.is_own(c)
                 and isinstance(cmd := parse_command(c.body), Command) and cmd.verb in QUEUED_VERBS]
@@ -67,7 +67,7 @@ def pending(ctx: Context) -> list[Queued]:
 def answer(ctx: Context, outcome: Outcome) -> None:
     """Reply to the event's command comment with what happened, unless a comment of the bot answers it."""
     number, comment_id = ctx.event.number or 0, ctx.event.comment_id or 0
-    if comment_id and comment_id not in _answered(ctx, ctx.forge.comments(number)):
+    if comment_id and comment_id not in _answered(ctx, ctx.github.comments(number)):
         reply_once(ctx, number, comment_id, outcome.message[:1].upper() + outcome.message[1:] + ".")
 
 
@@ -76,8 +76,8 @@ def _answered(ctx: Context, comments: list[CommentInfo]) -> set[int]:
     on its issue) name."""
     threads = [comments]
     number = ctx.event.number or 0
-    if ctx.event.is_pull and (issue := issue_of_pull(ctx, ctx.forge.pull(number))) is not None:
-        threads.append(ctx.forge.comments(issue))  # `/ensemble run` on the PR reports on the issue
+    if ctx.event.is_pull and (issue := issue_of_pull(ctx, ctx.github.pull(number))) is not None:
+        threads.append(ctx.github.comments(issue))  # `/ensemble run` on the PR reports on the issue
     ids: set[int] = set()
     for comment in (c for thread in threads for c in thread if ctx.is_own(c)):
         reply, progress = read_marker(comment.body, "reply"), read_marker(comment.body, "progress")
@@ -106,7 +106,7 @@ def _handle(ctx: Context, comment: CommentInfo, command: Command, run: RunComman
 
 def _stopped_after(ctx: Context, comment_id: int) -> str:
     """The login of someone allowed who posted `/ensemble stop` on the thread after `comment_id`, or ''."""
-    for comment in ctx.forge.comments(ctx.event.number or 0):
+    for comment in ctx.github.comments(ctx.event.number or 0):
         if comment.id > comment_id and not ctx.is_own(comment) and parse_command(comment.body) == Command("stop") \
                 and ctx.may_trigger(comment.login):
             return comment.login

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from actions.commands import BadCommand, Command, help_reply
 from actions.context import Context, Outcome
-from actions.github import ForgeError
+from actions.github import GitHubError
 from actions.markers import inert, marker
 from actions.render import REFUSAL
 
@@ -25,15 +25,15 @@ def acknowledge(ctx: Context) -> None:
     reaction (a token without `issues: write`, say) is logged, never fatal.
     """
     try:
-        ctx.forge.react(ctx.event.number or 0, ctx.event.comment_id)
-    except ForgeError as exc:
+        ctx.github.react(ctx.event.number or 0, ctx.event.comment_id)
+    except GitHubError as exc:
         log.warning("could not put the 👀 reaction on the trigger: %s", exc)
 
 
 def refuse(ctx: Context, number: int, login: str) -> Outcome:
     """One short reply per issue to people without write access; nothing else happens."""
     if not ctx.own_markers(number, "refusal"):
-        ctx.forge.comment(number, f"@{login} {REFUSAL}\n\n" + marker("refusal"))
+        ctx.github.comment(number, f"@{login} {REFUSAL}\n\n" + marker("refusal"))
     return Outcome("refused", f"@{login} may not trigger the bot (needs write, maintain or admin); nothing ran")
 
 
@@ -46,7 +46,7 @@ def reply_once(ctx: Context, number: int, comment_id: int, text: str,
     if any(data.get("to") == comment_id for _, data in ctx.own_markers(number, "reply")):
         return False
     closing = "\n".join(marker(kind, data) for kind, data in (*markers, ("reply", {"to": comment_id})))
-    ctx.forge.comment(number, inert(text) + "\n\n" + closing)
+    ctx.github.comment(number, inert(text) + "\n\n" + closing)
     return True
 
 

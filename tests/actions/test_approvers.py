@@ -16,7 +16,8 @@ from actions.app import handle_event
 from actions.codeowners import owners_of, parse_codeowners
 from bot.ensemble.types import Plan
 from bot.errors import ConfigError
-from tests.actions.conftest import REPO, Hub, ScriptedEngine
+from fakes.github_hub import REPO, Hub
+from fakes.scripted_engine import ScriptedEngine
 
 ROOT = Path(__file__).resolve().parents[2]
 CODEOWNERS = "# who owns what\n*        @mona\ncalc.py  @octo/calc\n"

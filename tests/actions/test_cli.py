@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from tests.actions.conftest import Hub, fixture_payload
+from fakes.github_hub import Hub, webhook_payload
 
 
 def set_env(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
@@ -30,7 +30,7 @@ def test_nothing_to_do_exits_0_with_one_log_line(hub: Hub, monkeypatch: pytest.M
 def test_a_truncated_payload_exits_2_naming_the_problem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "event.json"
-    path.write_text(json.dumps(fixture_payload("issue_comment"))[:500])
+    path.write_text(json.dumps(webhook_payload("issue_comment"))[:500])
     set_env(monkeypatch, {"GITHUB_EVENT_NAME": "issue_comment", "GITHUB_EVENT_PATH": str(path),
                           "GITHUB_STEP_SUMMARY": str(tmp_path / "summary")})
     assert main(["handle-event"]) == 2
@@ -40,7 +40,7 @@ def test_a_truncated_payload_exits_2_naming_the_problem(tmp_path: Path, monkeypa
 
 def test_a_missing_field_exits_2_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                            capsys: pytest.CaptureFixture[str]) -> None:
-    payload = fixture_payload("workflow_run")
+    payload = webhook_payload("workflow_run")
     del payload["workflow_run"]["head_sha"]
     path = tmp_path / "event.json"
     path.write_text(json.dumps(payload))

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.actions.conftest import REPO
-from tests.fakes.github_server import FakeGitHub
+from fakes.github_hub import REPO
+from fakes.github_server import FakeGitHub
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = importlib.util.spec_from_file_location("bench_action_start", ROOT / "bench" / "action_start.py")

@@ -18,8 +18,8 @@ from actions.app import handle_event
 from actions.engine_process import ChildEngine, ChildPlanner, EngineProcessError
 from bot.config import Config
 from bot.ensemble.types import STOPPED, Phase, Plan, Task
+from fakes.github_hub import REPO, Hub
 from tests.actions import child_engines
-from tests.actions.conftest import REPO, Hub
 
 TASK = Task("Fix median", "even counts are wrong", slug="issue-7")
 ENV = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp")}

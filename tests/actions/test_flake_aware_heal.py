@@ -6,7 +6,8 @@ a one-line note with the evidence on the PR; no fix commit is pushed and no mode
 
 from __future__ import annotations
 
-from tests.actions.conftest import REPO, Hub, ScriptedEngine
+from fakes.github_hub import REPO, Hub
+from fakes.scripted_engine import ScriptedEngine
 
 BRANCH = "ensemble/issue-1"
 TEST_LOG = "FAILED tests/test_calc.py::test_floats - AssertionError: assert add(0.1, 0.2) == 0.3\n"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from actions.github import ForgeError, GitHubForge
-from tests.fakes.github_server import FakeGitHub
+from actions.github import GitHubError, GitHubRepo
+from fakes.github_server import FakeGitHub
 
 REPO = "octo/demo"
 
@@ -30,8 +30,8 @@ def waits() -> list[float]:
 
 
 @pytest.fixture
-def forge(fake: FakeGitHub, waits: list[float]) -> GitHubForge:
-    return GitHubForge(REPO, fake.token, fake.api_url, fake.server_url, max_wait_s=10, sleep=waits.append)
+def github(fake: FakeGitHub, waits: list[float]) -> GitHubRepo:
+    return GitHubRepo(REPO, fake.token, fake.api_url, fake.server_url, max_wait_s=10, sleep=waits.append)
 
 
 def commit(clone: Path, message: str) -> str:
@@ -40,10 +40,10 @@ def commit(clone: Path, message: str) -> str:
     return subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, capture_output=True, text=True).stdout.strip()
 
 
-def test_clone_and_push_keep_the_token_out_of_git_config(forge: GitHubForge, fake: FakeGitHub, tmp_path: Path) -> None:
-    clone = forge.clone(tmp_path / "clone")
+def test_clone_and_push_keep_the_token_out_of_git_config(github: GitHubRepo, fake: FakeGitHub, tmp_path: Path) -> None:
+    clone = github.clone(tmp_path / "clone")
     sha = commit(clone, "fix add\n\nEnsemble-Run: r1")
-    forge.push(clone, "ensemble/issue-1", expected=None, source="HEAD")
+    github.push(clone, "ensemble/issue-1", expected=None, source="HEAD")
     assert fake.head_sha(REPO, "ensemble/issue-1") == sha
     git_dir = "\n".join(p.read_text(errors="replace") for p in (clone / ".git").rglob("*") if p.is_file()
                         and p.stat().st_size < 100_000 and "objects" not in p.parts)
@@ -51,93 +51,93 @@ def test_clone_and_push_keep_the_token_out_of_git_config(forge: GitHubForge, fak
     assert "x-access-token" not in (clone / ".git" / "config").read_text()
 
 
-def test_push_with_a_stale_lease_is_refused(forge: GitHubForge, fake: FakeGitHub, tmp_path: Path) -> None:
-    clone = forge.clone(tmp_path / "clone")
+def test_push_with_a_stale_lease_is_refused(github: GitHubRepo, fake: FakeGitHub, tmp_path: Path) -> None:
+    clone = github.clone(tmp_path / "clone")
     first = commit(clone, "one")
-    forge.push(clone, "ensemble/issue-1", expected=None, source="HEAD")
+    github.push(clone, "ensemble/issue-1", expected=None, source="HEAD")
     commit(clone, "two")
-    with pytest.raises(ForgeError, match="could not push ensemble/issue-1"):
-        forge.push(clone, "ensemble/issue-1", expected=None, source="HEAD")  # the branch exists now: lease says it must not
+    with pytest.raises(GitHubError, match="could not push ensemble/issue-1"):
+        github.push(clone, "ensemble/issue-1", expected=None, source="HEAD")  # the branch exists now: lease says it must not
     assert fake.head_sha(REPO, "ensemble/issue-1") == first
 
 
-def test_a_second_draft_pr_for_the_same_branch_updates_the_first(forge: GitHubForge, fake: FakeGitHub,
+def test_a_second_draft_pr_for_the_same_branch_updates_the_first(github: GitHubRepo, fake: FakeGitHub,
                                                                  tmp_path: Path) -> None:
-    clone = forge.clone(tmp_path / "clone")
+    clone = github.clone(tmp_path / "clone")
     commit(clone, "fix")
-    forge.push(clone, "ensemble/issue-1", expected=None, source="HEAD")
-    first = forge.open_draft_pull("ensemble/issue-1", "main", "Fix add", "Closes #1\n\nv1")
-    second = forge.open_draft_pull("ensemble/issue-1", "main", "Fix add", "Closes #1\n\nv2")
+    github.push(clone, "ensemble/issue-1", expected=None, source="HEAD")
+    first = github.open_draft_pull("ensemble/issue-1", "main", "Fix add", "Closes #1\n\nv1")
+    second = github.open_draft_pull("ensemble/issue-1", "main", "Fix add", "Closes #1\n\nv2")
     assert first.number == second.number and first.draft
-    assert len(fake.repos[REPO].pulls) == 1 and forge.pull(first.number).body.endswith("v2")
+    assert len(fake.repos[REPO].pulls) == 1 and github.pull(first.number).body.endswith("v2")
 
 
-def test_permissions_use_the_legacy_mapping(forge: GitHubForge, fake: FakeGitHub) -> None:
+def test_permissions_use_the_legacy_mapping(github: GitHubRepo, fake: FakeGitHub) -> None:
     for login, role in (("ann", "admin"), ("max", "maintain"), ("wes", "write"), ("tri", "triage"), ("rea", "read")):
         fake.set_permission(REPO, login, role)
-    assert [forge.permission(u) for u in ("ann", "max", "wes", "tri", "rea", "stranger")] == \
+    assert [github.permission(u) for u in ("ann", "max", "wes", "tri", "rea", "stranger")] == \
         ["admin", "write", "write", "read", "read", "none"]
 
 
-def test_secondary_rate_limit_is_waited_out(forge: GitHubForge, fake: FakeGitHub, waits: list[float]) -> None:
+def test_secondary_rate_limit_is_waited_out(github: GitHubRepo, fake: FakeGitHub, waits: list[float]) -> None:
     fake.fail_next(retry_after=3, times=2, method="POST")
-    comment_id = forge.comment(1, "hello")
+    comment_id = github.comment(1, "hello")
     assert waits == [3.0, 3.0]
-    assert [c.id for c in forge.comments(1)] == [comment_id]
+    assert [c.id for c in github.comments(1)] == [comment_id]
     assert [r.status for r in fake.calls("POST", r"/issues/1/comments$")] == [403, 403, 201]
 
 
-def test_rate_limit_beyond_the_budget_is_a_clear_error(forge: GitHubForge, fake: FakeGitHub) -> None:
+def test_rate_limit_beyond_the_budget_is_a_clear_error(github: GitHubRepo, fake: FakeGitHub) -> None:
     fake.fail_next(retry_after=8, times=5)
-    with pytest.raises(ForgeError, match="rate-limited.*run again later"):
-        forge.issue(1)
+    with pytest.raises(GitHubError, match="rate-limited.*run again later"):
+        github.issue(1)
 
 
 def test_retry_after_as_an_http_date_is_waited_out_and_5xx_reads_are_tried_again(
-        forge: GitHubForge, fake: FakeGitHub, waits: list[float]) -> None:
+        github: GitHubRepo, fake: FakeGitHub, waits: list[float]) -> None:
     fake.fail_next(retry_after=formatdate(time.time() + 4, usegmt=True), path_pattern=r"/issues/1$")
     fake.fail_next(status=502, message="Bad Gateway", retry_after=None, times=2, path_pattern=r"/issues/1$")
-    assert forge.issue(1)[0] == "add() subtracts"
+    assert github.issue(1)[0] == "add() subtracts"
     assert 2 <= waits[0] <= 4 and waits[1:] == [1.0, 2.0]
 
 
-def test_a_nonsense_retry_after_is_ignored_for_github_s_default_wait(forge: GitHubForge, fake: FakeGitHub,
+def test_a_nonsense_retry_after_is_ignored_for_github_s_default_wait(github: GitHubRepo, fake: FakeGitHub,
                                                                     waits: list[float]) -> None:
     fake.fail_next(retry_after="soon", path_pattern=r"/issues/1$")
-    with pytest.raises(ForgeError, match="rate-limited.*run again later"):  # 60 s is past this forge's 10 s budget
-        forge.issue(1)
+    with pytest.raises(GitHubError, match="rate-limited.*run again later"):  # 60 s is past this client's 10 s budget
+        github.issue(1)
     assert waits == []
 
 
-def test_not_found_is_a_clear_error(forge: GitHubForge) -> None:
-    with pytest.raises(ForgeError, match="read issue #99: 404"):
-        forge.issue(99)
-    assert forge.branch_head("nope") is None
+def test_not_found_is_a_clear_error(github: GitHubRepo) -> None:
+    with pytest.raises(GitHubError, match="read issue #99: 404"):
+        github.issue(99)
+    assert github.branch_head("nope") is None
 
 
-def test_actions_logs_rerun_and_dispatch(forge: GitHubForge, fake: FakeGitHub, tmp_path: Path) -> None:
-    clone = forge.clone(tmp_path / "clone")
+def test_actions_logs_rerun_and_dispatch(github: GitHubRepo, fake: FakeGitHub, tmp_path: Path) -> None:
+    clone = github.clone(tmp_path / "clone")
     sha = commit(clone, "fix")
-    forge.push(clone, "ensemble/issue-1", expected=None, source="HEAD")
+    github.push(clone, "ensemble/issue-1", expected=None, source="HEAD")
     run = fake.add_run(REPO, "ensemble/issue-1", sha, "failure",
                        (("lint", "success", "ok"), ("test", "failure", "E   AssertionError: 1 != 2")))
-    assert forge.run(run["id"]).conclusion == "failure"
-    assert forge.failed_job_logs(run["id"]) == [("test", "E   AssertionError: 1 != 2")]
-    assert forge.rerun_failed_jobs(run["id"])
+    assert github.run(run["id"]).conclusion == "failure"
+    assert github.failed_job_logs(run["id"]) == [("test", "E   AssertionError: 1 != 2")]
+    assert github.rerun_failed_jobs(run["id"])
     assert fake.repos[REPO].reruns == [run["id"]]
-    forge.dispatch("ci.yml", "ensemble/issue-1")
+    github.dispatch("ci.yml", "ensemble/issue-1")
     assert fake.repos[REPO].dispatches[0]["ref"] == "ensemble/issue-1"
-    assert forge.checks_green(sha)[0] is False
+    assert github.checks_green(sha)[0] is False
 
 
 def test_checks_green_reads_every_app_and_ignores_the_bots_own_running_job(fake: FakeGitHub,
-                                                                            forge: GitHubForge) -> None:
+                                                                            github: GitHubRepo) -> None:
     sha = fake.head_sha(REPO, "main") or ""
-    assert forge.checks_green(sha) == (False, f"no checks have run on {sha[:7]}, so nothing has tested it")
+    assert github.checks_green(sha) == (False, f"no checks have run on {sha[:7]}, so nothing has tested it")
     fake.add_run(REPO, "main", sha, "success", (("test", "success", "ok"),))
     own = fake.add_run(REPO, "main", sha, "success", (("ensemble", "success", ""),), workflow="ensemble.yml")
     job = next(j for j in fake.repos[REPO].jobs.values() if j["run_id"] == own["id"])
     job.update(status="in_progress", conclusion=None)  # the job asking is still running
-    green, why = forge.checks_green(sha)
+    green, why = github.checks_green(sha)
     assert not green and "1 checks on" in why and "have not finished (ensemble)" in why
-    assert forge.checks_green(sha, ignore_run=str(own["id"])) == (True, f"all 1 checks on {sha[:7]} are green")
+    assert github.checks_green(sha, ignore_run=str(own["id"])) == (True, f"all 1 checks on {sha[:7]} are green")

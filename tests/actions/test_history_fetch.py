@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from actions.github import GitHubForge
+from actions.github import GitHubRepo
 from actions.gitops import complete_history
+from fakes.github_server import FakeGitHub
 from tests.conftest import git
-from tests.fakes.github_server import FakeGitHub
 
 REPO = "octo/demo"
 
@@ -30,13 +30,13 @@ def fake(tmp_path: Path) -> Iterator[FakeGitHub]:
 
 
 @pytest.fixture
-def forge(fake: FakeGitHub) -> GitHubForge:
-    return GitHubForge(REPO, fake.token, fake.api_url, fake.server_url, max_wait_s=10, sleep=lambda s: None)
+def github(fake: FakeGitHub) -> GitHubRepo:
+    return GitHubRepo(REPO, fake.token, fake.api_url, fake.server_url, max_wait_s=10, sleep=lambda s: None)
 
 
-def shallow_clone(forge: GitHubForge, fake: FakeGitHub, dest: Path) -> Path:
+def shallow_clone(github: GitHubRepo, fake: FakeGitHub, dest: Path) -> Path:
     subprocess.run(["git", "clone", "-q", "--depth", "1", f"{fake.server_url}/{REPO}.git", str(dest)],
-                   check=True, env={**forge.git_env(), "PATH": "/usr/bin:/bin"})
+                   check=True, env={**github.git_env(), "PATH": "/usr/bin:/bin"})
     return dest
 
 
@@ -45,10 +45,10 @@ def missing_objects(clone: Path) -> list[str]:
     return [line for line in listing.splitlines() if line.startswith("?")]
 
 
-def test_a_shallow_clone_gets_commits_and_trees_only(forge: GitHubForge, fake: FakeGitHub, tmp_path: Path):
-    clone = shallow_clone(forge, fake, tmp_path / "clone")
+def test_a_shallow_clone_gets_commits_and_trees_only(github: GitHubRepo, fake: FakeGitHub, tmp_path: Path):
+    clone = shallow_clone(github, fake, tmp_path / "clone")
     assert git(clone, "rev-list", "--count", "HEAD").strip() == "1"
-    assert complete_history(forge, clone, history=True)
+    assert complete_history(github, clone, history=True)
     assert git(clone, "rev-parse", "--is-shallow-repository").strip() == "false"
     assert git(clone, "rev-list", "--count", "HEAD").strip() == "6"
     assert len(missing_objects(clone)) == 5  # the old versions of app.py stayed on the server
@@ -56,16 +56,16 @@ def test_a_shallow_clone_gets_commits_and_trees_only(forge: GitHubForge, fake: F
     assert fake.token not in (clone / ".git" / "config").read_text()
 
 
-def test_with_the_channel_off_nothing_is_fetched(forge: GitHubForge, fake: FakeGitHub, tmp_path: Path):
-    clone = shallow_clone(forge, fake, tmp_path / "clone")
-    assert not complete_history(forge, clone, history=False)
+def test_with_the_channel_off_nothing_is_fetched(github: GitHubRepo, fake: FakeGitHub, tmp_path: Path):
+    clone = shallow_clone(github, fake, tmp_path / "clone")
+    assert not complete_history(github, clone, history=False)
     assert git(clone, "rev-list", "--count", "HEAD").strip() == "1"
 
 
-def test_a_fetch_that_fails_leaves_the_run_going_without_history(forge: GitHubForge, fake: FakeGitHub,
+def test_a_fetch_that_fails_leaves_the_run_going_without_history(github: GitHubRepo, fake: FakeGitHub,
                                                                  tmp_path: Path, caplog: pytest.LogCaptureFixture):
-    clone = shallow_clone(forge, fake, tmp_path / "clone")
-    broken = GitHubForge(REPO, "ghs_not_a_valid_token_000000000", fake.api_url, fake.server_url, max_wait_s=10,
+    clone = shallow_clone(github, fake, tmp_path / "clone")
+    broken = GitHubRepo(REPO, "ghs_not_a_valid_token_000000000", fake.api_url, fake.server_url, max_wait_s=10,
                          sleep=lambda s: None)
     assert not complete_history(broken, clone, history=True)
     assert git(clone, "rev-parse", "--is-shallow-repository").strip() == "true"

@@ -7,7 +7,8 @@ import time
 import pytest
 
 from actions.markers import read_marker
-from tests.actions.conftest import REPO, Hub, ScriptedEngine
+from fakes.github_hub import REPO, Hub
+from fakes.scripted_engine import ScriptedEngine
 
 
 def progress_comments(hub: Hub, number: int = 1) -> list[dict]:

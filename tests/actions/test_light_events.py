@@ -10,7 +10,7 @@ import pytest
 
 from actions.app import handle_event
 from actions.context import NEEDS_ENGINE, WORKING
-from tests.actions.conftest import REPO, Hub
+from fakes.github_hub import REPO, Hub
 
 
 def reactions(hub: Hub) -> list[tuple[str, int, str, str]]:

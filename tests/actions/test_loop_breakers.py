@@ -6,7 +6,8 @@ from __future__ import annotations
 import subprocess
 
 from actions.render import progress_body
-from tests.actions.conftest import REPO, Hub, ScriptedEngine
+from fakes.github_hub import REPO, Hub
+from fakes.scripted_engine import ScriptedEngine
 
 BOT = "github-actions[bot]"
 

@@ -18,9 +18,12 @@ from bot.ensemble.demo import SAMPLE_FILES
 from bot.ensemble.runner import Components
 from bot.ensemble.types import BUDGET, Progress, RunResult, Task
 from bot.errors import BudgetExceeded, ConfigError
-from tests.actions.conftest import REPO, Hub, ScriptedEngine, github_hub
-from tests.ensemble.conftest import BAD_FIX, ENOUGH, FIX, FileRetriever, HostPytest, ScriptedModels
-from tests.fakes.github_server import FakeGitHub
+from fakes.engine_parts import FileRetriever, HostPytest
+from fakes.github_hub import REPO, Hub, github_hub
+from fakes.github_server import FakeGitHub
+from fakes.median_replies import BAD_FIX, ENOUGH, FIX
+from fakes.scripted_engine import ScriptedEngine
+from tests.ensemble.conftest import ScriptedModels
 
 PARTIAL = "ensemble:partial"
 TWO_TESTS = SAMPLE_FILES["tests/test_core.py"] + "\n\ndef test_mean_empty():\n    assert mean([]) == 0\n"

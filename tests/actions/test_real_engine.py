@@ -14,11 +14,11 @@ import pytest
 
 from actions.app import handle_event
 from bot.ensemble.demo import SAMPLE_FILES, TASK_BODY, TASK_TITLE
-from tests.actions.conftest import Hub
-from tests.ensemble.conftest import ACCEPT, ENOUGH, FIX, PLAN, REPRO
-from tests.fakes.gemini_server import FakeGemini
-from tests.fakes.github_server import FakeGitHub
-from tests.fakes.openai_server import FakeOpenAI
+from fakes.gemini_server import FakeGemini
+from fakes.github_hub import Hub
+from fakes.github_server import FakeGitHub
+from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO
+from fakes.openai_server import FakeOpenAI
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 REPO = "octo/stats"

@@ -18,9 +18,11 @@ from actions.engine import ensemble_engine
 from bot.config import Config
 from bot.ensemble.runner import Components
 from bot.ensemble.types import RunResult, Task
-from tests.actions.conftest import BUGGY, REPO, Hub
-from tests.ensemble.conftest import ACCEPT, ENOUGH, FileRetriever, HostPytest, ScriptedModels
-from tests.fakes.github_server import FakeGitHub
+from fakes.engine_parts import FileRetriever, HostPytest
+from fakes.github_hub import BUGGY, REPO, Hub
+from fakes.github_server import FakeGitHub
+from fakes.median_replies import ACCEPT, ENOUGH
+from tests.ensemble.conftest import ScriptedModels
 
 RULE = "Default-branch rule: every function keeps its one-line docstring."
 CONFIG = "ensembles: 1\nmax_iterations: 2\ninstructions: 'Config rule: no new dependencies.'\n"

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from actions.markers import read_marker
-from tests.actions.conftest import REPO, Hub, ScriptedEngine
+from fakes.github_hub import REPO, Hub
+from fakes.scripted_engine import ScriptedEngine
 
 FAIL_LOG = ("2026-11-21T10:00:00.0000000Z ##[group]Run pytest\n"
             "2026-11-21T10:00:01.0000000Z ============ FAILURES ============\n"

@@ -19,9 +19,10 @@ from bot.doctor import DoctorContext, check_signoff
 from bot.ensemble.demo import SAMPLE_FILES, TASK_BODY, TASK_TITLE
 from bot.ensemble.runner import Components
 from bot.ensemble.types import RunResult, Task
-from tests.actions.conftest import Hub
-from tests.ensemble.conftest import FileRetriever, HostPytest, ScriptedModels, happy_script
-from tests.fakes.github_server import FakeGitHub
+from fakes.engine_parts import FileRetriever, HostPytest
+from fakes.github_hub import Hub
+from fakes.github_server import FakeGitHub
+from tests.ensemble.conftest import ScriptedModels, happy_script
 
 REPO = "octo/stats"
 SIGNED = "Signed-off-by: ensemble-bot <ensemble-bot@users.noreply.github.com>"

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from actions.commands import HELP_TEXT
 from actions.markers import marker
-from tests.actions.conftest import REPO, Hub, ScriptedEngine
+from fakes.github_hub import REPO, Hub
+from fakes.scripted_engine import ScriptedEngine
 
 
 def open_pr(hub: Hub) -> int:

@@ -17,12 +17,13 @@ from pathlib import Path
 import pytest
 
 from actions.app import handle_event
-from actions.github import GitHubForge
+from actions.github import GitHubRepo
 from actions.ledger import LedgerBranch
 from bot.config import Config
 from bot.ensemble.types import Plan, RunResult, Task
 from bot.spend import LEDGER_BRANCH, LEDGER_FILE, RESERVE, SETTLE, Entry, charges
-from tests.actions.conftest import REPO, Hub, ScriptedEngine
+from fakes.github_hub import REPO, Hub
+from fakes.scripted_engine import ScriptedEngine
 from tests.actions.test_loop_breakers import set_config
 from tests.actions.test_review_and_heal import fail_twice
 
@@ -129,12 +130,12 @@ def test_a_run_whose_engine_raises_is_settled_at_its_reservation(hub: Hub) -> No
     assert [(d["kind"], d["usd"]) for d in ledger_lines(hub)] == [(RESERVE, 0.75), (SETTLE, 0.75)]
 
 
-def forge(hub: Hub) -> GitHubForge:
-    return GitHubForge(REPO, hub.fake.token, hub.fake.api_url, hub.fake.server_url)
+def github(hub: Hub) -> GitHubRepo:
+    return GitHubRepo(REPO, hub.fake.token, hub.fake.api_url, hub.fake.server_url)
 
 
 def test_a_concurrent_writer_wins_the_race_and_our_entry_is_applied_on_top_never_lost(hub: Hub) -> None:
-    ours, theirs = LedgerBranch(forge(hub), hub.tmp / "ours"), LedgerBranch(forge(hub), hub.tmp / "theirs")
+    ours, theirs = LedgerBranch(github(hub), hub.tmp / "ours"), LedgerBranch(github(hub), hub.tmp / "theirs")
     theirs.change(lambda entries: ([Entry("first", RESERVE, 1.0, 1, "2026-11-25")], None), "first")
     seen: list[list[str]] = []
 
@@ -146,7 +147,7 @@ def test_a_concurrent_writer_wins_the_race_and_our_entry_is_applied_on_top_never
 
     assert ours.change(make, "ours") == 2  # our first push was refused (the lease named a head that had moved)
     assert seen == [["first"], ["first", "theirs"]]  # decided again on the ledger it then landed on
-    assert [e.id for e in LedgerBranch(forge(hub), hub.tmp / "reader").read()] == ["first", "theirs", "ours"]
+    assert [e.id for e in LedgerBranch(github(hub), hub.tmp / "reader").read()] == ["first", "theirs", "ours"]
 
 
 def test_a_plan_made_for_approval_is_reserved_and_settled_to_what_the_planner_charged(hub: Hub) -> None:
@@ -170,8 +171,8 @@ def test_the_real_planner_reports_what_its_models_charged(tmp_path: Path) -> Non
     from actions.engine import ensemble_planner
     from bot.config import parse_config
     from bot.ensemble.demo import create_sample_repo
-    from tests.ensemble.conftest import ENOUGH, PLAN
-    from tests.fakes.openai_server import FakeOpenAI
+    from fakes.median_replies import ENOUGH, PLAN
+    from fakes.openai_server import FakeOpenAI
 
     repo = create_sample_repo(tmp_path / "sample")
     config = parse_config("models:\n  planner: {provider: openai, model: priced-planner}\nexplore: {max_rounds: 1}\n"

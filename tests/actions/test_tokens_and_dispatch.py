@@ -7,7 +7,8 @@ import subprocess
 import pytest
 
 from actions.markers import read_marker
-from tests.actions.conftest import REPO, Hub, ScriptedEngine
+from fakes.github_hub import REPO, Hub
+from fakes.scripted_engine import ScriptedEngine
 
 
 def set_config(hub: Hub, text: str) -> None:

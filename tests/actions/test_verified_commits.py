@@ -14,9 +14,10 @@ import pytest
 from actions.markers import read_marker
 from bot.config import load_config
 from bot.errors import ConfigError
-from tests.actions.conftest import BUGGY, REPO, Hub, ScriptedEngine
+from fakes.github_hub import BUGGY, REPO, Hub
+from fakes.github_server import FakeGitHub
+from fakes.scripted_engine import ScriptedEngine
 from tests.actions.test_signoff import sample_issue_run
-from tests.fakes.github_server import FakeGitHub
 from tests.security.test_fault_push_rejected import (
     human_push,
     progress_notes,

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from fakes.openai_server import FakeOpenAI
 from tests.bench.loading import load_bench
-from tests.fakes.openai_server import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[2]
 

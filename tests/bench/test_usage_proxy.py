@@ -11,9 +11,9 @@ from typing import Any
 import openai
 import pytest
 
+from fakes.model_server import Logged
+from fakes.openai_server import FakeOpenAI
 from tests.bench.loading import load_bench
-from tests.fakes.model_server import Logged
-from tests.fakes.openai_server import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[2]
 

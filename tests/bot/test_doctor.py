@@ -21,7 +21,7 @@ from bot.doctor import (
     check_model_keys,
     render,
 )
-from tests.fakes.github_server import FakeGitHub
+from fakes.github_server import FakeGitHub
 
 NO_ENGINE = {"DOCKER_HOST": "unix:///nonexistent/docker.sock"}
 

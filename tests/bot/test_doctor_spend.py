@@ -6,13 +6,13 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
-from actions.github import GitHubForge
+from actions.github import GitHubRepo
 from actions.ledger import LedgerBranch
 from bot.config import parse_config
 from bot.doctor import DoctorContext
 from bot.doctor.spend import check_spend
 from bot.spend import RESERVE, SETTLE, Entry
-from tests.fakes.github_server import FakeGitHub
+from fakes.github_server import FakeGitHub
 
 REPO = "octo/demo"
 TODAY = datetime.now(UTC).strftime("%Y-%m-%d")
@@ -23,7 +23,7 @@ def with_ledger(fake: FakeGitHub, tmp: Path) -> None:
     """Three runs: one settled today at $0.25, one still reserved today ($1), one settled on another day."""
     entries = [Entry("a", RESERVE, 1.0, 1, TODAY), Entry("a", SETTLE, 0.25), Entry("b", RESERVE, 1.0, 2, TODAY),
                Entry("c", RESERVE, 1.0, 3, "2020-01-01"), Entry("c", SETTLE, 0.5)]
-    ledger = LedgerBranch(GitHubForge(REPO, fake.token, fake.api_url, fake.server_url), tmp / "writer")
+    ledger = LedgerBranch(GitHubRepo(REPO, fake.token, fake.api_url, fake.server_url), tmp / "writer")
     ledger.change(lambda now: (entries, None), "test entries")
 
 

@@ -17,7 +17,7 @@ from bot.config import Config, Models, RoleModel
 from bot.llm import Message, ModelManager
 from bot.otel import OtlpSettings, genai_attributes, otel_attributes
 from bot.trace import Tracer, read_trace, span
-from tests.fakes.openai_server import FakeOpenAI
+from fakes.openai_server import FakeOpenAI
 
 KEY = "sk-canary-otel-0123456789abcdef"
 COLLECTOR_TOKEN = "collector-canary-token-42"

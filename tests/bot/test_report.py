@@ -12,7 +12,7 @@ from bot.config import Config, Models, RoleModel
 from bot.forge.local import GitError, LocalForge
 from bot.llm import Message, ModelManager
 from bot.trace import Tracer, span
-from tests.fakes.openai_server import FakeOpenAI
+from fakes.openai_server import FakeOpenAI
 
 KEY = "sk-test-report-key-0123456789"
 PLAN = {"summary": "s", "files": [], "steps": ["x"], "questions": []}

@@ -18,7 +18,7 @@ from bot.ensemble.runner import run_settings
 from bot.llm import Message, ModelManager
 from bot.report_ab import wilson
 from bot.trace import Tracer
-from tests.fakes.openai_server import FakeOpenAI
+from fakes.openai_server import FakeOpenAI
 
 
 def span(run_id: str, name: str, duration: float = 1.0, **attributes: Any) -> dict[str, Any]:

@@ -10,8 +10,8 @@ from bot.config import parse_config
 from bot.ensemble.report import render_summary
 from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import Task
-from tests.ensemble.conftest import FileRetriever, HostPytest
-from tests.fakes.openai_server import FakeOpenAI
+from fakes.engine_parts import FileRetriever, HostPytest
+from fakes.openai_server import FakeOpenAI
 
 CONFIG = """ensembles: 1
 budget_usd: 0.05

@@ -12,14 +12,8 @@ from pathlib import Path
 from bot.config import Config, Models, RoleModel, TeamModelsSpec
 from bot.ensemble.planner import mentioned_paths
 from bot.ensemble.runner import direct_first
-from tests.ensemble.conftest import (
-    ACCEPT,
-    BAD_FIX,
-    FIX,
-    ScriptedModels,
-    happy_script,
-    run_scripted,
-)
+from fakes.median_replies import ACCEPT, BAD_FIX, FIX
+from tests.ensemble.conftest import ScriptedModels, happy_script, run_scripted
 
 run = run_scripted
 

@@ -11,9 +11,9 @@ import pytest
 
 from bot.cli import main
 from bot.ensemble.demo import TASK_BODY, TASK_TITLE, create_sample_repo
-from tests.ensemble.conftest import ACCEPT, ENOUGH, FIX, PLAN, REPRO
-from tests.fakes.gemini_server import FakeGemini
-from tests.fakes.openai_server import FakeOpenAI
+from fakes.gemini_server import FakeGemini
+from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO
+from fakes.openai_server import FakeOpenAI
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 OPENAI_KEY = "sk-e2e-openai-key-0123456789abcdef"

@@ -19,21 +19,9 @@ from bot.ensemble.types import Task
 from bot.errors import BudgetExceeded
 from bot.forge import Commit, Workspace
 from bot.forge.local import LocalForge
-from tests.ensemble.conftest import (
-    BAD_FIX,
-    ENOUGH,
-    FIX,
-    MEDIAN_TASK,
-    NO_MATCH,
-    PLAN,
-    REPRO,
-    REVISE,
-    FileRetriever,
-    HostPytest,
-    ScriptedModels,
-    happy_script,
-    run_scripted,
-)
+from fakes.engine_parts import FileRetriever, HostPytest
+from fakes.median_replies import BAD_FIX, ENOUGH, FIX, NO_MATCH, PLAN, REPRO, REVISE
+from tests.ensemble.conftest import MEDIAN_TASK, ScriptedModels, happy_script, run_scripted
 
 TASK = MEDIAN_TASK
 run = run_scripted

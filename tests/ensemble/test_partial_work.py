@@ -12,7 +12,9 @@ from bot.ensemble.report import render_summary
 from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import RunResult, Task
 from bot.errors import BudgetExceeded
-from tests.ensemble.conftest import BAD_FIX, ENOUGH, FIX, FileRetriever, HostPytest, ScriptedModels
+from fakes.engine_parts import FileRetriever, HostPytest
+from fakes.median_replies import BAD_FIX, ENOUGH, FIX
+from tests.ensemble.conftest import ScriptedModels
 
 TWO_BUGS = Task("median() and mean() are wrong",
                 "test_median_even fails: median([1, 2, 3, 4]) returns 3, expected 2.5. test_mean_empty fails: "

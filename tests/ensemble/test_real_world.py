@@ -19,18 +19,9 @@ import pytest
 from bot.config import Config
 from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import Task
-from tests.ensemble.conftest import (
-    ACCEPT,
-    FIX,
-    PLAN,
-    REPRO,
-    REVISE,
-    FileRetriever,
-    HostPytest,
-    Said,
-    ScriptedModels,
-    happy_script,
-)
+from fakes.engine_parts import FileRetriever, HostPytest
+from fakes.median_replies import ACCEPT, FIX, PLAN, REPRO, REVISE
+from tests.ensemble.conftest import Said, ScriptedModels, happy_script
 
 TASK = Task("median() is wrong for an even number of values", "median([1, 2, 3, 4]) returns 3; expected 2.5.",
             slug="median")

@@ -14,7 +14,8 @@ from bot.ensemble.runner import Components, run_task
 from bot.ensemble.select import choose_winner
 from bot.ensemble.types import CRASHED, Task, TeamResult
 from bot.ensemble.types import TestOutcome as Outcome
-from tests.ensemble.conftest import FileRetriever, HostPytest, ScriptedModels, happy_script
+from fakes.engine_parts import FileRetriever, HostPytest
+from tests.ensemble.conftest import ScriptedModels, happy_script
 
 
 def team(name: str, passed: bool, accepted: bool = False, failing: int = 0, lines: int = 4,

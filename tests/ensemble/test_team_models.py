@@ -7,9 +7,10 @@ from pathlib import Path
 from bot.config import parse_config
 from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import Task
-from tests.ensemble.conftest import ACCEPT, ENOUGH, FIX, PLAN, REPRO, FileRetriever, HostPytest
-from tests.fakes.gemini_server import FakeGemini
-from tests.fakes.openai_server import FakeOpenAI
+from fakes.engine_parts import FileRetriever, HostPytest
+from fakes.gemini_server import FakeGemini
+from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO
+from fakes.openai_server import FakeOpenAI
 
 CONFIG = """ensembles: 2
 max_iterations: 1

@@ -12,7 +12,8 @@ import pytest
 from bot.ensemble.demo import create_sample_repo
 from bot.ensemble.workspace_files import RACY_NS, WorkspaceFiles, index_paths
 from common.git import git
-from tests.ensemble.conftest import BAD_FIX, FIX, REPRO, REVISE, happy_script, run_scripted
+from fakes.median_replies import BAD_FIX, FIX, REPRO, REVISE
+from tests.ensemble.conftest import happy_script, run_scripted
 
 
 def truth(root: Path) -> list[str]:

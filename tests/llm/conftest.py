@@ -13,8 +13,8 @@ from bot.config import Config, LLMSpec, ModelChoice, Models, RoleModel
 from bot.llm import ModelManager
 from bot.llm.openai import forget_refusals
 from bot.trace import Tracer, read_trace
-from tests.fakes.gemini_server import FakeGemini
-from tests.fakes.openai_server import FakeOpenAI
+from fakes.gemini_server import FakeGemini
+from fakes.openai_server import FakeOpenAI
 
 OPENAI_KEY = "sk-test-openai-key-0123456789"
 GEMINI_KEY = "AIza-test-gemini-key-0123456789abcdefgh"

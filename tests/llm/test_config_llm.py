@@ -50,7 +50,7 @@ team_models:
 
 
 def test_a_role_can_use_its_own_server_and_key(openai_server, make_manager, env):
-    from tests.fakes.openai_server import FakeOpenAI
+    from fakes.openai_server import FakeOpenAI
 
     with FakeOpenAI(api_key="local-secret") as local:
         local.set_default("local code")
@@ -66,7 +66,7 @@ def test_a_role_can_use_its_own_server_and_key(openai_server, make_manager, env)
 
 
 def test_a_missing_role_key_names_its_variable(make_manager, env):
-    from tests.fakes.openai_server import FakeOpenAI
+    from fakes.openai_server import FakeOpenAI
 
     with FakeOpenAI(api_key="local-secret") as local:
         local_only = LOCAL.replace("{local}", local.url).replace("fallback: [{provider: openai, model: gpt-4o-mini}]",

@@ -134,7 +134,7 @@ def test_context_too_long_and_quota_are_not_retried(openai_server, make_manager)
 
 
 def test_server_without_json_schema_gets_json_mode_and_validation(make_manager, env):
-    from tests.fakes.openai_server import FakeOpenAI
+    from fakes.openai_server import FakeOpenAI
 
     with FakeOpenAI(supports_json_schema=False) as local:
         local.reply(data=REVIEW)
@@ -199,7 +199,7 @@ def test_reasoning_models_get_max_completion_tokens_and_no_temperature(openai_se
     (422, "the grammar backend cannot compile this schema"),
 ])
 def test_a_refused_json_schema_steps_down_whatever_the_status(make_manager, env, clock, refusal):
-    from tests.fakes.openai_server import FakeOpenAI
+    from fakes.openai_server import FakeOpenAI
 
     with FakeOpenAI(supports_json_schema=False, refusal=refusal) as local:
         local.reply(data=REVIEW)
@@ -211,7 +211,7 @@ def test_a_refused_json_schema_steps_down_whatever_the_status(make_manager, env,
 
 
 def test_what_llama_cpp_refused_is_learned_once_for_every_role_on_that_server(make_manager, env):
-    from tests.fakes.openai_server import FakeOpenAI
+    from fakes.openai_server import FakeOpenAI
 
     with FakeOpenAI.llama_cpp() as local:
         local.reply(data=REVIEW)

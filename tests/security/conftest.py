@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from bot.ensemble.demo import create_sample_repo
+from fakes.openai_server import FakeOpenAI
 
 # the Action's fake-GitHub hub and scripted engine, for the fault tests
 from tests.actions.conftest import engine, hub  # noqa: F401
-from tests.fakes.openai_server import FakeOpenAI
 
 # Each canary is a secret of a different kind; none may be found in anything a run writes.
 CANARIES = {

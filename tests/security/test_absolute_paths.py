@@ -17,8 +17,8 @@ import pytest
 
 from bot.cli import main
 from bot.ensemble.demo import TASK_BODY, TASK_TITLE
-from tests.ensemble.conftest import ENOUGH, FIX, REPRO
-from tests.fakes.openai_server import FakeOpenAI
+from fakes.median_replies import ENOUGH, FIX, REPRO
+from fakes.openai_server import FakeOpenAI
 from tests.security.conftest import RUN_CONFIG, Checkout
 
 pytestmark = pytest.mark.slow  # the real index and the local sandbox

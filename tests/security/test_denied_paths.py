@@ -15,7 +15,9 @@ from bot.ensemble.demo import create_sample_repo
 from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import Task
 from common.git import git
-from tests.ensemble.conftest import FIX, REPRO, FileRetriever, HostPytest, ScriptedModels, happy_script
+from fakes.engine_parts import FileRetriever, HostPytest
+from fakes.median_replies import FIX, REPRO
+from tests.ensemble.conftest import ScriptedModels, happy_script
 
 TASK = Task("median() is wrong for an even number of values", "median([1, 2, 3, 4]) returns 3; expected 2.5.",
             slug="median")

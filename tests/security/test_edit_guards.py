@@ -14,7 +14,9 @@ from pathlib import Path
 from bot.config import Config, PathsSpec
 from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import RunResult, Task
-from tests.ensemble.conftest import ACCEPT, ENOUGH, FIX, FileRetriever, HostPytest, ScriptedModels
+from fakes.engine_parts import FileRetriever, HostPytest
+from fakes.median_replies import ACCEPT, ENOUGH, FIX
+from tests.ensemble.conftest import ScriptedModels
 
 PLAN = {"summary": "Average the two middle values.", "files": ["stats/core.py"],
         "steps": ["Fix median() in stats/core.py"], "questions": []}

@@ -22,8 +22,9 @@ from bot.ensemble.demo import create_sample_repo
 from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import Task
 from bot.llm.manager import ModelManager
-from tests.ensemble.conftest import ACCEPT, ENOUGH, FIX, PLAN, REPRO, FileRetriever
-from tests.fakes.openai_server import FakeOpenAI
+from fakes.engine_parts import FileRetriever
+from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO
+from fakes.openai_server import FakeOpenAI
 from tests.sandbox.conftest import base_image
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from actions.markers import read_marker
-from tests.actions.conftest import REPO, Hub
+from fakes.github_hub import REPO, Hub
 
 EDIT = r"/issues/comments/\d+$"
 

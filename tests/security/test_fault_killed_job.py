@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from actions.markers import read_marker
-from tests.actions.conftest import REPO, Hub, ScriptedEngine
+from fakes.github_hub import REPO, Hub
+from fakes.scripted_engine import ScriptedEngine
 
 ROOT = Path(__file__).resolve().parents[2]
 # One job in its own process, as on a runner; it kills itself at `where`.
@@ -21,7 +22,7 @@ JOB = """
 import json, os, signal, sys
 from actions.app import handle_event
 from actions.github.remote import RemoteCalls
-from tests.actions.conftest import ScriptedEngine
+from fakes.scripted_engine import ScriptedEngine
 env, where = json.loads(sys.argv[1]), sys.argv[2]
 def die(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGKILL)

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.actions.conftest import REPO, Hub, ScriptedEngine, github_hub
+from fakes.github_hub import REPO, Hub, github_hub
+from fakes.scripted_engine import ScriptedEngine
 
 COMMENTS = 5000
 LISTING = r"/issues/1/comments$"

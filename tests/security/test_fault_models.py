@@ -16,8 +16,9 @@ from bot.ensemble.demo import create_sample_repo
 from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import RunResult, Task
 from bot.llm.manager import ModelManager
-from tests.ensemble.conftest import ACCEPT, ENOUGH, FIX, PLAN, REPRO, FileRetriever, HostPytest
-from tests.fakes.openai_server import FakeOpenAI
+from fakes.engine_parts import FileRetriever, HostPytest
+from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO
+from fakes.openai_server import FakeOpenAI
 
 CONFIG = """ensembles: 1
 max_iterations: 2

@@ -9,7 +9,8 @@ import threading
 from pathlib import Path
 
 from actions.markers import read_marker
-from tests.actions.conftest import REPO, Hub, ScriptedEngine
+from fakes.github_hub import REPO, Hub
+from fakes.scripted_engine import ScriptedEngine
 
 BRANCH = "ensemble/issue-1"
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import threading
 
 from actions.markers import read_marker
-from tests.actions.conftest import REPO, Hub, ScriptedEngine
+from fakes.github_hub import REPO, Hub
+from fakes.scripted_engine import ScriptedEngine
 
 
 def open_pr(hub: Hub) -> int:

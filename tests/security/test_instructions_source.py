@@ -14,7 +14,9 @@ from actions.engine import ensemble_engine
 from bot.config import Config
 from bot.ensemble.runner import Components
 from bot.ensemble.types import Task
-from tests.ensemble.conftest import ACCEPT, ENOUGH, FIX, FileRetriever, HostPytest, ScriptedModels
+from fakes.engine_parts import FileRetriever, HostPytest
+from fakes.median_replies import ACCEPT, ENOUGH, FIX
+from tests.ensemble.conftest import ScriptedModels
 from tests.security.test_edit_guards import PLAN
 
 RULE = "Default-branch rule: keep docstrings on every function."

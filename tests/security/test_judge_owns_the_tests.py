@@ -25,9 +25,11 @@ from bot.ensemble.adapters import SandboxRunner
 from bot.ensemble.demo.languages import create_language_sample
 from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import RunResult, Task
+from fakes.engine_parts import FileRetriever
+from fakes.median_replies import ACCEPT, ENOUGH, FIX
 from sandbox.local import LocalSandbox
 from sandbox.model import SandboxSpec
-from tests.ensemble.conftest import ACCEPT, ENOUGH, FIX, FileRetriever, ScriptedModels
+from tests.ensemble.conftest import ScriptedModels
 
 TASK = Task("median() is wrong for an even count", "median([1, 2, 3, 4]) returns 3; it should be 2.5.")
 PLAN = {"summary": "Average the two middle values.", "files": ["stats/core.py", "tests/test_core.py"],

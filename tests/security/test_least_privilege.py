@@ -19,11 +19,11 @@ import pytest
 from actions.app import handle_event
 from actions.engine_process import ChildEngine
 from bot.ensemble.demo import SAMPLE_FILES, TASK_BODY, TASK_TITLE
-from tests.actions.conftest import REPO as DEMO_REPO
-from tests.actions.conftest import Hub
-from tests.ensemble.conftest import ACCEPT, ENOUGH, FIX, PLAN, REPRO
-from tests.fakes.github_server import FakeGitHub
-from tests.fakes.openai_server import FakeOpenAI
+from fakes.github_hub import REPO as DEMO_REPO
+from fakes.github_hub import Hub
+from fakes.github_server import FakeGitHub
+from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO
+from fakes.openai_server import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[2]
 REPO = "octo/stats"

@@ -12,8 +12,9 @@ from bot.config import parse_config
 from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import Task
 from bot.llm.manager import ModelManager
-from tests.ensemble.conftest import ACCEPT, ENOUGH, FIX, FileRetriever, HostPytest
-from tests.fakes.openai_server import FakeOpenAI
+from fakes.engine_parts import FileRetriever, HostPytest
+from fakes.median_replies import ACCEPT, ENOUGH, FIX
+from fakes.openai_server import FakeOpenAI
 from tests.security.test_edit_guards import PLAN
 
 CONFIG = """ensembles: 1

@@ -23,8 +23,8 @@ from bot.ensemble.types import Task
 from bot.errors import ConfigError
 from bot.forge.policy import content_problems
 from bot.redact import MASK, Redactor, could_be_secret, is_secret_name, scrub
-from tests.ensemble.conftest import ENOUGH, FIX, REPRO
-from tests.fakes.openai_server import FakeOpenAI
+from fakes.median_replies import ENOUGH, FIX, REPRO
+from fakes.openai_server import FakeOpenAI
 from tests.security.conftest import RUN_CONFIG, Checkout, git_objects
 
 SECRETS = {"DEPLOY_SECRET": "quietharbor7lantern29meadow", "SLACK_BOT_TOKEN": "cobaltriver48summit1willow",

@@ -117,7 +117,7 @@ def test_a_secret_value_pasted_into_a_task_is_not_sent_on_to_the_model_provider(
     from bot.config import parse_config
     from bot.llm.manager import ModelManager
     from bot.llm.types import Message
-    from tests.fakes.openai_server import FakeOpenAI
+    from fakes.openai_server import FakeOpenAI
 
     monkeypatch.setenv("GITHUB_TOKEN", "pasted-github-token-value-6047")
     with FakeOpenAI() as openai:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tests.fakes.peers import Peer, peer_of
+from fakes.peers import Peer, peer_of
 
 HANG_LIMIT_S = 30.0
 

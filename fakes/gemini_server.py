@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tests.fakes.model_server import FakeModelServer, Logged, Rule
+from fakes.model_server import FakeModelServer, Logged, Rule
 
 PATH = re.compile(r"^/v1(?:beta)?/models/([^/:?]+):generateContent$")  # the SDK picks v1 or v1beta
 FINISH = {"stop": "STOP", "length": "MAX_TOKENS"}  # Gemini's words for why a reply ended

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from tests.fakes.model_server import FakeModelServer, Logged, Rule
+from fakes.model_server import FakeModelServer, Logged, Rule
 
 PATH = "/v1/chat/completions"
 GENERIC_REFUSAL = (400, "response_format of type json_schema is not supported by this server")

@@ -11,7 +11,7 @@ import urllib.parse
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tests.fakes.github_server import FakeGitHub, RepoState
+    from fakes.github_server import FakeGitHub, RepoState
 
 Reply = tuple[int, dict[str, str], Any]
 NOT_FOUND: Reply = (404, {}, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
@@ -209,7 +209,7 @@ def merge_pull(fake, repo, m, q, body, login) -> Reply:
     if body and body.get("sha") and body["sha"] != sha:
         return 409, {}, {"message": "Head branch was modified. Review and try the merge again.",
                          "documentation_url": "https://docs.github.com/rest"}
-    from tests.fakes.github_server import _git
+    from fakes.github_server import _git
 
     _git(repo.bare, "update-ref", f"refs/heads/{pull['base_ref']}", sha)
     pull.update(merged=True, merged_at="2026-01-01T00:00:00Z", last_head_sha=sha)
@@ -630,7 +630,7 @@ def get_check_suite(fake, repo, m, q, body, login) -> Reply:
 
 
 def get_commit(fake, repo, m, q, body, login) -> Reply:
-    from tests.fakes.github_server import _git
+    from fakes.github_server import _git
 
     try:
         sha = _git(repo.bare, "rev-parse", "--verify", "-q", m["sha"] + "^{commit}").strip()

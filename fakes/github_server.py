@@ -30,7 +30,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from tests.fakes.peers import Peer, peer_of
+from fakes.peers import Peer, peer_of
 
 API = "/api/v3"
 SECONDARY_LIMIT = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
@@ -438,7 +438,7 @@ def _git(cwd: Path, *args: str) -> str:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    """Routes API requests to `tests.fakes.github_routes` and git requests to `git http-backend`."""
+    """Routes API requests to `fakes.github_routes` and git requests to `git http-backend`."""
 
     fake: FakeGitHub
     protocol_version = "HTTP/1.1"
@@ -475,7 +475,7 @@ class _Handler(BaseHTTPRequestHandler):
         return self.rfile.read(int(self.headers.get("Content-Length") or 0))
 
     def _dispatch(self, method: str) -> None:
-        from tests.fakes.github_routes import handle_api, handle_blob
+        from fakes.github_routes import handle_api, handle_blob
 
         parsed = urllib.parse.urlsplit(self.path)
         raw = self._read_body()

@@ -1,0 +1,79 @@
+"""Deterministic parts for the ensemble loop: a retriever that reads whole files, pytest on the host.
+
+They stand behind the engine's `Retriever` and `TestRunner` seams (`bot/ensemble/ports.py`) where a
+test or a benchmark wants the real loop without an index or a container.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+
+from bot.ensemble.adapters import compile_check
+from bot.ensemble.types import Retrieved, TestOutcome
+
+
+class FileRetriever:
+    """Returns whole files whose text mentions a query word; no index needed."""
+
+    embed = None  # no embedding model: the lessons store matches by words
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def search(self, query: str, k: int = 8) -> list[tuple[Retrieved, str]]:
+        words = set(re.findall(r"\w{4,}", query.lower()))
+        hits = []
+        for path in sorted(self.root.rglob("*.py")):
+            text = path.read_text()
+            if words & set(re.findall(r"\w{4,}", text.lower())):
+                hits.append((Retrieved(str(path.relative_to(self.root)), "search", 1.0, 1, text.count("\n")), text))
+        return hits[:k]
+
+    def lookup_symbol(self, name: str) -> list[tuple[Retrieved, str]]:
+        return [h for h in self.search(name) if f"def {name}" in h[1]]
+
+    def repo_map(self, query: str, max_tokens: int = 1500) -> str:
+        return "\n".join(str(p.relative_to(self.root)) for p in sorted(self.root.rglob("*.py")))
+
+
+class HostPytest:
+    """Runs pytest on the host in the workspace (our own sample code only), with per-test results."""
+
+    environment = "pytest on the host"
+
+    def __init__(self) -> None:
+        self.runs = 0
+        self.known: list[frozenset[str]] = []  # the known failures each run was given
+        self.overlays: list[dict[str, bytes | None]] = []  # what the judge put over the tree in each run
+
+    def compile_check(self, workspace: Path, paths: Sequence[str]) -> str:
+        return compile_check(workspace, paths)
+
+    def run_tests(self, workspace: Path, known_failures: Collection[str] = (),
+                  files: Mapping[str, bytes | None] | None = None) -> TestOutcome:
+        from sandbox.results import parse_junit_xml
+        from sandbox.workspace import EXCLUDED, write_overlay
+
+        self.runs += 1
+        self.known.append(frozenset(known_failures))
+        self.overlays.append(dict(files or {}))
+        with tempfile.TemporaryDirectory() as out:
+            junit = Path(out) / "junit.xml"
+            tree = Path(out) / "tree"  # the judge's files over a copy, as the sandbox does
+            shutil.copytree(workspace, tree, symlinks=True, ignore=lambda _d, names: [n for n in names if n in EXCLUDED])
+            write_overlay(tree, files or {})
+            proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rf",
+                                   f"--junitxml={junit}", "-o", "junit_family=xunit1"],
+                                  cwd=tree, capture_output=True, text=True, timeout=120)
+            cases = parse_junit_xml(junit.read_bytes()) if junit.exists() else []
+        failing = tuple(c.name for c in cases if c.outcome in ("fail", "error"))
+        summary = "\n".join(line for line in proc.stdout.splitlines()
+                            if not any(name.split("::")[-1] in line for name in known_failures))
+        return TestOutcome(proc.returncode == 0, failing, summary[-1500:], proc.returncode, len(cases) or None,
+                           results=tuple((c.name, c.outcome) for c in cases))

@@ -1,0 +1,135 @@
+"""The fake GitHub with a buggy repository, and GitHub's part played: events delivered, CI runs reported.
+
+`Hub.send(name, payload)` writes the payload file and runs `actions.app.handle_event` with the
+standard GITHUB_* variables pointing at the fake, exactly as the composite action would. Payloads
+start from GitHub's own examples (`webhooks/`, from @octokit/webhooks-examples).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import itertools
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from actions.app import handle_event
+from actions.context import Outcome
+from fakes.github_server import FakeGitHub
+from fakes.scripted_engine import ScriptedEngine
+
+REPO = "octo/demo"
+WEBHOOKS = Path(__file__).parent / "webhooks"
+BUGGY = "def add(a, b):\n    return a - b\n"
+CONFIG = "ensembles: 1\nmax_heal_attempts: 2\nheal:\n  workflows: [ci.yml]\n"
+
+
+def webhook_payload(name: str) -> dict[str, Any]:
+    """GitHub's example payload of the event `name`."""
+    return json.loads((WEBHOOKS / f"{name}.json").read_text())
+
+
+class Hub:
+    """The fake GitHub plus helpers that play GitHub's part: deliver events, run CI."""
+
+    def __init__(self, fake: FakeGitHub, tmp: Path, engine: ScriptedEngine):
+        self.fake = fake
+        self.tmp = tmp
+        self.engine = engine
+        self.run_ids = iter(range(5000, 6000))
+        self.event_files = itertools.count()
+        self.extra_env: dict[str, str] = {}
+        self.outputs = tmp / "github_output"
+        self.summary = tmp / "step_summary"
+
+    def env(self, name: str, payload: dict[str, Any], run_id: int | None = None) -> dict[str, str]:
+        path = self.tmp / f"event-{name}-{next(self.event_files)}.json"  # unique when jobs run in threads
+        path.write_text(json.dumps(payload))
+        return {"GITHUB_EVENT_NAME": name, "GITHUB_EVENT_PATH": str(path), "GITHUB_REPOSITORY": REPO,
+                "GITHUB_TOKEN": self.fake.token, "GITHUB_API_URL": self.fake.api_url,
+                "GITHUB_SERVER_URL": self.fake.server_url, "GITHUB_RUN_ID": str(run_id or next(self.run_ids)),
+                "GITHUB_OUTPUT": str(self.outputs), "GITHUB_STEP_SUMMARY": str(self.summary),
+                "ENSEMBLE_WORKDIR": str(self.tmp / "work"), "ENSEMBLE_RUNS_DIR": str(self.tmp / "runs"),
+                "ENSEMBLE_STOP_POLL_S": "0.05", **self.extra_env}
+
+    def send(self, name: str, payload: dict[str, Any], run_id: int | None = None) -> Outcome:
+        return handle_event(self.env(name, payload, run_id), engine=self.engine)
+
+    # -- payloads shaped like GitHub's (from @octokit/webhooks-examples) ---------------------
+    def _base(self, name: str, sender: str) -> dict[str, Any]:
+        payload = copy.deepcopy(webhook_payload(name))
+        payload["repository"] |= {"full_name": REPO, "name": REPO.split("/")[1]}
+        payload["sender"] |= {"login": sender, "type": "Bot" if sender.endswith("[bot]") else "User"}
+        return payload
+
+    def labeled(self, number: int, sender: str = "alice", label: str = "ensemble") -> dict[str, Any]:
+        payload = self._base("issues", sender)
+        issue = self.fake.repos[REPO].issues[number]
+        payload["issue"] |= {"number": number, "title": issue["title"], "body": issue["body"]}
+        payload["label"] |= {"name": label}
+        return payload
+
+    def opened(self, title: str, body: str, sender: str = "alice", labels: tuple[str, ...] = ()) -> dict[str, Any]:
+        """A new issue and its `issues.opened` payload."""
+        issue = self.fake.add_issue(REPO, title, body, user=sender, labels=labels)
+        payload = self._base("issues", sender) | {"action": "opened"}
+        payload.pop("label")
+        payload["issue"] |= {k: issue[k] for k in ("number", "title", "body", "user", "labels", "state", "updated_at")}
+        return payload
+
+    def comment(self, number: int, body: str, sender: str = "alice") -> dict[str, Any]:
+        created = self.fake.add_comment(REPO, number, body, user=sender)
+        payload = self._base("issue_comment", sender)
+        issue = self.fake.issue_json(self.fake.repos[REPO], self.fake.repos[REPO].issues[number])
+        payload["issue"] = {k: issue[k] for k in ("number", "title", "body", "user", "labels", "state")}
+        if "pull_request" in issue:
+            payload["issue"]["pull_request"] = issue["pull_request"]
+        payload["comment"] |= {"id": created["id"], "body": body, "user": created["user"]}
+        return payload
+
+    def review(self, pr: int, state: str, body: str, sender: str = "alice",
+               inline: tuple[tuple[str, int, str], ...] = ()) -> dict[str, Any]:
+        review = self.fake.add_review(REPO, pr, state.upper(), body, user=sender, inline=inline)
+        payload = self._base("pull_request_review", sender)
+        pull = self.fake.pull_json(self.fake.repos[REPO], self.fake.repos[REPO].pulls[pr])
+        payload["pull_request"] |= {k: pull[k] for k in ("number", "title", "head", "base", "draft", "state")}
+        payload["review"] |= {"id": review["id"], "state": state.lower(), "body": body, "commit_id": review["commit_id"]}
+        return payload
+
+    def workflow_run(self, run: dict[str, Any]) -> dict[str, Any]:
+        payload = self._base("workflow_run", "bob")
+        current = self.fake.run_json(self.fake.repos[REPO], self.fake.repos[REPO].runs[run["id"]])
+        payload["workflow_run"] |= {k: current[k] for k in ("id", "head_branch", "head_sha", "conclusion", "status",
+                                                             "run_attempt", "check_suite_id", "event")}
+        return payload
+
+    def check_suite(self, run: dict[str, Any]) -> dict[str, Any]:
+        payload = self._base("check_suite", "bob")
+        payload["check_suite"] |= {"id": run["check_suite_id"], "head_branch": run["head_branch"],
+                                   "head_sha": run["head_sha"], "conclusion": run["conclusion"]}
+        return payload
+
+    # -- playing CI ------------------------------------------------------------------------
+    def ci(self, conclusion: str, log: str = "", branch: str = "ensemble/issue-1") -> dict[str, Any]:
+        """A completed CI run on the branch's current head."""
+        sha = self.fake.head_sha(REPO, branch)
+        return self.fake.add_run(REPO, branch, sha, conclusion, (("test", conclusion, log),))
+
+    def outputs_text(self) -> str:
+        return self.outputs.read_text() if self.outputs.exists() else ""
+
+
+@contextlib.contextmanager
+def github_hub(tmp_path: Path, engine: ScriptedEngine) -> Iterator[Hub]:
+    """The fake GitHub with repository octo/demo (a bug in calc.py), its CI workflow, issue #1 and
+    people: alice (write), mona (admin), trina (triage)."""
+    with FakeGitHub(tmp_path / "github") as fake:
+        fake.add_repo(REPO, {"calc.py": BUGGY, "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n"
+                             "    assert add(2, 3) == 5\n", ".github/ensemble.yml": CONFIG})
+        fake.add_workflow(REPO, "ci.yml")
+        fake.add_issue(REPO, "add() subtracts", "add(2, 3) returns -1; it should return 5.", user="alice")
+        for login, role in (("alice", "write"), ("mona", "admin"), ("trina", "triage")):
+            fake.set_permission(REPO, login, role)
+        yield Hub(fake, tmp_path, engine)

@@ -1,1 +1,0 @@
-"""Fakes that speak real wire protocols over localhost HTTP."""
