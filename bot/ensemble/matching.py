@@ -1,8 +1,10 @@
-"""Matching a SEARCH part against a file: exactly, then up to indentation, or the nearest lines.
+"""Matching a SEARCH part against a file: exactly, then up to indentation, then also up to blank lines
+inside it, or the nearest lines.
 
 Pure text functions for the edit applier (bot/ensemble/edits.py), which turns a `Miss` into
 the message the coder reads. Lines are compared without trailing whitespace; the loose match
-also ignores indentation and re-indents the replacement to fit the file.
+also ignores indentation and re-indents the replacement to fit the file. Every tier must pick
+exactly one place, or the block does not apply.
 """
 
 from __future__ import annotations
@@ -41,25 +43,33 @@ def replace_once(content: str, search: str, replace: str) -> str | Miss:
     lines = _lines(text)
     wanted, new = _lines(search), _lines(replace)
     starts = _find(lines, wanted, _exact)
+    span = len(wanted)
     if not starts:
         wanted, new = _trim_blank_edges(wanted, new)
-        starts = _find(lines, wanted, _loose)
+        starts, span = _find(lines, wanted, _loose), len(wanted)
+        if not starts:  # small models drop or add blank lines inside what they copy
+            starts, span = _find_without_blanks(lines, wanted)
         if len(starts) == 1:
-            new = _reindent(new, wanted, lines[starts[0]:starts[0] + len(wanted)])
+            found = [line for line in lines[starts[0]:starts[0] + span] if line.strip()]
+            new = _reindent(new, [line for line in wanted if line.strip()], found)
     if len(starts) != 1:
         return Miss(tuple(starts), None if starts else nearest_lines(lines, wanted), not lines)
     at = starts[0]
-    result = "".join(line + "\n" for line in lines[:at] + new + lines[at + len(wanted):])
+    result = "".join(line + "\n" for line in lines[:at] + new + lines[at + span:])
     if missing_newline and result.endswith("\n"):
         result = result[:-1]
     return result.replace("\n", "\r\n") if crlf else result
 
 
 def count_matches(content: str, search: str) -> int:
-    """How many places `search` matches in `content` (exactly, or up to indentation if nowhere exactly)."""
+    """How many places `search` matches in `content` (exactly, else up to indentation, else also up to blank
+    lines inside it)."""
     lines, wanted = _lines(content.replace("\r\n", "\n")), _lines(search)
     exact = _find(lines, wanted, _exact)
-    return len(exact) if exact else len(_find(lines, _trim_blank_edges(wanted, [])[0], _loose))
+    if exact:
+        return len(exact)
+    trimmed = _trim_blank_edges(wanted, [])[0]
+    return len(_find(lines, trimmed, _loose) or _find_without_blanks(lines, trimmed)[0])
 
 
 def _lines(text: str) -> list[str]:
@@ -80,6 +90,17 @@ def _find(lines: list[str], wanted: list[str], same: Callable[[str, str], bool])
         return []
     n = len(wanted)
     return [i for i in range(len(lines) - n + 1) if all(same(lines[i + k], wanted[k]) for k in range(n))]
+
+
+def _find_without_blanks(lines: list[str], wanted: list[str]) -> tuple[list[int], int]:
+    """Where `wanted` matches up to indentation once blank lines are left out on both sides: the starts
+    (0-based, in `lines`) and the number of file lines the one match spans (0 unless there is exactly one)."""
+    kept = [i for i, line in enumerate(lines) if line.strip()]
+    wanted = [line for line in wanted if line.strip()]
+    found = _find([lines[i] for i in kept], wanted, _loose)
+    starts = [kept[f] for f in found]
+    span = kept[found[0] + len(wanted) - 1] - kept[found[0]] + 1 if len(found) == 1 else 0
+    return starts, span
 
 
 def _trim_blank_edges(wanted: list[str], new: list[str]) -> tuple[list[str], list[str]]:
