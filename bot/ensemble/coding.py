@@ -92,6 +92,7 @@ class Brief:
     feedback: str = ""
     notes: str = ""
     reproduce: bool = False
+    failing: str = ""  # the base's failing tests (a direct attempt): their files are shown in every round
 
 
 @dataclass
@@ -120,7 +121,7 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str]) -> Round
     """The coder's turns in one round: edits asked for, applied and guarded (`frozen`: the reproduction test as
     the judge keeps it, which no edit may weaken)."""
     plan = brief.plan
-    shown = shown_files(coder, plan, brief.found, brief.feedback)
+    shown = shown_files(coder, plan, brief.found, "\n".join(filter(None, [brief.feedback, brief.failing])))
     conventions = coder.instructions.applying_to(
         [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else [])]).render()
 

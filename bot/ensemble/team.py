@@ -166,6 +166,7 @@ class _Loop:
     plan: Plan = field(default_factory=lambda: Plan(""))
     found: Exploration = field(default_factory=Exploration)
     feedback: str = ""
+    failing: str = ""  # a direct attempt's failing tests at the base, whose files the coder keeps seeing
     last_signature: str | None = None
     same: int = 0
     revised_good: int = 0
@@ -177,6 +178,7 @@ def _plan_and_loop(team: Team, result: TeamResult, loop: _Loop) -> None:
     if _direct(team, loop.judge):
         # Straight to coding from the failing tests; the planner comes in when a failure repeats (a re-plan).
         loop.found, loop.feedback = first_look(team.retriever, team.task), _base_failures_text(team.baseline)
+        loop.failing = loop.feedback
         files = WorkspaceFiles(team.workspace.path)
         loop.plan = direct_plan(team.task, loop.found, loop.feedback, lambda p: files.read(p) is not None)
         result.reproduction = Reproduction(None, note=loop.plan.no_test_reason)
@@ -220,7 +222,7 @@ def _base_failures_text(baseline: TestOutcome | None) -> str:
 
 def _brief(team: Team, loop: _Loop) -> Brief:
     """What the coder is told this round."""
-    return Brief(loop.plan, loop.found, loop.feedback, team.notes("coder"))
+    return Brief(loop.plan, loop.found, loop.feedback, team.notes("coder"), failing=loop.failing)
 
 
 def _refine(team: Team, result: TeamResult, loop: _Loop) -> bool:

@@ -89,3 +89,14 @@ def test_traceback_paths_are_found_in_the_repository_by_their_tail() -> None:
             '  File "/usr/lib/python3.11/configparser.py", line 1273, in __getitem__\n'
             "at tests/test_loader.py:9 in test_port_defaults\n")
     assert mentioned_paths(text, files.__contains__) == ["serve.py", "appconfig/loader.py", "tests/test_loader.py"]
+
+
+def test_the_failing_tests_file_stays_in_view_after_a_round_whose_edits_did_not_apply(sample: Path) -> None:
+    from fakes.median_replies import NO_MATCH
+
+    result, models = run(sample, {("coder", None): [NO_MATCH, NO_MATCH, FIX], ("critic", "review"): [ACCEPT]},
+                         first_attempt="direct")
+    assert result.success
+    prompts = coder_prompts(models)
+    after_miss = [p for p in prompts[1:] if "Your edits were NOT applied" in p or "did NOT apply" in p]
+    assert after_miss and all("<<<BEGIN file tests/test_core.py>>>" in p for p in after_miss)
