@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.ensemble.ports import ModelClient, ModelReply
 from bot.ensemble.types import Retrieved, TestOutcome
+from bot.llm.budget import SpendSummary
 from bot.llm.types import Message
 from bot.redact import clip
 from bot.trace import span
@@ -204,7 +205,7 @@ class TeamModels:
         """True when `role` has models of its own in the shared manager."""
         return self.models.has_role(role)
 
-    def spend(self) -> dict[str, Any]:
+    def spend(self) -> SpendSummary:
         """The whole run's usage: the teams share one budget."""
         return self.models.spend()
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from bot.ensemble.types import Retrieved, TestOutcome
+from bot.llm.budget import SpendSummary
 from bot.llm.types import Message
 
 
@@ -54,7 +55,7 @@ class ModelClient(Protocol):
         """True when `role` has models of its own: a team's own model for a role is `coder@b`."""
         ...
 
-    def spend(self) -> dict[str, Any]:
+    def spend(self) -> SpendSummary:
         """The run's usage so far (tokens, cost, per role and model): what the run's report shows."""
         ...
 

@@ -39,6 +39,7 @@ from bot.ensemble.types import (
     RunResult,
     Task,
     TeamResult,
+    TeamSummary,
     TestOutcome,
 )
 from bot.ensemble.verdict import matching_tests
@@ -143,8 +144,7 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
     log.info("%s", result.decision)
     _fill(result, outcomes, winner, models)
     if winner is not None and (winner.passed or is_partial(winner)):  # partial work is kept, marked as such
-        result.commits = [{"sha": c.sha, "summary": c.summary}
-                          for c in forge.publish(next(t.workspace for t in teams if t.name == winner.name))]
+        result.commits = forge.publish(next(t.workspace for t in teams if t.name == winner.name))
     result.notes = common.board.all_notes()
     store.add(_lesson(task, result, winner))
 
@@ -253,13 +253,11 @@ def _safe_team(team: Team) -> TeamResult:
 
 def _fill(result: RunResult, outcomes: list[TeamResult], winner: TeamResult | None, models: ModelClient) -> None:
     ranks = {t.name: i for i, t in enumerate(sorted(outcomes, key=rank_key, reverse=True), 1)}
-    result.teams = [{"name": t.name, "rank": ranks[t.name], "outcome": describe(t), "stop_reason": t.stop_reason,
-                     "rounds": len(t.rounds), "passed": t.passed, "accepted": t.accepted,
-                     "diff_lines": t.diff_size, "error": t.error, "kept": t.kept, "refused": t.refused,
-                     "models": t.models} for t in outcomes]
+    result.teams = [TeamSummary(t.name, ranks[t.name], describe(t), t.stop_reason, len(t.rounds), t.passed, t.accepted,
+                                t.diff_size, t.error, t.kept, tuple(t.refused), t.models) for t in outcomes]
     result.refused = [f"team {t.name}: {r}" for t in outcomes for r in t.refused]
     result.usage = models.spend()
-    result.replayed = _replayed(result.usage)
+    result.replayed = result.usage["replayed"] > 0
     if winner is None:
         result.stop_reason, result.stop_detail = CRASHED, result.decision
         return
@@ -284,10 +282,6 @@ def _after(repro: Reproduction, winner: TeamResult) -> Reproduction:
     outcomes = dict(tests.results)
     names = matching_tests(outcomes, [repro.path]) if repro.path else []
     return replace(repro, passed_after=all(outcomes[n] == "pass" for n in names) if names else tests.passed)
-
-
-def _replayed(usage: Mapping[str, Any]) -> bool:
-    return bool(usage.get("replayed")) if isinstance(usage, Mapping) else False
 
 
 def _lesson(task: Task, result: RunResult, winner: TeamResult | None) -> Lesson:

@@ -33,7 +33,7 @@ from bot.errors import (
     UsageError,
 )
 from bot.llm import followups, window
-from bot.llm.budget import Ledger
+from bot.llm.budget import Ledger, SpendSummary
 from bot.llm.cache import ReplyCache, cache_key
 from bot.llm.followups import Outcome
 from bot.llm.prices import PriceTable
@@ -294,7 +294,7 @@ class ModelManager:
         """True when `role` has a model chain of its own (a team's own model: `coder@b`)."""
         return role in self.chains
 
-    def spend(self) -> dict[str, Any]:
+    def spend(self) -> SpendSummary:
         """The run's usage so far: totals, per role (with parse failures, repairs, cut-off replies), caps, fallbacks."""
         return self.ledger.summary()
 
