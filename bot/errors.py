@@ -120,7 +120,7 @@ class QuotaExhausted(ProviderError):
 
 
 class ModelRequestError(ProviderError):
-    """Any other refused request, or a reply the client could not read."""
+    """Every other refused request, or a reply the client could not read."""
 
 
 class RateLimited(ProviderError):

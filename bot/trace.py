@@ -26,10 +26,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from bot.otel import OtelExport, OtlpSettings, export_for
 from bot.redact import Redactor
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import Span as OtelSpan
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -51,10 +54,10 @@ class Span:
     span_id: str
     parent_id: str | None
     start: float
-    attributes: dict[str, Any] = field(default_factory=dict)
+    attributes: dict[str, object] = field(default_factory=dict)  # JSON values; others are written as their str
     error: str | None = None  # set by `fail()`: the span ends as an error without an exception
 
-    def set(self, **attributes: Any) -> None:
+    def set(self, **attributes: object) -> None:
         """Add or replace attributes."""
         self.attributes.update(attributes)
 
@@ -96,7 +99,7 @@ class Tracer:
             self.redactor = self.redactor.extended(values)
 
     @contextmanager
-    def span(self, name: str, **attributes: Any) -> Iterator[Span]:
+    def span(self, name: str, **attributes: object) -> Iterator[Span]:
         """Open a span nested under the current one; an exception marks it as an error."""
         parent = self._current.get()
         current = Span(name, secrets.token_hex(6), parent.span_id if parent else None, time.time(), dict(attributes))
@@ -127,15 +130,15 @@ class Tracer:
             if self.otel is not None:
                 self.otel.flush()
 
-    def _export(self, started: Any, span: Span, error: str | None) -> None:
+    def _export(self, started: tuple[OtelSpan, object], span: Span, error: str | None) -> None:
         assert self.otel is not None
-        redacted = self.redactor.value({"attributes": span.attributes, "error": error})
-        self.otel.end(started, span.name, redacted["attributes"], redacted["error"])
+        self.otel.end(started, span.name, self.redactor.value(span.attributes),
+                      None if error is None else self.redactor.text(error))
 
     def _write(self, span: Span, status: str, error: str | None) -> None:
         if self.path is None:
             return
-        record: dict[str, Any] = {
+        record: dict[str, object] = {
             "run_id": self.run_id,
             "span_id": span.span_id,
             "parent_id": span.parent_id,
@@ -167,7 +170,7 @@ def current_tracer() -> Tracer:
 
 
 @contextmanager
-def span(name: str, **attributes: Any) -> Iterator[Span]:
+def span(name: str, **attributes: object) -> Iterator[Span]:
     """A span on the active tracer."""
     with current_tracer().span(name, **attributes) as s:
         yield s

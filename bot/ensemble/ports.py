@@ -6,10 +6,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from bot.ensemble.insights import Embed
 from bot.ensemble.types import Retrieved, TestOutcome
 from bot.llm.budget import SpendSummary
 from bot.llm.types import Message
@@ -64,7 +65,7 @@ class Retriever(Protocol):
     """Search over the repository's index."""
 
     @property
-    def embed(self) -> Callable[[list[str]], Any] | None:
+    def embed(self) -> Embed | None:
         """The index's embedding model (texts -> vectors), for the lessons store; None without one."""
         ...
 

@@ -15,7 +15,7 @@ import re
 import threading
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,7 +23,7 @@ from typing import Any
 
 from bot.config import ROLES, Config
 from bot.ensemble.adapters import TeamModels
-from bot.ensemble.insights import InsightBoard, InsightStore, Lesson
+from bot.ensemble.insights import Embed, InsightBoard, InsightStore, Lesson
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.planner import ExploreBudget
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
@@ -59,7 +59,7 @@ class Components:
     models: ModelClient | None = None
     retriever: Retriever | None = None
     runner: TestRunner | None = None
-    embed: Callable[[list[str]], Any] | None = None
+    embed: Embed | None = None
     progress: Progress | None = None
     stop: threading.Event = field(default_factory=threading.Event)
     use_cache: bool = True

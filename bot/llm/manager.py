@@ -20,9 +20,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from bot.config import Config, ModelChoice
+from bot.config import Config, ModelChoice, RoleModel
 from bot.errors import (
     ModelError,
     ModelNotFound,
@@ -76,7 +75,7 @@ def _settings(key: str, fallbacks: int, env_role: str | None = None) -> list[str
     return [primary, *(f"{key}.fallback[{i}].model" for i in range(fallbacks))]
 
 
-def _links(choice: Any, key: str, env: Mapping[str, str], base_dir: Path | None, env_role: str | None = None) -> list[Link]:
+def _links(choice: RoleModel, key: str, env: Mapping[str, str], base_dir: Path | None, env_role: str | None = None) -> list[Link]:
     """A role's chain from its config entry (a RoleModel): the primary, then its fallbacks."""
     choices: tuple[ModelChoice, ...] = (choice, *choice.fallback)
     return [Link(create_model(c.provider, c.model, env, base_dir, c.base_url, c.api_key_env), c.temperature, where)

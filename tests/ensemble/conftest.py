@@ -19,6 +19,7 @@ import pytest
 from bot.ensemble.adapters import compile_check
 from bot.ensemble.demo import create_sample_repo
 from bot.ensemble.types import Retrieved, Task, TestOutcome
+from bot.llm.budget import SpendSummary, no_spend
 
 PROMPT_BUDGET = 24_000  # tokens a scripted model takes as a prompt
 
@@ -64,8 +65,8 @@ class ScriptedModels:
     def has_role(self, role: str) -> bool:
         return "@" not in role  # one model for every team
 
-    def spend(self) -> dict[str, Any]:
-        return {}
+    def spend(self) -> SpendSummary:
+        return no_spend()  # a scripted script costs nothing
 
 
 class FileRetriever:
