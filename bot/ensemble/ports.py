@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from bot.ensemble.insights import Embed
 from bot.ensemble.types import Retrieved, TestOutcome
 from bot.llm.budget import SpendSummary
-from bot.llm.types import Message
+from bot.llm.types import JsonObject, Message
 
 
 class ModelReply(Protocol):
@@ -25,7 +25,7 @@ class ModelReply(Protocol):
         ...
 
     @property
-    def data(self) -> dict[str, Any] | None:
+    def data(self) -> JsonObject | None:
         """The validated JSON of a schema reply; None for plain text."""
         ...
 

@@ -33,7 +33,7 @@ from bot.errors import (
 )
 from bot.llm import followups, window
 from bot.llm.budget import Ledger, SpendSummary
-from bot.llm.cache import ReplyCache, cache_key
+from bot.llm.cache import CachedReply, ReplyCache, cache_key
 from bot.llm.followups import Outcome
 from bot.llm.prices import PriceTable
 from bot.llm.registry import create_model
@@ -238,9 +238,9 @@ class ModelManager:
     def _store(self, key: str, link: Link, outcome: Outcome) -> None:
         assert self.cache is not None
         try:
-            self.cache.put(key, {"text": outcome.text, "data": outcome.data, "request_id": outcome.request_id,
-                                 "provider": link.model.provider, "model": link.model.model,
-                                 "finish_reason": outcome.finish_reason, "truncated": outcome.truncated})
+            self.cache.put(key, CachedReply(text=outcome.text, data=outcome.data, request_id=outcome.request_id,
+                                            provider=link.model.provider, model=link.model.model,
+                                            finish_reason=outcome.finish_reason, truncated=outcome.truncated))
         except OSError as exc:  # a full or read-only disk must not lose a reply already paid for
             log.warning("could not cache a reply of %s (%s); going on without caching it", link.label, exc)
 
