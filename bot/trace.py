@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Literal, NotRequired, ParamSpec, TypedDict, TypeVar
 
 from bot.otel import OtelExport, OtlpSettings, export_for
 from bot.redact import Redactor
@@ -44,6 +44,23 @@ RUNS_DIR_VAR = "ENSEMBLE_RUNS_DIR"  # where traces go instead of the default (th
 def new_run_id() -> str:
     """A sortable, unique run id: UTC timestamp plus random suffix."""
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+
+
+Status = Literal["ok", "error"]
+
+
+class SpanRecord(TypedDict):
+    """One line of trace.jsonl: a span as it ended (`ensemble report` reads these)."""
+
+    run_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    start: float  # seconds since the epoch
+    duration_s: float
+    status: Status
+    attributes: dict[str, object]
+    error: NotRequired[str]
 
 
 @dataclass
@@ -105,7 +122,8 @@ class Tracer:
         current = Span(name, secrets.token_hex(6), parent.span_id if parent else None, time.time(), dict(attributes))
         exported = self.otel.start(name, current.start) if self.otel else None
         token = self._current.set(current)
-        status, error = "ok", None
+        status: Status = "ok"
+        error: str | None = None
         try:
             yield current
         except BaseException as exc:
@@ -135,19 +153,12 @@ class Tracer:
         self.otel.end(started, span.name, self.redactor.value(span.attributes),
                       None if error is None else self.redactor.text(error))
 
-    def _write(self, span: Span, status: str, error: str | None) -> None:
+    def _write(self, span: Span, status: Status, error: str | None) -> None:
         if self.path is None:
             return
-        record: dict[str, object] = {
-            "run_id": self.run_id,
-            "span_id": span.span_id,
-            "parent_id": span.parent_id,
-            "name": span.name,
-            "start": round(span.start, 6),
-            "duration_s": round(time.time() - span.start, 6),
-            "status": status,
-            "attributes": span.attributes,
-        }
+        record = SpanRecord(run_id=self.run_id, span_id=span.span_id, parent_id=span.parent_id, name=span.name,
+                            start=round(span.start, 6), duration_s=round(time.time() - span.start, 6), status=status,
+                            attributes=span.attributes)
         if error is not None:
             record["error"] = error
         line = json.dumps(self.redactor.value(record), default=str, ensure_ascii=False)
@@ -203,7 +214,7 @@ def propagate(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def read_trace(path: Path) -> list[dict[str, Any]]:
+def read_trace(path: Path) -> list[SpanRecord]:
     """All span records of a trace file, in the order they ended."""
     with path.open(encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]

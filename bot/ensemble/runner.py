@@ -19,7 +19,6 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from bot.config import ROLES, Config
 from bot.ensemble.adapters import TeamModels
@@ -105,7 +104,7 @@ def config_secret_names(config: Config) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*config.secret_env, *keys]))
 
 
-def run_settings(config: Config) -> dict[str, Any]:
+def run_settings(config: Config) -> dict[str, object]:
     """The settings an A/B comparison of runs tells apart (`ensemble report` reads them)."""
     models = {role: f"{config.models.for_role(role).provider}/{config.models.for_role(role).model}" for role in ROLES}
     return {"models": models, "ensembles": config.ensembles, "max_iterations": config.max_iterations,
