@@ -197,16 +197,18 @@ def attributes(record: dict[str, Any]) -> dict[str, Any]:
     return mapping(record.get("attributes"))
 
 
-def mapping(value: Any) -> dict[str, Any]:
+def mapping(value: object) -> dict[str, Any]:
     """`value` when it is a mapping, else an empty one (older traces, damaged records)."""
     return value if isinstance(value, dict) else {}
 
 
-def number(value: Any) -> float:
+def number(value: object) -> float:
     """`value` as a number; missing or garbled values (older traces) count as 0."""
+    if not isinstance(value, int | float | str):  # what JSON holds: a number, or a number written as text
+        return 0.0
     try:
         return float(value or 0)
-    except (TypeError, ValueError):
+    except ValueError:
         return 0.0
 
 

@@ -46,7 +46,7 @@ def compare(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
             "verdicts": [verdict(a, b) for a, b in itertools.combinations(shown, 2)]}
 
 
-def _key(value: Any) -> str:
+def _key(value: object) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 

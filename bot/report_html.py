@@ -9,18 +9,21 @@ from __future__ import annotations
 import html
 import io
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.errors import UsageError
+
+if TYPE_CHECKING:  # matplotlib is the `report` extra, imported when a chart is drawn
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 CSS = """body{font:14px/1.4 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}
 h1,h2{font-weight:600}table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;
 text-align:left}th{background:#f3f3f3}.chart{margin:1em 0}.note{color:#555}.warn{color:#a40}
 .ok{color:#070}.scroll{max-height:600px;overflow:auto}"""
 COLORS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860")
-Chart = Callable[[Any], None]  # draws on a matplotlib Axes
 
 
 def render_html(figures: dict[str, Any]) -> str:
@@ -133,8 +136,8 @@ def _num(value: float | int | None) -> str:
     return "-" if value is None else f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[Any]], raw_last: bool = False) -> str:
-    def cells(row: Sequence[Any]) -> str:
+def _table(header: Sequence[str], rows: Sequence[Sequence[object]], raw_last: bool = False) -> str:
+    def cells(row: Sequence[object]) -> str:
         out = [f"<td>{html.escape(str(c))}</td>" for c in row]
         if raw_last and row:
             out[-1] = f"<td>{row[-1]}</td>"  # already-escaped markup (a link)
@@ -163,7 +166,7 @@ def _chart(title: str, labels: list[str], series: dict[str, list[float]], stacke
         plt.close(fig)
 
 
-def _bars(ax: Any, labels: list[str], series: dict[str, list[float]], stacked: bool, horizontal: bool,
+def _bars(ax: Axes, labels: list[str], series: dict[str, list[float]], stacked: bool, horizontal: bool,
           errors: list[tuple[float, float]] | None) -> None:
     positions = range(len(labels))
     width = 0.8 if stacked else 0.8 / len(series)
@@ -186,7 +189,7 @@ def _bars(ax: Any, labels: list[str], series: dict[str, list[float]], stacked: b
         ax.set_xticks(list(positions), short, rotation=20 if len(labels) > 3 else 0, ha="right" if len(labels) > 3 else "center", fontsize=8)
 
 
-def _svg(fig: Any, salt: str) -> str:
+def _svg(fig: Figure, salt: str) -> str:
     """The figure as an <svg> element: no XML prolog, doctype or metadata (they name external URLs)."""
     import matplotlib
 
