@@ -23,6 +23,8 @@ MODEL_SPAN = "llm.complete"
 RUN_SPAN = "ensemble.run"
 # Spans that enclose others: their time is the sum of their children's, so it is not totalled again.
 ENCLOSING_SPANS = frozenset({RUN_SPAN, "ensemble.team", "ensemble.event", "ensemble.engine", "ensemble.baseline"})
+# A trace line or a bench result as read: JSON from files of any age, so every value is checked before use
+Record = dict[str, object]
 
 
 @dataclass
@@ -47,7 +49,7 @@ class ModelStats:
     replayed: int = 0
     latencies: list[float] = field(default_factory=list)
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: Record) -> None:
         a = attributes(record)
         self.calls += 1
         self.failures += record.get("status") == "error"
@@ -87,7 +89,7 @@ class OperationStats:
     total_s: float = 0.0
     longest_s: float = 0.0
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: Record) -> None:
         duration = number(record.get("duration_s"))
         self.count += 1
         self.errors += record.get("status") == "error"
@@ -106,7 +108,7 @@ class Report:
     operations: list[OperationStats] = field(default_factory=list)
 
 
-def load_traces(paths: Iterable[Path]) -> tuple[list[Path], list[dict[str, Any]], int]:
+def load_traces(paths: Iterable[Path]) -> tuple[list[Path], list[Record], int]:
     """Trace files found under `paths` (files or folders), their span records, and malformed lines."""
     loaded = load(paths)
     return loaded.files, loaded.records, loaded.malformed
@@ -117,7 +119,7 @@ class Loaded:
     """What `load` read: span records (bench results become `ensemble.run` records) and where each run is."""
 
     files: list[Path]
-    records: list[dict[str, Any]]
+    records: list[Record]
     malformed: int
     sources: dict[str, str]  # run id -> the trace (or results) file it came from
 
@@ -141,9 +143,9 @@ def load(paths: Iterable[Path]) -> Loaded:
         results = _bench_results(text) if file.suffix == ".json" else None
         if results is not None:
             for index, result in enumerate(results):
-                run = bench_run(result, f"{file.stem}:{index}")
-                loaded.records.append(run)
-                loaded.sources[run["run_id"]] = str(result.get("trace") or file)
+                run_id = f"{file.stem}:{index}"
+                loaded.records.append(bench_run(result, run_id))
+                loaded.sources[run_id] = str(result.get("trace") or file)
             continue
         for line in text.splitlines():
             record = _span_record(line)
@@ -155,7 +157,7 @@ def load(paths: Iterable[Path]) -> Loaded:
     return loaded
 
 
-def _span_record(line: str) -> dict[str, Any] | None:
+def _span_record(line: str) -> Record | None:
     try:
         record = json.loads(line) if line.strip() else None
     except json.JSONDecodeError:
@@ -163,7 +165,7 @@ def _span_record(line: str) -> dict[str, Any] | None:
     return record if isinstance(record, dict) and isinstance(record.get("name"), str) else None
 
 
-def _bench_results(text: str) -> list[dict[str, Any]] | None:
+def _bench_results(text: str) -> list[Record] | None:
     """The records of a real-model bench results file, or None when `text` is not one."""
     try:
         data = json.loads(text)
@@ -174,10 +176,10 @@ def _bench_results(text: str) -> list[dict[str, Any]] | None:
     return None
 
 
-def bench_run(result: dict[str, Any], run_id: str) -> dict[str, Any]:
+def bench_run(result: Record, run_id: str) -> Record:
     """One `bench/real_model.py` result as an `ensemble.run` record; its model and settings make A/B sides."""
     model = str(result.get("model") or "?")
-    settings: dict[str, Any] = {f"models.{role}": f"openai/{model}" for role in ("planner", "coder", "critic")}
+    settings: dict[str, object] = {f"models.{role}": f"openai/{model}" for role in ("planner", "coder", "critic")}
     settings["base_url"] = result.get("base_url")
     settings.update({k: v for k, v in mapping(result.get("settings")).items() if k != "engine"})
     tokens, before = mapping(result.get("tokens")), mapping(result.get("tests_before"))
@@ -192,12 +194,12 @@ def bench_run(result: dict[str, Any], run_id: str) -> dict[str, Any]:
                            "baseline_failing": failing if isinstance(failing, list) else [], "bench": True}}
 
 
-def attributes(record: dict[str, Any]) -> dict[str, Any]:
+def attributes(record: Record) -> Record:
     """A record's attributes; an older or damaged record without a mapping has none."""
     return mapping(record.get("attributes"))
 
 
-def mapping(value: object) -> dict[str, Any]:
+def mapping(value: object) -> Record:
     """`value` when it is a mapping, else an empty one (older traces, damaged records)."""
     return value if isinstance(value, dict) else {}
 
@@ -212,7 +214,7 @@ def number(value: object) -> float:
         return 0.0
 
 
-def analyze(records: Iterable[dict[str, Any]], files: int = 1, malformed_lines: int = 0) -> Report:
+def analyze(records: Iterable[Record], files: int = 1, malformed_lines: int = 0) -> Report:
     """Aggregate span records into per-model statistics and per-run outcomes."""
     stats: dict[tuple[str, str, str], ModelStats] = {}
     operations: dict[str, OperationStats] = {}

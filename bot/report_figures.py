@@ -18,6 +18,7 @@ from bot.report import (
     MODEL_SPAN,
     RUN_SPAN,
     Loaded,
+    Record,
     analyze,
     attributes,
     mapping,
@@ -67,7 +68,7 @@ def _reliability(models: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(out.values())
 
 
-def phase_of(record: dict[str, Any]) -> str | None:
+def phase_of(record: Record) -> str | None:
     """The phase a span's time belongs to; None for spans that enclose others."""
     name, a = str(record.get("name")), attributes(record)
     if name == MODEL_SPAN:
@@ -86,7 +87,7 @@ def phase_of(record: dict[str, Any]) -> str | None:
     return "other"
 
 
-def phase_times(records: Iterable[dict[str, Any]]) -> dict[str, float]:
+def phase_times(records: Iterable[Record]) -> dict[str, float]:
     """Seconds spent per phase over all runs (teams run side by side, so this can exceed wall time)."""
     totals = dict.fromkeys(PHASES, 0.0)
     for record in records:
@@ -96,9 +97,9 @@ def phase_times(records: Iterable[dict[str, Any]]) -> dict[str, float]:
     return {k: round(v, 3) for k, v in totals.items()}
 
 
-def run_rows(records: Iterable[dict[str, Any]], sources: dict[str, str]) -> list[dict[str, Any]]:
+def run_rows(records: Iterable[Record], sources: dict[str, str]) -> list[dict[str, Any]]:
     """One row per run: task, outcome, cost, tokens, rounds, wall time, settings, pre-existing failures, trace."""
-    runs: dict[str, dict[str, Any]] = {}
+    runs: dict[str, Record] = {}
     spend: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
     teams: dict[str, dict[str, float]] = defaultdict(dict)
     baseline: dict[str, list[str]] = {}
@@ -111,15 +112,15 @@ def run_rows(records: Iterable[dict[str, Any]], sources: dict[str, str]) -> list
                 spend[run_id][i] += number(a.get(key))
         elif name == "ensemble.team":
             teams[run_id][str(a.get("team"))] = number(a.get("rounds"))
-        elif name == "ensemble.baseline" and isinstance(a.get("failing"), list):
-            baseline[run_id] = [str(t) for t in a["failing"]]
+        elif name == "ensemble.baseline" and isinstance(failing := a.get("failing"), list):
+            baseline[run_id] = [str(t) for t in failing]
     cut_off = (set(spend) | set(teams)) - set(runs)
     rows = [_row(runs.get(r, {"run_id": r}), spend.get(r), teams.get(r, {}), baseline.get(r), sources.get(r, ""))
             for r in [*runs, *sorted(cut_off)]]
     return rows
 
 
-def _row(run: dict[str, Any], spend: list[float] | None, teams: dict[str, float], baseline: list[str] | None,
+def _row(run: Record, spend: list[float] | None, teams: dict[str, float], baseline: list[str] | None,
          source: str) -> dict[str, Any]:
     a = attributes(run)
     complete = "name" in run
@@ -135,13 +136,18 @@ def _row(run: dict[str, Any], spend: list[float] | None, teams: dict[str, float]
             "rounds": None if rounds is None else int(number(rounds)),
             "wall_s": round(number(run.get("duration_s")), 2) if complete else None,
             "reproduction_test": a.get("reproduction_test"), "settings": flatten(settings),
-            "baseline_failing": baseline if baseline is not None else list(a.get("baseline_failing") or []),
+            "baseline_failing": baseline if baseline is not None else _listed(a.get("baseline_failing")),
             "trace": source}
 
 
-def flatten(settings: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+def _listed(value: object) -> list[object]:
+    """A bench result's list of tests (none when it recorded none)."""
+    return list(value) if isinstance(value, list) else []
+
+
+def flatten(settings: Record, prefix: str = "") -> Record:
     """Nested settings as dotted keys: {"models": {"coder": m}} -> {"models.coder": m}."""
-    out: dict[str, Any] = {}
+    out: Record = {}
     for key, value in settings.items():
         if isinstance(value, dict):
             out.update(flatten(value, f"{prefix}{key}."))
@@ -150,7 +156,7 @@ def flatten(settings: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def outcomes(runs: list[dict[str, Any]], records: Iterable[dict[str, Any]]) -> dict[str, Any]:
+def outcomes(runs: list[dict[str, Any]], records: Iterable[Record]) -> dict[str, Any]:
     """Success rate, stop reasons, rounds to green, reproduction tests, heal attempts, pre-existing failures."""
     done = [r for r in runs if r["outcome"] != "cut off"]
     wins = sum(r["success"] for r in done)
