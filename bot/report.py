@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from bot.errors import UsageError
+from bot.report_data import ModelRow, OperationRow, ReportData, RunSummary
 from bot.trace import TRACE_FILE
 
 MODEL_SPAN = "llm.complete"
@@ -102,7 +102,7 @@ class Report:
     """Everything `ensemble report` prints."""
 
     files: int
-    runs: list[dict[str, Any]]
+    runs: list[RunSummary]
     models: list[ModelStats]
     malformed_lines: int
     operations: list[OperationStats] = field(default_factory=list)
@@ -218,7 +218,7 @@ def analyze(records: Iterable[Record], files: int = 1, malformed_lines: int = 0)
     """Aggregate span records into per-model statistics and per-run outcomes."""
     stats: dict[tuple[str, str, str], ModelStats] = {}
     operations: dict[str, OperationStats] = {}
-    runs: list[dict[str, Any]] = []
+    runs: list[RunSummary] = []
     for record in records:
         a = attributes(record)
         name = str(record.get("name"))
@@ -226,8 +226,9 @@ def analyze(records: Iterable[Record], files: int = 1, malformed_lines: int = 0)
             key = (str(a.get("role", "?")), str(a.get("provider", "?")), str(a.get("model", "?")))
             stats.setdefault(key, ModelStats(*key)).add(record)
         elif name == RUN_SPAN:
-            runs.append({"run_id": record.get("run_id"), "duration_s": record.get("duration_s"),
-                         "status": record.get("status"), **{k: a.get(k) for k in ("stop_reason", "winner", "success")}})
+            runs.append(RunSummary(run_id=record.get("run_id"), duration_s=record.get("duration_s"),
+                                   status=record.get("status"), stop_reason=a.get("stop_reason"),
+                                   winner=a.get("winner"), success=a.get("success")))
         if name != MODEL_SPAN and name not in ENCLOSING_SPANS:
             operations.setdefault(name, OperationStats(name)).add(record)
     ordered = sorted(stats.values(), key=lambda s: (_role_order(s.role), s.provider, s.model))
@@ -248,7 +249,7 @@ def render(report: Report) -> str:
     lines = [f"{report.files} trace file(s), {len(report.runs)} run(s)"]
     for run in report.runs:
         lines.append(f"  run {run['run_id']}: {run.get('stop_reason') or run['status']}"
-                     f" (winner {run.get('winner') or '-'}, {float(run.get('duration_s') or 0):.1f}s)")
+                     f" (winner {run.get('winner') or '-'}, {number(run.get('duration_s')):.1f}s)")
     if not report.models:
         lines.append("no model calls recorded")
     else:
@@ -275,16 +276,16 @@ def render(report: Report) -> str:
     return "\n".join(lines)
 
 
-def to_json(report: Report) -> dict[str, Any]:
+def to_json(report: Report) -> ReportData:
     """The report as JSON-ready data, with latency percentiles instead of raw samples."""
-    models = []
-    for s in report.models:
-        entry = asdict(s)
-        del entry["latencies"]
-        entry.update(cost_usd=round(s.cost_usd, 6), latency_p50_s=s.latency(0.5), latency_p95_s=s.latency(0.95))
-        models.append(entry)
-    operations = [asdict(o) | {"total_s": round(o.total_s, 3), "longest_s": round(o.longest_s, 3)}
-                  for o in report.operations]
-    return {"files": report.files, "runs": report.runs, "models": models, "operations": operations,
-            "malformed_lines": report.malformed_lines}
+    models = [ModelRow(role=s.role, provider=s.provider, model=s.model, calls=s.calls, failures=s.failures,
+                       tokens_in=s.tokens_in, tokens_out=s.tokens_out, tokens_cached=s.tokens_cached,
+                       cost_usd=round(s.cost_usd, 6), cache_hits=s.cache_hits, retries=s.retries,
+                       rate_limited=s.rate_limited, repaired=s.repaired, unparseable=s.unparseable,
+                       fallbacks=s.fallbacks, replayed=s.replayed, latency_p50_s=s.latency(0.5),
+                       latency_p95_s=s.latency(0.95)) for s in report.models]
+    operations = [OperationRow(name=o.name, count=o.count, errors=o.errors, total_s=round(o.total_s, 3),
+                               longest_s=round(o.longest_s, 3)) for o in report.operations]
+    return ReportData(files=report.files, runs=report.runs, models=models, operations=operations,
+                      malformed_lines=report.malformed_lines)
 
