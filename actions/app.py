@@ -24,7 +24,6 @@ import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from actions.context import NEEDS_ENGINE, Context, EngineNeeded, Outcome
 from actions.engine import Engine, Planner
@@ -49,7 +48,7 @@ def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: 
     """Handle the event described by `env`; write GITHUB_OUTPUT and GITHUB_STEP_SUMMARY."""
     event = load_event(env)
     handler = route(event.name, event.action)
-    spans: list[dict[str, Any]] = []
+    spans: list[dict[str, object]] = []
     if handler is None:
         outcome = Outcome("nothing-to-do", f"nothing to do for {event.name}.{event.action or '(no action)'}")
     else:
@@ -72,7 +71,7 @@ def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: 
     return outcome
 
 
-def _spans(*paths: Path | None) -> list[dict[str, Any]]:
+def _spans(*paths: Path | None) -> list[dict[str, object]]:
     """The span records of the event's trace and the engine's run trace (unreadable lines skipped)."""
     from bot.report import load
 
@@ -126,7 +125,7 @@ def _config_label(ctx: Context) -> str:
     return remote_config(ctx).trigger_label
 
 
-def write_outputs(env: Mapping[str, str], outcome: Outcome, spans: Iterable[dict[str, Any]] = ()) -> None:
+def write_outputs(env: Mapping[str, str], outcome: Outcome, spans: Iterable[dict[str, object]] = ()) -> None:
     """`pr-number` and `result` to GITHUB_OUTPUT (with a random delimiter), the run's summary to the step summary."""
     if path := env.get("GITHUB_OUTPUT"):
         delimiter = f"ghadelim_{secrets.token_hex(8)}"

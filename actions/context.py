@@ -11,7 +11,6 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from actions.engine import Engine, Planner
 from actions.events import Event
@@ -98,7 +97,7 @@ class Context:
             self._me = self.forge.whoami() or ""
         return self._me
 
-    def own_markers(self, number: int, kind: str) -> list[tuple[CommentInfo, dict[str, Any]]]:
+    def own_markers(self, number: int, kind: str) -> list[tuple[CommentInfo, dict[str, object]]]:
         """The bot's comments on #number that carry a `kind` marker, oldest first, with the marker data."""
         found = []
         for comment in self.forge.comments(number):

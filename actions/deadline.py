@@ -20,7 +20,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
-from typing import Any
 
 import yaml
 
@@ -77,7 +76,7 @@ def _from_workflow(ctx: Context) -> float | None:
         return None  # not run by a workflow of this repository (a reusable workflow: use the input)
     text = ctx.forge.read_file(f".github/{path}", ctx.env.get("GITHUB_WORKFLOW_SHA") or at)
     try:
-        data: Any = yaml.safe_load(text or "")
+        data: object = yaml.safe_load(text or "")
     except yaml.YAMLError:
         return None
     jobs = data.get("jobs") if isinstance(data, dict) else None

@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Literal, TypedDict, cast
 
 from bot.config import Config
 from bot.ensemble.types import Phase, Plan, Progress, RunResult, Task
@@ -52,6 +52,25 @@ class EngineProcessError(RuntimeError):
     """The engine process failed: its own error, or how it ended and the last lines it logged."""
 
 
+class Request(TypedDict, total=False):
+    """The handler's first line: what to run on which clone; `task` and `config` as bot/ensemble/wire.py dumps them."""
+
+    mode: Literal["run", "plan"]
+    entry: str
+    repo_dir: str
+    task: object
+    config: object
+    run_id: str
+
+
+class Answer(TypedDict, total=False):
+    """The engine's last word: a `RunResult` or a `Plan` as wire.py dumps it, or its error."""
+
+    result: object
+    plan: object
+    error: str
+
+
 @dataclass(frozen=True)
 class ChildEngine:
     """The `Engine` of the Action: `entry` (the real engine by default) run in a child process."""
@@ -64,8 +83,8 @@ class ChildEngine:
         """Run the task in a child process whose whole environment is `env`."""
         from bot.ensemble.wire import dump, load
 
-        request = {"mode": "run", "entry": self.entry, "repo_dir": str(repo_dir), "task": dump(task),
-                   "config": dump(config), "run_id": run_id}
+        request = Request(mode="run", entry=self.entry, repo_dir=str(repo_dir), task=dump(task), config=dump(config),
+                          run_id=run_id)
         grace = self.grace_s or grace_for(config)
         reply = EngineProcess(env, progress, stop, _limit_s(config, grace), grace).run(request)
         return load(RunResult, reply)
@@ -82,8 +101,7 @@ class ChildPlanner:
         """The plan, made in a child process whose whole environment is `env`."""
         from bot.ensemble.wire import dump, load
 
-        request = {"mode": "plan", "entry": self.entry, "repo_dir": str(repo_dir), "task": dump(task),
-                   "config": dump(config)}
+        request = Request(mode="plan", entry=self.entry, repo_dir=str(repo_dir), task=dump(task), config=dump(config))
         grace = self.grace_s or grace_for(config)
         reply = EngineProcess(env, None, threading.Event(), _limit_s(config, grace), grace).run(request)
         return load(Plan, reply)
@@ -113,7 +131,7 @@ class EngineProcess:
     _tail: collections.deque[str] = field(default_factory=lambda: collections.deque(maxlen=LOG_TAIL_LINES))
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def run(self, request: dict[str, Any]) -> Any:
+    def run(self, request: Request) -> object:
         """The child's `result` or `plan`; EngineProcessError when it failed, died or was killed."""
         proc = subprocess.Popen([sys.executable, "-P", "-m", CHILD_MODULE], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_child_env(self.env),
@@ -122,7 +140,7 @@ class EngineProcess:
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         threads = [threading.Thread(target=self._relay, args=(proc.stderr,), name="engine-log", daemon=True),
                    threading.Thread(target=self._watch, args=(proc,), name="engine-watch", daemon=True)]
-        answer: dict[str, Any] = {}
+        answer = Answer()
         try:
             threads[0].start()  # the log first: a child blocked writing it would never read the request
             self._send(proc, request)
@@ -139,7 +157,7 @@ class EngineProcess:
                     thread.join(timeout=5)
         return self._answer(answer, proc.returncode)
 
-    def _send(self, proc: subprocess.Popen[str], message: dict[str, Any]) -> None:
+    def _send(self, proc: subprocess.Popen[str], message: Mapping[str, object]) -> None:
         with self._lock:
             try:
                 assert proc.stdin is not None
@@ -148,21 +166,21 @@ class EngineProcess:
             except (BrokenPipeError, OSError, ValueError):  # it has ended; its answer says why
                 pass
 
-    def _receive(self, line: str) -> dict[str, Any]:
+    def _receive(self, line: str) -> Answer:
         """A protocol line: progress is passed on at once; the answer is kept."""
         try:
             message = json.loads(line)
         except json.JSONDecodeError:
             log.warning("the engine process wrote a line that is not JSON: %s", clip(line.strip(), 200))
-            return {}
+            return Answer()
         if not isinstance(message, dict):
-            return {}
+            return Answer()
         if isinstance(report := message.get("progress"), list) and len(report) == 4 and self.progress:
             team, phase, number, detail = report
             if (known := _phase(phase)) is not None:
                 self.progress(str(team), known, int(number), str(detail))
-            return {}
-        return {key: message[key] for key in ("result", "plan", "error") if key in message}
+            return Answer()
+        return cast(Answer, {key: message[key] for key in ("result", "plan", "error") if key in message})
 
     def _relay(self, stream: IO[str]) -> None:
         """The child's log to this process's stderr, masked; the last lines kept for an error message."""
@@ -189,7 +207,7 @@ class EngineProcess:
                 return
             time.sleep(0.1)
 
-    def _answer(self, answer: dict[str, Any], code: int | None) -> Any:
+    def _answer(self, answer: Answer, code: int | None) -> object:
         if "result" in answer or "plan" in answer:
             return answer.get("result", answer.get("plan"))
         if self.killed:
@@ -236,7 +254,7 @@ def main() -> int:
     send = _sender(channel)
     stop = threading.Event()
     try:
-        request = json.loads(sys.stdin.readline() or "null")
+        request: Request = json.loads(sys.stdin.readline() or "null")
         threading.Thread(target=_read_stops, args=(stop,), name="engine-stop", daemon=True).start()
         send(_serve(request, lambda *report: send({"progress": list(report)}), stop))
     except Exception as exc:  # noqa: BLE001 - the boundary: every failure becomes the answer
@@ -246,21 +264,21 @@ def main() -> int:
     return 0
 
 
-def _serve(request: dict[str, Any], progress: Progress, stop: threading.Event) -> dict[str, Any]:
+def _serve(request: Request, progress: Progress, stop: threading.Event) -> Answer:
     from bot.ensemble.wire import dump, load
 
     entry = _entry(request["entry"])
     repo_dir, task, config = Path(request["repo_dir"]), load(Task, request["task"]), load(Config, request["config"])
     if request["mode"] == "plan":
-        return {"plan": dump(entry(repo_dir, task, config, dict(os.environ)))}
+        return Answer(plan=dump(entry(repo_dir, task, config, dict(os.environ))))
     result = entry(repo_dir, task, config, dict(os.environ), run_id=request["run_id"], progress=progress, stop=stop)
-    return {"result": dump(result)}
+    return Answer(result=dump(result))
 
 
-def _entry(name: str) -> Callable[..., Any]:
-    """The function `module:function` names."""
+def _entry(name: str) -> Callable[..., RunResult | Plan]:
+    """The function `module:function` names: an `Engine` or a `Planner` (actions/engine.py)."""
     module, _, function = name.partition(":")
-    found: Callable[..., Any] = getattr(importlib.import_module(module), function)
+    found: Callable[..., RunResult | Plan] = getattr(importlib.import_module(module), function)
     return found
 
 
@@ -273,10 +291,10 @@ def _protocol_channel() -> IO[str]:
     return channel
 
 
-def _sender(channel: IO[str]) -> Callable[[dict[str, Any]], None]:
+def _sender(channel: IO[str]) -> Callable[[Mapping[str, object]], None]:
     lock = threading.Lock()
 
-    def send(message: dict[str, Any]) -> None:
+    def send(message: Mapping[str, object]) -> None:
         with lock:
             channel.write(json.dumps(message) + "\n")
             channel.flush()

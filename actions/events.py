@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from bot.errors import UsageError
 
@@ -72,26 +72,61 @@ def load_event(env: Mapping[str, str]) -> Event:
     return parse_event(name, payload)
 
 
-def parse_event(name: str, payload: Any) -> Event:
+class _Common(TypedDict):
+    """The fields every event has."""
+
+    name: str
+    action: str
+    repo: str
+    sender: str
+    sender_is_bot: bool
+
+
+class _Specific(TypedDict, total=False):
+    """The fields one kind of event adds (its parser fills those it has; the others keep `Event`'s defaults)."""
+
+    action: str
+    number: int | None
+    is_pull: bool
+    title: str
+    body: str
+    label: str
+    comment_id: int | None
+    comment_body: str
+    review_id: int | None
+    review_state: str
+    review_commit: str
+    review_body: str
+    head_branch: str
+    head_sha: str
+    conclusion: str
+    run_id: int | None
+    run_attempt: int
+    check_suite_id: int | None
+    inputs: Mapping[str, str]
+    delivery: str
+
+
+def parse_event(name: str, payload: object) -> Event:
     """Parse one payload; unsupported events parse to an Event with only the common fields."""
     if not isinstance(payload, dict):
         raise EventError(f"{name} payload: expected a JSON object at the top level")
     p = _Fields(name, payload)
-    common: dict[str, Any] = {"name": name, "action": p.text("action", optional=True), "repo": p.text("repository.full_name"),
-              "sender": p.text("sender.login"), "sender_is_bot": p.text("sender.type", optional=True) == "Bot"}
+    common = _Common(name=name, action=p.text("action", optional=True), repo=p.text("repository.full_name"),
+                     sender=p.text("sender.login"), sender_is_bot=p.text("sender.type", optional=True) == "Bot")
     parser = _PARSERS.get(name)
-    return Event(**(common | (parser(p) if parser else {})))
+    return replace(Event(**common), **parser(p)) if parser else Event(**common)
 
 
 class _Fields:
     """Typed access to dotted paths in a payload, raising EventError that names the path."""
 
-    def __init__(self, name: str, payload: dict[str, Any]):
+    def __init__(self, name: str, payload: dict[str, object]):
         self.name = name
         self.payload = payload
 
-    def get(self, dotted: str, kind: type | tuple[type, ...], optional: bool = False) -> Any:
-        node: Any = self.payload
+    def get(self, dotted: str, kind: type | tuple[type, ...], optional: bool = False) -> object:
+        node: object = self.payload
         for part in dotted.split("."):
             if not isinstance(node, dict) or part not in node or node[part] is None:
                 if optional:
@@ -104,27 +139,32 @@ class _Fields:
         return node
 
     def text(self, dotted: str, optional: bool = False) -> str:
-        return self.get(dotted, str, optional) or ""
+        found = self.get(dotted, str, optional)
+        return found if isinstance(found, str) else ""
 
     def number(self, dotted: str, optional: bool = False) -> int | None:
         found = self.get(dotted, int, optional)
-        return int(found) if found is not None else None
+        return found if isinstance(found, int) else None
+
+    def table(self, dotted: str, optional: bool = False) -> dict[str, object] | None:
+        found = self.get(dotted, dict, optional)
+        return found if isinstance(found, dict) else None
 
 
-def _issues(p: _Fields) -> dict[str, Any]:
+def _issues(p: _Fields) -> _Specific:
     return {"number": p.number("issue.number"), "title": p.text("issue.title"), "body": p.text("issue.body", optional=True),
-            "is_pull": p.get("issue.pull_request", dict, optional=True) is not None,
+            "is_pull": p.table("issue.pull_request", optional=True) is not None,
             "label": p.text("label.name", optional=True),
             "delivery": f"issues:{p.number('issue.number')}:{p.text('label.name', optional=True)}:"
                         f"{p.text('issue.updated_at', optional=True)}"}
 
 
-def _issue_comment(p: _Fields) -> dict[str, Any]:
+def _issue_comment(p: _Fields) -> _Specific:
     return _issues(p) | {"label": "", "comment_id": p.number("comment.id"), "comment_body": p.text("comment.body", optional=True),
                          "delivery": f"comment:{p.number('comment.id')}"}
 
 
-def _review(p: _Fields) -> dict[str, Any]:
+def _review(p: _Fields) -> _Specific:
     return {"number": p.number("pull_request.number"), "is_pull": True, "title": p.text("pull_request.title"),
             "head_branch": p.text("pull_request.head.ref"), "head_sha": p.text("pull_request.head.sha"),
             "review_id": p.number("review.id"), "review_state": p.text("review.state").lower(),
@@ -132,13 +172,13 @@ def _review(p: _Fields) -> dict[str, Any]:
             "review_body": p.text("review.body", optional=True), "delivery": f"review:{p.number('review.id')}"}
 
 
-def _review_comment(p: _Fields) -> dict[str, Any]:
+def _review_comment(p: _Fields) -> _Specific:
     return {"number": p.number("pull_request.number"), "is_pull": True, "head_branch": p.text("pull_request.head.ref"),
             "comment_id": p.number("comment.id"), "comment_body": p.text("comment.body", optional=True),
             "review_id": p.number("comment.pull_request_review_id", optional=True)}
 
 
-def _workflow_run(p: _Fields) -> dict[str, Any]:
+def _workflow_run(p: _Fields) -> _Specific:
     return {"head_branch": p.text("workflow_run.head_branch", optional=True), "head_sha": p.text("workflow_run.head_sha"),
             "conclusion": p.text("workflow_run.conclusion", optional=True), "run_id": p.number("workflow_run.id"),
             "run_attempt": p.number("workflow_run.run_attempt", optional=True) or 1,
@@ -146,14 +186,14 @@ def _workflow_run(p: _Fields) -> dict[str, Any]:
             "delivery": f"run:{p.number('workflow_run.id')}:{p.number('workflow_run.run_attempt', optional=True) or 1}"}
 
 
-def _check_suite(p: _Fields) -> dict[str, Any]:
+def _check_suite(p: _Fields) -> _Specific:
     return {"head_branch": p.text("check_suite.head_branch", optional=True), "head_sha": p.text("check_suite.head_sha"),
             "conclusion": p.text("check_suite.conclusion", optional=True), "check_suite_id": p.number("check_suite.id"),
             "delivery": f"suite:{p.number('check_suite.id')}:{p.text('check_suite.updated_at', optional=True)}"}
 
 
-def _dispatch(p: _Fields) -> dict[str, Any]:
-    inputs = p.get("inputs", dict, optional=True) or {}
+def _dispatch(p: _Fields) -> _Specific:
+    inputs = p.table("inputs", optional=True) or {}
     number = str(inputs.get("issue", "") or "").strip()
     if number and not number.isdigit():
         raise EventError(f"workflow_dispatch payload: input `issue` should be an issue number, got {number!r}")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from actions.context import NEEDS_HUMAN, PARTIAL, WORKING, Context, Outcome, branch_of_issue, issue_of_branch
 from actions.deadline import with_job_deadline
@@ -21,6 +20,7 @@ from actions.github import CommentInfo, ForgeError, PullInfo
 from actions.gitops import check_hold, complete_history, prepare_clone
 from actions.ledger import Spend, run_spend
 from actions.loops import run_limit
+from actions.markers import progress_state
 from actions.progress import ProgressComment, StopWatcher
 from actions.render import nothing_kept, plan_comment, pr_body, questions_comment
 from actions.settings import register_secrets, remote_config
@@ -92,7 +92,8 @@ def _answers(ctx: Context, issue: int) -> str:
             answers.append(f"@{comment.login} answered:\n{text.strip()}")
     if not answers:
         return ""
-    questions = "\n".join(f"{i}. {q}" for i, q in enumerate(data.get("questions") or [], 1))
+    listed = data.get("questions")
+    questions = "\n".join(f"{i}. {q}" for i, q in enumerate(listed if isinstance(listed, list) else [], 1))
     return "\n\n## The planner's questions\n" + questions + "\n\n## Answers\n" + "\n\n".join(answers)
 
 
@@ -147,7 +148,7 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
         ctx.forge.remove_label(pull.number, WORKING)
 
 
-def _already_handled(ctx: Context, runs: list[tuple[CommentInfo, dict[str, Any]]]) -> Outcome | None:
+def _already_handled(ctx: Context, runs: list[tuple[CommentInfo, dict[str, object]]]) -> Outcome | None:
     """An Outcome when another Actions run already handled this very event (a re-delivery); `runs` are the
     thread's progress markers."""
     trigger = ctx.event.delivery
@@ -271,7 +272,8 @@ def _open_pull(ctx: Context, issue: int, branch: str, title: str, body: str, pro
 
 def _resume(ctx: Context, issue: int, branch: str, remote: str) -> Outcome | None:
     """A run that pushed but died before opening the PR: open it now from the saved state."""
-    for comment, data in reversed(ctx.own_markers(issue, "progress")):
+    for comment, marked in reversed(ctx.own_markers(issue, "progress")):
+        data = progress_state(marked)
         if data.get("stage") == "pushed" and data.get("head") == remote and data.get("pr_body"):
             progress = ProgressComment(ctx, issue, data.get("by", ""))
             progress.id, progress.state = comment.id, data

@@ -71,7 +71,8 @@ def check_hold(ctx: Context, clone: Path, branch: str, remote_head: str | None, 
     if not remote_head:
         return None
     # The newest acknowledgement on the issue or its PR (comment ids grow with time across both).
-    acks = sorted((comment.id, data.get("sha")) for n in numbers for comment, data in ctx.own_markers(n, "ack"))
+    acks = sorted((comment.id, str(data.get("sha") or ""))
+                  for n in numbers for comment, data in ctx.own_markers(n, "ack"))
     shas = human_commits(clone, branch, acks[-1][1] if acks else None)
     if not shas:
         return None

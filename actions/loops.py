@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from actions.context import NEEDS_HUMAN, WORKING, Context, Outcome, branch_of_issue
 from actions.github import CommentInfo, ForgeError
-from actions.markers import marker
+from actions.markers import ProgressState, marker, progress_state
 from actions.render import progress_body
 
 log = logging.getLogger(__name__)
@@ -29,7 +28,7 @@ HOUR = timedelta(hours=1)
 RECENT_JOBS = 5  # the bot's newest jobs on a thread that a stop looks at
 
 
-def run_limit(ctx: Context, number: int, runs: list[tuple[CommentInfo, dict[str, Any]]]) -> Outcome | None:
+def run_limit(ctx: Context, number: int, runs: list[tuple[CommentInfo, dict[str, object]]]) -> Outcome | None:
     """An Outcome (already explained on #number) when the bot started `max_runs_per_hour` runs there in the
     last hour; None when another run may start. `runs` are the thread's progress markers (`Context.own_markers`)."""
     now = datetime.now(UTC)
@@ -71,18 +70,18 @@ def cancel_thread_runs(ctx: Context, issue: int, numbers: list[int], by: str) ->
     the bot gets its progress note and the `ensemble:working` label put right, as it cannot do so itself.
     """
     me = _run_id(ctx.run_key)
-    jobs: dict[int, tuple[int, int, dict[str, Any]]] = {}
+    jobs: dict[int, tuple[int, int, ProgressState]] = {}
     for number in numbers:
         for comment, data in ctx.own_markers(number, "progress"):
             if (run := _run_id(str(data.get("run", "")))) and run != me:
-                jobs[run] = (number, comment.id, data)
+                jobs[run] = (number, comment.id, progress_state(data))
     cancelled: list[int] = []
     for run in sorted(jobs)[-RECENT_JOBS:]:
         if _cancel(ctx, run, active_only=True):
             cancelled.append(run)
-            number, comment_id, data = jobs[run]
+            number, comment_id, state = jobs[run]
             note = f"Stopped by @{by}: this run's workflow job was cancelled; nothing more is pushed."
-            ctx.forge.edit_comment(number, comment_id, progress_body(data | {"note": note}))
+            ctx.forge.edit_comment(number, comment_id, progress_body(state | {"note": note}))
     if cancelled:
         for number in numbers:
             ctx.forge.remove_label(number, WORKING)

@@ -13,12 +13,64 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import TypedDict, cast
 
 _MARKER = re.compile(r"<!-- ensemble:(?P<kind>[a-z][a-z0-9-]*)(?: (?P<data>\{.*?\}))? -->", re.DOTALL)
 
 
-def marker(kind: str, data: dict[str, Any] | None = None) -> str:
+class RunRecord(TypedDict, total=False):
+    """What a run puts on record in its progress marker as it goes (`ProgressComment.update`)."""
+
+    stage: str  # "pushed", "pr" or "questions" once the run got there
+    head: str  # the pushed head, when stage is "pushed"
+    title: str
+    pr_body: str
+    partial: bool
+    pr: int
+
+
+class ProgressState(RunRecord, total=False):
+    """The `progress` marker: one run's state, kept on its progress comment so a re-run job can resume it."""
+
+    run: str  # Context.run_key of the job
+    issue: int
+    by: str  # who asked for the run
+    done: list[str]  # the checklist's stages ticked (render.STAGES)
+    note: str
+    trigger: str  # Event.delivery of the event that started it
+
+
+class HealAttempt(TypedDict):
+    """One fix self-healing pushed: what it was for, and the head it left ('' when nothing was pushed)."""
+
+    what: str
+    sha: str
+
+
+class HealState(TypedDict):
+    """The `heal` marker on a pull request: what self-healing did there so far."""
+
+    attempts: int
+    signatures: list[str]  # the failures a fix was tried for
+    reruns: list[str]  # the failures whose checks were re-run once
+    rerun_checks: dict[str, list[str]]  # failure key -> the checks re-run for it
+    tried: list[HealAttempt]
+    escalated: str  # the head handed to a human ('' when not)
+
+
+def progress_state(data: Mapping[str, object]) -> ProgressState:
+    """A `progress` marker's data as the bot wrote it (only the bot's own comments are read for markers)."""
+    return cast(ProgressState, dict(data))
+
+
+def heal_state(data: Mapping[str, object]) -> HealState:
+    """The `heal` marker's data over a fresh state: a marker written before a field existed lacks it."""
+    fresh = HealState(attempts=0, signatures=[], reruns=[], rerun_checks={}, tried=[], escalated="")
+    return cast(HealState, fresh | dict(data))
+
+
+def marker(kind: str, data: Mapping[str, object] | None = None) -> str:
     """The hidden marker text for `kind` with optional JSON `data`."""
     if data is None:
         return f"<!-- ensemble:{kind} -->"
@@ -50,7 +102,7 @@ def _closing_marker(body: str, kind: str) -> re.Match[str] | None:
     return next((m for m in reversed(_closing_markers(body)) if m["kind"] == kind), None)
 
 
-def read_marker(body: str, kind: str) -> dict[str, Any] | None:
+def read_marker(body: str, kind: str) -> dict[str, object] | None:
     """The data of the `kind` marker among those that end `body` ({} when it has none), or None."""
     match = _closing_marker(body, kind)
     if match is None:
@@ -75,7 +127,7 @@ def has_marker(body: str) -> bool:
     return bool(_MARKER.search(body or ""))
 
 
-def replace_marker(body: str, kind: str, data: dict[str, Any] | None) -> str:
+def replace_marker(body: str, kind: str, data: Mapping[str, object] | None) -> str:
     """`body` with its closing `kind` marker replaced by one carrying `data` (appended if it has none)."""
     new = marker(kind, data)
     match = _closing_marker(body, kind)

@@ -10,11 +10,12 @@ from __future__ import annotations
 import logging
 import threading
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Unpack
 
 from actions.commands import Command, parse_command
 from actions.context import Context
 from actions.github import ForgeError
+from actions.markers import ProgressState, RunRecord, progress_state
 from actions.render import PHASE_TO_STAGE, STAGES, progress_body
 
 log = logging.getLogger(__name__)
@@ -29,15 +30,16 @@ class ProgressComment:
         self.issue = issue
         self.id: int | None = None
         self.reused = False  # True on a re-run of the same job: the comment is the earlier attempt's
-        self.state: dict[str, Any] = {"run": ctx.run_key, "issue": issue, "by": by, "done": [], "note": "",
-                                      "trigger": ctx.event.delivery}
+        self.state = ProgressState(run=ctx.run_key, issue=issue, by=by, done=[], note="",
+                                   trigger=ctx.event.delivery)
         self._lock = threading.Lock()
 
     def open(self, note: str = "Starting.") -> None:
         """Reuse this run's comment if it exists (a re-run job), else post it."""
         for comment, data in self.ctx.own_markers(self.issue, "progress"):
             if data.get("run") == self.ctx.run_key:
-                self.id, self.state = comment.id, data | {"by": self.state["by"] or data.get("by", "")}
+                found = progress_state(data)
+                self.id, self.state = comment.id, found | {"by": self.state["by"] or found.get("by", "")}
                 self.reused = True
         self.state["note"] = note
         if self.id is None:
@@ -63,10 +65,10 @@ class ProgressComment:
             if (set(self.state["done"]), self.state["note"]) != before:
                 self._write()
 
-    def update(self, note: str, **state: Any) -> None:
+    def update(self, note: str, **state: Unpack[RunRecord]) -> None:
         """Change the note and any state fields."""
         with self._lock:
-            self.state.update(state, note=note)
+            self.state = {**self.state, **state, "note": note}
             self._write()
 
     def _write(self) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from actions.engine import plan_text
-from actions.markers import inert, marker, without_markers
+from actions.markers import HealAttempt, ProgressState, inert, marker, without_markers
 from bot.ensemble.report import judged_lines, name_list, tests_line, yes_no
 from bot.ensemble.types import CRASHED, RunResult, TeamSummary
 from bot.llm.budget import SpendSummary
@@ -24,7 +24,7 @@ REFUSAL = ("Thanks for the interest! Only people with write, maintain or admin p
            "can start the ensemble bot, so I have not done anything.")
 
 
-def progress_body(state: dict[str, Any]) -> str:
+def progress_body(state: ProgressState) -> str:
     """The progress comment: a checklist of stages, the current note, and the hidden state marker."""
     done = set(state.get("done", []))
     lines = [f"**ensemble run** `{state.get('run', '?')}` for #{state.get('issue', '?')}", ""]
@@ -242,7 +242,7 @@ def hold_comment(branch: str, shas: list[str]) -> str:
             "push to this branch any more. Comment `/ensemble retry` to let me continue from its current state.")
 
 
-def escalation_comment(mention: str, tried: list[dict[str, Any]], failing: str, reason: str) -> str:
+def escalation_comment(mention: str, tried: list[HealAttempt], failing: str, reason: str) -> str:
     """What self-healing tried and what still fails, for the person who asked for the run."""
     who = f"@{mention} " if mention else ""
     attempts = "\n".join(f"- attempt {i}: {t.get('what', '')} ({t.get('sha', '')[:7]})" for i, t in enumerate(tried, 1))

@@ -10,7 +10,6 @@ and links nowhere but the pull request on the same GitHub server.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from actions.context import Outcome
 from actions.markers import inert
@@ -28,7 +27,7 @@ def pull_url(server_url: str, repo: str, number: int | None) -> str:
     return f"{server_url.rstrip('/')}/{repo}/pull/{number}" if number and repo else ""
 
 
-def step_summary(outcome: Outcome, spans: Iterable[dict[str, Any]] = (), pr_url: str = "") -> str:
+def step_summary(outcome: Outcome, spans: Iterable[dict[str, object]] = (), pr_url: str = "") -> str:
     """The markdown for GITHUB_STEP_SUMMARY."""
     pr = f" ([PR #{outcome.pr_number}]({pr_url}))" if pr_url else f" (PR #{outcome.pr_number})" if outcome.pr_number else ""
     lines = [f"### ensemble: {outcome.result}{pr}", "", inert(outcome.message)]
@@ -45,7 +44,7 @@ def step_summary(outcome: Outcome, spans: Iterable[dict[str, Any]] = (), pr_url:
     return "\n".join(lines) + "\n"
 
 
-def _phases(spans: Iterable[dict[str, Any]], wall_s: float) -> list[str]:
+def _phases(spans: Iterable[dict[str, object]], wall_s: float) -> list[str]:
     """A table of seconds per phase (teams run side by side, so the phases may add up to more than the wall time)."""
     times = {phase: seconds for phase, seconds in phase_times(spans).items() if seconds > 0}
     if not times:

@@ -23,7 +23,7 @@ command and no commits of its own; mini-swe-agent runs `mini` in yolo mode in a 
 environment with its text-based action format (local servers often lack tool calls).
 
 The table lists task × agent; the last lines say, per agent,
-`AGENT: solved N/M, median wall S s, tokens T`.
+`AGENT: solved N/M, median wall S s, tokens T, median prompt tokens P, prefix cache C`.
 """
 
 from __future__ import annotations
@@ -317,13 +317,19 @@ def table_row(record: Mapping[str, Any]) -> list[str]:
 
 
 def summary_line(agent: str, records: list[Mapping[str, Any]]) -> str:
-    """`AGENT: solved N/M, median wall S s, tokens T` over the agent's records."""
+    """`AGENT: solved N/M, median wall S s, tokens T` over the agent's records, then the median prompt tokens
+    per task and the share of prompt tokens the server took from its prefix cache (where it reports that)."""
     mine = [r for r in records if r.get("agent") == agent]
     solved = sum(1 for r in mine if r.get("solved"))
     wall = statistics.median(float(r.get("wall_s") or 0) for r in mine) if mine else 0.0
-    tokens = sum(int((r.get("usage") or {}).get("prompt_tokens", 0)) + int((r.get("usage") or {})
-                 .get("completion_tokens", 0)) for r in mine)
-    return f"{agent}: solved {solved}/{len(mine)}, median wall {wall:.0f} s, tokens {tokens}"
+    usages = [r.get("usage") or {} for r in mine]
+    tokens = sum(int(u.get("prompt_tokens", 0)) + int(u.get("completion_tokens", 0)) for u in usages)
+    prompts = statistics.median(int(u.get("prompt_tokens", 0)) for u in usages) if usages else 0
+    prompt_total, cached = sum(int(u.get("prompt_tokens", 0)) for u in usages), sum(
+        int(u.get("cached_tokens", 0)) for u in usages)
+    cache = f"{100 * cached / prompt_total:.0f}%" if cached and prompt_total else "not reported"
+    return (f"{agent}: solved {solved}/{len(mine)}, median wall {wall:.0f} s, tokens {tokens}, "
+            f"median prompt tokens {prompts:.0f}, prefix cache {cache}")
 
 
 def render(records: Iterable[Mapping[str, Any]], agents: Iterable[str] | None = None) -> str:

@@ -47,6 +47,7 @@ class Usage:
     completion_tokens: int = 0
     unreported: int = 0  # answered without a usage figure
     errors: int = 0      # an error status, or no answer from the upstream
+    cached_tokens: int = 0  # prompt tokens the server said it took from its prefix cache (where it says so)
 
     @property
     def tokens(self) -> int:
@@ -65,6 +66,20 @@ def tokens_of(usage: Any) -> tuple[int, int] | None:
     if prompt is None and completion is None:
         return None
     return int(prompt or 0), int(completion or 0)
+
+
+def cached_of(answer: Any) -> int:
+    """Prompt tokens served from the server's prefix cache, as far as the answer says: OpenAI's and vLLM's
+    `usage.prompt_tokens_details.cached_tokens` (`input_tokens_details` in the responses API), llama.cpp's
+    `timings.cache_n`; 0 when it says nothing."""
+    if not isinstance(answer, dict):
+        return 0
+    usage = answer.get("usage") if isinstance(answer.get("usage"), dict) else {}
+    for details in (usage.get("prompt_tokens_details"), usage.get("input_tokens_details")):
+        if isinstance(details, dict) and isinstance(details.get("cached_tokens"), int):
+            return int(details["cached_tokens"])
+    timings = answer.get("timings")
+    return int(timings["cache_n"]) if isinstance(timings, dict) and isinstance(timings.get("cache_n"), int) else 0
 
 
 REPLY_CAPS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
@@ -141,7 +156,7 @@ class CountingProxy:
         self.stop()
 
     def add(self, *, requests: int = 0, tokens: tuple[int, int] = (0, 0), unreported: int = 0,
-            errors: int = 0) -> None:
+            errors: int = 0, cached: int = 0) -> None:
         """Add to the counts; the handler adds what it learns before the agent sees the bytes, so no count lags."""
         with self._lock:
             self.usage.requests += requests
@@ -149,6 +164,7 @@ class CountingProxy:
             self.usage.completion_tokens += tokens[1]
             self.usage.unreported += unreported
             self.usage.errors += errors
+            self.usage.cached_tokens += cached
 
     def flying(self, delta: int) -> None:
         with self._lock:
@@ -243,7 +259,8 @@ def _handler(proxy: CountingProxy) -> type[BaseHTTPRequestHandler]:
                         data = answer.read()
                         if counted and status == 200:
                             tokens = _tokens_in_json(data)
-                            proxy.add(tokens=tokens or (0, 0), unreported=int(tokens is None))
+                            proxy.add(tokens=tokens or (0, 0), unreported=int(tokens is None),
+                                      cached=cached_of(_json(data)))
                         self.relay(status, answer.headers, data)
                         return data
                 except (BrokenPipeError, ConnectionResetError):
@@ -265,7 +282,7 @@ def _handler(proxy: CountingProxy) -> type[BaseHTTPRequestHandler]:
                 if name.lower() not in HOP_HEADERS and name.lower() != "content-encoding":
                     self.send_header(name, value)
             self.end_headers()
-            seen, accounted = (0, 0), False
+            seen, accounted, cached = (0, 0), False, 0
             events = bytearray()
             for line in iter(answer.readline, b""):
                 events += line
@@ -274,12 +291,13 @@ def _handler(proxy: CountingProxy) -> type[BaseHTTPRequestHandler]:
                 if tokens is not None:  # a server may repeat a running total: count the difference
                     proxy.add(tokens=(tokens[0] - seen[0], tokens[1] - seen[1]))
                     seen, accounted = tokens, True
+                    cached = cached_of(_json(data))
                 elif data == b"[DONE]" and not accounted:
                     proxy.add(unreported=1)
                     accounted = True
                 self.wfile.write(line)
                 self.wfile.flush()
-            proxy.add(unreported=int(not accounted))
+            proxy.add(unreported=int(not accounted), cached=cached)  # the last usage seen is the request's
             return bytes(events)
 
         def reply(self, status: int, body: dict[str, Any]) -> None:
@@ -296,9 +314,13 @@ def _handler(proxy: CountingProxy) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def _tokens_in_json(data: bytes) -> tuple[int, int] | None:
+def _json(data: bytes) -> Any:
     try:
-        parsed = json.loads(data)
+        return json.loads(data)
     except ValueError:
         return None
+
+
+def _tokens_in_json(data: bytes) -> tuple[int, int] | None:
+    parsed = _json(data)
     return tokens_of(parsed.get("usage")) if isinstance(parsed, dict) else None

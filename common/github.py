@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from common.retry import MAX_RETRY_AFTER_S, RetryLog, backoff_s, parse_retry_after, retry_call
 
@@ -42,7 +42,7 @@ def rate_limit_wait(exc: Exception, now: Callable[[], float] = time.time) -> flo
 
     if not (isinstance(exc, RateLimitExceededException) or isinstance(exc, GithubException) and exc.status == 429):
         return None
-    headers: dict[str, Any] = {str(k).lower(): v for k, v in (exc.headers or {}).items()}
+    headers: dict[str, str] = {str(k).lower(): v for k, v in (exc.headers or {}).items()}
     if (seconds := parse_retry_after(headers, now=now)) is not None:
         return seconds
     reset = headers.get("x-ratelimit-reset", "")

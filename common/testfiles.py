@@ -22,7 +22,7 @@ import json
 import posixpath
 import re
 import tomllib
-from typing import Any
+from collections.abc import Callable
 
 from common.languages import is_test_name
 
@@ -140,11 +140,11 @@ def _pom(text: str) -> str:
     return "\n".join(m.group(0) for m in _POM_TEST.finditer(text))
 
 
-def _lines(pattern: re.Pattern[str]) -> Any:
+def _lines(pattern: re.Pattern[str]) -> Callable[[str], str]:
     return lambda text: "\n".join(m.group(0).strip() for m in pattern.finditer(text))
 
 
-def _canonical(data: Any) -> str:
+def _canonical(data: object) -> str:
     return json.dumps(data, sort_keys=True, default=str)
 
 

@@ -19,7 +19,10 @@ import logging
 import math
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import tiktoken
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +70,7 @@ _BUILDING = threading.Lock()
 
 
 @functools.lru_cache(maxsize=len(BUNDLED_ENCODINGS))
-def _encoding(name: str) -> Any:
+def _encoding(name: str) -> tiktoken.Encoding:
     """One `tiktoken.Encoding` per encoding name (tens of MB each), however many models use it."""
     import tiktoken
     from bpe_openai.registry import ENCODING_CONSTRUCTORS  # importing it loads no native code

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 STATIC_PREFIX = "static:"
@@ -65,7 +68,7 @@ def resolve_model_path(name: str | None) -> str:
     return path
 
 
-def load_sentence_model(name: str | None = None) -> Any:
+def load_sentence_model(name: str | None = None) -> SentenceTransformer:
     """Load a sentence-transformers model from a local path (default: the bundled one), offline."""
     # huggingface_hub reads this when it is first imported; it makes any download attempt fail fast.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -79,6 +82,16 @@ def load_sentence_model(name: str | None = None) -> Any:
     return SentenceTransformer(str(path), device="cpu", local_files_only=True)
 
 
+def embedding_dimension(model: SentenceTransformer, name: str | None) -> int:
+    """The length of the model's sentence vectors; EmbedderError for a model whose length is not fixed."""
+    dim = (model.get_embedding_dimension() if hasattr(model, "get_embedding_dimension")  # older releases lack it
+           else model.get_sentence_embedding_dimension())
+    if dim is None:
+        raise EmbedderError(f"embedding model {name or DEFAULT_MODEL!r} does not say the length of its vectors; set "
+                            f"index.embedding_model to a sentence-transformers model with a pooling layer")
+    return dim
+
+
 class SentenceEmbedder:
     """A sentence-transformers model on CPU, batched, normalized, inputs cut to `max_tokens`."""
 
@@ -88,8 +101,7 @@ class SentenceEmbedder:
         if int8:
             self._model = _quantized(self._model)
         self._model.max_seq_length = min(max_tokens, self._model.max_seq_length or max_tokens)
-        self.dim = int(self._model.get_embedding_dimension() if hasattr(self._model, "get_embedding_dimension")
-                       else self._model.get_sentence_embedding_dimension())
+        self.dim = embedding_dimension(self._model, name)
         self.batch_size = batch_size
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -101,7 +113,7 @@ class SentenceEmbedder:
         return np.asarray(vectors, dtype=np.float32)
 
 
-def _quantized(model: Any) -> Any:
+def _quantized(model: SentenceTransformer) -> SentenceTransformer:
     """`model` with its linear layers as dynamically quantized int8 (weights int8, activations per batch)."""
     import warnings
 
@@ -116,4 +128,5 @@ def _quantized(model: Any) -> Any:
         # torch 2.13 marks its quantized tensor API as deprecated on every call; the pinned version has it.
         warnings.simplefilter("ignore", UserWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
-        return quantize.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+        quantized: SentenceTransformer = quantize.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+    return quantized

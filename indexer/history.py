@@ -19,7 +19,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from common.atomic import write_atomic
 from common.git import GitError, git, git_succeeds
@@ -138,13 +138,25 @@ def _encode(commit: Commit) -> bytes:
     return json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
-def _decode(row: list[Any]) -> Commit:
-    sha, parents, when, subject, tokens, changes = row
-    return Commit(sha, int(parents), int(when), subject, tuple(tokens.split()),
-                  tuple(Change(*change) for change in changes))
+class HistoryHead(TypedDict):
+    """The head record (`history-head.json`): the commit read up to, how many commits and bytes are valid."""
+
+    format: int
+    head: str
+    count: int
+    bytes: int
 
 
-def _read_head(root: Path) -> dict[str, Any] | None:
+def _decode(row: object) -> Commit:
+    """A cache line (`_encode`'s JSON row) as a `Commit`; ValueError for a line of another shape."""
+    match row:
+        case [str(sha), int(parents), int(when), str(subject), str(tokens), list(changes)]:
+            return Commit(sha, parents, when, subject, tuple(tokens.split()),
+                          tuple(Change(*change) for change in changes))
+    raise ValueError("a line that is not a commit record")
+
+
+def _read_head(root: Path) -> HistoryHead | None:
     """The cache's head record: the commit it was read up to, how many commits and bytes are valid."""
     try:
         data = json.loads((root / HEAD_FILE).read_text(encoding="utf-8"))
@@ -155,11 +167,15 @@ def _read_head(root: Path) -> dict[str, Any] | None:
         return None
     if not isinstance(data, dict) or data.get("format") != HISTORY_FORMAT:
         return None
-    return data
+    match data:
+        case {"head": str(head), "count": int(count), "bytes": int(size)}:
+            return HistoryHead(format=HISTORY_FORMAT, head=head, count=count, bytes=size)
+    log.warning("the history cache in %s has a broken head record; reading the history again", root)
+    return None
 
 
 def _write_head(root: Path, head: str, count: int, size: int) -> None:
-    data = {"format": HISTORY_FORMAT, "head": head, "count": count, "bytes": size}
+    data = HistoryHead(format=HISTORY_FORMAT, head=head, count=count, bytes=size)
     write_atomic(root / HEAD_FILE, json.dumps(data).encode(), sync_dir=True)
 
 
@@ -170,18 +186,18 @@ def save_history(root: Path, history: History) -> None:
     _write_head(root, history.head, len(history.commits), len(lines))
 
 
-def _append_history(root: Path, head: dict[str, Any], fresh: list[Commit], commit: str) -> int:
+def _append_history(root: Path, head: HistoryHead, fresh: list[Commit], commit: str) -> int:
     """Append the new commits (a crash before the head record moves leaves them ignored), then move the head."""
     import os
 
     with (root / HISTORY_FILE).open("r+b") as handle:
-        handle.truncate(int(head["bytes"]))
+        handle.truncate(head["bytes"])
         handle.seek(0, os.SEEK_END)
         handle.write(b"".join(_encode(c) for c in reversed(fresh)))
         handle.flush()
         os.fsync(handle.fileno())
         size = handle.tell()
-    count = int(head["count"]) + len(fresh)
+    count = head["count"] + len(fresh)
     _write_head(root, commit, count, size)
     return count
 
@@ -193,7 +209,7 @@ def load_history(root: Path) -> History | None:
         return None
     try:
         with (root / HISTORY_FILE).open("rb") as handle:
-            lines = handle.read(int(head["bytes"])).splitlines()
+            lines = handle.read(head["bytes"]).splitlines()
         if len(lines) != head["count"]:
             raise ValueError(f"{len(lines)} commits where the head record says {head['count']}")
         return History(head["head"], tuple(_decode(json.loads(line)) for line in reversed(lines)))
@@ -205,7 +221,7 @@ def load_history(root: Path) -> History | None:
 def cached_history(root: Path) -> HistoryUpdate | None:
     """The cache as it is, without asking git (for an index opened without updating); None when there is none."""
     head = _read_head(root)
-    return HistoryUpdate(None, 0, cache=root, count=int(head["count"])) if head else None
+    return HistoryUpdate(None, 0, cache=root, count=head["count"]) if head else None
 
 
 def update_history(repo: Path, root: Path, commit: str, save: bool = True,
@@ -222,10 +238,10 @@ def update_history(repo: Path, root: Path, commit: str, save: bool = True,
                              f"history; {UNSHALLOW_HINT} (the Action does this when index.history is on)")
     head = _read_head(root) if save else None
     if head is not None and head["head"] == commit:
-        return HistoryUpdate(None, 0, cache=root, count=int(head["count"]))
+        return HistoryUpdate(None, 0, cache=root, count=head["count"])
     try:
-        if head is not None and git_succeeds(repo, "merge-base", "--is-ancestor", str(head["head"]), commit):
-            fresh = read_commits(repo, commit, since=str(head["head"]), redact=redact)
+        if head is not None and git_succeeds(repo, "merge-base", "--is-ancestor", head["head"], commit):
+            fresh = read_commits(repo, commit, since=head["head"], redact=redact)
             try:
                 count = _append_history(root, head, fresh, commit)
                 log.info("history: %d commits (%d read now)", count, len(fresh))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,7 +31,10 @@ from indexer.retrieval import (
     fuse_files,
     hybrid_chunks,
 )
-from indexer.store import StoredIndex, load_faiss
+from indexer.store import RowMapped, StoredIndex, load_faiss
+
+if TYPE_CHECKING:
+    import faiss
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +65,7 @@ class RepoIndex:
         self._history_ranker: HistoryRanker | None = None
         self._embedder = embedder
         self._lexical: LexicalIndex | None = None
-        self._faiss: Any = None
+        self._faiss: faiss.Index | RowMapped | None = None
         self._has_vector = np.zeros(0, dtype=bool)
         self._symbols: SymbolTable | None = None
 

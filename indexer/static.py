@@ -18,7 +18,13 @@ import numpy as np
 
 from common.atomic import write_atomic
 from common.userdirs import user_cache_dir
-from indexer.embedder import DEFAULT_MODEL, STATIC_PREFIX, load_sentence_model, resolve_model_path
+from indexer.embedder import (
+    DEFAULT_MODEL,
+    STATIC_PREFIX,
+    embedding_dimension,
+    load_sentence_model,
+    resolve_model_path,
+)
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +48,7 @@ def distill(model_name: str | None, pca_dims: int = PCA_DIMS) -> np.ndarray:
     tokenizer = model.tokenizer
     vocab_size = len(tokenizer)
     special = [i for i in (tokenizer.cls_token_id, tokenizer.sep_token_id) if i is not None]
-    dim = model.get_embedding_dimension() if hasattr(model, "get_embedding_dimension") else model.get_sentence_embedding_dimension()
+    dim = embedding_dimension(model, model_name)
     vectors = np.zeros((vocab_size, dim), dtype=np.float32)
     with torch.inference_mode():
         for start in range(0, vocab_size, 1024):

@@ -21,13 +21,17 @@ import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict, cast
 
 import numpy as np
+from numpy.typing import NDArray
 
 from common.atomic import write_atomic
 from indexer.chunking import CHUNKER_VERSION
 from indexer.chunks import Chunk
+
+if TYPE_CHECKING:
+    import faiss
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +44,29 @@ REBUILD_SHARE = 0.25  # HNSW is built afresh once removed vectors are this share
 HNSW_THRESHOLD = 200_000  # exact search stays under ~50 ms up to here on 2 cores (bench/retrieval.py)
 
 
+class Checksums(TypedDict):
+    """The SHA-256 of a generation's files, as the manifest records them."""
+
+    chunks: str
+    vectors: str
+
+
+class Manifest(TypedDict, total=False):
+    """`manifest.json` as `save_store` writes it; read back from disk any key may be missing or of another
+    type, which `load_store` turns into a rebuild."""
+
+    format: int
+    chunker: int
+    model: str
+    dim: int
+    commit: str
+    generation: str
+    chunk_count: int
+    built_at: float
+    files: dict[str, str]
+    sha256: Checksums
+
+
 @dataclass
 class StoredIndex:
     """Everything a search needs, as loaded from or about to be written to disk."""
@@ -50,7 +77,7 @@ class StoredIndex:
     files: dict[str, str]
     chunks: list[Chunk]
     tokens: list[list[str]]
-    vectors: np.ndarray
+    vectors: NDArray[np.float32]
     built_at: float = field(default_factory=time.time)
     location: Path | None = None  # the index folder and live generation, once saved or loaded
     generation: str = ""
@@ -85,7 +112,7 @@ def save_store(root: Path, stored: StoredIndex) -> None:
     write_atomic(vectors_path, lambda h: np.save(h, stored.vectors.astype(np.float32), allow_pickle=False))
     if len(stored.vectors) > HNSW_THRESHOLD:
         _save_hnsw(root, gen, stored.vectors)
-    manifest = {
+    manifest: Manifest = {
         "format": FORMAT_VERSION, "chunker": CHUNKER_VERSION, "model": stored.model, "dim": stored.dim, "commit": stored.commit,
         "generation": gen, "chunk_count": len(stored.chunks), "built_at": stored.built_at, "files": stored.files,
         "sha256": {"chunks": _sha256(chunks_path), "vectors": _sha256(vectors_path)},
@@ -99,13 +126,13 @@ def save_store(root: Path, stored: StoredIndex) -> None:
     shutil.rmtree(root / LEGACY_MODELS_DIR, ignore_errors=True)
 
 
-def read_manifest(root: Path) -> dict[str, Any] | None:
+def read_manifest(root: Path) -> Manifest | None:
     """The manifest, or None when absent or unreadable."""
     try:
         data = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return data if isinstance(data, dict) else None
+    return cast(Manifest, data) if isinstance(data, dict) else None
 
 
 def load_store(root: Path) -> StoredIndex | None:
@@ -122,15 +149,16 @@ def load_store(root: Path) -> StoredIndex | None:
         return None
 
 
-def _load_generation(root: Path, manifest: dict[str, Any]) -> StoredIndex:
+def _load_generation(root: Path, manifest: Manifest) -> StoredIndex:
     if manifest.get("format") != FORMAT_VERSION:
         raise ValueError(f"format {manifest.get('format')!r}, expected {FORMAT_VERSION}")
     if manifest.get("chunker") != CHUNKER_VERSION:
         raise ValueError(f"chunker version {manifest.get('chunker')!r}, expected {CHUNKER_VERSION}")
     gen = manifest["generation"]
     chunks_path, vectors_path = root / f"chunks-{gen}.jsonl", root / f"vectors-{gen}.npy"
-    for key, path in (("chunks", chunks_path), ("vectors", vectors_path)):
-        if _sha256(path) != manifest["sha256"][key]:
+    checksums = manifest["sha256"]
+    for path, expected in ((chunks_path, checksums["chunks"]), (vectors_path, checksums["vectors"])):
+        if _sha256(path) != expected:
             raise ValueError(f"{path.name} does not match its checksum")
     chunks, tokens = [], []
     with chunks_path.open(encoding="utf-8") as handle:
@@ -145,15 +173,16 @@ def _load_generation(root: Path, manifest: dict[str, Any]) -> StoredIndex:
                        chunks, tokens, vectors, manifest.get("built_at", 0.0), root, gen)
 
 
-def build_faiss(vectors: np.ndarray) -> Any:
+def build_faiss(vectors: NDArray[np.float32]) -> faiss.Index:
     """Exact inner product below HNSW_THRESHOLD vectors, HNSW (inner product) above it."""
     import faiss
 
     dim = vectors.shape[1] if vectors.ndim == 2 and vectors.shape[1] else 1
-    index: Any
+    index: faiss.Index
     if len(vectors) > HNSW_THRESHOLD:
-        index = faiss.IndexHNSWFlat(dim, 32, faiss.METRIC_INNER_PRODUCT)
-        index.hnsw.efSearch = 128
+        hnsw = faiss.IndexHNSWFlat(dim, 32, faiss.METRIC_INNER_PRODUCT)
+        hnsw.hnsw.efSearch = 128
+        index = hnsw
     else:
         index = faiss.IndexFlatIP(dim)
     if len(vectors):
@@ -161,7 +190,7 @@ def build_faiss(vectors: np.ndarray) -> Any:
     return index
 
 
-def load_faiss(stored: StoredIndex) -> Any:
+def load_faiss(stored: StoredIndex) -> faiss.Index | RowMapped:
     """The persisted HNSW index when there is one, else an exact index built from the vectors."""
     path = stored.location / f"hnsw-{stored.generation}.faiss" if stored.location else None
     if len(stored.vectors) > HNSW_THRESHOLD and path is not None and path.is_file():
@@ -175,14 +204,13 @@ def load_faiss(stored: StoredIndex) -> Any:
 class RowMapped:
     """An HNSW index whose ids are mapped to the generation's rows; removed vectors (-1) are skipped."""
 
-    def __init__(self, index: Any, rows: np.ndarray | None):
+    def __init__(self, index: faiss.Index, rows: NDArray[np.int64] | None):
         self.index, self.rows = index, rows
         self.ntotal = index.ntotal
 
-    def search(self, vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def search(self, vectors: NDArray[np.float32], k: int) -> tuple[NDArray[np.float32], NDArray[np.int64]]:
         if self.rows is None:
-            found: tuple[np.ndarray, np.ndarray] = self.index.search(vectors, k)
-            return found
+            return self.index.search(vectors, k)
         removed = int(np.count_nonzero(self.rows < 0))
         scores, ids = self.index.search(vectors, min(self.index.ntotal, k + removed))
         mapped = np.where(ids >= 0, self.rows[np.maximum(ids, 0)], -1)
@@ -194,7 +222,7 @@ class RowMapped:
         return out_scores, out_ids
 
 
-def _save_hnsw(root: Path, gen: str, vectors: np.ndarray) -> None:
+def _save_hnsw(root: Path, gen: str, vectors: NDArray[np.float32]) -> None:
     """Write the generation's HNSW, adding only new vectors to the live one when there is one.
 
     HNSW cannot delete: a vector of a changed or deleted chunk stays in the graph, mapped to
@@ -206,12 +234,12 @@ def _save_hnsw(root: Path, gen: str, vectors: np.ndarray) -> None:
     index, rows = _previous_hnsw(root, vectors)
     if index is None or rows is None:
         index, rows = build_faiss(vectors), np.arange(len(vectors), dtype=np.int64)
-    mapping: np.ndarray = rows
+    mapping: NDArray[np.int64] = rows
     faiss.write_index(index, str(root / f"hnsw-{gen}.faiss"))
     write_atomic(root / f"hnsw-{gen}.rows.npy", lambda h: np.save(h, mapping, allow_pickle=False))
 
 
-def _previous_hnsw(root: Path, vectors: np.ndarray) -> tuple[Any, np.ndarray | None]:
+def _previous_hnsw(root: Path, vectors: NDArray[np.float32]) -> tuple[faiss.Index | None, NDArray[np.int64] | None]:
     """The live generation's HNSW with the new vectors added and ids re-mapped, or (None, None) to rebuild."""
     import faiss
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Protocol
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
 CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -23,11 +23,18 @@ def split_identifier(word: str) -> tuple[str, ...]:
     return (lower, *(p for p in parts if p != lower))
 
 
+class _Stemmer(Protocol):
+    """What is used of PyStemmer's `Stemmer`, which ships no type stubs."""
+
+    def stemWord(self, word: str) -> str: ...  # noqa: N802 - PyStemmer's name
+
+
 @lru_cache(maxsize=1)
-def _stemmer() -> Any:  # PyStemmer has no type stubs
+def _stemmer() -> _Stemmer:
     from Stemmer import Stemmer
 
-    return Stemmer("english")
+    stemmer: _Stemmer = Stemmer("english")
+    return stemmer
 
 
 def tokenize(text: str) -> list[str]:

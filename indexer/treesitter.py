@@ -13,10 +13,13 @@ import importlib
 import logging
 import posixpath
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING
 
 from common.languages import tree_sitter_grammars
 from indexer.chunks import MAX_CHUNK_LINES, Chunk, chunk_windows
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +45,7 @@ GRAMMARS = {"typescript": ("tree_sitter_typescript", "language_typescript"),
 
 
 @cache
-def _parser(language: str) -> Any | None:
+def _parser(language: str) -> Parser | None:
     """A parser for `language` from a locally installed grammar, or None."""
     try:
         from tree_sitter import Language, Parser
@@ -87,7 +90,7 @@ def chunk_with_tree_sitter(path: str, text: str) -> list[Chunk] | None:
     return chunks
 
 
-def _kind(node: Any) -> str | None:
+def _kind(node: Node) -> str | None:
     """'function', 'class', or None for a node that defines nothing by itself."""
     if node.type in BINDINGS:
         value = node.child_by_field_name("value")
@@ -99,11 +102,11 @@ def _kind(node: Any) -> str | None:
     return next((k for k, types in DEFINITIONS.items() if node.type in types), None)
 
 
-def _grouped(declaration: Any) -> bool:
+def _grouped(declaration: Node) -> bool:
     return sum(1 for c in declaration.named_children if c.type == "type_spec") > 1
 
 
-def _walk(path: str, lines: list[str], node: Any, prefix: str, out: list[Chunk]) -> None:
+def _walk(path: str, lines: list[str], node: Node, prefix: str, out: list[Chunk]) -> None:
     for child in node.named_children:  # not keywords: the `class` token is no class
         kind = _kind(child)
         if kind is None:
@@ -133,7 +136,7 @@ def _walk(path: str, lines: list[str], node: Any, prefix: str, out: list[Chunk])
             out.append(Chunk(path, start, end, symbol, kind, body, signature))
 
 
-def _name(node: Any) -> str:
+def _name(node: Node) -> str:
     """The name a definition declares, wherever its grammar keeps it."""
     field = "type" if node.type == "impl_item" else "name"  # Rust: `impl Stack { ... }`
     if (found := node.child_by_field_name(field)) is not None:
@@ -154,7 +157,7 @@ def _name(node: Any) -> str:
     return ""
 
 
-def _first(node: Any, kind: str) -> Any | None:
+def _first(node: Node, kind: str) -> Node | None:
     """The first node of type `kind` under `node`, depth first."""
     if node.type == kind:
         return node
@@ -164,5 +167,5 @@ def _first(node: Any, kind: str) -> Any | None:
     return None
 
 
-def _text(node: Any) -> str:
+def _text(node: Node) -> str:
     return bytes(node.text or b"").decode("utf-8", "replace")

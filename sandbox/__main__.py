@@ -8,6 +8,7 @@ import os
 import sys
 import time
 
+from sandbox.docker_json import image_attrs
 from sandbox.images import BASE_IMAGE
 from sandbox.toolchains import TOOLCHAINS, ensure_toolchain_image
 
@@ -28,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
         started = time.monotonic()
         image, built = ensure_toolchain_image(client, TOOLCHAINS[name], args.base)
         how = f"built in {time.monotonic() - started:.0f} s" if built else "present"
-        print(f"{name}: {image.tags[0]} ({image.attrs.get('Size', 0) >> 20} MiB, {how})", flush=True)
+        print(f"{name}: {image.tags[0]} ({image_attrs(image).get('Size', 0) >> 20} MiB, {how})", flush=True)
     return 0
 
 

@@ -14,7 +14,6 @@ import shlex
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from common.languages import is_language, is_test_name
 from common.testfiles import is_test_path
@@ -78,8 +77,8 @@ def _python(repo: Path) -> ProjectInfo | None:
     pyproject = _toml(repo / "pyproject.toml")
     steps = [VENV] + [f"python3 -m pip install -q -r {shlex.quote(r)}" for r in requirements]
     if "project" in pyproject or (repo / "setup.py").exists():
-        extras = [e for e in ("test", "tests", "testing", "dev") if e in pyproject.get("project", {}).get(
-            "optional-dependencies", {})]
+        extras = [e for e in ("test", "tests", "testing", "dev")
+                  if e in _table(_table(pyproject, "project"), "optional-dependencies")]
         target = f".[{extras[0]}]" if extras else "."
         steps.append(f"python3 -m pip install -q -e {shlex.quote(target)}")
     test = _python_test_command(repo, pyproject, requirements, test_files)
@@ -92,11 +91,11 @@ def _python(repo: Path) -> ProjectInfo | None:
     return ProjectInfo("python", test, " && ".join(steps), env=(("PIP_DISABLE_PIP_VERSION_CHECK", "1"),))
 
 
-def _python_test_command(repo: Path, pyproject: dict[str, Any], requirements: list[str], test_files: list[Path]) -> str:
+def _python_test_command(repo: Path, pyproject: dict[str, object], requirements: list[str], test_files: list[Path]) -> str:
     texts = [_read(repo / r) for r in requirements] + [_read(repo / "setup.cfg"), _read(repo / "tox.ini")]
     pytest_signals = (
         (repo / "pytest.ini").exists() or (repo / "conftest.py").exists() or (repo / "tests/conftest.py").exists()
-        or "pytest" in pyproject.get("tool", {}) or "pytest" in json.dumps(pyproject.get("project", {}))
+        or "pytest" in _table(pyproject, "tool") or "pytest" in json.dumps(_table(pyproject, "project"))
         or any(re.search(r"^\s*pytest\b|\[tool:pytest\]|^\[pytest\]", t, re.M) for t in texts)
         or any("import pytest" in _read(f) for f in test_files[:50])
     )
@@ -111,11 +110,17 @@ def _python_test_command(repo: Path, pyproject: dict[str, Any], requirements: li
     return PYTEST  # plain `def test_...` functions are pytest's
 
 
-def _toml(path: Path) -> dict[str, Any]:
+def _toml(path: Path) -> dict[str, object]:
     try:
         return tomllib.loads(_read(path))
     except tomllib.TOMLDecodeError:
         return {}
+
+
+def _table(document: dict[str, object], key: str) -> dict[str, object]:
+    """The TOML table at `key`; empty when it is absent or not a table."""
+    found = document.get(key)
+    return found if isinstance(found, dict) else {}
 
 
 def _javascript(repo: Path) -> ProjectInfo | None:

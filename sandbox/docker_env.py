@@ -9,8 +9,9 @@ import os
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
+from sandbox.docker_json import Limits, committed_config, image_attrs, image_config
 from sandbox.environment import setup_hint
 from sandbox.errors import ImageMissing, SetupFailed
 from sandbox.images import BASE_IMAGE, ENV_IMAGE_REPOSITORY, environment_key, environment_tag
@@ -20,6 +21,10 @@ from sandbox.ownership import LABEL, labels, remove_container
 from sandbox.scripts import SETUP_SCRIPT, ca_env, command_env, export_lines, toplevel_listing
 from sandbox.toolchains import ensure_toolchain_image, find_toolchain_image, toolchain_for
 from sandbox.workspace import build_tar, repo_entries
+
+if TYPE_CHECKING:
+    from docker import DockerClient
+    from docker.models.images import Image
 
 log = logging.getLogger(__name__)
 ENV_DIR = "/opt/ensemble"
@@ -37,14 +42,14 @@ def host_ca_bundle() -> Path | None:
     return None
 
 
-def ensure_image(client: Any, name: str | None, user_chosen: bool, language: str = "unknown",
-                 spec: SandboxSpec | None = None) -> Any:
+def ensure_image(client: DockerClient, name: str | None, user_chosen: bool, language: str = "unknown",
+                 spec: SandboxSpec | None = None) -> Image:
     """The image object for `name`, pulling it if needed (see `resolve_image`)."""
     return resolve_image(client, name, user_chosen, language, spec)[0]
 
 
-def resolve_image(client: Any, name: str | None, user_chosen: bool, language: str = "unknown",
-                  spec: SandboxSpec | None = None) -> tuple[Any, str]:
+def resolve_image(client: DockerClient, name: str | None, user_chosen: bool, language: str = "unknown",
+                  spec: SandboxSpec | None = None) -> tuple[Image, str]:
     """(image, how it was found): `name` present or pulled; else, for a default image, the language's
     toolchain image built from the base image with Debian packages, or the base image itself.
     `name` None means the language has no registry image: its toolchain image (or the base image) serves."""
@@ -77,7 +82,7 @@ def resolve_image(client: Any, name: str | None, user_chosen: bool, language: st
                        f"you have (`bash scripts/setup.sh` builds {BASE_IMAGE})")
 
 
-def _pull(client: Any, name: str) -> tuple[Any | None, str]:
+def _pull(client: DockerClient, name: str) -> tuple[Image | None, str]:
     """(the pulled image, '') or (None, why it could not be pulled)."""
     import docker.errors
     import requests
@@ -89,21 +94,21 @@ def _pull(client: Any, name: str) -> tuple[Any | None, str]:
         return None, f"{name} cannot be pulled: {getattr(exc, 'explanation', None) or exc}"
 
 
-def image_path(image: Any) -> str | None:
+def image_path(image: Image) -> str | None:
     """The PATH an image's config sets, if any."""
-    for item in image.attrs.get("Config", {}).get("Env") or []:
+    for item in image_config(image).get("Env") or []:
         if item.startswith("PATH="):
             return str(item[5:])
     return None
 
 
-def limits(spec: SandboxSpec) -> dict[str, Any]:
+def limits(spec: SandboxSpec) -> Limits:
     """Memory (swap equal to memory), CPU and process limits from the spec."""
-    return {"mem_limit": spec.memory, "memswap_limit": spec.memory, "pids_limit": spec.pids,
-            "nano_cpus": int(spec.cpus * 1e9)}
+    return Limits(mem_limit=spec.memory, memswap_limit=spec.memory, pids_limit=spec.pids,
+                  nano_cpus=int(spec.cpus * 1e9))
 
 
-def prepare_image(client: Any, repo_dir: Path, project: ProjectInfo, spec: SandboxSpec,
+def prepare_image(client: DockerClient, repo_dir: Path, project: ProjectInfo, spec: SandboxSpec,
                   user_chosen: bool) -> tuple[str, str, bool, float, str]:
     """(image tag, key, cached, setup seconds, image source): the environment image, built only when missing."""
     from filelock import FileLock
@@ -123,14 +128,7 @@ def prepare_image(client: Any, repo_dir: Path, project: ProjectInfo, spec: Sandb
         return tag, key, False, time.monotonic() - started, source
 
 
-def _committed_config(base: Any) -> dict[str, Any]:
-    """The base image's entrypoint and command (an empty list, not null: commit would copy setup's)."""
-    config = base.attrs.get("Config") or {}
-    return {"Labels": {LABEL: "environment"}, "Entrypoint": config.get("Entrypoint") or [],
-            "Cmd": config.get("Cmd") or ["sh"]}
-
-
-def _run_setup(client: Any, base: Any, base_name: str, repo_dir: Path, project: ProjectInfo, spec: SandboxSpec,
+def _run_setup(client: DockerClient, base: Image, base_name: str, repo_dir: Path, project: ProjectInfo, spec: SandboxSpec,
                tag: str) -> None:
     assert project.setup
     top = [p.name for p in repo_entries(repo_dir) if p.parent == repo_dir]
@@ -163,20 +161,20 @@ def _run_setup(client: Any, base: Any, base_name: str, repo_dir: Path, project: 
             raise SetupFailed(project.setup, base_name, code, cap_text(tail, 4000),
                               setup_hint(project.language, code, tail))
         container.commit(repository=tag.split(":")[0], tag=tag.split(":")[1],
-                         conf=_committed_config(base))
+                         conf=committed_config(base, {LABEL: "environment"}))
         log.info("environment image %s built from %s", tag, base_name)
     finally:
         remove_container(container)
     prune_environments(client, keep=KEEP_ENVIRONMENTS, spare=tag)
 
 
-def prune_environments(client: Any, keep: int, spare: str = "", repository: str = ENV_IMAGE_REPOSITORY) -> list[str]:
+def prune_environments(client: DockerClient, keep: int, spare: str = "", repository: str = ENV_IMAGE_REPOSITORY) -> list[str]:
     """Remove all but the `keep` newest environment images (never `spare`); return the removed tags.
 
     Every change to a dependency file makes a new environment image, so old ones would pile up.
     An image still used by a container is left for a later prune.
     """
-    images = sorted(client.images.list(name=repository), key=lambda i: i.attrs.get("Created", ""),
+    images = sorted(client.images.list(name=repository), key=lambda i: image_attrs(i).get("Created", ""),
                     reverse=True)
     removed = []
     for image in images[keep:]:

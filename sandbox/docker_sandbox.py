@@ -15,12 +15,13 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sandbox.detect import detect_project
 from sandbox.docker_env import ENV_DIR, WORKSPACE, image_path, limits, prepare_image
+from sandbox.docker_json import exec_state, volume_labels
 from sandbox.engine import docker_client
 from sandbox.errors import EngineUnavailable, ImageMissing, SandboxError
 from sandbox.images import IMAGE_ENV_VAR
@@ -38,6 +39,11 @@ from sandbox.ownership import (
 from sandbox.results import collect_tests, running_test
 from sandbox.scripts import RUN_SCRIPT, command_env, plugin_files
 from sandbox.workspace import SANDBOX_UID, Overlay, build_tar, read_tar_files
+
+if TYPE_CHECKING:
+    from docker import APIClient, DockerClient
+    from docker.models.containers import Container
+    from docker.models.volumes import Volume
 
 log = logging.getLogger(__name__)
 TIMEOUT_EXIT = 124
@@ -59,7 +65,7 @@ class DockerSandbox:
 
     name = "docker"
 
-    def __init__(self, client: Any = None, env: Mapping[str, str] | None = None):
+    def __init__(self, client: DockerClient | None = None, env: Mapping[str, str] | None = None):
         self.client = client or docker_client()
         self.env = dict(os.environ if env is None else env)
         try:
@@ -97,7 +103,7 @@ class DockerSandbox:
             if volume is not None:
                 _quietly(volume.remove, force=True)
 
-    def _start(self, env: Environment, timeout: float) -> tuple[Any, Any]:
+    def _start(self, env: Environment, timeout: float) -> tuple[Volume, Container]:
         spec = env.spec
         lifetime = timeout + 600  # the container's `sleep` outlives the command by this much
         volume = self.client.volumes.create(driver="local", labels=labels("test", lifetime), driver_opts={
@@ -126,12 +132,13 @@ class DockerSandbox:
             raise
         return volume, container
 
-    def _exec(self, env: Environment, container: Any, command: str, timeout: float, started: float) -> ExecResult:
+    def _exec(self, env: Environment, container: Container, command: str, timeout: float, started: float) -> ExecResult:
         api = self.client.api
         base_path = image_path(self.client.images.get(env.image))
         environment = command_env(env.project, env_dir=ENV_DIR, workspace=WORKSPACE, tmp="/tmp", base_path=base_path)
-        exec_id = api.exec_create(container.id, ["sh", "-c", RUN_SCRIPT, "ensemble-run", command],
-                                  user=f"{SANDBOX_UID}:{SANDBOX_UID}", workdir=WORKSPACE, environment=environment)["Id"]
+        exec_id: str = api.exec_create(container.id, ["sh", "-c", RUN_SCRIPT, "ensemble-run", command],
+                                       user=f"{SANDBOX_UID}:{SANDBOX_UID}", workdir=WORKSPACE,
+                                       environment=environment)["Id"]
         out, err = CappedBuffer(env.spec.output_limit), CappedBuffer(env.spec.output_limit)
         stream = api.exec_start(exec_id, stream=True, demux=True)
         reader = threading.Thread(target=_drain, args=(stream, out, err), daemon=True)
@@ -141,7 +148,7 @@ class DockerSandbox:
             _quietly(container.kill)
             reader.join(5)
         duration = time.monotonic() - started
-        code = TIMEOUT_EXIT if timed_out else api.exec_inspect(exec_id).get("ExitCode")
+        code = TIMEOUT_EXIT if timed_out else exec_state(api, exec_id).get("ExitCode")
         if code is None:  # never a pass: a run whose exit status is unknown did not succeed
             raise EngineUnavailable(f"the Docker engine lost the exit status of `{command}` in image {env.image}; "
                                     "check `docker info` and the daemon's log, then retry")
@@ -152,7 +159,7 @@ class DockerSandbox:
         return ExecResult(command, code, stdout, stderr, duration, timed_out, oom,
                           collect_tests(files, stdout, stderr, env.repo_dir), running_test(files))
 
-    def _result_files(self, container: Any, paths: tuple[str, ...]) -> dict[str, bytes]:
+    def _result_files(self, container: Container, paths: tuple[str, ...]) -> dict[str, bytes]:
         import docker.errors
 
         files: dict[str, bytes] = {}
@@ -184,7 +191,7 @@ def engine_errors(image: str) -> Iterator[None]:
                                 "and the daemon's log, then retry") from None
 
 
-def _wait_for_exec(api: Any, exec_id: str, reader: threading.Thread, deadline: float) -> bool:
+def _wait_for_exec(api: APIClient, exec_id: str, reader: threading.Thread, deadline: float) -> bool:
     """Wait until the engine says the command exited; False on timeout.
 
     The end of the output stream is not the end of the command (the stream can break while
@@ -193,7 +200,7 @@ def _wait_for_exec(api: Any, exec_id: str, reader: threading.Thread, deadline: f
     """
     while time.monotonic() < deadline:
         reader.join(min(0.25, max(0.0, deadline - time.monotonic())))
-        if not api.exec_inspect(exec_id).get("Running", True):
+        if not exec_state(api, exec_id).get("Running", True):
             reader.join(0.5)  # let the last output arrive
             return True
         if not reader.is_alive():
@@ -201,7 +208,7 @@ def _wait_for_exec(api: Any, exec_id: str, reader: threading.Thread, deadline: f
     return False
 
 
-def _drain(stream: Any, out: CappedBuffer, err: CappedBuffer) -> None:
+def _drain(stream: Iterable[tuple[bytes | None, bytes | None]], out: CappedBuffer, err: CappedBuffer) -> None:
     try:
         for stdout, stderr in stream:
             out.write(stdout or b"")
@@ -210,18 +217,19 @@ def _drain(stream: Any, out: CappedBuffer, err: CappedBuffer) -> None:
         log.debug("output stream ended: %s", exc)
 
 
-def _oom_killed(api: Any, container: Any) -> bool:
+def _oom_killed(api: APIClient, container: Container) -> bool:
     """Whether the kernel's OOM killer fired in this container's memory cgroup (v1 or v2)."""
     probe = "cat /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events 2>/dev/null"
     try:
-        exec_id = api.exec_create(container.id, ["sh", "-c", probe])["Id"]
-        text = api.exec_start(exec_id).decode("utf-8", "replace")
+        exec_id: str = api.exec_create(container.id, ["sh", "-c", probe])["Id"]
+        answer: bytes = api.exec_start(exec_id)
+        text = answer.decode("utf-8", "replace")
     except Exception:  # noqa: BLE001 - no answer means we cannot tell
         return False
     return any(int(n) > 0 for n in re.findall(r"^oom_kill (\d+)", text, re.M))
 
 
-def _quietly(action: Any, **kwargs: Any) -> None:
+def _quietly(action: Callable[..., object], **kwargs: object) -> None:
     try:
         action(**kwargs)
     except Exception as exc:  # noqa: BLE001 - cleanup must not hide the real error
@@ -229,7 +237,7 @@ def _quietly(action: Any, **kwargs: Any) -> None:
             log.warning("sandbox cleanup: %s", exc)
 
 
-def reap(client: Any, everything: bool = False) -> int:
+def reap(client: DockerClient, everything: bool = False) -> int:
     """Remove labelled containers and volumes that are leftovers; count the containers.
 
     A leftover has passed its expiry, or its owner (a process in this host's and this pid
@@ -244,7 +252,7 @@ def reap(client: Any, everything: bool = False) -> int:
             remove_container(container)
             removed += 1
     for volume in client.volumes.list(filters={"label": LABEL}):
-        if everything or leftover(volume.attrs.get("Labels") or {}, now):
+        if everything or leftover(volume_labels(volume), now):
             _quietly(volume.remove, force=True)
     return removed
 

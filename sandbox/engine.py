@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sandbox.errors import EngineUnavailable
+
+if TYPE_CHECKING:
+    from docker import DockerClient
 
 DEFAULT_DOCKER_HOST = "unix:///var/run/docker.sock"
 
 
-def docker_client(timeout: float = 60, env: Mapping[str, str] | None = None) -> Any:
+def docker_client(timeout: float = 60, env: Mapping[str, str] | None = None) -> DockerClient:
     """A client for the engine `env` (default: this process's environment) points at, pinged.
 
     Raises EngineUnavailable, naming where it looked and how to fix it, when no engine answers.

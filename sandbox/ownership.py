@@ -9,7 +9,10 @@ import os
 import socket
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from docker.models.containers import Container
 
 log = logging.getLogger(__name__)
 LABEL = "ensemble.sandbox"
@@ -55,7 +58,7 @@ def process_start(pid: int) -> str:
     return stat[stat.rindex(")") + 2:].split()[19]
 
 
-def remove_container(container: Any, patience_s: float = 60) -> None:
+def remove_container(container: Container, patience_s: float = 60) -> None:
     """Force-remove a container and its anonymous volumes, waiting out a slow or in-progress removal."""
     import docker.errors
 

@@ -11,7 +11,10 @@ Lines: `start<TAB>nodeid` and `done<TAB>nodeid<TAB>outcome` (pass, fail, error, 
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the sandbox runs this module with the standard library only
+    import pytest
 
 LOG_NAME = "pytest-progress.log"
 _outcomes: dict[str, str] = {}
@@ -30,11 +33,11 @@ def _write(*fields: str) -> None:
         pass  # a full or read-only disk must not fail the tests
 
 
-def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
+def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:
     _write("start", nodeid)
 
 
-def pytest_runtest_logreport(report: Any) -> None:
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if report.failed:
         _outcomes[report.nodeid] = "error" if report.when != "call" else "fail"
     elif report.skipped and report.nodeid not in _outcomes:
@@ -43,5 +46,5 @@ def pytest_runtest_logreport(report: Any) -> None:
         _outcomes.setdefault(report.nodeid, "pass")
 
 
-def pytest_runtest_logfinish(nodeid: str, location: Any) -> None:
+def pytest_runtest_logfinish(nodeid: str, location: tuple[str, int | None, str]) -> None:
     _write("done", nodeid, _outcomes.pop(nodeid, "pass"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sandbox.docker_sandbox import DockerSandbox
 from sandbox.engine import docker_client
@@ -13,10 +13,13 @@ from sandbox.errors import EngineUnavailable
 from sandbox.local import LocalSandbox
 from sandbox.model import Sandbox
 
+if TYPE_CHECKING:
+    from docker import DockerClient
+
 log = logging.getLogger(__name__)
 
 
-def select_sandbox(require_docker: bool, *, client: Any = None, env: Mapping[str, str] | None = None,
+def select_sandbox(require_docker: bool, *, client: DockerClient | None = None, env: Mapping[str, str] | None = None,
                    cache_dir: Path | None = None) -> Sandbox:
     """A DockerSandbox if an engine answers; otherwise LocalSandbox, or EngineUnavailable when Docker is required."""
     try:

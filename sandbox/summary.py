@@ -11,7 +11,11 @@ from sandbox.model import ExecResult, TestCase
 
 WORKSPACE_PREFIXES = ("/workspace/",)
 FOREIGN = ("site-packages", "dist-packages", "/usr/lib/", "/usr/local/lib/", "/venv/", "node_modules", "<frozen")
-_PY_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
+_PY_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)(?:\n[ \t]+(?!File ")([^\n]*\S))?')
+# the exception a traceback ends with ("AssertionError: 'IIII' != 'IV'", "ValueError: ..."), for runners
+# that print no pytest-style `E` lines (unittest, plain scripts); the lines after it carry the diff
+_EXCEPTION_LINE = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Failure|Exit)\b.*$", re.M)
+EXCEPTION_LINES = 4
 _LOC_FRAME = re.compile(r"^([\w./-]+\.\w+):(\d+):(?: in)? ?(.*)$", re.M)
 _ASSERT_LINE = re.compile(r"^E\s+(.*)$", re.M)
 
@@ -49,7 +53,7 @@ def _headline(result: ExecResult) -> str:
 def _entry(case: TestCase) -> str:
     label = "ERROR" if case.outcome == "error" else "FAILED"
     text = _strip_workspace(case.message)
-    asserts = _ASSERT_LINE.findall(text)[:6]
+    asserts = _ASSERT_LINE.findall(text)[:6] or _exception(text)
     if not asserts:
         meaningful = [line for line in text.splitlines() if line.strip()]
         asserts = [meaningful[-1].strip()] if meaningful else []
@@ -60,8 +64,19 @@ def _entry(case: TestCase) -> str:
     return "\n".join(body)
 
 
+def _exception(text: str) -> list[str]:
+    """The last exception line of a Python traceback and the few lines after it (a diff of the values)."""
+    found = list(_EXCEPTION_LINE.finditer(text))
+    if not found:
+        return []
+    after = [line for line in text[found[-1].end():].splitlines() if line.strip()][:EXCEPTION_LINES - 1]
+    return [found[-1].group(0).strip(), *(line.rstrip() for line in after)]
+
+
 def _own_frames(text: str) -> list[str]:
-    frames = [(m.start(), f"{m.group(1)}:{m.group(2)} in {m.group(3)}") for m in _PY_FRAME.finditer(text)]
+    """The frames in the repository's own code, innermost last, each with its source line where printed."""
+    frames = [(m.start(), f"{m.group(1)}:{m.group(2)} in {m.group(3)}" + (f": {m.group(4).strip()}" if m.group(4)
+               else "")) for m in _PY_FRAME.finditer(text)]
     frames += [(m.start(), f"{m.group(1)}:{m.group(2)} {m.group(3)}".rstrip()) for m in _LOC_FRAME.finditer(text)]
     own = [frame for _, frame in sorted(frames) if not any(f in frame for f in FOREIGN)]
     return [f for f in own if not f.startswith("/") or f.startswith(WORKSPACE_PREFIXES)]

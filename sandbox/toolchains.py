@@ -17,12 +17,17 @@ import os
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
+from sandbox.docker_json import Limits, committed_config
 from sandbox.errors import ImageMissing, SetupFailed
 from sandbox.images import BASE_IMAGE
 from sandbox.output import cap_text
 from sandbox.ownership import LABEL, labels, remove_container
+
+if TYPE_CHECKING:
+    from docker import DockerClient
+    from docker.models.images import Image
 
 log = logging.getLogger(__name__)
 TOOLCHAIN_REPOSITORY = "ensemble-toolchain"
@@ -71,7 +76,7 @@ def toolchain_tag(toolchain: Toolchain, base_id: str) -> str:
     return f"{TOOLCHAIN_REPOSITORY}:{toolchain.name}-{digest[:12]}"
 
 
-def find_toolchain_image(client: Any, toolchain: Toolchain, base: str = BASE_IMAGE) -> Any | None:
+def find_toolchain_image(client: DockerClient, toolchain: Toolchain, base: str = BASE_IMAGE) -> Image | None:
     """The toolchain image built from the current base image, or None (also when the base is missing)."""
     import docker.errors
 
@@ -82,8 +87,8 @@ def find_toolchain_image(client: Any, toolchain: Toolchain, base: str = BASE_IMA
         return None
 
 
-def ensure_toolchain_image(client: Any, toolchain: Toolchain, base: str = BASE_IMAGE,
-                           limits: dict[str, Any] | None = None) -> tuple[Any, bool]:
+def ensure_toolchain_image(client: DockerClient, toolchain: Toolchain, base: str = BASE_IMAGE,
+                           limits: Limits | None = None) -> tuple[Image, bool]:
     """(image, built now): the toolchain image, built from the base image with Debian packages when missing."""
     import docker.errors
     from filelock import FileLock
@@ -104,13 +109,13 @@ def ensure_toolchain_image(client: Any, toolchain: Toolchain, base: str = BASE_I
         log.warning("building the %s toolchain image %s from %s with Debian packages %s (a few minutes, once)",
                     toolchain.name, tag, base, " ".join(toolchain.packages))
         started = time.monotonic()
-        _install(client, base_image, base, toolchain, tag, limits or {})
+        _install(client, base_image, base, toolchain, tag, limits)
         log.info("toolchain image %s built in %.0f s", tag, time.monotonic() - started)
         _remove_older(client, toolchain, tag)
         return client.images.get(tag), True
 
 
-def _remove_older(client: Any, toolchain: Toolchain, keep: str) -> None:
+def _remove_older(client: DockerClient, toolchain: Toolchain, keep: str) -> None:
     """Remove this toolchain's images built from an earlier base image (a new base makes a new tag)."""
     prefix = f"{TOOLCHAIN_REPOSITORY}:{toolchain.name}-"
     for image in client.images.list(name=TOOLCHAIN_REPOSITORY):
@@ -122,11 +127,12 @@ def _remove_older(client: Any, toolchain: Toolchain, keep: str) -> None:
                     log.debug("keeping %s: %s", tag, exc)
 
 
-def _install(client: Any, base_image: Any, base: str, toolchain: Toolchain, tag: str, limits: dict[str, Any]) -> None:
+def _install(client: DockerClient, base_image: Image, base: str, toolchain: Toolchain, tag: str,
+             limits: Limits | None) -> None:
     container = client.containers.create(
         base_image.id, entrypoint=["sh", "-c", INSTALL_SCRIPT, "ensemble-toolchain"], command=list(toolchain.packages),
         user="0:0", labels=labels("toolchain", BUILD_TIMEOUT_S), security_opt=["no-new-privileges"],
-        log_config={"type": "json-file", "config": {"max-size": "5m"}}, **limits)
+        log_config={"type": "json-file", "config": {"max-size": "5m"}}, **(limits or Limits()))
     command = f"apt-get install {' '.join(toolchain.packages)}"
     try:
         container.start()
@@ -140,9 +146,7 @@ def _install(client: Any, base_image: Any, base: str, toolchain: Toolchain, tag:
             raise SetupFailed(command, base, code, tail, f"the {toolchain.name} toolchain image is built with the "
                               "Debian mirror in the base image's apt sources: make it reachable, or set "
                               "`sandbox.image` in .github/ensemble.yml to an image that has the toolchain")
-        config = base_image.attrs.get("Config") or {}
-        container.commit(repository=TOOLCHAIN_REPOSITORY, tag=tag.split(":", 1)[1], conf={
-            "Labels": {LABEL: "toolchain", "ensemble.toolchain.packages": " ".join(toolchain.packages)},
-            "Entrypoint": config.get("Entrypoint") or [], "Cmd": config.get("Cmd") or ["sh"]})
+        container.commit(repository=TOOLCHAIN_REPOSITORY, tag=tag.split(":", 1)[1], conf=committed_config(
+            base_image, {LABEL: "toolchain", "ensemble.toolchain.packages": " ".join(toolchain.packages)}))
     finally:
         remove_container(container)

@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from actions.github.info import CommentInfo
 from actions.github.markdown import allowed_hosts, neutralise_links
@@ -23,6 +23,9 @@ from bot.redact import Redactor
 from bot.trace import span
 from common.github import call_github, github_client, rate_limit_wait
 from common.retry import RetryLog
+
+if TYPE_CHECKING:
+    from github import GithubException
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -134,7 +137,7 @@ def retry_after(exc: Exception) -> float | None:
     return rate_limit_wait(exc)
 
 
-def message(exc: Any) -> str:
+def message(exc: GithubException) -> str:
     """The message GitHub sent with an error answer."""
-    data = getattr(exc, "data", None)
-    return data.get("message", "") if isinstance(data, dict) else str(data or "")
+    data = exc.data
+    return str(data.get("message", "")) if isinstance(data, dict) else str(data or "")

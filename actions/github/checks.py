@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from actions.github.base import ForgeError, GitHubBase
 from actions.github.info import RunInfo, run_info
+
+if TYPE_CHECKING:
+    from github.Branch import Branch
 
 GREEN = ("success", "skipped", "neutral")
 ACTIVE = ("queued", "in_progress", "waiting", "pending")  # the `status` filters for runs not finished
@@ -21,18 +24,13 @@ class CheckCalls(GitHubBase):
     def run(self, run_id: int) -> RunInfo:
         return self.call(f"read workflow run {run_id}", lambda: run_info(self._repo.get_workflow_run(run_id)))
 
-    def runs(self, head_sha: str | None = None, check_suite_id: int | None = None) -> list[RunInfo]:
-        """Workflow runs for a head SHA or a check suite."""
-        kwargs: dict[str, Any] = {"head_sha": head_sha} if head_sha else {"check_suite_id": check_suite_id}
-        return self.call("list workflow runs", lambda: [run_info(r) for r in self._repo.get_workflow_runs(**kwargs)])
-
     def active_runs(self, branch: str) -> list[RunInfo]:
         """The workflow runs on `branch` that are queued or in progress (GitHub's first page of each)."""
         def fetch() -> list[RunInfo]:
             found: dict[int, RunInfo] = {}
+            by_name = cast("Branch", branch)  # PyGithub takes a branch's name too, though it annotates a Branch
             for status in ACTIVE:
-                kwargs: dict[str, Any] = {"branch": branch, "status": status}  # PyGithub types `branch` as a Branch
-                for run in self._repo.get_workflow_runs(**kwargs).get_page(0):
+                for run in self._repo.get_workflow_runs(branch=by_name, status=status).get_page(0):
                     found[run.id] = run_info(run)
             return sorted(found.values(), key=lambda r: r.id)
         return self.call(f"list the active workflow runs on {branch}", fetch)

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from github.PullRequest import PullRequest
+    from github.WorkflowRun import WorkflowRun
 
 
 @dataclass(frozen=True)
@@ -69,14 +73,14 @@ class RunInfo:
     status: str = "completed"  # queued, in_progress, ... or completed
 
 
-def pull_info(pull: Any) -> PullInfo:
+def pull_info(pull: PullRequest) -> PullInfo:
     """A PyGithub pull request as `PullInfo`."""
     head_repo = pull.head.repo.full_name if pull.head.repo is not None else ""
     return PullInfo(pull.number, pull.head.ref, pull.head.sha, bool(pull.draft), pull.state, pull.body or "",
                     pull.html_url, head_repo)
 
 
-def run_info(run: Any) -> RunInfo:
+def run_info(run: WorkflowRun) -> RunInfo:
     """A PyGithub workflow run as `RunInfo`."""
     return RunInfo(run.id, run.head_branch or "", run.head_sha, run.conclusion or "", run.run_attempt or 1, run.path or "",
                    run.status or "completed")

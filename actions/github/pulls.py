@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from actions.github.base import ForgeError, GitHubBase, message, retry_after
 from actions.github.info import PullInfo, ReviewInfo, ReviewThread, pull_info
@@ -13,6 +13,35 @@ THREADS_QUERY = """query($owner: String!, $name: String!, $number: Int!, $cursor
       nodes { id isResolved isOutdated path line comments(first: 1) { nodes { databaseId } } } } } } }"""
 RESOLVE_MUTATION = """mutation($threadId: ID!) {
   resolveReviewThread(input: {threadId: $threadId}) { thread { id isResolved } } }"""
+
+
+class _CommentNode(TypedDict):
+    databaseId: int
+
+
+class _CommentNodes(TypedDict):
+    nodes: list[_CommentNode]
+
+
+class _ThreadNode(TypedDict):
+    id: str
+    isResolved: bool
+    isOutdated: bool
+    path: str
+    line: int | None
+    comments: _CommentNodes
+
+
+class _PageInfo(TypedDict):
+    hasNextPage: bool
+    endCursor: str | None
+
+
+class ThreadPage(TypedDict):
+    """One page of THREADS_QUERY's `reviewThreads`, the part of GraphQL's answer that is read."""
+
+    nodes: list[_ThreadNode]
+    pageInfo: _PageInfo
 
 
 
@@ -78,15 +107,16 @@ class PullCalls(GitHubBase):
         """The PR's inline review threads (GraphQL: REST has no threads; `<api>/graphql` on GHES too)."""
         owner, name = self.full_name.split("/")
         threads: list[ReviewThread] = []
-        cursor = None
+        cursor: str | None = None
         while True:
-            variables: dict[str, Any] = {"owner": owner, "name": name, "number": number, "cursor": cursor}
+            variables: dict[str, str | int | None] = {"owner": owner, "name": name, "number": number, "cursor": cursor}
 
-            def page_of_threads(v: dict[str, Any] = variables) -> tuple[Any, Any]:
-                return self._gh.requester.graphql_query(THREADS_QUERY, v)
+            def page_of_threads(v: dict[str, str | int | None] = variables) -> ThreadPage:
+                _, data = self._gh.requester.graphql_query(THREADS_QUERY, v)
+                page: ThreadPage = data["data"]["repository"]["pullRequest"]["reviewThreads"]
+                return page
 
-            _, data = self.call(f"list review threads on PR #{number}", page_of_threads)
-            page = data["data"]["repository"]["pullRequest"]["reviewThreads"]
+            page = self.call(f"list review threads on PR #{number}", page_of_threads)
             threads += [ReviewThread(t["id"], t["isResolved"], t["isOutdated"], t["path"], t["line"],
                                      t["comments"]["nodes"][0]["databaseId"])
                         for t in page["nodes"] if t["comments"]["nodes"]]

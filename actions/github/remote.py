@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from actions.github.base import ForgeError, GitHubBase
 from bot.forge import BRANCH_PREFIX
 from bot.redact import clip
 from bot.trace import span
 from common.git import GitError, git, git_bytes
+
+if TYPE_CHECKING:
+    from github.GitCommit import GitCommit
+    from github.GitRef import GitRef
+    from github.InputGitTreeElement import InputGitTreeElement
 
 
 class RemoteCalls(GitHubBase):
@@ -100,7 +105,7 @@ class RemoteCalls(GitHubBase):
         known = [f"^{expected}"] if expected else []
         todo = git(clone, "rev-list", "--reverse", "--topo-order", local, *known, "--not", "--remotes=origin").split()
         made: dict[str, str] = {}
-        ours: dict[str, Any] = {}  # local SHA -> the commit GitHub made for it
+        ours: dict[str, GitCommit] = {}  # local SHA -> the commit GitHub made for it
         with span("github.push_verified", branch=branch, expected=expected or "(absent)", commits=len(todo)):
             for sha in todo:
                 ours[sha] = self._make_commit(clone, branch, sha, ours)
@@ -115,7 +120,7 @@ class RemoteCalls(GitHubBase):
             raise ForgeError(f"pushed {branch} as {head[:7]}, but could not bring it back into the clone: {exc}") from exc
         return made
 
-    def _make_commit(self, clone: Path, branch: str, sha: str, ours: dict[str, Any]) -> Any:
+    def _make_commit(self, clone: Path, branch: str, sha: str, ours: dict[str, GitCommit]) -> GitCommit:
         """GitHub's copy of local commit `sha`: its changed files as blobs, a tree on its first parent's, a commit
         with its message on its parents (GitHub's copies of those made already, in `ours`)."""
         from github import InputGitTreeElement
@@ -140,14 +145,14 @@ class RemoteCalls(GitHubBase):
         return self.call(f"create a commit for {sha[:7]}", lambda: self._repo.create_git_commit(message, made_tree, ups),
                          repeatable=False)
 
-    def _read_commit(self, sha: str) -> Any:
+    def _read_commit(self, sha: str) -> GitCommit:
         return self.call(f"read commit {sha[:7]}", lambda: self._repo.get_git_commit(sha))
 
     def _move_ref(self, branch: str, expected: str | None, head: str) -> None:
         """Point `branch` at `head` only if it is still at `expected` (None: absent), never by force."""
         moved = f"could not push {branch}: it is no longer at {(expected or '(absent)')[:7]}; someone else may have pushed to it"
 
-        def read() -> tuple[Any, str]:
+        def read() -> tuple[GitRef, str]:
             ref = self._repo.get_git_ref(f"heads/{branch}")
             return ref, ref.object.sha
 
@@ -166,7 +171,8 @@ class RemoteCalls(GitHubBase):
                 raise ForgeError(f"{moved} ({exc})", exc.status) from exc
             raise
 
-    def _tree_element(self, clone: Path, change: tuple[str, str, str], element: Any) -> Any:
+    def _tree_element(self, clone: Path, change: tuple[str, str, str],
+                      element: type[InputGitTreeElement]) -> InputGitTreeElement:
         """The tree entry of one changed path: a new blob for a file, a null SHA for a deletion."""
         mode, sha, path = change
         if mode == "000000":

@@ -15,13 +15,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
 
 from actions.context import NEEDS_HUMAN, Context, Outcome, branch_of_issue, issue_of_branch
 from actions.flow import revise_pull
 from actions.github import ForgeError, PullInfo
 from actions.logcut import cut_failure, failure_signature
-from actions.markers import inert, marker
+from actions.markers import HealState, heal_state, inert, marker
 from actions.render import escalation_comment, fenced
 from actions.settings import remote_config
 
@@ -156,7 +155,7 @@ def _note(ctx: Context, number: int, key: str, line: str) -> None:
 
 
 def _heal(ctx: Context, issue: int, pull: PullInfo, failing: Failing, comment_id: int | None,
-          state: dict[str, Any]) -> Outcome:
+          state: HealState) -> Outcome:
     config = remote_config(ctx)
     logs = failing.logs()
     excerpt = "\n\n".join(f"--- job {name} ---\n{cut_failure(text)}" for name, text in logs) or "(no failed job logs)"
@@ -190,7 +189,7 @@ def _heal_outcome(outcome: Outcome, attempt: int, of: int) -> Outcome:
     return replace(outcome, heal=f"attempt {attempt} of {of}: {ended}")
 
 
-def _escalate(ctx: Context, issue: int, pull: PullInfo, comment_id: int | None, state: dict[str, Any],
+def _escalate(ctx: Context, issue: int, pull: PullInfo, comment_id: int | None, state: HealState,
               excerpt: str, reason: str) -> Outcome:
     head = ctx.forge.branch_head(pull.branch) or ""
     state["escalated"] = head
@@ -207,17 +206,15 @@ def _labeller(ctx: Context, issue: int) -> str:
     return str(runs[-1][1].get("by", "")) if runs else ""
 
 
-def _load(ctx: Context, number: int) -> tuple[int | None, dict[str, Any]]:
+def _load(ctx: Context, number: int) -> tuple[int | None, HealState]:
     found = ctx.own_markers(number, "heal")
-    state: dict[str, Any] = {"attempts": 0, "signatures": [], "reruns": [], "rerun_checks": {}, "tried": [],
-                             "escalated": ""}
     if not found:
-        return None, state
+        return None, heal_state({})
     comment, data = found[-1]
-    return comment.id, state | data
+    return comment.id, heal_state(data)
 
 
-def _save(ctx: Context, number: int, comment_id: int | None, state: dict[str, Any], note: str) -> None:
+def _save(ctx: Context, number: int, comment_id: int | None, state: HealState, note: str) -> None:
     body = f"**Self-healing**: {inert(note)} Fix attempts used: {state['attempts']}.\n\n" + marker("heal", state)
     if comment_id is None:
         ctx.forge.comment(number, body)

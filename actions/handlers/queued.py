@@ -81,8 +81,8 @@ def _answered(ctx: Context, comments: list[CommentInfo]) -> set[int]:
     ids: set[int] = set()
     for comment in (c for thread in threads for c in thread if ctx.is_own(c)):
         reply, progress = read_marker(comment.body, "reply"), read_marker(comment.body, "progress")
-        if reply and isinstance(reply.get("to"), int):
-            ids.add(reply["to"])
+        if reply and isinstance(to := reply.get("to"), int):
+            ids.add(to)
         trigger = str((progress or {}).get("trigger") or "")
         if trigger.startswith("comment:") and trigger[8:].isdigit():
             ids.add(int(trigger[8:]))

@@ -7,7 +7,7 @@ Also the 👀 reaction that says an accepted event is being handled, before any 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Mapping
 
 from actions.commands import BadCommand, Command, help_reply
 from actions.context import Context, Outcome
@@ -38,7 +38,7 @@ def refuse(ctx: Context, number: int, login: str) -> Outcome:
 
 
 def reply_once(ctx: Context, number: int, comment_id: int, text: str,
-               markers: tuple[tuple[str, dict[str, Any]], ...] = ()) -> bool:
+               markers: tuple[tuple[str, Mapping[str, object]], ...] = ()) -> bool:
     """Answer the comment `comment_id` unless an earlier delivery already did; True when posted.
 
     `markers` (kind, data) go at the end with the reply's own; marker-shaped text in `text` stays text.

@@ -138,7 +138,8 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str]) -> Round
 def shown_files(coder: Coder, plan: Plan, found: Exploration, feedback: str) -> dict[str, str]:
     """What the coder sees of each file the plan names: whole, or its outline and the relevant windows."""
     files = WorkspaceFiles(coder.workspace.path)
-    wanted = [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else []), *failing_test_files(feedback)]
+    wanted = [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else []),
+              *failing_test_files(feedback, exists=lambda p: files.read(p) is not None)]
     contents = {p: c for p in dict.fromkeys(wanted) if (c := files.read(p)) is not None}
     if not contents:
         return {}
@@ -154,10 +155,10 @@ def shown_files(coder: Coder, plan: Plan, found: Exploration, feedback: str) -> 
     return views
 
 
-def failing_test_files(feedback: str, limit: int = 2) -> list[str]:
+def failing_test_files(feedback: str, limit: int = 2, exists: Callable[[str], bool] | None = None) -> list[str]:
     """The files of the tests the feedback names as failing (`FAILED path::test`): small models fix from them."""
     names = re.findall(r"^(?:FAILED|ERROR) (\S+?)::", feedback, re.MULTILINE)
-    return list(dict.fromkeys(file_of_test(n + "::x") for n in names))[:limit]
+    return list(dict.fromkeys(file_of_test(n + "::x", exists) for n in names))[:limit]
 
 
 def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[str],

@@ -24,6 +24,7 @@ Rules:
   place, so add a line or two of unchanged code around the change if needed.
 - An empty SEARCH part creates a new file whose content is the REPLACE part.
 - Send several small blocks rather than one big one: each block changes one place.
+- Send blocks only for lines you change: no block for a file you leave as it is.
 - No prose is needed: the blocks are the answer."""
 
 MAX_NAMED_PATHS = 8

@@ -111,7 +111,9 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
     """Ask the coder for edit blocks: the reproduction test only, or the change itself.
 
     `files` maps each path to what the coder is shown of it (the whole file, or its outline and
-    windows around the relevant code). A worked example comes first as its own exchange.
+    windows around the relevant code). A worked example comes first as its own exchange. What stays
+    the same over a team's calls (rules, example, task, plan, files) comes first and the feedback
+    last, so the prompt's head is the same from one call to the next.
     """
     paths = list(dict.fromkeys([*files, *([plan.reproduction_test] if plan.reproduction_test else [])]))
     system = (f"You are the coder of team {team}: fast and exact. " + DATA_RULE + _rule(conventions) + "\n\n"
@@ -126,10 +128,11 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
         ContextPiece("task", data("task", task.text), 100),
         ContextPiece("plan", data("plan", render_plan(plan)), 95) if planned else None,
         _conventions(conventions),
-        ContextPiece("feedback", data("feedback on your last attempt", feedback), 90, "tail") if feedback else None,
         *[ContextPiece(f"file {path}", data(f"file {path}", content), 70) for path, content in files.items()],
         ContextPiece("nearby", data("related code", nearby), 30) if nearby else None,
         ContextPiece("insights", data("notes from the other team", insights), 20) if insights else None,
+        # last: what changes from call to call, so a server that caches prompt prefixes reuses the head
+        ContextPiece("feedback", data("feedback on your last attempt", feedback), 90, "tail") if feedback else None,
     ]
     shown = example_messages(paths)
     room = (budget or CODER_CONTEXT_TOKENS) - sum(estimate_tokens(m.content) for m in shown)

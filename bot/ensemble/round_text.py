@@ -9,6 +9,9 @@ from bot.ensemble import prompts
 from bot.ensemble.types import Plan, Round, TeamResult, Verdict
 from bot.redact import clip
 
+REPEATED = ("Your last change did not fix anything: the tests fail exactly as they did before it. Look again at "
+            "the failing assertion below and change the code that produces that value.")
+
 
 def test_report(rnd: Round) -> str:
     """The tests as the critic sees them: judged against the base, then the run's summary."""
@@ -30,11 +33,13 @@ def round_body(plan: Plan, rnd: Round, what: str) -> str:
     return "\n\n".join(filter(None, [plan.summary, f"Round {rnd.number} ({what}): {state}.", review]))
 
 
-def feedback(rnd: Round, last_tested: Round | None = None) -> str:
+def feedback(rnd: Round, last_tested: Round | None = None, repeated: bool = False) -> str:
     """What the coder is told about its last round before the next one.
 
     A round that re-sent a change already in the files is told so, with the test output that change
-    still gives (`last_tested`, the newest tested round), rather than only that nothing changed.
+    still gives (`last_tested`, the newest tested round), rather than only that nothing changed. A
+    change that left the tests failing exactly as before (`repeated`) is told that too: small
+    models otherwise take "applied" for progress and polish what does not matter.
     """
     if not rnd.applied:
         text = "Your edits were NOT applied (nothing changed):\n" + rnd.edit_errors
@@ -45,6 +50,8 @@ def feedback(rnd: Round, last_tested: Round | None = None) -> str:
         return ("Your edits do not compile, so they were dropped (the files are as before your edits):\n"
                 + rnd.compile_error)
     parts = [f"Your edits were applied. Tests {'pass' if rnd.good else 'fail'}."]
+    if repeated and not rnd.good:
+        parts.append(REPEATED)
     if rnd.partial:
         parts.append("Some of your blocks did not apply:\n" + rnd.partial)
     if rnd.refused:

@@ -59,6 +59,8 @@ from bot.forge import Workspace
 from bot.forge.policy import DEFAULT_MAX_FILE_BYTES
 from bot.redact import clip
 from bot.trace import span
+from common.languages import is_code
+from common.testfiles import is_test_path
 
 log = logging.getLogger(__name__)
 REPLAN_AFTER = 2  # rounds failing with the same signature before the planner re-plans
@@ -258,7 +260,7 @@ def _refine(team: Team, result: TeamResult, loop: _Loop) -> bool:
         if loop.same > STUCK_AFTER - 1 and not rnd.good:
             result.stop_reason, result.stop_detail = STUCK, f"the same failure {loop.same} times: {clip(rnd.signature, 200)}"
             return True
-        loop.feedback = round_text.feedback(rnd, _last_tested(result))
+        loop.feedback = round_text.feedback(rnd, _last_tested(result), repeated=loop.same > 1)
         if loop.same == REPLAN_AFTER and number < team.max_iterations:
             loop.plan = _replan(team, result, loop.found)
             result.retrieved, result.plan = loop.found.retrieved, loop.plan
@@ -274,16 +276,26 @@ def _explore(team: Team, history: str = "", found: Exploration | None = None) ->
 
 
 def _replan(team: Team, result: TeamResult, found: Exploration) -> Plan:
-    """Explore further with what the rounds taught, then plan again."""
+    """Explore further with what the rounds taught (unless the context already holds every source file, so
+    exploring could find nothing new), then plan again."""
     team.reporter.say(Phase.REPLANNING, len(result.rounds))
     team.reporter.check_stop()
     history = round_text.history(result)
-    _explore(team, history, found)
+    if not _all_code_read(team, found):
+        _explore(team, history, found)
     plan = make_plan(team.models, team.task, found, team.notes("planner"), history, team.name,
                      team.conventions(r.path for r in found.retrieved))
     if team.task.plan:  # a team may refine an approved plan, never replace it
         plan = _refined(team.task.plan, plan)
     return plan
+
+
+def _all_code_read(team: Team, found: Exploration) -> bool:
+    """True when what was read already includes every source file outside the tests (a small repository):
+    a planner call to explore it would only ask for what it has."""
+    read = {r.path for r in found.retrieved}
+    code = [p for p in WorkspaceFiles(team.workspace.path) if is_code(p) and not is_test_path(p)]
+    return bool(code) and all(p in read for p in code)
 
 
 def _last_tested(result: TeamResult) -> Round | None:

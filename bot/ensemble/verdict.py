@@ -153,7 +153,7 @@ def related_failures(failed: Iterable[str], changed: Sequence[str], read: Callab
     texts: dict[str, str | None] = {}
     related = []
     for name in failed:
-        path = file_of_test(name)
+        path = file_of_test(name, lambda p: read(p) is not None)
         if path not in texts:
             texts[path] = read(path)
         if texts[path] and words.search(texts[path] or ""):
@@ -180,12 +180,18 @@ def changed_definitions(diff: str) -> set[str]:
     return names
 
 
-def file_of_test(name: str) -> str:
-    """The file a test id names: 'tests/test_x.py::T::t' -> tests/test_x.py, 'tests.test_x::T::t' -> tests/test_x.py."""
+def file_of_test(name: str, exists: Callable[[str], bool] | None = None) -> str:
+    """The file a test id names: 'tests/test_x.py::T::t' -> tests/test_x.py, 'tests.test_x::T::t' -> tests/test_x.py.
+
+    unittest's dotted ids may carry the class too ('tests.test_x.T::t'): given `exists`, the longest dotted
+    prefix that is a file wins (tests/test_x.py, not tests/test_x/T.py).
+    """
     where = name.split("::", 1)[0]
     if "/" in where or is_code(where):
         return where
-    return where.replace(".", "/") + ".py"
+    parts = where.split(".")
+    candidates = ["/".join(parts[:end]) + ".py" for end in range(len(parts), 0, -1)]
+    return next((c for c in candidates if exists is not None and exists(c)), candidates[0])
 
 
 def _stem(path: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from actions.markers import has_marker, inert, marker, read_marker, replace_marker
+from actions.markers import has_marker, heal_state, inert, marker, read_marker, replace_marker
 
 
 def test_round_trip_with_hostile_text() -> None:
@@ -46,3 +46,11 @@ def test_inert_text_shows_marker_shapes_without_being_one() -> None:
     assert read_marker(body, "heal") is None and read_marker(body, "reply") == {"to": 5}
     two = "OK.\n\n" + marker("ack", {"sha": "abc"}) + "\n" + marker("reply", {"to": 7})
     assert read_marker(two, "ack") == {"sha": "abc"} and read_marker(two, "reply") == {"to": 7}
+
+
+def test_a_heal_marker_from_an_older_bot_reads_with_the_fields_it_lacked() -> None:
+    """A PR healed by an earlier version (no re-run bookkeeping yet) keeps its attempts and gets the rest fresh."""
+    old = read_marker("Self-healing\n" + marker("heal", {"attempts": 2, "signatures": ["1a2b"]}), "heal")
+    state = heal_state(old or {})
+    assert state["attempts"] == 2 and state["signatures"] == ["1a2b"]
+    assert state["reruns"] == [] and state["rerun_checks"] == {} and state["tried"] == [] and state["escalated"] == ""

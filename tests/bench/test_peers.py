@@ -65,7 +65,7 @@ def test_a_peer_run_is_counted_and_judged(server: FakeOpenAI, tmp_path: Path):
     assert record["solved"] and record["fixed"] and record["broken"] == []
     assert record["exit_code"] == 0 and not record["timed_out"] and record["error"] is None
     assert record["usage"] == {"requests": 1, "prompt_tokens": 120, "completion_tokens": 30, "unreported": 0,
-                               "errors": 0, "tokens": 150}
+                               "errors": 0, "cached_tokens": 0, "tokens": 150}
     assert server.requests[0].headers["Authorization"] == "Bearer sk-no-key-required"
     assert server.requests[0].last_user.startswith("stats.mean() rounds down")
     assert "I will fix it." in Path(record["log"]).read_text()
@@ -175,7 +175,7 @@ def test_a_task_the_judge_cannot_run_costs_no_budget(server: FakeOpenAI, tmp_pat
 
 RECORDS = [
     {"task": "a", "agent": "ensemble", "solved": True, "fixed": True, "broken": [], "wall_s": 100.4,
-     "usage": {"requests": 12, "prompt_tokens": 9000, "completion_tokens": 1000}},
+     "usage": {"requests": 12, "prompt_tokens": 9000, "completion_tokens": 1000, "cached_tokens": 3800}},
     {"task": "a", "agent": "aider", "solved": False, "fixed": True, "broken": ["t::x"], "wall_s": 30,
      "exit_code": 1, "usage": {"requests": 3, "prompt_tokens": 2000, "completion_tokens": 500, "unreported": 1}},
     {"task": "b", "agent": "ensemble", "solved": False, "fixed": False, "broken": [], "wall_s": 300,
@@ -193,9 +193,10 @@ def test_the_table_and_the_summary_lines():
     assert lines[3].split()[:9] == ["a", "aider", "no", "yes", "1", "30", "3", "2000", "500"]
     assert lines[3].endswith("exit 1; 1 without usage")
     assert lines[4].endswith("time limit") and lines[5].endswith("judge: JudgeError: x")
-    assert lines[-3:] == ["ensemble: solved 1/2, median wall 200 s, tokens 22000",
-                          "aider: solved 0/2, median wall 16 s, tokens 2500",
-                          "mini: solved 0/0, median wall 0 s, tokens 0"]
+    assert lines[-3:] == [
+        "ensemble: solved 1/2, median wall 200 s, tokens 22000, median prompt tokens 9500, prefix cache 20%",
+        "aider: solved 0/2, median wall 16 s, tokens 2500, median prompt tokens 1000, prefix cache not reported",
+        "mini: solved 0/0, median wall 0 s, tokens 0, median prompt tokens 0, prefix cache not reported"]
 
 
 def test_agents_and_tasks_are_checked():

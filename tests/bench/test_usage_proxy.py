@@ -77,11 +77,11 @@ def test_the_proxy_keeps_the_upstream_path(server: StreamingFakeOpenAI, proxy):
 
 def test_usage_of_plain_answers_is_summed(server: StreamingFakeOpenAI, proxy):
     server.reply("first", usage=(100, 20, 0))
-    server.reply("second", usage=(150, 30, 0))
+    server.reply("second", usage=(150, 30, 90))  # the second prompt's head came from the server's prefix cache
     assert ask(proxy).choices[0].message.content == "first"
     assert ask(proxy).choices[0].message.content == "second"
     assert proxy.usage.as_dict() == {"requests": 2, "prompt_tokens": 250, "completion_tokens": 50,
-                                     "unreported": 0, "errors": 0, "tokens": 300}
+                                     "unreported": 0, "errors": 0, "cached_tokens": 90, "tokens": 300}
     assert server.requests[0].headers.get("Authorization") == "Bearer sk-test"
 
 
@@ -111,7 +111,7 @@ def test_an_answer_without_usage_is_unreported(server: StreamingFakeOpenAI, prox
     server.reply("streamed answer", usage=(40, 7, 0))
     list(ask(proxy, stream=True, stream_options={"include_usage": False}))
     assert proxy.usage.as_dict() == {"requests": 1, "prompt_tokens": 0, "completion_tokens": 0,
-                                     "unreported": 1, "errors": 0, "tokens": 0}
+                                     "unreported": 1, "errors": 0, "cached_tokens": 0, "tokens": 0}
 
 
 def test_other_calls_pass_through_uncounted(server: StreamingFakeOpenAI, proxy):
@@ -163,3 +163,25 @@ def test_a_request_left_behind_by_a_stopped_agent_is_waited_for(server: Streamin
         assert counting.in_flight == 1
         waited = counting.settle(limit_s=10)
     assert counting.in_flight == 0 and 0.5 < waited < 10
+
+
+def test_cached_prompt_tokens_are_read_where_the_server_reports_them():
+    assert usage_proxy.cached_of({"usage": {"prompt_tokens": 9, "prompt_tokens_details": {"cached_tokens": 4}}}) == 4
+    assert usage_proxy.cached_of({"usage": {"input_tokens": 9, "input_tokens_details": {"cached_tokens": 3}}}) == 3
+    assert usage_proxy.cached_of({"usage": {"prompt_tokens": 9}, "timings": {"cache_n": 7}}) == 7  # llama.cpp
+    assert usage_proxy.cached_of({"usage": {"prompt_tokens": 9}}) == 0 and usage_proxy.cached_of(None) == 0
+
+
+def test_every_exchange_is_logged_when_asked(server: StreamingFakeOpenAI, tmp_path: Path):
+    server.reply("plain", usage=(5, 1, 0))
+    server.reply("streamed", usage=(6, 2, 0))
+    log = tmp_path / "model.jsonl"
+    with usage_proxy.CountingProxy(server.url, exchanges=log) as counting:
+        ask(counting)
+        "".join(c.choices[0].delta.content or "" for c in ask(counting, stream=True) if c.choices)
+        with pytest.raises(urllib.error.HTTPError):  # not a model request (the fake has no /models): not logged
+            urllib.request.urlopen(urllib.request.Request(counting.url + "/models"), timeout=5)
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [line["request"]["messages"][0]["content"] for line in lines] == ["hi", "hi"]
+    assert json.loads(lines[0]["answer"])["choices"][0]["message"]["content"] == "plain"
+    assert "streamed"[:4] in lines[1]["answer"] and "[DONE]" in lines[1]["answer"]

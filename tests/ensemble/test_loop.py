@@ -372,3 +372,21 @@ def test_a_stop_during_a_round_ends_it_before_the_next_follow_up_call(sample: Pa
     result = run_task(sample, TASK, Config(ensembles=1, max_iterations=3), {}, parts)
     assert result.stop_reason == "stopped" and not result.success
     assert [c[0] for c in models.calls].count("coder") == 1  # no follow-up turn after the stop
+
+
+def test_a_change_that_fails_as_before_is_told_so_and_the_replan_does_not_explore_read_code(sample: Path) -> None:
+    same_again = ("stats/core.py\n<<<<<<< SEARCH\n    return ordered[middle - 1]\n=======\n"
+                  "    return ordered[middle - 1]  # the lower middle\n>>>>>>> REPLACE")
+    from_there = ("stats/core.py\n<<<<<<< SEARCH\n    return ordered[middle - 1]  # the lower middle\n=======\n"
+                  "    if len(ordered) % 2 == 0:\n        return (ordered[middle - 1] + ordered[middle]) / 2\n"
+                  "    return ordered[middle]\n>>>>>>> REPLACE")
+    script = {**happy_script(), ("coder", None): [REPRO, BAD_FIX, same_again, from_there]}
+    result, models = run(sample, script, max_iterations=4)
+    assert result.success
+    coder = [m for role, m in models.prompts if role == "coder"]
+    assert "did not fix anything" not in coder[2][-1].content  # round 2 follows the first failure
+    assert "did not fix anything" in coder[3][-1].content.split("feedback on your last attempt", 1)[1]
+    assert coder[3][-1].content.rindex("feedback on your last attempt") > coder[3][-1].content.rindex("file stats/")
+    # the re-plan after two identical failures: the first exploration read every source file, so one plan call
+    replanned = models.calls[models.calls.index(("coder", None, "a"), 3):]
+    assert ("planner", "plan", "a") in replanned and ("planner", "explore", "a") not in replanned

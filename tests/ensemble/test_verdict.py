@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.ensemble.types import TestOutcome
-from bot.ensemble.verdict import judge, matching_tests
+from bot.ensemble.verdict import file_of_test, judge, matching_tests
 
 
 def outcome(exit_ok: bool, **results: str) -> TestOutcome:
@@ -183,3 +183,17 @@ def test_a_revision_of_a_good_change_must_name_something_in_the_change() -> None
     assert not names_a_problem("ok", diff)
     # without the change to check against, anything concrete counts
     assert names_a_problem("Consider edge cases such as negative_numbers and test them")
+
+
+def test_the_file_of_a_unittest_id_that_names_its_class_is_the_module() -> None:
+    files = {"tests/test_numerals.py"}
+    assert file_of_test("tests.test_numerals.ToRomanTest::test_sub", files.__contains__) == "tests/test_numerals.py"
+    assert file_of_test("tests.test_numerals::test_sub") == "tests/test_numerals.py"
+    assert file_of_test("tests/test_x.py::T::t") == "tests/test_x.py"
+
+
+def test_the_coder_is_shown_the_file_of_a_failing_unittest() -> None:
+    from bot.ensemble.coding import failing_test_files
+
+    feedback = "`python3 -m unittest discover -v`: 1 failed\nFAILED tests.test_numerals.ToRomanTest::test_sub\n  + IV"
+    assert failing_test_files(feedback, exists={"tests/test_numerals.py"}.__contains__) == ["tests/test_numerals.py"]

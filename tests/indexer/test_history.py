@@ -197,3 +197,13 @@ def test_commits_appended_by_an_update_that_died_before_its_head_record_are_igno
     subjects = [c.subject for c in updated.history.load().commits]
     assert subjects[:2] == ["Fix a typo in the render of subtitles", "Add a --verbose flag"]
     assert "half-written" not in subjects and len(subjects) == 6
+
+
+@pytest.mark.parametrize("head", ['{"format": 1, "head": "abc"}', '{"format": 1, "head": 7, "count": 5, "bytes": 9}',
+                                  '[1, 2]'])
+def test_a_broken_head_record_reads_the_history_again(project: Path, embedder: HashingEmbedder, head: str):
+    open_index(project, embedder=embedder)
+    (project / ".ensemble" / "index" / "history-head.json").write_text(head)
+    index = open_index(project, embedder=embedder)
+    assert index.history.read == 5 and len(index.history.load().commits) == 5
+

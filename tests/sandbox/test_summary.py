@@ -45,3 +45,11 @@ def test_without_parsed_tests_the_summary_is_the_log_tail() -> None:
 def test_timeouts_and_oom_are_said_plainly() -> None:
     assert "TIMED OUT after 3s" in summarize_failures(result([], code=124, timed_out=True))
     assert "OUT OF MEMORY" in summarize_failures(result([], code=137, oom_killed=True))
+
+
+def test_a_unittest_failure_shows_its_exception_the_values_and_the_failing_line() -> None:
+    trace = ('Traceback (most recent call last):\n  File "/workspace/tests/test_numerals.py", line 12, in test_sub\n'
+             '    self.assertEqual(to_roman(4), "IV")\nAssertionError: \'IIII\' != \'IV\'\n- IIII\n+ IV\n')
+    summary = summarize_failures(result([TestCase("tests.test_numerals.T::test_sub", "fail", trace)]))
+    assert "AssertionError: 'IIII' != 'IV'\n  - IIII\n  + IV" in summary
+    assert 'at tests/test_numerals.py:12 in test_sub: self.assertEqual(to_roman(4), "IV")' in summary
