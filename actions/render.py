@@ -6,7 +6,7 @@ except as quoted data inside code fences, so it cannot pose as the bot.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from actions.engine import plan_text
 from actions.markers import HealAttempt, ProgressState, inert, marker, without_markers
