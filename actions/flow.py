@@ -138,7 +138,7 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
         if refused := _push(ctx, clone, pull.branch, remote, progress, pull.number, config, result):
             return replace(refused, run=result)
         _dispatch_checks(ctx, config, pull.branch)
-        head = result.commits[-1]["sha"]
+        head = result.commits[-1].sha
         note = (f"Pushed {head[:7]} ({what})." + _dismissed(ctx, pull.number, approved) +
                 answer_threads(ctx, pull.number, clone, remote or pull.head_sha, head))
         request_review(ctx, pull.number, by)
@@ -210,13 +210,13 @@ def _finish_issue(ctx: Context, issue: int, branch: str, remote: str | None, clo
     body = pr_body(result, issue)
     # What a re-run needs to open the PR goes on record before the push: a job killed just after it
     # resumes from here (it does only when the branch on GitHub is this very head).
-    progress.update("Pushing the branch.", stage="pushed", head=result.commits[-1]["sha"], title=result.task.title,
+    progress.update("Pushing the branch.", stage="pushed", head=result.commits[-1].sha, title=result.task.title,
                     pr_body=body, partial=result.partial)
     if refused := _push(ctx, clone, branch, remote, progress, issue, config, result):
         return refused
     if config.commit.verified:  # GitHub's commits replaced the run's: their SHAs go on record
         body = pr_body(result, issue)
-        progress.update("Pushing the branch.", stage="pushed", head=result.commits[-1]["sha"], title=result.task.title,
+        progress.update("Pushing the branch.", stage="pushed", head=result.commits[-1].sha, title=result.task.title,
                         pr_body=body, partial=result.partial)
     progress.done("reviewed", "Pushed the branch; opening the pull request.")
     return _open_pull(ctx, issue, branch, result.task.title, body, progress, config, result.partial)
@@ -229,8 +229,7 @@ def _push(ctx: Context, clone: Path, branch: str, remote: str | None, progress: 
     on GitHub are new ones the API made: `result.commits` takes their SHAs."""
     try:
         made = ctx.github.push(clone, branch, remote, verified=config.commit.verified)
-        for commit in result.commits:
-            commit["sha"] = made.get(commit["sha"], commit["sha"])
+        result.commits = [replace(c, sha=made.get(c.sha, c.sha)) for c in result.commits]
         return None
     except GitHubError as exc:
         refusal = exc

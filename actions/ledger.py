@@ -135,7 +135,7 @@ class Spend:
         if isinstance(made, Plan):
             self.charged = made.cost_usd
         else:
-            self.charged = float(made.usage.get("cost_usd", 0.0) or 0.0)
+            self.charged = made.usage["cost_usd"]
 
 
 @contextlib.contextmanager

@@ -6,12 +6,13 @@ except as quoted data inside code fences, so it cannot pose as the bot.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal
 
 from actions.engine import plan_text
 from actions.markers import HealAttempt, ProgressState, inert, marker, without_markers
 from bot.ensemble.report import judged_lines, name_list, tests_line, yes_no
-from bot.ensemble.types import CRASHED, RunResult
+from bot.ensemble.types import CRASHED, RunResult, TeamSummary
+from bot.llm.budget import SpendSummary
 from bot.redact import clip
 
 STAGES = (("indexed", "Indexed the repository"), ("planned", "Planned the change"), ("coded", "Wrote the code"),
@@ -33,14 +34,14 @@ def progress_body(state: ProgressState) -> str:
     return "\n".join(lines) + "\n\n" + marker("progress", state)
 
 
-def spend_rows(usage: dict[str, Any], key: str = "by_role", label: str = "role") -> list[str]:
+def spend_rows(usage: SpendSummary, key: Literal["by_role", "by_model"] = "by_role", label: str = "role") -> list[str]:
     """A markdown table of the ledger's spend under `key` (by_role, by_model) with a total row."""
     rows = [f"| {label} | calls | tokens in | tokens out | cost (USD) |", "| --- | --- | --- | --- | --- |"]
-    for name, spend in sorted((usage.get(key) or {}).items()):
-        rows.append(f"| {inert(name).replace('|', '/')} | {spend.get('calls', 0)} | {spend.get('input_tokens', 0)} | "
-                    f"{spend.get('output_tokens', 0)} | {spend.get('cost_usd', 0.0):.4f} |")
-    rows.append(f"| **total** | {usage.get('calls', 0)} | {usage.get('input_tokens', 0)} | "
-                f"{usage.get('output_tokens', 0)} | {usage.get('cost_usd', 0.0):.4f} |")
+    for name, spend in sorted(usage[key].items()):
+        rows.append(f"| {inert(name).replace('|', '/')} | {spend['calls']} | {spend['input_tokens']} | "
+                    f"{spend['output_tokens']} | {spend['cost_usd']:.4f} |")
+    rows.append(f"| **total** | {usage['calls']} | {usage['input_tokens']} | "
+                f"{usage['output_tokens']} | {usage['cost_usd']:.4f} |")
     return rows
 
 
@@ -71,9 +72,9 @@ def pr_body(result: RunResult, issue: int) -> str:
              *_refusals(result), *_candidates(result),
              "## Retrieved files that informed the change", *_provenance(result), "",
              "## Models that wrote it", *_models(result), "",
-             "## Tokens and cost", *spend_rows(result.usage or {}), "",
+             "## Tokens and cost", *spend_rows(result.usage), "",
              "## Stop reason", result.stop_words + (f" ({result.stop_detail})" if result.stop_detail else ""), "",
-             "Commits:", *[f"- {c.get('sha', '')[:7]} {c.get('summary', '')}" for c in result.commits], "",
+             "Commits:", *[f"- {c.sha[:7]} {c.summary}" for c in result.commits], "",
              f"_Written by the ensemble bot, run `{result.run_id}`. Review it like any other pull request: "
              "approve to mark it ready, or request changes and I will revise it._"]
     if result.replayed:
@@ -143,40 +144,40 @@ def _refusals(result: RunResult) -> list[str]:
 
 def _candidates(result: RunResult) -> list[str]:
     """The winner, and the runner-up with why it lost (an empty list when one team ran)."""
-    winner = next((t for t in result.teams if t.get("name") == result.winner), None)
-    others = sorted((t for t in result.teams if t is not winner), key=lambda t: t.get("rank") or len(result.teams))
+    winner = next((t for t in result.teams if t.name == result.winner), None)
+    others = sorted((t for t in result.teams if t is not winner), key=lambda t: t.rank or len(result.teams))
     if winner is None or not others:
         return []
     second = others[0]
-    return ["## Candidates", f"- chosen: team {winner['name']} ({inert(str(winner.get('outcome', '')))})",
-            f"- runner-up: team {second['name']}, which lost because {_why_lost(winner, second)} "
-            f"({inert(str(second.get('outcome', '')))})", ""]
+    return ["## Candidates", f"- chosen: team {winner.name} ({inert(winner.outcome)})",
+            f"- runner-up: team {second.name}, which lost because {_why_lost(winner, second)} "
+            f"({inert(second.outcome)})", ""]
 
 
-def _why_lost(winner: dict[str, Any], other: dict[str, Any]) -> str:
+def _why_lost(winner: TeamSummary, other: TeamSummary) -> str:
     """The first of select.rank_key's criteria (tests, critic, size) that these outcomes show apart."""
-    if other.get("stop_reason") == CRASHED and not other.get("passed"):
+    if other.stop_reason == CRASHED and not other.passed:
         return "it crashed"
-    if winner.get("passed") and not other.get("passed"):
+    if winner.passed and not other.passed:
         return "its tests did not pass"
-    if not other.get("diff_lines"):
+    if not other.diff_lines:
         return "it made no change"
-    if winner.get("accepted") and not other.get("accepted"):
+    if winner.accepted and not other.accepted:
         return "the critic did not accept it"
-    if other.get("diff_lines", 0) > winner.get("diff_lines", 0):
-        return f"its change was larger ({other['diff_lines']} changed lines against {winner.get('diff_lines', 0)})"
+    if other.diff_lines > winner.diff_lines:
+        return f"its change was larger ({other.diff_lines} changed lines against {winner.diff_lines})"
     return "it fixed fewer tests or left more failing"
 
 
 def _models(result: RunResult) -> list[str]:
     """The models as the providers named them, with their calls; else each team's configured models."""
-    by_model = (result.usage or {}).get("by_model") or {}
+    by_model = result.usage["by_model"]
     if by_model:
-        return [f"- {_code_names((name,))}: {_calls(spend.get('calls', 0))}, "
-                f"{spend.get('input_tokens', 0)} tokens in, {spend.get('output_tokens', 0)} out"
+        return [f"- {_code_names((name,))}: {_calls(spend['calls'])}, "
+                f"{spend['input_tokens']} tokens in, {spend['output_tokens']} out"
                 for name, spend in sorted(by_model.items())]
-    return [f"- team {t['name']}: {_code_names((str(t['models']),))}" for t in result.teams
-            if t.get("models")] or ["- (not recorded)"]
+    return [f"- team {t.name}: {_code_names((t.models,))}" for t in result.teams
+            if t.models] or ["- (not recorded)"]
 
 
 def _calls(n: int) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from actions.context import Outcome
 from actions.markers import inert
 from actions.render import spend_rows
+from bot.llm.budget import no_spend
 from bot.report_figures import phase_times
 
 PHASE_WORDS = {"index": "index the repository", "explore": "explore (planner)", "plan": "plan (planner)",
@@ -35,10 +36,10 @@ def step_summary(outcome: Outcome, spans: Iterable[dict[str, object]] = (), pr_u
     if outcome.spend:
         lines += ["", f"**Spend**: {inert(outcome.spend)}"]
     lines += _phases(spans, outcome.run.duration_s if outcome.run else 0.0)
-    usage = outcome.run.usage if outcome.run else {}
-    if usage.get("by_role"):
+    usage = outcome.run.usage if outcome.run else no_spend()
+    if usage["by_role"]:
         lines += ["", "#### Tokens and cost by role", *spend_rows(usage, "by_role", "role")]
-    if usage.get("by_model"):
+    if usage["by_model"]:
         lines += ["", "#### Tokens and cost by model", *spend_rows(usage, "by_model", "model")]
     return "\n".join(lines) + "\n"
 

@@ -32,6 +32,7 @@ sys.path.insert(0, str(BENCH.parent))
 from actions.engine_process import ChildEngine  # noqa: E402
 from bot.config import Config  # noqa: E402
 from bot.ensemble.types import ACCEPTED, Phase, Plan, Progress, RunResult, Task, TestOutcome  # noqa: E402
+from bot.forge import Commit  # noqa: E402
 
 TASK = Task("Fix median", "even counts are wrong", slug="issue-1")
 
@@ -40,7 +41,7 @@ def instant(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], 
             progress: Progress, stop: threading.Event) -> RunResult:
     """An engine that reports once and returns a result with its nested parts filled in."""
     progress("a", Phase.INDEXING, 0, str(time.time()))
-    return RunResult(run_id, task, branch="ensemble/issue-1", commits=[{"sha": "a" * 40, "summary": "Fix"}],
+    return RunResult(run_id, task, branch="ensemble/issue-1", commits=[Commit("a" * 40, "Fix")],
                      plan=Plan("Fix", ("a.py",), ("step",)), stop_reason=ACCEPTED,
                      tests_before=TestOutcome(False, ("t",), results=(("t", "fail"),)),
                      tests_after=TestOutcome(True, results=(("t", "pass"),)), diff="+x\n" * 200)

@@ -25,6 +25,7 @@ a change (`PYTHONPATH=/path/to/old/checkout python bench/real_model.py ...`).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import json
 import os
@@ -228,12 +229,19 @@ def parse_failures(usage: Mapping[str, Any], traced: Mapping[str, Any], coder_no
 
 def rounds_of(result: Any) -> int:
     """Refine rounds of the winning team, else the most any team made."""
-    teams = getattr(result, "teams", None) or []
+    teams = teams_of(result)
     winner = getattr(result, "winner", "")
     for team in teams:
-        if isinstance(team, Mapping) and winner and team.get("name") == winner:
+        if winner and team.get("name") == winner:
             return int(team.get("rounds") or 0)
-    return max((int(t.get("rounds") or 0) for t in teams if isinstance(t, Mapping)), default=0)
+    return max((int(t.get("rounds") or 0) for t in teams), default=0)
+
+
+def teams_of(result: Any) -> list[Mapping[str, Any]]:
+    """The result's teams as mappings: dataclasses (`TeamSummary`) in this engine, dicts in older ones."""
+    teams = getattr(result, "teams", None) or []
+    return [dataclasses.asdict(t) if dataclasses.is_dataclass(t) and not isinstance(t, type) else t
+            for t in teams if isinstance(t, Mapping) or dataclasses.is_dataclass(t)]
 
 
 def outcome_of(tests: Any) -> dict[str, Any] | None:
@@ -299,8 +307,7 @@ def fill_record(record: dict[str, Any], result: Any, phases: PhaseLog, task: dic
         tokens={"input": int(usage.get("input_tokens", 0) or 0), "output": int(usage.get("output_tokens", 0) or 0)},
         parse_failures=parse_failures(usage, traced, phases.coder_rounds_without_tests()),
         llm_errors=traced["llm_errors"], llm_calls=traced["llm_calls"], span_errors=traced["span_errors"][:10],
-        team_errors=[f"team {t.get('name')}: {t.get('error')}" for t in getattr(result, "teams", []) or []
-                     if isinstance(t, Mapping) and t.get("error")],
+        team_errors=[f"team {t.get('name')}: {t.get('error')}" for t in teams_of(result) if t.get("error")],
         trace=str(getattr(result, "trace", "") or ""), branch=str(getattr(result, "branch", "") or ""),
         commits=len(getattr(result, "commits", []) or []),
         tests_before=outcome_of(getattr(result, "tests_before", None)),

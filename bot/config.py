@@ -257,9 +257,9 @@ def parse_config(text: str, filename: str = CONFIG_PATH) -> Config:
         data = yaml.safe_load(text)
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark else None
-        problem = getattr(exc, "problem", None) or str(exc)
+        marked = exc if isinstance(exc, yaml.MarkedYAMLError) else None  # a parse error knows where it is
+        line = marked.problem_mark.line + 1 if marked and marked.problem_mark else None
+        problem = (marked.problem if marked else None) or str(exc)
         raise ConfigError([ConfigIssue(filename, line, "", f"invalid YAML: {problem}; check indentation and quoting")]) from None
     if data is None:
         return Config(source=filename)

@@ -24,7 +24,7 @@ from bot.errors import ConfigIssue
 T = TypeVar("T")
 
 
-def build_checked(cls: type[T], data: Any, filename: str, root: yaml.Node | None) -> tuple[T, list[ConfigIssue]]:
+def build_checked(cls: type[T], data: object, filename: str, root: yaml.Node | None) -> tuple[T, list[ConfigIssue]]:
     """`cls` built from `data` (parsed from the YAML whose node tree is `root`), and every problem found."""
     checker = _Checker(filename, key_lines(root))
     return typing.cast(T, checker.build(cls, data, "")), checker.issues
@@ -46,7 +46,7 @@ def key_lines(node: yaml.Node | None, prefix: str = "") -> dict[str, int]:
     return lines
 
 
-def _describe(value: Any) -> str:
+def _describe(value: object) -> str:
     """'a list', 'a string 'abc'': how a bad value reads in a message."""
     if isinstance(value, dict):
         return "a mapping"
@@ -68,7 +68,7 @@ class _Checker:
         line = self.lines.get(path) or self.lines.get(path.rsplit(".", 1)[0])
         self.issues.append(ConfigIssue(self.filename, line, path or "(top level)", message))
 
-    def build(self, cls: type, data: Any, path: str, base: Any = None) -> Any:
+    def build(self, cls: type, data: object, path: str, base: Any = None) -> Any:
         if not isinstance(data, dict):
             self.fail(path, f"expected a mapping of keys to values, got {_describe(data)}")
             return base if base is not None else cls()

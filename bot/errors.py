@@ -26,6 +26,7 @@ Errors raised by `indexer/` and `sandbox/` live in those packages (they do not i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 
@@ -78,7 +79,7 @@ class ModelError(EnsembleError):
 class BudgetExceeded(ModelError):
     """The next call would pass the run's cap; `spend` is what the run has used so far."""
 
-    def __init__(self, message: str, spend: dict[str, object] | None = None):
+    def __init__(self, message: str, spend: Mapping[str, object] | None = None):
         self.spend = spend or {}
         super().__init__(message)
 
@@ -119,7 +120,7 @@ class QuotaExhausted(ProviderError):
 
 
 class ModelRequestError(ProviderError):
-    """Any other refused request, or a reply the client could not read."""
+    """Every other refused request, or a reply the client could not read."""
 
 
 class RateLimited(ProviderError):

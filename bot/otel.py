@@ -16,11 +16,12 @@ import logging
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.trace import Span as OtelSpan
+    from opentelemetry.util.types import AttributeValue
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +85,7 @@ class OtelExport:
                                             attributes={"ensemble.run_id": self.run_id})
         return otel_span, context.attach(trace.set_span_in_context(otel_span))
 
-    def end(self, started: tuple[OtelSpan, object], name: str, attributes: Mapping[str, Any],
+    def end(self, started: tuple[OtelSpan, object], name: str, attributes: Mapping[str, object],
             error: str | None) -> None:
         """Set the (already redacted) attributes and the status, end the span and restore its parent."""
         from opentelemetry import context
@@ -113,24 +114,24 @@ def export_for(settings: OtlpSettings | None, run_id: str) -> OtelExport | None:
     return None if settings is None else OtelExport(_provider(settings), run_id)
 
 
-def otel_attributes(attributes: Mapping[str, Any]) -> dict[str, Any]:
+def otel_attributes(attributes: Mapping[str, object]) -> dict[str, AttributeValue]:
     """Attribute values OpenTelemetry accepts: scalars and same-typed lists as they are, others as JSON."""
     return {key: _otel_value(value) for key, value in attributes.items() if value is not None}
 
 
-def genai_attributes(attributes: Mapping[str, Any]) -> dict[str, Any]:
+def genai_attributes(attributes: Mapping[str, object]) -> dict[str, AttributeValue]:
     """A model call's attributes under their GenAI semantic-convention names (ours stay too)."""
-    out: dict[str, Any] = {"gen_ai.operation.name": "chat"}
+    out: dict[str, AttributeValue] = {"gen_ai.operation.name": "chat"}
     out.update({theirs: _otel_value(attributes[ours]) for ours, theirs in GENAI_NAMES.items()
                 if attributes.get(ours) is not None})
     if attributes.get("finish_reason"):
         out["gen_ai.response.finish_reasons"] = [str(attributes["finish_reason"])]
-    if provider := attributes.get("provider"):
+    if provider := str(attributes.get("provider") or ""):
         out["gen_ai.system"], out["gen_ai.provider.name"] = GENAI_SYSTEMS.get(provider, (provider, provider))
     return out
 
 
-def _otel_value(value: Any) -> Any:
+def _otel_value(value: object) -> AttributeValue:
     if isinstance(value, str | bool | int | float):
         return value
     if isinstance(value, list | tuple) and len({type(v) for v in value}) <= 1 \

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from bot.redact import process_redactor
 from common.atomic import write_atomic
@@ -22,7 +21,7 @@ def write_text(path: Path, text: str) -> None:
     _replace(path, process_redactor().text(text).encode("utf-8"))
 
 
-def write_json(path: Path, value: Any) -> None:
+def write_json(path: Path, value: object) -> None:
     """Replace `path` with `value` as JSON, every string in it redacted, atomically."""
     _replace(path, json.dumps(process_redactor().value(value), ensure_ascii=False).encode("utf-8"))
 

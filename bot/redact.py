@@ -24,7 +24,7 @@ import os
 import re
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Literal, overload
 from urllib.parse import urlsplit
 
 SECRET_ENV_VARS = ("GITHUB_TOKEN", "GH_TOKEN", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
@@ -231,8 +231,14 @@ class Redactor:
         found += [_kind(m) for shapes in _PASSES for m in shapes.finditer(new) if m[0] not in before]
         return [kind for kind in dict.fromkeys(found) if kind not in MASKED_NOT_REFUSED]
 
-    def value(self, value: Any) -> Any:
-        """A copy of a JSON-like value with every string redacted."""
+    @overload
+    def value(self, value: Mapping[str, object]) -> dict[str, object]: ...
+
+    @overload
+    def value(self, value: object) -> object: ...
+
+    def value(self, value: object) -> object:
+        """A copy of a JSON-like value with every string redacted (a mapping stays a mapping)."""
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, Mapping):

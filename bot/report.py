@@ -12,17 +12,19 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from bot.errors import UsageError
+from bot.report_data import ModelRow, OperationRow, ReportData, RunSummary
 from bot.trace import TRACE_FILE
 
 MODEL_SPAN = "llm.complete"
 RUN_SPAN = "ensemble.run"
 # Spans that enclose others: their time is the sum of their children's, so it is not totalled again.
 ENCLOSING_SPANS = frozenset({RUN_SPAN, "ensemble.team", "ensemble.event", "ensemble.engine", "ensemble.baseline"})
+# A trace line or a bench result as read: JSON from files of any age, so every value is checked before use
+Record = dict[str, object]
 
 
 @dataclass
@@ -47,7 +49,7 @@ class ModelStats:
     replayed: int = 0
     latencies: list[float] = field(default_factory=list)
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: Record) -> None:
         a = attributes(record)
         self.calls += 1
         self.failures += record.get("status") == "error"
@@ -87,7 +89,7 @@ class OperationStats:
     total_s: float = 0.0
     longest_s: float = 0.0
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: Record) -> None:
         duration = number(record.get("duration_s"))
         self.count += 1
         self.errors += record.get("status") == "error"
@@ -100,13 +102,13 @@ class Report:
     """Everything `ensemble report` prints."""
 
     files: int
-    runs: list[dict[str, Any]]
+    runs: list[RunSummary]
     models: list[ModelStats]
     malformed_lines: int
     operations: list[OperationStats] = field(default_factory=list)
 
 
-def load_traces(paths: Iterable[Path]) -> tuple[list[Path], list[dict[str, Any]], int]:
+def load_traces(paths: Iterable[Path]) -> tuple[list[Path], list[Record], int]:
     """Trace files found under `paths` (files or folders), their span records, and malformed lines."""
     loaded = load(paths)
     return loaded.files, loaded.records, loaded.malformed
@@ -117,7 +119,7 @@ class Loaded:
     """What `load` read: span records (bench results become `ensemble.run` records) and where each run is."""
 
     files: list[Path]
-    records: list[dict[str, Any]]
+    records: list[Record]
     malformed: int
     sources: dict[str, str]  # run id -> the trace (or results) file it came from
 
@@ -141,9 +143,9 @@ def load(paths: Iterable[Path]) -> Loaded:
         results = _bench_results(text) if file.suffix == ".json" else None
         if results is not None:
             for index, result in enumerate(results):
-                run = bench_run(result, f"{file.stem}:{index}")
-                loaded.records.append(run)
-                loaded.sources[run["run_id"]] = str(result.get("trace") or file)
+                run_id = f"{file.stem}:{index}"
+                loaded.records.append(bench_run(result, run_id))
+                loaded.sources[run_id] = str(result.get("trace") or file)
             continue
         for line in text.splitlines():
             record = _span_record(line)
@@ -155,7 +157,7 @@ def load(paths: Iterable[Path]) -> Loaded:
     return loaded
 
 
-def _span_record(line: str) -> dict[str, Any] | None:
+def _span_record(line: str) -> Record | None:
     try:
         record = json.loads(line) if line.strip() else None
     except json.JSONDecodeError:
@@ -163,7 +165,7 @@ def _span_record(line: str) -> dict[str, Any] | None:
     return record if isinstance(record, dict) and isinstance(record.get("name"), str) else None
 
 
-def _bench_results(text: str) -> list[dict[str, Any]] | None:
+def _bench_results(text: str) -> list[Record] | None:
     """The records of a real-model bench results file, or None when `text` is not one."""
     try:
         data = json.loads(text)
@@ -174,10 +176,10 @@ def _bench_results(text: str) -> list[dict[str, Any]] | None:
     return None
 
 
-def bench_run(result: dict[str, Any], run_id: str) -> dict[str, Any]:
+def bench_run(result: Record, run_id: str) -> Record:
     """One `bench/real_model.py` result as an `ensemble.run` record; its model and settings make A/B sides."""
     model = str(result.get("model") or "?")
-    settings: dict[str, Any] = {f"models.{role}": f"openai/{model}" for role in ("planner", "coder", "critic")}
+    settings: dict[str, object] = {f"models.{role}": f"openai/{model}" for role in ("planner", "coder", "critic")}
     settings["base_url"] = result.get("base_url")
     settings.update({k: v for k, v in mapping(result.get("settings")).items() if k != "engine"})
     tokens, before = mapping(result.get("tokens")), mapping(result.get("tests_before"))
@@ -192,29 +194,31 @@ def bench_run(result: dict[str, Any], run_id: str) -> dict[str, Any]:
                            "baseline_failing": failing if isinstance(failing, list) else [], "bench": True}}
 
 
-def attributes(record: dict[str, Any]) -> dict[str, Any]:
+def attributes(record: Record) -> Record:
     """A record's attributes; an older or damaged record without a mapping has none."""
     return mapping(record.get("attributes"))
 
 
-def mapping(value: Any) -> dict[str, Any]:
+def mapping(value: object) -> Record:
     """`value` when it is a mapping, else an empty one (older traces, damaged records)."""
     return value if isinstance(value, dict) else {}
 
 
-def number(value: Any) -> float:
+def number(value: object) -> float:
     """`value` as a number; missing or garbled values (older traces) count as 0."""
+    if not isinstance(value, int | float | str):  # what JSON holds: a number, or a number written as text
+        return 0.0
     try:
         return float(value or 0)
-    except (TypeError, ValueError):
+    except ValueError:
         return 0.0
 
 
-def analyze(records: Iterable[dict[str, Any]], files: int = 1, malformed_lines: int = 0) -> Report:
+def analyze(records: Iterable[Record], files: int = 1, malformed_lines: int = 0) -> Report:
     """Aggregate span records into per-model statistics and per-run outcomes."""
     stats: dict[tuple[str, str, str], ModelStats] = {}
     operations: dict[str, OperationStats] = {}
-    runs: list[dict[str, Any]] = []
+    runs: list[RunSummary] = []
     for record in records:
         a = attributes(record)
         name = str(record.get("name"))
@@ -222,8 +226,9 @@ def analyze(records: Iterable[dict[str, Any]], files: int = 1, malformed_lines: 
             key = (str(a.get("role", "?")), str(a.get("provider", "?")), str(a.get("model", "?")))
             stats.setdefault(key, ModelStats(*key)).add(record)
         elif name == RUN_SPAN:
-            runs.append({"run_id": record.get("run_id"), "duration_s": record.get("duration_s"),
-                         "status": record.get("status"), **{k: a.get(k) for k in ("stop_reason", "winner", "success")}})
+            runs.append(RunSummary(run_id=record.get("run_id"), duration_s=record.get("duration_s"),
+                                   status=record.get("status"), stop_reason=a.get("stop_reason"),
+                                   winner=a.get("winner"), success=a.get("success")))
         if name != MODEL_SPAN and name not in ENCLOSING_SPANS:
             operations.setdefault(name, OperationStats(name)).add(record)
     ordered = sorted(stats.values(), key=lambda s: (_role_order(s.role), s.provider, s.model))
@@ -244,7 +249,7 @@ def render(report: Report) -> str:
     lines = [f"{report.files} trace file(s), {len(report.runs)} run(s)"]
     for run in report.runs:
         lines.append(f"  run {run['run_id']}: {run.get('stop_reason') or run['status']}"
-                     f" (winner {run.get('winner') or '-'}, {float(run.get('duration_s') or 0):.1f}s)")
+                     f" (winner {run.get('winner') or '-'}, {number(run.get('duration_s')):.1f}s)")
     if not report.models:
         lines.append("no model calls recorded")
     else:
@@ -271,16 +276,16 @@ def render(report: Report) -> str:
     return "\n".join(lines)
 
 
-def to_json(report: Report) -> dict[str, Any]:
+def to_json(report: Report) -> ReportData:
     """The report as JSON-ready data, with latency percentiles instead of raw samples."""
-    models = []
-    for s in report.models:
-        entry = asdict(s)
-        del entry["latencies"]
-        entry.update(cost_usd=round(s.cost_usd, 6), latency_p50_s=s.latency(0.5), latency_p95_s=s.latency(0.95))
-        models.append(entry)
-    operations = [asdict(o) | {"total_s": round(o.total_s, 3), "longest_s": round(o.longest_s, 3)}
-                  for o in report.operations]
-    return {"files": report.files, "runs": report.runs, "models": models, "operations": operations,
-            "malformed_lines": report.malformed_lines}
+    models = [ModelRow(role=s.role, provider=s.provider, model=s.model, calls=s.calls, failures=s.failures,
+                       tokens_in=s.tokens_in, tokens_out=s.tokens_out, tokens_cached=s.tokens_cached,
+                       cost_usd=round(s.cost_usd, 6), cache_hits=s.cache_hits, retries=s.retries,
+                       rate_limited=s.rate_limited, repaired=s.repaired, unparseable=s.unparseable,
+                       fallbacks=s.fallbacks, replayed=s.replayed, latency_p50_s=s.latency(0.5),
+                       latency_p95_s=s.latency(0.95)) for s in report.models]
+    operations = [OperationRow(name=o.name, count=o.count, errors=o.errors, total_s=round(o.total_s, 3),
+                               longest_s=round(o.longest_s, 3)) for o in report.operations]
+    return ReportData(files=report.files, runs=report.runs, models=models, operations=operations,
+                      malformed_lines=report.malformed_lines)
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from typing import Any
 
 from bot.report import (
     ENCLOSING_SPANS,
     MODEL_SPAN,
     RUN_SPAN,
     Loaded,
+    Record,
     analyze,
     attributes,
     mapping,
@@ -25,49 +25,80 @@ from bot.report import (
     to_json,
 )
 from bot.report_ab import compare, wilson
+from bot.report_data import (
+    Figures,
+    ModelRow,
+    ModelTotals,
+    Outcomes,
+    ReliabilityKey,
+    ReliabilityRow,
+    RoleTotals,
+    RunRow,
+)
 
 PHASES = ("index", "explore", "plan", "code", "sandbox", "critique", "github", "other")
 HEAL_EVENTS = frozenset({"workflow_run", "check_suite"})
-RELIABILITY = ("retries", "rate_limited", "fallbacks", "repaired", "unparseable", "failures")
+RELIABILITY: tuple[ReliabilityKey, ...] = ("retries", "rate_limited", "fallbacks", "repaired", "unparseable",
+                                           "failures")
 
 
-def figures(loaded: Loaded) -> dict[str, Any]:
+def figures(loaded: Loaded) -> Figures:
     """Every figure of the report as JSON-ready data; the text report's keys are kept."""
     report = analyze(loaded.records, files=len(loaded.files), malformed_lines=loaded.malformed)
     data = to_json(report)
     runs = run_rows(loaded.records, loaded.sources)
-    data.update(by_role=_totals(data["models"], "role"), by_model=_totals(data["models"], "model"),
-                reliability=_reliability(data["models"]), phases=phase_times(loaded.records),
-                outcomes=outcomes(runs, loaded.records), run_table=runs, comparison=compare(runs))
-    return data
+    return Figures(**data, by_role=_by_role(data["models"]), by_model=_by_model(data["models"]),
+                   reliability=_reliability(data["models"]), phases=phase_times(loaded.records),
+                   outcomes=outcomes(runs, loaded.records), run_table=runs, comparison=compare(runs))
 
 
-def _totals(models: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
-    """Calls, tokens and cost summed per role or per model; latency percentiles stay per model."""
-    out: dict[str, dict[str, Any]] = {}
+def _by_role(models: list[ModelRow]) -> list[RoleTotals]:
+    """Calls, tokens and cost summed per role."""
+    out: dict[str, RoleTotals] = {}
     for m in models:
-        name = m[key] if key == "role" else f"{m['provider']}/{m['model']}"
-        row = out.setdefault(name, {key: name, "calls": 0, "tokens_in": 0, "tokens_out": 0, "cost_usd": 0.0})
-        for field in ("calls", "tokens_in", "tokens_out", "cost_usd"):
-            row[field] += m[field]
-        if key == "model":  # the slowest role's percentile: one figure per model for the chart
-            for q in ("latency_p50_s", "latency_p95_s"):
-                row[q] = max((v for v in (row.get(q), m[q]) if v is not None), default=None)
+        row = out.setdefault(m["role"], RoleTotals(role=m["role"], calls=0, tokens_in=0, tokens_out=0, cost_usd=0.0))
+        row["calls"] += m["calls"]
+        row["tokens_in"] += m["tokens_in"]
+        row["tokens_out"] += m["tokens_out"]
+        row["cost_usd"] += m["cost_usd"]
     return [row | {"cost_usd": round(row["cost_usd"], 6)} for row in out.values()]
 
 
-def _reliability(models: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Retries, 429s, failovers, repaired and unparseable replies and failed calls per provider and role."""
-    out: dict[tuple[str, str], dict[str, Any]] = {}
+def _by_model(models: list[ModelRow]) -> list[ModelTotals]:
+    """Calls, tokens and cost summed per provider/model; latency is the slowest role's percentile (one figure
+    per model for the chart)."""
+    out: dict[str, ModelTotals] = {}
     for m in models:
-        row = out.setdefault((m["provider"], m["role"]), {"provider": m["provider"], "role": m["role"],
-                                                          "calls": 0, **dict.fromkeys(RELIABILITY, 0)})
-        for field in ("calls", *RELIABILITY):
+        name = f"{m['provider']}/{m['model']}"
+        row = out.setdefault(name, ModelTotals(model=name, calls=0, tokens_in=0, tokens_out=0, cost_usd=0.0,
+                                               latency_p50_s=None, latency_p95_s=None))
+        row["calls"] += m["calls"]
+        row["tokens_in"] += m["tokens_in"]
+        row["tokens_out"] += m["tokens_out"]
+        row["cost_usd"] += m["cost_usd"]
+        row["latency_p50_s"] = _slowest(row["latency_p50_s"], m["latency_p50_s"])
+        row["latency_p95_s"] = _slowest(row["latency_p95_s"], m["latency_p95_s"])
+    return [row | {"cost_usd": round(row["cost_usd"], 6)} for row in out.values()]
+
+
+def _slowest(a: float | None, b: float | None) -> float | None:
+    return max((v for v in (a, b) if v is not None), default=None)
+
+
+def _reliability(models: list[ModelRow]) -> list[ReliabilityRow]:
+    """Retries, 429s, failovers, repaired and unparseable replies and failed calls per provider and role."""
+    out: dict[tuple[str, str], ReliabilityRow] = {}
+    for m in models:
+        row = out.setdefault((m["provider"], m["role"]), ReliabilityRow(
+            provider=m["provider"], role=m["role"], calls=0, retries=0, rate_limited=0, fallbacks=0, repaired=0,
+            unparseable=0, failures=0))
+        row["calls"] += m["calls"]
+        for field in RELIABILITY:
             row[field] += m[field]
     return list(out.values())
 
 
-def phase_of(record: dict[str, Any]) -> str | None:
+def phase_of(record: Record) -> str | None:
     """The phase a span's time belongs to; None for spans that enclose others."""
     name, a = str(record.get("name")), attributes(record)
     if name == MODEL_SPAN:
@@ -86,7 +117,7 @@ def phase_of(record: dict[str, Any]) -> str | None:
     return "other"
 
 
-def phase_times(records: Iterable[dict[str, Any]]) -> dict[str, float]:
+def phase_times(records: Iterable[Record]) -> dict[str, float]:
     """Seconds spent per phase over all runs (teams run side by side, so this can exceed wall time)."""
     totals = dict.fromkeys(PHASES, 0.0)
     for record in records:
@@ -96,9 +127,9 @@ def phase_times(records: Iterable[dict[str, Any]]) -> dict[str, float]:
     return {k: round(v, 3) for k, v in totals.items()}
 
 
-def run_rows(records: Iterable[dict[str, Any]], sources: dict[str, str]) -> list[dict[str, Any]]:
+def run_rows(records: Iterable[Record], sources: dict[str, str]) -> list[RunRow]:
     """One row per run: task, outcome, cost, tokens, rounds, wall time, settings, pre-existing failures, trace."""
-    runs: dict[str, dict[str, Any]] = {}
+    runs: dict[str, Record] = {}
     spend: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
     teams: dict[str, dict[str, float]] = defaultdict(dict)
     baseline: dict[str, list[str]] = {}
@@ -111,16 +142,16 @@ def run_rows(records: Iterable[dict[str, Any]], sources: dict[str, str]) -> list
                 spend[run_id][i] += number(a.get(key))
         elif name == "ensemble.team":
             teams[run_id][str(a.get("team"))] = number(a.get("rounds"))
-        elif name == "ensemble.baseline" and isinstance(a.get("failing"), list):
-            baseline[run_id] = [str(t) for t in a["failing"]]
+        elif name == "ensemble.baseline" and isinstance(failing := a.get("failing"), list):
+            baseline[run_id] = [str(t) for t in failing]
     cut_off = (set(spend) | set(teams)) - set(runs)
     rows = [_row(runs.get(r, {"run_id": r}), spend.get(r), teams.get(r, {}), baseline.get(r), sources.get(r, ""))
             for r in [*runs, *sorted(cut_off)]]
     return rows
 
 
-def _row(run: dict[str, Any], spend: list[float] | None, teams: dict[str, float], baseline: list[str] | None,
-         source: str) -> dict[str, Any]:
+def _row(run: Record, spend: list[float] | None, teams: dict[str, float], baseline: list[str] | None,
+         source: str) -> RunRow:
     a = attributes(run)
     complete = "name" in run
     cost, tokens_in, tokens_out = spend or (0.0, number(a.get("tokens_in")), number(a.get("tokens_out")))
@@ -129,19 +160,24 @@ def _row(run: dict[str, Any], spend: list[float] | None, teams: dict[str, float]
         rounds = teams.get(str(a.get("winner")), max(teams.values()))
     outcome = ("success" if a.get("success") else str(a.get("stop_reason") or "failed")) if complete else "cut off"
     settings = mapping(a.get("settings"))
-    return {"run_id": str(run.get("run_id")), "task": str(a.get("task") or ""), "outcome": outcome,
-            "success": bool(a.get("success")), "stop_reason": str(a.get("stop_reason") or ""),
-            "cost_usd": round(cost, 6) if spend else None, "tokens_in": int(tokens_in), "tokens_out": int(tokens_out),
-            "rounds": None if rounds is None else int(number(rounds)),
-            "wall_s": round(number(run.get("duration_s")), 2) if complete else None,
-            "reproduction_test": a.get("reproduction_test"), "settings": flatten(settings),
-            "baseline_failing": baseline if baseline is not None else list(a.get("baseline_failing") or []),
-            "trace": source}
+    return RunRow(run_id=str(run.get("run_id")), task=str(a.get("task") or ""), outcome=outcome,
+                  success=bool(a.get("success")), stop_reason=str(a.get("stop_reason") or ""),
+                  cost_usd=round(cost, 6) if spend else None, tokens_in=int(tokens_in), tokens_out=int(tokens_out),
+                  rounds=None if rounds is None else int(number(rounds)),
+                  wall_s=round(number(run.get("duration_s")), 2) if complete else None,
+                  reproduction_test=a.get("reproduction_test"), settings=flatten(settings),
+                  baseline_failing=baseline if baseline is not None else _listed(a.get("baseline_failing")),
+                  trace=source)
 
 
-def flatten(settings: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+def _listed(value: object) -> list[str]:
+    """A bench result's list of tests (none when it recorded none)."""
+    return [str(test) for test in value] if isinstance(value, list) else []
+
+
+def flatten(settings: Record, prefix: str = "") -> Record:
     """Nested settings as dotted keys: {"models": {"coder": m}} -> {"models.coder": m}."""
-    out: dict[str, Any] = {}
+    out: Record = {}
     for key, value in settings.items():
         if isinstance(value, dict):
             out.update(flatten(value, f"{prefix}{key}."))
@@ -150,7 +186,7 @@ def flatten(settings: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def outcomes(runs: list[dict[str, Any]], records: Iterable[dict[str, Any]]) -> dict[str, Any]:
+def outcomes(runs: list[RunRow], records: Iterable[Record]) -> Outcomes:
     """Success rate, stop reasons, rounds to green, reproduction tests, heal attempts, pre-existing failures."""
     done = [r for r in runs if r["outcome"] != "cut off"]
     wins = sum(r["success"] for r in done)
@@ -158,12 +194,12 @@ def outcomes(runs: list[dict[str, Any]], records: Iterable[dict[str, Any]]) -> d
     repro = [r["reproduction_test"] for r in done if r["reproduction_test"] is not None]
     heals = Counter(str(attributes(x).get("result") or "unfinished") for x in records
                     if x.get("name") == "ensemble.event" and attributes(x).get("event") in HEAL_EVENTS)
-    return {"runs": len(runs), "finished": len(done), "cut_off": len(runs) - len(done), "successes": wins,
-            "success_rate": wins / len(done) if done else None, "success_ci95": list(wilson(wins, len(done))),
-            "stop_reasons": dict(Counter(r["outcome"] for r in runs).most_common()),
-            "rounds_to_green": dict(sorted(Counter(green).items())),
-            "median_rounds_to_green": statistics.median(green) if green else None,
-            "reproduction_test_rate": sum(map(bool, repro)) / len(repro) if repro else None,
-            "heal_attempts": sum(heals.values()), "heal_results": dict(heals),
-            "runs_meeting_preexisting_failures": sum(bool(r["baseline_failing"]) for r in runs),
-            "preexisting_failures": dict(Counter(t for r in runs for t in r["baseline_failing"]).most_common(20))}
+    return Outcomes(runs=len(runs), finished=len(done), cut_off=len(runs) - len(done), successes=wins,
+                    success_rate=wins / len(done) if done else None, success_ci95=list(wilson(wins, len(done))),
+                    stop_reasons=dict(Counter(r["outcome"] for r in runs).most_common()),
+                    rounds_to_green=dict(sorted(Counter(green).items())),
+                    median_rounds_to_green=statistics.median(green) if green else None,
+                    reproduction_test_rate=sum(map(bool, repro)) / len(repro) if repro else None,
+                    heal_attempts=sum(heals.values()), heal_results=dict(heals),
+                    runs_meeting_preexisting_failures=sum(bool(r["baseline_failing"]) for r in runs),
+                    preexisting_failures=dict(Counter(t for r in runs for t in r["baseline_failing"]).most_common(20)))

@@ -9,21 +9,25 @@ from __future__ import annotations
 import html
 import io
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bot.errors import UsageError
+from bot.report_data import Figures, Outcomes, ReliabilityKey, RunRow
+
+if TYPE_CHECKING:  # matplotlib is the `report` extra, imported when a chart is drawn
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 CSS = """body{font:14px/1.4 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}
 h1,h2{font-weight:600}table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;
 text-align:left}th{background:#f3f3f3}.chart{margin:1em 0}.note{color:#555}.warn{color:#a40}
 .ok{color:#070}.scroll{max-height:600px;overflow:auto}"""
 COLORS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860")
-Chart = Callable[[Any], None]  # draws on a matplotlib Axes
 
 
-def render_html(figures: dict[str, Any]) -> str:
+def render_html(figures: Figures) -> str:
     """The whole report page."""
     try:
         import matplotlib
@@ -41,7 +45,7 @@ def render_html(figures: dict[str, Any]) -> str:
             f"<style>{CSS}</style></head><body>{''.join(parts)}</body></html>\n")
 
 
-def _spend(f: dict[str, Any]) -> str:
+def _spend(f: Figures) -> str:
     roles, models = f["by_role"], f["by_model"]
     latency = [m for m in models if m.get("latency_p50_s") is not None]
     return "<h2>Tokens, cost and latency</h2>" + "".join([
@@ -59,10 +63,11 @@ def _spend(f: dict[str, Any]) -> str:
                 for m in f["models"]])])
 
 
-def _reliability(f: dict[str, Any]) -> str:
+def _reliability(f: Figures) -> str:
     rows = f["reliability"]
-    names = {"retries": "retries", "rate_limited": "429s", "fallbacks": "failovers", "repaired": "repaired",
-             "unparseable": "unparseable", "failures": "failed calls"}
+    names: dict[ReliabilityKey, str] = {"retries": "retries", "rate_limited": "429s", "fallbacks": "failovers",
+                                        "repaired": "repaired", "unparseable": "unparseable",
+                                        "failures": "failed calls"}
     return "<h2>Reliability per provider and role</h2>" + _chart(
         "retries, 429s, failovers, repaired and unparseable replies", [f"{r['provider']}/{r['role']}" for r in rows],
         {label: [r[key] for r in rows] for key, label in names.items()}) + _table(
@@ -70,19 +75,19 @@ def _reliability(f: dict[str, Any]) -> str:
         [[r["provider"], r["role"], r["calls"], *(r[k] for k in names)] for r in rows])
 
 
-def _phases(f: dict[str, Any]) -> str:
+def _phases(f: Figures) -> str:
     phases = {k: v for k, v in f["phases"].items() if v}
     return ("<h2>Time by phase</h2><p class=note>Seconds summed over spans; teams work side by side, so the "
             "total can exceed wall time.</p>" + _chart("time by phase (s)", list(phases),
                                                        {"seconds": list(phases.values())}, horizontal=True))
 
 
-def _outcomes(o: dict[str, Any]) -> str:
+def _outcomes(o: Outcomes) -> str:
     rate = "-" if o["success_rate"] is None else f"{o['success_rate']:.0%}"
     lo, hi = o["success_ci95"]
     repro = "-" if o["reproduction_test_rate"] is None else f"{o['reproduction_test_rate']:.0%}"
     heals = ", ".join(f"{k}: {v}" for k, v in o["heal_results"].items()) or "none recorded"
-    rows = [["success rate", f"{rate} ({o['successes']}/{o['finished']}; 95% interval {lo:.0%}-{hi:.0%})"],
+    rows: list[list[object]] = [["success rate", f"{rate} ({o['successes']}/{o['finished']}; 95% interval {lo:.0%}-{hi:.0%})"],
             ["median rounds to green", _num(o["median_rounds_to_green"])],
             ["runs that wrote a reproduction test", repro],
             ["heal attempts", f"{o['heal_attempts']} ({heals})"],
@@ -95,7 +100,7 @@ def _outcomes(o: dict[str, Any]) -> str:
             + (f"<p>Tests failing before any change:</p><ul>{failing}</ul>" if failing else ""))
 
 
-def _comparison(f: dict[str, Any]) -> str:
+def _comparison(f: Figures) -> str:
     c = f["comparison"]
     if c is None:
         return "<h2>A/B comparison</h2><p class=note>The runs do not differ in any recorded setting.</p>"
@@ -114,7 +119,7 @@ def _comparison(f: dict[str, Any]) -> str:
             + f"<ul>{notes}</ul>")
 
 
-def _runs(runs: list[dict[str, Any]]) -> str:
+def _runs(runs: list[RunRow]) -> str:
     rows = [[r["run_id"], r["task"][:80], r["outcome"], _num(r["cost_usd"]), _num(r["wall_s"]),
              _link(r["trace"])] for r in runs]
     return "<h2>Runs</h2><div class=scroll>" + _table(
@@ -133,8 +138,8 @@ def _num(value: float | int | None) -> str:
     return "-" if value is None else f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[Any]], raw_last: bool = False) -> str:
-    def cells(row: Sequence[Any]) -> str:
+def _table(header: Sequence[str], rows: Sequence[Sequence[object]], raw_last: bool = False) -> str:
+    def cells(row: Sequence[object]) -> str:
         out = [f"<td>{html.escape(str(c))}</td>" for c in row]
         if raw_last and row:
             out[-1] = f"<td>{row[-1]}</td>"  # already-escaped markup (a link)
@@ -144,7 +149,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[Any]], raw_last: bool 
     return f"<table><tr>{head}</tr>" + "".join(f"<tr>{cells(r)}</tr>" for r in rows) + "</table>"
 
 
-def _chart(title: str, labels: list[str], series: dict[str, list[float]], stacked: bool = False,
+def _chart(title: str, labels: list[str], series: Mapping[str, Sequence[float | None]], stacked: bool = False,
            horizontal: bool = False, errors: list[tuple[float, float]] | None = None) -> str:
     """A bar chart as inline SVG, or a note when there is nothing to draw."""
     if not labels or not any(v for values in series.values() for v in values):
@@ -163,22 +168,22 @@ def _chart(title: str, labels: list[str], series: dict[str, list[float]], stacke
         plt.close(fig)
 
 
-def _bars(ax: Any, labels: list[str], series: dict[str, list[float]], stacked: bool, horizontal: bool,
+def _bars(ax: Axes, labels: list[str], series: Mapping[str, Sequence[float | None]], stacked: bool, horizontal: bool,
           errors: list[tuple[float, float]] | None) -> None:
     positions = range(len(labels))
     width = 0.8 if stacked else 0.8 / len(series)
     bottom = [0.0] * len(labels)
     for i, (name, values) in enumerate(series.items()):
         offset = [p if stacked else p - 0.4 + width * (i + 0.5) for p in positions]
-        values = [v or 0 for v in values]
+        heights = [v or 0 for v in values]
         error = list(zip(*errors, strict=True)) if errors else None
         if horizontal:
-            ax.barh(offset, values, height=width, left=bottom, label=name, color=COLORS[i % len(COLORS)])
+            ax.barh(offset, heights, height=width, left=bottom, label=name, color=COLORS[i % len(COLORS)])
         else:
-            ax.bar(offset, values, width=width, bottom=bottom, label=name, color=COLORS[i % len(COLORS)],
+            ax.bar(offset, heights, width=width, bottom=bottom, label=name, color=COLORS[i % len(COLORS)],
                    yerr=error, capsize=6 if error else 0)
         if stacked:
-            bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+            bottom = [b + v for b, v in zip(bottom, heights, strict=True)]
     short = [label if len(label) <= 32 else label[:30] + "…" for label in labels]
     if horizontal:
         ax.set_yticks(list(positions), short)
@@ -186,7 +191,7 @@ def _bars(ax: Any, labels: list[str], series: dict[str, list[float]], stacked: b
         ax.set_xticks(list(positions), short, rotation=20 if len(labels) > 3 else 0, ha="right" if len(labels) > 3 else "center", fontsize=8)
 
 
-def _svg(fig: Any, salt: str) -> str:
+def _svg(fig: Figure, salt: str) -> str:
     """The figure as an <svg> element: no XML prolog, doctype or metadata (they name external URLs)."""
     import matplotlib
 

@@ -26,10 +26,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Literal, NotRequired, ParamSpec, TypedDict, TypeVar
 
 from bot.otel import OtelExport, OtlpSettings, export_for
 from bot.redact import Redactor
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import Span as OtelSpan
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -43,6 +46,23 @@ def new_run_id() -> str:
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
 
 
+Status = Literal["ok", "error"]
+
+
+class SpanRecord(TypedDict):
+    """One line of trace.jsonl: a span as it ended (`ensemble report` reads these)."""
+
+    run_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    start: float  # seconds since the epoch
+    duration_s: float
+    status: Status
+    attributes: dict[str, object]
+    error: NotRequired[str]
+
+
 @dataclass
 class Span:
     """An open span; `set()` adds attributes until it ends."""
@@ -51,10 +71,10 @@ class Span:
     span_id: str
     parent_id: str | None
     start: float
-    attributes: dict[str, Any] = field(default_factory=dict)
+    attributes: dict[str, object] = field(default_factory=dict)  # JSON values; others are written as their str
     error: str | None = None  # set by `fail()`: the span ends as an error without an exception
 
-    def set(self, **attributes: Any) -> None:
+    def set(self, **attributes: object) -> None:
         """Add or replace attributes."""
         self.attributes.update(attributes)
 
@@ -96,13 +116,14 @@ class Tracer:
             self.redactor = self.redactor.extended(values)
 
     @contextmanager
-    def span(self, name: str, **attributes: Any) -> Iterator[Span]:
+    def span(self, name: str, **attributes: object) -> Iterator[Span]:
         """Open a span nested under the current one; an exception marks it as an error."""
         parent = self._current.get()
         current = Span(name, secrets.token_hex(6), parent.span_id if parent else None, time.time(), dict(attributes))
         exported = self.otel.start(name, current.start) if self.otel else None
         token = self._current.set(current)
-        status, error = "ok", None
+        status: Status = "ok"
+        error: str | None = None
         try:
             yield current
         except BaseException as exc:
@@ -127,24 +148,17 @@ class Tracer:
             if self.otel is not None:
                 self.otel.flush()
 
-    def _export(self, started: Any, span: Span, error: str | None) -> None:
+    def _export(self, started: tuple[OtelSpan, object], span: Span, error: str | None) -> None:
         assert self.otel is not None
-        redacted = self.redactor.value({"attributes": span.attributes, "error": error})
-        self.otel.end(started, span.name, redacted["attributes"], redacted["error"])
+        self.otel.end(started, span.name, self.redactor.value(span.attributes),
+                      None if error is None else self.redactor.text(error))
 
-    def _write(self, span: Span, status: str, error: str | None) -> None:
+    def _write(self, span: Span, status: Status, error: str | None) -> None:
         if self.path is None:
             return
-        record: dict[str, Any] = {
-            "run_id": self.run_id,
-            "span_id": span.span_id,
-            "parent_id": span.parent_id,
-            "name": span.name,
-            "start": round(span.start, 6),
-            "duration_s": round(time.time() - span.start, 6),
-            "status": status,
-            "attributes": span.attributes,
-        }
+        record = SpanRecord(run_id=self.run_id, span_id=span.span_id, parent_id=span.parent_id, name=span.name,
+                            start=round(span.start, 6), duration_s=round(time.time() - span.start, 6), status=status,
+                            attributes=span.attributes)
         if error is not None:
             record["error"] = error
         line = json.dumps(self.redactor.value(record), default=str, ensure_ascii=False)
@@ -167,7 +181,7 @@ def current_tracer() -> Tracer:
 
 
 @contextmanager
-def span(name: str, **attributes: Any) -> Iterator[Span]:
+def span(name: str, **attributes: object) -> Iterator[Span]:
     """A span on the active tracer."""
     with current_tracer().span(name, **attributes) as s:
         yield s
@@ -200,7 +214,7 @@ def propagate(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def read_trace(path: Path) -> list[dict[str, Any]]:
+def read_trace(path: Path) -> list[SpanRecord]:
     """All span records of a trace file, in the order they ended."""
     with path.open(encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]

@@ -27,6 +27,8 @@ from bot.ensemble.types import (
     TestOutcome,
 )
 from bot.ensemble.verdict import Judgement
+from bot.forge import Commit
+from bot.llm.budget import RoleSpend, no_spend
 
 
 @dataclass
@@ -61,9 +63,10 @@ class ScriptedEngine:
                            tests_before=TestOutcome(False, ("tests/test_calc.py::test_add",), total=1),
                            reproduction=Reproduction("tests/test_calc.py", failed_before=True, passed_after=True),
                            retrieved=[Retrieved("calc.py", "search", 0.9, 1, 2, "add")],
-                           usage={"calls": 3, "input_tokens": 1200, "output_tokens": 300, "cost_usd": 0.0123,
-                                  "by_role": {"planner": {"calls": 1, "input_tokens": 500, "output_tokens": 100,
-                                                          "cost_usd": 0.01}}})
+                           usage={**no_spend(), "calls": 3, "input_tokens": 1200, "output_tokens": 300,
+                                  "cost_usd": 0.0123, "by_role": {"planner": RoleSpend(calls=1, input_tokens=500,
+                                                                                       output_tokens=100,
+                                                                                       cost_usd=0.01).figures()}})
         if self.before_return:
             self.before_return(stop)
         if stop.is_set():
@@ -73,8 +76,7 @@ class ScriptedEngine:
             result.stop_reason, result.tests_after = self.fail_reason, TestOutcome(False, ("t",))
             return self._partial(result, repo_dir, run_id) if self.improved else result
         result.stop_reason, result.tests_after = ACCEPTED, TestOutcome(True, total=1)
-        result.commits = [{"sha": _commit(repo_dir, result.branch, self.files(len(self.calls)), run_id),
-                           "summary": "Make add() add"}]
+        result.commits = [Commit(_commit(repo_dir, result.branch, self.files(len(self.calls)), run_id), "Make add() add")]
         return result
 
     def _partial(self, result: RunResult, repo_dir: Path, run_id: str) -> RunResult:
@@ -84,8 +86,8 @@ class ScriptedEngine:
         result.judgement = Judgement(False, f"required test(s) fail: {left}", fixed=(fixed,),
                                      required_failing=(left,), per_test=True)
         result.diff = "diff --git a/calc.py b/calc.py\n"
-        result.commits = [{"sha": _commit(repo_dir, result.branch, self.files(len(self.calls)), run_id),
-                           "summary": "Make add() add (partial)"}]
+        result.commits = [Commit(_commit(repo_dir, result.branch, self.files(len(self.calls)), run_id),
+                                 "Make add() add (partial)")]
         return result
 
 

@@ -7,11 +7,15 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TextIO
 
 from bot.config import load_config
 from bot.errors import UsageError
 from bot.extras import require_engine
+
+if TYPE_CHECKING:  # the engine's modules load only when the index is opened
+    from indexer import RepoIndex
+    from indexer.build import Progress
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 class StderrProgress:
     """A one-line progress bar on stderr (a line per stage when stderr is not a terminal)."""
 
-    def __init__(self, stream: Any = None):
+    def __init__(self, stream: TextIO | None = None):
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
         self._last = 0.0
@@ -42,7 +46,7 @@ class StderrProgress:
             print(f"{stage}: {done}/{total}", file=self.stream)
 
 
-def open_repo_index(repo: Path, progress: Any = None) -> Any:
+def open_repo_index(repo: Path, progress: Progress | None = None) -> RepoIndex:
     """Open (building or updating) the index of `repo` as `ensemble run` would (ENSEMBLE_INDEX_DIR included)."""
     from bot.ensemble.assemble import open_configured_index
 

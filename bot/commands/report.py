@@ -24,11 +24,11 @@ def run(args: argparse.Namespace) -> int:
 
     loaded = load(args.traces)
     data = figures(loaded) if args.json or args.html else None
-    if args.html:
+    if args.html and data is not None:
         from bot.persist import write_text
         from bot.report_html import render_html
 
-        write_text(args.html, render_html(data or {}))
+        write_text(args.html, render_html(data))
     if args.json:
         print(json.dumps(data, indent=2, default=str))
     else:

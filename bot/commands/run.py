@@ -8,11 +8,15 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bot.errors import UsageError
 from bot.extras import require_engine
 from bot.redact import clip, scrub
+
+if TYPE_CHECKING:  # the engine's modules load only when a run starts, so `ensemble --help` stays fast
+    from bot.ensemble.ports import ModelClient
+    from bot.ensemble.types import Task
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=run)
 
 
-def read_task(args: argparse.Namespace) -> Any:
+def read_task(args: argparse.Namespace) -> Task:
     """The task from --task or --task-file; its first line is the title."""
     from bot.ensemble.types import Task
 
@@ -54,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         raise
 
 
-def error_json(exc: BaseException) -> dict[str, Any]:
+def error_json(exc: BaseException) -> dict[str, object]:
     """What `--json` prints when the run could not happen: the error, its kind, and no branch."""
     from sandbox.errors import EnvironmentProblem
 
@@ -100,17 +104,17 @@ def _run(args: argparse.Namespace) -> int:
 class ProgressView:
     """One stderr line per phase: team, round, phase, tokens and cost so far."""
 
-    def __init__(self, models: Any):
+    def __init__(self, models: ModelClient):
         self.models = models
         self.started = time.monotonic()
 
     def __call__(self, team: str, phase: str, rnd: int, detail: str) -> None:
         spend = self.models.spend()
-        tokens = spend.get("input_tokens", 0) + spend.get("output_tokens", 0)
+        tokens = spend["input_tokens"] + spend["output_tokens"]
         where = f"team {team}" if team != "-" else "run"
         round_text = f" round {rnd}" if rnd else ""
         line = (f"[{time.monotonic() - self.started:6.1f}s] {where}{round_text}: {phase}"
-                f"{' ' + clip(detail, 60) if detail else ''}  ({tokens} tokens, ${spend.get('cost_usd', 0):.4f})")
+                f"{' ' + clip(detail, 60) if detail else ''}  ({tokens} tokens, ${spend['cost_usd']:.4f})")
         print(scrub(line), file=sys.stderr, flush=True)
 
     def done(self) -> None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bot.doctor.check import Check, DoctorContext
+
+if TYPE_CHECKING:  # docker loads only when the doctor asks an engine (sandbox/engine.py)
+    from docker import DockerClient
 
 
 def check_toolchains(ctx: DoctorContext) -> list[Check]:
@@ -37,7 +40,7 @@ def _repo_language(ctx: DoctorContext) -> str:
         return "unknown"
 
 
-def _toolchain_check(client: Any, name: str, repo_language: str) -> Check:
+def _toolchain_check(client: DockerClient, name: str, repo_language: str) -> Check:
     from sandbox.images import DEFAULT_IMAGES
     from sandbox.toolchains import LANGUAGE_TOOLCHAINS, TOOLCHAINS, find_toolchain_image
 
@@ -57,7 +60,7 @@ def _toolchain_check(client: Any, name: str, repo_language: str) -> Check:
                  "scripts/setup.sh)")
 
 
-def _has(client: Any, image: str) -> bool:
+def _has(client: DockerClient, image: str) -> bool:
     try:
         client.images.get(image)
         return True

@@ -5,18 +5,23 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from bot.ensemble.insights import Embed
 from bot.ensemble.ports import ModelClient, ModelReply
 from bot.ensemble.types import Retrieved, TestOutcome
+from bot.llm.budget import SpendSummary
 from bot.llm.types import Message
 from bot.redact import clip
 from bot.trace import span
 from common.languages import is_language
 
 if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
     from indexer import RepoIndex
     from sandbox.model import Environment, ExecResult, Sandbox, SandboxSpec
 
@@ -31,11 +36,11 @@ class IndexRetriever:
         self.index = index
 
     @property
-    def embed(self) -> Callable[[list[str]], Any] | None:
+    def embed(self) -> Embed | None:
         """The index's own embedding model, for the lessons store."""
         return self._embed
 
-    def _embed(self, texts: list[str]) -> Any:
+    def _embed(self, texts: list[str]) -> NDArray[np.float32]:
         # the model loads on first use (that takes seconds, so only when something embeds)
         return self.index.embedder.embed(list(texts))
 
@@ -204,7 +209,7 @@ class TeamModels:
         """True when `role` has models of its own in the shared manager."""
         return self.models.has_role(role)
 
-    def spend(self) -> dict[str, Any]:
+    def spend(self) -> SpendSummary:
         """The whole run's usage: the teams share one budget."""
         return self.models.spend()
 

@@ -18,15 +18,21 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.persist import write_text
 from bot.redact import clip
+
+if TYPE_CHECKING:  # numpy comes with the engine extra; the arrays are the indexer's embedder's
+    import numpy as np
+    from numpy.typing import NDArray
 
 log = logging.getLogger(__name__)
 STORE_FILE = "insights.jsonl"
 MAX_LESSONS = 200
 LOCK_TIMEOUT_S = 60.0  # another run's write takes milliseconds; a minute means a stuck process
-Embed = Callable[[list[str]], Sequence[Sequence[float]]]
+# texts -> one vector per text: the indexer's embedder's float32 rows, or plain lists (a test's embedder)
+Embed = Callable[[list[str]], "NDArray[np.float32] | Sequence[Sequence[float]]"]
 
 
 class InsightBoard:

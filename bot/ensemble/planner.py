@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Literal, TypedDict
 
 from bot.ensemble import prompts
 from bot.ensemble.asking import ask
@@ -33,7 +33,8 @@ log = logging.getLogger(__name__)
 MAX_REQUESTS = 4  # of each kind per exploration round
 OPEN_FILE_CHARS = 12_000
 REPRO_RE = re.compile(r"^\s*reproduction test\s*:\s*(.+)$", re.IGNORECASE)
-REQUEST_KINDS = ("search", "open", "symbols", "grep")
+RequestKind = Literal["search", "open", "symbols", "grep"]
+REQUEST_KINDS: tuple[RequestKind, ...] = ("search", "open", "symbols", "grep")
 DIRECT_FILES = 2  # source files a direct attempt shows the coder (the failing tests' files come on top)
 ReadFile = Callable[[str], str | None]
 Grep = Callable[[str], list[tuple[str, int, str]]]
@@ -110,7 +111,7 @@ def explore(models: ModelClient, retriever: Retriever, task: Task, insights: str
             log.warning("team %s: exploration reply unreadable (%s); planning with what was found", team, exc)
             break
         requests = read_requests(reply)
-        if requests.get("done") or not any(requests[k] for k in REQUEST_KINDS):
+        if requests["done"] or not any(requests[k] for k in REQUEST_KINDS):
             break
         before = len(found.context)
         _fulfil(requests, found, retriever, read_file, grep)
@@ -154,7 +155,17 @@ def mentioned_paths(text: str, exists: Callable[[str], bool]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _fulfil(requests: dict[str, Any], found: Exploration, retriever: Retriever, read_file: ReadFile,
+class ExploreRequests(TypedDict):
+    """The planner's `explore` reply as the loop acts on it: at most MAX_REQUESTS of each kind, and whether it is done."""
+
+    search: list[str]
+    open: list[str]
+    symbols: list[str]
+    grep: list[str]
+    done: bool
+
+
+def _fulfil(requests: ExploreRequests, found: Exploration, retriever: Retriever, read_file: ReadFile,
             grep: Grep | None) -> None:
     for query in requests["search"]:
         for item, text in retriever.search(query, k=3):
@@ -178,14 +189,14 @@ def _fulfil(requests: dict[str, Any], found: Exploration, retriever: Retriever, 
                   f"exact text {text!r} ({len(hits)} matches):\n{listing}")
 
 
-def read_requests(reply: ModelReply) -> dict[str, Any]:
+def read_requests(reply: ModelReply) -> ExploreRequests:
     """The planner's `explore` request from a reply: its parsed data, else its text read leniently."""
     if reply.data is None:
         return parse_requests(reply.text or "")
     return _normalise(reply.data)
 
 
-def parse_requests(text: str) -> dict[str, Any]:
+def parse_requests(text: str) -> ExploreRequests:
     """The exploration request in `text` (reasoning, prose and fences tolerated); unreadable means done."""
     try:
         return _normalise(parse_structured(text, "explore"))
@@ -194,11 +205,16 @@ def parse_requests(text: str) -> dict[str, Any]:
         return _normalise({"done": True})
 
 
-def _normalise(data: dict[str, Any]) -> dict[str, Any]:
-    requests: dict[str, Any] = {k: [str(v) for v in (data.get(k) or []) if isinstance(v, str | int)][:MAX_REQUESTS]
-                      for k in REQUEST_KINDS}
-    requests["done"] = bool(data.get("done"))
-    return requests
+def _normalise(data: Mapping[str, object]) -> ExploreRequests:
+    return ExploreRequests(search=_requested(data, "search"), open=_requested(data, "open"),
+                           symbols=_requested(data, "symbols"), grep=_requested(data, "grep"),
+                           done=bool(data.get("done")))
+
+
+def _requested(data: Mapping[str, object], kind: RequestKind) -> list[str]:
+    values = data.get(kind) or []
+    listed = values if isinstance(values, list | tuple) else []
+    return [str(v) for v in listed if isinstance(v, str | int)][:MAX_REQUESTS]
 
 
 # A repository path as it may appear in an instruction to the coder: nothing that could carry text.
@@ -214,9 +230,9 @@ def make_plan(models: ModelClient, task: Task, found: Exploration, insights: str
     return parse_plan(reply.data or {})
 
 
-def parse_plan(data: dict[str, Any]) -> Plan:
+def parse_plan(data: Mapping[str, object]) -> Plan:
     """A `Plan` from the schema's fields; the step 'Reproduction test: PATH' names the test."""
-    steps = tuple(str(s) for s in data.get("steps", []))
+    steps = _texts(data.get("steps"))
     repro, reason = None, "the plan named no reproduction test"
     for step in steps:
         match = REPRO_RE.match(step)
@@ -229,6 +245,11 @@ def parse_plan(data: dict[str, Any]) -> Plan:
                 if not SAFE_PATH.fullmatch(repro) or ".." in repro.split("/"):
                     repro, reason = None, "the plan's reproduction test path is not a plain repository path"
             break
-    return Plan(summary=str(data.get("summary", "")), files=tuple(str(f) for f in data.get("files", [])),
-                steps=steps, questions=tuple(str(q) for q in data.get("questions", []) if str(q).strip()),
+    return Plan(summary=str(data.get("summary", "")), files=_texts(data.get("files")),
+                steps=steps, questions=tuple(q for q in _texts(data.get("questions")) if q.strip()),
                 reproduction_test=repro, no_test_reason=reason)
+
+
+def _texts(value: object) -> tuple[str, ...]:
+    """A list field of a reply as strings (the schema made it a list; anything else reads as empty)."""
+    return tuple(str(item) for item in value) if isinstance(value, list | tuple) else ()

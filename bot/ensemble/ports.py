@@ -6,12 +6,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
+from bot.ensemble.insights import Embed
 from bot.ensemble.types import Retrieved, TestOutcome
-from bot.llm.types import Message
+from bot.llm.budget import SpendSummary
+from bot.llm.types import JsonObject, Message
 
 
 class ModelReply(Protocol):
@@ -23,7 +25,7 @@ class ModelReply(Protocol):
         ...
 
     @property
-    def data(self) -> dict[str, Any] | None:
+    def data(self) -> JsonObject | None:
         """The validated JSON of a schema reply; None for plain text."""
         ...
 
@@ -54,7 +56,7 @@ class ModelClient(Protocol):
         """True when `role` has models of its own: a team's own model for a role is `coder@b`."""
         ...
 
-    def spend(self) -> dict[str, Any]:
+    def spend(self) -> SpendSummary:
         """The run's usage so far (tokens, cost, per role and model): what the run's report shows."""
         ...
 
@@ -63,7 +65,7 @@ class Retriever(Protocol):
     """Search over the repository's index."""
 
     @property
-    def embed(self) -> Callable[[list[str]], Any] | None:
+    def embed(self) -> Embed | None:
         """The index's embedding model (texts -> vectors), for the lessons store; None without one."""
         ...
 

@@ -79,7 +79,7 @@ def render_summary(result: RunResult) -> str:
     lines.append(f"branch: {result.branch if result.commits else '(not created: no passing change)'}"
                  + (" (partial work: it fixes some tests and breaks none; see what is left below)"
                     if result.partial else ""))
-    lines += [f"  commit {c['sha'][:10]} {c['summary']}" for c in result.commits]
+    lines += [f"  commit {c.sha[:10]} {c.summary}" for c in result.commits]
     if result.environment:
         lines.append(f"environment: {result.environment}")
     lines.append(f"tests before: {tests_line(result.tests_before)}")
@@ -106,12 +106,11 @@ def render_summary(result: RunResult) -> str:
 
 
 def _spend(result: RunResult) -> list[str]:
-    usage = result.usage or {}
-    lines = [f"tokens: {usage.get('input_tokens', 0)} in, {usage.get('output_tokens', 0)} out; "
-             f"cost ${usage.get('cost_usd', 0.0):.4f}"]
-    for role, spend in (usage.get("by_role") or {}).items():
-        lines.append(f"  {role}: {spend.get('calls', 0)} calls, {spend.get('input_tokens', 0)} in, "
-                     f"{spend.get('output_tokens', 0)} out, ${spend.get('cost_usd', 0.0):.4f}")
-    for fallback in usage.get("fallbacks") or []:
-        lines.append(f"  fallback for {fallback.get('role')}: {fallback.get('from')} -> {fallback.get('to')}")
+    usage = result.usage
+    lines = [f"tokens: {usage['input_tokens']} in, {usage['output_tokens']} out; cost ${usage['cost_usd']:.4f}"]
+    for role, spend in usage["by_role"].items():
+        lines.append(f"  {role}: {spend['calls']} calls, {spend['input_tokens']} in, "
+                     f"{spend['output_tokens']} out, ${spend['cost_usd']:.4f}")
+    for fallback in usage["fallbacks"]:
+        lines.append(f"  fallback for {fallback['role']}: {fallback['from']} -> {fallback['to']}")
     return lines

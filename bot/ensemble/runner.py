@@ -15,15 +15,14 @@ import re
 import threading
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from bot.config import ROLES, Config
 from bot.ensemble.adapters import TeamModels
-from bot.ensemble.insights import InsightBoard, InsightStore, Lesson
+from bot.ensemble.insights import Embed, InsightBoard, InsightStore, Lesson
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.planner import ExploreBudget
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
@@ -39,6 +38,7 @@ from bot.ensemble.types import (
     RunResult,
     Task,
     TeamResult,
+    TeamSummary,
     TestOutcome,
 )
 from bot.ensemble.verdict import matching_tests
@@ -58,7 +58,7 @@ class Components:
     models: ModelClient | None = None
     retriever: Retriever | None = None
     runner: TestRunner | None = None
-    embed: Callable[[list[str]], Any] | None = None
+    embed: Embed | None = None
     progress: Progress | None = None
     stop: threading.Event = field(default_factory=threading.Event)
     use_cache: bool = True
@@ -104,7 +104,7 @@ def config_secret_names(config: Config) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*config.secret_env, *keys]))
 
 
-def run_settings(config: Config) -> dict[str, Any]:
+def run_settings(config: Config) -> dict[str, object]:
     """The settings an A/B comparison of runs tells apart (`ensemble report` reads them)."""
     models = {role: f"{config.models.for_role(role).provider}/{config.models.for_role(role).model}" for role in ROLES}
     return {"models": models, "ensembles": config.ensembles, "max_iterations": config.max_iterations,
@@ -143,8 +143,7 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
     log.info("%s", result.decision)
     _fill(result, outcomes, winner, models)
     if winner is not None and (winner.passed or is_partial(winner)):  # partial work is kept, marked as such
-        result.commits = [{"sha": c.sha, "summary": c.summary}
-                          for c in forge.publish(next(t.workspace for t in teams if t.name == winner.name))]
+        result.commits = forge.publish(next(t.workspace for t in teams if t.name == winner.name))
     result.notes = common.board.all_notes()
     store.add(_lesson(task, result, winner))
 
@@ -253,13 +252,11 @@ def _safe_team(team: Team) -> TeamResult:
 
 def _fill(result: RunResult, outcomes: list[TeamResult], winner: TeamResult | None, models: ModelClient) -> None:
     ranks = {t.name: i for i, t in enumerate(sorted(outcomes, key=rank_key, reverse=True), 1)}
-    result.teams = [{"name": t.name, "rank": ranks[t.name], "outcome": describe(t), "stop_reason": t.stop_reason,
-                     "rounds": len(t.rounds), "passed": t.passed, "accepted": t.accepted,
-                     "diff_lines": t.diff_size, "error": t.error, "kept": t.kept, "refused": t.refused,
-                     "models": t.models} for t in outcomes]
+    result.teams = [TeamSummary(t.name, ranks[t.name], describe(t), t.stop_reason, len(t.rounds), t.passed, t.accepted,
+                                t.diff_size, t.error, t.kept, tuple(t.refused), t.models) for t in outcomes]
     result.refused = [f"team {t.name}: {r}" for t in outcomes for r in t.refused]
     result.usage = models.spend()
-    result.replayed = _replayed(result.usage)
+    result.replayed = result.usage["replayed"] > 0
     if winner is None:
         result.stop_reason, result.stop_detail = CRASHED, result.decision
         return
@@ -284,10 +281,6 @@ def _after(repro: Reproduction, winner: TeamResult) -> Reproduction:
     outcomes = dict(tests.results)
     names = matching_tests(outcomes, [repro.path]) if repro.path else []
     return replace(repro, passed_after=all(outcomes[n] == "pass" for n in names) if names else tests.passed)
-
-
-def _replayed(usage: Mapping[str, Any]) -> bool:
-    return bool(usage.get("replayed")) if isinstance(usage, Mapping) else False
 
 
 def _lesson(task: Task, result: RunResult, winner: TeamResult | None) -> Lesson:

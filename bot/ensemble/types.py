@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Literal
 
+from bot.forge import Commit
+from bot.llm.budget import SpendSummary, no_spend
 from bot.redact import clip
 
 
@@ -267,6 +269,24 @@ class TeamResult:
         return sum(1 for line in self.diff.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---"))
 
 
+@dataclass(frozen=True)
+class TeamSummary:
+    """One team's outcome as the run's result reports it: its rank among the teams and what it did."""
+
+    name: str
+    rank: int = 0  # 1 for the winner; 0: not ranked
+    outcome: str = ""  # in words (select.describe)
+    stop_reason: StopReason | None = None
+    rounds: int = 0
+    passed: bool = False
+    accepted: bool = False
+    diff_lines: int = 0
+    error: str = ""
+    kept: str = ""
+    refused: tuple[str, ...] = ()
+    models: str = ""  # planner/coder/critic model names
+
+
 @dataclass
 class RunResult:
     """Everything a caller (the CLI, the GitHub handler) needs to report a run."""
@@ -274,7 +294,7 @@ class RunResult:
     run_id: str
     task: Task
     branch: str = ""
-    commits: list[dict[str, str]] = field(default_factory=list)
+    commits: list[Commit] = field(default_factory=list)
     plan: Plan | None = None
     stop_reason: StopReason | None = None  # None only while the run runs
     stop_detail: str = ""
@@ -282,10 +302,10 @@ class RunResult:
     tests_after: TestOutcome | None = None
     reproduction: Reproduction | None = None
     retrieved: list[Retrieved] = field(default_factory=list)
-    usage: dict[str, Any] = field(default_factory=dict)
+    usage: SpendSummary = field(default_factory=no_spend)
     questions: tuple[str, ...] = ()
     winner: str = ""
-    teams: list[dict[str, Any]] = field(default_factory=list)
+    teams: list[TeamSummary] = field(default_factory=list)
     decision: str = ""
     diff: str = ""
     duration_s: float = 0.0
@@ -324,8 +344,8 @@ class RunResult:
         """The stop reason in plain words."""
         return STOP_WORDS.get(self.stop_reason, self.stop_reason) if self.stop_reason else ""
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (what `ensemble run --json` prints)."""
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-ready dict (what `ensemble run --json` prints): the fields under their names, nested values as dicts."""
         data = asdict(self)
         data.update(success=self.success, partial=self.partial, stop_words=self.stop_words,
                      pre_existing_failures=list(self.pre_existing_failures))

@@ -17,7 +17,7 @@ from bot.config import Config
 from bot.ensemble.types import Plan, RunResult, Task
 
 T = TypeVar("T", Config, Plan, RunResult, Task)
-_ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
+_ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}  # one adapter per type: the dict holds several types
 
 
 def _adapter(kind: type[Any]) -> TypeAdapter[Any]:
@@ -27,12 +27,13 @@ def _adapter(kind: type[Any]) -> TypeAdapter[Any]:
     return _ADAPTERS[kind]
 
 
-def dump(value: Config | Plan | RunResult | Task) -> Any:
+def dump(value: Config | Plan | RunResult | Task) -> object:
     """`value` as JSON-ready data (dicts, lists, strings, numbers)."""
-    return _adapter(type(value)).dump_python(value, mode="json")
+    data: object = _adapter(type(value)).dump_python(value, mode="json")
+    return data
 
 
-def load(kind: type[T], data: Any) -> T:
+def load(kind: type[T], data: object) -> T:
     """A `kind` read back from what `dump` wrote; a ValueError names the field that did not fit."""
     value: T = _adapter(kind).validate_python(data)
     return value

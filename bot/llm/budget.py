@@ -11,12 +11,53 @@ output cap cut off (`truncated`), so run summaries and benchmarks can show how s
 from __future__ import annotations
 
 import threading
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
+
+# pydantic (bot/ensemble/wire.py) reads a TypedDict only from typing_extensions before Python 3.12
+from typing_extensions import TypedDict
 
 from bot.errors import BudgetExceeded
 from bot.llm.prices import PriceTable
 from bot.llm.types import Usage
+
+
+class SpendFigures(TypedDict):
+    """One role's or one model's totals as plain data (`RoleSpend.figures`), the keys of `by_role` and `by_model`."""
+
+    calls: int
+    cache_hits: int
+    replayed: int
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int
+    cost_usd: float
+    parse_failures: int
+    repaired: int
+    truncated: int
+
+
+# A role's model gave up and the next in its chain took over; `from` is a keyword, hence the functional form.
+Fallback = TypedDict("Fallback", {"role": str, "from": str, "to": str, "reason": str})
+
+
+class SpendSummary(TypedDict):
+    """The run's spend as plain data (`Ledger.summary`): what `RunResult.usage` holds and `ensemble run --json` prints."""
+
+    calls: int
+    cache_hits: int
+    replayed: int
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int
+    parse_failures: int
+    repaired: int
+    truncated: int
+    cost_usd: float
+    budget_usd: float | None
+    budget_tokens: int | None
+    by_role: dict[str, SpendFigures]
+    by_model: dict[str, SpendFigures]
+    fallbacks: list[Fallback]
 
 
 @dataclass
@@ -52,6 +93,21 @@ class RoleSpend:
         self.cached_tokens += usage.cached_tokens
         self.cost_usd += cost_usd
 
+    def __add__(self, other: RoleSpend) -> RoleSpend:
+        """Both totals together (the run's totals are the roles' added up)."""
+        return RoleSpend(self.calls + other.calls, self.cache_hits + other.cache_hits, self.replayed + other.replayed,
+                         self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens,
+                         self.cached_tokens + other.cached_tokens, self.cost_usd + other.cost_usd,
+                         self.parse_failures + other.parse_failures, self.repaired + other.repaired,
+                         self.truncated + other.truncated)
+
+    def figures(self) -> SpendFigures:
+        """These totals as plain data."""
+        return SpendFigures(calls=self.calls, cache_hits=self.cache_hits, replayed=self.replayed,
+                            input_tokens=self.input_tokens, output_tokens=self.output_tokens,
+                            cached_tokens=self.cached_tokens, cost_usd=self.cost_usd,
+                            parse_failures=self.parse_failures, repaired=self.repaired, truncated=self.truncated)
+
 
 EVENTS = ("parse_failures", "repaired", "truncated")
 
@@ -73,7 +129,7 @@ class Ledger:
     prices: PriceTable
     roles: dict[str, RoleSpend] = field(default_factory=dict)
     models: dict[str, RoleSpend] = field(default_factory=dict)  # by the model name the provider reported
-    fallbacks: list[dict[str, str]] = field(default_factory=list)
+    fallbacks: list[Fallback] = field(default_factory=list)
     _reserved: list[Reservation] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -81,8 +137,9 @@ class Ledger:
         """Hold the prompt's estimated cost, or raise BudgetExceeded if it would pass a cap."""
         estimate = Reservation(prompt_tokens, self.prices.cost(model, Usage(input_tokens=prompt_tokens)))
         with self._lock:
-            usd = self._total("cost_usd") + sum(r.usd for r in self._reserved)
-            tokens = self._total("input_tokens") + self._total("output_tokens") + sum(r.tokens for r in self._reserved)
+            total = self._total()
+            usd = total.cost_usd + sum(r.usd for r in self._reserved)
+            tokens = total.input_tokens + total.output_tokens + sum(r.tokens for r in self._reserved)
             if self.budget_usd is not None and estimate.usd > 0 and usd + estimate.usd > self.budget_usd:
                 self._refuse(role, label, estimate, f"the cap of ${self.budget_usd:.2f} (budget_usd)")
             if self.budget_tokens is not None and tokens + estimate.tokens > self.budget_tokens:
@@ -130,22 +187,28 @@ class Ledger:
     def record_fallback(self, role: str, failed: str, next_label: str, reason: str) -> None:
         """Note that `failed` gave up for `role` and `next_label` took over."""
         with self._lock:
-            self.fallbacks.append({"role": role, "from": failed, "to": next_label, "reason": reason})
+            self.fallbacks.append(Fallback({"role": role, "from": failed, "to": next_label, "reason": reason}))
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> SpendSummary:
         """Totals, per-role figures, caps and fallbacks, as plain data for the run summary."""
         with self._lock:
             return self._summary()
 
-    def _total(self, name: str) -> Any:
-        return sum(asdict(spend)[name] for spend in self.roles.values())
+    def _total(self) -> RoleSpend:
+        return sum(self.roles.values(), RoleSpend())
 
-    def _summary(self) -> dict[str, Any]:
-        names = ("calls", "cache_hits", "replayed", "input_tokens", "output_tokens", "cached_tokens", *EVENTS)
-        totals: dict[str, Any] = {name: self._total(name) for name in names}
-        totals["cost_usd"] = round(self._total("cost_usd"), 9)
-        totals.update(budget_usd=self.budget_usd, budget_tokens=self.budget_tokens,
-                      by_role={role: asdict(spend) for role, spend in sorted(self.roles.items())},
-                      by_model={name: asdict(spend) for name, spend in sorted(self.models.items())},
-                      fallbacks=list(self.fallbacks))
-        return totals
+    def _summary(self) -> SpendSummary:
+        total = self._total()
+        return SpendSummary(
+            calls=total.calls, cache_hits=total.cache_hits, replayed=total.replayed, input_tokens=total.input_tokens,
+            output_tokens=total.output_tokens, cached_tokens=total.cached_tokens, parse_failures=total.parse_failures,
+            repaired=total.repaired, truncated=total.truncated, cost_usd=round(total.cost_usd, 9),
+            budget_usd=self.budget_usd, budget_tokens=self.budget_tokens,
+            by_role={role: spend.figures() for role, spend in sorted(self.roles.items())},
+            by_model={name: spend.figures() for name, spend in sorted(self.models.items())},
+            fallbacks=list(self.fallbacks))
+
+
+def no_spend() -> SpendSummary:
+    """The summary of a run that has made no model call yet (no caps known)."""
+    return Ledger(None, None, PriceTable()).summary()

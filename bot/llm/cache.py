@@ -14,21 +14,41 @@ import hashlib
 import json
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import NotRequired
 
-from bot.llm.types import Message
+from pydantic import TypeAdapter, ValidationError
+
+# pydantic reads a TypedDict only from typing_extensions before Python 3.12
+from typing_extensions import TypedDict
+
+from bot.llm.types import JsonObject, Message
 from bot.persist import write_json
 
 log = logging.getLogger(__name__)
+
+
+class CachedReply(TypedDict):
+    """One stored reply: what the manager needs to answer from the cache without asking the model."""
+
+    text: str
+    data: JsonObject | None
+    request_id: str | None
+    provider: str
+    model: str
+    finish_reason: NotRequired[str]  # entries written before these were kept have neither
+    truncated: NotRequired[bool]
+
+
+_ENTRY = TypeAdapter(CachedReply)
 
 CACHE_SUBDIR = Path(".ensemble") / "cache" / "llm"
 FORMAT_VERSION = 1
 
 
 def cache_key(provider: str, model: str, messages: Sequence[Message], schema: str | None,
-              params: dict[str, Any]) -> str:
+              params: Mapping[str, object]) -> str:
     """The SHA-256 hex digest identifying one request."""
     payload = {"v": FORMAT_VERSION, "provider": provider, "model": model, "schema": schema, "params": params,
                "messages": [[m.role, m.content] for m in messages]}
@@ -45,21 +65,21 @@ class ReplyCache:
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> CachedReply | None:
         """The stored entry, or None (also for an unreadable entry, which is then ignored)."""
         path = self._path(key)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            entry = _ENTRY.validate_json(path.read_bytes())
         except FileNotFoundError:
             return None
-        except (OSError, ValueError) as exc:
+        except (OSError, ValidationError) as exc:  # a cut write, another version's entry, a hand edit
             log.warning("ignoring unreadable cache entry %s: %s", path, exc)
             return None
         with contextlib.suppress(OSError):  # someone else's entry, or a read-only cache: still a hit
             os.utime(path)  # recently used entries are evicted last
-        return data if isinstance(data, dict) else None
+        return entry
 
-    def put(self, key: str, entry: dict[str, Any]) -> None:
+    def put(self, key: str, entry: CachedReply) -> None:
         """Store `entry` atomically, then evict old entries if the cache is over its cap."""
         write_json(self._path(key), entry)  # redacted: a reply that echoes a secret is stored masked
         self.prune()

@@ -14,11 +14,10 @@ import dataclasses
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from bot.errors import ContextTooLong, PromptTooLong, StructuredReplyError
 from bot.llm.schemas import SchemaViolation, parse_structured
-from bot.llm.types import LENGTH, ChatRequest, Message, Usage
+from bot.llm.types import LENGTH, ChatRequest, JsonObject, Message, Usage
 from bot.redact import clip
 from bot.trace import Span
 
@@ -39,7 +38,7 @@ class Outcome:
     """What one model produced for one `complete` call, before it becomes a Reply."""
 
     text: str
-    data: dict[str, Any] | None
+    data: JsonObject | None
     usage: Usage = Usage()
     cost_usd: float = 0.0
     request_id: str | None = None
@@ -63,7 +62,7 @@ def then(first: Outcome, second: Outcome) -> Outcome:
                                rate_limited=first.rate_limited + second.rate_limited)
 
 
-def parse(outcome: Outcome, schema: str, cap: int) -> dict[str, Any]:
+def parse(outcome: Outcome, schema: str, cap: int) -> JsonObject:
     """The reply's structured data; a reply the output cap cut off says so."""
     try:
         return parse_structured(outcome.text, schema)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bot.errors import (
     ContextTooLong,
@@ -30,6 +30,11 @@ from bot.llm.schemas import get_schema
 from bot.llm.types import LENGTH, ChatRequest, Completion, Usage
 from bot.redact import clip
 
+if TYPE_CHECKING:  # the SDK loads on the first call (bot/llm/__init__.py)
+    from google.genai import Client
+    from google.genai.errors import APIError
+    from google.genai.types import Candidate, GenerateContentResponse
+
 KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 BASE_URL_VAR = "GOOGLE_GEMINI_BASE_URL"
 
@@ -44,7 +49,7 @@ class GeminiChatModel:
         self.api_key = api_key
         self.base_url = base_url
         self.key_var = key_var  # named in messages about the key
-        self._client: Any = None
+        self._client: Client | None = None
         self._lock = threading.Lock()
 
     @classmethod
@@ -62,7 +67,7 @@ class GeminiChatModel:
     def where(self) -> str:
         return self.base_url or "the Gemini API"
 
-    def client(self) -> Any:
+    def client(self) -> Client:
         """The SDK client, made on first use, with its own retries off."""
         with self._lock:
             if self._client is None:
@@ -101,8 +106,8 @@ class GeminiChatModel:
             raise self._map_transport(exc, request.timeout_s) from exc
         return self._read(response)
 
-    def _read(self, response: Any) -> Completion:
-        candidate = (response.candidates or [None])[0]
+    def _read(self, response: GenerateContentResponse) -> Completion:
+        candidate = response.candidates[0] if response.candidates else None
         content = candidate.content if candidate is not None else None
         parts = [p.text for p in (content.parts if content else None) or [] if p.text and not p.thought]
         meta = response.usage_metadata
@@ -110,7 +115,7 @@ class GeminiChatModel:
                       (meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
                       meta.cached_content_token_count or 0) if meta else Usage()
         return Completion(text="".join(parts), usage=usage, request_id=response.response_id,
-                          finish_reason=_finish_reason(candidate), model=str(getattr(response, "model_version", None) or ""))
+                          finish_reason=_finish_reason(candidate), model=str(response.model_version or ""))
 
     def _map_transport(self, exc: Exception, timeout_s: float) -> ProviderError:
         names = {cls.__name__ for cls in type(exc).__mro__}
@@ -121,7 +126,7 @@ class GeminiChatModel:
                                         f"(and {BASE_URL_VAR} if set)")
         return ModelRequestError(f"unreadable reply from {self.where}: {type(exc).__name__}: {exc}")
 
-    def _map_status(self, exc: Any) -> ProviderError:
+    def _map_status(self, exc: APIError) -> ProviderError:
         """The SDK's APIError as one of ours, with a message that says what to do."""
         code, status, detail = int(exc.code or 0), str(exc.status or ""), clip(str(exc.message or exc), 500)
         lowered = detail.lower()
@@ -149,40 +154,47 @@ class GeminiChatModel:
         return ModelRequestError(f"{self.where} refused the request ({code}: {detail})", code)
 
 
-def _finish_reason(candidate: Any) -> str:
+def _finish_reason(candidate: Candidate | None) -> str:
     """The candidate's finish reason in lower case, MAX_TOKENS read as OpenAI's "length"."""
-    reason = getattr(candidate, "finish_reason", None)
-    name = str(getattr(reason, "value", reason) or "STOP").upper()
+    reason = candidate.finish_reason if candidate is not None else None
+    name = str(reason.value if reason is not None else "STOP").upper()
     return LENGTH if name == "MAX_TOKENS" else name.lower()
 
 
-def gemini_schema(schema: Any) -> Any:
+def gemini_schema(schema: Mapping[str, object]) -> dict[str, object]:
     """`schema` without `additionalProperties`, which Gemini's response schema does not accept."""
-    if isinstance(schema, dict):
-        return {k: gemini_schema(v) for k, v in schema.items() if k != "additionalProperties"}
-    if isinstance(schema, list):
-        return [gemini_schema(v) for v in schema]
-    return schema
+    return {k: _without_additional(v) for k, v in schema.items() if k != "additionalProperties"}
 
 
-def _error_details(exc: Any) -> list[Any]:
+def _without_additional(value: object) -> object:
+    if isinstance(value, Mapping):
+        return gemini_schema(value)
+    if isinstance(value, list):
+        return [_without_additional(v) for v in value]
+    return value
+
+
+def _error_details(exc: APIError) -> list[object]:
     """The `error.details` list of a Google API error body (empty when absent or malformed)."""
-    details = exc.details.get("error", {}).get("details", []) if isinstance(exc.details, dict) else []
+    error = exc.details.get("error") if isinstance(exc.details, dict) else None
+    details = error.get("details") if isinstance(error, dict) else None
     return details if isinstance(details, list) else []
 
 
-def _quota_violations(exc: Any) -> list[dict[str, Any]]:
+def _quota_violations(exc: APIError) -> list[dict[str, object]]:
     """The QuotaFailure violations of a 429 (quotaId like 'GenerateRequestsPerDayPerProjectPerModel')."""
-    found: list[dict[str, Any]] = []
+    found: list[dict[str, object]] = []
     for item in _error_details(exc):
         if isinstance(item, dict) and str(item.get("@type", "")).endswith("QuotaFailure"):
             found += [v for v in item.get("violations") or [] if isinstance(v, dict)]
     return found
 
 
-def _retry_after(exc: Any) -> float | None:
+def _retry_after(exc: APIError) -> float | None:
     """Retry-After from the HTTP headers, else the RetryInfo detail Google APIs send ('12s')."""
-    seconds = parse_retry_after(getattr(getattr(exc, "response", None), "headers", None))
+    # The SDK's error holds one of several HTTP libraries' responses, or None when it was made without one:
+    # whichever it is, its headers are read where it has them.
+    seconds = parse_retry_after(getattr(exc.response, "headers", None))
     if seconds is not None:
         return seconds
     for item in _error_details(exc):

@@ -20,9 +20,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from bot.config import Config, ModelChoice
+from bot.config import Config, ModelChoice, RoleModel
 from bot.errors import (
     ModelError,
     ModelNotFound,
@@ -33,8 +32,8 @@ from bot.errors import (
     UsageError,
 )
 from bot.llm import followups, window
-from bot.llm.budget import Ledger
-from bot.llm.cache import ReplyCache, cache_key
+from bot.llm.budget import Ledger, SpendSummary
+from bot.llm.cache import CachedReply, ReplyCache, cache_key
 from bot.llm.followups import Outcome
 from bot.llm.prices import PriceTable
 from bot.llm.registry import create_model
@@ -76,7 +75,7 @@ def _settings(key: str, fallbacks: int, env_role: str | None = None) -> list[str
     return [primary, *(f"{key}.fallback[{i}].model" for i in range(fallbacks))]
 
 
-def _links(choice: Any, key: str, env: Mapping[str, str], base_dir: Path | None, env_role: str | None = None) -> list[Link]:
+def _links(choice: RoleModel, key: str, env: Mapping[str, str], base_dir: Path | None, env_role: str | None = None) -> list[Link]:
     """A role's chain from its config entry (a RoleModel): the primary, then its fallbacks."""
     choices: tuple[ModelChoice, ...] = (choice, *choice.fallback)
     return [Link(create_model(c.provider, c.model, env, base_dir, c.base_url, c.api_key_env), c.temperature, where)
@@ -239,9 +238,9 @@ class ModelManager:
     def _store(self, key: str, link: Link, outcome: Outcome) -> None:
         assert self.cache is not None
         try:
-            self.cache.put(key, {"text": outcome.text, "data": outcome.data, "request_id": outcome.request_id,
-                                 "provider": link.model.provider, "model": link.model.model,
-                                 "finish_reason": outcome.finish_reason, "truncated": outcome.truncated})
+            self.cache.put(key, CachedReply(text=outcome.text, data=outcome.data, request_id=outcome.request_id,
+                                            provider=link.model.provider, model=link.model.model,
+                                            finish_reason=outcome.finish_reason, truncated=outcome.truncated))
         except OSError as exc:  # a full or read-only disk must not lose a reply already paid for
             log.warning("could not cache a reply of %s (%s); going on without caching it", link.label, exc)
 
@@ -294,7 +293,7 @@ class ModelManager:
         """True when `role` has a model chain of its own (a team's own model: `coder@b`)."""
         return role in self.chains
 
-    def spend(self) -> dict[str, Any]:
+    def spend(self) -> SpendSummary:
         """The run's usage so far: totals, per role (with parse failures, repairs, cut-off replies), caps, fallbacks."""
         return self.ledger.summary()
 

@@ -16,7 +16,7 @@ import json
 import logging
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from bot.errors import (
@@ -37,6 +37,10 @@ from bot.llm.retry import parse_retry_after
 from bot.llm.schemas import get_schema
 from bot.llm.types import ChatRequest, Completion, Usage
 from bot.redact import Redactor, clip
+
+if TYPE_CHECKING:  # the SDK loads on the first call (bot/llm/__init__.py)
+    from openai import APIStatusError, OpenAI
+    from openai.types.chat import ChatCompletion
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +95,7 @@ class OpenAIChatModel:
         self.api_key = api_key
         self.base_url = base_url
         self.key_var = key_var  # named in messages about the key
-        self._client: Any = None
+        self._client: OpenAI | None = None
         self._lock = threading.Lock()
 
     @classmethod
@@ -109,7 +113,7 @@ class OpenAIChatModel:
         netloc = f"{host}:{url.port}" if url.port else host
         return urlunsplit((url.scheme, netloc, url.path, url.query, url.fragment)) if url.username else url.geturl()
 
-    def client(self) -> Any:
+    def client(self) -> OpenAI:
         """The SDK client, made on first use (a local server needs no key, so a placeholder is sent)."""
         with self._lock:
             if self._client is None:
@@ -160,20 +164,22 @@ class OpenAIChatModel:
             raise self._map_error(exc, request.timeout_s) from exc
         return self._read(completion)
 
-    def _read(self, completion: Any) -> Completion:
-        if not getattr(completion, "choices", None):
+    def _read(self, completion: ChatCompletion) -> Completion:
+        # The SDK builds replies without validating them: a field a compatible server left out is None,
+        # whatever its annotation says, so every field is read with a fallback.
+        if not completion.choices:
             raise ModelRequestError(f"{self.where} answered without choices; is it an OpenAI-compatible server?")
         choice = completion.choices[0]
         message = choice.message
-        text = message.content or getattr(message, "refusal", None) or ""
+        text = message.content or message.refusal or ""
         usage = completion.usage
-        details = getattr(usage, "prompt_tokens_details", None) if usage else None
-        cached = (getattr(details, "cached_tokens", 0) or 0) if details else 0
+        details = usage.prompt_tokens_details if usage else None
+        cached = (details.cached_tokens or 0) if details else 0
         tokens = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0, cached) if usage else Usage()
-        request_id = getattr(completion, "_request_id", None) or getattr(completion, "id", None)
-        finish = str(getattr(choice, "finish_reason", None) or "stop").lower()
+        request_id = completion._request_id or completion.id  # the x-request-id header, as the SDK documents it
+        finish = str(choice.finish_reason or "stop").lower()
         return Completion(text=text, usage=tokens, request_id=request_id, finish_reason=finish,
-                          model=str(getattr(completion, "model", None) or ""))
+                          model=str(completion.model or ""))
 
     def _map_error(self, exc: Exception, timeout_s: float) -> ProviderError:
         """The SDK's exception as one of ours, with a message that says what to do and no secret in it
@@ -195,7 +201,7 @@ class OpenAIChatModel:
             return UnreadableReply(f"unreadable reply from {self.where}: {exc}")
         if not isinstance(exc, openai.APIStatusError):
             return ModelRequestError(f"unreadable reply from {self.where}: {exc}")
-        status, body_code = exc.status_code, str(getattr(exc, "code", "") or "")
+        status, body_code = exc.status_code, str(exc.code or "")
         detail = _error_text(exc)
         retry_after = parse_retry_after(exc.response.headers)
         if status in (401, 403):
@@ -219,13 +225,13 @@ class OpenAIChatModel:
         return ModelRequestError(f"{self.where} refused the request ({status}: {detail})", status)
 
 
-def _error_text(exc: Any) -> str:
-    body = getattr(exc, "body", None)
+def _error_text(exc: APIStatusError) -> str:
+    body = exc.body  # the error's JSON, or its text when it was not JSON
     if isinstance(body, dict):
         inner = body.get("error", body)
         if isinstance(inner, dict) and inner.get("message"):
             return clip(str(inner["message"]), 500)
-    return clip(str(getattr(exc, "message", exc)), 500)
+    return clip(str(exc.message or exc), 500)
 
 
 def _refuses_format(message: str) -> bool:

@@ -15,18 +15,20 @@ from __future__ import annotations
 
 import json
 import typing
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
 
 from bot.llm.reasoning import strip_reasoning
+from bot.llm.types import JsonObject
 
 VERDICT_SYNONYMS = {"approve": "accept", "approved": "accept", "accepted": "accept", "lgtm": "accept",
                     "reject": "revise", "rejected": "revise", "changes_requested": "revise",
                     "request_changes": "revise", "revision": "revise", "needs_revision": "revise"}
 
 
-def _as_list(value: Any) -> Any:
+def _as_list(value: object) -> object:
     """A lone string where a list belongs becomes a one-item list; null becomes empty."""
     if value is None:
         return []
@@ -58,7 +60,7 @@ class Review(_Reply):
 
     @field_validator("verdict", mode="before")
     @classmethod
-    def _verdict(cls, value: Any) -> Any:
+    def _verdict(cls, value: object) -> object:
         if not isinstance(value, str):
             return value
         word = value.strip().lower().replace(" ", "_").replace("-", "_")
@@ -66,7 +68,7 @@ class Review(_Reply):
 
     @field_validator("feedback", mode="before")
     @classmethod
-    def _feedback(cls, value: Any) -> Any:
+    def _feedback(cls, value: object) -> object:
         return "" if value is None else value
 
 
@@ -83,7 +85,7 @@ class Explore(_Reply):
 
     @model_validator(mode="before")
     @classmethod
-    def _some_known_key(cls, value: Any) -> Any:
+    def _some_known_key(cls, value: object) -> object:
         # with no field required, an object sharing no key with the schema is some other object
         if isinstance(value, dict) and not set(value) & set(cls.model_fields):
             raise ValueError(f"has none of the fields {', '.join(cls.model_fields)}")
@@ -93,33 +95,34 @@ class Explore(_Reply):
 MODELS: dict[str, type[_Reply]] = {"plan": Plan, "review": Review, "explore": Explore}
 
 
-def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
+def strict_schema(model: type[BaseModel]) -> JsonObject:
     """`model`'s JSON schema in OpenAI's strict shape: every property required, no others allowed."""
     hints = typing.get_type_hints(model)
     properties = {name: _json_type(hints[name]) for name in model.model_fields}
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
-def _json_type(hint: Any) -> dict[str, Any]:
+def _json_type(hint: object) -> JsonObject:
     origin = typing.get_origin(hint)
     if origin is list:
         return {"type": "array", "items": _json_type(typing.get_args(hint)[0])}
     if origin is Literal:
         return {"type": "string", "enum": list(typing.get_args(hint))}
-    return {"type": {str: "string", bool: "boolean", int: "integer", float: "number"}[hint]}
+    scalars: dict[object, str] = {str: "string", bool: "boolean", int: "integer", float: "number"}
+    return {"type": scalars[hint]}
 
 
 PLAN_SCHEMA = strict_schema(Plan)
 REVIEW_SCHEMA = strict_schema(Review)
 EXPLORE_SCHEMA = strict_schema(Explore)
-SCHEMAS: dict[str, dict[str, Any]] = {"plan": PLAN_SCHEMA, "review": REVIEW_SCHEMA, "explore": EXPLORE_SCHEMA}
+SCHEMAS: dict[str, JsonObject] = {"plan": PLAN_SCHEMA, "review": REVIEW_SCHEMA, "explore": EXPLORE_SCHEMA}
 
 
 class SchemaViolation(ValueError):
     """A reply holds no JSON object of the shape its schema asks for; the message says what was wrong."""
 
 
-def get_schema(name: str) -> dict[str, Any]:
+def get_schema(name: str) -> JsonObject:
     """The strict JSON schema called `name`; a clear error lists the known names."""
     try:
         return SCHEMAS[name]
@@ -127,7 +130,7 @@ def get_schema(name: str) -> dict[str, Any]:
         raise ValueError(f"unknown reply schema {name!r}; expected one of {', '.join(SCHEMAS)}") from None
 
 
-def parse_structured(text: str, name: str) -> dict[str, Any]:
+def parse_structured(text: str, name: str) -> JsonObject:
     """The first JSON object in `text` (reasoning stripped) that validates as schema `name`, as plain data."""
     get_schema(name)
     model = MODELS[name]
@@ -142,10 +145,10 @@ def parse_structured(text: str, name: str) -> dict[str, Any]:
     raise SchemaViolation(f"the reply does not match the {name!r} schema: " + describe(first_error))
 
 
-def json_objects(text: str) -> list[dict[str, Any]]:
+def json_objects(text: str) -> list[JsonObject]:
     """Every JSON object that starts at some '{' in `text`, in order (an outer object before its inner ones)."""
     decoder = json.JSONDecoder()
-    found = []
+    found: list[JsonObject] = []
     start = text.find("{")
     while start != -1:
         try:
@@ -163,7 +166,7 @@ def describe(error: ValidationError) -> str:
     return "; ".join(_problem(e) for e in error.errors())
 
 
-def _problem(error: Any) -> str:
+def _problem(error: ErrorDetails) -> str:
     loc = [part for part in error["loc"] if part != "__root__"]
     path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
     kind, value = error["type"], error.get("input")
@@ -180,7 +183,7 @@ def _problem(error: Any) -> str:
     return f"{path}: {str(error['msg']).removeprefix('Value error, ')}"
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "an integer",
              float: "a number", type(None): "null"}
     return names.get(type(value), type(value).__name__)

@@ -25,7 +25,6 @@ import json
 import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
 from bot.errors import ConfigError, ConfigIssue, ModelRequestError
 from bot.llm.types import ChatRequest, Completion, Usage
@@ -39,7 +38,7 @@ class ScriptedChatModel:
     provider = "scripted"
     base_url: str | None = None
 
-    def __init__(self, entries: Iterable[Mapping[str, Any]], model: str = "scripted"):
+    def __init__(self, entries: Iterable[Mapping[str, object]], model: str = "scripted"):
         self.model = model
         self._entries = [dict(e) for e in entries]
         self._used: set[int] = set()
@@ -86,17 +85,22 @@ class ScriptedChatModel:
                                         f" with schema {request.schema!r}; add a line for it")
         reply = entry["reply"]
         text = reply if isinstance(reply, str) else json.dumps(reply)
-        usage = entry.get("usage") or {}
-        return Completion(text=text, usage=Usage(int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))),
+        usage = entry.get("usage")
+        return Completion(text=text, usage=Usage(_tokens(usage, "input_tokens"), _tokens(usage, "output_tokens")),
                           request_id=f"scripted-{index + 1}", replayed=True)
 
 
-def _matches(entry: Mapping[str, Any], request: ChatRequest, prompt: str) -> bool:
+def _tokens(usage: object, name: str) -> int:
+    """A token count from an entry's `usage` (none given: 0)."""
+    return int(usage.get(name, 0)) if isinstance(usage, Mapping) else 0
+
+
+def _matches(entry: Mapping[str, object], request: ChatRequest, prompt: str) -> bool:
     return (entry.get("role") in (None, request.role) and entry.get("schema") in (None, request.schema)
-            and (not entry.get("match") or entry["match"] in prompt))
+            and (not entry.get("match") or str(entry["match"]) in prompt))
 
 
-def _entry_problem(entry: Any) -> str | None:
+def _entry_problem(entry: object) -> str | None:
     if not isinstance(entry, dict):
         return "each line must be a JSON object like {\"role\": \"planner\", \"reply\": ...}"
     unknown = set(entry) - ENTRY_KEYS

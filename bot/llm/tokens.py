@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from bot.llm.types import Message
 from common.tokens import CHARS_PER_TOKEN, chars_for_tokens, count_tokens, estimate_tokens
 
 __all__ = ["CHARS_PER_TOKEN", "ContextPiece", "count_message_tokens", "count_tokens", "estimate_tokens",
@@ -22,7 +22,7 @@ CUT_MARKER = "\n[… {name}: {dropped} tokens cut to fit the context window …]
 DROP_MARKER = "[… {name}: left out whole ({dropped} tokens) to fit the context window …]"
 
 
-def count_message_tokens(messages: Sequence[Any], model: str = "") -> int:
+def count_message_tokens(messages: Sequence[Message], model: str = "") -> int:
     """Tokens of a chat prompt: each message's content plus a small per-message overhead."""
     return sum(count_tokens(m.content, model) + MESSAGE_OVERHEAD_TOKENS for m in messages)
 

@@ -8,9 +8,11 @@ in `ModelManager`, which hands callers a `Reply`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 MessageRole = Literal["system", "user", "assistant"]
+# A JSON object as parsed (a structured reply's data): its values are read only after checking what they are.
+JsonObject = dict[str, object]
 LENGTH = "length"  # the finish reason of a reply cut off by the output cap (OpenAI's word; Gemini's MAX_TOKENS)
 
 
@@ -60,7 +62,7 @@ class Completion:
     usage: Usage = Usage()
     request_id: str | None = None
     replayed: bool = False
-    data: dict[str, Any] | None = None  # set by providers that return parsed data (scripted)
+    data: JsonObject | None = None  # set by providers that return parsed data (scripted)
     finish_reason: str = "stop"  # lower case; "length" when the output cap cut the reply
     model: str = ""  # the model (with its version) as the provider reported it, when it did
 
@@ -70,7 +72,7 @@ class Reply:
     """What `ModelManager.complete` returns: the text, parsed data for schema replies, and accounting."""
 
     text: str
-    data: dict[str, Any] | None
+    data: JsonObject | None
     usage: Usage
     cost_usd: float
     latency_s: float

@@ -24,16 +24,19 @@ from bot.ensemble.types import (
     Retrieved,
     RunResult,
     Task,
+    TeamSummary,
     TestChange,
     TestOutcome,
 )
 from bot.ensemble.verdict import Judgement
+from bot.forge import Commit
+from bot.llm.budget import RoleSpend, no_spend
 
 
 def full_result(run_id: str, task: Task) -> RunResult:
     """A result with every nested part filled in."""
     return RunResult(
-        run_id, task, branch=f"ensemble/{task.slug}", commits=[{"sha": "a" * 40, "summary": "Fix median"}],
+        run_id, task, branch=f"ensemble/{task.slug}", commits=[Commit("a" * 40, "Fix median")],
         plan=Plan("Fix median", ("stats/core.py",), ("Reproduction test: tests/test_even.py", "Average the middle")),
         stop_reason=ACCEPTED, stop_detail="accepted in round 2",
         tests_before=TestOutcome(False, ("tests/test_even.py::test_even",), "1 failed", 1, 3, 1.5,
@@ -41,8 +44,12 @@ def full_result(run_id: str, task: Task) -> RunResult:
         tests_after=TestOutcome(True, (), "3 passed", 0, 3, 1.2, (("tests/test_even.py::test_even", "pass"),)),
         reproduction=Reproduction("tests/test_even.py", True, True, "fails before", ("conftest.py: harness",)),
         retrieved=[Retrieved("stats/core.py", "search", 0.75, 1, 20, "median")],
-        usage={"calls": 4, "cost_usd": 0.0123, "by_role": {"coder": {"calls": 2, "cost_usd": 0.01}}},
-        winner="a", teams=[{"name": "a", "outcome": "tests pass"}], decision="a: tests pass", diff="+x\n",
+        usage={**no_spend(), "calls": 4, "cost_usd": 0.0123, "by_role": {"coder": RoleSpend(calls=2, cost_usd=0.01).figures()},
+               "fallbacks": [{"role": "coder", "from": "openai/gpt-4o-mini", "to": "gemini/gemini-2.5-flash",
+                              "reason": "RateLimited: 429"}]},
+        winner="a", teams=[TeamSummary("a", 1, "tests pass", ACCEPTED, 2, True, True, 1, refused=("ci.yml: CI file",),
+                                       models="gpt-4o/gpt-4o-mini/gemini-2.5-flash")],
+        decision="a: tests pass", diff="+x\n",
         duration_s=12.5, notes=["one note"], environment="python, docker", refused=["ci.yml: CI file"],
         trace="/tmp/trace.jsonl",
         judgement=Judgement(True, "fixed 1", fixed=("tests/test_even.py::test_even",), per_test=True),

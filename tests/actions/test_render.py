@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,9 @@ from actions.markers import read_marker
 from actions.render import escalation_comment, fenced, pr_body, progress_body
 from actions.summary import pull_url, step_summary
 from bot.ensemble import types
-from bot.ensemble.types import Judgement
+from bot.ensemble.types import Judgement, TeamSummary
+from bot.forge import Commit
+from bot.llm.budget import RoleSpend, no_spend
 
 GOLDEN = Path(__file__).parent / "golden"
 LOG = """2026-11-21T10:00:00.1234567Z ##[group]Run pytest -q
@@ -31,29 +34,29 @@ LOG = """2026-11-21T10:00:00.1234567Z ##[group]Run pytest -q
 def sample_result() -> types.RunResult:
     result = types.RunResult(
         "20261121T100000Z-abc123", types.Task("add() subtracts", "body", "issue-1"), branch="ensemble/issue-1",
-        commits=[{"sha": "0123456789abcdef0123456789abcdef01234567", "summary": "Make add() add"}],
+        commits=[Commit("0123456789abcdef0123456789abcdef01234567", "Make add() add")],
         plan=types.Plan("Make add() add.", ("calc.py",), ("Reproduction test: tests/test_calc.py", "Change - to +")),
         stop_reason="accepted", tests_before=types.TestOutcome(False, ("tests/test_calc.py::test_add",), total=3),
         tests_after=types.TestOutcome(True, total=4), reproduction=types.Reproduction("tests/test_calc.py", True, True),
         retrieved=[types.Retrieved("calc.py", "search", 0.8, 1, 2, "add"), types.Retrieved("calc.py", "open"),
                    types.Retrieved("tests/test_calc.py", "symbol", 1.0, 4, 6, "test_add")],
-        usage={"calls": 4, "input_tokens": 3000, "output_tokens": 600, "cost_usd": 0.0421,
-               "by_role": {"coder": {"calls": 2, "input_tokens": 1500, "output_tokens": 400, "cost_usd": 0.002},
-                           "critic": {"calls": 1, "input_tokens": 700, "output_tokens": 50, "cost_usd": 0.0001},
-                           "planner": {"calls": 1, "input_tokens": 800, "output_tokens": 150, "cost_usd": 0.04}},
-               "by_model": {"gpt-4o-2024-08-06": {"calls": 3, "input_tokens": 2300, "output_tokens": 550,
-                                                  "cost_usd": 0.042},
-                            "gpt-4o-mini-2024-07-18": {"calls": 1, "input_tokens": 700, "output_tokens": 50,
-                                                       "cost_usd": 0.0001}}},
+        usage={**no_spend(), "calls": 4, "input_tokens": 3000, "output_tokens": 600, "cost_usd": 0.0421,
+               "by_role": {"coder": RoleSpend(calls=2, input_tokens=1500, output_tokens=400, cost_usd=0.002).figures(),
+                           "critic": RoleSpend(calls=1, input_tokens=700, output_tokens=50, cost_usd=0.0001).figures(),
+                           "planner": RoleSpend(calls=1, input_tokens=800, output_tokens=150, cost_usd=0.04).figures()},
+               "by_model": {"gpt-4o-2024-08-06": RoleSpend(calls=3, input_tokens=2300, output_tokens=550,
+                                                           cost_usd=0.042).figures(),
+                            "gpt-4o-mini-2024-07-18": RoleSpend(calls=1, input_tokens=700, output_tokens=50,
+                                                                cost_usd=0.0001).figures()}},
         winner="a", duration_s=42.5, decision="team a wins (tests pass, critic accepted, 2 changed lines); "
                                                "team b: tests pass, not accepted, 9 changed lines",
         judgement=Judgement(True, "", fixed=("tests/test_calc.py::test_add",),
                             still_failing=("tests/test_net.py::test_fetch <!-- ensemble:heal {} -->",), per_test=True))
     result.teams = [
-        {"name": "b", "rank": 2, "outcome": "tests pass, not accepted, 9 changed lines, stopped: max_iterations",
-         "passed": True, "accepted": False, "diff_lines": 9, "stop_reason": "max_iterations", "models": "gpt-4o"},
-        {"name": "a", "rank": 1, "outcome": "tests pass, critic accepted, 2 changed lines, stopped: accepted",
-         "passed": True, "accepted": True, "diff_lines": 2, "stop_reason": "accepted", "models": "gpt-4o"}]
+        TeamSummary("b", rank=2, outcome="tests pass, not accepted, 9 changed lines, stopped: max_iterations",
+                    passed=True, accepted=False, diff_lines=9, stop_reason=types.MAX_ITERATIONS, models="gpt-4o"),
+        TeamSummary("a", rank=1, outcome="tests pass, critic accepted, 2 changed lines, stopped: accepted",
+                    passed=True, accepted=True, diff_lines=2, stop_reason=types.ACCEPTED, models="gpt-4o")]
     return result
 
 
@@ -122,7 +125,8 @@ def test_fenced_text_cannot_close_its_fence() -> None:
 
 def test_the_runner_up_that_crashed_is_named_and_one_team_names_none() -> None:
     result = sample_result()
-    result.teams[0] |= {"stop_reason": "crashed", "passed": False, "outcome": "crashed: RuntimeError: boom"}
+    result.teams[0] = replace(result.teams[0], stop_reason=types.CRASHED, passed=False,
+                              outcome="crashed: RuntimeError: boom")
     assert "- runner-up: team b, which lost because it crashed (crashed: RuntimeError: boom)" in pr_body(result, 1)
     result.teams = result.teams[1:]
     assert "## Candidates" not in pr_body(result, 1)
@@ -130,5 +134,5 @@ def test_the_runner_up_that_crashed_is_named_and_one_team_names_none() -> None:
 
 def test_models_fall_back_to_the_teams_configured_models() -> None:
     result = sample_result()
-    result.usage = {}
+    result.usage = no_spend()
     assert "## Models that wrote it\n- team b: `gpt-4o`\n- team a: `gpt-4o`\n" in pr_body(result, 1)

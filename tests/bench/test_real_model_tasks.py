@@ -190,3 +190,14 @@ def test_a_crash_is_a_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 def test_unknown_task_is_a_usage_error():
     with pytest.raises(SystemExit):
         real_model.parse_args(["--base-url", "http://x/v1", "--tasks", "no_such_task"])
+
+
+def test_the_report_reads_this_engines_teams_and_an_older_engines_dicts() -> None:
+    """The bench measures engines before and after a change: teams are TeamSummary now, dicts before."""
+    from bot.ensemble.types import RunResult, Task, TeamSummary
+
+    current = RunResult("r", Task("t"), winner="b", teams=[TeamSummary("a", rounds=3),
+                                                            TeamSummary("b", rounds=2, error="boom")])
+    older = types.SimpleNamespace(winner="a", teams=[{"name": "a", "rounds": 4, "error": ""}])
+    assert real_model.rounds_of(current) == 2 and real_model.rounds_of(older) == 4
+    assert [t["error"] for t in real_model.teams_of(current)] == ["", "boom"]

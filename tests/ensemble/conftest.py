@@ -16,6 +16,7 @@ import pytest
 
 from bot.ensemble.demo import create_sample_repo
 from bot.ensemble.types import Task
+from bot.llm.budget import SpendSummary, no_spend
 from fakes.engine_parts import FileRetriever, HostPytest
 from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO
 
@@ -63,8 +64,8 @@ class ScriptedModels:
     def has_role(self, role: str) -> bool:
         return "@" not in role  # one model for every team
 
-    def spend(self) -> dict[str, Any]:
-        return {}
+    def spend(self) -> SpendSummary:
+        return no_spend()  # a scripted script costs nothing
 
 
 MEDIAN_TASK = Task("median() is wrong for an even number of values", "median([1, 2, 3, 4]) returns 3; expected 2.5.",

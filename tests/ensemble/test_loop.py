@@ -37,7 +37,7 @@ def test_bug_is_fixed_with_a_reproduction_test_first(sample: Path) -> None:
     assert result.tests_before and not result.tests_before.passed
     assert result.reproduction and result.reproduction.path == "tests/test_repro_median.py"
     assert result.reproduction.failed_before is True and result.reproduction.passed_after is True
-    assert [c["summary"] for c in result.commits] == [
+    assert [c.summary for c in result.commits] == [
         "Add reproduction test tests/test_repro_median.py",
         "median() is wrong for an even number of values (round 1)"]
     assert "return (ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", "ensemble/median:stats/core.py")
@@ -105,9 +105,9 @@ def test_one_team_crashing_leaves_the_other_to_win(sample: Path) -> None:
               ("coder", None, "a"): [REPRO, FIX]}
     result, _ = run(sample, script, ensembles=2)
     assert result.success and result.winner == "a"
-    crashed = next(t for t in result.teams if t["name"] == "b")
-    assert crashed["stop_reason"] == "crashed" and "fell over" in crashed["error"]
-    assert "team a wins" in result.decision and {t["name"]: t["rank"] for t in result.teams} == {"a": 1, "b": 2}
+    crashed = next(t for t in result.teams if t.name == "b")
+    assert crashed.stop_reason == "crashed" and "fell over" in crashed.error
+    assert "team a wins" in result.decision and {t.name: t.rank for t in result.teams} == {"a": 1, "b": 2}
     spans = [json.loads(line) for line in Path(result.trace).read_text().splitlines()]
     teams = {s["attributes"]["team"]: s for s in spans if s["name"] == "ensemble.team"}
     assert teams["b"]["status"] == "error" and "fell over" in teams["b"]["error"]
@@ -180,7 +180,7 @@ def test_a_team_that_crashes_after_a_passing_round_keeps_it(sample: Path) -> Non
               ("critic", "review"): [CONCRETE_REVISE]}
     result, _ = run(sample, script, max_iterations=3)
     assert result.success and result.winner == "a"
-    assert result.teams[0]["stop_reason"] == "crashed" and "fell over" in result.teams[0]["error"]
+    assert result.teams[0].stop_reason == "crashed" and "fell over" in result.teams[0].error
     assert "the team crashed after it" in result.stop_detail
 
 
@@ -276,7 +276,7 @@ def test_the_run_works_through_the_forge_it_is_given(sample: Path) -> None:
     result = run_task(sample, TASK, Config(ensembles=1), {}, parts, run_id="given-run")
     assert forge.calls == ["start median", "workspace a", "publish", "cleanup"]
     assert result.success and result.branch == "ensemble/median"
-    assert [c["sha"] for c in result.commits] == git(sample, "log", "--format=%H", "-2", "ensemble/median").split()[::-1]
+    assert [c.sha for c in result.commits] == git(sample, "log", "--format=%H", "-2", "ensemble/median").split()[::-1]
 
 
 def test_a_critic_revising_a_good_change_vaguely_ends_the_run_with_it(sample: Path) -> None:

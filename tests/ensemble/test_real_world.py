@@ -118,7 +118,7 @@ def test_a_partly_failing_reply_keeps_the_good_block_and_shows_the_coder_its_own
     hint = follow_up[5].content
     assert "did NOT apply" in hint and "closest" in hint
     assert "```\n    return sum(values) / len(values)\n```" in hint  # copyable lines, no line-number prefixes
-    assert len(result.teams) == 1 and result.teams[0]["rounds"] == 1
+    assert len(result.teams) == 1 and result.teams[0].rounds == 1
     spans = [json.loads(line) for line in Path(result.trace).read_text().splitlines()]
     edits = [s["attributes"] for s in spans if s["name"] == "ensemble.edits"]
     assert [e["failures"] for e in edits] == [[], ["no_match: stats/core.py"]]  # then "nothing more": done

@@ -44,5 +44,5 @@ def test_team_b_codes_with_its_own_model(sample: Path) -> None:
     assert all("coder of team b" not in r.system for r in openai.requests)
     assert any("coder of team a" in r.system for r in openai.requests)
     assert result.usage["by_role"]["coder@b"]["calls"] == 2 and result.usage["by_role"]["coder"]["calls"] == 2
-    assert {t["name"]: t["models"] for t in result.teams} == {"a": "gpt-4o/gpt-4o-mini/gemini-2.5-flash",
+    assert {t.name: t.models for t in result.teams} == {"a": "gpt-4o/gpt-4o-mini/gemini-2.5-flash",
                                                               "b": "gpt-4o/gemini-2.5-pro/gemini-2.5-flash"}

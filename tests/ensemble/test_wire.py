@@ -8,8 +8,9 @@ import pytest
 
 from bot.config import parse_config
 from bot.ensemble import wire
-from bot.ensemble.types import ACCEPTED, Plan, RunResult, StopReason, Task
+from bot.ensemble.types import ACCEPTED, Plan, RunResult, StopReason, Task, TeamSummary
 from bot.ensemble.verdict import Judgement
+from bot.forge import Commit
 from tests.actions.child_engines import full_result
 
 CONFIG = """ensembles: 1
@@ -38,6 +39,27 @@ def test_a_run_result_round_trips_losslessly() -> None:
     assert isinstance(back.stop_reason, StopReason) and back.stop_reason == ACCEPTED
     assert isinstance(back.judgement, Judgement) and back.judgement.fixed == ("tests/test_even.py::test_even",)
     assert back.task.plan == task.plan and back.passed and back.success
+    assert back.commits == [Commit("a" * 40, "Fix median")] and isinstance(back.commits[0], Commit)
+    [team] = back.teams
+    assert isinstance(team, TeamSummary) and team.stop_reason is ACCEPTED and team.refused == ("ci.yml: CI file",)
+    assert back.usage["by_role"]["coder"]["calls"] == 2 and back.usage["fallbacks"][0]["from"] == "openai/gpt-4o-mini"
+
+
+def test_the_json_of_a_run_keeps_its_keys() -> None:
+    """`ensemble run --json` is a contract: commits, teams and usage print as they always have."""
+    data = json.loads(json.dumps(full_result("run-9", Task("t")).to_dict(), default=str))
+    assert data["commits"] == [{"sha": "a" * 40, "summary": "Fix median"}]
+    assert data["teams"] == [{"name": "a", "rank": 1, "outcome": "tests pass", "stop_reason": "accepted", "rounds": 2,
+                              "passed": True, "accepted": True, "diff_lines": 1, "error": "", "kept": "",
+                              "refused": ["ci.yml: CI file"], "models": "gpt-4o/gpt-4o-mini/gemini-2.5-flash"}]
+    assert list(data["usage"]) == ["calls", "cache_hits", "replayed", "input_tokens", "output_tokens", "cached_tokens",
+                                   "parse_failures", "repaired", "truncated", "cost_usd", "budget_usd",
+                                   "budget_tokens", "by_role", "by_model", "fallbacks"]
+    assert list(data["usage"]["by_role"]["coder"]) == ["calls", "cache_hits", "replayed", "input_tokens",
+                                                       "output_tokens", "cached_tokens", "cost_usd",
+                                                       "parse_failures", "repaired", "truncated"]
+    assert data["usage"]["fallbacks"] == [{"role": "coder", "from": "openai/gpt-4o-mini",
+                                           "to": "gemini/gemini-2.5-flash", "reason": "RateLimited: 429"}]
 
 
 def test_a_config_round_trips_losslessly() -> None:
@@ -49,4 +71,11 @@ def test_data_that_does_not_fit_names_the_field() -> None:
     data = through_json(full_result("run-9", Task("t")))
     data["stop_reason"] = "exploded"  # type: ignore[index]
     with pytest.raises(ValueError, match="stop_reason"):
+        wire.load(RunResult, data)
+
+
+def test_usage_without_a_figure_names_the_figure() -> None:
+    data = through_json(full_result("run-9", Task("t")))
+    del data["usage"]["by_role"]["coder"]["cost_usd"]  # type: ignore[index]
+    with pytest.raises(ValueError, match=r"usage\.by_role\.coder\.cost_usd"):
         wire.load(RunResult, data)

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import time
 
 from bot.llm import Message, ReplyCache
-from bot.llm.cache import cache_key
+from bot.llm.cache import CachedReply, cache_key
 
 MESSAGES = [Message("user", "hello")]
+
+
+def reply(text: str) -> CachedReply:
+    return CachedReply(text=text, data=None, request_id="req-1", provider="openai", model="gpt-4o")
 
 
 def test_key_changes_with_every_input():
@@ -32,7 +37,8 @@ from pathlib import Path
 from bot.llm import ReplyCache
 cache = ReplyCache(Path(sys.argv[1]))
 for i in range(500):
-    cache.put("ab" + "0" * 62, {"text": sys.argv[2] * 5000, "i": i})
+    cache.put("ab" + "0" * 62, {"text": sys.argv[2] * 5000, "data": {"i": i}, "request_id": None, "provider": "openai",
+                                "model": "gpt-4o"})
 """
 
 
@@ -55,11 +61,11 @@ def test_concurrent_processes_never_leave_a_torn_entry(tmp_path):
 def test_size_cap_evicts_least_recently_used(tmp_path):
     cache = ReplyCache(tmp_path, max_bytes=3 * 1100)
     for i in range(3):
-        cache.put(f"{i:064x}", {"text": "z" * 1000})
+        cache.put(f"{i:064x}", reply("z" * 1000))
         time.sleep(0.01)
     cache.get(f"{0:064x}")  # touch the oldest: now the most recently used
     time.sleep(0.01)
-    cache.put(f"{3:064x}", {"text": "z" * 1000})
+    cache.put(f"{3:064x}", reply("z" * 1000))
     assert cache.get(f"{1:064x}") is None
     assert all(cache.get(f"{i:064x}") for i in (0, 2, 3))
 
@@ -72,12 +78,24 @@ def test_unreadable_entry_is_a_miss(tmp_path):
     assert cache.get(key) is None
 
 
+def test_an_entry_without_a_reply_is_a_miss(tmp_path, caplog):
+    # another version's entry, or one edited by hand: the manager would have nothing to answer with
+    cache = ReplyCache(tmp_path)
+    key = "cd" + "2" * 62
+    (tmp_path / "cd").mkdir()
+    (tmp_path / "cd" / f"{key}.json").write_text(json.dumps({"reply": "old shape", "provider": "openai"}))
+    assert cache.get(key) is None
+    assert "ignoring unreadable cache entry" in caplog.text and "text" in caplog.text
+    cache.put(key, reply("new"))
+    assert cache.get(key) == reply("new")
+
+
 def test_pruning_never_removes_a_write_in_progress(tmp_path):
     cache = ReplyCache(tmp_path, max_bytes=10)
     (tmp_path / "ab").mkdir()
     in_progress = tmp_path / "ab" / ".tmp-123abc.json"
     in_progress.write_text("x" * 1000)  # another process is still writing this one
-    cache.put("ab" + "2" * 62, {"text": "y" * 100})
+    cache.put("ab" + "2" * 62, reply("y" * 100))
     assert in_progress.exists()
 
 
@@ -86,13 +104,13 @@ def test_an_entry_that_cannot_be_touched_is_still_a_hit(tmp_path, monkeypatch):
     # the refusal is simulated at the one call that meets it)
     cache = ReplyCache(tmp_path)
     key = "ab" + "2" * 62
-    cache.put(key, {"text": "cached reply"})
+    cache.put(key, reply("cached reply"))
 
     def refuse(*args, **kwargs):
         raise PermissionError(1, "Operation not permitted")
 
     monkeypatch.setattr("bot.llm.cache.os.utime", refuse)
-    assert cache.get(key) == {"text": "cached reply"}
+    assert cache.get(key) == reply("cached reply")
 
 
 def test_a_request_repeated_in_the_same_run_is_sent_warmer_not_served_again(openai_server, make_manager, tmp_path,

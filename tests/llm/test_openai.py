@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from bot.errors import (
@@ -15,7 +17,10 @@ from bot.errors import (
     StructuredReplyError,
     UnreadableReply,
 )
-from bot.llm import Message
+from bot.llm import Message, OpenAIChatModel
+from bot.llm.types import ChatRequest, Usage
+from tests.fakes.model_server import Logged
+from tests.fakes.openai_server import FakeOpenAI
 from tests.llm.conftest import PLAN, REVIEW, make_config, role, spans
 
 ASK = [Message("system", "You are the coder."), Message("user", "Add a greeting.")]
@@ -238,3 +243,21 @@ def test_an_unrelated_not_supported_error_does_not_change_the_format(openai_serv
     with pytest.raises(ModelRequestError, match="max_tokens"):
         make_manager().complete("planner", ASK, schema="plan")
     assert len(openai_server.requests) == 1
+
+
+class SparseServer(FakeOpenAI):
+    """A minimal OpenAI-compatible server: the choices and their text, and nothing else (no id, model, usage,
+    finish reason), as small local servers answer."""
+
+    def success_body(self, request: Logged, text: str, usage: tuple[int, int, int], number: int,
+                     finish: str = "stop") -> Any:
+        return {"choices": [{"message": {"role": "assistant", "content": text}}]}
+
+
+def test_a_reply_with_choices_alone_is_read_with_what_it_lacks_taken_as_unknown() -> None:
+    with SparseServer() as server:
+        server.reply("hello")
+        model = OpenAIChatModel("local-model", None, base_url=server.url)
+        completion = model.complete(ChatRequest("coder", tuple(ASK)))
+    assert completion.text == "hello" and completion.usage == Usage() and completion.finish_reason == "stop"
+    assert completion.model == "" and completion.request_id == "req_1"  # the x-request-id header

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bot.llm.cache import ReplyCache
+from bot.llm.cache import CachedReply, ReplyCache
 from indexer import open_index
 from indexer.store import index_dir, load_store
 from tests.conftest import git
@@ -74,9 +74,10 @@ def test_a_full_disk_while_updating_the_index_leaves_the_old_index_whole(repo: P
 
 def test_a_full_disk_while_caching_a_reply_leaves_no_half_entry(tmp_path: Path) -> None:
     cache = ReplyCache(tmp_path / "llm")
-    cache.put("cd" + "1" * 62, {"text": "an earlier reply"})
+    earlier = CachedReply(text="an earlier reply", data=None, request_id=None, provider="openai", model="gpt-4o")
+    cache.put("cd" + "1" * 62, earlier)
     assert child(CACHE_REPLY, str(64 * 1024), str(tmp_path / "llm")).startswith("failed: File too large")
     assert cache.get("ab" + "0" * 62) is None  # no entry rather than a truncated one
-    assert cache.get("cd" + "1" * 62) == {"text": "an earlier reply"}
+    assert cache.get("cd" + "1" * 62) == earlier
     assert leftovers(tmp_path / "llm") == []
     assert all(json.loads(p.read_text()) for p in (tmp_path / "llm").rglob("*.json"))

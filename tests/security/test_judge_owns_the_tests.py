@@ -117,7 +117,7 @@ def test_a_cheat_first_is_never_delivered_and_the_real_fix_second_is(sample: Pat
     assert branch_tests_pass(sample, result.branch)
     assert result.judgement is not None and "tests/test_core.py::test_median_even" in result.judgement.fixed
     if leftover:  # allowed as a new file, judged in round 1 (and not good), undone by the fix in round 2
-        assert result.teams[0]["rounds"] == 2
+        assert result.teams[0].rounds == 2
     else:  # refused and undone by the guard, and said so to the user
         assert result.refused, result.refused
         assert "Refused edits" in pr_body(result, 7) and result.refused[0].split(": ", 1)[1][:40] in pr_body(result, 7)
@@ -255,7 +255,7 @@ def test_a_test_killed_by_the_memory_limit_neither_hides_the_others_nor_passes_a
     assert before["tests/test_aaa_big.py::test_big"] == "error" and before["tests/test_core.py::test_mean"] == "pass"
     assert "memory limit (sandbox.memory: 256m)" in (result.tests_before.summary if result.tests_before else "") \
         or result.tests_before and not result.tests_before.passed
-    assert result.teams[0]["rounds"] == 2  # the round with the second killer was not good
+    assert result.teams[0].rounds == 2  # the round with the second killer was not good
     assert result.judgement and "tests/test_aaa_big.py::test_big" in result.judgement.still_failing
 
 

@@ -34,9 +34,11 @@ def test_the_reply_cache_stores_a_reply_that_echoes_a_secret_masked(tmp_path: Pa
 
     register_secrets([CANARY])
     cache = ReplyCache(tmp_path / "llm")
-    cache.put("ab" * 32, {"text": f"the key is {CANARY} and {GHP}", "data": {"feedback": CANARY}})
+    cache.put("ab" * 32, {"text": f"the key is {CANARY} and {GHP}", "data": {"feedback": CANARY}, "request_id": None,
+                          "provider": "openai", "model": "gpt-4o"})
     assert leaks([tmp_path], [CANARY, GHP]) == []
-    assert cache.get("ab" * 32) == {"text": f"the key is {MASK} and {MASK}", "data": {"feedback": MASK}}
+    assert cache.get("ab" * 32) == {"text": f"the key is {MASK} and {MASK}", "data": {"feedback": MASK},
+                                    "request_id": None, "provider": "openai", "model": "gpt-4o"}
 
 
 def test_lessons_are_stored_masked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
