@@ -34,9 +34,10 @@ EXAMPLE_PATH = EXAMPLE_PATHS[0]
 EXAMPLE_FILE = ('def total(prices):\n    """The sum of the prices."""\n    return sum(prices)\n\n\n'
                 'def count(items):\n    return len(items)\n')
 EXAMPLE_TASK = "total() crashes when a price is None; missing prices should count as 0."
+# the fix is in the code, the docstring only copied as context: shown a docstring edited too, a 1.5B coder
+# edited only the docstring of the task's file, round after round (bench/peers.py's model.jsonl)
 EXAMPLE = (EXAMPLE_PATH, '    """The sum of the prices."""\n    return sum(prices)\n',
-           '    """The sum of the prices; a missing price (None) counts as 0."""\n'
-           '    return sum(price or 0 for price in prices)\n')
+           '    """The sum of the prices."""\n    return sum(price or 0 for price in prices)\n')
 
 
 def edit_rules(paths: Sequence[str]) -> str:

@@ -14,6 +14,7 @@ from bot.ensemble.edit_format import EXAMPLE_FILE, EXAMPLE_TASK, edit_rules, exa
 from bot.ensemble.types import Plan, Task
 from bot.llm.tokens import ContextPiece, fit_context, join_context
 from bot.llm.types import Message
+from common.testfiles import is_test_path
 from common.tokens import estimate_tokens
 
 CODER_CONTEXT_TOKENS = 24_000  # prompt budgets when the model client cannot say (scripted tests)
@@ -116,8 +117,11 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
     last, so the prompt's head is the same from one call to the next.
     """
     paths = list(dict.fromkeys([*files, *([plan.reproduction_test] if plan.reproduction_test else [])]))
+    # the judge's tests are shown to read, not as files to edit: small models otherwise send them back as blocks
+    judged = {p for p in files if is_test_path(p) and p != plan.reproduction_test and not reproduce}
+    editable = [p for p in paths if p not in judged] or paths
     system = (f"You are the coder of team {team}: fast and exact. " + DATA_RULE + _rule(conventions) + "\n\n"
-              + edit_rules(paths) + "\n\n" + CODE_REQUESTS)
+              + edit_rules(editable) + "\n\n" + CODE_REQUESTS)
     planned = bool(plan.summary or plan.steps)  # a direct attempt has no plan, only the files to show
     goal = (f"Write ONLY the reproduction test {plan.reproduction_test}: a test that fails on the current "
             "code because of the bug and will pass once it is fixed. Do not fix the bug yet."
@@ -128,7 +132,8 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
         ContextPiece("task", data("task", task.text), 100),
         ContextPiece("plan", data("plan", render_plan(plan)), 95) if planned else None,
         _conventions(conventions),
-        *[ContextPiece(f"file {path}", data(f"file {path}", content), 70) for path, content in files.items()],
+        *[ContextPiece(f"file {path}", data(f"{'test' if path in judged else 'file'} {path}", content),
+                       70) for path, content in files.items()],
         ContextPiece("nearby", data("related code", nearby), 30) if nearby else None,
         ContextPiece("insights", data("notes from the other team", insights), 20) if insights else None,
         # last: what changes from call to call, so a server that caches prompt prefixes reuses the head

@@ -30,7 +30,9 @@ def test_a_direct_attempt_fixes_the_bug_with_one_coder_call_and_one_review(sampl
     prompt = coder_prompts(models)[0]
     # the coder reads the failing test's output and the failing test's file, not a plan
     assert "The tests that fail now, before any change" in prompt and "test_median_even" in prompt
-    assert "file tests/test_core.py" in prompt and "<<<BEGIN plan>>>" not in prompt
+    assert "<<<BEGIN test tests/test_core.py>>>" in prompt and "<<<BEGIN plan>>>" not in prompt
+    # the judge's test is there to read: the rules name only the code as the files to edit
+    assert "named exactly like this: stats/__init__.py, stats/core.py." in prompt
     show = subprocess.run(["git", "show", "ensemble/median:stats/core.py"], cwd=sample, capture_output=True,
                           text=True, check=True).stdout
     assert "return (ordered[middle - 1] + ordered[middle]) / 2" in show
@@ -99,4 +101,4 @@ def test_the_failing_tests_file_stays_in_view_after_a_round_whose_edits_did_not_
     assert result.success
     prompts = coder_prompts(models)
     after_miss = [p for p in prompts[1:] if "Your edits were NOT applied" in p or "did NOT apply" in p]
-    assert after_miss and all("<<<BEGIN file tests/test_core.py>>>" in p for p in after_miss)
+    assert after_miss and all("<<<BEGIN test tests/test_core.py>>>" in p for p in after_miss)

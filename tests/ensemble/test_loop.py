@@ -315,9 +315,9 @@ def test_the_coder_is_shown_the_failing_tests_source(sample: Path) -> None:
     script = {**happy_script(), ("planner", "plan"): [plan], ("coder", None): [BAD_FIX, from_bad]}
     result, models = run(sample, script, max_iterations=2)
     coder = [m for role, m in models.prompts if role == "coder"]
-    assert "<<<BEGIN file tests/test_core.py>>>" not in "\n".join(m.content for m in coder[0])
+    assert "<<<BEGIN test tests/test_core.py>>>" not in "\n".join(m.content for m in coder[0])
     second = "\n".join(m.content for m in coder[1])
-    assert "<<<BEGIN file tests/test_core.py>>>" in second and "def test_median_even" in second
+    assert "<<<BEGIN test tests/test_core.py>>>" in second and "def test_median_even" in second
     assert result.success
 
 
