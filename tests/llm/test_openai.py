@@ -19,8 +19,8 @@ from bot.errors import (
 )
 from bot.llm import Message, OpenAIChatModel
 from bot.llm.types import ChatRequest, Usage
-from tests.fakes.model_server import Logged
-from tests.fakes.openai_server import FakeOpenAI
+from fakes.model_server import Logged
+from fakes.openai_server import FakeOpenAI
 from tests.llm.conftest import PLAN, REVIEW, make_config, role, spans
 
 ASK = [Message("system", "You are the coder."), Message("user", "Add a greeting.")]
