@@ -74,6 +74,7 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
             spend.charge(result)
         return replace(_finish_issue(ctx, issue, branch, remote, clone, config, result, progress), run=result)
     finally:
+        progress.flush()  # a coalesced last tick or note must not be lost with the job
         ctx.forge.remove_label(issue, WORKING)
 
 
@@ -144,6 +145,7 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
         progress.done("pr", note)
         return Outcome("revised", note, pull.number, run=result)
     finally:
+        progress.flush()  # a coalesced last tick or note must not be lost with the job
         ctx.forge.remove_label(pull.number, WORKING)
 
 

@@ -2,13 +2,16 @@
 
 The progress comment is keyed by the Actions run id (GITHUB_RUN_ID), so a re-run job finds
 and reuses its comment instead of posting a second one. Its hidden marker carries the run's
-state (stages done, who asked, the PR body once pushed) so a killed run can resume.
+state (stages done, who asked, the PR body once pushed) so a killed run can resume. Edits are
+coalesced (`PROGRESS_EVERY_S`) and an unchanged rendering is never sent.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import threading
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -19,18 +22,34 @@ from actions.render import PHASE_TO_STAGE, STAGES, progress_body
 
 log = logging.getLogger(__name__)
 CLOCK_SKEW = timedelta(minutes=5)
+# The checklist is edited at most this often while the engine works. Its stages take tens of seconds to
+# minutes on real models, so a tick shows at most 10 s late, while a burst of ticks (fast replies, a
+# re-plan) becomes one edit; a run then stays far below GitHub's secondary limit on content-creating
+# requests (80 a minute) even with many runs at once. Outcomes and the state a re-run resumes from are
+# written at once (`ProgressComment.update`), and the last state when the run ends (`flush`).
+PROGRESS_EVERY_S = 10.0
 
 
 class ProgressComment:
-    """The checklist comment of one run on one issue."""
+    """The checklist comment of one run on one issue.
 
-    def __init__(self, ctx: Context, issue: int, by: str):
+    The engine's ticks come in bursts (seconds apart when the model answers fast), so they are coalesced:
+    the comment is edited at most once per `every_s`, a tick waiting for the next free moment, and never
+    when the rendered text is what GitHub already shows. `update` (an outcome, or state a re-run resumes
+    from) is written at once; `flush`, when the run ends, writes whatever is still waiting.
+    """
+
+    def __init__(self, ctx: Context, issue: int, by: str, every_s: float = PROGRESS_EVERY_S):
         self.ctx = ctx
         self.issue = issue
         self.id: int | None = None
         self.reused = False  # True on a re-run of the same job: the comment is the earlier attempt's
         self.state: dict[str, Any] = {"run": ctx.run_key, "issue": issue, "by": by, "done": [], "note": "",
                                       "trigger": ctx.event.delivery}
+        self.every_s = every_s
+        self._written = ""  # the body GitHub holds, as rendered: an unchanged render is never sent
+        self._written_at = -math.inf  # time.monotonic() of the last edit
+        self._timer: threading.Timer | None = None  # the coalesced edit waiting for its moment
         self._lock = threading.Lock()
 
     def open(self, note: str = "Starting.") -> None:
@@ -41,9 +60,12 @@ class ProgressComment:
                 self.reused = True
         self.state["note"] = note
         if self.id is None:
-            self.id = self.ctx.forge.comment(self.issue, progress_body(self.state))
+            body = progress_body(self.state)
+            self.id = self.ctx.forge.comment(self.issue, body)
+            self._written, self._written_at = body, time.monotonic()
         else:
-            self._write()
+            with self._lock:
+                self._write()
 
     def on_progress(self, team: str, phase: str, rnd: int, detail: str) -> None:
         """The engine's progress callback: tick the stages up to this phase."""
@@ -52,32 +74,51 @@ class ProgressComment:
             self.done(stage)
 
     def done(self, stage: str, note: str | None = None) -> None:
-        """Tick `stage` and every stage before it; update the comment only when something changed."""
+        """Tick `stage` and every stage before it; the edit is coalesced with those that follow soon after."""
         keys = [key for key, _ in STAGES]
         wanted = set(keys[: keys.index(stage) + 1])
         with self._lock:
-            before = (set(self.state["done"]), self.state["note"])
             self.state["done"] = [k for k in keys if k in wanted | set(self.state["done"])]
             if note is not None:
                 self.state["note"] = note
-            if (set(self.state["done"]), self.state["note"]) != before:
-                self._write()
+            self._write_soon()
 
     def update(self, note: str, **state: Any) -> None:
-        """Change the note and any state fields."""
+        """Change the note and any state fields, and write them at once."""
         with self._lock:
             self.state.update(state, note=note)
             self._write()
 
+    def flush(self) -> None:
+        """Write the state now if GitHub does not show it yet; the run's last word is never left waiting."""
+        with self._lock:
+            self._write()
+
+    def _write_soon(self) -> None:
+        """Write now if the last edit is `every_s` old, else once it is (one waiting edit carries every tick)."""
+        wait = self._written_at + self.every_s - time.monotonic()
+        if wait <= 0:
+            self._write()
+        elif self._timer is None:
+            self._timer = threading.Timer(wait, self.flush)
+            self._timer.daemon = True
+            self._timer.start()
+
     def _write(self) -> None:
-        """Rewrite the whole comment; a failed edit is logged and the run goes on (the next edit
-        carries everything this one would have)."""
-        if self.id is None:
+        """Rewrite the whole comment unless it already reads so (the lock is held); a failed edit is logged and
+        the run goes on (the next edit carries everything this one would have)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        body = progress_body(self.state)
+        if self.id is None or body == self._written:
             return
         try:
-            self.ctx.forge.edit_comment(self.issue, self.id, progress_body(self.state))
+            self.ctx.forge.edit_comment(self.issue, self.id, body)
         except ForgeError as exc:
             log.warning("could not update the progress comment on #%s (%s); the run goes on", self.issue, exc)
+            return
+        self._written, self._written_at = body, time.monotonic()
 
 
 class StopWatcher:

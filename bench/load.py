@@ -176,9 +176,7 @@ def run(issues: int, duplicates: int, queued_prs: int) -> dict[str, Any]:
         labelled_s = time.perf_counter() - started
         queued = queue_revisions(load, min(queued_prs, issues))
         problems = check(load, issues, duplicates, queued)
-        calls = defaultdict(int)
-        for logged in fake.requests:
-            calls[f"{logged.method} {re.sub(r'/[0-9]+', '/N', logged.path)}"] += 1
+        calls = requests_by_kind(fake)
         results: dict[str, int] = defaultdict(int)
         for _, answer in load.answers:
             results[answer.result if isinstance(answer, Outcome) else "crashed"] += 1
@@ -186,11 +184,22 @@ def run(issues: int, duplicates: int, queued_prs: int) -> dict[str, Any]:
                    "deliveries": len(load.answers), "results": dict(results),
                    "pull_requests": len(fake.repos[REPO].pulls), "model_requests": len(model.requests),
                    "github_requests": len(fake.requests),
-                   "github_requests_by_kind": dict(sorted(calls.items(), key=lambda kv: -kv[1])),
+                   "github_not_modified": sum(1 for logged in fake.requests if logged.status == 304),
+                   "github_requests_by_kind": calls,
                    "labelled_s": round(labelled_s, 1),
                    "wall_s": round(time.perf_counter() - started, 1), "peak_rss_mb": peak_rss_mb(),
                    "problems": problems}
     return figures
+
+
+def requests_by_kind(fake: FakeGitHub) -> dict[str, int]:
+    """The API requests counted by method and path (numbers and the bot's branch names as N), most first; a
+    conditional request GitHub answered 304 Not Modified (no cost against the rate limit) counts apart."""
+    calls: dict[str, int] = defaultdict(int)
+    for logged in fake.requests:
+        path = re.sub(r"(?<=/)[0-9]+(?=/|$)|(?<=/issue-)[0-9]+$", "N", logged.path)
+        calls[f"{logged.method} {path}" + (" (304)" if logged.status == 304 else "")] += 1
+    return dict(sorted(calls.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def queue_revisions(load: Load, count: int) -> dict[int, list[int]]:
@@ -227,7 +236,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{figures['deliveries']} deliveries ({figures['issues']} issues, {figures['duplicates']} duplicates, "
               f"{figures['queued_prs']} PRs with 2 queued revisions): {figures['results']}")
         print(f"pull requests: {figures['pull_requests']}; model requests: {figures['model_requests']}; "
-              f"GitHub API requests: {figures['github_requests']}")
+              f"GitHub API requests: {figures['github_requests']} ({figures['github_not_modified']} of them "
+              "answered 304 Not Modified, which GitHub does not count against the rate limit)")
+        for kind, count in figures["github_requests_by_kind"].items():
+            print(f"  {count:5d}  {kind}")
         print(f"wall time: {figures['wall_s']} s (labels {figures['labelled_s']} s); "
               f"peak memory (RSS): {figures['peak_rss_mb']} MiB")
         for problem in figures["problems"]:
