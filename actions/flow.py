@@ -40,7 +40,7 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
     remote = ctx.forge.branch_head(branch)
     # An approved plan is one run: approving again does not run (and pay) again. A PR of partial work is
     # continued by a new run, on its branch.
-    if pull and not retry and PARTIAL not in ctx.forge.issue(pull.number)[2]:
+    if pull and not retry and PARTIAL not in pull.labels:
         return Outcome("exists", f"PR #{pull.number} is already open for issue #{issue}; nothing to do", pull.number)
     if remote and not pull and not retry and (resumed := _resume(ctx, issue, branch, remote)):
         return resumed
@@ -260,7 +260,8 @@ def _open_pull(ctx: Context, issue: int, branch: str, title: str, body: str, pro
                       "it fixes some tests and breaks none, but the task is not done; its description says what is "
                       "left. Comment `/ensemble retry` to continue from it.")
     else:
-        ctx.forge.remove_label(pull.number, PARTIAL)
+        if PARTIAL in pull.labels:  # the PR of an earlier partial run, continued
+            ctx.forge.remove_label(pull.number, PARTIAL)
         progress.done("pr", f"Opened draft pull request #{pull.number}.")
     progress.update(progress.state["note"], stage="pr", pr=pull.number, pr_body="")
     request_review(ctx, pull.number, str(progress.state.get("by") or ""))

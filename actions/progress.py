@@ -133,6 +133,8 @@ class StopWatcher:
         self.since = datetime.now(UTC) - CLOCK_SKEW
         self.event = threading.Event()
         self.by = ""
+        # The tag of each thread's last answer: a poll while nothing changed is a 304, free of the rate limit.
+        self._etags: dict[int, str] = {}
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="stop-watcher", daemon=True)
 
@@ -155,11 +157,13 @@ class StopWatcher:
     def check(self) -> bool:
         """Look once; True (and the event set) when a stop was asked for."""
         for number in self.numbers:
-            for comment in self.ctx.forge.comments(number, since=self.since):
+            changed, etag = self.ctx.forge.comments_since(number, self.since, self._etags.get(number, ""))
+            for comment in changed or []:
                 if comment.id <= self.after_id or self.ctx.is_own(comment):
                     continue
                 if parse_command(comment.body) == Command("stop") and self.ctx.may_trigger(comment.login):
                     self.by = comment.login
                     self.event.set()
                     return True
+            self._etags[number] = etag  # only once the answer was read through: a failed look is asked again
         return False

@@ -26,6 +26,7 @@ from common.retry import RetryLog
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+INSTALLATION_TOKEN = "ghs_"  # the prefix of an App installation token; the Actions GITHUB_TOKEN is one
 
 
 class ForgeError(EnsembleError):
@@ -41,7 +42,7 @@ class GitHubBase:
 
     def __init__(self, repo: str, token: str, api_url: str = "https://api.github.com",
                  server_url: str = "https://github.com", max_wait_s: float = 300.0,
-                 sleep: Callable[[float], None] = time.sleep, secrets: Iterable[str] = ()):
+                 sleep: Callable[[float], None] = time.sleep, secrets: Iterable[str] = (), default_branch: str = ""):
         self.full_name = repo
         self._token = token
         # Everything the bot writes on GitHub is public: secret values and token shapes are masked.
@@ -57,6 +58,7 @@ class GitHubBase:
         self._threads: dict[int, list[CommentInfo]] = {}
         self._threads_lock = threading.Lock()
         self._files: dict[tuple[str, str], str | None] = {}  # (path, ref) -> text, None where there is none
+        self._default_branch = default_branch  # the event's payload names it; else read once when asked
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.full_name!r}, server_url={self.server_url!r})"
@@ -95,6 +97,8 @@ class GitHubBase:
 
     def whoami(self) -> str | None:
         """The token's user for a personal token; None for App and Actions tokens (they cannot ask)."""
+        if self._token.startswith(INSTALLATION_TOKEN):  # GitHub answers /user with 403: no need to ask
+            return None
         try:
             return self.call("read the token's user", lambda: self._gh.get_user().login)
         except ForgeError as exc:
@@ -103,7 +107,10 @@ class GitHubBase:
             raise
 
     def default_branch(self) -> str:
-        return self.call("read the repository", lambda: self._repo.default_branch)
+        """The repository's default branch: the event's, or read from GitHub once per event."""
+        if not self._default_branch:
+            self._default_branch = self.call("read the repository", lambda: self._repo.default_branch)
+        return self._default_branch
 
     def read_file(self, path: str, ref: str) -> str | None:
         """A file's text at `ref`, or None when it does not exist there; read once per event (the config, the

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
+from typing import Any
 from urllib.parse import quote
 
 from github.IssueComment import IssueComment
 
 from actions.github.base import GitHubBase
 from actions.github.info import CommentInfo
+
+PER_PAGE = 100  # GitHub's largest page, as the client asks for every listing (common/github.py)
 
 
 class IssueCalls(GitHubBase):
@@ -58,6 +61,27 @@ class IssueCalls(GitHubBase):
             with self._threads_lock:
                 self._threads[number] = kept
         return list(kept)
+
+    def comments_since(self, number: int, since: datetime, etag: str = "") -> tuple[list[CommentInfo] | None, str]:
+        """The comments on #number created or edited at or after `since`, asked conditionally for a poll.
+
+        With the `etag` of the last answer, GitHub answers 304 Not Modified while nothing was written or
+        edited (a 304 does not count against the rate limit): then (None, etag). Else the comments and the
+        tag to send next time; '' when they fill more than a page, whose first page can stay the same while a
+        new comment lands on the last.
+        """
+        def fetch() -> tuple[dict[str, Any], Any]:
+            return self._gh.requester.requestJsonAndCheck(
+                "GET", f"{self._repo.url}/issues/{number}/comments",
+                parameters={"since": since.strftime("%Y-%m-%dT%H:%M:%SZ"), "per_page": PER_PAGE},
+                headers={"If-None-Match": etag} if etag else None)
+        headers, data = self.call(f"list comments on #{number}", fetch)
+        if data is None:  # 304: the answer `etag` stands for still holds
+            return None, etag
+        if 'rel="next"' in headers.get("link", ""):
+            return self.comments(number, since=since), ""
+        return [_info(self._gh.create_from_raw_data(IssueComment, item, headers)) for item in data], \
+            str(headers.get("etag", ""))
 
     def comment(self, number: int, body: str) -> int:
         """Post a comment; returns its id."""

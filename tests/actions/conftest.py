@@ -156,7 +156,8 @@ class Hub:
     # -- payloads shaped like GitHub's (from @octokit/webhooks-examples) ---------------------
     def _base(self, name: str, sender: str) -> dict[str, Any]:
         payload = copy.deepcopy(fixture_payload(name))
-        payload["repository"] |= {"full_name": REPO, "name": REPO.split("/")[1]}
+        payload["repository"] |= {"full_name": REPO, "name": REPO.split("/")[1],
+                                  "default_branch": self.fake.repos[REPO].default_branch}
         payload["sender"] |= {"login": sender, "type": "Bot" if sender.endswith("[bot]") else "User"}
         return payload
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from email.utils import formatdate
 from pathlib import Path
 
@@ -141,3 +142,38 @@ def test_checks_green_reads_every_app_and_ignores_the_bots_own_running_job(fake:
     green, why = forge.checks_green(sha)
     assert not green and "1 checks on" in why and "have not finished (ensemble)" in why
     assert forge.checks_green(sha, ignore_run=str(own["id"])) == (True, f"all 1 checks on {sha[:7]} are green")
+
+
+def test_a_poll_for_new_comments_is_conditional_and_a_new_comment_breaks_the_tag(forge: GitHubForge,
+                                                                                 fake: FakeGitHub) -> None:
+    since = datetime.now(UTC) - timedelta(minutes=5)
+    fake.add_comment(REPO, 1, "first", user="alice")
+    first, tag = forge.comments_since(1, since)
+    assert [c.body for c in first or []] == ["first"] and tag
+    assert forge.comments_since(1, since, tag) == (None, tag)  # nothing new: 304 Not Modified
+    fake.add_comment(REPO, 1, "/ensemble stop", user="mona")
+    later, new_tag = forge.comments_since(1, since, tag)
+    assert [c.body for c in later or []] == ["first", "/ensemble stop"] and new_tag != tag
+    assert [r.status for r in fake.calls("GET", r"/issues/1/comments$")] == [200, 304, 200]
+
+
+def test_new_comments_that_fill_more_than_a_page_are_all_read_and_keep_no_tag(forge: GitHubForge,
+                                                                              fake: FakeGitHub) -> None:
+    since = datetime.now(UTC) - timedelta(minutes=5)
+    for n in range(101):  # a new comment lands on the last page while the first one stays the same
+        fake.add_comment(REPO, 1, f"comment {n}", user="alice")
+    found, tag = forge.comments_since(1, since)
+    assert len(found or []) == 101 and tag == ""
+
+
+def test_an_installation_token_is_never_asked_who_it_is(forge: GitHubForge, fake: FakeGitHub) -> None:
+    assert forge.whoami() is None  # GITHUB_TOKEN and App tokens (ghs_...) get 403 from /user
+    assert not fake.calls("GET", r"^/user$")
+
+
+def test_the_default_branch_named_by_the_event_is_not_read_again(fake: FakeGitHub) -> None:
+    forge = GitHubForge(REPO, fake.token, fake.api_url, fake.server_url, default_branch="main")
+    assert forge.default_branch() == "main" and not fake.calls("GET", r"^/repos/octo/demo$")
+    unknown = GitHubForge(REPO, fake.token, fake.api_url, fake.server_url)
+    assert unknown.default_branch() == unknown.default_branch() == "main"
+    assert len(fake.calls("GET", r"^/repos/octo/demo$")) == 1  # read once per event when the payload has none
