@@ -22,12 +22,15 @@ from actions.render import PHASE_TO_STAGE, STAGES, progress_body
 
 log = logging.getLogger(__name__)
 CLOCK_SKEW = timedelta(minutes=5)
-# The checklist is edited at most this often while the engine works. Its stages take tens of seconds to
-# minutes on real models, so a tick shows at most 10 s late, while a burst of ticks (fast replies, a
-# re-plan) becomes one edit; a run then stays far below GitHub's secondary limit on content-creating
-# requests (80 a minute) even with many runs at once. Outcomes and the state a re-run resumes from are
-# written at once (`ProgressComment.update`), and the last state when the run ends (`flush`).
-PROGRESS_EVERY_S = 10.0
+# The checklist is edited at most this often while the engine works. Its stages take minutes with real
+# models, so a tick shown up to half a minute late tells a reader nothing they could act on sooner, while
+# a burst of ticks (fast replies, a re-plan) becomes one edit. Every edit counts against the token's
+# rate limit (the Actions GITHUB_TOKEN has 1,000 requests an hour per repository, shared by every run
+# there), and stays far below GitHub's secondary limit on content-creating requests (80 a minute) even
+# with many runs at once. What a reader must see at once (a question, a stop, a failure, the state a
+# re-run resumes from, the pull request) is written at once (`ProgressComment.update`), and whatever is
+# still waiting when the run ends (`flush`).
+PROGRESS_EVERY_S = 30.0
 
 
 class ProgressComment:

@@ -16,8 +16,9 @@ job of a group).
 
 Checks (the exit status is 1 when one fails): every delivery is answered (an outcome, no
 crash), one pull request and one progress comment per issue, duplicates run nothing twice,
-and every queued command is answered by a commit of its own. Prints the wall time and the
-peak memory (RSS) of the process.
+and every queued command is answered by a commit of its own. Prints the GitHub API requests by
+kind (the stop watcher's polls, which grow with the wall time, and the 304s apart), the wall time
+and the peak memory (RSS) of the process.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from bot.llm.manager import ModelManager  # noqa: E402
 from tests.actions.conftest import REPO, Hub, ScriptedEngine  # noqa: E402
 from tests.ensemble.conftest import ACCEPT, ENOUGH, FIX, PLAN, REPRO, FileRetriever, HostPytest  # noqa: E402
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
+from tests.fakes.github_server import Logged as ApiRequest  # noqa: E402
 from tests.fakes.model_server import Logged, Rule  # noqa: E402
 from tests.fakes.openai_server import FakeOpenAI  # noqa: E402
 
@@ -185,6 +187,7 @@ def run(issues: int, duplicates: int, queued_prs: int) -> dict[str, Any]:
                    "pull_requests": len(fake.repos[REPO].pulls), "model_requests": len(model.requests),
                    "github_requests": len(fake.requests),
                    "github_not_modified": sum(1 for logged in fake.requests if logged.status == 304),
+                   "github_stop_polls": sum(1 for logged in fake.requests if is_stop_poll(logged)),
                    "github_requests_by_kind": calls,
                    "labelled_s": round(labelled_s, 1),
                    "wall_s": round(time.perf_counter() - started, 1), "peak_rss_mb": peak_rss_mb(),
@@ -193,13 +196,20 @@ def run(issues: int, duplicates: int, queued_prs: int) -> dict[str, Any]:
 
 
 def requests_by_kind(fake: FakeGitHub) -> dict[str, int]:
-    """The API requests counted by method and path (numbers and the bot's branch names as N), most first; a
-    conditional request GitHub answered 304 Not Modified (no cost against the rate limit) counts apart."""
+    """The API requests counted by method and path (numbers and the bot's branch names as N), most first; the
+    stop watcher's polls (comments `since` the run began) and the requests GitHub answered 304 Not Modified
+    (no cost against the rate limit) count apart."""
     calls: dict[str, int] = defaultdict(int)
     for logged in fake.requests:
         path = re.sub(r"(?<=/)[0-9]+(?=/|$)|(?<=/issue-)[0-9]+$", "N", logged.path)
-        calls[f"{logged.method} {path}" + (" (304)" if logged.status == 304 else "")] += 1
+        calls[f"{logged.method} {path}" + ("?since=" if is_stop_poll(logged) else "") +
+              (" (304)" if logged.status == 304 else "")] += 1
     return dict(sorted(calls.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def is_stop_poll(logged: ApiRequest) -> bool:
+    """A look for `/ensemble stop`: the comments written since the run began (actions/progress.py)."""
+    return logged.method == "GET" and logged.path.endswith("/comments") and "since" in logged.query
 
 
 def queue_revisions(load: Load, count: int) -> dict[int, list[int]]:
@@ -237,7 +247,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{figures['queued_prs']} PRs with 2 queued revisions): {figures['results']}")
         print(f"pull requests: {figures['pull_requests']}; model requests: {figures['model_requests']}; "
               f"GitHub API requests: {figures['github_requests']} ({figures['github_not_modified']} of them "
-              "answered 304 Not Modified, which GitHub does not count against the rate limit)")
+              "answered 304 Not Modified, which GitHub does not count against the rate limit; "
+              f"{figures['github_stop_polls']} of them looks for /ensemble stop, one per run every 15 s)")
         for kind, count in figures["github_requests_by_kind"].items():
             print(f"  {count:5d}  {kind}")
         print(f"wall time: {figures['wall_s']} s (labels {figures['labelled_s']} s); "

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from actions.github.info import CommentInfo
+from actions.github.info import CommentInfo, PullInfo
 from actions.github.markdown import allowed_hosts, neutralise_links
 from bot.errors import EnsembleError
 from bot.redact import Redactor
@@ -59,6 +59,9 @@ class GitHubBase:
         self._threads_lock = threading.Lock()
         self._files: dict[tuple[str, str], str | None] = {}  # (path, ref) -> text, None where there is none
         self._default_branch = default_branch  # the event's payload names it; else read once when asked
+        # Pull requests read in this event; the bot's own pushes and edits forget them (a PR's number, branch and
+        # head repository never change, which is what most questions ask).
+        self._pulls: dict[int, PullInfo] = {}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.full_name!r}, server_url={self.server_url!r})"
@@ -130,6 +133,11 @@ class GitHubBase:
                 raise ForgeError(f"{path} is a directory in {self.full_name}; expected a file", 404)
             return content.decoded_content.decode("utf-8", errors="replace")
         return self._not_found_is_none(f"read {path}", fetch)
+
+    def forget_pulls(self) -> None:
+        """Read pull requests afresh from now on (after the bot changed one: a push, an edit)."""
+        with self._threads_lock:
+            self._pulls.clear()
 
     def add_secrets(self, values: Iterable[str]) -> None:
         """Also mask these values (a configured `secret_env`) in everything written from now on."""

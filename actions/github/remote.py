@@ -79,6 +79,7 @@ class RemoteCalls(GitHubBase):
         With `verified` the commits are made anew through the API (`push_verified`); the answer maps each local
         commit to the one on GitHub (empty for a git push, which keeps the SHAs)."""
         refuse_foreign_branch(branch)
+        self.forget_pulls()  # a PR's head moves with its branch
         if verified:
             return self.push_verified(clone, branch, expected, source)
         lease = f"--force-with-lease=refs/heads/{branch}:{expected or ''}"
