@@ -37,11 +37,11 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
     """Turn issue #`issue` into a draft PR (or continue its branch on retry / after plan approval)."""
     branch = branch_of_issue(issue)
     pull = ctx.forge.find_pull(branch)
-    remote = ctx.forge.branch_head(branch)
     # An approved plan is one run: approving again does not run (and pay) again. A PR of partial work is
     # continued by a new run, on its branch.
     if pull and not retry and PARTIAL not in pull.labels:
         return Outcome("exists", f"PR #{pull.number} is already open for issue #{issue}; nothing to do", pull.number)
+    remote = ctx.forge.branch_head(branch)
     if remote and not pull and not retry and (resumed := _resume(ctx, issue, branch, remote)):
         return resumed
     runs = ctx.own_markers(issue, "progress")  # read once: a thread may hold thousands of comments

@@ -248,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pull requests: {figures['pull_requests']}; model requests: {figures['model_requests']}; "
               f"GitHub API requests: {figures['github_requests']} ({figures['github_not_modified']} of them "
               "answered 304 Not Modified, which GitHub does not count against the rate limit; "
-              f"{figures['github_stop_polls']} of them looks for /ensemble stop, one per run every 15 s)")
+              f"{figures['github_stop_polls']} of them were looks for /ensemble stop, one per run every 15 s)")
         for kind, count in figures["github_requests_by_kind"].items():
             print(f"  {count:5d}  {kind}")
         print(f"wall time: {figures['wall_s']} s (labels {figures['labelled_s']} s); "

@@ -62,6 +62,7 @@ class GitHubBase:
         # Pull requests read in this event; the bot's own pushes and edits forget them (a PR's number, branch and
         # head repository never change, which is what most questions ask).
         self._pulls: dict[int, PullInfo] = {}
+        self._issues: dict[int, tuple[str, str, list[str]]] = {}  # issues read in this event, as `issue` answers
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.full_name!r}, server_url={self.server_url!r})"
@@ -135,9 +136,10 @@ class GitHubBase:
         return self._not_found_is_none(f"read {path}", fetch)
 
     def forget_pulls(self) -> None:
-        """Read pull requests afresh from now on (after the bot changed one: a push, an edit)."""
+        """Read pull requests (and their issue side) afresh from now on, after the bot changed one: a push, an edit."""
         with self._threads_lock:
             self._pulls.clear()
+            self._issues.clear()
 
     def add_secrets(self, values: Iterable[str]) -> None:
         """Also mask these values (a configured `secret_env`) in everything written from now on."""

@@ -36,11 +36,17 @@ class IssueCalls(GitHubBase):
         return bool(self._not_found_is_none(f"read the membership of @{login} in team {org}/{team}", fetch))
 
     def issue(self, number: int) -> tuple[str, str, list[str]]:
-        """An issue's title, body and label names."""
+        """An issue's title, body and label names; read once per event until the bot changes its labels."""
         def fetch() -> tuple[str, str, list[str]]:
             issue = self._repo.get_issue(number)
             return issue.title, issue.body or "", [label.name for label in issue.labels]
-        return self.call(f"read issue #{number}", fetch)
+        with self._threads_lock:
+            kept = self._issues.get(number)
+        if kept is None:
+            kept = self.call(f"read issue #{number}", fetch)
+            with self._threads_lock:
+                self._issues[number] = kept
+        return kept[0], kept[1], list(kept[2])
 
     def comments(self, number: int, since: datetime | None = None, fresh: bool = False) -> list[CommentInfo]:
         """All comments on an issue or PR, oldest first (only those created or edited at or after `since`).
@@ -110,11 +116,17 @@ class IssueCalls(GitHubBase):
         self.call(f"react to #{number}", lambda: target.create_reaction(content))
 
     def add_labels(self, number: int, *labels: str) -> None:
+        self._forget_issue(number)
         self.call(f"label #{number}", lambda: self._repo.get_issue(number).add_to_labels(*labels))
 
     def remove_label(self, number: int, label: str) -> None:
         """Remove a label; a label that is not there is fine."""
+        self._forget_issue(number)
         self._not_found_is_none(f"unlabel #{number}", lambda: self._repo.get_issue(number).remove_from_labels(label))
+
+    def _forget_issue(self, number: int) -> None:
+        with self._threads_lock:
+            self._issues.pop(number, None)
 
 
 def _info(comment: IssueComment) -> CommentInfo:

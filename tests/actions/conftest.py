@@ -156,8 +156,11 @@ class Hub:
     # -- payloads shaped like GitHub's (from @octokit/webhooks-examples) ---------------------
     def _base(self, name: str, sender: str) -> dict[str, Any]:
         payload = copy.deepcopy(fixture_payload(name))
-        payload["repository"] |= {"full_name": REPO, "name": REPO.split("/")[1],
-                                  "default_branch": self.fake.repos[REPO].default_branch}
+        payload["repository"] |= {"full_name": REPO, "name": REPO.split("/")[1]}
+        if REPO in self.fake.repos:  # GitHub names the default branch in every payload
+            payload["repository"]["default_branch"] = self.fake.repos[REPO].default_branch
+        else:  # the caller names a repository of its own: without the fixture's branch, the bot asks GitHub
+            payload["repository"].pop("default_branch", None)
         payload["sender"] |= {"login": sender, "type": "Bot" if sender.endswith("[bot]") else "User"}
         return payload
 
