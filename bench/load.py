@@ -249,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
               f"GitHub API requests: {figures['github_requests']} ({figures['github_not_modified']} of them "
               "answered 304 Not Modified, which GitHub does not count against the rate limit; "
               f"{figures['github_stop_polls']} of them were looks for /ensemble stop, one per run every 15 s)")
+        print(f"GitHub API requests that count against the rate limit: "
+              f"{figures['github_requests'] - figures['github_not_modified']}; not counting the stop watcher's polls, "
+              f"whose number grows with the wall time: {figures['github_requests'] - figures['github_stop_polls']}")
         for kind, count in figures["github_requests_by_kind"].items():
             print(f"  {count:5d}  {kind}")
         print(f"wall time: {figures['wall_s']} s (labels {figures['labelled_s']} s); "
