@@ -14,6 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from actions.github.info import CommentInfo, PullInfo
@@ -59,8 +60,8 @@ class GitHubBase:
         self._threads_lock = threading.Lock()
         self._files: dict[tuple[str, str], str | None] = {}  # (path, ref) -> text, None where there is none
         self._default_branch = default_branch  # the event's payload names it; else read once when asked
-        # Pull requests read in this event; the bot's own pushes and edits forget them (a PR's number, branch and
-        # head repository never change, which is what most questions ask).
+        # Pull requests read in this event, kept true to the bot's own pushes (`branch_moved`) and forgotten when it
+        # edits one (a PR's number, branch and head repository never change, which is what most questions ask).
         self._pulls: dict[int, PullInfo] = {}
         self._issues: dict[int, tuple[str, str, list[str]]] = {}  # issues read in this event, as `issue` answers
 
@@ -134,6 +135,13 @@ class GitHubBase:
                 raise ForgeError(f"{path} is a directory in {self.full_name}; expected a file", 404)
             return content.decoded_content.decode("utf-8", errors="replace")
         return self._not_found_is_none(f"read {path}", fetch)
+
+    def branch_moved(self, branch: str, head: str) -> None:
+        """Keep the pull requests read in this event true to the bot's push of `branch`, now at `head`."""
+        with self._threads_lock:
+            for number, pull in list(self._pulls.items()):
+                if pull.branch == branch and pull.head_repo.lower() == self.full_name.lower():
+                    self._pulls[number] = replace(pull, head_sha=head)
 
     def forget_pulls(self) -> None:
         """Read pull requests (and their issue side) afresh from now on, after the bot changed one: a push, an edit."""

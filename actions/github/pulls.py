@@ -26,7 +26,7 @@ class PullCalls(GitHubBase):
         return pull_info(pulls[0]) if pulls else None
 
     def pull(self, number: int) -> PullInfo:
-        """PR #number, read once per event until the bot changes a pull request."""
+        """PR #number, read once per event (its head follows the bot's pushes) until the bot edits a pull request."""
         with self._threads_lock:
             if number in self._pulls:
                 return self._pulls[number]

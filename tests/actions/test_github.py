@@ -177,3 +177,19 @@ def test_the_default_branch_named_by_the_event_is_not_read_again(fake: FakeGitHu
     unknown = GitHubForge(REPO, fake.token, fake.api_url, fake.server_url)
     assert unknown.default_branch() == unknown.default_branch() == "main"
     assert len(fake.calls("GET", r"^/repos/octo/demo$")) == 1  # read once per event when the payload has none
+
+
+def test_a_pull_request_is_read_once_per_event_and_follows_the_bots_own_push(forge: GitHubForge, fake: FakeGitHub,
+                                                                            tmp_path: Path) -> None:
+    clone = forge.clone(tmp_path / "clone")
+    commit(clone, "fix")
+    forge.push(clone, "ensemble/issue-1", expected=None, source="HEAD")
+    number = forge.open_draft_pull("ensemble/issue-1", "main", "Fix add", "Closes #1").number
+    before = forge.pull(number)
+    assert forge.pull(number) == before
+    later = commit(clone, "fix again")
+    forge.push(clone, "ensemble/issue-1", expected=before.head_sha, source="HEAD")
+    assert forge.pull(number).head_sha == later == fake.head_sha(REPO, "ensemble/issue-1")
+    assert len(fake.calls("GET", rf"/pulls/{number}$")) == 1
+    forge.update_pull_body(number, "Closes #1\n\nv2")  # the bot's edit: read afresh
+    assert forge.pull(number).body.endswith("v2") and len(fake.calls("GET", rf"/pulls/{number}$")) == 2
