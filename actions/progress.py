@@ -125,7 +125,11 @@ class ProgressComment:
 
 
 class StopWatcher:
-    """Polls the issue (and PR) for a `/ensemble stop` from someone allowed, and sets `event`."""
+    """Polls the issue (and PR) for a `/ensemble stop` from someone allowed, and sets `event`.
+
+    Each poll sends back the tag of the thread's last answer, so a thread where nothing was written or
+    edited since answers 304 Not Modified, which GitHub does not count against the rate limit.
+    """
 
     def __init__(self, ctx: Context, numbers: tuple[int, ...], after_id: int):
         self.ctx = ctx
