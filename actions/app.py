@@ -94,7 +94,7 @@ def build_context(env: Mapping[str, str], event: Event, engine: Engine | None, p
     repo = env.get("GITHUB_REPOSITORY") or event.repo
     github = GitHubRepo(repo, token, env.get("GITHUB_API_URL", "https://api.github.com"),
                         env.get("GITHUB_SERVER_URL", "https://github.com"),
-                        secrets=secret_values(env))
+                        secrets=secret_values(env), default_branch=event.default_branch)
     workdir = Path(env.get("ENSEMBLE_WORKDIR") or _temp_root(env) / "ensemble")
     bots = {"github-actions[bot]", *filter(None, [env.get("ENSEMBLE_BOT_LOGIN", "")])}
     ctx = Context(event=event, github=github, env=env, workdir=workdir / secrets.token_hex(4),

@@ -50,6 +50,7 @@ class Event:
     check_suite_id: int | None = None
     inputs: Mapping[str, str] = field(default_factory=dict)
     delivery: str = ""  # the same for a re-delivered event, different for a new one ('' for manual dispatch)
+    default_branch: str = ""  # the repository's, as GitHub sent it with the event ('' when the payload has none)
 
 
 def load_event(env: Mapping[str, str]) -> Event:
@@ -80,6 +81,7 @@ class _Common(TypedDict):
     repo: str
     sender: str
     sender_is_bot: bool
+    default_branch: str
 
 
 class _Specific(TypedDict, total=False):
@@ -113,7 +115,8 @@ def parse_event(name: str, payload: object) -> Event:
         raise EventError(f"{name} payload: expected a JSON object at the top level")
     p = _Fields(name, payload)
     common = _Common(name=name, action=p.text("action", optional=True), repo=p.text("repository.full_name"),
-                     sender=p.text("sender.login"), sender_is_bot=p.text("sender.type", optional=True) == "Bot")
+                     sender=p.text("sender.login"), sender_is_bot=p.text("sender.type", optional=True) == "Bot",
+                     default_branch=p.text("repository.default_branch", optional=True))
     parser = _PARSERS.get(name)
     return replace(Event(**common), **parser(p)) if parser else Event(**common)
 

@@ -37,11 +37,11 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
     """Turn issue #`issue` into a draft PR (or continue its branch on retry / after plan approval)."""
     branch = branch_of_issue(issue)
     pull = ctx.github.find_pull(branch)
-    remote = ctx.github.branch_head(branch)
     # An approved plan is one run: approving again does not run (and pay) again. A PR of partial work is
     # continued by a new run, on its branch.
-    if pull and not retry and PARTIAL not in ctx.github.issue(pull.number)[2]:
+    if pull and not retry and PARTIAL not in pull.labels:
         return Outcome("exists", f"PR #{pull.number} is already open for issue #{issue}; nothing to do", pull.number)
+    remote = ctx.github.branch_head(branch)
     if remote and not pull and not retry and (resumed := _resume(ctx, issue, branch, remote)):
         return resumed
     runs = ctx.own_markers(issue, "progress")  # read once: a thread may hold thousands of comments
@@ -74,6 +74,7 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
             spend.charge(result)
         return replace(_finish_issue(ctx, issue, branch, remote, clone, config, result, progress), run=result)
     finally:
+        progress.flush()  # a coalesced last tick or note must not be lost with the job
         ctx.github.remove_label(issue, WORKING)
 
 
@@ -145,6 +146,7 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
         progress.done("pr", note)
         return Outcome("revised", note, pull.number, run=result)
     finally:
+        progress.flush()  # a coalesced last tick or note must not be lost with the job
         ctx.github.remove_label(pull.number, WORKING)
 
 
@@ -258,7 +260,8 @@ def _open_pull(ctx: Context, issue: int, branch: str, title: str, body: str, pro
                       "it fixes some tests and breaks none, but the task is not done; its description says what is "
                       "left. Comment `/ensemble retry` to continue from it.")
     else:
-        ctx.github.remove_label(pull.number, PARTIAL)
+        if PARTIAL in pull.labels:  # the PR of an earlier partial run, continued
+            ctx.github.remove_label(pull.number, PARTIAL)
         progress.done("pr", f"Opened draft pull request #{pull.number}.")
     progress.update(progress.state["note"], stage="pr", pr=pull.number, pr_body="")
     request_review(ctx, pull.number, str(progress.state.get("by") or ""))

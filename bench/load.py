@@ -16,8 +16,9 @@ job of a group).
 
 Checks (the exit status is 1 when one fails): every delivery is answered (an outcome, no
 crash), one pull request and one progress comment per issue, duplicates run nothing twice,
-and every queued command is answered by a commit of its own. Prints the wall time and the
-peak memory (RSS) of the process.
+and every queued command is answered by a commit of its own. Prints the GitHub API requests by
+kind (the stop watcher's polls, which grow with the wall time, and the 304s apart), the wall time
+and the peak memory (RSS) of the process.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from bot.llm.manager import ModelManager  # noqa: E402
 from fakes.engine_parts import FileRetriever, HostPytest  # noqa: E402
 from fakes.github_hub import REPO, Hub  # noqa: E402
 from fakes.github_server import FakeGitHub  # noqa: E402
+from fakes.github_server import Logged as ApiRequest  # noqa: E402
 from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO  # noqa: E402
 from fakes.model_server import Logged, Rule  # noqa: E402
 from fakes.openai_server import FakeOpenAI  # noqa: E402
@@ -180,9 +182,7 @@ def run(issues: int, duplicates: int, queued_prs: int) -> dict[str, Any]:
         labelled_s = time.perf_counter() - started
         queued = queue_revisions(load, min(queued_prs, issues))
         problems = check(load, issues, duplicates, queued)
-        calls = defaultdict(int)
-        for logged in fake.requests:
-            calls[f"{logged.method} {re.sub(r'/[0-9]+', '/N', logged.path)}"] += 1
+        calls = requests_by_kind(fake)
         results: dict[str, int] = defaultdict(int)
         for _, answer in load.answers:
             results[answer.result if isinstance(answer, Outcome) else "crashed"] += 1
@@ -190,11 +190,30 @@ def run(issues: int, duplicates: int, queued_prs: int) -> dict[str, Any]:
                    "deliveries": len(load.answers), "results": dict(results),
                    "pull_requests": len(fake.repos[REPO].pulls), "model_requests": len(model.requests),
                    "github_requests": len(fake.requests),
-                   "github_requests_by_kind": dict(sorted(calls.items(), key=lambda kv: -kv[1])),
+                   "github_not_modified": sum(1 for logged in fake.requests if logged.status == 304),
+                   "github_stop_polls": sum(1 for logged in fake.requests if is_stop_poll(logged)),
+                   "github_requests_by_kind": calls,
                    "labelled_s": round(labelled_s, 1),
                    "wall_s": round(time.perf_counter() - started, 1), "peak_rss_mb": peak_rss_mb(),
                    "problems": problems}
     return figures
+
+
+def requests_by_kind(fake: FakeGitHub) -> dict[str, int]:
+    """The API requests counted by method and path (numbers and the bot's branch names as N), most first; the
+    stop watcher's polls (comments `since` the run began) and the requests GitHub answered 304 Not Modified
+    (no cost against the rate limit) count apart."""
+    calls: dict[str, int] = defaultdict(int)
+    for logged in fake.requests:
+        path = re.sub(r"(?<=/)[0-9]+(?=/|$)|(?<=/issue-)[0-9]+$", "N", logged.path)
+        calls[f"{logged.method} {path}" + ("?since=" if is_stop_poll(logged) else "") +
+              (" (304)" if logged.status == 304 else "")] += 1
+    return dict(sorted(calls.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def is_stop_poll(logged: ApiRequest) -> bool:
+    """A look for `/ensemble stop`: the comments written since the run began (actions/progress.py)."""
+    return logged.method == "GET" and logged.path.endswith("/comments") and "since" in logged.query
 
 
 def queue_revisions(load: Load, count: int) -> dict[int, list[int]]:
@@ -231,7 +250,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{figures['deliveries']} deliveries ({figures['issues']} issues, {figures['duplicates']} duplicates, "
               f"{figures['queued_prs']} PRs with 2 queued revisions): {figures['results']}")
         print(f"pull requests: {figures['pull_requests']}; model requests: {figures['model_requests']}; "
-              f"GitHub API requests: {figures['github_requests']}")
+              f"GitHub API requests: {figures['github_requests']} ({figures['github_not_modified']} of them "
+              "answered 304 Not Modified, which GitHub does not count against the rate limit; "
+              f"{figures['github_stop_polls']} of them were looks for /ensemble stop, one per run every 15 s)")
+        print(f"GitHub API requests that count against the rate limit: "
+              f"{figures['github_requests'] - figures['github_not_modified']}; not counting the stop watcher's polls, "
+              f"whose number grows with the wall time: {figures['github_requests'] - figures['github_stop_polls']}")
+        for kind, count in figures["github_requests_by_kind"].items():
+            print(f"  {count:5d}  {kind}")
         print(f"wall time: {figures['wall_s']} s (labels {figures['labelled_s']} s); "
               f"peak memory (RSS): {figures['peak_rss_mb']} MiB")
         for problem in figures["problems"]:

@@ -61,6 +61,10 @@ class Hub:
     def _base(self, name: str, sender: str) -> dict[str, Any]:
         payload = copy.deepcopy(webhook_payload(name))
         payload["repository"] |= {"full_name": REPO, "name": REPO.split("/")[1]}
+        if REPO in self.fake.repos:  # GitHub names the default branch in every payload
+            payload["repository"]["default_branch"] = self.fake.repos[REPO].default_branch
+        else:  # the caller names a repository of its own: without the fixture's branch, the bot asks GitHub
+            payload["repository"].pop("default_branch", None)
         payload["sender"] |= {"login": sender, "type": "Bot" if sender.endswith("[bot]") else "User"}
         return payload
 

@@ -10,11 +10,14 @@ State lives in memory (issues, comments, labels, pulls, reviews, Actions runs an
 suites); git refs live in real bare repositories served by `git http-backend`, so branch heads
 are what git really pushed. Every API request is logged in `requests` for tests to assert on.
 JSON shapes and status codes follow GitHub's: 404 "Not Found", 422 with "already exists",
-403 secondary rate limit with `retry-after` (inject with `fail_next`).
+403 secondary rate limit with `retry-after` (inject with `fail_next`). Reads carry an `ETag`; a
+read that sends it back in `If-None-Match` while the answer is unchanged gets 304 Not Modified,
+with no body (logged like any request, with its status).
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import re
@@ -492,8 +495,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.fake.requests.append(entry)
             status, headers, payload = self._injected(method, entry.path) or self._authorized() or \
                 handle_api(self.fake, method, entry.path, entry.query, body, self._login())
-        entry.status = status
         data = b"" if payload is None else json.dumps(payload).encode()
+        if method == "GET" and status == 200:  # as GitHub: an ETag on every read, 304 when it still holds
+            headers["ETag"] = etag(data, headers.get("Link", ""))
+            if headers["ETag"] in _if_none_match(self.headers.get("If-None-Match", "")):
+                status, data = 304, b""
+        entry.status = status
         self._send(status, {"Content-Type": "application/json; charset=utf-8", **headers}, data)
 
     def _login(self) -> str:
@@ -546,6 +553,17 @@ class _Handler(BaseHTTPRequestHandler):
             elif key:
                 headers[key] = value.strip()
         self._send(status, headers, body)
+
+
+def etag(data: bytes, link: str = "") -> str:
+    """A weak entity tag for a response body (and its pages' Link header), as GitHub sends on reads."""
+    return 'W/"' + hashlib.sha256(data + link.encode()).hexdigest()[:32] + '"'
+
+
+def _if_none_match(header: str) -> set[str]:
+    """The entity tags an If-None-Match header lists (GitHub matches a strong or weak form alike)."""
+    tags = {tag.strip() for tag in header.split(",") if tag.strip()}
+    return tags | {f"W/{tag}" for tag in tags if not tag.startswith("W/")}
 
 
 def basic_auth(token: str) -> str:

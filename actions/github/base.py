@@ -14,9 +14,10 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
-from actions.github.info import CommentInfo
+from actions.github.info import CommentInfo, PullInfo
 from actions.github.markdown import allowed_hosts, neutralise_links
 from bot.errors import EnsembleError
 from bot.redact import Redactor
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+INSTALLATION_TOKEN = "ghs_"  # the prefix of an App installation token; the Actions GITHUB_TOKEN is one
 
 
 class GitHubError(EnsembleError):
@@ -44,7 +46,7 @@ class GitHubBase:
 
     def __init__(self, repo: str, token: str, api_url: str = "https://api.github.com",
                  server_url: str = "https://github.com", max_wait_s: float = 300.0,
-                 sleep: Callable[[float], None] = time.sleep, secrets: Iterable[str] = ()):
+                 sleep: Callable[[float], None] = time.sleep, secrets: Iterable[str] = (), default_branch: str = ""):
         self.full_name = repo
         self._token = token
         # Everything the bot writes on GitHub is public: secret values and token shapes are masked.
@@ -60,6 +62,11 @@ class GitHubBase:
         self._threads: dict[int, list[CommentInfo]] = {}
         self._threads_lock = threading.Lock()
         self._files: dict[tuple[str, str], str | None] = {}  # (path, ref) -> text, None where there is none
+        self._default_branch = default_branch  # the event's payload names it; else read once when asked
+        # Pull requests read in this event, kept true to the bot's own pushes (`branch_moved`) and forgotten when it
+        # edits one (a PR's number, branch and head repository never change, which is what most questions ask).
+        self._pulls: dict[int, PullInfo] = {}
+        self._issues: dict[int, tuple[str, str, list[str]]] = {}  # issues read in this event, as `issue` answers
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.full_name!r}, server_url={self.server_url!r})"
@@ -98,6 +105,8 @@ class GitHubBase:
 
     def whoami(self) -> str | None:
         """The token's user for a personal token; None for App and Actions tokens (they cannot ask)."""
+        if self._token.startswith(INSTALLATION_TOKEN):  # GitHub answers /user with 403: no need to ask
+            return None
         try:
             return self.call("read the token's user", lambda: self._gh.get_user().login)
         except GitHubError as exc:
@@ -106,7 +115,10 @@ class GitHubBase:
             raise
 
     def default_branch(self) -> str:
-        return self.call("read the repository", lambda: self._repo.default_branch)
+        """The repository's default branch: the event's, or read from GitHub once per event."""
+        if not self._default_branch:
+            self._default_branch = self.call("read the repository", lambda: self._repo.default_branch)
+        return self._default_branch
 
     def read_file(self, path: str, ref: str) -> str | None:
         """A file's text at `ref`, or None when it does not exist there; read once per event (the config, the
@@ -126,6 +138,19 @@ class GitHubBase:
                 raise GitHubError(f"{path} is a directory in {self.full_name}; expected a file", 404)
             return content.decoded_content.decode("utf-8", errors="replace")
         return self._not_found_is_none(f"read {path}", fetch)
+
+    def branch_moved(self, branch: str, head: str) -> None:
+        """Keep the pull requests read in this event true to the bot's push of `branch`, now at `head`."""
+        with self._threads_lock:
+            for number, pull in list(self._pulls.items()):
+                if pull.branch == branch and pull.head_repo.lower() == self.full_name.lower():
+                    self._pulls[number] = replace(pull, head_sha=head)
+
+    def forget_pulls(self) -> None:
+        """Read pull requests (and their issue side) afresh from now on, after the bot changed one: a push, an edit."""
+        with self._threads_lock:
+            self._pulls.clear()
+            self._issues.clear()
 
     def add_secrets(self, values: Iterable[str]) -> None:
         """Also mask these values (a configured `secret_env`) in everything written from now on."""

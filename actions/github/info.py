@@ -34,6 +34,7 @@ class PullInfo:
     body: str
     url: str
     head_repo: str = ""  # full name of the repository the head branch lives in ("" when it was deleted)
+    labels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def pull_info(pull: PullRequest) -> PullInfo:
     """A PyGithub pull request as `PullInfo`."""
     head_repo = pull.head.repo.full_name if pull.head.repo is not None else ""
     return PullInfo(pull.number, pull.head.ref, pull.head.sha, bool(pull.draft), pull.state, pull.body or "",
-                    pull.html_url, head_repo)
+                    pull.html_url, head_repo, tuple(label.name for label in pull.labels))
 
 
 def run_info(run: WorkflowRun) -> RunInfo:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
+from typing import Any
 from urllib.parse import quote
 
 from github.IssueComment import IssueComment
 
 from actions.github.base import GitHubBase
 from actions.github.info import CommentInfo
+
+PER_PAGE = 100  # GitHub's largest page, as the client asks for every listing (common/github.py)
 
 
 class IssueCalls(GitHubBase):
@@ -33,11 +36,17 @@ class IssueCalls(GitHubBase):
         return bool(self._not_found_is_none(f"read the membership of @{login} in team {org}/{team}", fetch))
 
     def issue(self, number: int) -> tuple[str, str, list[str]]:
-        """An issue's title, body and label names."""
+        """An issue's title, body and label names; read once per event until the bot changes its labels."""
         def fetch() -> tuple[str, str, list[str]]:
             issue = self._repo.get_issue(number)
             return issue.title, issue.body or "", [label.name for label in issue.labels]
-        return self.call(f"read issue #{number}", fetch)
+        with self._threads_lock:
+            kept = self._issues.get(number)
+        if kept is None:
+            kept = self.call(f"read issue #{number}", fetch)
+            with self._threads_lock:
+                self._issues[number] = kept
+        return kept[0], kept[1], list(kept[2])
 
     def comments(self, number: int, since: datetime | None = None, fresh: bool = False) -> list[CommentInfo]:
         """All comments on an issue or PR, oldest first (only those created or edited at or after `since`).
@@ -58,6 +67,27 @@ class IssueCalls(GitHubBase):
             with self._threads_lock:
                 self._threads[number] = kept
         return list(kept)
+
+    def comments_since(self, number: int, since: datetime, etag: str = "") -> tuple[list[CommentInfo] | None, str]:
+        """The comments on #number created or edited at or after `since`, asked conditionally for a poll.
+
+        With the `etag` of the last answer, GitHub answers 304 Not Modified while nothing was written or
+        edited (a 304 does not count against the rate limit): then (None, etag). Else the comments and the
+        tag to send next time; '' when they fill more than a page, whose first page can stay the same while a
+        new comment lands on the last.
+        """
+        def fetch() -> tuple[dict[str, Any], Any]:
+            return self._gh.requester.requestJsonAndCheck(
+                "GET", f"{self._repo.url}/issues/{number}/comments",
+                parameters={"since": since.strftime("%Y-%m-%dT%H:%M:%SZ"), "per_page": PER_PAGE},
+                headers={"If-None-Match": etag} if etag else None)
+        headers, data = self.call(f"list comments on #{number}", fetch)
+        if data is None:  # 304: the answer `etag` stands for still holds
+            return None, etag
+        if 'rel="next"' in headers.get("link", ""):
+            return self.comments(number, since=since), ""
+        return [_info(self._gh.create_from_raw_data(IssueComment, item, headers)) for item in data], \
+            str(headers.get("etag", ""))
 
     def comment(self, number: int, body: str) -> int:
         """Post a comment; returns its id."""
@@ -86,11 +116,17 @@ class IssueCalls(GitHubBase):
         self.call(f"react to #{number}", lambda: target.create_reaction(content))
 
     def add_labels(self, number: int, *labels: str) -> None:
+        self._forget_issue(number)
         self.call(f"label #{number}", lambda: self._repo.get_issue(number).add_to_labels(*labels))
 
     def remove_label(self, number: int, label: str) -> None:
         """Remove a label; a label that is not there is fine."""
+        self._forget_issue(number)
         self._not_found_is_none(f"unlabel #{number}", lambda: self._repo.get_issue(number).remove_from_labels(label))
+
+    def _forget_issue(self, number: int) -> None:
+        with self._threads_lock:
+            self._issues.pop(number, None)
 
 
 def _info(comment: IssueComment) -> CommentInfo:

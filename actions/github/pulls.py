@@ -55,13 +55,21 @@ class PullCalls(GitHubBase):
         return pull_info(pulls[0]) if pulls else None
 
     def pull(self, number: int) -> PullInfo:
-        return self.call(f"read PR #{number}", lambda: pull_info(self._repo.get_pull(number)))
+        """PR #number, read once per event (its head follows the bot's pushes) until the bot edits a pull request."""
+        with self._threads_lock:
+            if number in self._pulls:
+                return self._pulls[number]
+        found = self.call(f"read PR #{number}", lambda: pull_info(self._repo.get_pull(number)))
+        with self._threads_lock:
+            self._pulls[number] = found
+        return found
 
     def open_draft_pull(self, branch: str, base: str, title: str, body: str) -> PullInfo:
         """Open a draft PR; when one already exists for `branch`, update its body instead."""
         from github import GithubException
 
         title, body = self.outgoing(title), self.outgoing(body)
+        self.forget_pulls()
         try:
             pull = self._repo.create_pull(base=base, head=branch, title=title, body=body, draft=True)
             return pull_info(pull)
@@ -78,13 +86,16 @@ class PullCalls(GitHubBase):
 
     def update_pull_body(self, number: int, body: str) -> None:
         body = self.outgoing(body)
+        self.forget_pulls()
         self.call(f"update PR #{number}", lambda: self._repo.get_pull(number).edit(body=body))
 
     def mark_ready(self, number: int) -> None:
+        self.forget_pulls()
         self.call(f"mark PR #{number} ready for review", lambda: self._repo.get_pull(number).mark_ready_for_review())
 
     def merge(self, number: int, sha: str, method: str = "squash") -> None:
         """Merge PR #`number` only if its head is still `sha` (GitHub refuses otherwise)."""
+        self.forget_pulls()
         self.call(f"merge PR #{number}", lambda: self._repo.get_pull(number).merge(merge_method=method, sha=sha))
 
     def review(self, number: int, review_id: int) -> ReviewInfo:

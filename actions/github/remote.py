@@ -84,16 +84,20 @@ class RemoteCalls(GitHubBase):
         With `verified` the commits are made anew through the API (`push_verified`); the answer maps each local
         commit to the one on GitHub (empty for a git push, which keeps the SHAs)."""
         refuse_foreign_branch(branch)
+        ref = source or f"refs/heads/{branch}"
         if verified:
-            return self.push_verified(clone, branch, expected, source)
-        lease = f"--force-with-lease=refs/heads/{branch}:{expected or ''}"
-        try:
-            with span("git.push", branch=branch, expected=expected or "(absent)"):
-                git(clone, "push", "-q", lease, "origin", f"{source or 'refs/heads/' + branch}:refs/heads/{branch}",
-                    env=self.git_env())
-        except GitError as exc:
-            raise GitHubError(f"could not push {branch}: {git_words(exc)}; someone else may have pushed to it") from exc
-        return {}
+            made = self.push_verified(clone, branch, expected, source)
+        else:
+            made = {}
+            lease = f"--force-with-lease=refs/heads/{branch}:{expected or ''}"
+            try:
+                with span("git.push", branch=branch, expected=expected or "(absent)"):
+                    git(clone, "push", "-q", lease, "origin", f"{ref}:refs/heads/{branch}", env=self.git_env())
+            except GitError as exc:
+                raise GitHubError(f"could not push {branch}: {git_words(exc)}; someone else may have pushed to it") from exc
+        pushed = git(clone, "rev-parse", "--verify", f"{ref}^{{commit}}").strip()
+        self.branch_moved(branch, made.get(pushed, pushed))
+        return made
 
     def push_verified(self, clone: Path, branch: str, expected: str | None, source: str | None = None) -> dict[str, str]:
         """Make the local commits GitHub lacks anew through the Git Data API (blobs, a tree on the parent's, a commit

@@ -16,6 +16,7 @@ import pytest
 
 from actions.app import handle_event
 from actions.engine_process import ChildEngine, ChildPlanner, EngineProcessError
+from actions.progress import PROGRESS_EVERY_S
 from bot.config import Config
 from bot.ensemble.types import STOPPED, Phase, Plan, Task
 from fakes.github_hub import REPO, Hub
@@ -101,7 +102,7 @@ def test_the_engine_process_has_exactly_the_environment_it_is_given(tmp_path: Pa
 
 def test_through_the_handler_the_progress_comment_follows_the_engine_and_a_stop_comment_stops_it(hub: Hub) -> None:
     def stop_once_coding() -> None:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 60 + PROGRESS_EVERY_S  # ticks are coalesced: shown within the interval
         while time.monotonic() < deadline:
             if any("- [x] Wrote the code" in c["body"] for c in hub.fake.comments_on(REPO, 1)):
                 hub.fake.add_comment(REPO, 1, "/ensemble stop", user="mona")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from email.utils import formatdate
 from pathlib import Path
 
@@ -141,3 +142,54 @@ def test_checks_green_reads_every_app_and_ignores_the_bots_own_running_job(fake:
     green, why = github.checks_green(sha)
     assert not green and "1 checks on" in why and "have not finished (ensemble)" in why
     assert github.checks_green(sha, ignore_run=str(own["id"])) == (True, f"all 1 checks on {sha[:7]} are green")
+
+
+def test_a_poll_for_new_comments_is_conditional_and_a_new_comment_breaks_the_tag(github: GitHubRepo,
+                                                                                 fake: FakeGitHub) -> None:
+    since = datetime.now(UTC) - timedelta(minutes=5)
+    fake.add_comment(REPO, 1, "first", user="alice")
+    first, tag = github.comments_since(1, since)
+    assert [c.body for c in first or []] == ["first"] and tag
+    assert github.comments_since(1, since, tag) == (None, tag)  # nothing new: 304 Not Modified
+    fake.add_comment(REPO, 1, "/ensemble stop", user="mona")
+    later, new_tag = github.comments_since(1, since, tag)
+    assert [c.body for c in later or []] == ["first", "/ensemble stop"] and new_tag != tag
+    assert [r.status for r in fake.calls("GET", r"/issues/1/comments$")] == [200, 304, 200]
+
+
+def test_new_comments_that_fill_more_than_a_page_are_all_read_and_keep_no_tag(github: GitHubRepo,
+                                                                              fake: FakeGitHub) -> None:
+    since = datetime.now(UTC) - timedelta(minutes=5)
+    for n in range(101):  # a new comment lands on the last page while the first one stays the same
+        fake.add_comment(REPO, 1, f"comment {n}", user="alice")
+    found, tag = github.comments_since(1, since)
+    assert len(found or []) == 101 and tag == ""
+
+
+def test_an_installation_token_is_never_asked_who_it_is(github: GitHubRepo, fake: FakeGitHub) -> None:
+    assert github.whoami() is None  # GITHUB_TOKEN and App tokens (ghs_...) get 403 from /user
+    assert not fake.calls("GET", r"^/user$")
+
+
+def test_the_default_branch_named_by_the_event_is_not_read_again(fake: FakeGitHub) -> None:
+    github = GitHubRepo(REPO, fake.token, fake.api_url, fake.server_url, default_branch="main")
+    assert github.default_branch() == "main" and not fake.calls("GET", r"^/repos/octo/demo$")
+    unknown = GitHubRepo(REPO, fake.token, fake.api_url, fake.server_url)
+    assert unknown.default_branch() == unknown.default_branch() == "main"
+    assert len(fake.calls("GET", r"^/repos/octo/demo$")) == 1  # read once per event when the payload has none
+
+
+def test_a_pull_request_is_read_once_per_event_and_follows_the_bots_own_push(github: GitHubRepo, fake: FakeGitHub,
+                                                                            tmp_path: Path) -> None:
+    clone = github.clone(tmp_path / "clone")
+    commit(clone, "fix")
+    github.push(clone, "ensemble/issue-1", expected=None, source="HEAD")
+    number = github.open_draft_pull("ensemble/issue-1", "main", "Fix add", "Closes #1").number
+    before = github.pull(number)
+    assert github.pull(number) == before
+    later = commit(clone, "fix again")
+    github.push(clone, "ensemble/issue-1", expected=before.head_sha, source="HEAD")
+    assert github.pull(number).head_sha == later == fake.head_sha(REPO, "ensemble/issue-1")
+    assert len(fake.calls("GET", rf"/pulls/{number}$")) == 1
+    github.update_pull_body(number, "Closes #1\n\nv2")  # the bot's edit: read afresh
+    assert github.pull(number).body.endswith("v2") and len(fake.calls("GET", rf"/pulls/{number}$")) == 2

@@ -22,3 +22,12 @@ def test_the_load_bench_finds_no_problem_in_a_reduced_run() -> None:
     assert figures["problems"] == []
     assert figures["results"] == {"pr-opened": 2, "exists": 1, "revised": 1}
     assert figures["pull_requests"] == 2 and figures["peak_rss_mb"] > 0
+    kinds = figures["github_requests_by_kind"]
+    assert sum(kinds.values()) == figures["github_requests"]
+    assert figures["github_stop_polls"] == sum(n for kind, n in kinds.items() if "?since=" in kind)
+    assert figures["github_not_modified"] == sum(n for kind, n in kinds.items() if kind.endswith("(304)"))
+    # two issue runs and two revision runs: the engine's ticks coalesced (each run ticked five stages)
+    assert kinds["PATCH /repos/octo/demo/issues/comments/N"] <= 3 * 4
+    # the default branch comes with the event, an installation token is not asked who it is, a new PR has no
+    # partial label to take off
+    assert not [kind for kind in kinds if kind in ("GET /repos/octo/demo", "GET /user") or "ensemble%3Apartial" in kind]
