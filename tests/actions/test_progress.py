@@ -13,7 +13,7 @@ from actions.engine import ensemble_planner
 from actions.events import load_event
 from actions.github import GitHubError
 from actions.progress import ProgressComment, StopWatcher
-from tests.actions.conftest import REPO, Hub
+from fakes.github_hub import REPO, Hub
 
 
 def context(hub: Hub) -> Context:
