@@ -40,19 +40,10 @@ class SpendFigures(TypedDict):
 Fallback = TypedDict("Fallback", {"role": str, "from": str, "to": str, "reason": str})
 
 
-class SpendSummary(TypedDict):
-    """The run's spend as plain data (`Ledger.summary`): what `RunResult.usage` holds and `ensemble run --json` prints."""
+class SpendSummary(SpendFigures):
+    """The run's spend as plain data (`Ledger.summary`): what `RunResult.usage` holds and `ensemble run --json` prints:
+    the run's totals, its limits, and the totals by role and by model."""
 
-    calls: int
-    cache_hits: int
-    replayed: int
-    input_tokens: int
-    output_tokens: int
-    cached_tokens: int
-    parse_failures: int
-    repaired: int
-    truncated: int
-    cost_usd: float
     budget_usd: float | None
     budget_tokens: int | None
     by_role: dict[str, SpendFigures]
