@@ -258,9 +258,10 @@ def _handler(proxy: CountingProxy) -> type[BaseHTTPRequestHandler]:
                     else:
                         data = answer.read()
                         if counted and status == 200:
-                            tokens = _tokens_in_json(data)
+                            parsed = _json(data)
+                            tokens = _tokens_of_answer(parsed)
                             proxy.add(tokens=tokens or (0, 0), unreported=int(tokens is None),
-                                      cached=cached_of(_json(data)))
+                                      cached=cached_of(parsed))
                         self.relay(status, answer.headers, data)
                         return data
                 except (BrokenPipeError, ConnectionResetError):
@@ -287,11 +288,12 @@ def _handler(proxy: CountingProxy) -> type[BaseHTTPRequestHandler]:
             for line in iter(answer.readline, b""):
                 events += line
                 data = line[5:].strip() if line.startswith(b"data:") else b""
-                tokens = _tokens_in_json(data) if b'"usage"' in data else None
+                event = _json(data) if b'"usage"' in data else None
+                tokens = _tokens_of_answer(event)
                 if tokens is not None:  # a server may repeat a running total: count the difference
                     proxy.add(tokens=(tokens[0] - seen[0], tokens[1] - seen[1]))
                     seen, accounted = tokens, True
-                    cached = cached_of(_json(data))
+                    cached = cached_of(event)
                 elif data == b"[DONE]" and not accounted:
                     proxy.add(unreported=1)
                     accounted = True
@@ -321,6 +323,6 @@ def _json(data: bytes) -> Any:
         return None
 
 
-def _tokens_in_json(data: bytes) -> tuple[int, int] | None:
-    parsed = _json(data)
+def _tokens_of_answer(parsed: Any) -> tuple[int, int] | None:
+    """(prompt, completion) from a parsed answer or stream event; None when it carries no usage."""
     return tokens_of(parsed.get("usage")) if isinstance(parsed, dict) else None

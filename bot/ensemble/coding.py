@@ -121,7 +121,8 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str]) -> Round
     """The coder's turns in one round: edits asked for, applied and guarded (`frozen`: the reproduction test as
     the judge keeps it, which no edit may weaken)."""
     plan = brief.plan
-    shown = shown_files(coder, plan, brief.found, "\n".join(filter(None, [brief.feedback, brief.failing])))
+    # a direct attempt's first feedback is the base's failures itself: each text once
+    shown = shown_files(coder, plan, brief.found, "\n".join(dict.fromkeys(filter(None, [brief.feedback, brief.failing]))))
     conventions = coder.instructions.applying_to(
         [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else [])]).render()
 
