@@ -66,6 +66,7 @@ def open_index(repo_dir: Path, *, include: Sequence[str] = (), exclude: Sequence
             log.warning("the index was built with %s, not %s; re-embedding it", stored.model, model_name)
             stored = None
         if stored is not None and not update:
+            stored.records = []  # only an update writes them again: no need to hold the text twice
             return RepoIndex(repo, stored, embedder, params, cached_history(root) if history else None)
         files = list_files(repo, tuple(include), tuple(exclude), max_file_kb)
         if stored is None or stored.files != {f.path: f.blob for f in files} or stored.commit != head_commit(repo):
@@ -78,6 +79,7 @@ def open_index(repo_dir: Path, *, include: Sequence[str] = (), exclude: Sequence
                 log.warning("could not save the index in %s (%s); this run searches it from memory and the "
                             "index on disk stays as it was", root, exc)
         past = _read_history(repo, root, stored.commit, progress, redact) if history else None
+    stored.records = []
     return RepoIndex(repo, stored, embedder, params, past)
 
 
@@ -121,9 +123,11 @@ def update_store(repo: Path, old: StoredIndex | None, files: list[RepoFile], emb
     tokens = ([old.tokens[i] for i in kept] if old else []) + [_chunk_tokens(c) for c in new_chunks]
     old_vectors = old.vectors[kept] if old and kept else np.zeros((0, embedder.dim), dtype=np.float32)
     vectors = np.concatenate([old_vectors.reshape(-1, embedder.dim), new_vectors.reshape(-1, embedder.dim)])
+    # the kept chunks' stored lines are written again as they are; the new chunks' are encoded on saving
+    records = [old.records[i] for i in kept] + [""] * len(new_chunks) if old and len(old.records) == len(old.chunks) else []
     log.info("index: %d files (%d re-chunked, %d removed), %d chunks in %.1fs", len(current), len(changed),
              len(old.files) - len(keep_files) if old else 0, len(chunks), time.perf_counter() - started)
-    return StoredIndex(embedder.name, embedder.dim, head_commit(repo), current, chunks, tokens, vectors)
+    return StoredIndex(embedder.name, embedder.dim, head_commit(repo), current, chunks, tokens, vectors, records=records)
 
 
 def _chunk_tokens(chunk: Chunk) -> list[str]:

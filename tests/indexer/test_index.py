@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from indexer import open_index
-from indexer.store import index_dir, read_manifest
+from indexer.store import index_dir, load_store, read_manifest
 from tests.conftest import git
 from tests.indexer.conftest import HashingEmbedder, commit_all
 
@@ -59,6 +59,26 @@ def test_incremental_add_modify_delete_rename(code_repo: Path, embedder: Hashing
     assert not any(text.startswith("pkg/__init__.py") for text in counting.embedded)
     assert len(counting.embedded) < len(first.chunks) + 4
     assert index.stored.vectors.shape[0] == len(index.chunks)
+
+
+def test_an_update_reads_back_as_a_fresh_build_of_the_same_tree(code_repo: Path, embedder: HashingEmbedder,
+                                                                 tmp_path: Path):
+    """An update writes the kept chunks' stored lines again as they were: what it leaves on disk must read
+    back exactly as a build from scratch (chunks, their BM25 tokens and vectors), not a stale or torn copy."""
+    open_index(code_repo, embedder=embedder)
+    (code_repo / "pkg" / "parser.py").write_text("def parse_status_line(line):\n    return line.split()\n")
+    commit_all(code_repo)
+    open_index(code_repo, embedder=embedder)
+    updated = load_store(index_dir(code_repo))
+    fresh_dir = tmp_path / "fresh-index"
+    open_index(code_repo, embedder=HashingEmbedder(), index_path=fresh_dir)
+    fresh = load_store(fresh_dir)
+    assert updated is not None and fresh is not None
+
+    def rows(stored):
+        return sorted((repr(c), tuple(t), v.tobytes()) for c, t, v in zip(stored.chunks, stored.tokens, stored.vectors, strict=True))
+    assert rows(updated) == rows(fresh)
+    assert any(c.symbol == "parse_status_line" for c in updated.chunks)
 
 
 def test_uncommitted_edits_are_indexed_too(code_repo: Path, embedder: HashingEmbedder):
