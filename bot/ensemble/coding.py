@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.ensemble import prompts
@@ -39,6 +39,7 @@ from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import ContextTooLong, PromptTooLong, StopRequested
 from bot.forge import Workspace
 from bot.forge.policy import DEFAULT_MAX_FILE_BYTES, content_problems, too_large
+from bot.llm.manager import warmer
 from bot.llm.reasoning import strip_reasoning
 from bot.llm.types import Message
 from bot.redact import clip
@@ -70,6 +71,7 @@ class Coder:
     deny: tuple[str, ...] = ()
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # paths.max_file_kb: a bigger file is refused
     stop: Callable[[], bool] = lambda: False  # True once a stop was requested: no further model call
+    temperature: float | None = None  # the team's sampling temperature (None: the coder model's own, taken as 0)
 
     @property
     def prompt_budget(self) -> int:
@@ -93,6 +95,8 @@ class Brief:
     notes: str = ""
     reproduce: bool = False
     failing: str = ""  # the base's failing tests (a direct attempt): their files are shown in every round
+    # the coder's replies in earlier rounds whose change was not good (`reply_key`): one sent again is asked anew
+    sent: tuple[str, ...] = ()
 
 
 @dataclass
@@ -105,6 +109,7 @@ class RoundEdits:
     refusals: list[EditFailure] = field(default_factory=list)  # policy refusals of every turn
     redirected: list[tuple[str, str]] = field(default_factory=list)
     writes: int = 0  # files written over all turns: a follow-up that writes nothing new made no progress
+    replies: list[str] = field(default_factory=list)  # each turn's reply as `reply_key` reads it
     unchanged: int = 0  # blocks whose change was already in the file (sent again): they applied and changed nothing
 
     @property
@@ -132,7 +137,7 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str]) -> Round
                                       conventions=conventions)
 
     paths = list(dict.fromkeys([*shown, *([plan.reproduction_test] if plan.reproduction_test else [])]))
-    edits = _converse(coder, prompt, list(shown), example(paths))  # the example the prompt shows, on its path
+    edits = _converse(coder, prompt, list(shown), example(paths), brief.sent)  # the example shown, on its path
     _guard(coder, edits, frozen)
     return edits
 
@@ -164,15 +169,19 @@ def failing_test_files(feedback: str, limit: int = 2, exists: Callable[[str], bo
 
 
 def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[str],
-              example: tuple[str, str, str]) -> RoundEdits:
+              example: tuple[str, str, str], sent: Sequence[str] = ()) -> RoundEdits:
     """The coder's turns in one round: code requests answered, edits applied, failures followed up.
 
     Each turn's first messages are built again to leave room, within the coder's prompt budget,
-    for the conversation so far (its replies and our answers).
+    for the conversation so far (its replies and our answers). A reply the coder already sent
+    (`sent`: in an earlier round whose change was not good, or earlier in this one) is asked for
+    again, warmer, once a round: at temperature 0 a small model answers a slightly different prompt
+    with the same blocks, and applying them again would only repeat a known failure.
     """
     edits = RoundEdits()
     requests_left, follow_ups_left = CODE_REQUEST_TURNS, EDIT_FOLLOW_UPS
     tail: list[Message] = []
+    rewarmed = False
     while True:
         if tail:
             coder.check_stop()  # a follow-up turn is a model call: a stop (or the deadline) ends the round here
@@ -183,13 +192,25 @@ def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[
 
         try:
             reply = ask(coder.models, "coder", messages, coder.prompt_budget)
+            text, oversized = cut_oversized_blocks(reply.text or "", coder.max_file_bytes)
+            parsed = parse_edit_blocks(text)
+            repeats = [*sent, *edits.replies].count(reply_key(parsed, text))
+            if repeats and not rewarmed:
+                rewarmed = True
+                coder.check_stop()
+                warm = warmer(coder.temperature or 0.0, repeats)
+                log.info("team %s: the coder sent a reply it had sent before; asking again at temperature %s",
+                         coder.team, warm)
+                edits.replies.append(reply_key(parsed, text))
+                reply = ask(coder.models, "coder", messages, coder.prompt_budget, temperature=warm)
+                text, oversized = cut_oversized_blocks(reply.text or "", coder.max_file_bytes)
+                parsed = parse_edit_blocks(text)
         except (ContextTooLong, PromptTooLong):
             if not tail:
                 raise
             log.warning("team %s: the conversation outgrew the coder's window; ending the round's turns", coder.team)
             return edits
-        text, oversized = cut_oversized_blocks(reply.text or "", coder.max_file_bytes)
-        parsed = parse_edit_blocks(text)
+        edits.replies.append(reply_key(parsed, text))
         asked = _code_requests(text) if not parsed.blocks else []
         if asked and requests_left > 0:
             requests_left -= 1
@@ -229,6 +250,14 @@ def _too_large(cut: list[tuple[str, int]], limit: int) -> list[EditFailure]:
 
 def _signature(failures: list[EditFailure]) -> list[tuple[str, str]]:
     return sorted((f.reason, f.path) for f in failures)
+
+
+def reply_key(parsed: ParseResult, text: str) -> str:
+    """A coder reply as far as it changes anything: its blocks (path, SEARCH, REPLACE, stripped), or its text
+    when it has none. Two replies with the same key do the same thing to the files."""
+    if not parsed.blocks:
+        return " ".join(text.split())
+    return "\n\0".join(f"{b.path.strip()}\n{b.search.strip()}\n{b.replace.strip()}" for b in parsed.blocks)
 
 
 def _apply(coder: Coder, parsed: ParseResult, shown: list[str], edits: RoundEdits) -> list[EditFailure]:

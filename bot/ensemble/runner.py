@@ -163,7 +163,8 @@ def _team(i: int, common: Team, config: Config, forge: Forge, run_id: str) -> Te
     name = TEAM_NAMES[i]
     temps = config.team_temperatures
     label = "/".join((config.team_role(i, r) or config.models.for_role(r)).model for r in ("planner", "coder", "critic"))
-    return replace(common, name=name, models=TeamModels(common.models, temps[i] if i < len(temps) else None, name),
+    temperature = temps[i] if i < len(temps) else None
+    return replace(common, name=name, models=TeamModels(common.models, temperature, name), temperature=temperature,
                    workspace=common.workspace if i == 0 else forge.workspace(name),
                    trailers={"Ensemble-Run": run_id, "Ensemble-Model": label}, direct_first=direct_first(config, i))
 

@@ -95,6 +95,7 @@ class Team:
     required_tests: tuple[str, ...] = ()  # tests the task names: they must pass
     instructions: Instructions = Instructions()  # the repository's conventions, read from a trusted tree
     direct_first: bool = False  # try one direct round (no exploring or planning calls) before planning
+    temperature: float | None = None  # every role's sampling temperature in this team (None: each role's own)
 
     def notes(self, reader: str) -> str:
         """Lessons from earlier runs, and the other teams' notes this role of the team has not read yet."""
@@ -118,7 +119,7 @@ class Team:
     def coder(self) -> Coder:
         """The team's coder, on the team's workspace."""
         return Coder(self.models, self.name, self.task, self.workspace, self.instructions, self.deny,
-                     self.max_file_bytes, self.stop.is_set)
+                     self.max_file_bytes, self.stop.is_set, self.temperature)
 
     @property
     def critic(self) -> Critic:
@@ -170,6 +171,7 @@ class _Loop:
     last_signature: str | None = None
     same: int = 0
     revised_good: int = 0
+    sent: list[str] = field(default_factory=list)  # the coder's replies in rounds whose change was not good
 
 
 def _plan_and_loop(team: Team, result: TeamResult, loop: _Loop) -> None:
@@ -222,7 +224,7 @@ def _base_failures_text(baseline: TestOutcome | None) -> str:
 
 def _brief(team: Team, loop: _Loop) -> Brief:
     """What the coder is told this round."""
-    return Brief(loop.plan, loop.found, loop.feedback, team.notes("coder"), failing=loop.failing)
+    return Brief(loop.plan, loop.found, loop.feedback, team.notes("coder"), failing=loop.failing, sent=tuple(loop.sent))
 
 
 def _refine(team: Team, result: TeamResult, loop: _Loop) -> bool:
@@ -237,6 +239,7 @@ def _refine(team: Team, result: TeamResult, loop: _Loop) -> bool:
         report.check_stop()
         rnd = play_round(team.coder, _brief(team, loop), loop.judge, team.runner, report, Round(number))
         result.rounds.append(rnd)
+        loop.sent += [] if rnd.good else rnd.replies
         if rnd.applied and not rnd.compile_error:
             # Commit before the review, so a budget stop during it still leaves the tested change.
             rnd.commit = commit_round(workspace, rnd, f"{clip(team.task.title, 60)} (round {number})",

@@ -214,6 +214,7 @@ class Round:
     refused: list[str] = field(default_factory=list)  # "path: why" for edits refused by policy (deny list, links)
     partial: str = ""  # blocks that did not apply in a round where others did
     judgement: Judgement | None = None  # the tests judged against the base
+    replies: list[str] = field(default_factory=list)  # the coder's replies (coding.reply_key): a repeat is asked anew
 
     @property
     def good(self) -> bool:

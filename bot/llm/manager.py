@@ -169,7 +169,7 @@ class ModelManager:
         with self._lock:
             repeat = self._answered.get(key, 0)
         if repeat:  # a later round asking the same again wants something new, not the same answer
-            request = dataclasses.replace(request, temperature=_warmer(temp, repeat))
+            request = dataclasses.replace(request, temperature=warmer(temp, repeat))
             s.set(repeat=repeat)
         s.set(temperature=request.temperature, max_tokens=request.max_output_tokens)
         cacheable = self.cache is not None and temp == 0 and not repeat and link.model.provider != "scripted"
@@ -312,6 +312,6 @@ class ModelManager:
         return max(room, 0)
 
 
-def _warmer(temperature: float, repeat: int) -> float:
+def warmer(temperature: float, repeat: int) -> float:
     """The temperature for the `repeat`-th repeat of a request: warmer, capped, never cooler than asked."""
     return max(temperature, round(min(MAX_REPEAT_TEMPERATURE, temperature + REPEAT_WARMING * repeat), 2))

@@ -38,6 +38,7 @@ class ScriptedModels:
         self.script = {k: list(v) for k, v in script.items()}
         self.calls: list[tuple[str, str | None, str]] = []
         self.prompts: list[tuple[str, list[Any]]] = []  # (role, messages) of every call
+        self.temperatures: list[float | None] = []  # the temperature each call asked for (None: the model's own)
         self.lock = threading.Lock()
 
     def complete(self, role: str, messages: Sequence[Any], schema: str | None = None,
@@ -46,6 +47,7 @@ class ScriptedModels:
             team = re.search(r"of team (\w)", messages[0].content).group(1)
             self.calls.append((role, schema, team))
             self.prompts.append((role, list(messages)))
+            self.temperatures.append(temperature)
             queue = self.script.get((role, schema, team)) or self.script.get((role, schema)) or []
             if not queue:
                 raise AssertionError(f"no scripted reply left for {role}/{schema}/team {team}")

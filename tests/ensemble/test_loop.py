@@ -69,9 +69,11 @@ def test_edits_that_never_apply_stop_as_stuck_and_land_nothing(sample: Path) -> 
     assert not result.commits
     assert "ensemble/median" not in git(sample, "branch", "--list", "ensemble/median")
     coder_prompts = [c for c in models.calls if c[0] == "coder"]
-    # the reproduction, then three rounds of two turns: the first, and one follow-up that failed the
-    # same way with nothing new written, which ends the round's turns early (EDIT_FOLLOW_UPS allows more)
-    assert EDIT_FOLLOW_UPS >= 2 and len(coder_prompts) == 1 + 3 * 2
+    # the reproduction, then three rounds of three calls: the first turn, one follow-up that failed the
+    # same way with nothing new written, which ends the round's turns early (EDIT_FOLLOW_UPS allows more),
+    # and once a round the same reply asked for again, warmer
+    assert EDIT_FOLLOW_UPS >= 2 and len(coder_prompts) == 1 + 3 * 3
+    assert [t for t, c in zip(models.temperatures, models.calls, strict=True) if c[0] == "coder"][1:4] == [0.0, 0.0, 0.3]
     assert ("planner", "plan", "a") in models.calls[3:]  # re-planned after two identical failures
 
 
@@ -299,13 +301,27 @@ def test_a_concrete_revision_of_a_good_change_buys_one_round_and_no_more(sample:
 def test_a_change_sent_again_is_answered_with_the_tests_it_still_gives(sample: Path) -> None:
     from_bad = "stats/core.py\n<<<<<<< SEARCH\n    return ordered[middle - 1]\n=======\n    if len(ordered) % 2 == 0:\n" \
         "        return (ordered[middle - 1] + ordered[middle]) / 2\n    return ordered[middle]\n>>>>>>> REPLACE"
-    script = {**happy_script(), ("coder", None): [REPRO, BAD_FIX, BAD_FIX, from_bad]}
+    # round 2 sends round 1's change again, and again when asked once more (warmer)
+    script = {**happy_script(), ("coder", None): [REPRO, BAD_FIX, BAD_FIX, BAD_FIX, from_bad]}
     result, models = run(sample, script, max_iterations=3)
     assert result.success
-    third = [m for role, m in models.prompts if role == "coder"][3]
+    third = [m for role, m in models.prompts if role == "coder"][4]
     text = "\n".join(message.content for message in third)
     assert "already in the files" in text and "Tests with the change already in the files" in text
     assert "test_median_even" in text.split("Tests with the change already in the files", 1)[1]
+
+
+def test_a_reply_sent_before_is_asked_for_again_warmer_instead_of_applied(sample: Path) -> None:
+    """At temperature 0 a small model answers round 2's prompt with round 1's failed blocks: the engine asks once
+    more, warmer, and applies the new answer, not the known failure (no round spent on it)."""
+    from_bad = "stats/core.py\n<<<<<<< SEARCH\n    return ordered[middle - 1]\n=======\n    if len(ordered) % 2 == 0:\n" \
+        "        return (ordered[middle - 1] + ordered[middle]) / 2\n    return ordered[middle]\n>>>>>>> REPLACE"
+    script = {**happy_script(), ("coder", None): [REPRO, BAD_FIX, BAD_FIX, from_bad]}
+    result, models = run(sample, script, max_iterations=2)
+    assert result.success and result.teams[0].rounds == 2
+    coder = [t for t, c in zip(models.temperatures, models.calls, strict=True) if c[0] == "coder"]
+    assert coder == [0.0, 0.0, 0.0, 0.3]  # the reproduction, round 1, round 2's repeat, round 2 asked again
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", f"{result.branch}:stats/core.py")
 
 
 def test_the_coder_is_shown_the_failing_tests_source(sample: Path) -> None:
