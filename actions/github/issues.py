@@ -20,6 +20,10 @@ class IssueCalls(GitHubBase):
 
     def permission(self, login: str) -> str:
         """The user's legacy permission: admin, write (also maintain), read (also triage) or none."""
+        self._prefetch(login=login)
+        with self._threads_lock:
+            if login in self._granted:
+                return self._granted[login]
         return self._not_found_is_none("check permission", lambda: self._repo.get_collaborator_permission(login)) or "none"
 
     def team_member(self, org: str, team: str, login: str) -> bool:
@@ -40,6 +44,7 @@ class IssueCalls(GitHubBase):
         def fetch() -> tuple[str, str, list[str]]:
             issue = self._repo.get_issue(number)
             return issue.title, issue.body or "", [label.name for label in issue.labels]
+        self._prefetch(number=number)
         with self._threads_lock:
             kept = self._issues.get(number)
         if kept is None:
@@ -60,6 +65,8 @@ class IssueCalls(GitHubBase):
             return [_info(c) for c in listing]
         if since is not None:
             return self.call(f"list comments on #{number}", fetch)
+        if not fresh:
+            self._prefetch(number=number)
         with self._threads_lock:
             kept = None if fresh else self._threads.get(number)
         if kept is None:
