@@ -308,14 +308,17 @@ def _resolve_thread(fake, variables: dict) -> Reply:
 
 
 def graphql(fake, body, login) -> Reply:
-    """The GraphQL the bot uses: PR review threads, resolveReviewThread, markPullRequestReadyForReview."""
+    """The GraphQL the bot uses: PR review threads, resolveReviewThread, markPullRequestReadyForReview, and the
+    event's snapshot and other documents over `repository`, answered by the executor in fakes/github_graphql.py."""
+    from fakes.github_graphql import execute, repository
+
     query = body.get("query", "")
     if "resolveReviewThread" in query:
         return _resolve_thread(fake, body.get("variables") or {})
     if "reviewThreads" in query:
         return _threads(fake, body.get("variables") or {})
     if "markPullRequestReadyForReview" not in query:
-        return 200, {}, {"errors": [{"message": "the fake GitHub implements only the queries the bot sends"}]}
+        return 200, {}, execute(fake, body, login, {"repository": lambda owner, name: repository(fake, login, owner, name)})
     node_id = body["variables"]["input"]["pullRequestId"]
     for repo in fake.repos.values():
         for pull in repo.pulls.values():

@@ -1,0 +1,174 @@
+"""The event's GraphQL snapshot: one request answers the first questions; whatever it cannot give is read over REST."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from actions.github import GitHubRepo
+from actions.github.snapshot import SnapshotPlan, parse_snapshot
+from fakes.github_hub import REPO, Hub
+from fakes.github_server import FakeGitHub
+
+CONFIG = ".github/ensemble.yml"
+PLAN = SnapshotPlan(number=1, login="alice", branch="ensemble/issue-1", config=CONFIG, ref="main")
+
+
+@pytest.fixture
+def fake(tmp_path: Path) -> Iterator[FakeGitHub]:
+    with FakeGitHub(tmp_path / "github") as server:
+        server.add_repo(REPO, {"app.py": "x = 1\n", CONFIG: "ensembles: 1\n"})
+        server.add_issue(REPO, "add() subtracts", "It should add.", labels=("ensemble",))
+        for login, role in (("alice", "write"), ("alice2", "admin"), ("mona", "maintain"), ("trina", "triage")):
+            server.set_permission(REPO, login, role)
+        server.add_comment(REPO, 1, "/ensemble run", user="alice")
+        server.add_comment(REPO, 1, "working on it", user="github-actions[bot]")
+        server.add_comment(REPO, 1, "from a deleted account", user="ghost")
+        yield server
+
+
+def repo(fake: FakeGitHub, plan: SnapshotPlan | None = PLAN) -> GitHubRepo:
+    github = GitHubRepo(REPO, fake.token, fake.api_url, fake.server_url, max_wait_s=10, sleep=lambda s: None,
+                        default_branch="main")
+    if plan is not None:
+        github.expect(plan)
+    return github
+
+
+def snapshots(fake: FakeGitHub) -> int:
+    return sum(1 for r in fake.calls("POST", r"graphql$") if "EventSnapshot" in r.body["query"])
+
+
+def rest_reads(fake: FakeGitHub) -> list[str]:
+    return [r.path for r in fake.requests if r.method == "GET"]
+
+
+def ask_everything(github: GitHubRepo) -> tuple[object, ...]:
+    return (github.permission("alice"), github.read_file(CONFIG, "main"), github.issue(1), github.comments(1),
+            github.find_pull("ensemble/issue-1"), github.branch_head("ensemble/issue-1"))
+
+
+def test_one_snapshot_answers_every_first_question_as_rest_would(fake: FakeGitHub) -> None:
+    through_rest = ask_everything(repo(fake, None))
+    fake.requests.clear()
+    assert ask_everything(repo(fake)) == through_rest
+    assert snapshots(fake) == 1 and len(fake.requests) == 1  # the snapshot, and no REST read at all
+    logins = [c.login for c in through_rest[3]]  # type: ignore[attr-defined]
+    assert logins == ["alice", "github-actions[bot]", "ghost"]  # a Bot's `[bot]`, REST's ghost for a deleted user
+
+
+def test_nothing_is_asked_before_a_question_the_snapshot_answers(fake: FakeGitHub) -> None:
+    github = repo(fake)
+    github.default_branch()
+    assert github.read_file("README.md", "main") is None  # not in the snapshot: a REST read of its own
+    assert snapshots(fake) == 0
+    github.issue(1)
+    github.comments(1)
+    assert snapshots(fake) == 1 and not fake.calls("GET", r"/issues/1")
+
+
+@pytest.mark.parametrize(("login", "legacy", "from_rest"), [
+    ("alice", "write", False), ("alice2", "admin", False), ("mona", "write", False),  # MAINTAIN reads as write
+    ("trina", "read", True),  # TRIAGE grants nothing: REST answers it
+    ("nobody", "none", True)])  # not listed (as org base-permission members are not): REST answers it
+def test_permissions_map_onto_the_legacy_values(fake: FakeGitHub, login: str, legacy: str, from_rest: bool) -> None:
+    github = repo(fake, SnapshotPlan(number=1, login=login))
+    assert github.permission(login) == legacy
+    assert bool(fake.calls("GET", rf"/collaborators/{login}/permission$")) == from_rest
+    assert snapshots(fake) == 1
+
+
+def test_a_login_is_matched_exactly_not_by_the_query_s_substring() -> None:
+    edges = [{"permission": "ADMIN", "node": {"login": "alice2"}}, {"permission": "READ", "node": {"login": "Alice"}}]
+    answer = {"data": {"repository": {"collaborators": {"pageInfo": {"hasNextPage": False}, "edges": edges}}}}
+    assert parse_snapshot(answer, SnapshotPlan(login="alice"), REPO).granted == {}
+    assert parse_snapshot(answer, SnapshotPlan(login="alice2"), REPO).granted == {"alice2": "admin"}
+
+
+def test_collaborators_refused_to_a_token_without_push_access_fall_back_to_rest(fake: FakeGitHub) -> None:
+    fake.graphql_errors["collaborators"] = ("FORBIDDEN", "You do not have permission to view repository collaborators.")
+    github = repo(fake)
+    assert github.permission("alice") == "write"
+    assert len(fake.calls("GET", r"/collaborators/alice/permission$")) == 1
+    assert github.issue(1)[0] == "add() subtracts" and github.read_file(CONFIG, "main") == "ensembles: 1\n"
+    assert snapshots(fake) == 1 and rest_reads(fake) == ["/repos/octo/demo/collaborators/alice/permission"]
+
+
+def test_a_truncated_config_is_read_over_rest(fake: FakeGitHub) -> None:
+    fake.graphql_blob_limit = 5
+    github = repo(fake)
+    assert github.read_file(CONFIG, "main") == "ensembles: 1\n"
+    assert len(fake.calls("GET", r"/contents/\.github/ensemble\.yml$")) == 1
+    assert github.comments(1) and not fake.calls("GET", r"/issues/1/comments$")
+
+
+def test_a_thread_of_more_than_a_hundred_comments_is_read_over_rest(fake: FakeGitHub) -> None:
+    for i in range(100):
+        fake.add_comment(REPO, 1, f"comment {i}", user="trina")
+    github = repo(fake)
+    assert len(github.comments(1)) == 103
+    assert fake.calls("GET", r"/issues/1/comments$")  # every page, over REST
+    assert github.issue(1)[2] == ["ensemble"] and not fake.calls("GET", r"/issues/1$")  # the rest came whole
+
+
+def test_a_server_without_a_field_refuses_the_document_and_everything_is_read_over_rest(fake: FakeGitHub) -> None:
+    through_rest = ask_everything(repo(fake, None))
+    fake.requests.clear()
+    fake.graphql_missing.add("issueOrPullRequest")  # an older Enterprise Server
+    assert ask_everything(repo(fake)) == through_rest
+    assert snapshots(fake) == 1 and len(rest_reads(fake)) == 6
+
+
+def test_a_failed_snapshot_request_leaves_every_question_to_rest(fake: FakeGitHub) -> None:
+    through_rest = ask_everything(repo(fake, None))
+    fake.requests.clear()
+    fake.fail_next(502, "Bad Gateway", retry_after=None, times=4, path_pattern=r"graphql$")  # the first try and 3 more
+    assert ask_everything(repo(fake)) == through_rest
+    assert snapshots(fake) == 4 and len(rest_reads(fake)) == 6
+
+
+def test_the_branch_head_and_open_pull_request_are_answered_once(fake: FakeGitHub, tmp_path: Path) -> None:
+    github = repo(fake)
+    assert github.find_pull("ensemble/issue-1") is None and github.branch_head("ensemble/issue-1") is None
+    clone = github.clone(tmp_path / "clone")
+    (clone / "app.py").write_text("x = 2\n")
+    from common.git import git
+
+    git(clone, "commit", "-qam", "change")
+    github.push(clone, "ensemble/issue-1", expected=None, source="HEAD")
+    assert github.branch_head("ensemble/issue-1") == fake.head_sha(REPO, "ensemble/issue-1")  # read again
+    assert github.find_pull("ensemble/issue-1") is None
+    assert len(fake.calls("GET", r"/git/ref/heads/ensemble/issue-1$")) == 1 and len(fake.calls("GET", r"/pulls$")) == 1
+
+
+def test_a_pull_request_event_reads_the_pull_request_its_thread_and_its_branch_head(fake: FakeGitHub,
+                                                                                  tmp_path: Path) -> None:
+    rest = repo(fake, None)
+    clone = rest.clone(tmp_path / "clone")
+    (clone / "app.py").write_text("x = 2\n")
+    from common.git import git
+
+    git(clone, "commit", "-qam", "change")
+    rest.push(clone, "ensemble/issue-1", expected=None, source="HEAD")
+    number = rest.open_draft_pull("ensemble/issue-1", "main", "Fix (#1)", "Closes #1").number
+    fake.add_comment(REPO, number, "/ensemble revise please", user="alice")
+    fresh = repo(fake, None)
+    expected = (fresh.pull(number), fresh.comments(number), fresh.issue(number), fresh.branch_head("ensemble/issue-1"))
+    fake.requests.clear()
+    github = repo(fake, SnapshotPlan(number=number, login="alice", config=CONFIG, ref="main"))
+    pull = github.pull(number)
+    assert (pull, github.comments(number), github.issue(number), github.branch_head(pull.branch)) == expected
+    assert snapshots(fake) == 1 and rest_reads(fake) == []
+
+
+def test_one_labelled_issue_makes_one_snapshot_and_no_rest_read_of_what_it_answered(hub: Hub) -> None:
+    outcome = hub.send("issues", hub.labeled(1))
+    assert outcome.result == "pr-opened"
+    fake = hub.fake
+    assert snapshots(fake) == 1
+    for answered in (r"/contents/", r"/collaborators/", r"/pulls$", r"/git/ref/", r"/issues/1$"):
+        assert not fake.calls("GET", answered), answered
+    # the thread once more, after the run: commands people wrote while it ran (actions/handlers/queued.py)
+    assert len([r for r in fake.calls("GET", r"/issues/1/comments$") if "since" not in r.query]) == 1
