@@ -66,6 +66,7 @@ def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: 
             except EngineNeeded as needed:  # only idempotent writes so far: install the extra, run again
                 outcome = Outcome(NEEDS_ENGINE, f"this event runs the engine, but {needed}")
             finally:
+                ctx.github.flush_reaction()  # a 👀 that waited for a comment the event did not write
                 shutil.rmtree(ctx.workdir, ignore_errors=True)  # self-hosted runners keep their disks
             s.set(result=outcome.result, pr_number=outcome.pr_number)
         spans = _spans(tracer.path, Path(outcome.run.trace) if outcome.run and outcome.run.trace else None)

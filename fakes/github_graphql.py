@@ -155,11 +155,13 @@ class _Parser:
         return {"true": True, "false": False, "null": None}.get(token, token)  # else an enum value
 
 
-def execute(fake: FakeGitHub, body: dict[str, Any], login: str, roots: dict[str, Callable[..., Any]]) -> dict:
-    """Answer the document in `body` from `roots` (the root fields: name -> function of the arguments)."""
+def execute(fake: FakeGitHub, body: dict[str, Any], login: str) -> dict:
+    """Answer the document in `body`: a query over `repository`, or the mutations in `mutations`."""
     try:
         doc = _Parser(body.get("query", ""), body.get("variables") or {}).document()
         errors: list[dict] = []
+        roots = mutations(fake, login) if doc.kind == "mutation" else \
+            {"repository": lambda owner, name: repository(fake, login, owner, name)}
         data = _select(fake, doc, {"__typename": doc.kind.title(), **roots}, doc.selections, [], errors)
     except InvalidDocument as exc:
         return {"errors": [{"message": str(exc), "extensions": {"code": "undefinedField"}, "locations": []}]}
@@ -312,3 +314,37 @@ def repository(fake: FakeGitHub, login: str, owner: str, name: str) -> dict | No
     return {"__typename": "Repository", "id": f"R_{repo.id}", "nameWithOwner": repo.full_name, "object": blob,
             "collaborators": collaborators, "issueOrPullRequest": issue_or_pull, "pullRequests": pull_requests,
             "ref": ref}
+
+
+def subject(fake: FakeGitHub, node_id: str) -> tuple[RepoState, int]:
+    """The repository and number of an Issue (`I_<id>`) or PullRequest (`PR_<id>`) node id."""
+    for repo in fake.repos.values():
+        for number, issue in repo.issues.items():
+            pull = repo.pulls.get(number)
+            if node_id == f"I_{issue['id']}" or (pull is not None and node_id == f"PR_{pull['id']}"):
+                return repo, number
+    raise FieldError("NOT_FOUND", f"Could not resolve to a node with the global id of '{node_id}'")
+
+
+def mutations(fake: FakeGitHub, login: str) -> dict[str, Callable[..., Any]]:
+    """addReaction and addComment on an issue or pull request, recorded as the REST routes record them."""
+    from fakes.github_routes import create_reaction
+
+    def add_reaction(input: dict) -> dict:  # noqa: A002 - GraphQL's argument name
+        repo, number = subject(fake, input["subjectId"])
+        content = str(input["content"]).lower().replace("thumbs_up", "+1").replace("thumbs_down", "-1")
+        on_issue = re.match(r"(?P<n>\d+)", str(number))  # as the REST route's match for /issues/{n}/reactions
+        status, _, made = create_reaction(fake, repo, on_issue, {}, {"content": content}, login)
+        if status >= 400:
+            raise FieldError("UNPROCESSABLE", f"could not react with {input['content']}")
+        return {"__typename": "AddReactionPayload", "reaction": {"__typename": "Reaction", "content": input["content"],
+                "id": made["node_id"]}, "subject": issue_node(fake, repo, number)}
+
+    def add_comment(input: dict) -> dict:  # noqa: A002 - GraphQL's argument name
+        repo, number = subject(fake, input["subjectId"])
+        made = fake.add_comment(repo.full_name, number, input["body"], user=login)
+        node = comment_node(fake, repo, repo.comments[made["id"]])
+        return {"__typename": "AddCommentPayload", "subject": issue_node(fake, repo, number),
+                "commentEdge": {"__typename": "IssueCommentEdge", "cursor": str(made["id"]), "node": node}}
+
+    return {"addReaction": add_reaction, "addComment": add_comment}

@@ -308,9 +308,10 @@ def _resolve_thread(fake, variables: dict) -> Reply:
 
 
 def graphql(fake, body, login) -> Reply:
-    """The GraphQL the bot uses: PR review threads, resolveReviewThread, markPullRequestReadyForReview, and the
-    event's snapshot and other documents over `repository`, answered by the executor in fakes/github_graphql.py."""
-    from fakes.github_graphql import execute, repository
+    """The GraphQL the bot uses: PR review threads, resolveReviewThread, markPullRequestReadyForReview; the
+    event's snapshot (queries over `repository`) and addReaction with addComment are answered by the executor
+    in fakes/github_graphql.py."""
+    from fakes.github_graphql import execute
 
     query = body.get("query", "")
     if "resolveReviewThread" in query:
@@ -318,7 +319,7 @@ def graphql(fake, body, login) -> Reply:
     if "reviewThreads" in query:
         return _threads(fake, body.get("variables") or {})
     if "markPullRequestReadyForReview" not in query:
-        return 200, {}, execute(fake, body, login, {"repository": lambda owner, name: repository(fake, login, owner, name)})
+        return 200, {}, execute(fake, body, login)
     node_id = body["variables"]["input"]["pullRequestId"]
     for repo in fake.repos.values():
         for pull in repo.pulls.values():

@@ -73,6 +73,8 @@ class GitHubBase:
         self._snapshot_lock = threading.Lock()
         self._granted: dict[str, str] = {}  # login -> admin or write, from the snapshot
         self._first: Snapshot = Snapshot()  # the branch heads and open pull requests it answers, once each
+        self._node_ids: dict[int, str] = {}  # issue or PR number -> GraphQL node id, from the snapshot
+        self._reaction: tuple[int, str] | None = None  # (number, content) waiting for the bot's next comment there
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.full_name!r}, server_url={self.server_url!r})"
@@ -135,6 +137,7 @@ class GitHubBase:
             for number_, pull in found.pulls.items():
                 self._pulls.setdefault(number_, pull)
             self._granted |= found.granted
+            self._node_ids |= found.node_ids
             self._first = found
 
     def _read_snapshot(self, plan: SnapshotPlan) -> Snapshot:

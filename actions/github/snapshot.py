@@ -30,8 +30,8 @@ PAGE = 100  # GitHub's largest `first`; a thread or label list longer than this 
 LEGACY_PERMISSION = {"ADMIN": "admin", "MAINTAIN": "write", "WRITE": "write", "TRIAGE": "read", "READ": "read"}
 GRANTS = ("admin", "write")
 
-_THREAD = f"comments(first: {PAGE}) {{ pageInfo {{ hasNextPage }} " \
-          "nodes { databaseId body createdAt author { __typename login } } }"
+COMMENT_FIELDS = "databaseId body createdAt author { __typename login }"  # what `comment_info` reads
+_THREAD = f"comments(first: {PAGE}) {{ pageInfo {{ hasNextPage }} nodes {{ {COMMENT_FIELDS} }} }}"
 _LABELS = f"labels(first: {PAGE}) {{ pageInfo {{ hasNextPage }} nodes {{ name }} }}"
 _PULL = "number headRefName headRefOid isDraft state body url headRepository { nameWithOwner } " \
         "headRepositoryOwner { login } " + _LABELS
@@ -64,8 +64,8 @@ class SnapshotPlan:
                          "edges { permission node { login } } }")
         if self.number:
             parts.append(f"issueOrPullRequest(number: $number) {{ __typename "
-                         f"... on Issue {{ title body {_LABELS} {_THREAD} }} "
-                         f"... on PullRequest {{ title {_PULL} headRef {{ target {{ oid }} }} {_THREAD} }} }}")
+                         f"... on Issue {{ id title body {_LABELS} {_THREAD} }} "
+                         f"... on PullRequest {{ id title {_PULL} headRef {{ target {{ oid }} }} {_THREAD} }} }}")
         if self.branch:
             parts.append("pullRequests(headRefName: $branch, states: [OPEN], first: 5, "
                          f"orderBy: {{field: CREATED_AT, direction: DESC}}) {{ pageInfo {{ hasNextPage }} nodes {{ {_PULL} }} }}")
@@ -109,6 +109,7 @@ class Snapshot:
     pulls: dict[int, PullInfo] = field(default_factory=dict)
     heads: dict[str, str | None] = field(default_factory=dict)  # branch -> head, None: no such branch
     open_pulls: dict[str, PullInfo | None] = field(default_factory=dict)  # branch -> its open pull request
+    node_ids: dict[int, str] = field(default_factory=dict)  # issue or PR number -> GraphQL node id (for mutations)
 
 
 def parse_snapshot(answer: Json, plan: SnapshotPlan, full_name: str) -> Snapshot:
@@ -148,13 +149,15 @@ def _subject(found: Snapshot, number: int, node: Json, full_name: str) -> None:
     kind = node.get("__typename")
     if kind not in ("Issue", "PullRequest"):
         return
+    if isinstance(node.get("id"), str):
+        found.node_ids[number] = str(node["id"])
     labels = _complete(node.get("labels"))
     if labels is not None:
         found.issues[number] = (str(node.get("title") or ""), str(node.get("body") or ""),
                                 [str(_obj(label).get("name")) for label in labels])
     comments = _complete(node.get("comments"))
     if comments is not None:
-        found.threads[number] = [_comment(_obj(c)) for c in comments]
+        found.threads[number] = [comment_info(_obj(c)) for c in comments]
     if kind == "PullRequest" and (pull := _pull(node)) is not None:
         found.pulls[number] = pull
         if pull.head_repo.lower() == full_name.lower() and "headRef" in node:  # the live ref of its branch
@@ -189,7 +192,7 @@ def _complete(connection: object) -> list[object] | None:
     return _list(found["nodes"])
 
 
-def _comment(node: Json) -> CommentInfo:
+def comment_info(node: Json) -> CommentInfo:
     """A GraphQL IssueComment as REST's: a Bot's login carries `[bot]`; a deleted user is REST's `ghost`."""
     author = _obj(node.get("author"))
     is_bot = author.get("__typename") == "Bot"

@@ -172,3 +172,51 @@ def test_one_labelled_issue_makes_one_snapshot_and_no_rest_read_of_what_it_answe
         assert not fake.calls("GET", answered), answered
     # the thread once more, after the run: commands people wrote while it ran (actions/handlers/queued.py)
     assert len([r for r in fake.calls("GET", r"/issues/1/comments$") if "since" not in r.query]) == 1
+
+
+# -- the 👀 on the issue and the progress comment: one mutation --------------------------------------------
+def progress_comments(hub: Hub) -> list[dict]:
+    return [c for c in hub.fake.comments_on(REPO, 1) if "ensemble:progress" in c["body"]]
+
+
+def issue_reactions(hub: Hub) -> list[tuple[str, int, str, str]]:
+    return [(r["subject"], r["subject_id"], r["content"], r["user"]["login"]) for r in hub.fake.repos[REPO].reactions]
+
+
+def mutations(fake: FakeGitHub) -> list[dict]:
+    return [r.body for r in fake.calls("POST", r"graphql$") if r.body["query"].lstrip().startswith("mutation")]
+
+
+def test_the_eyes_and_the_progress_comment_go_in_one_mutation(hub: Hub) -> None:
+    assert hub.send("issues", hub.labeled(1)).result == "pr-opened"
+    assert issue_reactions(hub) == [("issue", 1, "eyes", "github-actions[bot]")]
+    assert len(progress_comments(hub)) == 1
+    sent = mutations(hub.fake)
+    assert len(sent) == 1 and sent[0]["variables"]["content"] == "EYES"
+    assert sent[0]["query"].index("addReaction") < sent[0]["query"].index("addComment")  # the eyes first
+    assert not hub.fake.calls("POST", r"/issues/1/reactions$") and not hub.fake.calls("POST", r"/issues/1/comments$")
+
+
+@pytest.mark.parametrize("refused", ["addComment", "addReaction"])
+def test_a_part_of_the_mutation_github_refuses_is_written_over_rest(hub: Hub, refused: str) -> None:
+    hub.fake.graphql_errors[refused] = ("FORBIDDEN", "Resource not accessible by integration")
+    assert hub.send("issues", hub.labeled(1)).result == "pr-opened"
+    assert issue_reactions(hub) == [("issue", 1, "eyes", "github-actions[bot]")] and len(progress_comments(hub)) == 1
+    rest = r"/issues/1/comments$" if refused == "addComment" else r"/issues/1/reactions$"
+    assert len(hub.fake.calls("POST", rest)) == 1
+
+
+def test_a_server_without_the_mutations_gets_both_over_rest(hub: Hub) -> None:
+    hub.fake.graphql_missing.add("addReaction")
+    assert hub.send("issues", hub.labeled(1)).result == "pr-opened"
+    assert issue_reactions(hub) == [("issue", 1, "eyes", "github-actions[bot]")] and len(progress_comments(hub)) == 1
+    assert len(hub.fake.calls("POST", r"/issues/1/reactions$")) == len(hub.fake.calls("POST", r"/issues/1/comments$")) == 1
+
+
+def test_the_eyes_go_on_alone_when_no_comment_follows(hub: Hub) -> None:
+    assert hub.send("issues", hub.labeled(1)).result == "pr-opened"
+    hub.fake.repos[REPO].reactions.clear()
+    again = hub.send("issues", hub.labeled(1))  # a PR is open: nothing runs, nothing is written but the eyes
+    assert again.result == "exists"
+    assert issue_reactions(hub) == [("issue", 1, "eyes", "github-actions[bot]")]
+    assert len(hub.fake.calls("POST", r"/issues/1/reactions$")) == 1 and len(progress_comments(hub)) == 1
