@@ -1,4 +1,4 @@
-"""A fake GitHub on localhost: the REST subset the bot uses, plus git smart HTTP.
+"""A fake GitHub on localhost: the REST subset the bot uses, its GraphQL (fakes/github_graphql.py), git smart HTTP.
 
     with FakeGitHub(tmp_path) as gh:
         repo = gh.add_repo("octo/demo", {"app.py": "..."})

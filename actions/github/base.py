@@ -6,6 +6,10 @@ are waited out, up to `max_wait_s` in total per call. A 5xx (GitHub's 502s come 
 is tried again after 1, 2 and 4 seconds, except for calls that would do twice what the failed
 one may already have done (posting a comment, dispatching a workflow). Every other GitHub
 error becomes a `GitHubError` that says what the bot was trying to do and what GitHub answered.
+
+What one event reads is kept for the event (threads, files, issues, pull requests), true to the bot's
+own writes; the event's first questions are answered by one GraphQL snapshot (snapshot.py), sent
+before the first of them, whose gaps the REST calls fill.
 """
 
 from __future__ import annotations

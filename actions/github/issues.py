@@ -133,7 +133,11 @@ class IssueCalls(GitHubBase):
                 "query": REACT_AND_COMMENT, "variables": {"subject": self._node_ids[number],
                                                           "content": REACTIONS[content], "body": body}})
             return data if isinstance(data, dict) else {}
-        answer = self.call(f"react to and comment on #{number}", send, repeatable=False)  # as a comment: no second
+        try:
+            answer = self.call(f"react to and comment on #{number}", send, repeatable=False)  # as a comment: once
+        except GitHubError:
+            self._react_now(number, content)  # the comment fails as a REST one would; the reaction still goes on
+            raise
         data = answer.get("data")
         data = data if isinstance(data, dict) else {}
         if answer.get("errors"):

@@ -220,3 +220,23 @@ def test_the_eyes_go_on_alone_when_no_comment_follows(hub: Hub) -> None:
     assert again.result == "exists"
     assert issue_reactions(hub) == [("issue", 1, "eyes", "github-actions[bot]")]
     assert len(hub.fake.calls("POST", r"/issues/1/reactions$")) == 1 and len(progress_comments(hub)) == 1
+
+
+@pytest.mark.parametrize(("fields", "branch"), [
+    ({"name": "issues", "number": 7}, "ensemble/issue-7"),  # a run's PR comes from the issue's branch
+    ({"name": "issue_comment", "number": 7}, "ensemble/issue-7"),
+    ({"name": "issue_comment", "number": 9, "is_pull": True}, ""),  # a PR's own branch comes with the PR itself
+    ({"name": "pull_request_review", "number": 9, "is_pull": True, "head_branch": "ensemble/issue-7"},
+     "ensemble/issue-7"),
+    ({"name": "workflow_run", "head_branch": "ensemble/issue-7"}, "ensemble/issue-7"),
+    ({"name": "workflow_run", "head_branch": "feature"}, "")])  # not a bot branch: nothing to ask about it
+def test_the_snapshot_asks_about_the_event_s_subject_and_the_bot_s_branch(fields: dict, branch: str) -> None:
+    from actions.app import snapshot_plan
+    from actions.events import Event
+
+    event = Event(action="created", repo=REPO, sender="alice", default_branch="main", **fields)
+    plan = snapshot_plan(event, CONFIG)
+    assert (plan.number, plan.login, plan.branch, plan.config, plan.ref) == \
+        (fields.get("number"), "alice", branch, CONFIG, "main")
+    assert ("pullRequests(" in plan.query()) == bool(branch) and ("issueOrPullRequest" in plan.query()) == \
+        bool(fields.get("number"))
