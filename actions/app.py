@@ -25,14 +25,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from actions.context import NEEDS_ENGINE, Context, EngineNeeded, Outcome
+from actions.context import NEEDS_ENGINE, Context, EngineNeeded, Outcome, branch_of_issue, issue_of_branch
 from actions.engine import Engine, Planner
 from actions.engine_process import ChildEngine, ChildPlanner
 from actions.events import Event, load_event
 from actions.github.markdown import allowed_hosts, neutralise_links
+from actions.github.snapshot import SnapshotPlan
 from actions.handlers.comment import answer_queued
 from actions.router import route
 from actions.summary import pull_url, step_summary
+from bot.config import CONFIG_PATH
 from bot.errors import UsageError
 from bot.persist import append_text
 from bot.redact import secret_values
@@ -64,6 +66,7 @@ def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: 
             except EngineNeeded as needed:  # only idempotent writes so far: install the extra, run again
                 outcome = Outcome(NEEDS_ENGINE, f"this event runs the engine, but {needed}")
             finally:
+                ctx.github.flush_reaction()  # a 👀 that waited for a comment the event did not write
                 shutil.rmtree(ctx.workdir, ignore_errors=True)  # self-hosted runners keep their disks
             s.set(result=outcome.result, pr_number=outcome.pr_number)
         spans = _spans(tracer.path, Path(outcome.run.trace) if outcome.run and outcome.run.trace else None)
@@ -95,6 +98,7 @@ def build_context(env: Mapping[str, str], event: Event, engine: Engine | None, p
     github = GitHubRepo(repo, token, env.get("GITHUB_API_URL", "https://api.github.com"),
                         env.get("GITHUB_SERVER_URL", "https://github.com"),
                         secrets=secret_values(env), default_branch=event.default_branch)
+    github.expect(snapshot_plan(event, env.get("ENSEMBLE_CONFIG_PATH") or CONFIG_PATH))
     workdir = Path(env.get("ENSEMBLE_WORKDIR") or _temp_root(env) / "ensemble")
     bots = {"github-actions[bot]", *filter(None, [env.get("ENSEMBLE_BOT_LOGIN", "")])}
     ctx = Context(event=event, github=github, env=env, workdir=workdir / secrets.token_hex(4),
@@ -106,6 +110,16 @@ def build_context(env: Mapping[str, str], event: Event, engine: Engine | None, p
                   engine_missing=_engine_missing(engine, planner))
     ctx.trigger_label = env.get("ENSEMBLE_TRIGGER_LABEL") or _config_label(ctx)
     return ctx
+
+
+def snapshot_plan(event: Event, config_path: str) -> SnapshotPlan:
+    """What the event's first questions are about, for its one GraphQL snapshot (actions/github/snapshot.py):
+    its issue or pull request, the sender, the bot's branch where the event names it, the config file."""
+    branch = event.head_branch if issue_of_branch(event.head_branch) is not None else ""
+    if event.number and not event.is_pull and not branch:
+        branch = branch_of_issue(event.number)  # the pull request of an issue's run comes from this branch
+    return SnapshotPlan(number=event.number, login=event.sender, branch=branch, config=config_path,
+                        ref=event.default_branch)
 
 
 def _engine_missing(engine: Engine | None, planner: Planner | None) -> str:

@@ -17,7 +17,7 @@ job of a group).
 Checks (the exit status is 1 when one fails): every delivery is answered (an outcome, no
 crash), one pull request and one progress comment per issue, duplicates run nothing twice,
 and every queued command is answered by a commit of its own. Prints the GitHub API requests by
-kind (the stop watcher's polls, which grow with the wall time, and the 304s apart), the wall time
+kind (GraphQL by operation; the stop watcher's polls, which grow with the wall time, and the 304s apart), the wall time
 and the peak memory (RSS) of the process.
 """
 
@@ -206,9 +206,17 @@ def requests_by_kind(fake: FakeGitHub) -> dict[str, int]:
     calls: dict[str, int] = defaultdict(int)
     for logged in fake.requests:
         path = re.sub(r"(?<=/)[0-9]+(?=/|$)|(?<=/issue-)[0-9]+$", "N", logged.path)
-        calls[f"{logged.method} {path}" + ("?since=" if is_stop_poll(logged) else "") +
+        calls[f"{logged.method} {path}" + ("?since=" if is_stop_poll(logged) else "") + graphql_operation(logged) +
               (" (304)" if logged.status == 304 else "")] += 1
     return dict(sorted(calls.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def graphql_operation(logged: ApiRequest) -> str:
+    """For a GraphQL request, its operation's name (` EventSnapshot`, ` ReactAndComment`), else ''."""
+    if not logged.path.endswith("/graphql") or not isinstance(logged.body, dict):
+        return ""
+    named = re.match(r"\s*(query|mutation)\s+(\w+)", str(logged.body.get("query", "")))
+    return f" {named[2]}" if named else f" ({str(logged.body.get('query', '')).split('(')[0].strip() or 'query'})"
 
 
 def is_stop_poll(logged: ApiRequest) -> bool:

@@ -308,14 +308,18 @@ def _resolve_thread(fake, variables: dict) -> Reply:
 
 
 def graphql(fake, body, login) -> Reply:
-    """The GraphQL the bot uses: PR review threads, resolveReviewThread, markPullRequestReadyForReview."""
+    """The GraphQL the bot uses: PR review threads, resolveReviewThread, markPullRequestReadyForReview; the
+    event's snapshot (queries over `repository`) and addReaction with addComment are answered by the executor
+    in fakes/github_graphql.py."""
+    from fakes.github_graphql import execute
+
     query = body.get("query", "")
     if "resolveReviewThread" in query:
         return _resolve_thread(fake, body.get("variables") or {})
     if "reviewThreads" in query:
         return _threads(fake, body.get("variables") or {})
     if "markPullRequestReadyForReview" not in query:
-        return 200, {}, {"errors": [{"message": "the fake GitHub implements only the queries the bot sends"}]}
+        return 200, {}, execute(fake, body, login)
     node_id = body["variables"]["input"]["pullRequestId"]
     for repo in fake.repos.values():
         for pull in repo.pulls.values():

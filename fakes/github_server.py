@@ -1,4 +1,4 @@
-"""A fake GitHub on localhost: the REST subset the bot uses, plus git smart HTTP.
+"""A fake GitHub on localhost: the REST subset the bot uses, its GraphQL (fakes/github_graphql.py), git smart HTTP.
 
     with FakeGitHub(tmp_path) as gh:
         repo = gh.add_repo("octo/demo", {"app.py": "..."})
@@ -111,6 +111,11 @@ class FakeGitHub:
         self.injected: list[Injected] = []
         self.teams: dict[str, dict[str, str]] = {}  # "org/team-slug" -> {login: membership state}
         self.trace_peers = False  # look up the process at the other end of each API request's connection
+        # GraphQL (fakes/github_graphql.py): fields that answer with an error (name -> (type, message)), and
+        # fields the schema lacks (as on an older Enterprise Server: the whole document is refused)
+        self.graphql_errors: dict[str, tuple[str, str]] = {}
+        self.graphql_missing: set[str] = set()
+        self.graphql_blob_limit = 512 * 1024  # a Blob's `text` longer than this is cut and `isTruncated`
         self.on_rerun: Callable[[RepoState, dict], None] | None = None
         self.on_dispatch: Callable[[RepoState, dict], None] | None = None
         self.on_rerequest: Callable[[RepoState, dict], None] | None = None

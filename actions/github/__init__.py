@@ -4,12 +4,13 @@ Only `actions/` talks to GitHub. The engine never does: it works in the clone th
 forge (`bot/forge`: worktrees and the branch `ensemble/<slug>`), and the handlers bring the clone
 in, push the branch and write the pull request and comments with `GitHubRepo`.
 
-    base.py    the client, `call` (rate-limit waits) and `GitHubError`
-    issues.py  issues, comments, reactions, labels
-    pulls.py   pull requests, reviews, review threads
-    checks.py  branches, workflow runs, check suites, commit statuses
-    remote.py  clone and push, the token passed to git through the environment
-    info.py    the plain data the handlers read (`PullInfo`, `CommentInfo`, ...)
+    base.py      the client, `call` (rate-limit waits), `GitHubError`, the event's caches and its snapshot
+    snapshot.py  the event's one GraphQL read of its first questions: the query and reading the answer
+    issues.py    issues, comments, reactions, labels
+    pulls.py     pull requests, reviews, review threads
+    checks.py    branches, workflow runs, check suites, commit statuses
+    remote.py    clone and push, the token passed to git through the environment
+    info.py      the plain data the handlers read (`PullInfo`, `CommentInfo`, ...)
 """
 
 from __future__ import annotations

@@ -6,6 +6,10 @@ are waited out, up to `max_wait_s` in total per call. A 5xx (GitHub's 502s come 
 is tried again after 1, 2 and 4 seconds, except for calls that would do twice what the failed
 one may already have done (posting a comment, dispatching a workflow). Every other GitHub
 error becomes a `GitHubError` that says what the bot was trying to do and what GitHub answered.
+
+What one event reads is kept for the event (threads, files, issues, pull requests), true to the bot's
+own writes; the event's first questions are answered by one GraphQL snapshot (snapshot.py), sent
+before the first of them, whose gaps the REST calls fill.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from actions.github.info import CommentInfo, PullInfo
 from actions.github.markdown import allowed_hosts, neutralise_links
+from actions.github.snapshot import Snapshot, SnapshotPlan, parse_snapshot
 from bot.errors import EnsembleError
 from bot.redact import Redactor
 from bot.trace import span
@@ -67,6 +72,13 @@ class GitHubBase:
         # edits one (a PR's number, branch and head repository never change, which is what most questions ask).
         self._pulls: dict[int, PullInfo] = {}
         self._issues: dict[int, tuple[str, str, list[str]]] = {}  # issues read in this event, as `issue` answers
+        # The event's GraphQL snapshot (actions/github/snapshot.py): sent before the first question it answers.
+        self._plan: SnapshotPlan | None = None
+        self._snapshot_lock = threading.Lock()
+        self._granted: dict[str, str] = {}  # login -> admin or write, from the snapshot
+        self._first: Snapshot = Snapshot()  # the branch heads and open pull requests it answers, once each
+        self._node_ids: dict[int, str] = {}  # issue or PR number -> GraphQL node id, from the snapshot
+        self._reaction: tuple[int, str] | None = None  # (number, content) waiting for the bot's next comment there
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.full_name!r}, server_url={self.server_url!r})"
@@ -103,6 +115,67 @@ class GitHubBase:
                 return None
             raise
 
+    # -- the event's snapshot ------------------------------------------------------------
+    def expect(self, plan: SnapshotPlan) -> None:
+        """What this event will ask first: one GraphQL read answers it at the first such question (or never)."""
+        self._plan = plan
+
+    def _prefetch(self, number: int | None = None, login: str = "", branch: str = "",
+                  file: tuple[str, str] | None = None) -> None:
+        """Send the snapshot now if it answers this question and was not sent yet."""
+        plan = self._plan
+        if plan is None or not plan.covers(number, login, branch, file):
+            return
+        with self._snapshot_lock:
+            if self._plan is None:
+                return
+            self._plan = None  # sent once, whatever comes back
+            found = self._read_snapshot(plan)
+        with self._threads_lock:
+            for path_ref, text in found.files.items():
+                self._files.setdefault(path_ref, text)
+            for number_, thread in found.threads.items():
+                self._threads.setdefault(number_, thread)
+            for number_, issue in found.issues.items():
+                self._issues.setdefault(number_, issue)
+            for number_, pull in found.pulls.items():
+                self._pulls.setdefault(number_, pull)
+            self._granted |= found.granted
+            self._node_ids |= found.node_ids
+            self._first = found
+
+    def _read_snapshot(self, plan: SnapshotPlan) -> Snapshot:
+        """The snapshot's answer; an empty one when GitHub refused it (every piece is then read over REST)."""
+        def fetch() -> dict[str, object]:
+            _, data = self._gh.requester.requestJsonAndCheck(
+                "POST", self._gh.requester.graphql_url,
+                input={"query": plan.query(), "variables": plan.variables(self.full_name)})
+            return data if isinstance(data, dict) else {}
+        try:
+            answer = self.call("read the event's snapshot", fetch)
+        except GitHubError as exc:
+            log.info("the event's GraphQL snapshot failed (%s); each piece is read over REST", exc)
+            return Snapshot()
+        if answer.get("errors"):
+            log.info("the event's GraphQL snapshot left out what failed: %s", answer["errors"])
+        return parse_snapshot(answer, plan, self.full_name)
+
+    def _first_head(self, branch: str) -> tuple[bool, str | None]:
+        """(True, head) when the snapshot answers `branch`'s head and nothing asked it yet; spent once asked (the
+        bot pushes while the event is handled: a later question reads GitHub again)."""
+        self._prefetch(branch=branch)
+        with self._threads_lock:
+            found = branch in self._first.heads
+            return found, self._first.heads.pop(branch, None)
+
+    def _first_open_pull(self, branch: str) -> tuple[bool, PullInfo | None]:
+        """(True, pull request) when the snapshot answers `branch`'s open pull request and nothing asked it yet;
+        spent once asked, as `_first_head`."""
+        self._prefetch(branch=branch)
+        with self._threads_lock:
+            found = branch in self._first.open_pulls
+            return found, self._first.open_pulls.pop(branch, None)
+
     def whoami(self) -> str | None:
         """The token's user for a personal token; None for App and Actions tokens (they cannot ask)."""
         if self._token.startswith(INSTALLATION_TOKEN):  # GitHub answers /user with 403: no need to ask
@@ -123,6 +196,7 @@ class GitHubBase:
     def read_file(self, path: str, ref: str) -> str | None:
         """A file's text at `ref`, or None when it does not exist there; read once per event (the config, the
         CODEOWNERS and the workflow are asked for by several steps of one event)."""
+        self._prefetch(file=(path, ref))
         with self._threads_lock:
             if (path, ref) in self._files:
                 return self._files[(path, ref)]
@@ -142,6 +216,7 @@ class GitHubBase:
     def branch_moved(self, branch: str, head: str) -> None:
         """Keep the pull requests read in this event true to the bot's push of `branch`, now at `head`."""
         with self._threads_lock:
+            self._first.heads.pop(branch, None)
             for number, pull in list(self._pulls.items()):
                 if pull.branch == branch and pull.head_repo.lower() == self.full_name.lower():
                     self._pulls[number] = replace(pull, head_sha=head)
@@ -151,6 +226,7 @@ class GitHubBase:
         with self._threads_lock:
             self._pulls.clear()
             self._issues.clear()
+            self._first.open_pulls.clear()
 
     def add_secrets(self, values: Iterable[str]) -> None:
         """Also mask these values (a configured `secret_env`) in everything written from now on."""

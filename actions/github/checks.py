@@ -19,6 +19,9 @@ class CheckCalls(GitHubBase):
 
     def branch_head(self, branch: str) -> str | None:
         """The branch's current head SHA on GitHub, or None when it does not exist."""
+        answered, head = self._first_head(branch)
+        if answered:
+            return head
         return self._not_found_is_none(f"read branch {branch}", lambda: self._repo.get_git_ref(f"heads/{branch}").object.sha)
 
     def run(self, run_id: int) -> RunInfo:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -9,10 +10,17 @@ from urllib.parse import quote
 
 from github.IssueComment import IssueComment
 
-from actions.github.base import GitHubBase
+from actions.github.base import GitHubBase, GitHubError
 from actions.github.info import CommentInfo
+from actions.github.snapshot import COMMENT_FIELDS, comment_info
 
+log = logging.getLogger(__name__)
 PER_PAGE = 100  # GitHub's largest page, as the client asks for every listing (common/github.py)
+REACTIONS = {"eyes": "EYES", "+1": "THUMBS_UP", "-1": "THUMBS_DOWN", "laugh": "LAUGH", "confused": "CONFUSED",
+             "heart": "HEART", "hooray": "HOORAY", "rocket": "ROCKET"}  # REST's names as GraphQL's ReactionContent
+REACT_AND_COMMENT = f"""mutation ReactAndComment($subject: ID!, $content: ReactionContent!, $body: String!) {{
+  addReaction(input: {{subjectId: $subject, content: $content}}) {{ reaction {{ content }} }}
+  addComment(input: {{subjectId: $subject, body: $body}}) {{ commentEdge {{ node {{ {COMMENT_FIELDS} }} }} }} }}"""
 
 
 class IssueCalls(GitHubBase):
@@ -20,6 +28,10 @@ class IssueCalls(GitHubBase):
 
     def permission(self, login: str) -> str:
         """The user's legacy permission: admin, write (also maintain), read (also triage) or none."""
+        self._prefetch(login=login)
+        with self._threads_lock:
+            if login in self._granted:
+                return self._granted[login]
         return self._not_found_is_none("check permission", lambda: self._repo.get_collaborator_permission(login)) or "none"
 
     def team_member(self, org: str, team: str, login: str) -> bool:
@@ -40,6 +52,7 @@ class IssueCalls(GitHubBase):
         def fetch() -> tuple[str, str, list[str]]:
             issue = self._repo.get_issue(number)
             return issue.title, issue.body or "", [label.name for label in issue.labels]
+        self._prefetch(number=number)
         with self._threads_lock:
             kept = self._issues.get(number)
         if kept is None:
@@ -60,6 +73,8 @@ class IssueCalls(GitHubBase):
             return [_info(c) for c in listing]
         if since is not None:
             return self.call(f"list comments on #{number}", fetch)
+        if not fresh:
+            self._prefetch(number=number)
         with self._threads_lock:
             kept = None if fresh else self._threads.get(number)
         if kept is None:
@@ -90,14 +105,49 @@ class IssueCalls(GitHubBase):
             str(headers.get("etag", ""))
 
     def comment(self, number: int, body: str) -> int:
-        """Post a comment; returns its id."""
+        """Post a comment; returns its id. A reaction waiting for this thread (`react_soon`) goes in the same
+        request, before the comment."""
         body = self.outgoing(body)
-        made = self.call(f"comment on #{number}", lambda: self._repo.get_issue(number).create_comment(body),
+        with self._threads_lock:
+            waiting, self._reaction = self._reaction, None
+        if waiting is not None and waiting[0] != number:  # another thread's: on its own, as it would have gone
+            self._react_now(*waiting)
+        elif waiting is not None and (made := self._react_and_comment(number, waiting[1], body)) is not None:
+            return self._posted(number, made)
+        made = self.call(f"comment on #{number}", lambda: _info(self._repo.get_issue(number).create_comment(body)),
                          repeatable=False)  # a 5xx may come after the comment was made: no second one
+        return self._posted(number, made)
+
+    def _posted(self, number: int, made: CommentInfo) -> int:
         with self._threads_lock:
             if number in self._threads:
-                self._threads[number].append(_info(made))
-        return int(made.id)
+                self._threads[number].append(made)
+        return made.id
+
+    def _react_and_comment(self, number: int, content: str, body: str) -> CommentInfo | None:
+        """The waiting reaction and the comment in one GraphQL mutation (GitHub runs them in order); None when
+        GitHub did not make the comment (it said so: REST then posts it). The reaction is put through REST when
+        GitHub refused it in the mutation."""
+        def send() -> dict[str, object]:
+            _, data = self._gh.requester.requestJsonAndCheck("POST", self._gh.requester.graphql_url, input={
+                "query": REACT_AND_COMMENT, "variables": {"subject": self._node_ids[number],
+                                                          "content": REACTIONS[content], "body": body}})
+            return data if isinstance(data, dict) else {}
+        try:
+            answer = self.call(f"react to and comment on #{number}", send, repeatable=False)  # as a comment: once
+        except GitHubError:
+            self._react_now(number, content)  # the comment fails as a REST one would; the reaction still goes on
+            raise
+        data = answer.get("data")
+        data = data if isinstance(data, dict) else {}
+        if answer.get("errors"):
+            log.info("GitHub refused part of the reaction and comment on #%s: %s", number, answer["errors"])
+        if not data.get("addReaction"):
+            self._react_now(number, content)
+        made = data.get("addComment")
+        edge = made.get("commentEdge") if isinstance(made, dict) else None
+        node = edge.get("node") if isinstance(edge, dict) else None
+        return comment_info(node) if isinstance(node, dict) and node.get("databaseId") else None
 
     def edit_comment(self, number: int, comment_id: int, body: str) -> None:
         """Replace a comment's body in place."""
@@ -114,6 +164,30 @@ class IssueCalls(GitHubBase):
         issue = self._repo.get_issue(number)  # lazy: no request until the reaction is posted
         target = issue.get_comment(comment_id) if comment_id else issue
         self.call(f"react to #{number}", lambda: target.create_reaction(content))
+
+    def react_soon(self, number: int, content: str = "eyes") -> None:
+        """Put a reaction on issue #number with the bot's next comment there, in one request (the snapshot gave
+        the issue's node id), else now; `flush_reaction` puts it on when no comment follows."""
+        self._prefetch(number=number)
+        with self._threads_lock:
+            if number in self._node_ids and content in REACTIONS and self._reaction is None:
+                self._reaction = (number, content)
+                return
+        self._react_now(number, content)
+
+    def flush_reaction(self) -> None:
+        """Put on the reaction still waiting for a comment (the event ends without one)."""
+        with self._threads_lock:
+            waiting, self._reaction = self._reaction, None
+        if waiting is not None:
+            self._react_now(*waiting)
+
+    def _react_now(self, number: int, content: str) -> None:
+        """A waiting reaction, on its own; a refusal is logged, never fatal (as the handlers' `acknowledge`)."""
+        try:
+            self.react(number, None, content)
+        except GitHubError as exc:
+            log.warning("could not put the %s reaction on #%s: %s", content, number, exc)
 
     def add_labels(self, number: int, *labels: str) -> None:
         self._forget_issue(number)

@@ -50,12 +50,16 @@ class PullCalls(GitHubBase):
 
     def find_pull(self, branch: str) -> PullInfo | None:
         """The open pull request from `branch`, if any."""
+        answered, found = self._first_open_pull(branch)
+        if answered:
+            return found
         owner = self.full_name.split("/")[0]
         pulls = self.call("list pull requests", lambda: list(self._repo.get_pulls(state="open", head=f"{owner}:{branch}")))
         return pull_info(pulls[0]) if pulls else None
 
     def pull(self, number: int) -> PullInfo:
         """PR #number, read once per event (its head follows the bot's pushes) until the bot edits a pull request."""
+        self._prefetch(number=number)
         with self._threads_lock:
             if number in self._pulls:
                 return self._pulls[number]

@@ -22,10 +22,15 @@ def acknowledge(ctx: Context) -> None:
     """React 👀 to the triggering comment, or to the issue when no comment triggered the event.
 
     GitHub keeps one reaction per person and kind, so a re-delivered event adds nothing. A refused
-    reaction (a token without `issues: write`, say) is logged, never fatal.
+    reaction (a token without `issues: write`, say) is logged, never fatal. On the issue it goes with
+    the bot's next comment there (the run's progress comment, moments later) in one request, or when
+    the event ends without one (`GitHubRepo.react_soon`).
     """
     try:
-        ctx.github.react(ctx.event.number or 0, ctx.event.comment_id)
+        if ctx.event.comment_id:
+            ctx.github.react(ctx.event.number or 0, ctx.event.comment_id)
+        else:  # on the issue: with the run's progress comment, in one request, when one follows
+            ctx.github.react_soon(ctx.event.number or 0)
     except GitHubError as exc:
         log.warning("could not put the 👀 reaction on the trigger: %s", exc)
 

@@ -79,12 +79,13 @@ def test_a_run_killed_between_push_and_pr_resumes(hub: Hub, engine: ScriptedEngi
 
 
 def test_a_secondary_rate_limit_is_waited_out(hub: Hub) -> None:
-    hub.fake.fail_next(retry_after=1, method="POST", path_pattern=r"/issues/1/comments$")
+    # the `ensemble:working` label, the run's first write after its progress comment
+    hub.fake.fail_next(retry_after=1, method="POST", path_pattern=r"/issues/1/labels$")
     started = time.monotonic()
     outcome = hub.send("issues", hub.labeled(1))
     assert outcome.result == "pr-opened"
     assert time.monotonic() - started >= 1.0
-    assert [c.status for c in hub.fake.calls("POST", r"/issues/1/comments$")][:2] == [403, 201]
+    assert [c.status for c in hub.fake.calls("POST", r"/issues/1/labels$")][:2] == [403, 200]
 
 
 def test_other_labels_and_non_collaborators_do_nothing(hub: Hub, engine: ScriptedEngine) -> None:

@@ -31,3 +31,9 @@ def test_the_load_bench_finds_no_problem_in_a_reduced_run() -> None:
     # the default branch comes with the event, an installation token is not asked who it is, a new PR has no
     # partial label to take off
     assert not [kind for kind in kinds if kind in ("GET /repos/octo/demo", "GET /user") or "ensemble%3Apartial" in kind]
+    # one GraphQL snapshot per delivery answers the config, the sender's permission and the open PR (REST never)
+    assert kinds["POST /api/graphql EventSnapshot"] == 4
+    assert not [kind for kind in kinds if kind.startswith("GET") and ("/contents/" in kind or "/collaborators/" in kind
+                                                                 or kind.endswith("/pulls"))]
+    # the 👀 on each labelled issue goes with its progress comment (a duplicate writes none: its 👀 goes alone)
+    assert kinds["POST /api/graphql ReactAndComment"] == 2
