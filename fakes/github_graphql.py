@@ -1,7 +1,7 @@
 """GraphQL for the fake GitHub: a small executor that answers a document from the fake's state in GitHub's shape.
 
-It parses what the bot sends (operations with variables, aliases, inline fragments on a union or interface,
-named fragments, list and object arguments) and answers only the fields asked, under their aliases, as
+graphql-core parses what the bot sends (operations with variables, aliases, inline fragments on a union or
+interface, named fragments, list and object arguments); the executor answers only the fields asked, under their aliases, as
 GitHub does: `data` with null where a field failed and `errors` entries with `message`, `type` and `path`;
 a field GitHub's schema lacks rejects the whole document (no `data`), as GitHub's validation does.
 
@@ -15,18 +15,30 @@ some (connections, lookups). `__typename` picks the inline fragments that apply.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from graphql import GraphQLError, parse
+from graphql.language import (
+    FieldNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
+    InlineFragmentNode,
+    OperationDefinitionNode,
+    SelectionSetNode,
+    ValueNode,
+)
+from graphql.pyutils import Undefined
+from graphql.utilities import value_from_ast_untyped
+
 if TYPE_CHECKING:
     from fakes.github_server import FakeGitHub, RepoState
 
-TOKEN = re.compile(r'\s+|,|#[^\n]*|(?P<p>\.\.\.|[{}():!$\[\]=@])|(?P<s>"(?:[^"\\]|\\.)*")|(?P<n>-?\d+)|(?P<w>[_A-Za-z]\w*)')
 ROLE_PERMISSION = {"admin": "ADMIN", "maintain": "MAINTAIN", "write": "WRITE", "triage": "TRIAGE", "read": "READ"}
 PUSH_ROLES = ("admin", "maintain", "write")
+ANY_TYPE = "*"  # the type condition of an inline fragment that names none
 
 
 class FieldError(Exception):
@@ -60,105 +72,48 @@ class Document:
     fragments: dict[str, tuple[str, list[Selection]]]
 
 
-class _Parser:
-    def __init__(self, text: str, variables: dict[str, Any]):
-        self.tokens = [m.group(m.lastgroup) for m in TOKEN.finditer(text) if m.lastgroup]
-        self.i = 0
-        self.variables = variables
+def parse_document(text: str, variables: dict[str, Any]) -> Document:
+    """The document as the executor walks it: graphql-core parses it (the reference parser, so a query the fake
+    accepts is one GitHub's parser accepts), arguments resolved with the request's variables."""
+    try:
+        ast = parse(text)
+    except GraphQLError as exc:
+        raise InvalidDocument(f"Parse error: {exc.message}") from exc
+    kind, selections, fragments = "query", [], {}
+    for definition in ast.definitions:
+        if isinstance(definition, FragmentDefinitionNode):
+            fragments[definition.name.value] = (definition.type_condition.name.value,
+                                                _selections(definition.selection_set, variables))
+        elif isinstance(definition, OperationDefinitionNode):
+            kind, selections = definition.operation.value, _selections(definition.selection_set, variables)
+    return Document(kind, selections, fragments)
 
-    def peek(self) -> str:
-        return self.tokens[self.i] if self.i < len(self.tokens) else ""
 
-    def take(self, expected: str | None = None) -> str:
-        token = self.peek()
-        if expected is not None and token != expected:
-            raise InvalidDocument(f"Parse error: expected {expected!r}, found {token!r}")
-        self.i += 1
-        return token
+def _selections(node: SelectionSetNode | None, variables: dict[str, Any]) -> list[Selection]:
+    found = []
+    for sel in node.selections if node else ():
+        if isinstance(sel, FieldNode):
+            args = {a.name.value: _value(a.value, variables) for a in sel.arguments}
+            found.append(Selection(name=sel.name.value, alias=(sel.alias or sel.name).value, args=args,
+                                   children=_selections(sel.selection_set, variables)))
+        elif isinstance(sel, InlineFragmentNode):  # no type condition: it applies to every type
+            on = sel.type_condition.name.value if sel.type_condition else ANY_TYPE
+            found.append(Selection(on=on, children=_selections(sel.selection_set, variables)))
+        elif isinstance(sel, FragmentSpreadNode):
+            found.append(Selection(spread=sel.name.value))
+    return found
 
-    def document(self) -> Document:
-        kind, selections, fragments = "query", [], {}
-        while self.peek():
-            if self.peek() == "fragment":
-                self.take()
-                name = self.take()
-                self.take("on")
-                fragments[name] = (self.take(), self.selection_set())
-                continue
-            if self.peek() in ("query", "mutation"):
-                kind = self.take()
-                if self.peek() not in ("(", "{"):
-                    self.take()  # the operation's name
-                if self.peek() == "(":
-                    while self.take() != ")":  # variable definitions: the values come with the request
-                        pass
-            selections = self.selection_set()
-        return Document(kind, selections, fragments)
 
-    def selection_set(self) -> list[Selection]:
-        self.take("{")
-        found = []
-        while self.peek() != "}":
-            found.append(self.selection())
-        self.take("}")
-        return found
-
-    def selection(self) -> Selection:
-        if self.peek() == "...":
-            self.take()
-            if self.peek() == "on":
-                self.take()
-                on = self.take()
-                return Selection(on=on, children=self.selection_set())
-            return Selection(spread=self.take())
-        name = self.take()
-        alias = name
-        if self.peek() == ":":
-            self.take()
-            name = self.take()
-        args = self.arguments() if self.peek() == "(" else {}
-        children = self.selection_set() if self.peek() == "{" else []
-        return Selection(name=name, alias=alias, args=args, children=children)
-
-    def arguments(self) -> dict[str, Any]:
-        self.take("(")
-        args = {}
-        while self.peek() != ")":
-            key = self.take()
-            self.take(":")
-            args[key] = self.value()
-        self.take(")")
-        return args
-
-    def value(self) -> Any:
-        token = self.take()
-        if token == "$":
-            return self.variables.get(self.take())
-        if token == "[":
-            items = []
-            while self.peek() != "]":
-                items.append(self.value())
-            self.take("]")
-            return items
-        if token == "{":
-            obj = {}
-            while self.peek() != "}":
-                key = self.take()
-                self.take(":")
-                obj[key] = self.value()
-            self.take("}")
-            return obj
-        if token.startswith('"'):
-            return json.loads(token)  # GraphQL's string escapes are JSON's
-        if re.fullmatch(r"-?\d+", token):
-            return int(token)
-        return {"true": True, "false": False, "null": None}.get(token, token)  # else an enum value
+def _value(node: ValueNode, variables: dict[str, Any]) -> Any:
+    """An argument's value (a variable the request did not send is null; an enum value is its name)."""
+    value = value_from_ast_untyped(node, variables)
+    return None if value is Undefined else value
 
 
 def execute(fake: FakeGitHub, body: dict[str, Any], login: str) -> dict:
     """Answer the document in `body`: a query over `repository`, or the mutations in `mutations`."""
     try:
-        doc = _Parser(body.get("query", ""), body.get("variables") or {}).document()
+        doc = parse_document(body.get("query", ""), body.get("variables") or {})
         errors: list[dict] = []
         roots = mutations(fake, login) if doc.kind == "mutation" else \
             {"repository": lambda owner, name: repository(fake, login, owner, name)}
@@ -178,7 +133,7 @@ def _select(fake: FakeGitHub, doc: Document, obj: dict, selections: list[Selecti
                 out |= _select(fake, doc, obj, children, path, errors)
             continue
         if sel.on:
-            if sel.on == obj.get("__typename") or sel.on not in _CONCRETE:  # an interface applies to all
+            if sel.on == obj.get("__typename") or sel.on not in _CONCRETE:  # an interface (or no type) applies to all
                 out |= _select(fake, doc, obj, sel.children, path, errors)
             continue
         if sel.name == "__typename":

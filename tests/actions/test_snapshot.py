@@ -240,3 +240,25 @@ def test_the_snapshot_asks_about_the_event_s_subject_and_the_bot_s_branch(fields
         (fields.get("number"), "alice", branch, CONFIG, "main")
     assert ("pullRequests(" in plan.query()) == bool(branch) and ("issueOrPullRequest" in plan.query()) == \
         bool(fields.get("number"))
+
+
+def _graphql(fake: FakeGitHub, query: str) -> dict[str, object]:
+    import json
+    import urllib.request
+
+    request = urllib.request.Request(f"{fake.api_url}/graphql", data=json.dumps({"query": query}).encode(),
+                                     headers={"Authorization": f"bearer {fake.token}"}, method="POST")
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return dict(json.loads(answer.read()))
+
+
+def test_the_fake_refuses_what_github_would_refuse(fake: FakeGitHub) -> None:
+    """A document GitHub's parser or schema rejects gets errors and no data from the fake too, so a typo in the
+    bot's query fails the tests instead of passing against a lenient fake."""
+    unclosed = _graphql(fake, 'query { repository(owner: "octo", name: "demo") { id ')
+    assert "data" not in unclosed and "Syntax Error" in str(unclosed["errors"])
+    unknown = _graphql(fake, 'query { repository(owner: "octo", name: "demo") { issueNumber } }')
+    assert "data" not in unknown and "issueNumber" in str(unknown["errors"])
+    fine = _graphql(fake, 'query Q { repository(owner: "octo", name: "demo") { ... on Repository { ref(qualifiedName: '
+                          '"refs/heads/main") { target { oid } } } } }')
+    assert fine["data"]["repository"]["ref"]["target"]["oid"]  # type: ignore[index]
