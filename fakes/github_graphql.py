@@ -93,7 +93,7 @@ def _selections(node: SelectionSetNode | None, variables: dict[str, Any]) -> lis
     found = []
     for sel in node.selections if node else ():
         if isinstance(sel, FieldNode):
-            args = {a.name.value: _value(a.value, variables) for a in sel.arguments}
+            args = {a.name.value: _value(a.value, variables) for a in sel.arguments or ()}  # 3.3: None when none
             found.append(Selection(name=sel.name.value, alias=(sel.alias or sel.name).value, args=args,
                                    children=_selections(sel.selection_set, variables)))
         elif isinstance(sel, InlineFragmentNode):  # no type condition: it applies to every type

@@ -65,6 +65,7 @@ class Injected:
     times: int
     method: str | None
     path_pattern: str | None
+    body_pattern: str | None = None  # a GraphQL request is told apart by its document: "addComment"
 
 
 @dataclass
@@ -301,10 +302,11 @@ class FakeGitHub:
         suite["conclusion"] = "failure" if any(c == "failure" for _, c, _ in runs) else "success"
 
     def fail_next(self, status: int = 403, message: str = SECONDARY_LIMIT, retry_after: int | str | None = 1,
-                  times: int = 1, method: str | None = None, path_pattern: str | None = None) -> None:
+                  times: int = 1, method: str | None = None, path_pattern: str | None = None,
+                  body_pattern: str | None = None) -> None:
         """Answer the next matching API request(s) with an error (default: a secondary rate limit)."""
         headers = {"retry-after": str(retry_after)} if retry_after is not None else {}
-        self.injected.append(Injected(status, message, headers, times, method, path_pattern))
+        self.injected.append(Injected(status, message, headers, times, method, path_pattern, body_pattern))
 
     # -- queries for assertions ------------------------------------------------------------
     def head_sha(self, full_name: str, branch: str) -> str | None:
@@ -498,7 +500,7 @@ class _Handler(BaseHTTPRequestHandler):
             entry.peer = peer_of(self.client_address[:2], self.server.server_address[:2])
         with self.fake._lock:
             self.fake.requests.append(entry)
-            status, headers, payload = self._injected(method, entry.path) or self._authorized() or \
+            status, headers, payload = self._injected(method, entry.path, raw) or self._authorized() or \
                 handle_api(self.fake, method, entry.path, entry.query, body, self._login())
         data = b"" if payload is None else json.dumps(payload).encode()
         if method == "GET" and status == 200:  # as GitHub: an ETag on every read, 304 when it still holds
@@ -518,10 +520,11 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         return 401, {}, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"}
 
-    def _injected(self, method: str, path: str) -> tuple[int, dict, Any] | None:
+    def _injected(self, method: str, path: str, raw: bytes) -> tuple[int, dict, Any] | None:
         for item in self.fake.injected:
             if item.times > 0 and (item.method in (None, method)) and \
-                    (item.path_pattern is None or re.search(item.path_pattern, path)):
+                    (item.path_pattern is None or re.search(item.path_pattern, path)) and \
+                    (item.body_pattern is None or re.search(item.body_pattern, raw.decode("utf-8", "replace"))):
                 item.times -= 1
                 return item.status, dict(item.headers), {"message": item.message,
                                                          "documentation_url": "https://docs.github.com/rest"}

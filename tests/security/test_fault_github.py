@@ -55,10 +55,23 @@ def test_a_502_on_reading_the_thread_is_tried_again(hub: Hub) -> None:
 
 
 def test_a_502_on_posting_a_comment_is_not_repeated_blindly(hub: Hub) -> None:
-    # GitHub may have made the comment before the gateway failed: posting again could make two.
+    # GitHub may have made the comment before the gateway failed: posting again could make two. The run's first
+    # comment goes out with the 👀 in one GraphQL mutation: neither it nor a REST post of the comment follows it.
+    hub.fake.fail_next(status=502, message="Server Error", retry_after=None, method="POST",
+                       path_pattern=r"graphql$", body_pattern="addComment")
+    with pytest.raises(Exception, match="502"):
+        hub.send("issues", hub.labeled(1))
+    assert [c.status for c in hub.fake.calls("POST", r"graphql$") if "addComment" in c.body["query"]] == [502]
+    assert hub.fake.calls("POST", r"/issues/1/comments$") == []
+    assert hub.send("issues", hub.labeled(1)).result == "pr-opened"  # the job run again does it all
+
+
+def test_a_502_on_posting_a_comment_over_rest_is_not_repeated_blindly(hub: Hub) -> None:
+    # without the event's snapshot (GitHub refused it) the comment goes over REST, and is not repeated either
+    hub.fake.fail_next(status=502, message="Server Error", retry_after=None, method="POST", path_pattern=r"graphql$",
+                       body_pattern="EventSnapshot", times=50)  # every try of it
     hub.fake.fail_next(status=502, message="Server Error", retry_after=None, method="POST",
                        path_pattern=r"/issues/1/comments$")
     with pytest.raises(Exception, match="502"):
         hub.send("issues", hub.labeled(1))
     assert [c.status for c in hub.fake.calls("POST", r"/issues/1/comments$")] == [502]
-    assert hub.send("issues", hub.labeled(1)).result == "pr-opened"  # the job run again does it all
