@@ -117,19 +117,24 @@ def judge_branch(task: Mapping[str, Any], repo: Path, branch: str, commits: list
 
 def config_text(model: str, ensembles: int, max_iterations: int, n_ctx: int, llm_timeout_s: float,
                 max_output_tokens: int, explore_tokens: int | None = None, explore_rounds: int = 3,
-                deadline_s: float | None = None) -> str:
+                deadline_s: float | None = None, edit_format: str = "whole") -> str:
     """The `.github/ensemble.yml` of the local-model profile, every role on `model`.
 
     `explore_tokens` caps what the planner gathers before planning (an engine without the
     `explore` setting gets none: its config would refuse the key); `deadline_s` is the task's
-    wall budget, which the engine's own deadline keeps (no model call waits past it).
+    wall budget, which the engine's own deadline keeps (no model call waits past it); `edit_format` is the
+    coder's (the profile's `whole`: small models rewrite a small file better than they quote it in blocks),
+    left out for an engine that has no such setting.
     """
+    import bot.config
+
     roles = "\n".join(f"  {role}: {{provider: openai, model: {json.dumps(model)}}}" for role in ROLES)
     explore = f"explore: {{max_rounds: {explore_rounds}, max_tokens: {explore_tokens}}}\n" if explore_tokens else ""
     return (f"models:\n{roles}\n{explore}"
             f"ensembles: {ensembles}\n"
             f"max_iterations: {max_iterations}\n"
             + (f"deadline_minutes: {deadline_s / 60:.4f}\n" if deadline_s else "")
+            + (f"edit_format: {edit_format}\n" if hasattr(bot.config.Config, "edit_format") else "")
             + "llm:\n"
             f"  timeout_s: {llm_timeout_s}\n"
             "  max_attempts: 2\n"

@@ -33,6 +33,8 @@ ROLES = ("planner", "coder", "critic")
 Provider = Literal["openai", "gemini", "scripted"]
 
 
+EditFormat = Literal["blocks", "whole"]  # see Config.edit_format
+
 @dataclass(frozen=True)
 class ModelChoice:
     """One provider and model, as used by a role or as an entry of its fallback chain."""
@@ -204,6 +206,9 @@ class Config:
     # Before exploring and planning, one direct coding round when the base's tests already fail: `auto` when
     # the planner is the coder's own model (its plan would buy little before an attempt), or always / never.
     first_attempt: Literal["auto", "direct", "plan"] = "auto"
+    # How the coder writes a change: `blocks` (SEARCH/REPLACE edit blocks), or `whole`: each file it was shown
+    # whole comes back whole (what small models write best; files shown in part still take blocks).
+    edit_format: EditFormat = "blocks"
     llm: LLMSpec = LLMSpec()
     sandbox: SandboxSpec = SandboxSpec()
     paths: PathsSpec = PathsSpec()

@@ -16,10 +16,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from bot.config import EditFormat
 from bot.ensemble import prompts
 from bot.ensemble.asking import ask
-from bot.ensemble.edit_format import example
-from bot.ensemble.edit_parsing import ParseResult, cut_oversized_blocks
+from bot.ensemble.edit_format import example, whole_example
+from bot.ensemble.edit_parsing import EditBlock, ParseResult, cut_oversized_blocks, parse_whole_files
 from bot.ensemble.edits import (
     EditFailure,
     apply_edit_blocks,
@@ -72,6 +73,7 @@ class Coder:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # paths.max_file_kb: a bigger file is refused
     stop: Callable[[], bool] = lambda: False  # True once a stop was requested: no further model call
     temperature: float | None = None  # the team's sampling temperature (None: the coder model's own, taken as 0)
+    edit_format: EditFormat = "blocks"  # `whole`: files shown whole come back whole (small models), the rest as blocks
 
     @property
     def prompt_budget(self) -> int:
@@ -131,13 +133,18 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str]) -> Round
     conventions = coder.instructions.applying_to(
         [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else [])]).render()
 
+    whole = coder.edit_format == "whole"
+
     def prompt(budget: int) -> list[Message]:
         return prompts.coder_messages(coder.task, plan, shown, brief.found.text_outside(shown), brief.feedback,
                                       brief.notes, reproduce=brief.reproduce, team=coder.team, budget=budget,
-                                      conventions=conventions)
+                                      conventions=conventions, whole=whole)
 
     paths = list(dict.fromkeys([*shown, *([plan.reproduction_test] if plan.reproduction_test else [])]))
-    edits = _converse(coder, prompt, list(shown), example(paths), brief.sent)  # the example shown, on its path
+    files = WorkspaceFiles(coder.workspace.path)
+    shown_whole = frozenset(p for p, view in shown.items() if view == files.read(p)) if whole else frozenset()
+    copied = whole_example(paths) if whole else example(paths)  # the example the prompt shows, on its path
+    edits = _converse(coder, prompt, list(shown), copied, brief.sent, shown_whole)
     _guard(coder, edits, frozen)
     return edits
 
@@ -169,7 +176,8 @@ def failing_test_files(feedback: str, limit: int = 2, exists: Callable[[str], bo
 
 
 def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[str],
-              example: tuple[str, str, str], sent: Sequence[str] = ()) -> RoundEdits:
+              example: tuple[str, str, str], sent: Sequence[str] = (),
+              shown_whole: frozenset[str] = frozenset()) -> RoundEdits:
     """The coder's turns in one round: code requests answered, edits applied, failures followed up.
 
     Each turn's first messages are built again to leave room, within the coder's prompt budget,
@@ -193,7 +201,7 @@ def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[
         try:
             reply = ask(coder.models, "coder", messages, coder.prompt_budget)
             text, oversized = cut_oversized_blocks(reply.text or "", coder.max_file_bytes)
-            parsed = parse_edit_blocks(text)
+            parsed = _parse(coder, text, shown_whole)
             repeats = [*sent, *edits.replies].count(reply_key(parsed, text))
             if repeats and not rewarmed:
                 rewarmed = True
@@ -204,7 +212,7 @@ def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[
                 edits.replies.append(reply_key(parsed, text))
                 reply = ask(coder.models, "coder", messages, coder.prompt_budget, temperature=warm)
                 text, oversized = cut_oversized_blocks(reply.text or "", coder.max_file_bytes)
-                parsed = parse_edit_blocks(text)
+                parsed = _parse(coder, text, shown_whole)
         except (ContextTooLong, PromptTooLong):
             if not tail:
                 raise
@@ -250,6 +258,25 @@ def _too_large(cut: list[tuple[str, int]], limit: int) -> list[EditFailure]:
 
 def _signature(failures: list[EditFailure]) -> list[tuple[str, str]]:
     return sorted((f.reason, f.path) for f in failures)
+
+
+def _parse(coder: Coder, text: str, shown_whole: frozenset[str]) -> ParseResult:
+    """The reply's edit blocks and, in the `whole` format, its whole-file listings as blocks: a listing replaces a
+    file the coder was shown whole (`shown_whole`) or creates a new one. A listing of a file shown only in part
+    would drop every line the coder never saw, so it is refused with a word on how to change that file."""
+    parsed = parse_edit_blocks(text)
+    if coder.edit_format != "whole":
+        return parsed
+    files = WorkspaceFiles(coder.workspace.path)
+    blocks, failures = list(parsed.blocks), list(parsed.failures)
+    for path, content in parse_whole_files(text):
+        current = files.read(path)
+        if current is None or path in shown_whole:
+            blocks.append(EditBlock(path, current or "", content))
+        else:
+            failures.append(EditFailure(path, "parse", f"{path} was shown to you in part, so it cannot be sent "
+                                        "whole: change it with SEARCH/REPLACE edit blocks"))
+    return ParseResult(tuple(blocks), tuple(failures))
 
 
 def reply_key(parsed: ParseResult, text: str) -> str:

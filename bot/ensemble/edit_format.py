@@ -27,6 +27,20 @@ Rules:
 - Send blocks only for lines you change: no block for a file you leave as it is.
 - No prose is needed: the blocks are the answer."""
 
+WHOLE_RULES = """Reply with the whole new content of each file you change: the file's path on its own line,
+then the complete file between a line ``` and a line ```.
+
+Rules:
+- The path goes on its own line right above the opening ```: the real path of the file, relative
+  to the repository root, exactly as it was shown to you.
+- Copy every line you do not change exactly as it is: never skip, shorten or elide anything (no
+  "..." and no "rest of the code" comments).
+- Send only the files you change; a new file is sent the same way.
+- A file shown to you in part (an outline with windows of lines) cannot be sent whole: change it with
+  an edit block instead: its path on its own line, then <<<<<<< SEARCH, the exact lines to find,
+  =======, the lines that replace them, and >>>>>>> REPLACE.
+- No prose is needed: the files are the answer."""
+
 MAX_NAMED_PATHS = 8
 PLAIN_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}")  # a path that can carry no instruction
 EXAMPLE_PATHS = ("shop/cart.py", "toybox/prices.py", "demo_store/basket.py")  # the first that names nothing of the task's
@@ -40,13 +54,15 @@ EXAMPLE = (EXAMPLE_PATH, '    """The sum of the prices."""\n    return sum(price
            '    """The sum of the prices."""\n    return sum(price or 0 for price in prices)\n')
 
 
-def edit_rules(paths: Sequence[str]) -> str:
-    """The rules, naming the paths of the files the coder is shown (so it writes them, not a placeholder)."""
+def edit_rules(paths: Sequence[str], whole: bool = False) -> str:
+    """The rules (edit blocks, or `whole` files), naming the paths of the files the coder is shown (so it writes
+    them, not a placeholder)."""
+    rules = WHOLE_RULES if whole else RULES
     plain = [p for p in paths if PLAIN_PATH.fullmatch(p)]
     if not plain:
-        return RULES
+        return rules
     named = ", ".join(plain[:MAX_NAMED_PATHS]) + (" …" if len(plain) > MAX_NAMED_PATHS else "")
-    return f"{RULES}\n\nThe files of this task are named exactly like this: {named}."
+    return f"{rules}\n\nThe files of this task are named exactly like this: {named}."
 
 
 def render_block(path: str, search: str, replace: str) -> str:
@@ -63,9 +79,19 @@ def example(paths: Sequence[str] = ()) -> tuple[str, str, str]:
     return path, EXAMPLE[1], EXAMPLE[2]
 
 
-def example_answer(paths: Sequence[str] = ()) -> str:
-    """The worked example's answer: the block that fixes the toy task."""
+def example_answer(paths: Sequence[str] = (), whole: bool = False) -> str:
+    """The worked example's answer: the block that fixes the toy task, or (`whole`) the whole fixed toy file."""
+    if whole:
+        path, _, content = whole_example(paths)
+        return f"{path}\n```\n{content}```"
     return render_block(*example(paths))
+
+
+def whole_example(paths: Sequence[str] = ()) -> tuple[str, str, str]:
+    """The worked example as the whole-file answer reads once parsed: (path, "" as for a new file, the fixed file);
+    the toy file does not exist in the task's repository, so a copy of the answer would create it."""
+    path, search, replace = example(paths)
+    return path, "", EXAMPLE_FILE.replace(search, replace)
 
 
 def _body(text: str) -> str:

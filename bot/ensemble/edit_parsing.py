@@ -90,6 +90,38 @@ def parse_edit_blocks(text: str) -> ParseResult:
     return ParseResult(tuple(blocks), tuple(failures))
 
 
+def parse_whole_files(text: str) -> list[tuple[str, str]]:
+    """The whole-file listings in a reply (the `whole` edit format): (path, new content) for each fenced block
+    whose path is on the line above its opening fence or in the fence's info string.
+
+    A fence holding SEARCH markers is an edit block, not a listing, and a fence never closed (a reply cut off)
+    is no listing either: a file cut short must never replace the whole file.
+    """
+    lines = strip_reasoning(text).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    found: list[tuple[str, str]] = []
+    i = 0
+    while i < len(lines):
+        fence = FENCE_RE.match(lines[i])
+        if not fence:
+            i += 1
+            continue
+        close = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == fence.group(1)), None)
+        if close is None:
+            break
+        body = lines[i + 1:close]
+        path = _fence_path(lines[i]) or _path_right_above(lines, i)
+        if path and not any(SEARCH_RE.match(line) for line in body):
+            found.append((path.removeprefix("./"), _join(body)))
+        i = close + 1
+    return found
+
+
+def _path_right_above(lines: list[str], fence: int) -> str:
+    """The path on the nearest non-blank line above an opening fence, if that line is a path."""
+    above = next((lines[j] for j in range(fence - 1, -1, -1) if lines[j].strip()), "")
+    return _path_in_line(above) if above and not FENCE_RE.match(above) else ""
+
+
 _MARKER_LINE = re.compile(r"^[ \t]*(?:(?P<search><{5,9}[ \t]*SEARCH)|>{5,9}[ \t]*REPLACE)\b[^\n]*$",
                           re.MULTILINE | re.IGNORECASE)
 

@@ -108,7 +108,7 @@ def planner_messages(task: Task, repo_map: str, context: str, insights: str, his
 
 def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str, feedback: str,
                    insights: str, reproduce: bool = False, team: str = "a", budget: int | None = None,
-                   conventions: str = "") -> list[Message]:
+                   conventions: str = "", whole: bool = False) -> list[Message]:
     """Ask the coder for edit blocks: the reproduction test only, or the change itself.
 
     `files` maps each path to what the coder is shown of it (the whole file, or its outline and
@@ -121,7 +121,7 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
     judged = {p for p in files if is_test_path(p) and p != plan.reproduction_test and not reproduce}
     editable = [p for p in paths if p not in judged] or paths
     system = (f"You are the coder of team {team}: fast and exact. " + DATA_RULE + _rule(conventions) + "\n\n"
-              + edit_rules(editable) + "\n\n" + CODE_REQUESTS)
+              + edit_rules(editable, whole) + "\n\n" + CODE_REQUESTS)
     planned = bool(plan.summary or plan.steps)  # a direct attempt has no plan, only the files to show
     goal = (f"Write ONLY the reproduction test {plan.reproduction_test}: a test that fails on the current "
             "code because of the bug and will pass once it is fixed. Do not fix the bug yet."
@@ -139,19 +139,19 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
         # last: what changes from call to call, so a server that caches prompt prefixes reuses the head
         ContextPiece("feedback", data("feedback on your last attempt", feedback), 90, "tail") if feedback else None,
     ]
-    shown = example_messages(paths)
+    shown = example_messages(paths, whole)
     room = (budget or CODER_CONTEXT_TOKENS) - sum(estimate_tokens(m.content) for m in shown)
     system_message, user = _messages(system, pieces, f"{goal} Edit the files of this task, not the example.", room)
     return [system_message, *shown, user]
 
 
-def example_messages(paths: Sequence[str] = ()) -> list[Message]:
-    """The worked example as an earlier exchange: a toy task and the block that does it, on a toy path that
-    names nothing of the task's `paths`."""
+def example_messages(paths: Sequence[str] = (), whole: bool = False) -> list[Message]:
+    """The worked example as an earlier exchange: a toy task and the block (or `whole` file) that does it, on a
+    toy path that names nothing of the task's `paths`."""
     path = example(paths)[0]
     ask = (f"{data(f'file {path}', EXAMPLE_FILE)}\n\nAn example, to show the format (not your task): "
            f"{EXAMPLE_TASK}")
-    return [Message("user", ask), Message("assistant", example_answer(paths))]
+    return [Message("user", ask), Message("assistant", example_answer(paths, whole))]
 
 
 def critic_messages(task: Task, diff: str, test_summary: str, team: str = "a",

@@ -136,7 +136,7 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
                   stop=parts.stop, progress=notify, baseline=result.tests_before,
                   explore_budget=ExploreBudget(config.explore.max_rounds, config.explore.max_tokens),
                   required_tests=named_tests(task.text, result.tests_before),
-                  instructions=_instructions(repo_dir, config, parts.instructions_ref))
+                  instructions=_instructions(repo_dir, config, parts.instructions_ref), edit_format=config.edit_format)
     teams = [_team(i, common, config, forge, result.run_id) for i in range(config.ensembles)]
     outcomes = _run_teams(teams, parts.stop, deadline, config.deadline_minutes)
     winner, result.decision = choose_winner(outcomes)

@@ -21,6 +21,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
+from bot.config import EditFormat
 from bot.ensemble import round_text
 from bot.ensemble.coding import Brief, Coder
 from bot.ensemble.critic import Critic, review
@@ -96,6 +97,7 @@ class Team:
     instructions: Instructions = Instructions()  # the repository's conventions, read from a trusted tree
     direct_first: bool = False  # try one direct round (no exploring or planning calls) before planning
     temperature: float | None = None  # every role's sampling temperature in this team (None: each role's own)
+    edit_format: EditFormat = "blocks"  # how the coder writes a change (Config.edit_format)
 
     def notes(self, reader: str) -> str:
         """Lessons from earlier runs, and the other teams' notes this role of the team has not read yet."""
@@ -119,7 +121,7 @@ class Team:
     def coder(self) -> Coder:
         """The team's coder, on the team's workspace."""
         return Coder(self.models, self.name, self.task, self.workspace, self.instructions, self.deny,
-                     self.max_file_bytes, self.stop.is_set, self.temperature)
+                     self.max_file_bytes, self.stop.is_set, self.temperature, self.edit_format)
 
     @property
     def critic(self) -> Critic:

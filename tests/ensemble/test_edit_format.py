@@ -45,3 +45,23 @@ def test_the_example_never_shares_a_file_or_folder_name_with_the_task() -> None:
     parsed = parse_edit_blocks(messages[2].content)
     kept, copied = _without_example(parsed, example(["shop/cart.py"]))
     assert not kept.blocks and copied and copied[0].reason == "example"
+
+
+def test_whole_file_listings_are_read_with_their_paths_and_never_from_a_cut_or_block_fence() -> None:
+    from bot.ensemble.edit_parsing import parse_whole_files
+
+    reply = ("I will pad the numbers.\n\ntimefmt.py\n```python\ndef f():\n    return 1\n```\n\n"
+             "```python src/y.py\ny = 2\n```\n"
+             "b.py\n```\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n"
+             "cut.py\n```\nnever closed\n")
+    assert parse_whole_files(reply) == [("timefmt.py", "def f():\n    return 1\n"), ("src/y.py", "y = 2\n")]
+
+
+def test_the_whole_format_asks_for_whole_files_and_shows_its_example_so() -> None:
+    from bot.ensemble.edit_format import edit_rules, example_answer, whole_example
+    from bot.ensemble.edit_parsing import parse_whole_files
+
+    assert "complete file" in edit_rules(["a.py"], whole=True) and "SEARCH" not in edit_rules(["a.py"], whole=True)[:200]
+    path, search, content = whole_example(["a.py"])
+    assert parse_whole_files(example_answer(["a.py"], whole=True)) == [(path, content)] and search == ""
+    assert "price or 0" in content and "def count(items)" in content

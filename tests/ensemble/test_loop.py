@@ -394,3 +394,53 @@ def test_a_change_that_fails_as_before_is_told_so_and_the_replan_does_not_explor
     # the re-plan after two identical failures: the first exploration read every source file, so one plan call
     replanned = models.calls[models.calls.index(("coder", None, "a"), 3):]
     assert ("planner", "plan", "a") in replanned and ("planner", "explore", "a") not in replanned
+
+
+WHOLE_FIX = '''stats/core.py
+```python
+"""Averages of lists of numbers."""
+
+
+def mean(values):
+    """The arithmetic mean of `values`."""
+    if not values:
+        raise ValueError("mean of an empty list")
+    return sum(values) / len(values)
+
+
+def median(values):
+    """The middle value of `values`; the mean of the two middle values when their count is even."""
+    if not values:
+        raise ValueError("median of an empty list")
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2 == 0:
+        return (ordered[middle - 1] + ordered[middle]) / 2
+    return ordered[middle]
+```'''
+
+
+def test_with_the_whole_format_the_coder_sends_the_whole_file_and_it_lands(sample: Path) -> None:
+    script = {**happy_script(), ("coder", None): [REPRO, WHOLE_FIX]}
+    result, models = run(sample, script, edit_format="whole")
+    assert result.success
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", f"{result.branch}:stats/core.py")
+    system = [m for role, m in models.prompts if role == "coder"][1][0].content
+    assert "complete file" in system and "<<<<<<< SEARCH" not in models.prompts[-2][1][2].content
+
+
+def test_a_whole_listing_of_a_file_shown_in_part_is_refused_not_written(sample: Path) -> None:
+    """A file too long to show whole is shown as an outline with windows: a whole listing of it would drop every
+    line the coder never saw, so it is refused and the file stays as it was."""
+    long_file = "stats/tables.py"
+    (sample / long_file).write_text("".join(f"def table_{i}():\n    return {i}\n\n\n" for i in range(3000)))
+    git(sample, "add", "-A")
+    git(sample, "commit", "-qm", "tables")
+    plan = {"summary": "Fix median.", "files": ["stats/core.py", long_file], "steps": ["Fix it"], "questions": []}
+    truncating = f"{long_file}\n```\ndef table_0():\n    return 0\n```"
+    script = {**happy_script(), ("planner", "plan"): [plan], ("coder", None): [REPRO, truncating, WHOLE_FIX]}
+    result, models = run(sample, script, edit_format="whole", max_iterations=2)
+    assert result.success
+    assert git(sample, "show", f"{result.branch}:{long_file}") == (sample / long_file).read_text()
+    follow_up = [m for role, m in models.prompts if role == "coder"][2][-1].content
+    assert "shown to you in part, so it cannot be sent whole" in follow_up
