@@ -202,14 +202,14 @@ def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[
             reply = ask(coder.models, "coder", messages, coder.prompt_budget)
             text, oversized = cut_oversized_blocks(reply.text or "", coder.max_file_bytes)
             parsed = _parse(coder, text, shown_whole)
-            repeats = [*sent, *edits.replies].count(reply_key(parsed, text))
+            repeats = [*sent, *edits.replies].count(reply_key(text))
             if repeats and not rewarmed:
                 rewarmed = True
                 coder.check_stop()
                 warm = warmer(coder.temperature or 0.0, repeats)
                 log.info("team %s: the coder sent a reply it had sent before; asking again at temperature %s",
                          coder.team, warm)
-                edits.replies.append(reply_key(parsed, text))
+                edits.replies.append(reply_key(text))
                 reply = ask(coder.models, "coder", messages, coder.prompt_budget, temperature=warm)
                 text, oversized = cut_oversized_blocks(reply.text or "", coder.max_file_bytes)
                 parsed = _parse(coder, text, shown_whole)
@@ -218,7 +218,7 @@ def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[
                 raise
             log.warning("team %s: the conversation outgrew the coder's window; ending the round's turns", coder.team)
             return edits
-        edits.replies.append(reply_key(parsed, text))
+        edits.replies.append(reply_key(text))
         asked = _code_requests(text) if not parsed.blocks else []
         if asked and requests_left > 0:
             requests_left -= 1
@@ -279,12 +279,13 @@ def _parse(coder: Coder, text: str, shown_whole: frozenset[str]) -> ParseResult:
     return ParseResult(tuple(blocks), tuple(failures))
 
 
-def reply_key(parsed: ParseResult, text: str) -> str:
-    """A coder reply as far as it changes anything: its blocks (path, SEARCH, REPLACE, stripped), or its text
-    when it has none. Two replies with the same key do the same thing to the files."""
-    if not parsed.blocks:
-        return " ".join(text.split())
-    return "\n\0".join(f"{b.path.strip()}\n{b.search.strip()}\n{b.replace.strip()}" for b in parsed.blocks)
+def reply_key(text: str) -> str:
+    """A coder reply as far as it changes anything: its blocks (path, SEARCH, REPLACE) and whole-file listings
+    (path, content), stripped, or its text when it has neither. Read from the text alone, not against the files:
+    the same whole file sent again after a round changed the file is still the same reply."""
+    parts = [f"{b.path.strip()}\n{b.search.strip()}\n{b.replace.strip()}" for b in parse_edit_blocks(text).blocks]
+    parts += [f"{path}\n{content.strip()}" for path, content in parse_whole_files(text)]
+    return "\n\0".join(parts) if parts else " ".join(text.split())
 
 
 def _apply(coder: Coder, parsed: ParseResult, shown: list[str], edits: RoundEdits) -> list[EditFailure]:

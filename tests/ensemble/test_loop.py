@@ -444,3 +444,13 @@ def test_a_whole_listing_of_a_file_shown_in_part_is_refused_not_written(sample: 
     assert git(sample, "show", f"{result.branch}:{long_file}") == (sample / long_file).read_text()
     follow_up = [m for role, m in models.prompts if role == "coder"][2][-1].content
     assert "shown to you in part, so it cannot be sent whole" in follow_up
+
+
+def test_the_same_whole_file_sent_again_after_a_round_is_asked_for_again_warmer(sample: Path) -> None:
+    """A whole listing read against the files would differ once round 1 changed them; the repeat is in the reply."""
+    bad = WHOLE_FIX.replace("        return (ordered[middle - 1] + ordered[middle]) / 2\n",
+                            "        return ordered[middle - 1]\n")
+    script = {**happy_script(), ("coder", None): [REPRO, bad, bad, WHOLE_FIX]}
+    result, models = run(sample, script, edit_format="whole", max_iterations=2)
+    assert result.success
+    assert [t for t, c in zip(models.temperatures, models.calls, strict=True) if c[0] == "coder"] == [0.0, 0.0, 0.0, 0.3]
