@@ -12,6 +12,7 @@ import pytest
 
 from bot.config import Config
 from bot.ensemble.coding import EDIT_FOLLOW_UPS
+from bot.ensemble.demo import SAMPLE_FILES
 from bot.ensemble.insights import InsightBoard
 from bot.ensemble.report import render_summary
 from bot.ensemble.runner import Components, run_task
@@ -396,28 +397,10 @@ def test_a_change_that_fails_as_before_is_told_so_and_the_replan_does_not_explor
     assert ("planner", "plan", "a") in replanned and ("planner", "explore", "a") not in replanned
 
 
-WHOLE_FIX = '''stats/core.py
-```python
-"""Averages of lists of numbers."""
-
-
-def mean(values):
-    """The arithmetic mean of `values`."""
-    if not values:
-        raise ValueError("mean of an empty list")
-    return sum(values) / len(values)
-
-
-def median(values):
-    """The middle value of `values`; the mean of the two middle values when their count is even."""
-    if not values:
-        raise ValueError("median of an empty list")
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    if len(ordered) % 2 == 0:
-        return (ordered[middle - 1] + ordered[middle]) / 2
-    return ordered[middle]
-```'''
+WHOLE_FIX = "stats/core.py\n```python\n" + SAMPLE_FILES["stats/core.py"].replace(
+    "    return ordered[middle]\n",
+    "    if len(ordered) % 2 == 0:\n        return (ordered[middle - 1] + ordered[middle]) / 2\n"
+    "    return ordered[middle]\n") + "```"
 
 
 def test_with_the_whole_format_the_coder_sends_the_whole_file_and_it_lands(sample: Path) -> None:
