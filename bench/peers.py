@@ -261,7 +261,8 @@ def run_engine(task: Mapping[str, Any], args: argparse.Namespace, folder: Path) 
                                    exchanges=folder / "model.jsonl") as proxy:
         engine_args = real_model.parse_args(["--base-url", proxy.url, "--model", args.model, "--tasks", task["id"],
                                              "--timeout-s", str(args.budget_s), "--quiet",
-                                             "--max-output-tokens", str(args.max_output_tokens)])
+                                             "--max-output-tokens", str(args.max_output_tokens),
+                                             "--edit-format", args.edit_format])
         outcome = real_model.run_one(dict(task), engine_args, folder)
         record["settled_s"] = settle(proxy, args)
     record["usage"] = proxy.usage.as_dict()
@@ -358,6 +359,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--agents", nargs="+", choices=AGENTS, default=list(AGENTS), help="default: all")
     parser.add_argument("--tasks", nargs="+", default=None, help="task ids (default: all under bench/tasks)")
     parser.add_argument("--budget-s", type=float, default=900, help="wall seconds per agent and task (default 900)")
+    parser.add_argument("--edit-format", choices=("blocks", "whole"), default="blocks",
+                        help="the engine coder's edit format (default blocks, the local-model profile's)")
     parser.add_argument("--max-output-tokens", type=int, default=2048,
                         help="every agent's replies are capped at this many tokens by the proxy (default 2048, "
                              "the local-model profile's)")

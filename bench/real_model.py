@@ -117,14 +117,13 @@ def judge_branch(task: Mapping[str, Any], repo: Path, branch: str, commits: list
 
 def config_text(model: str, ensembles: int, max_iterations: int, n_ctx: int, llm_timeout_s: float,
                 max_output_tokens: int, explore_tokens: int | None = None, explore_rounds: int = 3,
-                deadline_s: float | None = None, edit_format: str = "whole") -> str:
+                deadline_s: float | None = None, edit_format: str = "blocks") -> str:
     """The `.github/ensemble.yml` of the local-model profile, every role on `model`.
 
     `explore_tokens` caps what the planner gathers before planning (an engine without the
     `explore` setting gets none: its config would refuse the key); `deadline_s` is the task's
     wall budget, which the engine's own deadline keeps (no model call waits past it); `edit_format` is the
-    coder's (the profile's `whole`: small models rewrite a small file better than they quote it in blocks),
-    left out for an engine that has no such setting.
+    coder's (`blocks`, the profile's, or `whole`), left out for an engine that has no such setting.
     """
     import bot.config
 
@@ -277,7 +276,7 @@ def run_one(task: dict[str, Any], args: argparse.Namespace, out_dir: Path) -> di
 
         config = parse_config(config_text(args.model, args.ensembles, args.max_iterations, args.n_ctx,
                                           args.llm_timeout_s, args.max_output_tokens, _explore_tokens(args),
-                                          args.explore_rounds, args.timeout_s),
+                                          args.explore_rounds, args.timeout_s, args.edit_format),
                               "bench profile")
         timer.start()
         result = run_task(repo, Task(task["title"], task["body"]), config, run_env(args.base_url, out_dir),
@@ -396,6 +395,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--llm-timeout-s", type=float, default=600, help="per model request (default 600)")
     parser.add_argument("--n-ctx", type=int, default=16384, help="the server's context window (default 16384)")
     parser.add_argument("--max-output-tokens", type=int, default=2048, help="room kept for replies (default 2048)")
+    parser.add_argument("--edit-format", choices=("blocks", "whole"), default="blocks",
+                        help="the coder's edit format (default blocks, the local-model profile's)")
     parser.add_argument("--explore-tokens", type=int, default=3000,
                         help="tokens of code the planner gathers before planning (default 3000: prompts stay quick)")
     parser.add_argument("--explore-rounds", type=int, default=3,
