@@ -200,25 +200,25 @@ def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[
 
         try:
             reply = ask(coder.models, "coder", messages, coder.prompt_budget)
-            text, oversized = cut_oversized_blocks(reply.text or "", coder.max_file_bytes)
-            parsed = _parse(coder, text, shown_whole)
-            repeats = [*sent, *edits.replies].count(reply_key(text))
+            key = reply_key(reply.text or "")
+            repeats = [*sent, *edits.replies].count(key)
             if repeats and not rewarmed:
                 rewarmed = True
                 coder.check_stop()
                 warm = warmer(coder.temperature or 0.0, repeats)
                 log.info("team %s: the coder sent a reply it had sent before; asking again at temperature %s",
                          coder.team, warm)
-                edits.replies.append(reply_key(text))
+                edits.replies.append(key)
                 reply = ask(coder.models, "coder", messages, coder.prompt_budget, temperature=warm)
-                text, oversized = cut_oversized_blocks(reply.text or "", coder.max_file_bytes)
-                parsed = _parse(coder, text, shown_whole)
+                key = reply_key(reply.text or "")
         except (ContextTooLong, PromptTooLong):
             if not tail:
                 raise
             log.warning("team %s: the conversation outgrew the coder's window; ending the round's turns", coder.team)
             return edits
-        edits.replies.append(reply_key(text))
+        edits.replies.append(key)
+        text, oversized = cut_oversized_blocks(reply.text or "", coder.max_file_bytes)
+        parsed = _parse(coder, text, shown_whole)
         asked = _code_requests(text) if not parsed.blocks else []
         if asked and requests_left > 0:
             requests_left -= 1
