@@ -200,7 +200,8 @@ def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[
 
         try:
             reply = ask(coder.models, "coder", messages, coder.prompt_budget)
-            key = reply_key(reply.text or "")
+            text, oversized = cut_oversized_blocks(reply.text or "", coder.max_file_bytes)
+            key = reply_key(text)  # after the cut: a huge block split into lines would cost ten times its size
             repeats = [*sent, *edits.replies].count(key)
             if repeats and not rewarmed:
                 rewarmed = True
@@ -210,14 +211,14 @@ def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[
                          coder.team, warm)
                 edits.replies.append(key)
                 reply = ask(coder.models, "coder", messages, coder.prompt_budget, temperature=warm)
-                key = reply_key(reply.text or "")
+                text, oversized = cut_oversized_blocks(reply.text or "", coder.max_file_bytes)
+                key = reply_key(text)
         except (ContextTooLong, PromptTooLong):
             if not tail:
                 raise
             log.warning("team %s: the conversation outgrew the coder's window; ending the round's turns", coder.team)
             return edits
         edits.replies.append(key)
-        text, oversized = cut_oversized_blocks(reply.text or "", coder.max_file_bytes)
         parsed = _parse(coder, text, shown_whole)
         asked = _code_requests(text) if not parsed.blocks else []
         if asked and requests_left > 0:
