@@ -138,7 +138,7 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str]) -> Round
     def prompt(budget: int) -> list[Message]:
         return prompts.coder_messages(coder.task, plan, shown, brief.found.text_outside(shown), brief.feedback,
                                       brief.notes, reproduce=brief.reproduce, team=coder.team, budget=budget,
-                                      conventions=conventions, whole=whole)
+                                      conventions=conventions, whole=whole, failing=brief.failing)
 
     paths = list(dict.fromkeys([*shown, *([plan.reproduction_test] if plan.reproduction_test else [])]))
     files = WorkspaceFiles(coder.workspace.path)

@@ -108,13 +108,17 @@ def planner_messages(task: Task, repo_map: str, context: str, insights: str, his
 
 def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str, feedback: str,
                    insights: str, reproduce: bool = False, team: str = "a", budget: int | None = None,
-                   conventions: str = "", whole: bool = False) -> list[Message]:
+                   conventions: str = "", whole: bool = False, failing: str = "") -> list[Message]:
     """Ask the coder for edit blocks: the reproduction test only, or the change itself.
 
     `files` maps each path to what the coder is shown of it (the whole file, or its outline and
-    windows around the relevant code). A worked example comes first as its own exchange. What stays
-    the same over a team's calls (rules, example, task, plan, files) comes first and the feedback
-    last, so the prompt's head is the same from one call to the next.
+    windows around the relevant code); `failing`, the tests that fail at the base (a direct attempt).
+    A worked example comes first as its own exchange. The evidence comes before the code and the
+    task after it: the judge's tests, what they report now, the files to change, then the task and
+    plan, so what the model reads last is what to do, not an assertion to rewrite (shown the failing
+    output last, a 1.5B coder edited the assertions; shown it before the code, it fixed the code:
+    bench/peers.py's first coder calls). What stays the same over a team's calls comes first and the
+    feedback on the last attempt last, so the prompt's head is the same from one call to the next.
     """
     paths = list(dict.fromkeys([*files, *([plan.reproduction_test] if plan.reproduction_test else [])]))
     # the judge's tests are shown to read, not as files to edit: small models otherwise send them back as blocks
@@ -127,17 +131,23 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
             "code because of the bug and will pass once it is fixed. Do not fix the bug yet."
             if reproduce else ("Implement the plan." if planned else "Change the code so that the task is done and "
             "the failing tests pass.") + " The existing tests and the reproduction test are the judge's and run as "
-            "they are: change the code, not them; a new test goes in a new test file.")
+            "they are: the tests are right and the code is wrong, so change the code, not them; a new test goes "
+            "in a new test file.")
+    failing = failing.strip()
     pieces = [
-        ContextPiece("task", data("task", task.text), 100),
-        ContextPiece("plan", data("plan", render_plan(plan)), 95) if planned else None,
         _conventions(conventions),
-        *[ContextPiece(f"file {path}", data(f"{'test' if path in judged else 'file'} {path}", content),
-                       70) for path, content in files.items()],
+        *[ContextPiece(f"test {path}", data(f"test {path}", content), 70) for path, content in files.items()
+          if path in judged],
+        ContextPiece("failing", data("tests that fail now", failing), 90, "tail") if failing else None,
+        *[ContextPiece(f"file {path}", data(f"file {path}", content), 70) for path, content in files.items()
+          if path not in judged],
         ContextPiece("nearby", data("related code", nearby), 30) if nearby else None,
         ContextPiece("insights", data("notes from the other team", insights), 20) if insights else None,
+        ContextPiece("task", data("task", task.text), 100),
+        ContextPiece("plan", data("plan", render_plan(plan)), 95) if planned else None,
         # last: what changes from call to call, so a server that caches prompt prefixes reuses the head
-        ContextPiece("feedback", data("feedback on your last attempt", feedback), 90, "tail") if feedback else None,
+        ContextPiece("feedback", data("feedback on your last attempt", feedback), 90, "tail")
+        if feedback.strip() and feedback.strip() != failing else None,
     ]
     shown = example_messages(paths, whole)
     room = (budget or CODER_CONTEXT_TOKENS) - sum(estimate_tokens(m.content) for m in shown)

@@ -181,10 +181,9 @@ def _plan_and_loop(team: Team, result: TeamResult, loop: _Loop) -> None:
     report = team.reporter
     if _direct(team, loop.judge):
         # Straight to coding from the failing tests; the planner comes in when a failure repeats (a re-plan).
-        loop.found, loop.feedback = first_look(team.retriever, team.task), _base_failures_text(team.baseline)
-        loop.failing = loop.feedback
+        loop.found, loop.failing = first_look(team.retriever, team.task), _base_failures_text(team.baseline)
         files = WorkspaceFiles(team.workspace.path)
-        loop.plan = direct_plan(team.task, loop.found, loop.feedback, lambda p: files.read(p) is not None)
+        loop.plan = direct_plan(team.task, loop.found, loop.failing, lambda p: files.read(p) is not None)
         result.reproduction = Reproduction(None, note=loop.plan.no_test_reason)
     else:
         report.say(Phase.EXPLORING)
@@ -220,8 +219,7 @@ def _direct(team: Team, judge: TeamJudge) -> bool:
 
 def _base_failures_text(baseline: TestOutcome | None) -> str:
     """The base's failing tests, as the coder of a direct attempt reads them: names, assertions, frames."""
-    summary = baseline.summary if baseline else ""
-    return f"The tests that fail now, before any change:\n{summary}" if summary.strip() else ""
+    return baseline.summary.strip() if baseline else ""
 
 
 def _brief(team: Team, loop: _Loop) -> Brief:

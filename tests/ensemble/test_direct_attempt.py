@@ -29,7 +29,7 @@ def test_a_direct_attempt_fixes_the_bug_with_one_coder_call_and_one_review(sampl
     assert "stats/core.py" in result.plan.files
     prompt = coder_prompts(models)[0]
     # the coder reads the failing test's output and the failing test's file, not a plan
-    assert "The tests that fail now, before any change" in prompt and "test_median_even" in prompt
+    assert "<<<BEGIN tests that fail now>>>" in prompt and "test_median_even" in prompt
     assert "<<<BEGIN test tests/test_core.py>>>" in prompt and "<<<BEGIN plan>>>" not in prompt
     # the judge's test is there to read: the rules name only the code as the files to edit
     assert "named exactly like this: stats/__init__.py, stats/core.py." in prompt

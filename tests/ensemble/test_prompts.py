@@ -30,6 +30,11 @@ CASES = {
                                                       "", "", "", reproduce=True),
     "coder_fix": lambda: prompts.coder_messages(TASK, PLAN, {"stats/core.py": "def median(v):\n    pass\n"}, "",
                                                 "Tests fail: test_even", "team b: round 1: tests pass"),
+    "coder_direct": lambda: prompts.coder_messages(
+        TASK, parse_plan({"summary": "", "files": ["stats/core.py"], "steps": [], "questions": []}),
+        {"tests/test_core.py": "def test_even():\n    assert median([1, 2]) == 1.5\n",
+         "stats/core.py": "def median(v):\n    pass\n"}, "", "", "",
+        failing="FAILED tests/test_core.py::test_even\n  assert None == 1.5"),
     "critic": lambda: prompts.critic_messages(TASK, "--- a/x\n+++ b/x\n-a\n+b\n", "PASSED\n4 passed"),
     "planner_conventions": lambda: prompts.planner_messages(TASK, "stats/core.py: mean, median", "", "",
                                                             conventions=CONVENTIONS),
@@ -114,3 +119,18 @@ def test_repository_conventions_are_fenced_and_the_critic_checks_the_change_agai
     assert "breaks one of the repository conventions" in CASES["critic_conventions"]()[1].content
     without = CASES["critic"]()
     assert prompts.CONVENTIONS_RULE not in without[0].content and "conventions" not in without[1].content
+
+
+def test_a_direct_attempt_reads_the_evidence_first_and_the_task_last() -> None:
+    """The judge's test and its failure come before the code, the task after it; the base's failures are not
+    called feedback on an attempt that was never made, and a later round's feedback comes last."""
+    plan = parse_plan({"summary": "", "files": ["stats/core.py"], "steps": [], "questions": []})
+    files = {"tests/test_core.py": "def test_even(): ...\n", "stats/core.py": "def median(v):\n    pass\n"}
+    failing = "FAILED tests/test_core.py::test_even"
+    first = prompts.coder_messages(TASK, plan, files, "", "", "", failing=failing)[-1].content
+    order = [first.index(m) for m in ("BEGIN test tests/test_core.py", "BEGIN tests that fail now",
+                                      "BEGIN file stats/core.py", "BEGIN task")]
+    assert order == sorted(order) and "feedback on your last attempt" not in first
+    later = prompts.coder_messages(TASK, plan, files, "", "round 1: test_even still fails", "", failing=failing)[-1]
+    assert later.content.index("BEGIN task") < later.content.index("BEGIN feedback on your last attempt")
+    assert later.content.startswith(first.split("<<<BEGIN task>>>")[0])  # the head up to the task is unchanged
