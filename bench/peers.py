@@ -359,8 +359,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--agents", nargs="+", choices=AGENTS, default=list(AGENTS), help="default: all")
     parser.add_argument("--tasks", nargs="+", default=None, help="task ids (default: all under bench/tasks)")
     parser.add_argument("--budget-s", type=float, default=900, help="wall seconds per agent and task (default 900)")
-    parser.add_argument("--edit-format", choices=("blocks", "whole"), default="blocks",
-                        help="the engine coder's edit format (default blocks, the local-model profile's)")
+    parser.add_argument("--edit-format", choices=("blocks", "whole", "alternate"), default="alternate",
+                        help="the engine coder's edit format (default alternate, the local-model profile's)")
     parser.add_argument("--max-output-tokens", type=int, default=2048,
                         help="every agent's replies are capped at this many tokens by the proxy (default 2048, "
                              "the local-model profile's)")

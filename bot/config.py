@@ -33,7 +33,7 @@ ROLES = ("planner", "coder", "critic")
 Provider = Literal["openai", "gemini", "scripted"]
 
 
-EditFormat = Literal["blocks", "whole"]  # see Config.edit_format
+EditFormat = Literal["blocks", "whole", "alternate"]  # see Config.edit_format
 
 @dataclass(frozen=True)
 class ModelChoice:
@@ -206,8 +206,10 @@ class Config:
     # Before exploring and planning, one direct coding round when the base's tests already fail: `auto` when
     # the planner is the coder's own model (its plan would buy little before an attempt), or always / never.
     first_attempt: Literal["auto", "direct", "plan"] = "auto"
-    # How the coder writes a change: `blocks` (SEARCH/REPLACE edit blocks), or `whole`: each file it was shown
-    # whole comes back whole (what small models write best; files shown in part still take blocks).
+    # How the coder writes a change: `blocks` (SEARCH/REPLACE edit blocks), `whole`: each file it was shown
+    # whole comes back whole (files shown in part still take blocks), or `alternate`: whole in a team's first
+    # round, and the other format after each round whose change was not good (a small model that repeats a
+    # wrong change in one format often writes a different one in the other).
     edit_format: EditFormat = "blocks"
     llm: LLMSpec = LLMSpec()
     sandbox: SandboxSpec = SandboxSpec()

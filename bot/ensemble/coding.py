@@ -16,7 +16,6 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from bot.config import EditFormat
 from bot.ensemble import prompts
 from bot.ensemble.asking import ask
 from bot.ensemble.edit_format import example, whole_example
@@ -73,7 +72,6 @@ class Coder:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # paths.max_file_kb: a bigger file is refused
     stop: Callable[[], bool] = lambda: False  # True once a stop was requested: no further model call
     temperature: float | None = None  # the team's sampling temperature (None: the coder model's own, taken as 0)
-    edit_format: EditFormat = "blocks"  # `whole`: files shown whole come back whole (small models), the rest as blocks
 
     @property
     def prompt_budget(self) -> int:
@@ -97,6 +95,7 @@ class Brief:
     notes: str = ""
     reproduce: bool = False
     failing: str = ""  # the base's failing tests (a direct attempt): their files are shown in every round
+    whole: bool = False  # this round's format (Config.edit_format): files shown whole come back whole
     # the coder's replies in earlier rounds whose change was not good (`reply_key`): one sent again is asked anew
     sent: tuple[str, ...] = ()
 
@@ -133,7 +132,7 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str]) -> Round
     conventions = coder.instructions.applying_to(
         [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else [])]).render()
 
-    whole = coder.edit_format == "whole"
+    whole = brief.whole
 
     def prompt(budget: int) -> list[Message]:
         return prompts.coder_messages(coder.task, plan, shown, brief.found.text_outside(shown), brief.feedback,
@@ -144,7 +143,7 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str]) -> Round
     files = WorkspaceFiles(coder.workspace.path)
     shown_whole = frozenset(p for p, view in shown.items() if view == files.read(p)) if whole else frozenset()
     copied = whole_example(paths) if whole else example(paths)  # the example the prompt shows, on its path
-    edits = _converse(coder, prompt, list(shown), copied, brief.sent, shown_whole)
+    edits = _converse(coder, prompt, list(shown), copied, brief.sent, shown_whole, whole)
     _guard(coder, edits, frozen)
     return edits
 
@@ -177,7 +176,7 @@ def failing_test_files(feedback: str, limit: int = 2, exists: Callable[[str], bo
 
 def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[str],
               example: tuple[str, str, str], sent: Sequence[str] = (),
-              shown_whole: frozenset[str] = frozenset()) -> RoundEdits:
+              shown_whole: frozenset[str] = frozenset(), whole: bool = False) -> RoundEdits:
     """The coder's turns in one round: code requests answered, edits applied, failures followed up.
 
     Each turn's first messages are built again to leave room, within the coder's prompt budget,
@@ -219,7 +218,7 @@ def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[
             log.warning("team %s: the conversation outgrew the coder's window; ending the round's turns", coder.team)
             return edits
         edits.replies.append(key)
-        parsed = _parse(coder, text, shown_whole)
+        parsed = _parse(coder, text, shown_whole, whole)
         asked = _code_requests(text) if not parsed.blocks else []
         if asked and requests_left > 0:
             requests_left -= 1
@@ -261,12 +260,12 @@ def _signature(failures: list[EditFailure]) -> list[tuple[str, str]]:
     return sorted((f.reason, f.path) for f in failures)
 
 
-def _parse(coder: Coder, text: str, shown_whole: frozenset[str]) -> ParseResult:
+def _parse(coder: Coder, text: str, shown_whole: frozenset[str], whole: bool) -> ParseResult:
     """The reply's edit blocks and, in the `whole` format, its whole-file listings as blocks: a listing replaces a
     file the coder was shown whole (`shown_whole`) or creates a new one. A listing of a file shown only in part
     would drop every line the coder never saw, so it is refused with a word on how to change that file."""
     parsed = parse_edit_blocks(text)
-    if coder.edit_format != "whole":
+    if not whole:
         return parsed
     files = WorkspaceFiles(coder.workspace.path)
     blocks, failures = list(parsed.blocks), list(parsed.failures)

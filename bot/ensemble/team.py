@@ -121,7 +121,7 @@ class Team:
     def coder(self) -> Coder:
         """The team's coder, on the team's workspace."""
         return Coder(self.models, self.name, self.task, self.workspace, self.instructions, self.deny,
-                     self.max_file_bytes, self.stop.is_set, self.temperature, self.edit_format)
+                     self.max_file_bytes, self.stop.is_set, self.temperature)
 
     @property
     def critic(self) -> Critic:
@@ -174,6 +174,7 @@ class _Loop:
     same: int = 0
     revised_good: int = 0
     sent: list[str] = field(default_factory=list)  # the coder's replies in rounds whose change was not good
+    misses: int = 0  # rounds whose change was not good (the `alternate` edit format switches after each)
 
 
 def _plan_and_loop(team: Team, result: TeamResult, loop: _Loop) -> None:
@@ -224,7 +225,13 @@ def _base_failures_text(baseline: TestOutcome | None) -> str:
 
 def _brief(team: Team, loop: _Loop) -> Brief:
     """What the coder is told this round."""
-    return Brief(loop.plan, loop.found, loop.feedback, team.notes("coder"), failing=loop.failing, sent=tuple(loop.sent))
+    return Brief(loop.plan, loop.found, loop.feedback, team.notes("coder"), failing=loop.failing, sent=tuple(loop.sent),
+                 whole=writes_whole(team.edit_format, loop.misses))
+
+
+def writes_whole(edit_format: EditFormat, misses: int) -> bool:
+    """Whether the coder sends files whole in a round after `misses` rounds whose change was not good."""
+    return edit_format == "whole" or (edit_format == "alternate" and misses % 2 == 0)
 
 
 def _refine(team: Team, result: TeamResult, loop: _Loop) -> bool:
@@ -240,6 +247,7 @@ def _refine(team: Team, result: TeamResult, loop: _Loop) -> bool:
         rnd = play_round(team.coder, _brief(team, loop), loop.judge, team.runner, report, Round(number))
         result.rounds.append(rnd)
         loop.sent += [] if rnd.good else rnd.replies
+        loop.misses += not rnd.good
         if rnd.applied and not rnd.compile_error:
             # Commit before the review, so a budget stop during it still leaves the tested change.
             rnd.commit = commit_round(workspace, rnd, f"{clip(team.task.title, 60)} (round {number})",

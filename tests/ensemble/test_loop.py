@@ -437,3 +437,14 @@ def test_the_same_whole_file_sent_again_after_a_round_is_asked_for_again_warmer(
     result, models = run(sample, script, edit_format="whole", max_iterations=2)
     assert result.success
     assert [t for t, c in zip(models.temperatures, models.calls, strict=True) if c[0] == "coder"] == [0.0, 0.0, 0.0, 0.3]
+
+
+def test_the_alternate_format_asks_for_whole_files_first_and_edit_blocks_after_a_round_that_was_not_good(
+        sample: Path) -> None:
+    unchanged = "stats/core.py\n```python\n" + SAMPLE_FILES["stats/core.py"] + "```"  # round 1 changes nothing
+    script = {**happy_script(), ("coder", None): [REPRO, unchanged, FIX]}
+    result, models = run(sample, script, edit_format="alternate", max_iterations=2)
+    assert result.success and result.teams[0].rounds == 2
+    rounds = [(m[0].content, m[2].content) for role, m in models.prompts if role == "coder"][1:]  # system, example
+    assert "complete file" in rounds[0][0] and "<<<<<<< SEARCH" not in rounds[0][1]  # round 1: the whole file
+    assert "complete file" not in rounds[1][0] and "<<<<<<< SEARCH" in rounds[1][1]  # round 2: edit blocks
