@@ -15,7 +15,7 @@ import re
 import threading
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -68,6 +68,7 @@ class Components:
     # The commit the repository's instructions (AGENTS.md ...) are read from: the checked-out one
     # by default, never the branch a run continues; the Action names the default branch.
     instructions_ref: str = "HEAD"
+    clock: Callable[[], float] = time.monotonic  # what the deadline (deadline_minutes) is read on
 
 
 def run_task(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str],
@@ -115,7 +116,7 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
          forge: Forge, result: RunResult) -> None:
     notify = _safe_progress(parts.progress)
     # The deadline counts from here, as the model manager's does: indexing and the base run spend it too.
-    deadline = time.monotonic() + config.deadline_minutes * 60 if config.deadline_minutes else None
+    deadline = parts.clock() + config.deadline_minutes * 60 if config.deadline_minutes else None
     result.branch = forge.start(task.slug or slugify(task.title))
     first = forge.workspace(TEAM_NAMES[0])  # the committed base: what the index and every team read
     notify("-", Phase.INDEXING, 0, str(repo_dir))
@@ -136,9 +137,10 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
                   stop=parts.stop, progress=notify, baseline=result.tests_before,
                   explore_budget=ExploreBudget(config.explore.max_rounds, config.explore.max_tokens),
                   required_tests=named_tests(task.text, result.tests_before),
-                  instructions=_instructions(repo_dir, config, parts.instructions_ref), edit_format=config.edit_format)
+                  instructions=_instructions(repo_dir, config, parts.instructions_ref), edit_format=config.edit_format,
+                  deadline=deadline, clock=parts.clock)
     teams = [_team(i, common, config, forge, result.run_id) for i in range(config.ensembles)]
-    outcomes = _run_teams(teams, parts.stop, deadline, config.deadline_minutes)
+    outcomes = _run_teams(teams, parts.stop, deadline, config.deadline_minutes, parts.clock)
     winner, result.decision = choose_winner(outcomes)
     log.info("%s", result.decision)
     _fill(result, outcomes, winner, models)
@@ -192,8 +194,8 @@ def _instructions(repo_dir: Path, config: Config, ref: str) -> Instructions:
 
 
 def _run_teams(teams: list[Team], stop: threading.Event, deadline: float | None = None,
-               deadline_minutes: float | None = None) -> list[TeamResult]:
-    """Run the teams in threads. Ctrl-C, or the deadline (a `time.monotonic()` time) passing, asks them to stop
+               deadline_minutes: float | None = None, clock: Callable[[], float] = time.monotonic) -> list[TeamResult]:
+    """Run the teams in threads. Ctrl-C, or the deadline (a `clock()` time) passing, asks them to stop
     at their next step and waits for their results (each keeps its best judged change)."""
     pool = ThreadPoolExecutor(max_workers=len(teams), thread_name_prefix="team")
     futures = [pool.submit(propagate(_safe_team), team) for team in teams]
@@ -201,7 +203,7 @@ def _run_teams(teams: list[Team], stop: threading.Event, deadline: float | None 
     try:
         while not all(f.done() for f in futures):
             wait(futures, timeout=0.5)  # short waits keep the main thread able to take a KeyboardInterrupt
-            if deadline is not None and not late and time.monotonic() > deadline:
+            if deadline is not None and not late and clock() > deadline:
                 late = True
                 log.warning("the deadline passed (deadline_minutes: %s): the teams stop after their current step",
                             deadline_minutes)
@@ -213,7 +215,7 @@ def _run_teams(teams: list[Team], stop: threading.Event, deadline: float | None 
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
     results = [f.result() for f in futures]
-    late = late or (deadline is not None and time.monotonic() > deadline)  # the model calls stop at it too
+    late = late or (deadline is not None and clock() > deadline)  # the model calls stop at it too
     for result in results:
         if late and result.stop_reason == STOPPED:
             result.stop_detail = f"the deadline passed (deadline_minutes: {deadline_minutes})" + (

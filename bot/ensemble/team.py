@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 from bot.config import EditFormat
@@ -98,6 +99,8 @@ class Team:
     direct_first: bool = False  # try one direct round (no exploring or planning calls) before planning
     temperature: float | None = None  # every role's sampling temperature in this team (None: each role's own)
     edit_format: EditFormat = "blocks"  # how the coder writes a change (Config.edit_format)
+    deadline: float | None = None  # the `clock()` time the run ends by (deadline_minutes)
+    clock: Callable[[], float] = time.monotonic
 
     def notes(self, reader: str) -> str:
         """Lessons from earlier runs, and the other teams' notes this role of the team has not read yet."""
@@ -241,9 +244,13 @@ def _refine(team: Team, result: TeamResult, loop: _Loop) -> bool:
     the others). True when the team is done (its stop reason set); False when the rounds ran out.
     """
     report, workspace = team.reporter, team.workspace
+    took = 0.0  # seconds the last round took, its review included
     for number in range(len(result.rounds) + 1, team.max_iterations + 1):
+        if _no_time_for_another(team, result, took):
+            return True
         report.say(Phase.CODING, number)
         report.check_stop()
+        started = team.clock()
         rnd = play_round(team.coder, _brief(team, loop), loop.judge, team.runner, report, Round(number))
         result.rounds.append(rnd)
         loop.sent += [] if rnd.good else rnd.replies
@@ -260,6 +267,7 @@ def _refine(team: Team, result: TeamResult, loop: _Loop) -> bool:
                 review(team.critic, team.task, workspace.diff(), workspace.changed_paths(), rnd)
         else:
             workspace.discard()  # the next round starts from the last commit
+        took = team.clock() - started
         team.board.publish(team.name, round_text.insight(rnd))
         if rnd.good and rnd.verdict == Verdict.ACCEPT:
             result.accepted = True
@@ -314,6 +322,22 @@ def _all_code_read(team: Team, found: Exploration) -> bool:
 def _last_tested(result: TeamResult) -> Round | None:
     """The newest round whose tests ran: what the workspace's current change still gives."""
     return next((r for r in reversed(result.rounds) if r.tests is not None and r.commit), None)
+
+
+def _no_time_for_another(team: Team, result: TeamResult, took: float) -> bool:
+    """With a change the judge found good in hand, a round that cannot end before the deadline is not started:
+    the deadline would cut it off and the run would deliver the good change anyway, only later."""
+    good = next((r for r in reversed(result.rounds) if r.good and r.commit), None)
+    if team.deadline is None or good is None:
+        return False
+    left = team.deadline - team.clock()
+    if left >= took:
+        return False
+    result.stop_reason, result.stop_detail = TESTS_PASS, (
+        f"another round would not end before the deadline ({left:.0f} s left, the last round took {took:.0f} s); "
+        f"round {good.number}'s change passed the tests")
+    log.info("team %s: %s", team.name, result.stop_detail)
+    return True
 
 
 def _enough_revising(result: TeamResult, rnd: Round, revised: int, diff: str) -> bool:

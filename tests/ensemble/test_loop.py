@@ -448,3 +448,42 @@ def test_the_alternate_format_asks_for_whole_files_first_and_edit_blocks_after_a
     rounds = [(m[0].content, m[2].content) for role, m in models.prompts if role == "coder"][1:]  # system, example
     assert "complete file" in rounds[0][0] and "<<<<<<< SEARCH" not in rounds[0][1]  # round 1: the whole file
     assert "complete file" not in rounds[1][0] and "<<<<<<< SEARCH" in rounds[1][1]  # round 2: edit blocks
+
+
+
+class SlowCoder(ScriptedModels):
+    """Scripted models whose coder takes a minute of `now` to answer, as a model on a CPU does."""
+
+    def __init__(self, script: dict):
+        super().__init__(script)
+        self.now = 0.0
+
+    def clock(self) -> float:
+        return self.now
+
+    def complete(self, role: str, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        if role == "coder":
+            self.now += 60
+        return super().complete(role, *args, **kwargs)
+
+
+@pytest.mark.parametrize("deadline_minutes", [2.9, None])
+def test_with_a_good_change_in_hand_a_round_that_cannot_end_before_the_deadline_is_not_started(
+        sample: Path, deadline_minutes: float | None) -> None:
+    """Each coder call takes a minute; with a deadline 2.9 minutes after the start, the reproduction test and
+    round 1 (good, but the critic asks for a revision) leave less than a round's time: the run ends there with
+    round 1 instead of starting a round the deadline would cut off. Without a deadline the revision is made."""
+    script = {**happy_script(), ("coder", None): [REPRO, FIX, UNFIX], ("critic", "review"): [CONCRETE_REVISE]}
+    models = SlowCoder(script)
+    parts = Components(models=models, retriever=FileRetriever(sample), runner=HostPytest(), clock=models.clock)
+    result = run_task(sample, TASK, Config(ensembles=1, max_iterations=4, deadline_minutes=deadline_minutes), {},
+                      parts)
+    assert result.success and result.stop_reason == "tests_pass", result.stop_detail
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", f"{result.branch}:stats/core.py")
+    coder_calls = [c[0] for c in models.calls].count("coder")
+    if deadline_minutes:
+        assert "another round would not end before the deadline (54 s left, the last round took 60 s)" in \
+            result.stop_detail
+        assert coder_calls == 2  # the reproduction test and round 1
+    else:
+        assert coder_calls == 3  # and the one round the concrete revision bought
