@@ -6,6 +6,7 @@ test or a benchmark wants the real loop without an index or a container.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -42,6 +43,11 @@ class FileRetriever:
         return "\n".join(str(p.relative_to(self.root)) for p in sorted(self.root.rglob("*.py")))
 
 
+# The sample repositories need no pytest plugin; not loading the ones installed beside the suite
+# (xdist and the like) halves each run's start-up.
+_PYTEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+
+
 class HostPytest:
     """Runs pytest on the host in the workspace (our own sample code only), with per-test results."""
 
@@ -70,7 +76,8 @@ class HostPytest:
             write_overlay(tree, files or {})
             proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rf",
                                    f"--junitxml={junit}", "-o", "junit_family=xunit1"],
-                                  cwd=tree, capture_output=True, text=True, timeout=120)
+                                  cwd=tree, env={**os.environ, **_PYTEST_ENV}, capture_output=True, text=True,
+                                  timeout=120)
             cases = parse_junit_xml(junit.read_bytes()) if junit.exists() else []
         failing = tuple(c.name for c in cases if c.outcome in ("fail", "error"))
         summary = "\n".join(line for line in proc.stdout.splitlines()

@@ -59,8 +59,13 @@ def process_start(pid: int) -> str:
 
 
 def remove_container(container: Container, patience_s: float = 60) -> None:
-    """Force-remove a container and its anonymous volumes, waiting out a slow or in-progress removal."""
+    """Force-remove a container and its anonymous volumes, waiting out a slow or in-progress removal.
+
+    A daemon that refuses the connection is gone, not busy: nothing is waited for then (a run whose
+    engine died ends at once), and the container's labels let the next sandbox run reap it.
+    """
     import docker.errors
+    import requests
 
     deadline = time.monotonic() + patience_s
     while True:
@@ -70,7 +75,8 @@ def remove_container(container: Container, patience_s: float = 60) -> None:
         except docker.errors.NotFound:
             return
         except Exception as exc:  # noqa: BLE001 - a busy daemon; retry until the deadline
-            if time.monotonic() > deadline:
+            gone = isinstance(exc, requests.ConnectionError) and not isinstance(exc, requests.Timeout)
+            if gone or time.monotonic() > deadline:
                 log.warning("could not remove sandbox container %s: %s; the next sandbox run removes it "
                             "(its label names this process and an expiry)",
                             container.short_id, exc)
