@@ -338,24 +338,39 @@ def test_the_coder_is_shown_the_failing_tests_source(sample: Path) -> None:
     assert result.success
 
 
-class SlowAfterFirst(HostPytest):
-    """pytest on the host, taking its time from the third run on (the base and round 1 are quick)."""
+class SlowSecondCoder(ScriptedModels):
+    """Scripted models whose second coder call takes two minutes of `clock()` (the first takes none), and long
+    enough in real time for the run's deadline watcher to see that clock pass the deadline."""
 
-    def run_tests(self, workspace, known_failures=(), files=None):  # noqa: ANN001 - the TestRunner port
-        if self.runs >= 2:
-            time.sleep(1.5)
-        return super().run_tests(workspace, known_failures, files)
+    def __init__(self, script: dict):
+        super().__init__(script)
+        self.now = 0.0
+        self.coder_calls = 0
+
+    def clock(self) -> float:
+        return self.now
+
+    def complete(self, role: str, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        if role == "coder":
+            self.coder_calls += 1
+            if self.coder_calls == 2:
+                self.now += 120
+                time.sleep(1.5)
+        return super().complete(role, *args, **kwargs)
 
 
 def test_at_the_deadline_the_teams_stop_and_the_best_judged_change_is_kept(sample: Path) -> None:
     plan = {"summary": "Average the middles.", "files": ["stats/core.py"], "steps": ["Fix median()"], "questions": []}
     script = {**happy_script(), ("planner", "plan"): [plan], ("coder", None): [FIX, UNFIX],
               ("critic", "review"): [CONCRETE_REVISE]}
-    models = ScriptedModels(script)
-    parts = Components(models=models, retriever=FileRetriever(sample), runner=SlowAfterFirst())
-    result = run_task(sample, TASK, Config(ensembles=1, max_iterations=4, deadline_minutes=0.01), {}, parts)
+    models = SlowSecondCoder(script)
+    runner = HostPytest()
+    parts = Components(models=models, retriever=FileRetriever(sample), runner=runner, clock=models.clock)
+    result = run_task(sample, TASK, Config(ensembles=1, max_iterations=4, deadline_minutes=1), {}, parts)
+    # round 2 began (a minute was left) and the deadline passed while its coder answered: its change is not tested
+    assert models.coder_calls == 2 and runner.runs == 2
     assert result.success and result.stop_reason == "stopped"
-    assert "the deadline passed (deadline_minutes: 0.01)" in result.stop_detail
+    assert "the deadline passed (deadline_minutes: 1)" in result.stop_detail
     assert "(ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", f"{result.branch}:stats/core.py")
 
 
