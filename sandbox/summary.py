@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import yaml
+
 from common.tokens import chars_for_tokens
 from sandbox.model import ExecResult, TestCase
 
@@ -18,6 +20,13 @@ _EXCEPTION_LINE = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Failure|
 EXCEPTION_LINES = 4
 _LOC_FRAME = re.compile(r"^([\w./-]+\.\w+):(\d+):(?: in)? ?(.*)$", re.M)
 _ASSERT_LINE = re.compile(r"^E\s+(.*)$", re.M)
+# a JavaScript stack frame, innermost first: `at fn (path:line:col)`, `at path:line:col`, or as Node's TAP
+# diagnostics print them, `fn (path:line:col)`
+_JS_FRAME = re.compile(r"^\s*(?:at\s+)?(?:(\S.*?)\s+\()?((?:/|\./)?[\w@./-]+\.[cm]?[jt]sx?):(\d+):\d+\)?\s*$", re.M)
+# Rust's libtest: "thread 'name' panicked at tests/wrap.rs:15:5:", then the message up to the backtrace note;
+# before Rust 1.73 (Debian bookworm's 1.63): "panicked at 'the message', tests/wrap.rs:15:5"
+_RUST_PANIC = re.compile(r"panicked at ([^\s:']+):(\d+):\d+:\n((?:(?!note: |stack backtrace:).*(?:\n|$))*)")
+_RUST_OLD_PANIC = re.compile(r"panicked at '(.*?)', ([^\s:']+):(\d+):\d+$", re.M | re.S)
 
 
 def summarize_failures(result: ExecResult, max_chars: int = 6000, max_tokens: int | None = None) -> str:
@@ -53,7 +62,7 @@ def _headline(result: ExecResult) -> str:
 def _entry(case: TestCase) -> str:
     label = "ERROR" if case.outcome == "error" else "FAILED"
     text = _strip_workspace(case.message)
-    asserts = _ASSERT_LINE.findall(text)[:6] or _exception(text)
+    asserts = _ASSERT_LINE.findall(text)[:6] or _node_error(text) or _rust_panic(text) or _exception(text)
     if not asserts:
         meaningful = [line for line in text.splitlines() if line.strip()]
         asserts = [meaningful[-1].strip()] if meaningful else []
@@ -73,13 +82,41 @@ def _exception(text: str) -> list[str]:
     return [found[-1].group(0).strip(), *(line.rstrip() for line in after)]
 
 
+def _node_error(text: str) -> list[str]:
+    """A failure in Node's TAP diagnostics (a YAML block): the error's message, then the expected and actual values."""
+    if "\nerror: " not in f"\n{text}":
+        return []
+    try:
+        found = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return []
+    if not isinstance(found, dict) or not found.get("error"):
+        return []
+    lines = [line.rstrip() for line in str(found["error"]).splitlines() if line.strip()][:EXCEPTION_LINES]
+    if found.get("name"):
+        lines[0] = f"{found['name']}: {lines[0]}"
+    return lines + [f"{key}: {found[key]!r}" for key in ("expected", "actual") if key in found]
+
+
+def _rust_panic(text: str) -> list[str]:
+    """A Rust test's panic: its message ("assertion `left == right` failed", the left and right values)."""
+    found, old = _RUST_PANIC.search(text), _RUST_OLD_PANIC.search(text)
+    message = found.group(3) if found else old.group(1) if old else ""
+    return [line.rstrip() for line in message.splitlines() if line.strip()][:EXCEPTION_LINES]
+
+
 def _own_frames(text: str) -> list[str]:
     """The frames in the repository's own code, innermost last, each with its source line where printed."""
     frames = [(m.start(), f"{m.group(1)}:{m.group(2)} in {m.group(3)}" + (f": {m.group(4).strip()}" if m.group(4)
                else "")) for m in _PY_FRAME.finditer(text)]
     frames += [(m.start(), f"{m.group(1)}:{m.group(2)} {m.group(3)}".rstrip()) for m in _LOC_FRAME.finditer(text)]
+    frames += [(m.start(), f"{m.group(1)}:{m.group(2)}") for m in _RUST_PANIC.finditer(text)]
+    frames += [(m.start(), f"{m.group(2)}:{m.group(3)}") for m in _RUST_OLD_PANIC.finditer(text)]
+    # JavaScript prints the innermost frame first: its frames go in reverse, so the innermost ends up last
+    frames += [(-m.start(), f"{m.group(2)}:{m.group(3)}" + (f" in {m.group(1)}" if m.group(1) else ""))
+               for m in _JS_FRAME.finditer(text)]
     own = [frame for _, frame in sorted(frames) if not any(f in frame for f in FOREIGN)]
-    return [f for f in own if not f.startswith("/") or f.startswith(WORKSPACE_PREFIXES)]
+    return [f for f in own if not f.startswith(("/", "node:")) or f.startswith(WORKSPACE_PREFIXES)]
 
 
 def _strip_workspace(text: str) -> str:

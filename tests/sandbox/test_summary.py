@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from sandbox import ExecResult, TestCase, summarize_failures
+from sandbox.results import parse_tap
 
 TRACE = """Traceback (most recent call last):
   File "/workspace/tests/test_calc.py", line 9, in test_add
@@ -53,3 +56,59 @@ def test_a_unittest_failure_shows_its_exception_the_values_and_the_failing_line(
     summary = summarize_failures(result([TestCase("tests.test_numerals.T::test_sub", "fail", trace)]))
     assert "AssertionError: 'IIII' != 'IV'\n  - IIII\n  + IV" in summary
     assert 'at tests/test_numerals.py:12 in test_sub: self.assertEqual(to_roman(4), "IV")' in summary
+
+
+# `node --test --test-reporter=tap` (Node 20) on a failing `assert.equal`, as the sandbox captures it
+NODE_TAP = """TAP version 13
+# Subtest: once listeners run a single time
+not ok 1 - once listeners run a single time
+  ---
+  duration_ms: 2.890492
+  location: '/workspace/test/emitter.test.js:22:1'
+  failureType: 'testCodeFailure'
+  error: |-
+    Expected values to be strictly equal:
+    <blank>
+    2 !== 1
+    <blank>
+  code: 'ERR_ASSERTION'
+  name: 'AssertionError'
+  expected: 1
+  actual: 2
+  operator: 'strictEqual'
+  stack: |-
+    TestContext.<anonymous> (/workspace/test/emitter.test.js:28:10)
+    Test.runInAsyncScope (node:async_hooks:206:9)
+    Test.run (node:internal/test_runner/test:796:25)
+    async Test.processPendingSubtests (node:internal/test_runner/test:526:7)
+  ...
+1..1
+""".replace("    <blank>", "    ")  # Node writes the block's empty lines indented
+
+
+def test_a_node_test_failure_shows_the_assertion_its_values_and_the_tests_own_line() -> None:
+    summary = summarize_failures(result(parse_tap(NODE_TAP)))
+    assert ("FAILED once listeners run a single time\n  AssertionError: Expected values to be strictly equal:\n"
+            "  2 !== 1\n  expected: 1\n  actual: 2\n  at test/emitter.test.js:28 in TestContext.<anonymous>") in summary
+    assert "node:" not in summary and "processPendingSubtests" not in summary
+
+
+# `cargo test`'s panic, as Rust 1.73 and later print it, and as Debian bookworm's Rust 1.63 does
+RUST_PANICS = {
+    "current": ("thread 'wraps' (19955) panicked at tests/wrap.rs:15:5:\nassertion `left == right` failed\n"
+                "  left: [\"aaaaa bbbbb\", \"ccc\"]\n right: [\"aaaaa\", \"bbbbb ccc\"]\n"
+                "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace"),
+    "1.63": ("thread 'wraps' panicked at 'assertion failed: `(left == right)`\n  left: `[\"aaaaa bbbbb\", \"ccc\"]`,\n"
+             " right: `[\"aaaaa\", \"bbbbb ccc\"]`', tests/wrap.rs:15:5\n"
+             "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace"),
+}
+
+
+@pytest.mark.parametrize("rust", list(RUST_PANICS))
+def test_a_rust_panic_shows_its_message_both_values_and_where(rust: str) -> None:
+    summary = summarize_failures(result([TestCase("tests/wrap.rs::wraps", "fail", RUST_PANICS[rust])]))
+    entry = summary.split("FAILED tests/wrap.rs::wraps\n", 1)[1].splitlines()
+    assert "left == right" in entry[0]
+    assert "left:" in entry[1] and '"aaaaa bbbbb"' in entry[1] and "right:" in entry[2] and '"bbbbb ccc"' in entry[2]
+    assert entry[3:] == ["  at tests/wrap.rs:15"]
+    assert "RUST_BACKTRACE" not in summary
