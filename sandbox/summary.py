@@ -27,6 +27,11 @@ _JS_FRAME = re.compile(r"^\s*(?:at\s+)?(?:(\S.*?)\s+\()?((?:/|\./)?[\w@./-]+\.[c
 # before Rust 1.73 (Debian bookworm's 1.63): "panicked at 'the message', tests/wrap.rs:15:5"
 _RUST_PANIC = re.compile(r"panicked at ([^\s:']+):(\d+):\d+:\n((?:(?!note: |stack backtrace:).*(?:\n|$))*)")
 _RUST_OLD_PANIC = re.compile(r"panicked at '(.*?)', ([^\s:']+):(\d+):\d+$", re.M | re.S)
+# Go: what `t.Errorf` logged ("    tail_test.go:10: got [1 2], want [2 3]"), a panic's message, and the
+# goroutine trace's frames ("\t/workspace/tail.go:12 +0x1d", innermost first)
+_GO_LOG = re.compile(r"^[ \t]+([\w./-]+\.go):(\d+): (.+)$", re.M)
+_GO_PANIC = re.compile(r"^panic: (.+)$", re.M)
+_GO_FRAME = re.compile(r"^\t(\S+\.go):(\d+)(?: \+0x[0-9a-f]+)?$", re.M)
 
 
 def summarize_failures(result: ExecResult, max_chars: int = 6000, max_tokens: int | None = None) -> str:
@@ -62,7 +67,8 @@ def _headline(result: ExecResult) -> str:
 def _entry(case: TestCase) -> str:
     label = "ERROR" if case.outcome == "error" else "FAILED"
     text = _strip_workspace(case.message)
-    asserts = _ASSERT_LINE.findall(text)[:6] or _node_error(text) or _rust_panic(text) or _exception(text)
+    asserts = (_ASSERT_LINE.findall(text)[:6] or _node_error(text) or _rust_panic(text) or _go_failure(text)
+               or _exception(text))
     if not asserts:
         meaningful = [line for line in text.splitlines() if line.strip()]
         asserts = [meaningful[-1].strip()] if meaningful else []
@@ -105,6 +111,13 @@ def _rust_panic(text: str) -> list[str]:
     return [line.rstrip() for line in message.splitlines() if line.strip()][:EXCEPTION_LINES]
 
 
+def _go_failure(text: str) -> list[str]:
+    """A Go test's failure: what it logged with t.Error/t.Fatal, else the message of its panic."""
+    logged = [f"{m.group(1)}:{m.group(2)}: {m.group(3).rstrip()}" for m in _GO_LOG.finditer(text)]
+    panic = _GO_PANIC.search(text)
+    return (logged or ([f"panic: {panic.group(1).rstrip()}"] if panic else []))[:EXCEPTION_LINES]
+
+
 def _own_frames(text: str) -> list[str]:
     """The frames in the repository's own code, innermost last, each with its source line where printed."""
     frames = [(m.start(), f"{m.group(1)}:{m.group(2)} in {m.group(3)}" + (f": {m.group(4).strip()}" if m.group(4)
@@ -115,6 +128,7 @@ def _own_frames(text: str) -> list[str]:
     # JavaScript prints the innermost frame first: its frames go in reverse, so the innermost ends up last
     frames += [(-m.start(), f"{m.group(2)}:{m.group(3)}" + (f" in {m.group(1)}" if m.group(1) else ""))
                for m in _JS_FRAME.finditer(text)]
+    frames += [(-m.start(), f"{m.group(1)}:{m.group(2)}") for m in _GO_FRAME.finditer(text)]
     own = [frame for _, frame in sorted(frames) if not any(f in frame for f in FOREIGN)]
     return [f for f in own if not f.startswith(("/", "node:")) or f.startswith(WORKSPACE_PREFIXES)]
 

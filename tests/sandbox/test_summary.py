@@ -112,3 +112,24 @@ def test_a_rust_panic_shows_its_message_both_values_and_where(rust: str) -> None
     assert "left:" in entry[1] and '"aaaaa bbbbb"' in entry[1] and "right:" in entry[2] and '"bbbbb ccc"' in entry[2]
     assert entry[3:] == ["  at tests/wrap.rs:15"]
     assert "RUST_BACKTRACE" not in summary
+
+
+# `go test -json`'s output for a test, as Go 1.19 (Debian bookworm's) prints a logged failure and a panic
+GO_FAILURES = {
+    "t.Errorf": "=== RUN   TestTail\n    tail_test.go:10: Tail(3) = [1 2], want [2 3 4]\n--- FAIL: TestTail (0.00s)\n",
+    "panic": ("=== RUN   TestTail\n--- FAIL: TestTail (0.00s)\n"
+              "panic: runtime error: index out of range [3] with length 3 [recovered]\n"
+              "\tpanic: runtime error: index out of range [3] with length 3\n\ngoroutine 7 [running]:\n"
+              "testing.tRunner.func1.2({0x5163e0, 0xc000016180})\n\t/usr/lib/go-1.19/src/testing/testing.go:1396 +0x24e\n"
+              "panic({0x5163e0, 0xc000016180})\n\t/usr/lib/go-1.19/src/runtime/panic.go:884 +0x212\n"
+              "example.com/tail.Tail(...)\n\t/workspace/tail.go:12 +0x1d\n"
+              "example.com/tail.TestTail(0x0?)\n\t/workspace/tail_test.go:8 +0x45\n"),
+}
+
+
+def test_a_go_failure_shows_what_the_test_logged_or_the_panic_and_its_own_frames() -> None:
+    logged, panic = (summarize_failures(result([TestCase("tail_test.go::TestTail", "fail", GO_FAILURES[kind])]))
+                     for kind in ("t.Errorf", "panic"))
+    assert logged.endswith("FAILED tail_test.go::TestTail\n  tail_test.go:10: Tail(3) = [1 2], want [2 3 4]")
+    assert panic.endswith("FAILED tail_test.go::TestTail\n  panic: runtime error: index out of range [3] with length 3 "
+                          "[recovered]\n  at tail_test.go:8\n  at tail.go:12")  # innermost last, the toolchain's left out
