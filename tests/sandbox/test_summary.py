@@ -133,3 +133,14 @@ def test_a_go_failure_shows_what_the_test_logged_or_the_panic_and_its_own_frames
     assert logged.endswith("FAILED tail_test.go::TestTail\n  tail_test.go:10: Tail(3) = [1 2], want [2 3 4]")
     assert panic.endswith("FAILED tail_test.go::TestTail\n  panic: runtime error: index out of range [3] with length 3 "
                           "[recovered]\n  at tail_test.go:8\n  at tail.go:12")  # innermost last, the toolchain's left out
+
+
+def test_a_hostile_diagnostics_block_is_not_expanded() -> None:
+    """A test's output is untrusted: nested YAML aliases (nine levels of nine: 387 million strings) in its
+    diagnostics are not read as YAML, and the summary still names the failure."""
+    levels = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    levels += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 10)]
+    block = "\n".join(["error: 'boom'", *levels, "expected: *a9", "actual: *a9"])
+    tap = "TAP version 13\nnot ok 1 - hostile\n  ---\n" + "".join(f"  {line}\n" for line in block.splitlines()) + "  ...\n"
+    summary = summarize_failures(result(parse_tap(tap)))
+    assert "FAILED hostile" in summary and len(summary) < 2000
