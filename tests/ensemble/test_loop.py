@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -338,14 +339,14 @@ def test_the_coder_is_shown_the_failing_tests_source(sample: Path) -> None:
     assert result.success
 
 
-class SlowSecondCoder(ScriptedModels):
-    """Scripted models whose second coder call takes two minutes of `clock()` (the first takes none), and long
-    enough in real time for the run's deadline watcher to see that clock pass the deadline."""
+class SlowCoder(ScriptedModels):
+    """Scripted models whose n-th coder call takes `seconds(n)` of `clock()`, as a model on a CPU does, and `real_s`
+    of real time when it takes any (long enough for the run's deadline watcher to look at the clock)."""
 
-    def __init__(self, script: dict):
+    def __init__(self, script: dict, seconds: Callable[[int], float] = lambda n: 60.0, real_s: float = 0.0):
         super().__init__(script)
-        self.now = 0.0
-        self.coder_calls = 0
+        self.now, self.coder_calls = 0.0, 0
+        self.seconds, self.real_s = seconds, real_s
 
     def clock(self) -> float:
         return self.now
@@ -353,9 +354,9 @@ class SlowSecondCoder(ScriptedModels):
     def complete(self, role: str, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
         if role == "coder":
             self.coder_calls += 1
-            if self.coder_calls == 2:
-                self.now += 120
-                time.sleep(1.5)
+            if spent := self.seconds(self.coder_calls):
+                self.now += spent
+                time.sleep(self.real_s)
         return super().complete(role, *args, **kwargs)
 
 
@@ -363,7 +364,7 @@ def test_at_the_deadline_the_teams_stop_and_the_best_judged_change_is_kept(sampl
     plan = {"summary": "Average the middles.", "files": ["stats/core.py"], "steps": ["Fix median()"], "questions": []}
     script = {**happy_script(), ("planner", "plan"): [plan], ("coder", None): [FIX, UNFIX],
               ("critic", "review"): [CONCRETE_REVISE]}
-    models = SlowSecondCoder(script)
+    models = SlowCoder(script, seconds=lambda n: 120.0 if n == 2 else 0.0, real_s=1.5)  # round 2's coder
     runner = HostPytest()
     parts = Components(models=models, retriever=FileRetriever(sample), runner=runner, clock=models.clock)
     result = run_task(sample, TASK, Config(ensembles=1, max_iterations=4, deadline_minutes=1), {}, parts)
@@ -464,22 +465,6 @@ def test_the_alternate_format_asks_for_whole_files_first_and_edit_blocks_after_a
     assert "complete file" in rounds[0][0] and "<<<<<<< SEARCH" not in rounds[0][1]  # round 1: the whole file
     assert "complete file" not in rounds[1][0] and "<<<<<<< SEARCH" in rounds[1][1]  # round 2: edit blocks
 
-
-
-class SlowCoder(ScriptedModels):
-    """Scripted models whose coder takes a minute of `now` to answer, as a model on a CPU does."""
-
-    def __init__(self, script: dict):
-        super().__init__(script)
-        self.now = 0.0
-
-    def clock(self) -> float:
-        return self.now
-
-    def complete(self, role: str, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
-        if role == "coder":
-            self.now += 60
-        return super().complete(role, *args, **kwargs)
 
 
 @pytest.mark.parametrize("deadline_minutes", [2.9, None])
