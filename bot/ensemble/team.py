@@ -244,9 +244,9 @@ def _refine(team: Team, result: TeamResult, loop: _Loop) -> bool:
     the others). True when the team is done (its stop reason set); False when the rounds ran out.
     """
     report, workspace = team.reporter, team.workspace
-    took = 0.0  # seconds the last round took, its review included
+    took, quickest = 0.0, None  # seconds the last round and the quickest round took, their reviews included
     for number in range(len(result.rounds) + 1, team.max_iterations + 1):
-        if _no_time_for_another(team, result, took):
+        if _no_time_for_another(team, result, took, quickest):
             return True
         report.say(Phase.CODING, number)
         report.check_stop()
@@ -268,6 +268,7 @@ def _refine(team: Team, result: TeamResult, loop: _Loop) -> bool:
         else:
             workspace.discard()  # the next round starts from the last commit
         took = team.clock() - started
+        quickest = took if quickest is None else min(quickest, took)
         team.board.publish(team.name, round_text.insight(rnd))
         if rnd.good and rnd.verdict == Verdict.ACCEPT:
             result.accepted = True
@@ -324,18 +325,28 @@ def _last_tested(result: TeamResult) -> Round | None:
     return next((r for r in reversed(result.rounds) if r.tests is not None and r.commit), None)
 
 
-def _no_time_for_another(team: Team, result: TeamResult, took: float) -> bool:
-    """With a change the judge found good in hand, a round that cannot end before the deadline is not started:
-    the deadline would cut it off and the run would deliver the good change anyway, only later."""
-    good = next((r for r in reversed(result.rounds) if r.good and r.commit), None)
-    if team.deadline is None or good is None:
+def _no_time_for_another(team: Team, result: TeamResult, took: float, quickest: float | None) -> bool:
+    """A round that cannot end before the deadline is not started: the deadline would cut it off, and the run
+    would deliver what it has anyway, only later and with a model call spent for nothing.
+
+    With a change the judge found good in hand, the last round's time (`took`) is the measure. Without one
+    the quickest round so far is (rounds differ: a whole-file reply takes longer than an edit block), so
+    only a round that no earlier round could have finished in the time left is given up.
+    """
+    if team.deadline is None or quickest is None:
         return False
     left = team.deadline - team.clock()
-    if left >= took:
+    good = next((r for r in reversed(result.rounds) if r.good and r.commit), None)
+    if good is not None and left < took:
+        result.stop_reason, result.stop_detail = TESTS_PASS, (
+            f"another round would not end before the deadline ({left:.0f} s left, the last round took {took:.0f} s); "
+            f"round {good.number}'s change passed the tests")
+    elif good is None and left < quickest:
+        result.stop_reason, result.stop_detail = STOPPED, (
+            f"another round would not end before the deadline ({left:.0f} s left, the quickest round took "
+            f"{quickest:.0f} s)")
+    else:
         return False
-    result.stop_reason, result.stop_detail = TESTS_PASS, (
-        f"another round would not end before the deadline ({left:.0f} s left, the last round took {took:.0f} s); "
-        f"round {good.number}'s change passed the tests")
     log.info("team %s: %s", team.name, result.stop_detail)
     return True
 

@@ -487,3 +487,25 @@ def test_with_a_good_change_in_hand_a_round_that_cannot_end_before_the_deadline_
         assert coder_calls == 2  # the reproduction test and round 1
     else:
         assert coder_calls == 3  # and the one round the concrete revision bought
+
+
+@pytest.mark.parametrize("deadline_minutes", [2.9, None])
+def test_without_a_good_change_a_round_quicker_than_any_so_far_is_not_started(
+        sample: Path, deadline_minutes: float | None) -> None:
+    """Each coder call takes a minute; with a deadline 2.9 minutes after the start, the reproduction test and a
+    failing round 1 leave 54 s, less than any round took: the run stops there, at once, with what it has instead
+    of sending a call the deadline would cut off. Without a deadline round 2 is played and succeeds."""
+    from_bad = FIX.replace("    return ordered[middle]\n=======", "    return ordered[middle - 1]\n=======", 1)
+    script = {**happy_script(), ("coder", None): [REPRO, BAD_FIX, from_bad]}
+    models = SlowCoder(script)
+    parts = Components(models=models, retriever=FileRetriever(sample), runner=HostPytest(), clock=models.clock)
+    result = run_task(sample, TASK, Config(ensembles=1, max_iterations=4, deadline_minutes=deadline_minutes), {},
+                      parts)
+    coder_calls = [c[0] for c in models.calls].count("coder")
+    if deadline_minutes:
+        assert not result.success and result.stop_reason == "stopped"
+        assert "another round would not end before the deadline (54 s left, the quickest round took 60 s)" in \
+            result.stop_detail
+        assert coder_calls == 2 and models.now == 120  # the reproduction test and round 1, nothing cut off
+    else:
+        assert result.success and coder_calls == 3
