@@ -1,0 +1,51 @@
+"""bench/critic.py: its wrong cases really are green, and its count of the critic's verdicts, without a model."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from fakes.openai_server import FakeOpenAI
+from tests.bench.loading import load_bench
+
+critic = load_bench("critic")
+judge = load_bench("judge")
+WRONG = [case for case in critic.load_cases() if not case.right]
+
+
+def test_every_task_is_a_right_case_and_the_wrong_ones_say_why():
+    cases = critic.load_cases()
+    tasks = {p.name for p in (critic.BENCH / "tasks").iterdir() if (p / "solution.patch").is_file()}
+    assert {c.task for c in cases if c.right} == tasks
+    assert len(WRONG) >= 5 and all(c.wrong and c.task in tasks for c in WRONG)
+
+
+@pytest.mark.parametrize("case", WRONG, ids=lambda c: c.name)
+def test_a_wrong_case_passes_every_test_of_its_task(case, tmp_path: Path):
+    """The judge finds it good: only a reviewer can tell it is wrong, which is the critic's job."""
+    task = critic.BENCH / "tasks" / case.task
+    tree = shutil.copytree(task / "repo", tmp_path / "repo")
+    patch = tmp_path / "wrong.patch"
+    patch.write_text(case.diff)
+    subprocess.run(["git", "apply", str(patch)], cwd=tree, check=True)
+    verdict = judge.judge(task, tree)
+    assert verdict.solved, judge.describe(verdict)
+
+
+@pytest.mark.parametrize("verdict, accepted, revised", [("revise", 0, len(WRONG)), ("accept", None, 0)])
+def test_the_summary_counts_what_the_critic_answered(tmp_path: Path, capsys, verdict, accepted, revised):
+    """Through the engine's own path against a server that refuses json_schema as llama.cpp's does."""
+    right = sum(c.right for c in critic.load_cases())
+    with FakeOpenAI.llama_cpp() as server:
+        server.set_default(data={"verdict": verdict, "feedback": "`mean()` returns a float now."})
+        records = tmp_path / "critic.json"
+        assert critic.main([f"--base-url={server.url}", "--model=m", f"--json={records}"]) == 0
+        asked = [r for r in server.requests if r.body.get("response_format", {}).get("type") == "json_object"]
+    out = capsys.readouterr().out
+    accepted = right if accepted is None else accepted
+    assert f"critic: accepted {accepted}/{right} right changes, revised {revised}/{len(WRONG)} wrong ones" in out
+    assert len(asked) == right + len(WRONG)  # one JSON-mode request per case after the refused json_schema
+    assert "mean_games_the_test" in records.read_text()
