@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import sys
 import tempfile
 import time
@@ -33,6 +34,11 @@ from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 CASES = BENCH / "critic_cases"
+# bench/ off sys.path (bench/sandbox.py would shadow the engine's sandbox package); an explicit PYTHONPATH picks
+# the engine under test, else this checkout's
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH]
+if not os.environ.get("PYTHONPATH"):
+    sys.path.insert(0, str(BENCH.parent))
 
 
 @dataclass(frozen=True)

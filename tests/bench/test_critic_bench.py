@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -49,3 +51,14 @@ def test_the_summary_counts_what_the_critic_answered(tmp_path: Path, capsys, ver
     assert f"critic: accepted {accepted}/{right} right changes, revised {revised}/{len(WRONG)} wrong ones" in out
     assert len(asked) == right + len(WRONG)  # one JSON-mode request per case after the refused json_schema
     assert "mean_games_the_test" in records.read_text()
+
+
+def test_it_runs_as_a_script(tmp_path: Path):
+    """As the README runs it: bench/ is on the script's path, where bench/sandbox.py must not shadow the engine's."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    with FakeOpenAI.llama_cpp() as server:
+        server.set_default(data={"verdict": "accept", "feedback": ""})
+        done = subprocess.run([sys.executable, str(critic.BENCH / "critic.py"), "--base-url", server.url],
+                              capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert f"revised 0/{len(WRONG)} wrong ones" in done.stdout
