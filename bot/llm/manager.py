@@ -100,6 +100,7 @@ class ModelManager:
         self.rng = rng or random.Random()
         self.deadline = deadline  # a `clock()` time: no call is sent after it, none waits past it
         self._answered: dict[str, int] = {}  # request key -> how often this run has answered it
+        self._quickest: dict[str, float] = {}  # role -> seconds of its quickest answered request
         self._lock = threading.Lock()
 
     @classmethod
@@ -200,8 +201,8 @@ class ModelManager:
         reservation = self.ledger.reserve(request.role, link.label, model.model, tokens)
         record = RetryLog()
         try:
-            completion: Completion = call_with_retries(lambda: model.complete(self._in_time(request)), self.policy, sleep=self.sleep,
-                                                       rng=self.rng, log_to=record)
+            completion: Completion = call_with_retries(lambda: self._timed(model, request), self.policy,
+                                                       sleep=self.sleep, rng=self.rng, log_to=record)
         except BaseException:
             self.ledger.release(reservation)
             raise
@@ -214,16 +215,31 @@ class ModelManager:
                        rate_limited=sum(e.startswith("RateLimited") for e in record.errors),
                        replayed=completion.replayed, finish_reason=completion.finish_reason)
 
-    def _in_time(self, request: ChatRequest) -> ChatRequest:
-        """`request` with a timeout that ends by the deadline (`deadline_minutes`); StopRequested once it passed.
+    def _timed(self, model: ChatModel, request: ChatRequest) -> Completion:
+        """One attempt at `request` within the deadline; an answered one's seconds are remembered for its role."""
+        began = self.clock()
+        completion = model.complete(self._in_time(request))
+        took = self.clock() - began
+        with self._lock:
+            self._quickest[request.role] = min(took, self._quickest.get(request.role, took))
+        return completion
 
-        A reply the deadline cuts off is not waited for: the run keeps its best judged change instead.
+    def _in_time(self, request: ChatRequest) -> ChatRequest:
+        """`request` with a timeout that ends by the deadline (`deadline_minutes`); StopRequested once it passed,
+        or when the time left is shorter than any answer of the role took so far.
+
+        A reply the deadline cuts off is not waited for, and one it would cut off is not asked for (its
+        tokens would be spent for nothing): the run keeps its best judged change instead.
         """
         if self.deadline is None:
             return request
         left = self.deadline - self.clock()
         if left <= 0:
             raise StopRequested("the deadline passed (deadline_minutes)")
+        quickest = self._quickest.get(request.role)
+        if quickest is not None and left < quickest:
+            raise StopRequested(f"the deadline (deadline_minutes) is {left:.0f} s away and no {request.role} answer "
+                                f"so far took less than {quickest:.0f} s")
         return dataclasses.replace(request, timeout_s=left) if left < request.timeout_s else request
 
     def _cached(self, key: str, role: str) -> Outcome | None:

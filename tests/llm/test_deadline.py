@@ -30,3 +30,17 @@ def test_no_call_is_sent_once_the_deadline_passed(openai_server, env) -> None:
     with pytest.raises(StopRequested):
         manager.complete("planner", ASK)
     assert openai_server.count() == 1
+
+
+def test_a_call_the_deadline_would_cut_off_is_not_sent(openai_server, env) -> None:
+    """Each answer takes a minute (the clock moves 60 s with every request the server gets); 150 s of deadline
+    leave room for two, and the third would end after it: it is not sent, so no tokens are spent on it."""
+    openai_server.set_default("the plan")
+    manager = ModelManager.from_config(make_config(deadline_minutes=2.5), env, None,
+                                       clock=lambda: 60.0 * openai_server.count())
+    assert manager.complete("planner", ASK).text == "the plan"
+    assert manager.complete("planner", ASK).text == "the plan"  # 90 s left, the quickest answer took 60 s
+    with pytest.raises(StopRequested, match="30 s away and no planner answer so far took less than 60 s"):
+        manager.complete("planner", ASK)
+    assert openai_server.count() == 2
+    assert manager.complete("coder", ASK).text == "the plan"  # another role has no answer to go by yet
