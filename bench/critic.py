@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
 import sys
 import tempfile
 import time
@@ -34,11 +33,6 @@ from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 CASES = BENCH / "critic_cases"
-# bench/ off sys.path (bench/sandbox.py would shadow the engine's sandbox package); an explicit PYTHONPATH picks
-# the engine under test, else this checkout's
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH]
-if not os.environ.get("PYTHONPATH"):
-    sys.path.insert(0, str(BENCH.parent))
 
 
 @dataclass(frozen=True)
@@ -75,14 +69,19 @@ def judged_report(tasks_dir: Path, name: str) -> str:
 
 
 def _real_model() -> Any:
-    spec = importlib.util.spec_from_file_location("bench_real_model", BENCH / "real_model.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """bench/real_model.py, loaded once by its file. Loading it takes bench/ off sys.path (bench/sandbox.py would
+    shadow the engine's `sandbox` package) and puts the engine there (an explicit PYTHONPATH picks which)."""
+    if "bench_real_model" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("bench_real_model", BENCH / "real_model.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return sys.modules["bench_real_model"]
 
 
 def run(args: argparse.Namespace) -> list[dict[str, Any]]:
+    real = _real_model()  # first: it sets up the path the engine's imports below need
     from bot.config import parse_config
     from bot.ensemble import prompts
     from bot.ensemble.asking import ask
@@ -90,7 +89,6 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     from bot.errors import StructuredReplyError
     from bot.llm.manager import ModelManager
 
-    real = _real_model()
     config = parse_config(real.config_text(args.model, 1, 1, args.n_ctx, 300.0, args.max_output_tokens), "critic bench")
     records = []
     with tempfile.TemporaryDirectory(prefix="critic-bench-") as out:
