@@ -45,7 +45,7 @@ class FileRetriever:
 
 # The sample repositories need no pytest plugin; not loading the ones installed beside the suite
 # (xdist and the like) halves each run's start-up.
-_PYTEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+PYTEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
 class HostPytest:
@@ -76,7 +76,7 @@ class HostPytest:
             write_overlay(tree, files or {})
             proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rf",
                                    f"--junitxml={junit}", "-o", "junit_family=xunit1"],
-                                  cwd=tree, env={**os.environ, **_PYTEST_ENV}, capture_output=True, text=True,
+                                  cwd=tree, env={**os.environ, **PYTEST_ENV}, capture_output=True, text=True,
                                   timeout=120)
             cases = parse_junit_xml(junit.read_bytes()) if junit.exists() else []
         failing = tuple(c.name for c in cases if c.outcome in ("fail", "error"))

@@ -25,7 +25,7 @@ from bot.ensemble.adapters import SandboxRunner
 from bot.ensemble.demo.languages import create_language_sample
 from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import RunResult, Task
-from fakes.engine_parts import FileRetriever
+from fakes.engine_parts import PYTEST_ENV, FileRetriever
 from fakes.median_replies import ACCEPT, ENOUGH, FIX
 from sandbox.local import LocalSandbox
 from sandbox.model import SandboxSpec
@@ -99,7 +99,7 @@ def branch_tests_pass(repo: Path, branch: str) -> bool:
     for extra in ("conftest.py", "pytest.py", "tests/conftest.py", "tests/test_aaa.py"):
         (work / extra).unlink(missing_ok=True)
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=work,
-                          env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}, capture_output=True, text=True)
+                          env={**os.environ, **PYTEST_ENV}, capture_output=True, text=True)
     return done.returncode == 0 and "3 passed" in done.stdout
 
 
