@@ -244,9 +244,11 @@ def _refine(team: Team, result: TeamResult, loop: _Loop) -> bool:
     the others). True when the team is done (its stop reason set); False when the rounds ran out.
     """
     report, workspace = team.reporter, team.workspace
-    took, quickest = 0.0, None  # seconds the last round and the quickest round took, their reviews included
+    took = 0.0  # seconds the last round took, its review included
+    quickest: dict[bool, float] = {}  # the quickest round's seconds of each kind: whole files (True) or edit blocks
     for number in range(len(result.rounds) + 1, team.max_iterations + 1):
-        if _no_time_for_another(team, result, took, quickest):
+        whole = writes_whole(team.edit_format, loop.misses)
+        if _no_time_for_another(team, result, took, quickest.get(whole)):
             return True
         report.say(Phase.CODING, number)
         report.check_stop()
@@ -268,7 +270,7 @@ def _refine(team: Team, result: TeamResult, loop: _Loop) -> bool:
         else:
             workspace.discard()  # the next round starts from the last commit
         took = team.clock() - started
-        quickest = took if quickest is None else min(quickest, took)
+        quickest[whole] = min(took, quickest.get(whole, took))
         team.board.publish(team.name, round_text.insight(rnd))
         if rnd.good and rnd.verdict == Verdict.ACCEPT:
             result.accepted = True
@@ -329,19 +331,20 @@ def _no_time_for_another(team: Team, result: TeamResult, took: float, quickest: 
     """A round that cannot end before the deadline is not started: the deadline would cut it off, and the run
     would deliver what it has anyway, only later and with a model call spent for nothing.
 
-    With a change the judge found good in hand, the last round's time (`took`) is the measure. Without one
-    the quickest round so far is (rounds differ: a whole-file reply takes longer than an edit block), so
-    only a round that no earlier round could have finished in the time left is given up.
+    With a change the judge found good in hand, the last round's time (`took`) is the measure. Without one,
+    it is the quickest earlier round of the next round's kind (`quickest`: whole files or edit blocks, whose
+    replies differ several times over in length, and so in time on a slow server): only a round that no
+    earlier round like it could have finished in the time left is given up, and the first of a kind is played.
     """
-    if team.deadline is None or quickest is None:
+    if team.deadline is None:
         return False
     left = team.deadline - team.clock()
     good = next((r for r in reversed(result.rounds) if r.good and r.commit), None)
-    if good is not None and left < took:
+    if good is not None and took and left < took:
         result.stop_reason, result.stop_detail = TESTS_PASS, (
             f"another round would not end before the deadline ({left:.0f} s left, the last round took {took:.0f} s); "
             f"round {good.number}'s change passed the tests")
-    elif good is None and left < quickest:
+    elif good is None and quickest is not None and left < quickest:
         result.stop_reason, result.stop_detail = STOPPED, (
             f"another round would not end before the deadline ({left:.0f} s left, the quickest round took "
             f"{quickest:.0f} s)")

@@ -100,7 +100,7 @@ class ModelManager:
         self.rng = rng or random.Random()
         self.deadline = deadline  # a `clock()` time: no call is sent after it, none waits past it
         self._answered: dict[str, int] = {}  # request key -> how often this run has answered it
-        self._quickest: dict[str, float] = {}  # role -> seconds of its quickest answered request
+        self._quickest: dict[tuple[str, str], float] = {}  # _kind(request) -> seconds of its quickest answer
         self._lock = threading.Lock()
 
     @classmethod
@@ -221,12 +221,13 @@ class ModelManager:
         completion = model.complete(self._in_time(request))
         took = self.clock() - began
         with self._lock:
-            self._quickest[request.role] = min(took, self._quickest.get(request.role, took))
+            kind = _kind(request)
+            self._quickest[kind] = min(took, self._quickest.get(kind, took))
         return completion
 
     def _in_time(self, request: ChatRequest) -> ChatRequest:
         """`request` with a timeout that ends by the deadline (`deadline_minutes`); StopRequested once it passed,
-        or when the time left is shorter than any answer of the role took so far.
+        or when the time left is shorter than any answer of the role to the same instructions took so far.
 
         A reply the deadline cuts off is not waited for, and one it would cut off is not asked for (its
         tokens would be spent for nothing): the run keeps its best judged change instead.
@@ -236,10 +237,10 @@ class ModelManager:
         left = self.deadline - self.clock()
         if left <= 0:
             raise StopRequested("the deadline passed (deadline_minutes)")
-        quickest = self._quickest.get(request.role)
+        quickest = self._quickest.get(_kind(request))
         if quickest is not None and left < quickest:
             raise StopRequested(f"the deadline (deadline_minutes) is {left:.0f} s away and no {request.role} answer "
-                                f"so far took less than {quickest:.0f} s")
+                                f"to the same instructions so far took less than {quickest:.0f} s")
         return dataclasses.replace(request, timeout_s=left) if left < request.timeout_s else request
 
     def _cached(self, key: str, role: str) -> Outcome | None:
@@ -331,3 +332,10 @@ class ModelManager:
 def warmer(temperature: float, repeat: int) -> float:
     """The temperature for the `repeat`-th repeat of a request: warmer, capped, never cooler than asked."""
     return max(temperature, round(min(MAX_REPEAT_TEMPERATURE, temperature + REPEAT_WARMING * repeat), 2))
+
+
+def _kind(request: ChatRequest) -> tuple[str, str]:
+    """What an answer's time is a measure for: requests of the same role with the same instructions (its system
+    messages). Other instructions ask for answers of another length: a coder asked for whole files writes
+    several times the tokens it writes as edit blocks, and on a slow server takes that much longer."""
+    return request.role, "\n".join(m.content for m in request.messages if m.role == "system")

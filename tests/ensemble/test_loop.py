@@ -509,3 +509,27 @@ def test_without_a_good_change_a_round_quicker_than_any_so_far_is_not_started(
         assert coder_calls == 2 and models.now == 120  # the reproduction test and round 1, nothing cut off
     else:
         assert result.success and coder_calls == 3
+
+
+@pytest.mark.parametrize("edit_format", ["alternate", "whole"])
+def test_a_round_of_a_kind_not_timed_yet_is_played_whatever_the_slower_kind_took(sample: Path, edit_format: str) -> None:
+    """A whole-file round takes a minute, an edit-block round 20 s (the reproduction test too). With a deadline
+    2.2 minutes after the start, a failing whole-file round 1 leaves 52 s: under `alternate` round 2 asks for
+    edit blocks, which no round has timed yet, so it is played and succeeds; when every round writes whole
+    files, round 2 is given up as before."""
+    whole_bad = "stats/core.py\n```python\n" + SAMPLE_FILES["stats/core.py"].replace(
+        "    return ordered[middle]\n", "    return ordered[middle - 1]\n") + "```"
+    from_bad = FIX.replace("    return ordered[middle]\n=======", "    return ordered[middle - 1]\n=======", 1)
+    script = {**happy_script(), ("coder", None): [REPRO, whole_bad, from_bad]}
+    models = SlowCoder(script, seconds=lambda n: 60.0 if n == 2 else 20.0)
+    parts = Components(models=models, retriever=FileRetriever(sample), runner=HostPytest(), clock=models.clock)
+    result = run_task(sample, TASK, Config(ensembles=1, max_iterations=4, deadline_minutes=2.2,
+                                           edit_format=edit_format), {}, parts)
+    if edit_format == "alternate":
+        assert result.success and result.teams[0].rounds == 2, result.stop_detail
+        assert models.now == 100  # round 2 ended 32 s before the deadline
+    else:
+        assert not result.success and result.stop_reason == "stopped"
+        assert "another round would not end before the deadline (52 s left, the quickest round took 60 s)" in \
+            result.stop_detail
+        assert models.coder_calls == 2

@@ -40,7 +40,23 @@ def test_a_call_the_deadline_would_cut_off_is_not_sent(openai_server, env) -> No
                                        clock=lambda: 60.0 * openai_server.count())
     assert manager.complete("planner", ASK).text == "the plan"
     assert manager.complete("planner", ASK).text == "the plan"  # 90 s left, the quickest answer took 60 s
-    with pytest.raises(StopRequested, match="30 s away and no planner answer so far took less than 60 s"):
+    with pytest.raises(StopRequested, match="30 s away and no planner answer to the same instructions so far "
+                                            "took less than 60 s"):
         manager.complete("planner", ASK)
     assert openai_server.count() == 2
     assert manager.complete("coder", ASK).text == "the plan"  # another role has no answer to go by yet
+
+
+def test_a_call_with_other_instructions_is_not_timed_by_another_kind_of_answer(openai_server, env) -> None:
+    """A coder asked for whole files answers slowly (a minute here); the same coder asked for edit blocks has
+    not answered yet, so with 30 s left that call is sent; one more whole-file call is not."""
+    openai_server.set_default("the change")
+    manager = ModelManager.from_config(make_config(deadline_minutes=1.5), env, None,
+                                       clock=lambda: 60.0 * min(openai_server.count(), 1))
+    whole = [Message("system", "Reply with whole files."), Message("user", "Fix it.")]
+    blocks = [Message("system", "Reply with edit blocks."), Message("user", "Fix it.")]
+    assert manager.complete("coder", whole).text == "the change"  # took 60 s: 30 s are left
+    with pytest.raises(StopRequested, match="no coder answer to the same instructions so far took less than 60 s"):
+        manager.complete("coder", whole)
+    assert manager.complete("coder", blocks).text == "the change"
+    assert openai_server.count() == 2
