@@ -21,6 +21,7 @@ from bot.ensemble.asking import ask
 from bot.ensemble.edit_format import example, whole_example
 from bot.ensemble.edit_parsing import EditBlock, ParseResult, cut_oversized_blocks, parse_whole_files
 from bot.ensemble.edits import (
+    NO_BLOCKS,
     EditFailure,
     apply_edit_blocks,
     describe_failures,
@@ -56,6 +57,8 @@ MIN_PROMPT_TOKENS = 1000  # the least room kept for the task, plan and files in 
 MAX_FOCUS_LINES = 200  # a retrieved range longer than this says little about where to look
 ALREADY_IN_FILES = ("every block you sent is already in the files (an earlier round made this change), so nothing "
                     "changed; the tests below are what that change still gives. Make a different change")
+NO_LISTINGS = EditFailure("?", "parse", "the reply holds no file listing: send each file you change whole, its path "
+                          "on its own line right above the opening ```")
 _REQUEST = re.compile(r"^\s*[`*-]*\s*(READ|FIND)\s*[:]?\s+(.+?)\s*`*\s*$", re.MULTILINE)
 
 
@@ -98,6 +101,9 @@ class Brief:
     whole: bool = False  # this round's format (Config.edit_format): files shown whole come back whole
     # the coder's replies in earlier rounds whose change was not good (`reply_key`): one sent again is asked anew
     sent: tuple[str, ...] = ()
+    # one turn only: a round a critic's revision bought after the judge found a change good, where the good change
+    # is kept whatever this round gives, so a follow-up or a warmer retry would buy nothing
+    one_turn: bool = False
 
 
 @dataclass
@@ -143,7 +149,7 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str]) -> Round
     files = WorkspaceFiles(coder.workspace.path)
     shown_whole = frozenset(p for p, view in shown.items() if view == files.read(p)) if whole else frozenset()
     copied = whole_example(paths) if whole else example(paths)  # the example the prompt shows, on its path
-    edits = _converse(coder, prompt, list(shown), copied, brief.sent, shown_whole, whole)
+    edits = _converse(coder, prompt, list(shown), copied, brief.sent, shown_whole, whole, brief.one_turn)
     _guard(coder, edits, frozen)
     return edits
 
@@ -176,19 +182,20 @@ def failing_test_files(feedback: str, limit: int = 2, exists: Callable[[str], bo
 
 def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[str],
               example: tuple[str, str, str], sent: Sequence[str] = (),
-              shown_whole: frozenset[str] = frozenset(), whole: bool = False) -> RoundEdits:
+              shown_whole: frozenset[str] = frozenset(), whole: bool = False, one_turn: bool = False) -> RoundEdits:
     """The coder's turns in one round: code requests answered, edits applied, failures followed up.
 
     Each turn's first messages are built again to leave room, within the coder's prompt budget,
     for the conversation so far (its replies and our answers). A reply the coder already sent
     (`sent`: in an earlier round whose change was not good, or earlier in this one) is asked for
     again, warmer, once a round: at temperature 0 a small model answers a slightly different prompt
-    with the same blocks, and applying them again would only repeat a known failure.
+    with the same blocks, and applying them again would only repeat a known failure. A `one_turn` round
+    makes one model call: no code requests, follow-ups or warmer retries.
     """
     edits = RoundEdits()
-    requests_left, follow_ups_left = CODE_REQUEST_TURNS, EDIT_FOLLOW_UPS
+    requests_left, follow_ups_left = (0, 0) if one_turn else (CODE_REQUEST_TURNS, EDIT_FOLLOW_UPS)
     tail: list[Message] = []
-    rewarmed = False
+    rewarmed = one_turn
     while True:
         if tail:
             coder.check_stop()  # a follow-up turn is a model call: a stop (or the deadline) ends the round here
@@ -227,7 +234,7 @@ def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[
         if tail and not parsed.blocks and not parsed.failures:
             return edits  # a follow-up answered without any block: the coder has nothing more to change
         writes, before = edits.writes, _signature(edits.failures)
-        turn = [*_turn(coder, parsed, text, shown, edits, example), *_too_large(oversized, coder.max_file_bytes)]
+        turn = [*_turn(coder, parsed, text, shown, edits, example, whole), *_too_large(oversized, coder.max_file_bytes)]
         edits.refusals += [f for f in turn if f.reason == "content" and f not in edits.refusals]
         cut_off = reply.finish_reason == "length" or reply.truncated
         stalled = bool(tail) and edits.writes == writes and _signature(turn) == before
@@ -235,15 +242,19 @@ def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[
         if not (turn or cut_off) or follow_ups_left == 0 or (stalled and not cut_off):
             return edits  # done, out of follow-ups, or the same failures again with nothing new written
         follow_ups_left -= 1
-        tail += [Message("assistant", text), Message("user", _follow_up(turn, edits, cut_off))]
+        tail += [Message("assistant", text), Message("user", _follow_up(turn, edits, cut_off, whole))]
 
 
 def _turn(coder: Coder, parsed: ParseResult, text: str, shown: list[str], edits: RoundEdits,
-          example: tuple[str, str, str]) -> list[EditFailure]:
-    """Apply one reply's blocks (less a copied example), traced; the failures of this turn."""
+          example: tuple[str, str, str], whole: bool = False) -> list[EditFailure]:
+    """Apply one reply's blocks (less a copied example), traced; the failures of this turn. A reply with nothing
+    but the example is told so, not also that it holds no edit; in the `whole` format the word is on listings."""
     parsed, copied = _without_example(parsed, example)
     with span("ensemble.edits", team=coder.team, blocks=len(parsed.blocks)) as s:
-        turn = [*copied, *_apply(coder, parsed, shown, edits)]
+        applied = _apply(coder, parsed, shown, edits)
+        if NO_BLOCKS in applied and (copied or whole):
+            applied = [f for f in applied if f != NO_BLOCKS] + ([] if copied else [NO_LISTINGS])
+        turn = [*copied, *applied]
         # what the coder wrote and why it did not apply: the evidence for model behaviour analysis
         s.set(applied=edits.applied, failures=[f"{f.reason}: {f.path}" for f in turn][:10],
               reply_head=clip(text, REPLY_TRACE_CHARS) if turn else "")
@@ -321,8 +332,9 @@ def _without_example(parsed: ParseResult, example: tuple[str, str, str]) -> tupl
                                                       "instructions, not a change; write the change the plan asks for")]
 
 
-def _follow_up(failures: list[EditFailure], edits: RoundEdits, cut_off: bool) -> str:
-    """The message that asks the coder to fix what did not apply (the applied blocks are in place)."""
+def _follow_up(failures: list[EditFailure], edits: RoundEdits, cut_off: bool, whole: bool = False) -> str:
+    """The message that asks the coder to fix what did not apply (the applied blocks are in place), in the words
+    of the round's format (`whole` files or edit blocks)."""
     parts = []
     if edits.applied:
         parts.append(f"{edits.applied} of your edit blocks applied and are now in the files; do not send them again.")
@@ -330,8 +342,10 @@ def _follow_up(failures: list[EditFailure], edits: RoundEdits, cut_off: bool) ->
         parts.append("Your reply was cut off because it was too long. Send the remaining changes as smaller "
                      "blocks (only the lines that change, with two or three lines around them).")
     if failures:
-        parts.append("These blocks did NOT apply:\n" + describe_failures(failures))
-        parts.append("Send corrected blocks for these only, copying SEARCH lines exactly from the file.")
+        parts.append(("These changes were NOT applied:\n" if whole else "These blocks did NOT apply:\n")
+                     + describe_failures(failures))
+        parts.append("Send each file you change again, whole, its path on the line above the opening ```." if whole
+                     else "Send corrected blocks for these only, copying SEARCH lines exactly from the file.")
     return prompts.data("edit results", "\n\n".join(parts))
 
 

@@ -31,7 +31,7 @@ from bot.ensemble.matching import HINT_LINES, Miss, count_matches, replace_once
 from common.globs import matches_any
 
 __all__ = [
-    "ApplyResult", "EditBlock", "EditFailure", "ParseResult", "apply_edit_blocks", "clean_path",
+    "NO_BLOCKS", "ApplyResult", "EditBlock", "EditFailure", "ParseResult", "apply_edit_blocks", "clean_path",
     "denial", "describe_failures", "linked_paths", "parse_edit_blocks", "resolve_path", "write_changes",
 ]
 

@@ -229,7 +229,7 @@ def _base_failures_text(baseline: TestOutcome | None) -> str:
 def _brief(team: Team, loop: _Loop) -> Brief:
     """What the coder is told this round."""
     return Brief(loop.plan, loop.found, loop.feedback, team.notes("coder"), failing=loop.failing, sent=tuple(loop.sent),
-                 whole=writes_whole(team.edit_format, loop.misses))
+                 whole=writes_whole(team.edit_format, loop.misses), one_turn=loop.revised_good > 0)
 
 
 def writes_whole(edit_format: EditFormat, misses: int) -> bool:

@@ -300,6 +300,16 @@ def test_a_concrete_revision_of_a_good_change_buys_one_round_and_no_more(sample:
     assert [c[0] for c in models.calls].count("critic") == 1 and models.calls[-1][0] == "coder"
 
 
+def test_the_round_a_revision_of_a_good_change_buys_is_one_coder_call(sample: Path) -> None:
+    """The good change is kept whatever that round gives, so a reply that does not apply gets no follow-up turn
+    (a 1.5B coder sent the format example back three times in such a round: bench/peers.py's model.jsonl)."""
+    script = {**happy_script(), ("coder", None): [REPRO, FIX, NO_MATCH, FIX], ("critic", "review"): [CONCRETE_REVISE]}
+    result, models = run(sample, script, max_iterations=4)
+    assert result.success and result.stop_reason == "tests_pass"
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", f"{result.branch}:stats/core.py")
+    assert [c[0] for c in models.calls].count("coder") == 3  # the reproduction, the fix, the bought round's one turn
+
+
 def test_a_change_sent_again_is_answered_with_the_tests_it_still_gives(sample: Path) -> None:
     from_bad = "stats/core.py\n<<<<<<< SEARCH\n    return ordered[middle - 1]\n=======\n    if len(ordered) % 2 == 0:\n" \
         "        return (ordered[middle - 1] + ordered[middle]) / 2\n    return ordered[middle]\n>>>>>>> REPLACE"
