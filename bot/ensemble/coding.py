@@ -45,6 +45,7 @@ from bot.llm.reasoning import strip_reasoning
 from bot.llm.types import Message
 from bot.redact import clip
 from bot.trace import span
+from common.testfiles import is_test_path
 from common.tokens import chars_for_tokens, estimate_tokens
 
 log = logging.getLogger(__name__)
@@ -273,14 +274,17 @@ def _signature(failures: list[EditFailure]) -> list[tuple[str, str]]:
 
 def _parse(coder: Coder, text: str, shown_whole: frozenset[str], whole: bool) -> ParseResult:
     """The reply's edit blocks and, in the `whole` format, its whole-file listings as blocks: a listing replaces a
-    file the coder was shown whole (`shown_whole`) or creates a new one. A listing of a file shown only in part
+    file the coder was shown whole (`shown_whole`) or creates a new one; one without a path is the file to change
+    when the coder was shown one such file whole (not counting tests) and it keeps most of its lines. A listing of a file shown only in part
     would drop every line the coder never saw, so it is refused with a word on how to change that file."""
     parsed = parse_edit_blocks(text)
     if not whole:
         return parsed
     files = WorkspaceFiles(coder.workspace.path)
     blocks, failures = list(parsed.blocks), list(parsed.failures)
-    for path, content in parse_whole_files(text):
+    editable = [p for p in shown_whole if not is_test_path(p)]
+    lone = (editable[0], files.read(editable[0]) or "") if len(editable) == 1 else None
+    for path, content in parse_whole_files(text, lone):
         current = files.read(path)
         if current is None or path in shown_whole:
             blocks.append(EditBlock(path, current or "", content))

@@ -90,9 +90,13 @@ def parse_edit_blocks(text: str) -> ParseResult:
     return ParseResult(tuple(blocks), tuple(failures))
 
 
-def parse_whole_files(text: str) -> list[tuple[str, str]]:
+def parse_whole_files(text: str, lone: tuple[str, str] | None = None) -> list[tuple[str, str]]:
     """The whole-file listings in a reply (the `whole` edit format): (path, new content) for each fenced block
-    whose path is on the line above its opening fence or in the fence's info string.
+    whose path is on the line above its opening fence, in the fence's info string, or in a comment that is the
+    listing's first line (`# src/x.py`, `// lib/y.js`: small models write it there; the comment is dropped).
+
+    `lone` is (path, text) of the one file the coder was shown whole to change, if there was one: a listing that
+    names no path and keeps most of that file's lines is that file (a reply that forgot the path line).
 
     A fence holding SEARCH markers is an edit block, not a listing, and a fence never closed (a reply cut off)
     is no listing either: a file cut short must never replace the whole file.
@@ -110,10 +114,32 @@ def parse_whole_files(text: str) -> list[tuple[str, str]]:
             break
         body = lines[i + 1:close]
         path = _fence_path(lines[i]) or _path_right_above(lines, i)
+        if not path and body and (path := _path_comment(body[0])):
+            body = body[1:]
+        if not path and lone and not any(p == lone[0] for p, _ in found) and _keeps_most(body, lone[1]):
+            path = lone[0]
         if path and not any(SEARCH_RE.match(line) for line in body):
             found.append((path.removeprefix("./"), _join(body)))
         i = close + 1
     return found
+
+
+_PATH_COMMENT = re.compile(r"^\s*(?:#|//|--|;|/\*)\s*(?:file(?:name)?\s*:\s*)?(\S+?)\s*(?:\*/)?\s*$", re.IGNORECASE)
+KEPT_LINES = 0.5  # the share of a file's lines a pathless listing must keep to be taken for that file
+
+
+def _path_comment(line: str) -> str:
+    """The path a listing's first line names as a comment, if it is one (a path has a folder or an extension)."""
+    match = _PATH_COMMENT.match(line)
+    path = clean_path(match.group(1)) if match else ""
+    return path if _looks_like_path(path) else ""
+
+
+def _keeps_most(body: list[str], current: str) -> bool:
+    """Whether a listing keeps at least KEPT_LINES of `current`'s non-blank lines (compared stripped)."""
+    old = [line.strip() for line in current.splitlines() if line.strip()]
+    new = {line.strip() for line in body}
+    return bool(old) and sum(line in new for line in old) >= KEPT_LINES * len(old)
 
 
 def _path_right_above(lines: list[str], fence: int) -> str:

@@ -57,6 +57,22 @@ def test_whole_file_listings_are_read_with_their_paths_and_never_from_a_cut_or_b
     assert parse_whole_files(reply) == [("timefmt.py", "def f():\n    return 1\n"), ("src/y.py", "y = 2\n")]
 
 
+def test_a_listing_names_its_file_in_a_first_line_comment_or_is_the_one_file_to_change() -> None:
+    from bot.ensemble.edit_parsing import parse_whole_files
+
+    commented = "Here it is:\n```python\n# shop/cart.py\nx = 2\n```\n```js\n// lib/emitter.js\nlet y = 1;\n```\n"
+    assert parse_whole_files(commented) == [("shop/cart.py", "x = 2\n"), ("lib/emitter.js", "let y = 1;\n")]
+    current = "def f():\n    return 1\n\n\ndef g():\n    return 2\n"
+    pathless = "The fix:\n```python\ndef f():\n    return 3\n\n\ndef g():\n    return 2\n```\n"
+    assert parse_whole_files(pathless, ("m.py", current)) == [("m.py", "def f():\n    return 3\n\n\ndef g():\n    return 2\n")]
+    # never without the one file to change, and never a listing that is something else (a new test, say)
+    assert parse_whole_files(pathless) == []
+    other = "```python\nimport unittest\n\n\nclass T(unittest.TestCase):\n    pass\n```\n"
+    assert parse_whole_files(other, ("m.py", current)) == []
+    # a shebang or a prose comment is no path
+    assert parse_whole_files("```\n#!/usr/bin/env python\nx = 1\n```\n") == []
+
+
 def test_the_whole_format_asks_for_whole_files_and_shows_its_example_so() -> None:
     from bot.ensemble.edit_format import edit_rules, example_answer, whole_example
     from bot.ensemble.edit_parsing import parse_whole_files

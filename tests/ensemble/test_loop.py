@@ -438,6 +438,15 @@ def test_with_the_whole_format_the_coder_sends_the_whole_file_and_it_lands(sampl
     assert "complete file" in system and "<<<<<<< SEARCH" not in models.prompts[-2][1][2].content
 
 
+def test_a_whole_file_sent_without_its_path_lands_on_the_one_file_to_change(sample: Path) -> None:
+    """Small models often open the listing with ```python and no path line; with one file to change, it is that."""
+    pathless = "The even case needs the two middles averaged:\n\n" + WHOLE_FIX.removeprefix("stats/core.py\n")
+    script = {**happy_script(), ("coder", None): [REPRO, pathless]}
+    result, _ = run(sample, script, edit_format="whole")
+    assert result.success
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", f"{result.branch}:stats/core.py")
+
+
 def test_a_whole_listing_of_a_file_shown_in_part_is_refused_not_written(sample: Path) -> None:
     """A file too long to show whole is shown as an outline with windows: a whole listing of it would drop every
     line the coder never saw, so it is refused and the file stays as it was."""
