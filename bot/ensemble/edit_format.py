@@ -39,7 +39,7 @@ Rules:
 - A file shown to you in part (an outline with windows of lines) cannot be sent whole: change it with
   an edit block instead: its path on its own line, then <<<<<<< SEARCH, the exact lines to find,
   =======, the lines that replace them, and >>>>>>> REPLACE.
-- No prose is needed: the files are the answer."""
+- First say in one or two sentences what is wrong and how you change it, then send the files."""
 
 MAX_NAMED_PATHS = 8
 PLAIN_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}")  # a path that can carry no instruction
@@ -48,6 +48,10 @@ EXAMPLE_PATH = EXAMPLE_PATHS[0]
 EXAMPLE_FILE = ('def total(prices):\n    """The sum of the prices."""\n    return sum(prices)\n\n\n'
                 'def count(items):\n    return len(items)\n')
 EXAMPLE_TASK = "total() crashes when a price is None; missing prices should count as 0."
+# the whole-file answer opens with what is wrong and the change (as aider's whole-file answers do): said first, a
+# 1.5B coder's first replies solved 9 of 17 bench tasks where files alone solved 5 (bench/peers.py's first coder
+# calls replayed, temperature 0)
+EXAMPLE_WHY = "total() adds None prices, which crashes; count a missing price as 0."
 # the fix is in the code, the docstring only copied as context: shown a docstring edited too, a 1.5B coder
 # edited only the docstring of the task's file, round after round (bench/peers.py's model.jsonl)
 EXAMPLE = (EXAMPLE_PATH, '    """The sum of the prices."""\n    return sum(prices)\n',
@@ -83,7 +87,7 @@ def example_answer(paths: Sequence[str] = (), whole: bool = False) -> str:
     """The worked example's answer: the block that fixes the toy task, or (`whole`) the whole fixed toy file."""
     if whole:
         path, _, content = whole_example(paths)
-        return f"{path}\n```\n{content}```"
+        return f"{EXAMPLE_WHY}\n\n{path}\n```\n{content}```"
     return render_block(*example(paths))
 
 

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from bot.ensemble import prompts
-from bot.ensemble.edit_format import EXAMPLE, EXAMPLE_FILE, EXAMPLE_PATH, edit_rules, example_answer
+from bot.ensemble.edit_format import (
+    EXAMPLE,
+    EXAMPLE_FILE,
+    EXAMPLE_PATH,
+    EXAMPLE_WHY,
+    edit_rules,
+    example_answer,
+)
 from bot.ensemble.edits import apply_edit_blocks, parse_edit_blocks
 from bot.ensemble.planner import parse_plan
 from bot.ensemble.types import Task
@@ -81,3 +88,6 @@ def test_the_whole_format_asks_for_whole_files_and_shows_its_example_so() -> Non
     path, search, content = whole_example(["a.py"])
     assert parse_whole_files(example_answer(["a.py"], whole=True)) == [(path, content)] and search == ""
     assert "price or 0" in content and "def count(items)" in content
+    # what is wrong and the change, said before the file: the rules ask for it and the example answer shows it
+    assert "First say in one or two sentences what is wrong" in edit_rules(["a.py"], whole=True)
+    assert example_answer(["a.py"], whole=True).startswith(EXAMPLE_WHY + "\n\n" + path + "\n```")
