@@ -191,7 +191,8 @@ def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[
     (`sent`: in an earlier round whose change was not good, or earlier in this one) is asked for
     again, warmer, once a round: at temperature 0 a small model answers a slightly different prompt
     with the same blocks, and applying them again would only repeat a known failure. A `one_turn` round
-    makes one model call: no code requests, follow-ups or warmer retries.
+    makes one model call: no code requests, follow-ups or warmer retries. A follow-up refused for lack of
+    time ends the turns with what applied so far.
     """
     edits = RoundEdits()
     requests_left, follow_ups_left = (0, 0) if one_turn else (CODE_REQUEST_TURNS, EDIT_FOLLOW_UPS)
@@ -224,6 +225,13 @@ def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[
             if not tail:
                 raise
             log.warning("team %s: the conversation outgrew the coder's window; ending the round's turns", coder.team)
+            return edits
+        except StopRequested as exc:
+            # A follow-up the deadline would cut off is not asked for; what already applied is still tested (a few
+            # seconds), not thrown away with the round. A stop someone asked for (coder.stop) ends the round.
+            if not (tail and edits.changed) or coder.stop():
+                raise
+            log.info("team %s: %s; the edits that applied are tested as they are", coder.team, exc)
             return edits
         edits.replies.append(key)
         parsed = _parse(coder, text, shown_whole, whole)

@@ -18,7 +18,7 @@ from bot.ensemble.insights import InsightBoard
 from bot.ensemble.report import render_summary
 from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import Task
-from bot.errors import BudgetExceeded
+from bot.errors import BudgetExceeded, StopRequested
 from bot.forge import Commit, Workspace
 from bot.forge.local import LocalForge
 from fakes.engine_parts import FileRetriever, HostPytest
@@ -403,6 +403,18 @@ def test_a_stop_during_a_round_ends_it_before_the_next_follow_up_call(sample: Pa
     result = run_task(sample, TASK, Config(ensembles=1, max_iterations=3), {}, parts)
     assert result.stop_reason == "stopped" and not result.success
     assert [c[0] for c in models.calls].count("coder") == 1  # no follow-up turn after the stop
+
+
+def test_a_follow_up_refused_for_lack_of_time_still_tests_what_applied(sample: Path) -> None:
+    """The model client refuses a call the deadline would cut off; the blocks that applied before it are a change
+    the judge can still try (a 1.5B coder's fix was thrown away with its round this way, 70 s before the end)."""
+    refused = StopRequested("the deadline (deadline_minutes) is 70 s away and no coder answer to the same "
+                            "instructions so far took less than 75 s")
+    script = {**happy_script(), ("coder", None): [REPRO, FIX + "\n\n" + NO_MATCH, refused]}
+    result, models = run(sample, script, max_iterations=3)
+    assert result.success and result.teams[0].rounds == 1
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", f"{result.branch}:stats/core.py")
+    assert [c[0] for c in models.calls].count("coder") == 3  # the reproduction, the fix, the refused follow-up
 
 
 def test_a_change_that_fails_as_before_is_told_so_and_the_replan_does_not_explore_read_code(sample: Path) -> None:
