@@ -248,7 +248,10 @@ def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[
         cut_off = reply.finish_reason == "length" or reply.truncated
         stalled = bool(tail) and edits.writes == writes and _signature(turn) == before
         edits.failures = turn
-        if not (turn or cut_off) or follow_ups_left == 0 or (stalled and not cut_off):
+        # a copy of the example is no edit to correct: asked again with it still in view, a 1.5B coder sent the
+        # same copy back in every follow-up seen (bench/peers.py's model.jsonl), so it alone buys no follow-up
+        to_correct = [f for f in turn if f.reason != "example"]
+        if not (to_correct or cut_off) or follow_ups_left == 0 or (stalled and not cut_off):
             return edits  # done, out of follow-ups, or the same failures again with nothing new written
         follow_ups_left -= 1
         tail += [Message("assistant", text), Message("user", _follow_up(turn, edits, cut_off, whole))]

@@ -216,7 +216,18 @@ def test_a_copy_of_the_format_example_is_never_applied(sample: Path) -> None:
     result, models, _ = run(sample, script)
     assert result.success
     assert git(sample, "show", f"{result.branch}:{EXAMPLE_PATH}") == EXAMPLE_FILE
-    assert "the format example" in coder_prompts(models)[2]
+    # the copy buys no follow-up turn (the model sends it back): the next round is told, with fresh instructions
+    assert "the format example" in coder_prompts(models)[2] and "edit results" not in coder_prompts(models)[2]
+    assert result.teams[0].rounds == 2
+
+
+def test_a_reply_with_the_example_beside_its_change_is_tested_without_a_follow_up(sample: Path) -> None:
+    from bot.ensemble.edit_format import example_answer
+
+    script = {**happy_script(), ("coder", None): [REPRO, example_answer() + "\n\n" + FIX]}
+    result, models, _ = run(sample, script)
+    assert result.success and result.teams[0].rounds == 1
+    assert [c[0] for c in models.calls].count("coder") == 2  # the reproduction and the round's one turn
 
 
 def test_a_change_that_fixes_nothing_is_not_a_success(sample: Path) -> None:
