@@ -189,8 +189,9 @@ def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[
     Each turn's first messages are built again to leave room, within the coder's prompt budget,
     for the conversation so far (its replies and our answers). A reply the coder already sent
     (`sent`: in an earlier round whose change was not good, or earlier in this one) is asked for
-    again, warmer, once a round: at temperature 0 a small model answers a slightly different prompt
-    with the same blocks, and applying them again would only repeat a known failure. A `one_turn` round
+    again, warmer, once a round (in a follow-up, only a reply of an earlier round): at temperature 0 a small
+    model answers a slightly different prompt with the same blocks, and applying them again would only repeat
+    a known failure. A `one_turn` round
     makes one model call: no code requests, follow-ups or warmer retries. A follow-up refused for lack of
     time ends the turns with what applied so far.
     """
@@ -211,7 +212,9 @@ def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[
             text, oversized = cut_oversized_blocks(reply.text or "", coder.max_file_bytes)
             key = reply_key(text)  # after the cut: a huge block split into lines would cost ten times its size
             repeats = [*sent, *edits.replies].count(key)
-            if repeats and not rewarmed:
+            # a follow-up answered with this round's own last reply is a stall, ended below: asked again warmer,
+            # a 1.5B coder sent the same reply back every time it was seen (bench/peers.py's model.jsonl, 5 of 5)
+            if repeats and not rewarmed and (not tail or key in sent):
                 rewarmed = True
                 coder.check_stop()
                 warm = warmer(coder.temperature or 0.0, repeats)

@@ -71,11 +71,13 @@ def test_edits_that_never_apply_stop_as_stuck_and_land_nothing(sample: Path) -> 
     assert not result.commits
     assert "ensemble/median" not in git(sample, "branch", "--list", "ensemble/median")
     coder_prompts = [c for c in models.calls if c[0] == "coder"]
-    # the reproduction, then three rounds of three calls: the first turn, one follow-up that failed the
-    # same way with nothing new written, which ends the round's turns early (EDIT_FOLLOW_UPS allows more),
-    # and once a round the same reply asked for again, warmer
-    assert EDIT_FOLLOW_UPS >= 2 and len(coder_prompts) == 1 + 3 * 3
-    assert [t for t, c in zip(models.temperatures, models.calls, strict=True) if c[0] == "coder"][1:4] == [0.0, 0.0, 0.3]
+    # the reproduction; round 1: the first turn and one follow-up that failed the same way with nothing new
+    # written, which ends the round's turns early (EDIT_FOLLOW_UPS allows more) and, being the round's own
+    # reply again, is not asked for warmer; rounds 2 and 3: the first turn repeats round 1's reply, so it is
+    # asked for again, warmer, then one follow-up
+    assert EDIT_FOLLOW_UPS >= 2 and len(coder_prompts) == 1 + 2 + 3 + 3
+    temperatures = [t for t, c in zip(models.temperatures, models.calls, strict=True) if c[0] == "coder"]
+    assert temperatures[1:6] == [0.0, 0.0, 0.0, 0.6, 0.0]  # warmer by 0.3 for each time it was sent
     assert ("planner", "plan", "a") in models.calls[3:]  # re-planned after two identical failures
 
 
@@ -334,6 +336,14 @@ def test_a_reply_sent_before_is_asked_for_again_warmer_instead_of_applied(sample
     coder = [t for t, c in zip(models.temperatures, models.calls, strict=True) if c[0] == "coder"]
     assert coder == [0.0, 0.0, 0.0, 0.3]  # the reproduction, round 1, round 2's repeat, round 2 asked again
     assert "(ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", f"{result.branch}:stats/core.py")
+
+
+def test_a_follow_up_answered_with_the_same_reply_ends_the_round_without_a_warmer_retry(sample: Path) -> None:
+    script = {**happy_script(), ("coder", None): [REPRO, NO_MATCH, NO_MATCH, FIX]}
+    result, models = run(sample, script, max_iterations=2)
+    assert result.success and result.teams[0].rounds == 2
+    coder = [t for t, c in zip(models.temperatures, models.calls, strict=True) if c[0] == "coder"]
+    assert coder == [0.0, 0.0, 0.0, 0.0]  # the reproduction, round 1 and its follow-up (a stall), round 2
 
 
 def test_the_coder_is_shown_the_failing_tests_source(sample: Path) -> None:

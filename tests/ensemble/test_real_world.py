@@ -323,6 +323,6 @@ def test_a_follow_up_that_repeats_the_same_failure_ends_the_round_s_turns(sample
     script = {**happy_script(), ("coder", None): [REPRO, FIX + "\n\n" + BAD_BLOCK, FIX + "\n\n" + BAD_BLOCK]}
     result, models, _ = run(sample, script)
     assert result.success
-    # round 1: the first turn and one follow-up that changed nothing and failed the same way (asked once
-    # more, warmer, since it repeated the first turn's reply); no third turn
-    assert len(coder_prompts(models)) == 1 + 2 + 1
+    # round 1: the first turn and one follow-up that changed nothing and failed the same way (the round's own
+    # reply again: not asked for warmer); no third turn
+    assert len(coder_prompts(models)) == 1 + 2
