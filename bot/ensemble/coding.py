@@ -191,9 +191,8 @@ def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[
     (`sent`: in an earlier round whose change was not good, or earlier in this one) is asked for
     again, warmer, once a round (in a follow-up, only a reply of an earlier round): at temperature 0 a small
     model answers a slightly different prompt with the same blocks, and applying them again would only repeat
-    a known failure. A `one_turn` round
-    makes one model call: no code requests, follow-ups or warmer retries. A follow-up refused for lack of
-    time ends the turns with what applied so far.
+    a known failure. A `one_turn` round makes one model call: no code requests, follow-ups or warmer
+    retries. A follow-up refused for lack of time ends the turns with what applied so far.
     """
     edits = RoundEdits()
     requests_left, follow_ups_left = (0, 0) if one_turn else (CODE_REQUEST_TURNS, EDIT_FOLLOW_UPS)
@@ -289,8 +288,9 @@ def _signature(failures: list[EditFailure]) -> list[tuple[str, str]]:
 def _parse(coder: Coder, text: str, shown_whole: frozenset[str], whole: bool) -> ParseResult:
     """The reply's edit blocks and, in the `whole` format, its whole-file listings as blocks: a listing replaces a
     file the coder was shown whole (`shown_whole`) or creates a new one; one without a path is the file to change
-    when the coder was shown one such file whole (not counting tests) and it keeps most of its lines. A listing of a file shown only in part
-    would drop every line the coder never saw, so it is refused with a word on how to change that file."""
+    when the coder was shown one such file whole (not counting tests) and it keeps most of its lines. A listing
+    of a file shown only in part would drop every line the coder never saw, so it is refused with a word on how
+    to change that file."""
     parsed = parse_edit_blocks(text)
     if not whole:
         return parsed
