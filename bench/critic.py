@@ -14,9 +14,11 @@ the judge's verdict "PASSED", sent through the engine's own path (`prompts.criti
   wrong (`cases.json` says why: the tests' own inputs special-cased, a check dropped, errors
   swallowed, a result rounded). A unit test keeps them applying and green.
 
-It prints one line per case and last `critic: accepted R/N right changes, revised W/M wrong ones`.
-A critic that revises everything (or accepts everything) tells nothing: each "revise" of a right
-change costs the engine a round (tests/ensemble: `REVISIONS_AFTER_GOOD`).
+It prints one line per case and last `critic: accepted R/N right changes, revised W/M wrong ones`,
+then how many of those revisions quote code the change wrote (`verdict.names_a_problem`): only
+those buy the engine a round on a judged-good change (`REVISIONS_AFTER_GOOD`). A critic that
+revises everything (or accepts everything) tells nothing; a quoted revision of a right change is
+a round spent for nothing, one of a wrong change is the round the critic is there for.
 """
 
 from __future__ import annotations
@@ -86,6 +88,7 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     from bot.ensemble import prompts
     from bot.ensemble.asking import ask
     from bot.ensemble.types import Task
+    from bot.ensemble.verdict import names_a_problem
     from bot.errors import StructuredReplyError
     from bot.llm.manager import ModelManager
 
@@ -103,11 +106,14 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
                 data, tokens = reply.data or {}, reply.usage.input_tokens
             except StructuredReplyError as exc:
                 data, tokens = {"verdict": "unreadable", "feedback": str(exc)}, 0
+            feedback = str(data.get("feedback", ""))
             record = {"case": case.name, "right": case.right, "verdict": str(data.get("verdict", "")),
-                      "feedback": str(data.get("feedback", "")), "prompt_tokens": tokens,
+                      "feedback": feedback, "prompt_tokens": tokens,
+                      "quotes_change": data.get("verdict") == "revise" and names_a_problem(feedback, case.diff),
                       "seconds": round(time.monotonic() - started, 1), "wrong": case.wrong}
             records.append(record)
             print(f"{'right' if case.right else 'wrong'} {case.name:32} {record['verdict']:10} "
+                  f"{'quotes' if record['quotes_change'] else '-':6} "
                   f"{tokens:5} {record['seconds']:5.1f}s  {record['feedback'][:110]!r}", flush=True)
     return records
 
@@ -118,7 +124,10 @@ def summary(records: list[dict[str, Any]]) -> str:
     accepted = sum(r["verdict"] == "accept" for r in right)
     revised = sum(r["verdict"] == "revise" for r in wrong)
     return (f"critic: accepted {accepted}/{len(right)} right changes, revised {revised}/{len(wrong)} wrong ones; "
-            f"prompt tokens {sum(r['prompt_tokens'] for r in records)}")
+            f"prompt tokens {sum(r['prompt_tokens'] for r in records)}\n"
+            f"revisions quoting code the change wrote (each buys a round): "
+            f"{sum(bool(r.get('quotes_change')) for r in right)}/{len(right)} of the right changes, "
+            f"{sum(bool(r.get('quotes_change')) for r in wrong)}/{len(wrong)} of the wrong ones")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -200,17 +200,53 @@ def _stem(path: str) -> str:
 
 
 _CONCRETE = re.compile(r"`[^`]+`|\b[\w/]+\.\w{1,5}\b|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\b\w+\(|\bline \d+|\d")
+_NAME = re.compile(r"\w+")
 
 
 def names_a_problem(feedback: str, diff: str | None = None) -> bool:
     """True when a critic's feedback points at something concrete: code, a file, a name, a value or a line.
 
-    Given the change's `diff`, what it points at must be in the change: a reviewer who found a defect in
-    a change can name it, while "consider edge cases" about a change the tests judged good names nothing.
+    Given the change's `diff`, what it points at must be code the change wrote: a fragment of a line it
+    added, or a name that first appears there. A reviewer who found a defect in a change can quote it;
+    "consider edge cases", the name of the function the change is in, a line the change already
+    replaced, or an unchanged line around it quote nothing the change did.
     """
     if len(feedback.strip()) < 15:
         return False
     named = {m.strip("`").strip() for m in _CONCRETE.findall(feedback)}
     if diff is None:
         return bool(named)
-    return any(len(name) >= 3 and name in diff for n in named for name in (n, n.removesuffix("()").rstrip("(")))
+    added, kept = _sides(diff)
+    return any(_wrote(name, added, kept) for n in named for name in (n, n.removesuffix("()").rstrip("(")))
+
+
+def _sides(diff: str) -> tuple[str, str]:
+    """The text of a unified diff's added lines, and of the rest of its code (removed and unchanged lines,
+    hunk headers' context), whitespace runs collapsed to one space."""
+    added, kept = [], []
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---", "diff --git", "index ")):
+            continue
+        if line.startswith("+"):
+            added.append(line[1:])
+        elif line.startswith("@@"):
+            kept.append(line.split("@@", 2)[-1])
+        else:
+            kept.append(line[1:])
+    return _squeezed("\n".join(added)), _squeezed("\n".join(kept))
+
+
+def _wrote(name: str, added: str, kept: str) -> bool:
+    """Whether `name` (a code fragment or a name the feedback quotes) is in code the change added: a name
+    must be new there, since one it only reuses (the function it edits) points at nothing it did."""
+    name = _squeezed(name)
+    if len(name) < 3:
+        return False
+    if not _NAME.fullmatch(name):
+        return name in added
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    return bool(word.search(added)) and not word.search(kept)
+
+
+def _squeezed(text: str) -> str:
+    return re.sub(r"[ \t]+", " ", text).strip()

@@ -53,6 +53,17 @@ def test_the_summary_counts_what_the_critic_answered(tmp_path: Path, capsys, ver
     assert "mean_games_the_test" in records.read_text()
 
 
+def test_it_counts_the_revisions_that_quote_code_the_change_wrote(tmp_path: Path, capsys):
+    """Only those buy a round: here the one line both paginate changes add, and no other case has."""
+    right = sum(c.right for c in critic.load_cases())
+    with FakeOpenAI.llama_cpp() as server:
+        server.set_default(data={"verdict": "revise", "feedback": "`(page - 1) * per_page` is wrong for page 0."})
+        assert critic.main([f"--base-url={server.url}", "--model=m"]) == 0
+    out = capsys.readouterr().out
+    assert (f"revisions quoting code the change wrote (each buys a round): 1/{right} of the right changes, "
+            f"1/{len(WRONG)} of the wrong ones") in out
+
+
 def test_it_runs_as_a_script(tmp_path: Path):
     """As the README runs it: bench/ is on the script's path, where bench/sandbox.py must not shadow the engine's."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}

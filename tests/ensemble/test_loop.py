@@ -168,7 +168,8 @@ UNFIX = """stats/core.py
 >>>>>>> REPLACE"""
 
 
-CONCRETE_REVISE = {"verdict": "revise", "feedback": "`median()` in stats/core.py should also reject NaN values."}
+CONCRETE_REVISE = {"verdict": "revise",
+                   "feedback": "`(ordered[middle - 1] + ordered[middle]) / 2` is a float even for ints: keep ints."}
 
 
 def test_a_later_failing_round_does_not_lose_the_round_that_passed(sample: Path) -> None:
@@ -291,6 +292,16 @@ def test_a_critic_revising_a_good_change_vaguely_ends_the_run_with_it(sample: Pa
     assert result.success and result.stop_reason == "tests_pass" and not result.judgement.broken
     assert "named nothing to change" in result.stop_detail
     assert [c[0] for c in models.calls].count("coder") == 2  # the reproduction test and one round: no more
+
+
+def test_a_revision_of_a_good_change_that_quotes_nothing_the_change_wrote_buys_no_round(sample: Path) -> None:
+    # the function the change is in and its file are named, but no line or name the change added
+    vague = {"verdict": "revise", "feedback": "`median()` in stats/core.py should also reject NaN values."}
+    script = {**happy_script(), ("critic", "review"): [vague]}
+    result, models = run(sample, script, max_iterations=4)
+    assert result.success and result.stop_reason == "tests_pass"
+    assert "named nothing to change" in result.stop_detail
+    assert [c[0] for c in models.calls].count("coder") == 2
 
 
 def test_a_concrete_revision_of_a_good_change_buys_one_round_and_no_more(sample: Path) -> None:

@@ -177,10 +177,20 @@ def test_a_revision_of_a_good_change_must_name_something_in_the_change() -> None
     diff = ("--- a/stats.py\n+++ b/stats.py\n@@ -3,2 +3,2 @@ def mean(values):\n"
             "-    return sum(values) // len(values)\n+    return sum(values) / len(values)\n")
     assert names_a_problem("`sum(values) / len(values)` fails for an empty list", diff)
-    assert names_a_problem("stats.py: mean() should return 0 when values is empty", diff)
+    assert names_a_problem("`return  sum(values) / len(values)` divides by zero", diff)  # spacing aside
     assert not names_a_problem("Consider edge cases such as negative_numbers and test them", diff)
+    # the file and the function the change is in, or the line it already replaced, point at nothing it did
+    assert not names_a_problem("stats.py: mean() should return 0 when values is empty", diff)
+    assert not names_a_problem("Not truncated: the line to change is `return sum(values) // len(values)`", diff)
     assert not names_a_problem("Please add more tests for robustness of the change.", diff)
     assert not names_a_problem("ok", diff)
+    # a name counts where the change introduced it, not where it reuses one the code already had
+    renamed = ("--- a/articles.py\n+++ b/articles.py\n@@ -6,3 +6,3 @@ class Article:\n"
+               "     def __init__(self, title, tags=[]):\n-        self.tags = tags\n+        self.tags = list(tags or ())\n"
+               "+        self.tag_count = 0\n")
+    assert not names_a_problem("The `tags` list should be initialized in the constructor of `Article`.", renamed)
+    assert names_a_problem("`tag_count` is never updated when a tag is added", renamed)
+    assert names_a_problem("`self.tags = list(tags or ())` drops a tuple's order", renamed)
     # without the change to check against, anything concrete counts
     assert names_a_problem("Consider edge cases such as negative_numbers and test them")
 
