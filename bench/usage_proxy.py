@@ -21,6 +21,7 @@ Standard library only; it serves 127.0.0.1 on a free port.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import json
 import threading
@@ -245,8 +246,10 @@ def _handler(proxy: CountingProxy) -> type[BaseHTTPRequestHandler]:
                 answer = proxy.open(request)
             except OSError as exc:  # refused, reset, timed out
                 proxy.add(errors=int(counted))
-                self.reply(502, {"error": {"message": f"the model server at {proxy.origin} did not "
-                                                  f"answer: {exc}", "type": "proxy_error"}})
+                # the agent may have hung up first (it was stopped): the error is counted all the same
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.reply(502, {"error": {"message": f"the model server at {proxy.origin} did not "
+                                                      f"answer: {exc}", "type": "proxy_error"}})
                 return None
             with answer:
                 status = getattr(answer, "status", None) or answer.code

@@ -165,6 +165,28 @@ def test_a_request_left_behind_by_a_stopped_agent_is_waited_for(server: Streamin
     assert counting.in_flight == 0 and 0.5 < waited < 10
 
 
+def test_an_upstream_failing_after_the_agent_gave_up_is_counted_without_a_traceback(capfd):
+    """The model server restarted under a request a killed agent left behind: an error, not a stack dump."""
+    import socket
+    import threading
+    import time
+
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def accept_then_hang_up() -> None:
+        conn, _ = listener.accept()
+        time.sleep(1.0)  # the agent's timeout passes first
+        conn.close()  # no answer at all
+
+    threading.Thread(target=accept_then_hang_up, daemon=True).start()
+    with listener, usage_proxy.CountingProxy(f"http://127.0.0.1:{listener.getsockname()[1]}/v1") as counting:
+        with pytest.raises(openai.APITimeoutError):
+            ask(counting, timeout=0.3)
+        counting.settle(limit_s=10)
+        assert counting.usage.requests == 1 and counting.usage.errors == 1
+    assert "Traceback" not in capfd.readouterr().err
+
+
 def test_cached_prompt_tokens_are_read_where_the_server_reports_them():
     assert usage_proxy.cached_of({"usage": {"prompt_tokens": 9, "prompt_tokens_details": {"cached_tokens": 4}}}) == 4
     assert usage_proxy.cached_of({"usage": {"input_tokens": 9, "input_tokens_details": {"cached_tokens": 3}}}) == 3
