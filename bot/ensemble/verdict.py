@@ -225,13 +225,13 @@ def _sides(diff: str) -> tuple[str, str]:
     hunk headers' context), whitespace runs collapsed to one space."""
     added, kept = [], []
     for line in diff.splitlines():
-        if line.startswith(("+++", "---", "diff --git", "index ")):
-            continue
+        if line.startswith(("+++", "---")):
+            continue  # file headers; other header lines ("index", "new file mode") start with no marker below
         if line.startswith("+"):
             added.append(line[1:])
         elif line.startswith("@@"):
             kept.append(line.split("@@", 2)[-1])
-        else:
+        elif line[:1] in " -":
             kept.append(line[1:])
     return _squeezed("\n".join(added)), _squeezed("\n".join(kept))
 
