@@ -53,6 +53,7 @@ def play_round(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner,
     _record_refusals(coder.team, rnd, edits)
     if not edits.changed:
         rnd.edit_errors = edits.errors()
+        rnd.idle = not (edits.failures or edits.refusals)
         return rnd
     rnd.applied = True
     rnd.partial = describe_failures(edits.failures) if edits.failures else ""

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from bot.config import EditFormat
@@ -68,6 +68,7 @@ log = logging.getLogger(__name__)
 REPLAN_AFTER = 2  # rounds failing with the same signature before the planner re-plans
 REVISIONS_AFTER_GOOD = 1  # rounds a critic's "revise" may buy once the judge found a change good
 STUCK_AFTER = 3  # rounds failing with the same signature before the team gives up
+IDLE_AFTER = 2  # rounds in a row whose reply changed nothing (Round.idle) before the team gives up
 
 
 @dataclass(frozen=True)
@@ -178,6 +179,7 @@ class _Loop:
     revised_good: int = 0
     sent: list[str] = field(default_factory=list)  # the coder's replies in rounds whose change was not good
     misses: int = 0  # rounds whose change was not good (the `alternate` edit format switches after each)
+    idle: int = 0  # rounds in a row whose reply changed nothing
 
 
 def _plan_and_loop(team: Team, result: TeamResult, loop: _Loop) -> None:
@@ -281,14 +283,41 @@ def _refine(team: Team, result: TeamResult, loop: _Loop) -> bool:
         loop.revised_good += bool(rnd.good or loop.revised_good)
         loop.same = loop.same + 1 if rnd.signature == loop.last_signature else 1
         loop.last_signature = rnd.signature
-        if loop.same > STUCK_AFTER - 1 and not rnd.good:
-            result.stop_reason, result.stop_detail = STUCK, f"the same failure {loop.same} times: {clip(rnd.signature, 200)}"
+        loop.idle = loop.idle + 1 if rnd.idle else 0
+        if _stuck(result, rnd, loop):
             return True
         loop.feedback = round_text.feedback(rnd, _last_tested(result), repeated=loop.same > 1)
-        if loop.same == REPLAN_AFTER and number < team.max_iterations:
+        if loop.same == REPLAN_AFTER and number < team.max_iterations and _time_to_replan(team, quickest, loop.misses):
             loop.plan = _replan(team, result, loop.found)
             result.retrieved, result.plan = loop.found.retrieved, loop.plan
     return False
+
+
+def _stuck(result: TeamResult, rnd: Round, loop: _Loop) -> bool:
+    """Give up on the same failure STUCK_AFTER times, or on IDLE_AFTER replies in a row that changed nothing: a
+    coder that sends its files back as they are, in both formats, has no change to offer (in the bench's runs of the
+    local 1.5B model, a coder that sent two such replies sent a third after re-planning too)."""
+    if rnd.good:
+        return False
+    if loop.idle >= IDLE_AFTER:
+        result.stop_reason, result.stop_detail = STUCK, (
+            f"the coder's last {loop.idle} replies changed nothing: it has no change to offer")
+    elif loop.same > STUCK_AFTER - 1:
+        result.stop_reason, result.stop_detail = STUCK, f"the same failure {loop.same} times: {clip(rnd.signature, 200)}"
+    else:
+        return False
+    return True
+
+
+def _time_to_replan(team: Team, quickest: Mapping[bool, float], misses: int) -> bool:
+    """Whether a re-plan and the round after it can end before the deadline. A planner call reads about what a
+    coder call reads, so it is taken to cost what the quickest round of the next round's kind took: with less
+    than twice that left, the team plays the round without re-planning (a re-plan the deadline leaves no round
+    after is a model call spent for nothing)."""
+    if team.deadline is None:
+        return True
+    took = quickest.get(writes_whole(team.edit_format, misses))
+    return took is None or team.deadline - team.clock() >= 2 * took
 
 
 def _explore(team: Team, history: str = "", found: Exploration | None = None) -> Exploration:

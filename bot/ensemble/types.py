@@ -215,6 +215,7 @@ class Round:
     partial: str = ""  # blocks that did not apply in a round where others did
     judgement: Judgement | None = None  # the tests judged against the base
     replies: list[str] = field(default_factory=list)  # the coder's replies (coding.reply_key): a repeat is asked anew
+    idle: bool = False  # the coder's reply changed nothing and nothing in it failed: no edit, or its files sent back
 
     @property
     def good(self) -> bool:

@@ -585,3 +585,35 @@ def test_a_round_of_a_kind_not_timed_yet_is_played_whatever_the_slower_kind_took
         assert "another round would not end before the deadline (52 s left, the quickest round took 60 s)" in \
             result.stop_detail
         assert models.coder_calls == 2
+
+
+def test_a_coder_whose_replies_change_nothing_twice_in_a_row_stops_the_team_as_stuck(sample: Path) -> None:
+    """Round 1 sends the file back as it is; round 2 does it again (asked anew, warmer, it still does): the coder
+    has no change to offer, so the team stops there instead of re-planning and playing round 3."""
+    unchanged = "stats/core.py\n```python\n" + SAMPLE_FILES["stats/core.py"] + "```"
+    script = {**happy_script(), ("coder", None): [REPRO, unchanged, unchanged, unchanged, WHOLE_FIX]}
+    result, models = run(sample, script, edit_format="whole", max_iterations=4)
+    assert not result.success and result.stop_reason == "stuck"
+    assert "replies changed nothing" in result.stop_detail
+    assert [c[0] for c in models.calls].count("coder") == 4  # the reproduction, round 1, round 2 and its retry
+    assert ("planner", "plan", "a") not in models.calls[models.calls.index(("coder", None, "a"), 1):]
+
+
+@pytest.mark.parametrize("deadline_minutes", [4.5, None])
+def test_a_replan_the_deadline_leaves_no_round_after_is_skipped_and_the_round_played(
+        sample: Path, deadline_minutes: float | None) -> None:
+    """Each coder call takes a minute; rounds 1 and 2 fail the same way, 180 s after the start. With a deadline at
+    270 s the 90 s left fit a round but not a re-plan as well (taken to cost a round): round 3 is played without
+    one, and succeeds. Without a deadline the planner re-plans first."""
+    same_again = ("stats/core.py\n<<<<<<< SEARCH\n    return ordered[middle - 1]\n=======\n"
+                  "    return ordered[middle - 1]  # the lower middle\n>>>>>>> REPLACE")
+    from_there = ("stats/core.py\n<<<<<<< SEARCH\n    return ordered[middle - 1]  # the lower middle\n=======\n"
+                  "    if len(ordered) % 2 == 0:\n        return (ordered[middle - 1] + ordered[middle]) / 2\n"
+                  "    return ordered[middle]\n>>>>>>> REPLACE")
+    models = SlowCoder({**happy_script(), ("coder", None): [REPRO, BAD_FIX, same_again, from_there]})
+    parts = Components(models=models, retriever=FileRetriever(sample), runner=HostPytest(), clock=models.clock)
+    result = run_task(sample, TASK, Config(ensembles=1, max_iterations=4, deadline_minutes=deadline_minutes), {},
+                      parts)
+    assert result.success and result.teams[0].rounds == 3
+    replanned = ("planner", "plan", "a") in models.calls[models.calls.index(("coder", None, "a"), 1):]
+    assert replanned == (deadline_minutes is None)
