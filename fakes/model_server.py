@@ -45,6 +45,7 @@ class Logged:
     messages: list[dict[str, str]] = field(default_factory=list)
     status: int = 0
     peer: Peer | None = None  # the process that sent it, when the server looks (`trace_peers`)
+    stop: tuple[str, ...] = ()  # the stop sequences it sent: a reply ends before the first of them
 
     @property
     def last_user(self) -> str:
@@ -187,8 +188,9 @@ class FakeModelServer:
             if rule.details is not None and isinstance(body.get("error"), dict):
                 body["error"]["details"] = rule.details
             return self._send(handler, request, rule.status, body, headers)
-        usage = rule.usage or (_estimate(request), _estimate_text(rule.text or ""), 0)
-        body = self.success_body(request, rule.text or "", usage, next(self._ids), rule.finish)
+        text = _cut_at_stop(rule.text or "", request.stop)
+        usage = rule.usage or (_estimate(request), _estimate_text(text), 0)
+        body = self.success_body(request, text, usage, next(self._ids), rule.finish)
         return self._send(handler, request, 200, body, {"x-request-id": f"req_{len(self.requests)}"})
 
     def _send(self, handler: BaseHTTPRequestHandler, request: Logged, status: int, body: Any,
@@ -254,6 +256,12 @@ class FakeModelServer:
 
 def _estimate(request: Logged) -> int:
     return _estimate_text(request.system + "".join(m["content"] for m in request.messages))
+
+
+def _cut_at_stop(text: str, stop: tuple[str, ...]) -> str:
+    """`text` up to the first of the stop sequences, as a real server answers a request that sent them."""
+    ends = [i for s in stop if s and (i := text.find(s)) >= 0]
+    return text[:min(ends)] if ends else text
 
 
 def _estimate_text(text: str) -> int:

@@ -75,7 +75,9 @@ class FakeOpenAI(FakeModelServer):
         fmt = body.get("response_format") or {}
         schema = (fmt.get("json_schema") or {}).get("name") if fmt.get("type") == "json_schema" else None
         system = "\n".join(m["content"] for m in messages if m["role"] in ("system", "developer"))
-        return Logged(path, headers, body, body.get("model"), schema, system, messages)
+        stop = body.get("stop") or ()
+        return Logged(path, headers, body, body.get("model"), schema, system, messages,
+                      stop=(stop,) if isinstance(stop, str) else tuple(map(str, stop)))
 
     def check(self, request: Logged) -> tuple[int, Any] | None:
         if request.path.split("?")[0] != PATH:

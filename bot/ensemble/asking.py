@@ -9,7 +9,7 @@ instead of losing the round.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from bot.ensemble.ports import ModelClient, ModelReply
 from bot.errors import ContextTooLong, PromptTooLong
@@ -21,11 +21,11 @@ ATTEMPTS = 3
 
 
 def ask(models: ModelClient, role: str, build: Callable[[int], list[Message]], budget: int,
-        schema: str | None = None, temperature: float | None = None) -> ModelReply:
+        schema: str | None = None, temperature: float | None = None, stop: Sequence[str] = ()) -> ModelReply:
     """`models.complete(role, build(budget))`, built again smaller while the prompt does not fit."""
     for attempt in range(1, ATTEMPTS + 1):
         try:
-            return models.complete(role, build(budget), schema=schema, temperature=temperature)
+            return models.complete(role, build(budget), schema=schema, temperature=temperature, stop=stop)
         except (ContextTooLong, PromptTooLong) as exc:
             if attempt == ATTEMPTS:
                 raise

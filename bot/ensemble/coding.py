@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.ensemble import prompts
 from bot.ensemble.asking import ask
-from bot.ensemble.edit_format import example, whole_example
+from bot.ensemble.edit_format import EXAMPLE_FILE, example, whole_example
 from bot.ensemble.edit_parsing import EditBlock, ParseResult, cut_oversized_blocks, parse_whole_files
 from bot.ensemble.edits import (
     NO_BLOCKS,
@@ -42,7 +42,7 @@ from bot.forge import Workspace
 from bot.forge.policy import DEFAULT_MAX_FILE_BYTES, content_problems, too_large
 from bot.llm.manager import warmer
 from bot.llm.reasoning import strip_reasoning
-from bot.llm.types import Message
+from bot.llm.types import STOP_LIMIT, Message
 from bot.redact import clip
 from bot.trace import span
 from common.testfiles import is_test_path
@@ -56,6 +56,7 @@ POLICY_REASONS = ("denied", "link", "bad_path", "tampering", "content")  # failu
 REPLY_TRACE_CHARS = 1500  # of a coder reply whose blocks did not all apply, kept in the trace
 MIN_PROMPT_TOKENS = 1000  # the least room kept for the task, plan and files in a follow-up turn
 MAX_FOCUS_LINES = 200  # a retrieved range longer than this says little about where to look
+ECHO_MIN_CHARS = 24  # the shortest opening of a test file sent as a stop sequence (a lone `import x` is too common)
 ALREADY_IN_FILES = ("every block you sent is already in the files (an earlier round made this change), so nothing "
                     "changed; the tests below are what that change still gives. Make a different change")
 NO_LISTINGS = EditFailure("?", "parse", "the reply holds no file listing: send each file you change whole, its path "
@@ -150,7 +151,9 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str]) -> Round
     files = WorkspaceFiles(coder.workspace.path)
     shown_whole = frozenset(p for p, view in shown.items() if view == files.read(p)) if whole else frozenset()
     copied = whole_example(paths) if whole else example(paths)  # the example the prompt shows, on its path
-    edits = _converse(coder, prompt, list(shown), copied, brief.sent, shown_whole, whole, brief.one_turn)
+    judged = prompts.judged_tests(shown, coder.task, plan, brief.reproduce)
+    stops = echo_stops({p: shown[p] for p in shown_whole}, judged, coder.task.text)
+    edits = _converse(coder, prompt, list(shown), copied, brief.sent, shown_whole, whole, brief.one_turn, stops)
     _guard(coder, edits, frozen)
     return edits
 
@@ -175,6 +178,35 @@ def shown_files(coder: Coder, plan: Plan, found: Exploration, feedback: str) -> 
     return views
 
 
+def echo_stops(whole: Mapping[str, str], judged: Iterable[str], task_text: str) -> tuple[str, ...]:
+    """Where a whole-file reply starts to copy one of the judge's tests back: the opening of each test file in
+    `whole` (the files shown whole: path, text) that is `judged`, i.e. its first two lines that are not blank and
+    what lies between them. Sent as stop sequences, they end the reply there.
+
+    After its change, a small coder often sends the unchanged tests back whole (27 of the 27 such copies in the
+    bench's recorded replies of the local 1.5B model came after the changed file, none before), which costs a
+    CPU server seconds for nothing: the judge runs the base's tests whatever comes back. An opening that the
+    files the coder may change, the example or the task also hold is left out: the reply must not end there.
+    """
+    judged = set(judged)
+    if not any(p not in judged for p in whole):
+        return ()  # nothing the coder may change is shown: leave its reply alone
+    others = "\n".join([task_text, EXAMPLE_FILE, *(text for p, text in whole.items() if p not in judged)])
+    stops: list[str] = []
+    for path in sorted(judged & set(whole)):
+        opening = _opening(whole[path])
+        if len(opening) >= ECHO_MIN_CHARS and opening not in others and opening not in stops:
+            stops.append(opening)
+    return tuple(stops[:STOP_LIMIT])
+
+
+def _opening(text: str) -> str:
+    """The text from the first line that is not blank through the second one."""
+    lines = text.splitlines()
+    filled = [i for i, line in enumerate(lines) if line.strip()][:2]
+    return "\n".join(lines[filled[0]:filled[-1] + 1]) if filled else ""
+
+
 def failing_test_files(feedback: str, limit: int = 2, exists: Callable[[str], bool] | None = None) -> list[str]:
     """The files of the tests the feedback names as failing (`FAILED path::test`): small models fix from them."""
     names = re.findall(r"^(?:FAILED|ERROR) (\S+?)::", feedback, re.MULTILINE)
@@ -183,7 +215,8 @@ def failing_test_files(feedback: str, limit: int = 2, exists: Callable[[str], bo
 
 def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[str],
               example: tuple[str, str, str], sent: Sequence[str] = (),
-              shown_whole: frozenset[str] = frozenset(), whole: bool = False, one_turn: bool = False) -> RoundEdits:
+              shown_whole: frozenset[str] = frozenset(), whole: bool = False, one_turn: bool = False,
+              stops: tuple[str, ...] = ()) -> RoundEdits:
     """The coder's turns in one round: code requests answered, edits applied, failures followed up.
 
     Each turn's first messages are built again to leave room, within the coder's prompt budget,
@@ -207,7 +240,7 @@ def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[
             return [*prompt(max(budget - used, MIN_PROMPT_TOKENS)), *tail]
 
         try:
-            reply = ask(coder.models, "coder", messages, coder.prompt_budget)
+            reply = ask(coder.models, "coder", messages, coder.prompt_budget, stop=stops)
             text, oversized = cut_oversized_blocks(reply.text or "", coder.max_file_bytes)
             key = reply_key(text)  # after the cut: a huge block split into lines would cost ten times its size
             repeats = [*sent, *edits.replies].count(key)
@@ -220,7 +253,7 @@ def _converse(coder: Coder, prompt: Callable[[int], list[Message]], shown: list[
                 log.info("team %s: the coder sent a reply it had sent before; asking again at temperature %s",
                          coder.team, warm)
                 edits.replies.append(key)
-                reply = ask(coder.models, "coder", messages, coder.prompt_budget, temperature=warm)
+                reply = ask(coder.models, "coder", messages, coder.prompt_budget, temperature=warm, stop=stops)
                 text, oversized = cut_oversized_blocks(reply.text or "", coder.max_file_bytes)
                 key = reply_key(text)
         except (ContextTooLong, PromptTooLong):

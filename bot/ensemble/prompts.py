@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from bot.ensemble.edit_format import EXAMPLE_FILE, EXAMPLE_TASK, edit_rules, example, example_answer
+from bot.ensemble.guards import task_names_change, tests_in
 from bot.ensemble.types import Plan, Task
 from bot.llm.tokens import ContextPiece, fit_context, join_context
 from bot.llm.types import Message
@@ -122,7 +123,8 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
     """
     paths = list(dict.fromkeys([*files, *([plan.reproduction_test] if plan.reproduction_test else [])]))
     # the judge's tests are shown to read, not as files to edit: small models otherwise send them back as blocks
-    judged = {p for p in files if is_test_path(p) and p != plan.reproduction_test and not reproduce}
+    judged = judged_tests(files, task, plan, reproduce)
+    asked = [p for p in files if is_test_path(p) and p not in judged and p != plan.reproduction_test]
     editable = [p for p in paths if p not in judged] or paths
     system = (f"You are the coder of team {team}: fast and exact. " + DATA_RULE + _rule(conventions) + "\n\n"
               + edit_rules(editable, whole) + "\n\n" + CODE_REQUESTS)
@@ -132,7 +134,7 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
             if reproduce else ("Implement the plan." if planned else "Change the code so that the task is done and "
             "the failing tests pass.") + " The existing tests and the reproduction test are the judge's and run as "
             "they are: the tests are right and the code is wrong, so change the code, not them; a new test goes "
-            "in a new test file.")
+            "in a new test file." + (f" Only {', '.join(asked)} you change as the task asks." if asked else ""))
     failing = failing.strip()
     pieces = [
         _conventions(conventions),
@@ -153,6 +155,16 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
     room = (budget or CODER_CONTEXT_TOKENS) - sum(estimate_tokens(m.content) for m in shown)
     system_message, user = _messages(system, pieces, f"{goal} Edit the files of this task, not the example.", room)
     return [system_message, *shown, user]
+
+
+def judged_tests(files: Mapping[str, str], task: Task, plan: Plan, reproduce: bool = False) -> set[str]:
+    """The test files among `files` (path: what the coder is shown of it) that are the judge's: shown to read, not
+    to edit. Not the reproduction test being written, nor a test file the task asks to change by name
+    (guards.task_names_change, which lets such a change through)."""
+    if reproduce:
+        return set()
+    return {p for p, text in files.items() if is_test_path(p) and p != plan.reproduction_test
+            and not task_names_change(task.text, p, tests_in(p, text))}
 
 
 def example_messages(paths: Sequence[str] = (), whole: bool = False) -> list[Message]:

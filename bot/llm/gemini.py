@@ -27,7 +27,7 @@ from bot.errors import (
 )
 from bot.llm.retry import parse_retry_after
 from bot.llm.schemas import get_schema
-from bot.llm.types import LENGTH, ChatRequest, Completion, Usage
+from bot.llm.types import LENGTH, STOP_LIMIT, ChatRequest, Completion, Usage
 from bot.redact import clip
 
 if TYPE_CHECKING:  # the SDK loads on the first call (bot/llm/__init__.py)
@@ -90,7 +90,7 @@ class GeminiChatModel:
                     for m in request.messages if m.role != "system"]
         config = types.GenerateContentConfig(
             system_instruction=system or None, temperature=request.temperature,
-            max_output_tokens=request.max_output_tokens,
+            max_output_tokens=request.max_output_tokens, stop_sequences=list(request.stop[:STOP_LIMIT]) or None,
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
             http_options=types.HttpOptions(timeout=int(request.timeout_s * 1000)))
         if request.schema:

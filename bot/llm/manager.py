@@ -131,8 +131,9 @@ class ModelManager:
         return self.chains[role]
 
     def complete(self, role: str, messages: Sequence[Message], schema: str | None = None,
-                 temperature: float | None = None) -> Reply:
-        """Ask `role`'s model; with a schema ('plan', 'review', 'explore') the reply's `data` is the validated JSON."""
+                 temperature: float | None = None, stop: Sequence[str] = ()) -> Reply:
+        """Ask `role`'s model; with a schema ('plan', 'review', 'explore') the reply's `data` is the validated JSON;
+        a reply ends before the first of the `stop` sequences."""
         chain = self.chain(role)
         if schema is not None:
             get_schema(schema)
@@ -144,7 +145,7 @@ class ModelManager:
                 start = self.clock()
                 s.set(provider=link.model.provider, model=link.model.model)
                 try:
-                    outcome = self._ask(link, role, tuple(messages), schema, temperature, s)
+                    outcome = self._ask(link, role, tuple(messages), schema, temperature, s, tuple(stop))
                 except (ProviderError, StructuredReplyError, PromptTooLong) as exc:
                     failures.append(f"{link.label}: {type(exc).__name__}: {exc}")
                     s.set(failovers=list(failures))
@@ -160,12 +161,14 @@ class ModelManager:
         raise AssertionError("unreachable: a chain has at least one model")
 
     def _ask(self, link: Link, role: str, messages: tuple[Message, ...], schema: str | None,
-             temperature: float | None, s: Span) -> Outcome:
+             temperature: float | None, s: Span, stop: tuple[str, ...] = ()) -> Outcome:
         """One model's answer: from the cache, or sent (warmer when this run already answered the same request)."""
         temp = link.temperature if temperature is None else temperature
-        request = ChatRequest(role, messages, schema, temp, self._output_cap(link), self.timeout_s)
-        params = {"temperature": temp, "max_output_tokens": request.max_output_tokens,
-                  "base_url": link.model.base_url}  # same name, other server: other model
+        request = ChatRequest(role, messages, schema, temp, self._output_cap(link), self.timeout_s, stop)
+        params: dict[str, object] = {"temperature": temp, "max_output_tokens": request.max_output_tokens,
+                                     "base_url": link.model.base_url}  # same name, other server: other model
+        if stop:
+            params["stop"] = list(stop)
         key = cache_key(link.model.provider, link.model.model, messages, schema, params)
         with self._lock:
             repeat = self._answered.get(key, 0)

@@ -35,7 +35,7 @@ from bot.errors import (
 from bot.llm.local import server_turn
 from bot.llm.retry import parse_retry_after
 from bot.llm.schemas import get_schema
-from bot.llm.types import ChatRequest, Completion, Usage
+from bot.llm.types import STOP_LIMIT, ChatRequest, Completion, Usage
 from bot.redact import Redactor, clip
 
 if TYPE_CHECKING:  # the SDK loads on the first call (bot/llm/__init__.py)
@@ -145,11 +145,13 @@ class OpenAIChatModel:
 
         messages = [{"role": m.role, "content": m.content} for m in request.messages]
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "timeout": request.timeout_s}
-        if self.model.startswith(REASONING_PREFIXES):
+        if self.model.startswith(REASONING_PREFIXES):  # which take no stop sequences either
             kwargs["max_completion_tokens"] = request.max_output_tokens
         else:
             kwargs["temperature"] = request.temperature
             kwargs["max_tokens"] = request.max_output_tokens
+            if request.stop:
+                kwargs["stop"] = list(request.stop[:STOP_LIMIT])
         if request.schema and fmt == "json_schema":
             kwargs["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": request.schema, "schema": get_schema(request.schema), "strict": True}}

@@ -14,6 +14,7 @@ MessageRole = Literal["system", "user", "assistant"]
 # A JSON object as parsed (a structured reply's data): its values are read only after checking what they are.
 JsonObject = dict[str, object]
 LENGTH = "length"  # the finish reason of a reply cut off by the output cap (OpenAI's word; Gemini's MAX_TOKENS)
+STOP_LIMIT = 4  # stop sequences a request sends at most (OpenAI's chat completions take up to 4; Gemini 5)
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,13 @@ class ChatRequest:
     temperature: float = 0.0
     max_output_tokens: int = 4096  # the output cap sent to the provider
     timeout_s: float = 120.0
+    stop: tuple[str, ...] = ()  # the reply ends before the first of these (at most STOP_LIMIT are sent)
+
+
+def cut_at_stop(text: str, stop: tuple[str, ...]) -> str:
+    """`text` up to the first of the `stop` sequences, as a server that was sent them returns it (a replayed reply)."""
+    ends = [i for s in stop[:STOP_LIMIT] if s and (i := text.find(s)) >= 0]
+    return text[:min(ends)] if ends else text
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import pytest
 from bot.ensemble.demo import create_sample_repo
 from bot.ensemble.types import Task
 from bot.llm.budget import SpendSummary, no_spend
+from bot.llm.types import cut_at_stop
 from fakes.engine_parts import FileRetriever, HostPytest
 from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO
 
@@ -39,15 +40,17 @@ class ScriptedModels:
         self.calls: list[tuple[str, str | None, str]] = []
         self.prompts: list[tuple[str, list[Any]]] = []  # (role, messages) of every call
         self.temperatures: list[float | None] = []  # the temperature each call asked for (None: the model's own)
+        self.stops: list[tuple[str, ...]] = []  # the stop sequences each call sent
         self.lock = threading.Lock()
 
     def complete(self, role: str, messages: Sequence[Any], schema: str | None = None,
-                 temperature: float | None = None) -> Said:
+                 temperature: float | None = None, stop: Sequence[str] = ()) -> Said:
         with self.lock:
             team = re.search(r"of team (\w)", messages[0].content).group(1)
             self.calls.append((role, schema, team))
             self.prompts.append((role, list(messages)))
             self.temperatures.append(temperature)
+            self.stops.append(tuple(stop))
             queue = self.script.get((role, schema, team)) or self.script.get((role, schema)) or []
             if not queue:
                 raise AssertionError(f"no scripted reply left for {role}/{schema}/team {team}")
@@ -58,7 +61,7 @@ class ScriptedModels:
             return reply
         if isinstance(reply, dict):
             return Said(json.dumps(reply), reply)
-        return Said(reply)
+        return Said(cut_at_stop(reply, tuple(stop)))  # as a server sent the stop sequences answers
 
     def prompt_budget(self, role: str) -> int:
         return PROMPT_BUDGET

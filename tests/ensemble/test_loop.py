@@ -412,8 +412,8 @@ def test_a_stop_during_a_round_ends_it_before_the_next_follow_up_call(sample: Pa
     stop = threading.Event()
 
     class StopAfterCoder(ScriptedModels):
-        def complete(self, role, messages, schema=None, temperature=None):  # noqa: ANN001, ANN202 - the port
-            reply = super().complete(role, messages, schema, temperature)
+        def complete(self, role, messages, schema=None, temperature=None, **sequences):  # noqa: ANN001, ANN003, ANN202
+            reply = super().complete(role, messages, schema, temperature, **sequences)
             if role == "coder":
                 stop.set()  # the deadline passes while the coder answers
             return reply
@@ -617,3 +617,37 @@ def test_a_replan_the_deadline_leaves_no_round_after_is_skipped_and_the_round_pl
     assert result.success and result.teams[0].rounds == 3
     replanned = ("planner", "plan", "a") in models.calls[models.calls.index(("coder", None, "a"), 1):]
     assert replanned == (deadline_minutes is None)
+
+
+WHOLE_BAD = "stats/core.py\n```python\n" + SAMPLE_FILES["stats/core.py"].replace(
+    "    return ordered[middle]\n", "    return ordered[middle - 1]\n") + "```"
+DIRECT_PLAN = {"summary": "Average the middles.", "files": ["stats/core.py"], "steps": ["Fix median()"], "questions": []}
+
+
+def test_a_whole_file_reply_ends_where_it_starts_to_copy_a_judged_test_back(sample: Path) -> None:
+    """Round 2 is shown tests/test_core.py (its test failed in round 1). The reply sends the fixed file, then starts
+    on a copy of the test file with an expected value changed: the test file's opening went out as a stop
+    sequence, so the reply ends there (as a server honours it), the fix lands and there is no test edit to refuse."""
+    opening = "from stats import mean, median\n\n\ndef test_mean():"
+    echo = (WHOLE_FIX + "\n\ntests/test_core.py\n```python\n" + SAMPLE_FILES["tests/test_core.py"].replace("2.5", "3")
+            + "```\n\nThe tests pass now.")
+    script = {**happy_script(), ("planner", "plan"): [DIRECT_PLAN], ("coder", None): [WHOLE_BAD, echo]}
+    result, models = run(sample, script, edit_format="whole", max_iterations=2)
+    assert result.success and result.teams[0].rounds == 2
+    stops = [s for s, c in zip(models.stops, models.calls, strict=True) if c[0] == "coder"]
+    assert stops == [(), (opening,)]  # round 1 was shown no test file
+    assert not result.teams[0].refused
+    assert git(sample, "show", f"{result.branch}:tests/test_core.py") == SAMPLE_FILES["tests/test_core.py"]
+
+
+def test_a_test_file_the_task_asks_to_change_is_shown_as_one_to_edit_and_its_copy_is_not_stopped(
+        sample: Path) -> None:
+    task = replace(TASK, body=TASK.body + "\n\nAlso rename test_mean in tests/test_core.py to test_mean_of_three.")
+    script = {**happy_script(), ("planner", "plan"): [DIRECT_PLAN], ("coder", None): [WHOLE_BAD, WHOLE_FIX]}
+    models = ScriptedModels(script)
+    parts = Components(models=models, retriever=FileRetriever(sample), runner=HostPytest())
+    run_task(sample, task, Config(ensembles=1, max_iterations=2, edit_format="whole"), {}, parts)
+    second = [m for role, m in models.prompts if role == "coder"][1]
+    assert "<<<BEGIN file tests/test_core.py>>>" in second[-1].content
+    assert "Only tests/test_core.py you change as the task asks." in second[-1].content
+    assert [s for s, c in zip(models.stops, models.calls, strict=True) if c[0] == "coder"] == [(), ()]

@@ -253,7 +253,7 @@ def test_a_prompt_the_model_finds_too_long_is_asked_again_smaller(sample: Path) 
         def __init__(self, limit: int) -> None:
             self.limit, self.asked = limit, []
 
-        def complete(self, role, messages, schema=None, temperature=None):
+        def complete(self, role, messages, schema=None, temperature=None, stop=()):
             size = sum(len(m.content) for m in messages)
             self.asked.append(size)
             if size > self.limit:
@@ -274,11 +274,11 @@ def test_a_prompt_the_model_finds_too_long_is_asked_again_smaller(sample: Path) 
     class RefusesFirstCoderPrompt(ScriptedModels):
         refused = 0
 
-        def complete(self, role, messages, schema=None, temperature=None):
+        def complete(self, role, messages, schema=None, temperature=None, stop=()):
             if role == "coder" and not self.refused:
                 self.refused += 1
                 raise ContextTooLong("the prompt is longer than the model's context window", 400)
-            return super().complete(role, messages, schema, temperature)
+            return super().complete(role, messages, schema, temperature, stop)
 
     models = RefusesFirstCoderPrompt(happy_script())
     parts = Components(models=models, retriever=FileRetriever(sample), runner=HostPytest())

@@ -82,8 +82,8 @@ def test_a_stop_request_ends_the_run_cleanly_and_asks_no_more(sample: Path) -> N
     models = ScriptedModels(happy_script())
     original = models.complete
 
-    def complete(role, messages, schema=None, temperature=None):  # type: ignore[no-untyped-def]
-        reply = original(role, messages, schema, temperature)
+    def complete(role, messages, schema=None, temperature=None, **sequences):  # type: ignore[no-untyped-def]
+        reply = original(role, messages, schema, temperature, **sequences)
         if schema == "plan":
             stop.set()  # a human says /ensemble stop while the planner answers
         return reply

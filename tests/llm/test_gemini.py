@@ -93,6 +93,13 @@ def test_hung_response_times_out(gemini_server, make_manager):
         make_manager(make_config(llm_timeout_s=0.3, llm_max_attempts=1)).complete("critic", ASK)
 
 
+def test_stop_sequences_are_sent_and_the_reply_ends_before_the_first(gemini_server, make_manager):
+    gemini_server.reply("the fix\n```\nx = 1\n```\ntests/t.py\n```\nimport pytest\nfrom x import y\n```")
+    reply = make_manager().complete("critic", ASK, stop=["import pytest\nfrom x import y"])
+    assert gemini_server.requests[0].body["generationConfig"]["stopSequences"] == ["import pytest\nfrom x import y"]
+    assert reply.text == "the fix\n```\nx = 1\n```\ntests/t.py\n```\n"
+
+
 def test_the_output_cap_is_sent_and_max_tokens_reads_as_length(gemini_server, make_manager):
     gemini_server.reply("half of it", finish="length", times=0)  # every continuation is cut too
     reply = make_manager(make_config(llm_max_output_tokens=777)).complete("critic", ASK)

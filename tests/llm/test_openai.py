@@ -191,9 +191,18 @@ def test_the_output_cap_is_sent_and_a_cut_off_reply_says_so(openai_server, make_
 
 def test_reasoning_models_get_max_completion_tokens_and_no_temperature(openai_server, make_manager):
     openai_server.reply("done")
-    make_manager(make_config(coder=role("openai", "gpt-5-mini"))).complete("coder", ASK)
+    make_manager(make_config(coder=role("openai", "gpt-5-mini"))).complete("coder", ASK, stop=["STOP HERE"])
     body = openai_server.requests[0].body
     assert body["max_completion_tokens"] == 4096 and "max_tokens" not in body and "temperature" not in body
+    assert "stop" not in body  # which they refuse
+
+
+def test_stop_sequences_are_sent_and_the_reply_ends_before_the_first(openai_server, make_manager):
+    openai_server.reply("the fix\n```\nx = 1\n```\ntests/t.py\n```\nimport pytest\nfrom x import y\n```")
+    stop = ["a", "b", "c", "import pytest\nfrom x import y", "the fifth is not sent"]
+    reply = make_manager().complete("coder", ASK, stop=stop)
+    assert openai_server.requests[0].body["stop"] == stop[:4]
+    assert reply.text == "the fix\n```\nx = 1\n```\ntests/t.py\n```\n" and reply.finish_reason == "stop"
 
 
 @pytest.mark.parametrize("refusal", [
