@@ -201,6 +201,8 @@ def _stem(path: str) -> str:
 
 _CONCRETE = re.compile(r"`[^`]+`|\b[\w/]+\.\w{1,5}\b|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\b\w+\(|\bline \d+|\d")
 _NAME = re.compile(r"\w+")
+# what a reviewer writes right before the code it asks for: "should be `x`", "should be changed to `x`", "use `x`"
+_ASKS_FOR = re.compile(r"(?:\b(?:be|become|read|to|as|with|by|use|using)|=)\s*[:\s]*$", re.IGNORECASE)
 
 
 def names_a_problem(feedback: str, diff: str | None = None) -> bool:
@@ -209,15 +211,20 @@ def names_a_problem(feedback: str, diff: str | None = None) -> bool:
     Given the change's `diff`, what it points at must be code the change wrote: a fragment of a line it
     added, or a name that first appears there. A reviewer who found a defect in a change can quote it;
     "consider edge cases", the name of the function the change is in, a line the change already
-    replaced, or an unchanged line around it quote nothing the change did.
+    replaced, or an unchanged line around it quote nothing the change did. Nor does code the change wrote
+    quoted as what the code should be ("`start` should be `(page - 1) * per_page`", when that is the line
+    the change added): the feedback asks for what is already there (2 of the 5 revisions of right changes
+    that quoted code the change wrote in the local 1.5B critic's last bench run, and its 1 of a wrong one).
     """
     if len(feedback.strip()) < 15:
         return False
-    named = {m.strip("`").strip() for m in _CONCRETE.findall(feedback)}
+    quoted = [(m.group().strip("`").strip(), feedback[max(0, m.start() - 30):m.start()])
+              for m in _CONCRETE.finditer(feedback)]
     if diff is None:
-        return bool(named)
+        return bool(quoted)
     added, kept = _sides(diff)
-    return any(_wrote(name, added, kept) for n in named for name in (n, n.removesuffix("()").rstrip("(")))
+    return any(_wrote(name, added, kept) and not _ASKS_FOR.search(before)
+               for n, before in quoted for name in (n, n.removesuffix("()").rstrip("(")))
 
 
 def _sides(diff: str) -> tuple[str, str]:

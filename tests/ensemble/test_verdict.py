@@ -191,6 +191,16 @@ def test_a_revision_of_a_good_change_must_name_something_in_the_change() -> None
     assert not names_a_problem("The `tags` list should be initialized in the constructor of `Article`.", renamed)
     assert names_a_problem("`tag_count` is never updated when a tag is added", renamed)
     assert names_a_problem("`self.tags = list(tags or ())` drops a tuple's order", renamed)
+    # code the change wrote, quoted as what the code should be, asks for what is already there
+    paged = ("--- a/listing.py\n+++ b/listing.py\n@@ -3,2 +3,2 @@ def paginate(items, page, per_page=10):\n"
+             "-    start = page * per_page\n+    start = (page - 1) * per_page\n")
+    assert not names_a_problem("The `start` variable should be calculated as `(page - 1) * per_page`, not just "
+                               "`page * per_page`.", paged)
+    assert not names_a_problem("The line `start = page * per_page` should be changed to `start = (page - 1) * "
+                               "per_page`", paged)
+    assert not names_a_problem("Use `(page - 1) * per_page` for the start of the page", paged)
+    assert names_a_problem("`(page - 1) * per_page` is negative for page 0: check the page first", paged)
+    assert names_a_problem("The start goes negative: `start = (page - 1) * per_page` needs a check of page", paged)
     # without the change to check against, anything concrete counts
     assert names_a_problem("Consider edge cases such as negative_numbers and test them")
 
