@@ -202,7 +202,9 @@ def _stem(path: str) -> str:
 _CONCRETE = re.compile(r"`[^`]+`|\b[\w/]+\.\w{1,5}\b|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\b\w+\(|\bline \d+|\d")
 _NAME = re.compile(r"\w+")
 # what a reviewer writes right before the code it asks for: "should be `x`", "should be changed to `x`", "use `x`"
-_ASKS_FOR = re.compile(r"(?:\b(?:be|become|read|to|as|with|by|use|using)|=)\s*[:\s]*$", re.IGNORECASE)
+_ASKS_FOR = re.compile(r"\b(?:be|become|use|using|(?:changed|set|updated|corrected|fixed|modified) to|"
+                       r"(?:calculated|computed|written|defined|implemented) as|replaced? (?:with|by))\s*:?\s*$",
+                       re.IGNORECASE)
 
 
 def names_a_problem(feedback: str, diff: str | None = None) -> bool:

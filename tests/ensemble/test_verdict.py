@@ -201,6 +201,7 @@ def test_a_revision_of_a_good_change_must_name_something_in_the_change() -> None
     assert not names_a_problem("Use `(page - 1) * per_page` for the start of the page", paged)
     assert names_a_problem("`(page - 1) * per_page` is negative for page 0: check the page first", paged)
     assert names_a_problem("The start goes negative: `start = (page - 1) * per_page` needs a check of page", paged)
+    assert names_a_problem("The change to `start = (page - 1) * per_page` breaks page 0", paged)
     # without the change to check against, anything concrete counts
     assert names_a_problem("Consider edge cases such as negative_numbers and test them")
 
