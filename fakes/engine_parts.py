@@ -62,7 +62,8 @@ class HostPytest:
         return compile_check(workspace, paths)
 
     def run_tests(self, workspace: Path, known_failures: Collection[str] = (),
-                  files: Mapping[str, bytes | None] | None = None) -> TestOutcome:
+                  files: Mapping[str, bytes | None] | None = None, *, trace_reads: bool = False,
+                  listing: bool = False) -> TestOutcome:
         from sandbox.results import parse_junit_xml
         from sandbox.workspace import EXCLUDED, write_overlay
 

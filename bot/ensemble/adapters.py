@@ -89,7 +89,8 @@ class SandboxRunner:
         return compile_check(workspace, paths)
 
     def run_tests(self, workspace: Path, known_failures: Collection[str] = (),
-                  files: Mapping[str, bytes | None] | None = None) -> TestOutcome:
+                  files: Mapping[str, bytes | None] | None = None, *, trace_reads: bool = False,
+                  listing: bool = False) -> TestOutcome:
         """Run the repository's tests on the workspace's current files, with `files` over them, in the sandbox.
 
         Tests in `known_failures` (those that already failed at the base) are left out of the

@@ -1,39 +1,171 @@
-"""A team's judge: what every candidate of the team is judged with, and by.
+"""A team's judge: what every candidate of the team is judged with, and by; it owns the files and the test process.
 
-The judge is fixed by the run (the base's test run, the tests the task names) and, once round 0
-wrote a reproduction test that failed at the base, by that test as it was then (`frozen`). It is a
-value: a team that learns its reproduction test gets a new judge (`with_reproduction`), and nothing
-is assigned onto it afterwards. It reads the candidate's workspace; the rules are in verdict.py
-(red and green against the base) and judged.py (the files a judged run puts back over the tree).
+The judge is fixed by the run (the base's test run, what it learned there, the tests the task names) and, once
+round 0 wrote a reproduction test that failed at the base, by that test as it was then (`frozen`). It is a
+value: a team that learns its reproduction test gets a new judge (`with_reproduction`), and nothing is assigned
+onto it afterwards. The rules are in verdict.py (red and green against the base), judged.py (the files a judged
+run puts back over the tree) and sentinels.py (the known-answer tests that show a run was not tampered with).
+
+A judged run (`run`) is one or two test processes:
+1. the base's tests, with the base's test files, harness and test data put back, the frozen reproduction test,
+   and none of the candidate's new test files: nothing the candidate added beside the tests is loaded where the
+   base's tests run;
+2. when the candidate added test files, those alone (with the base's test files they use, so shared helpers keep
+   working), in a process of their own; only the new files' results are taken from it.
+Each process gets the judge's known-answer checks under a fresh nonce; their results are taken out of what the
+models and the verdict see, and what they show about the run goes into `TestOutcome.tampering` (a cheat) or
+makes the run incomplete (no evidence either way).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import logging
+import re
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from bot.ensemble.judged import allowed_changes, diff_by_file, judged_files
+from bot.ensemble.ports import TestRunner
+from bot.ensemble.sentinels import (
+    NOTHING,
+    Calibration,
+    Planted,
+    calibrate,
+    candidate_hosts,
+    evidence,
+    new_nonce,
+    nonexistent,
+    plant,
+)
 from bot.ensemble.types import Judgement, TestChange, TestOutcome
-from bot.ensemble.verdict import judge, related_failures
+from bot.ensemble.verdict import file_of_test, judge, related_failures
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.forge import Workspace
-from common.testfiles import is_test_path
+from common.languages import is_code, is_language, is_test_name
+from common.testfiles import is_harness_path, is_test_path
+
+log = logging.getLogger(__name__)
+Read = Callable[[str], "str | None"]
+SIGNALLED = 128  # exit statuses above this are a signal's (the shell's 128 + n)
+MAX_DATA_FILES = 500
+
+
+@dataclass(frozen=True)
+class BaseRun:
+    """What the judge learned from the base's test run: the outcome every candidate is compared with, which known-
+    answer checks this repository's runner reports, and the files the base's tests read (the judge's data)."""
+
+    tests: TestOutcome
+    calibration: Calibration = Calibration()
+    data: frozenset[str] = frozenset()
+
+
+def run_base(runner: TestRunner, workspace: Workspace) -> BaseRun:
+    """The base's tests, run once before any model call, with known-answer checks planted beside its test files,
+    the files its tests open recorded, and its tests listed up front where the runner can list them."""
+    files = WorkspaceFiles(workspace.path)
+    hosts = candidate_hosts(files, lambda p: _holds_tests(p, files.read))
+    planted = plant(hosts, files.read, new_nonce())
+    tests = runner.run_tests(workspace.path, files=dict(planted.files), trace_reads=True, listing=True)
+    calibration = calibrate(planted, dict(tests.results), tests.exit_code)
+    if not calibration.available:
+        log.warning("known-answer checks are unavailable in this repository (%s): a forged result can only be "
+                    "caught by the agreement checks and the static screen", calibration.note)
+    clean = _without_checks(tests, planted)
+    return BaseRun(clean, calibration, frozenset(test_data(tests.reads, files.read)))
+
+
+def test_data(reads: Collection[str], read: Read) -> list[str]:
+    """The files the base's tests opened that are data, not code under test: not code, not harness, present."""
+    found = [p for p in sorted(reads) if not is_code(p) and not is_harness_path(p) and read(p) is not None]
+    return found[:MAX_DATA_FILES]
+
+
+def _holds_tests(path: str, read: Read) -> bool:
+    """True for a file the runner collects tests from: named as a test, or under a test folder and defining tests
+    (a Rust source with `#[test]` functions included)."""
+    if is_language(path, "rust"):
+        return bool(re.search(r"#\[(?:\w+::)*test\]", read(path) or ""))
+    return is_test_name(path) or (is_test_path(path) and bool(re.search(
+        r"\b(?:def test|func Test|it\(|test\()", read(path) or "")))
 
 
 @dataclass(frozen=True)
 class TeamJudge:
-    """The base run and the tests a team's change must pass; judges the team's test runs."""
+    """The base run and the tests a team's change must pass; runs and judges the team's candidates."""
 
     task_text: str
     baseline: TestOutcome | None = None  # the tests at the base, which every candidate is judged against
     required_tests: tuple[str, ...] = ()  # tests the task names: they must pass
     reproduction: str | None = None  # the reproduction test, once it failed at the base
     frozen: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # its text as round 0 wrote it
+    calibration: Calibration = Calibration()  # the known-answer checks the base run reported as written
+    data: frozenset[str] = frozenset()  # files the base's tests read: the judge's, like test files
 
     def with_reproduction(self, path: str, text: str | None) -> TeamJudge:
         """This judge, also requiring the reproduction test at `path`, judged as `text` from now on."""
         return replace(self, reproduction=path, frozen=MappingProxyType({**self.frozen, **({path: text} if text else {})}))
+
+    def run(self, runner: TestRunner, workspace: Workspace) -> TestOutcome:
+        """The candidate in `workspace` run as the judge runs it: the base's tests apart from the new test files,
+        the judge's files over the tree, known-answer checks in each process (see the module's docstring)."""
+        files = WorkspaceFiles(workspace.path)  # one listing of the tree for the whole run
+        overlay = self._overlay(workspace, files.read)
+        new = sorted(p for p in workspace.changed_paths()
+                     if is_test_path(p) and workspace.base_text(p) is None and overlay.get(p, b"") is not None
+                     and (p in overlay or files.read(p) is not None))
+        known = self.known_failures(workspace)
+        first = self._process(runner, workspace, files.read, {**overlay, **dict.fromkeys(new)}, known,
+                              lambda _name: True)
+        written = [p for p in new if _holds_tests(p, lambda q: self._text(q, overlay, files.read))]
+        if not written:
+            return first
+        texts = {p: self._text(p, overlay, files.read) or "" for p in written}
+        left_out = {p: None for p in self._base_test_files() if not _used_by(p, texts)}
+        second = self._process(runner, workspace, files.read, {**overlay, **left_out}, known,
+                               lambda name: _in_files(name, written))
+        return _merged(first, second)
+
+    def _process(self, runner: TestRunner, workspace: Workspace, read: Read, overlay: Mapping[str, bytes | None],
+                 known: Collection[str], keep: Callable[[str], bool]) -> TestOutcome:
+        """One test process over `overlay`, with this run's known-answer checks; the results `keep` selects."""
+        planted = plant(self.calibration.hosts, lambda p: self._text(p, overlay, read), new_nonce()) \
+            if self.calibration.available else NOTHING
+        tests = runner.run_tests(workspace.path, known_failures=known, files={**overlay, **planted.files})
+        results = dict(tests.results)
+        cut_short = not tests.complete or tests.timed_out or (tests.exit_code or 0) >= SIGNALLED \
+            or (tests.exit_code or 0) < 0
+        tampering, doubts = evidence(planted, results, tests.exit_code, self.calibration, cut_short) \
+            if planted.checks else ([], [])
+        tree = {**overlay, **planted.files}
+        gone = nonexistent((n for n in results if not planted.owns(n)),
+                           lambda p: _decoded(tree[p]) if p in tree else read(p))
+        if gone:
+            tampering.append(f"results name {len(gone)} test(s) that do not exist in the judged tree: "
+                             f"{', '.join(gone[:3])}")
+        doubts += self._new_findings(tests)
+        clean = _without_checks(tests, planted, keep)
+        if doubts:
+            reason = "; ".join([clean.incomplete_reason, *doubts]).strip("; ")
+            clean = replace(clean, complete=False, incomplete_reason=reason)
+        return replace(clean, tampering=(*clean.tampering, *tampering))
+
+    def _new_findings(self, tests: TestOutcome) -> list[str]:
+        """The sandbox's doubts about a run (results that disagree with the exit status or the runner's tally)
+        that the base run did not have too: a harness whose exit status never agrees is not a candidate's doing."""
+        at_base = {f.split(":", 1)[0] for f in (self.baseline.findings if self.baseline else ())}
+        return [f for f in tests.findings if f.split(":", 1)[0] not in at_base]
+
+    def _text(self, path: str, overlay: Mapping[str, bytes | None], read: Read) -> str | None:
+        if path in overlay:
+            return _decoded(overlay[path])
+        return read(path)
+
+    def _base_test_files(self) -> list[str]:
+        """The test files the base's tests were reported from."""
+        results = self.baseline.results if self.baseline else ()
+        return sorted({f for name, _ in results if is_test_path(f := file_of_test(name))})
 
     def judge(self, tests: TestOutcome, workspace: Workspace, reproduction: str | None = None) -> Judgement:
         """`tests` judged against the base: the reproduction test (this judge's, or `reproduction` while it is
@@ -53,11 +185,14 @@ class TeamJudge:
         return frozenset(set(self.base_failures()) - set(self.required_tests) - set(self._related_failures(workspace)))
 
     def files(self, workspace: Workspace) -> dict[str, bytes | None]:
-        """What the judge puts over the workspace's tree before a run: the base's tests and harness, the frozen
-        reproduction test, and no new harness file; test changes the task asks for by name are kept."""
+        """What the judge puts over the workspace's tree before a run: the base's tests, harness and test data, the
+        frozen reproduction test, and no new harness file; test changes the task asks for by name are kept."""
+        return self._overlay(workspace, WorkspaceFiles(workspace.path).read)
+
+    def _overlay(self, workspace: Workspace, read: Read) -> dict[str, bytes | None]:
         changed = workspace.changed_paths()
         allowed = allowed_changes(self.task_text, changed, workspace.base_text)
-        return judged_files(changed, workspace.base_text, WorkspaceFiles(workspace.path).read, self.frozen, allowed)
+        return judged_files(changed, workspace.base_text, read, self.frozen, allowed)
 
     def test_changes(self, workspace: Workspace) -> list[TestChange]:
         """The changes to existing tests and harness the task asked for, each with its diff (shown in the PR)."""
@@ -76,3 +211,52 @@ class TeamJudge:
             return []
         return related_failures(failed, workspace.changed_paths(), WorkspaceFiles(workspace.path).read, is_test_path,
                                 workspace.diff())
+
+
+def _decoded(data: bytes | None) -> str | None:
+    return data.decode("utf-8", "replace") if data is not None else None
+
+
+def _used_by(base_file: str, texts: Mapping[str, str]) -> bool:
+    """Whether a new test file uses the base test file `base_file`: it names its module, or (Go) shares its package."""
+    stem = base_file.rsplit("/", 1)[-1].split(".", 1)[0]
+    folder = base_file.rpartition("/")[0]
+    for path, text in texts.items():
+        if is_language(base_file, "go") and is_language(path, "go") and path.rpartition("/")[0] == folder:
+            return True
+        if re.search(rf"\b{re.escape(stem)}\b", text):
+            return True
+    return False
+
+
+def _in_files(name: str, paths: Collection[str]) -> bool:
+    """True when test `name` is defined in one of `paths`."""
+    where = file_of_test(name, lambda p: p in paths)
+    return where in paths or any(name.startswith(p + "::") for p in paths)
+
+
+def _without_checks(tests: TestOutcome, planted: Planted, keep: Callable[[str], bool] = lambda _n: True) -> TestOutcome:
+    """`tests` without the judge's known-answer checks and without the results `keep` leaves out; with checks
+    planted, whether the run passed is read from the remaining results (a must-fail check makes every exit non-zero)."""
+    if not planted.checks and keep("") and all(keep(n) for n, _ in tests.results):
+        return tests
+    results = tuple((n, o) for n, o in tests.results if not planted.owns(n) and keep(n))
+    failing = tuple(n for n, o in results if o in ("fail", "error"))
+    passed = tests.passed if not planted.checks else (bool(results) and not failing and tests.complete)
+    summary = "\n".join(line for line in tests.summary.splitlines() if not planted.owns(line))
+    return replace(tests, results=results, failing=failing, passed=passed, total=len(results) or None,
+                   summary=summary)
+
+
+def _merged(first: TestOutcome, second: TestOutcome) -> TestOutcome:
+    """The base's tests' process and the new tests' process as one judged run."""
+    results = (*first.results, *((n, o) for n, o in second.results if n not in dict(first.results)))
+    summary = first.summary if second.passed else f"{first.summary}\n\nThe new test files, run on their own:\n" \
+                                                  f"{second.summary}"
+    reason = "; ".join(r for r in (first.incomplete_reason, second.incomplete_reason) if r)
+    return replace(first, passed=first.passed and second.passed, failing=(*first.failing, *second.failing),
+                   summary=summary, exit_code=first.exit_code if first.exit_code else second.exit_code,
+                   total=len(results) or None, duration_s=round(first.duration_s + second.duration_s, 2),
+                   results=results, timed_out=first.timed_out or second.timed_out,
+                   complete=first.complete and second.complete, incomplete_reason=reason,
+                   findings=(*first.findings, *second.findings), tampering=(*first.tampering, *second.tampering))

@@ -62,10 +62,25 @@ def play_round(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner,
     if not rnd.compile_error:
         report.say(Phase.TESTING, rnd.number)
         report.check_stop()
-        rnd.tests = runner.run_tests(workspace.path, known_failures=judge.known_failures(workspace),
-                                     files=judge.files(workspace))
+        rnd.tests = judge.run(runner, workspace)
         rnd.judgement = judge.judge(rnd.tests, workspace, reproduction)
+        if rnd.judgement.tampered:
+            _refuse_cheat(coder.team, workspace, rnd)
     return rnd
+
+
+def _refuse_cheat(team: str, workspace: Workspace, rnd: Round) -> None:
+    """A change whose test run was tampered with is refused as a cheat: undone, recorded with its evidence (the
+    summary, the trace and the pull request show the refusals), and the coder is told what was refused."""
+    assert rnd.judgement is not None
+    evidence = rnd.judgement.tampered
+    log.warning("team %s: the change was refused: its test run was tampered with: %s", team, "; ".join(evidence))
+    workspace.discard()
+    rnd.applied = False
+    rnd.refused += [f"test run tampered with: {e}" for e in evidence if f"test run tampered with: {e}" not in rnd.refused]
+    rnd.edit_errors = ("the change was refused and undone: the judge's test run shows it tampered with how the tests "
+                       "run or report, instead of fixing the code:\n" + "\n".join(f"- {e}" for e in evidence)
+                       + "\nFix the code itself; do not touch the test runner, its results or its assertions.")
 
 
 def commit_round(workspace: Workspace, rnd: Round, summary: str, body: str, trailers: dict[str, str]) -> str | None:

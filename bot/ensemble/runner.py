@@ -23,6 +23,7 @@ from pathlib import Path
 from bot.config import ROLES, Config
 from bot.ensemble.adapters import TeamModels
 from bot.ensemble.insights import Embed, InsightBoard, InsightStore, Lesson
+from bot.ensemble.judging import run_base
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.planner import ExploreBudget
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
@@ -128,13 +129,18 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
     lessons = "\n".join(x.text() for x in relevant)
     notify("-", Phase.BASELINE, 0, "")
     with span("ensemble.baseline") as s:
-        result.tests_before = runner.run_tests(first.path)
+        base = run_base(runner, first)
+        result.tests_before = base.tests
         result.environment = runner.environment
-        s.set(passed=result.tests_before.passed, failing=list(result.tests_before.failing[:20]))
+        result.sentinels = base.calibration.note or f"known-answer checks beside {', '.join(base.calibration.hosts)}"
+        s.set(passed=result.tests_before.passed, failing=list(result.tests_before.failing[:20]),
+              sentinel_hosts=list(base.calibration.hosts), exit_counts=base.calibration.exit_counts,
+              test_data=sorted(base.data)[:50])
     common = Team(name=TEAM_NAMES[0], task=task, models=models, retriever=retriever, runner=runner,
                   workspace=first, board=InsightBoard(), max_iterations=config.max_iterations,
                   deny=tuple(config.paths.deny), lessons=lessons, max_file_bytes=config.paths.max_file_kb * 1024,
-                  stop=parts.stop, progress=notify, baseline=result.tests_before,
+                  stop=parts.stop, progress=notify, baseline=result.tests_before, calibration=base.calibration,
+                  test_data=base.data,
                   explore_budget=ExploreBudget(config.explore.max_rounds, config.explore.max_tokens),
                   required_tests=named_tests(task.text, result.tests_before),
                   instructions=_instructions(repo_dir, config, parts.instructions_ref), edit_format=config.edit_format,

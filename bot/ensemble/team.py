@@ -34,6 +34,7 @@ from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.reproduce import reproduce
 from bot.ensemble.rounds import Reporter, commit_round, play_round
 from bot.ensemble.select import LIMITS, best_partial_round
+from bot.ensemble.sentinels import Calibration
 from bot.ensemble.types import (
     ACCEPTED,
     BUDGET,
@@ -94,6 +95,8 @@ class Team:
     stop: threading.Event = field(default_factory=threading.Event)
     progress: Progress = lambda team, phase, rnd, detail: None  # noqa: E731
     baseline: TestOutcome | None = None  # the tests at the base, which every candidate is judged against
+    calibration: Calibration = Calibration()  # the judge's known-answer checks the base run reported as written
+    test_data: frozenset[str] = frozenset()  # files the base's tests read: the judge's, like test files
     explore_budget: ExploreBudget = ExploreBudget()
     required_tests: tuple[str, ...] = ()  # tests the task names: they must pass
     instructions: Instructions = Instructions()  # the repository's conventions, read from a trusted tree
@@ -119,7 +122,8 @@ class Team:
     @property
     def judge(self) -> TeamJudge:
         """The judge before any reproduction test: the base run and the tests the task names."""
-        return TeamJudge(self.task.text, self.baseline, self.required_tests)
+        return TeamJudge(self.task.text, self.baseline, self.required_tests, calibration=self.calibration,
+                         data=self.test_data)
 
     @property
     def coder(self) -> Coder:

@@ -121,6 +121,10 @@ class TestOutcome:
     timed_out: bool = False
     complete: bool = True  # False when a limit killed the run and the tests after the kill never ran
     incomplete_reason: str = ""
+    findings: tuple[str, ...] = ()  # "kind: detail": where the results disagree with the runner (sandbox.Finding)
+    reads: tuple[str, ...] = ()  # repository files the tests opened (asked for at the base run)
+    listed: tuple[str, ...] | None = None  # the tests the runner listed up front; None: not asked, or cannot list
+    tampering: tuple[str, ...] = ()  # the judge's evidence that the run was tampered with (bot/ensemble/sentinels.py)
 
     @property
     def signature(self) -> str:
@@ -144,12 +148,13 @@ class Judgement:
     per_test: bool = False  # True when judged test by test, False when only the exit status was known
     unknown: tuple[str, ...] = ()  # base tests a killed run never reached
     vanished: tuple[str, ...] = ()  # the broken tests that were not reported at all after the change
+    tampered: tuple[str, ...] = ()  # evidence that the run was tampered with: the change is refused as a cheat
 
     @property
     def improves(self) -> bool:
         """Better than the base without being good: a failing test turned green, nothing broken, no new test
         failing, and a complete run (partial work worth delivering when a run stops on a limit)."""
-        return self.per_test and bool(self.fixed) and not (self.broken or self.new_failing or self.unknown)
+        return self.per_test and bool(self.fixed) and not (self.broken or self.new_failing or self.unknown or self.tampered)
 
     @property
     def blamed(self) -> tuple[str, ...]:
@@ -314,6 +319,7 @@ class RunResult:
     replayed: bool = False
     notes: list[str] = field(default_factory=list)
     environment: str = ""  # where the tests ran: language, sandbox backend, image and how it was found
+    sentinels: str = ""  # where the judge's known-answer checks ran, or why they could not
     refused: list[str] = field(default_factory=list)  # edits refused by policy, every team
     trace: str = ""  # the run's trace.jsonl (`ensemble report` reads it)
     judgement: Judgement | None = None  # the winner's tests against the base: fixed, still failing, broken

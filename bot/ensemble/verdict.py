@@ -8,8 +8,11 @@ fixes nothing is not good just because nothing new broke). A file whose tests co
 collected at the base (an import error) is fixed when its tests run and pass after the change.
 
 Only a complete run is evidence: when the base reported per-test results, a run after the change
-without them is not a pass, and tests a killed run never reached are unknown, which no good
-candidate may leave. Without per-test results on either side only the exit status can judge.
+without them is not a pass, and a run whose tests cannot all be accounted for (killed and not
+resumed, results that disagree with the runner's exit status or tally) is never good; tests it
+never reached are named as unknown. A run the judge found tampered with (judging.py, sentinels.py)
+is no evidence at all, and the change is refused as a cheat. Without per-test results on either
+side only the exit status can judge.
 
     judgement = judge(tests_before, tests_after, required=("tests/test_repro.py",))
     judgement.good, judgement.fixed, judgement.broken, judgement.still_failing
@@ -33,6 +36,10 @@ def judge(before: TestOutcome | None, after: TestOutcome, required: Sequence[str
     """Judge `after` against `before`; `required` holds test names or test-file paths that must pass."""
     now = dict(after.results)
     base = dict(before.results) if before is not None else {}
+    if after.tampering:
+        return Judgement(False, "the test run was tampered with, so its results are no evidence: "
+                         + "; ".join(after.tampering), per_test=bool(now), tampered=after.tampering,
+                         required_failing=tuple(matching_tests(now or base, required)))
     if not now and not base:
         return _by_exit_status(after, matching_tests(now, required))
     if not now:
@@ -53,9 +60,8 @@ def judge(before: TestOutcome | None, after: TestOutcome, required: Sequence[str
     required_failing = sorted(n for n in needed if now.get(n) != "pass")
     fixed = tuple(sorted({*(n for n in failed_base if now.get(n) == "pass"), *collected}))
     fixes_nothing = bool(failed_base) and not needed and not fixed
-    blocking_unknown = [n for n in unknown if base.get(n) == "pass" or n in needed]
     judgement = Judgement(
-        good=not (broken or new_failing or required_failing or fixes_nothing or blocking_unknown),
+        good=after.complete and not (broken or new_failing or required_failing or fixes_nothing),
         reason="",
         fixed=fixed,
         still_failing=tuple(sorted((failed_base & failing_now) | {n for n in failed_base - failing_now
@@ -121,7 +127,7 @@ def _with_reason(j: Judgement, after: TestOutcome) -> Judgement:
             parts.append(f"{len(j.still_failing)} failed before the change too and still fail (not blocking)")
         return replace(j, reason="; ".join(parts))
     parts = []
-    if not (j.required_failing or j.broken or j.new_failing or j.unknown):
+    if not (j.required_failing or j.broken or j.new_failing or j.unknown or not after.complete):
         parts.append("no test that failed before the change passes now: the change fixes nothing the tests check")
     if j.required_failing:
         parts.append(f"required test(s) fail: {', '.join(j.required_failing[:5])}")
@@ -131,6 +137,8 @@ def _with_reason(j: Judgement, after: TestOutcome) -> Judgement:
     if j.unknown:
         parts.append(f"the run is incomplete ({after.incomplete_reason or 'killed'}): {len(j.unknown)} test(s) of "
                      f"the base never ran: {', '.join(j.unknown[:5])}")
+    elif not after.complete:
+        parts.append(f"the run is incomplete, so it is no evidence: {after.incomplete_reason or 'killed'}")
     if j.new_failing:
         parts.append(f"new test(s) fail: {', '.join(j.new_failing[:5])}")
     return replace(j, reason="; ".join(parts))
