@@ -23,8 +23,8 @@ from pathlib import Path
 from bot.config import ROLES, Config
 from bot.ensemble.adapters import TeamModels
 from bot.ensemble.insights import Embed, InsightBoard, InsightStore, Lesson
-from bot.ensemble.judging import run_base
 from bot.ensemble.instructions import Instructions
+from bot.ensemble.judging import run_base
 from bot.ensemble.planner import ExploreBudget
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.select import choose_winner, describe, is_partial, rank_key

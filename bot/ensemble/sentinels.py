@@ -349,8 +349,8 @@ def _js(text: str, nonce: str, host: str, path: str) -> tuple[str, list[Check]]:
         call = "test"
     else:
         assert_from = "node:assert" if "node:assert" in text else "assert"
-        head = ([f"import __sentinelTest from 'node:test';", f"import __sentinelAssert from '{assert_from}';"] if esm
-                else [f"const __sentinelTest = require('node:test');",
+        head = (["import __sentinelTest from 'node:test';", f"import __sentinelAssert from '{assert_from}';"] if esm
+                else ["const __sentinelTest = require('node:test');",
                       f"const __sentinelAssert = require('{assert_from}');"]) if node_test else (
             [f"import __sentinelAssert from '{assert_from}';"] if esm
             else [f"const __sentinelAssert = require('{assert_from}');"])
@@ -362,7 +362,7 @@ def _js(text: str, nonce: str, host: str, path: str) -> tuple[str, list[Check]]:
     for fail, ok, left, right in _checks(host, path, nonce, list(styles)[:MAX_STYLES]):
         for check, body in ((fail, styles[fail.style][0]), (ok, styles[ok.style][1])):
             lines += [f"{call}('sentinel_{check.token}', () => {{", f"  const left = {left}, right = {right};",
-                      f"  void right;", f"  {body}", "});", ""]
+                      "  void right;", f"  {body}", "});", ""]
             checks.append(check)
     return "\n".join(lines), checks
 

@@ -12,7 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from bot.ensemble.sentinels import Calibration, calibrate, candidate_hosts, evidence, new_nonce, nonexistent, plant
+from bot.ensemble.sentinels import (
+    Calibration,
+    calibrate,
+    candidate_hosts,
+    evidence,
+    new_nonce,
+    nonexistent,
+    plant,
+)
 from common.languages import is_test_name
 from sandbox.results import parse_junit_xml, parse_tap, parse_unittest_verbose
 
