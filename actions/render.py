@@ -68,7 +68,8 @@ def pr_body(result: RunResult, issue: int) -> str:
              "## Plan", plan_text(plan, with_summary=False) if plan else "(no plan)", "",
              "## Tests", f"- before: {tests_line(result.tests_before, _code)}",
              f"- after: {tests_line(result.tests_after, _code)}",
-             f"- reproduction test: {repro_line}", *judged_lines(result, _code), "", *_test_changes(result),
+             f"- reproduction test: {repro_line}", *judged_lines(result, _code), *_backing(result), "",
+             *_test_changes(result),
              *_refusals(result), *_candidates(result),
              "## Retrieved files that informed the change", *_provenance(result), "",
              "## Models that wrote it", *_models(result), "",
@@ -80,6 +81,14 @@ def pr_body(result: RunResult, issue: int) -> str:
     if result.replayed:
         parts.insert(2, "> The model replies in this run were replayed from a transcript, not live.\n")
     return "\n".join(parts)
+
+
+def _backing(result: RunResult) -> list[str]:
+    """Which independently written tests back the change, and whether the judge's known-answer checks ran."""
+    lines = [f"- backed by: {inert(line)}" for line in result.corroboration]
+    if result.sentinels:
+        lines.append(f"- the judge's known-answer checks (against forged test results): {inert(result.sentinels)}")
+    return lines
 
 
 def _partial(result: RunResult) -> list[str]:

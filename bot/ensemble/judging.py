@@ -112,7 +112,7 @@ class TeamJudge:
         the judge's files over the tree, known-answer checks in each process (see the module's docstring)."""
         files = WorkspaceFiles(workspace.path)  # one listing of the tree for the whole run
         overlay = self._overlay(workspace, files.read)
-        new = sorted(p for p in workspace.changed_paths()
+        new = sorted(p for p in {*workspace.changed_paths(), *self.frozen}
                      if is_test_path(p) and workspace.base_text(p) is None and overlay.get(p, b"") is not None
                      and (p in overlay or files.read(p) is not None))
         known = self.known_failures(workspace)

@@ -190,7 +190,9 @@ def critic_messages(task: Task, diff: str, test_summary: str, team: str = "a",
     instructions = ('Reply with JSON: {"verdict": "accept" or "revise", "feedback": "..."}. Accept only a '
                     "change that does what the task asks, with passing tests and no unrelated edits; "
                     "otherwise say precisely what to change. When the tests pass, revise only for a defect you "
-                    "can point at in the diff: quote the line or name that is wrong. Tests that already failed "
+                    "can point at in the diff: quote the line or name that is wrong. Revise a change that answers the "
+                    "tests' own inputs instead of fixing the logic (a branch on the exact values a test uses, a table "
+                    "of expected outputs): quote that line. Tests that already failed "
                     "before the change are not the change's to fix." + (CRITIC_CONVENTIONS if conventions.strip() else ""))
     return _messages(system, pieces, instructions, budget or PLANNER_CONTEXT_TOKENS)
 

@@ -91,6 +91,9 @@ def render_summary(result: RunResult) -> str:
                      f"passes after it: {yes_no(repro.passed_after)}){' - ' + repro.note if repro.note else ''}")
     elif repro:
         lines.append(f"reproduction test: none ({repro.note})")
+    lines += [f"backed by: {line}" for line in result.corroboration]
+    if result.sentinels:
+        lines.append(f"known-answer checks: {result.sentinels}")
     if result.decision:
         lines.append(f"teams: {result.decision}")
     for refusal in result.refused:

@@ -22,9 +22,10 @@ from pathlib import Path
 
 from bot.config import ROLES, Config
 from bot.ensemble.adapters import TeamModels
+from bot.ensemble.corroborate import Candidate, backing, corroborate
 from bot.ensemble.insights import Embed, InsightBoard, InsightStore, Lesson
 from bot.ensemble.instructions import Instructions
-from bot.ensemble.judging import run_base
+from bot.ensemble.judging import TeamJudge, run_base
 from bot.ensemble.planner import ExploreBudget
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.select import choose_winner, describe, is_partial, rank_key
@@ -132,7 +133,8 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
         base = run_base(runner, first)
         result.tests_before = base.tests
         result.environment = runner.environment
-        result.sentinels = base.calibration.note or f"known-answer checks beside {', '.join(base.calibration.hosts)}"
+        hosts = ", ".join(base.calibration.hosts)
+        result.sentinels = f"run beside {hosts} in every judged run" if hosts else f"unavailable: {base.calibration.note}"
         s.set(passed=result.tests_before.passed, failing=list(result.tests_before.failing[:20]),
               sentinel_hosts=list(base.calibration.hosts), exit_counts=base.calibration.exit_counts,
               test_data=sorted(base.data)[:50])
@@ -147,6 +149,11 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
                   deadline=deadline, clock=parts.clock)
     teams = [_team(i, common, config, forge, result.run_id) for i in range(config.ensembles)]
     outcomes = _run_teams(teams, parts.stop, deadline, config.deadline_minutes, parts.clock)
+    if len(teams) > 1 and not parts.stop.is_set():  # a stopped run delivers what it has without another test run
+        with span("ensemble.corroborate") as s:
+            corroborate([Candidate(_final_judge(team, outcome), team.workspace, outcome)
+                         for team, outcome in zip(teams, outcomes, strict=True)], runner)
+            s.set(cross=[f"{o.name}<-{c.team}: {c.passed}" for o in outcomes for c in o.cross])
     winner, result.decision = choose_winner(outcomes)
     log.info("%s", result.decision)
     _fill(result, outcomes, winner, models)
@@ -154,6 +161,14 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
         result.commits = forge.publish(next(t.workspace for t in teams if t.name == winner.name))
     result.notes = common.board.all_notes()
     store.add(_lesson(task, result, winner))
+
+
+def _final_judge(team: Team, outcome: TeamResult) -> TeamJudge:
+    """The judge of a team's final change: the base's, with the team's own frozen reproduction test."""
+    judge = team.judge
+    for path, text in outcome.frozen.items():
+        judge = judge.with_reproduction(path, text)
+    return judge
 
 
 def _components(repo_dir: Path, config: Config, env: Mapping[str, str], parts: Components,
@@ -277,6 +292,7 @@ def _fill(result: RunResult, outcomes: list[TeamResult], winner: TeamResult | No
     result.judgement = winner.judgement
     result.diff = winner.diff
     result.test_changes = list(winner.test_changes)
+    result.corroboration = backing(winner, len(outcomes))
     if winner.stop_reason == QUESTIONS and winner.plan:
         result.questions = winner.plan.questions
     if result.reproduction and result.reproduction.path and result.tests_after:

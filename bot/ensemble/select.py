@@ -12,14 +12,16 @@ LIMITS = (MAX_ITERATIONS, BUDGET, STOPPED)
 
 
 def rank_key(team: TeamResult) -> tuple[int, ...]:
-    """Bigger is better: (passes with a change, tests broken, accepted, tests fixed, -blamed failures, -diff size).
+    """Bigger is better: (passes with a change, tests broken, other teams' reproduction tests failed, accepted,
+    tests fixed, -blamed failures, -diff size).
 
     Judged against the base: a change that breaks a passing test ranks below one that does not,
-    and tests that already failed at the base count for nothing. A crashed team ranks last
-    unless it kept an earlier round that passed.
+    and tests that already failed at the base count for nothing. Of two passing changes, one that
+    also passes the reproduction test another team wrote independently ranks first (corroborate.py).
+    A crashed team ranks last unless it kept an earlier round that passed.
     """
     if team.stop_reason == CRASHED and not team.passed:
-        return (-1, -(10**9), -1, -1, -(10**9), -(10**9))
+        return (-1, -(10**9), -(10**9), -1, -1, -(10**9), -(10**9))
     has_change = 1 if team.diff_size else 0
     judged = team.judgement
     if judged is not None:
@@ -27,7 +29,9 @@ def rank_key(team: TeamResult) -> tuple[int, ...]:
     else:
         broken, fixed = 0, 0
         blamed = len(team.tests_after.failing) if team.tests_after else 10**6
-    return (int(team.passed and has_change), -broken, int(team.accepted), fixed, -blamed, -team.diff_size)
+    cross_failed = sum(not c.passed for c in team.cross)
+    return (int(team.passed and has_change), -broken, -cross_failed, int(team.accepted), fixed, -blamed,
+            -team.diff_size)
 
 
 def choose_winner(teams: Sequence[TeamResult]) -> tuple[TeamResult | None, str]:

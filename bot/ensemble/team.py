@@ -163,6 +163,7 @@ def run_team(team: Team) -> TeamResult:
         _keep_best_partial(team.workspace, result)
         result.diff = team.workspace.diff()
         result.test_changes = loop.judge.test_changes(team.workspace)
+        result.frozen = dict(loop.judge.frozen)
         s.set(stop_reason=result.stop_reason, rounds=len(result.rounds), passed=result.passed,
               accepted=result.accepted, diff_lines=result.diff_size, refused=result.refused, kept=result.kept)
     return result

@@ -239,6 +239,16 @@ class Round:
         return self.tests.signature if self.tests else ""
 
 
+@dataclass(frozen=True)
+class CrossCheck:
+    """Another team's reproduction test, frozen as it wrote it, run on this team's change (an independent test)."""
+
+    team: str
+    path: str
+    passed: bool
+    detail: str = ""
+
+
 @dataclass
 class TeamResult:
     """How one team's loop ended."""
@@ -258,6 +268,9 @@ class TeamResult:
     kept: str = ""  # set when the team's last state failed and an earlier passing round was kept instead
     judgement: Judgement | None = None  # the final tests judged against the base
     test_changes: list[TestChange] = field(default_factory=list)  # test edits the task asked for, shown in the PR
+    frozen: dict[str, str] = field(default_factory=dict)  # its reproduction test as round 0 wrote it (path -> text)
+    # the other teams' reproduction tests run on this team's final change: (team, path, passed, what happened)
+    cross: list[CrossCheck] = field(default_factory=list)
 
     @property
     def refused(self) -> list[str]:
@@ -324,6 +337,9 @@ class RunResult:
     trace: str = ""  # the run's trace.jsonl (`ensemble report` reads it)
     judgement: Judgement | None = None  # the winner's tests against the base: fixed, still failing, broken
     test_changes: list[TestChange] = field(default_factory=list)  # the winner's test edits the task asked for
+    # which independently written tests back the winner's change: its team's reproduction test and the other
+    # teams' (each run on it), or that only one backs it
+    corroboration: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:

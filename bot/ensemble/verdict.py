@@ -110,7 +110,9 @@ def _in_file(name: str, path: str, stem: str) -> bool:
     """True when test `name` ('tests/test_x.py::test_y', 'tests.test_x::test_y') lives in `path`."""
     where = name.split("::", 1)[0]
     dotted = path.rsplit(".", 1)[0].replace("/", ".")
-    return where in (path, dotted) or where.endswith(("/" + path, "." + dotted)) or where.rsplit(".", 1)[-1] == stem
+    # unittest names the class after the module: 'tests.test_x.TestY::test_z' lives in tests/test_x.py
+    return where in (path, dotted) or where.endswith(("/" + path, "." + dotted)) or where.rsplit(".", 1)[-1] == stem \
+        or where.startswith(dotted + ".") or where.split(".")[-2:-1] == [stem]
 
 
 def _by_exit_status(after: TestOutcome, needed: list[str]) -> Judgement:

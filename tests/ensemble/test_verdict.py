@@ -218,3 +218,8 @@ def test_the_coder_is_shown_the_file_of_a_failing_unittest() -> None:
 
     feedback = "`python3 -m unittest discover -v`: 1 failed\nFAILED tests.test_numerals.ToRomanTest::test_sub\n  + IV"
     assert failing_test_files(feedback, exists={"tests/test_numerals.py"}.__contains__) == ["tests/test_numerals.py"]
+
+
+def test_a_unittest_reproduction_test_is_found_by_its_file_with_the_class_in_its_id() -> None:
+    names = ["tests.test_add_repro.TestRepro::test_two_and_three", "tests.test_ops.TestOps::test_add"]
+    assert matching_tests(names, ["tests/test_add_repro.py"]) == names[:1]
