@@ -1,0 +1,3 @@
+module example.com/retrykit
+
+go 1.19

@@ -1,0 +1,1 @@
+"""Page tree helpers: URLs, breadcrumbs, the sitemap."""
