@@ -9,7 +9,8 @@ right ones from the green but wrong ones. Each case is the issue text of a bench
 the judge's verdict "PASSED", sent through the engine's own path (`prompts.critic_messages`,
 `asking.ask`, the model manager of the local-model profile):
 
-- right: every task's `solution.patch`, the fix the task was written from;
+- right: every design task's `solution.patch`, the fix the task was written from (held-out tasks,
+  task.json's "set": "held_out", are left out: nothing of the engine is tuned on them, bench/README.md);
 - wrong: `bench/critic_cases/*.patch`, changes that pass every test of their task and are still
   wrong (`cases.json` says why: the tests' own inputs special-cased, a check dropped, errors
   swallowed, a result rounded). A unit test keeps them applying and green.
@@ -49,13 +50,19 @@ class Case:
 
 
 def load_cases(tasks_dir: Path = BENCH / "tasks", cases_dir: Path = CASES) -> list[Case]:
-    """The right changes (every task's solution) and the green but wrong ones (`cases.json`)."""
+    """The right changes (every design task's solution) and the green but wrong ones (`cases.json`)."""
     right = [Case(f"{task.name}", task.name, (task / "solution.patch").read_text(), True)
-             for task in sorted(tasks_dir.iterdir()) if (task / "solution.patch").is_file()]
+             for task in sorted(tasks_dir.iterdir()) if (task / "solution.patch").is_file() and not held_out(task)]
     index = json.loads((cases_dir / "cases.json").read_text())
     wrong = [Case(name, spec["task"], (cases_dir / f"{name}.patch").read_text(), False, spec["wrong"])
              for name, spec in sorted(index.items())]
     return right + wrong
+
+
+def held_out(task: Path) -> bool:
+    """Whether the task folder belongs to the held-out set (task.json's "set")."""
+    meta = task / "task.json"
+    return meta.is_file() and json.loads(meta.read_text()).get("set") == "held_out"
 
 
 def task_text(tasks_dir: Path, name: str) -> tuple[str, str]:

@@ -23,7 +23,10 @@ command and no commits of its own; mini-swe-agent runs `mini` in yolo mode in a 
 environment with its text-based action format (local servers often lack tool calls).
 
 The table lists task × agent; the last lines say, per agent,
-`AGENT: solved N/M, median wall S s, tokens T, median prompt tokens P, prefix cache C`.
+`AGENT: solved N/M, median wall S s, tokens T, median prompt tokens P, prefix cache C`, and before them,
+when the tasks span both sets (task.json's "set": design or held_out, bench/README.md), the same per set
+as `[SET] AGENT: ...`. `--set` picks the tasks (design by default; held_out or all only to measure an
+engine change that is done), and `--from-json peers.json` prints the report of recorded results again.
 """
 
 from __future__ import annotations
@@ -218,9 +221,9 @@ def settle(proxy: Any, args: argparse.Namespace) -> float:
     return round(time.monotonic() - started, 1)
 
 
-def new_record(task_id: str, agent: str, version: str) -> dict[str, Any]:
-    return {"task": task_id, "agent": agent, "version": version, "solved": False, "fixed": None, "broken": [],
-            "wall_s": 0.0, "timed_out": False, "exit_code": None, "error": None, "usage": {}, "log": ""}
+def new_record(task_id: str, agent: str, version: str, task_set: str = real_model.DESIGN) -> dict[str, Any]:
+    return {"task": task_id, "set": task_set, "agent": agent, "version": version, "solved": False, "fixed": None,
+            "broken": [], "wall_s": 0.0, "timed_out": False, "exit_code": None, "error": None, "usage": {}, "log": ""}
 
 
 def judged(record: dict[str, Any], task: Mapping[str, Any], tree: Path, before: Any) -> dict[str, Any]:
@@ -238,7 +241,7 @@ def judged(record: dict[str, Any], task: Mapping[str, Any], tree: Path, before: 
 def run_peer(peer: Peer, exe: Path, task: Mapping[str, Any], args: argparse.Namespace, folder: Path,
              before: Any) -> dict[str, Any]:
     """One peer on one task, behind its own counting proxy, judged."""
-    record = new_record(task["id"], peer.name, peer.version)
+    record = new_record(task["id"], peer.name, peer.version, task.get("set", real_model.DESIGN))
     repo = real_model.make_repo(task["repo"], folder / "repo")
     with usage_proxy.CountingProxy(args.base_url, max_output_tokens=args.max_output_tokens,
                                    exchanges=folder / "model.jsonl") as proxy:
@@ -256,7 +259,7 @@ def run_peer(peer: Peer, exe: Path, task: Mapping[str, Any], args: argparse.Name
 
 def run_engine(task: Mapping[str, Any], args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     """The engine on one task through bench/real_model.py (which judges its branch), behind a counting proxy."""
-    record = new_record(task["id"], "ensemble", _engine_version())
+    record = new_record(task["id"], "ensemble", _engine_version(), task.get("set", real_model.DESIGN))
     with usage_proxy.CountingProxy(args.base_url, max_output_tokens=args.max_output_tokens,
                                    exchanges=folder / "model.jsonl") as proxy:
         engine_args = real_model.parse_args(["--base-url", proxy.url, "--model", args.model, "--tasks", task["id"],
@@ -333,8 +336,19 @@ def summary_line(agent: str, records: list[Mapping[str, Any]]) -> str:
             f"median prompt tokens {prompts:.0f}, prefix cache {cache}")
 
 
+def set_lines(records: list[Mapping[str, Any]], agents: list[str]) -> list[str]:
+    """`[SET] AGENT: solved N/M, ...` per set and agent, when the records span more than one task set."""
+    groups = real_model.split_by_set(records)
+    if len(groups) < 2:
+        return []
+    lines = ["", "per task set (held-out tasks are never used to tune the engine: bench/README.md)"]
+    for name, group in groups.items():
+        lines += [f"[{name}] {summary_line(agent, group)}" for agent in agents]
+    return lines
+
+
 def render(records: Iterable[Mapping[str, Any]], agents: Iterable[str] | None = None) -> str:
-    """The task × agent table, a legend, and last one summary line per agent."""
+    """The task × agent table, a legend, the summary per task set and agent, and last one summary line per agent."""
     records = list(records)
     agents = list(agents or dict.fromkeys(str(r.get("agent")) for r in records))
     rows = [list(COLUMNS), *(table_row(r) for r in records)]
@@ -344,7 +358,7 @@ def render(records: Iterable[Mapping[str, Any]], agents: Iterable[str] | None = 
     lines += ["", "judged by bench/judge.py with the task's original tests: solved = fixed (the task's failing tests "
               "pass) and no test that passed broke;",
               "requests and tokens as the counting proxy saw them (prompt and completion tokens the server reported)",
-              "", *(summary_line(agent, records) for agent in agents)]
+              *set_lines(records, agents), "", *(summary_line(agent, records) for agent in agents)]
     return "\n".join(lines)
 
 
@@ -353,11 +367,15 @@ def render(records: Iterable[Mapping[str, Any]], agents: Iterable[str] | None = 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--base-url", required=True, help="the OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
+    parser.add_argument("--base-url", help="the OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1 "
+                                           "(required unless --from-json)")
     parser.add_argument("--model", default=real_model.DEFAULT_MODEL,
                         help=f"the model name to ask for (default {real_model.DEFAULT_MODEL})")
     parser.add_argument("--agents", nargs="+", choices=AGENTS, default=list(AGENTS), help="default: all")
-    parser.add_argument("--tasks", nargs="+", default=None, help="task ids (default: all under bench/tasks)")
+    parser.add_argument("--tasks", nargs="+", default=None, help="task ids (default: every task of --set)")
+    real_model.add_set_option(parser)
+    parser.add_argument("--from-json", type=Path, metavar="FILE",
+                        help="run nothing: print the report of the records a run wrote with --json")
     parser.add_argument("--budget-s", type=float, default=900, help="wall seconds per agent and task (default 900)")
     parser.add_argument("--edit-format", choices=("blocks", "whole", "alternate"), default="alternate",
                         help="the engine coder's edit format (default alternate, the local-model profile's)")
@@ -374,11 +392,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help=f"where the peers' virtual environments go (default {DEFAULT_VENVS})")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     args = parser.parse_args(argv)
+    if not args.base_url and not args.from_json:
+        parser.error("--base-url is required to run agents (or --from-json FILE to print a recorded run's report)")
     known = real_model.task_ids()
     unknown = [t for t in args.tasks or [] if t not in known]
     if unknown:
         parser.error(f"unknown task(s) {', '.join(unknown)}; choose from {', '.join(known)}")
-    args.tasks = args.tasks or known
+    args.tasks = args.tasks or real_model.tasks_of_set(args.set)
     args.agents = list(dict.fromkeys(args.agents))
     return args
 
@@ -392,7 +412,8 @@ def run(args: argparse.Namespace, out_dir: Path) -> list[dict[str, Any]]:
         try:  # the original's outcomes, once per task for every peer
             before = judge.baseline(task["folder"]) if set(args.agents) & set(PEERS) else None
         except judge.JudgeError as exc:  # e.g. its toolchain is missing: spend no budget on it
-            records += [{**new_record(task_id, agent, ""), "error": f"judge: {exc}"} for agent in args.agents]
+            records += [{**new_record(task_id, agent, "", task["set"]), "error": f"judge: {exc}"}
+                        for agent in args.agents]
             continue
         for agent in args.agents:
             folder = out_dir / task_id / agent
@@ -410,8 +431,28 @@ def run(args: argparse.Namespace, out_dir: Path) -> list[dict[str, Any]]:
     return records
 
 
+def recorded(path: Path) -> list[dict[str, Any]]:
+    """The records a run wrote with --json; ValueError says what is wrong with the file."""
+    try:
+        records = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: cannot read recorded results ({exc}); pass the file a run wrote with --json") \
+            from exc
+    if not isinstance(records, list) or not all(isinstance(r, dict) and "agent" in r for r in records):
+        raise ValueError(f"{path}: expected a JSON list of per-task records with an \"agent\" each, as --json writes")
+    return records
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.from_json:
+        try:
+            records = recorded(args.from_json)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(render(records, dict.fromkeys(str(r["agent"]) for r in records)))
+        return 0
     out_dir = (args.out_dir or Path(tempfile.mkdtemp(prefix="ensemble-peers-"))).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     if not args.quiet:

@@ -3,7 +3,7 @@
 
     scripts/local_model.sh                          # a local Qwen2.5-Coder-1.5B on 127.0.0.1:8080
     .venv/bin/python bench/real_model.py --base-url http://127.0.0.1:8080/v1 \\
-        --model qwen2.5-coder-1.5b-instruct [--tasks ID ...] [--ensembles 1] [--max-iterations 4] \\
+        --model qwen2.5-coder-1.5b-instruct [--tasks ID ...] [--set design] [--ensembles 1] [--max-iterations 4] \\
         [--timeout-s 900] [--json results.json] [--out-dir DIR]
 
 Each task in bench/tasks/<id>/ is a tiny repository (`repo/`) with a real bug and a failing test,
@@ -15,7 +15,10 @@ of the engine is a result too (`crash`), so every failure is shown to be the mod
 engine's. The bot's branch is judged independently of the engine by bench/judge.py (the task's
 original tests over the branch's tree, the whole suite run): `fixed` (the `fail_to_pass` tests
 pass), `broken` (tests that passed before and fail or are gone after), `solved` = fixed and
-nothing broken; `claimed` is what the engine itself reported. The table ends with `solved N/M`.
+nothing broken; `claimed` is what the engine itself reported. The table ends with `solved N/M`,
+after `solved by set: design N/M, held_out K/L` when the tasks span both sets: task.json's `set` is
+`design` (the default) or `held_out`, tasks written before an engine change and never used to tune
+it (bench/README.md); `--set` picks the tasks when `--tasks` names none (design by default).
 
 Only names that exist in older versions of the engine are imported (config, runner, task), and
 every result field is read defensively, so the same script measures an engine before and after
@@ -42,6 +45,10 @@ from typing import Any
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
 ROLES = ("planner", "coder", "critic")
 DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct"
+# task.json's "set": the design tasks (the default) are the ones the engine is developed on; the held-out
+# ones are written before an engine change and never used to tune it (bench/README.md)
+DESIGN, HELD_OUT = "design", "held_out"
+SETS = (DESIGN, HELD_OUT)
 
 # bench/ itself must not be on the path: bench/sandbox.py would shadow the `sandbox` package
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != TASKS_DIR.parent]
@@ -67,9 +74,21 @@ judge = _bench_module("judge")
 # ---------------------------------------------------------------- tasks
 
 
-def task_ids() -> list[str]:
-    """Every task under bench/tasks, sorted."""
-    return sorted(p.name for p in TASKS_DIR.iterdir() if (p / "task.md").is_file() and (p / "repo").is_dir())
+def task_ids(task_set: str | None = None) -> list[str]:
+    """Every task under bench/tasks (of `task_set` when given), sorted."""
+    ids = sorted(p.name for p in TASKS_DIR.iterdir() if (p / "task.md").is_file() and (p / "repo").is_dir())
+    return ids if task_set is None else [t for t in ids if task_set_of(t) == task_set]
+
+
+def task_set_of(task_id: str) -> str:
+    """The set a task belongs to (task.json's "set", design when absent); ValueError names a wrong value."""
+    meta_file = TASKS_DIR / task_id / "task.json"
+    meta = json.loads(meta_file.read_text(encoding="utf-8")) if meta_file.is_file() else {}
+    value = meta.get("set", DESIGN)
+    if value not in SETS:
+        raise ValueError(f"{meta_file}: \"set\" is {value!r}; use one of {', '.join(SETS)} (or leave it out for "
+                         f"{DESIGN})")
+    return str(value)
 
 
 def load_task(task_id: str) -> dict[str, Any]:
@@ -81,7 +100,7 @@ def load_task(task_id: str) -> dict[str, Any]:
     meta = json.loads(meta_file.read_text(encoding="utf-8")) if meta_file.is_file() else {}
     return {"id": task_id, "title": title.strip(), "body": body.strip(), "repo": folder / "repo", "folder": folder,
             "kind": meta.get("kind", ""), "fail_to_pass": list(meta.get("fail_to_pass", [])),
-            "preexisting_failures": list(meta.get("preexisting_failures", []))}
+            "preexisting_failures": list(meta.get("preexisting_failures", [])), "set": task_set_of(task_id)}
 
 
 def git(repo: Path, *args: str) -> str:
@@ -257,8 +276,8 @@ def outcome_of(tests: Any) -> dict[str, Any] | None:
 
 def run_one(task: dict[str, Any], args: argparse.Namespace, out_dir: Path) -> dict[str, Any]:
     """Run the engine on one task; every exception, an import error included, becomes part of the record."""
-    record: dict[str, Any] = {"task": task["id"], "kind": task["kind"], "solved": False, "fixed": None,
-                              "broken": [], "claimed": False,
+    record: dict[str, Any] = {"task": task["id"], "set": task.get("set", DESIGN), "kind": task["kind"],
+                              "solved": False, "fixed": None, "broken": [], "claimed": False,
                               "stop_reason": "", "stop_detail": "", "rounds": 0,
                               "tokens": {"input": 0, "output": 0}, "wall_s": 0.0, "parse_failures": {},
                               "crash": None, "team_errors": [], "model": args.model, "base_url": args.base_url,
@@ -376,8 +395,35 @@ def render_table(records: Iterable[Mapping[str, Any]]) -> str:
               "parse p/c/r = invalid structured replies of planner/coder/critic;",
               "no-test = coder rounds whose edits never reached the tests",
               f"fixed {count('fixed')}/{len(records)}, broke tests {count('broken')}, claimed {count('claimed')}",
-              f"solved {count('solved')}/{len(records)}"]
+              *per_set_lines(records), f"solved {count('solved')}/{len(records)}"]
     return "\n".join(lines)
+
+
+def set_of(record: Mapping[str, Any]) -> str:
+    """A record's task set: its own "set", else its task's (records written before sets existed), else design
+    (a task that is no longer under bench/tasks)."""
+    if record.get("set"):
+        return str(record["set"])
+    task_id = str(record.get("task") or "")
+    return task_set_of(task_id) if task_id and (TASKS_DIR / task_id).is_dir() else DESIGN
+
+
+def split_by_set(records: Iterable[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
+    """The records per task set, design first, then held-out, then any other."""
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for record in records:
+        groups.setdefault(set_of(record), []).append(record)
+    order = {name: i for i, name in enumerate(SETS)}
+    return dict(sorted(groups.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
+
+
+def per_set_lines(records: list[Mapping[str, Any]]) -> list[str]:
+    """`solved by set: design N/M, held_out K/L`, when the records span more than one set."""
+    groups = split_by_set(records)
+    if len(groups) < 2:
+        return []
+    return ["solved by set: " + ", ".join(f"{name} {sum(1 for r in group if r.get('solved'))}/{len(group)}"
+                                          for name, group in groups.items())]
 
 
 # ---------------------------------------------------------------- entry
@@ -387,7 +433,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base-url", required=True, help="the OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
     parser.add_argument("--model", default=DEFAULT_MODEL, help=f"the model name to ask for (default {DEFAULT_MODEL})")
-    parser.add_argument("--tasks", nargs="*", default=None, help="task ids (default: all under bench/tasks)")
+    parser.add_argument("--tasks", nargs="*", default=None, help="task ids (default: every task of --set)")
+    add_set_option(parser)
     parser.add_argument("--ensembles", type=int, default=1, help="teams per run (default 1)")
     parser.add_argument("--max-iterations", type=int, default=4, help="refine rounds per team (default 4)")
     parser.add_argument("--timeout-s", type=float, default=900,
@@ -409,8 +456,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     unknown = [t for t in args.tasks or [] if t not in known]
     if unknown:
         parser.error(f"unknown task(s) {', '.join(unknown)}; choose from {', '.join(known)}")
-    args.tasks = args.tasks or known
+    args.tasks = args.tasks or tasks_of_set(args.set)
     return args
+
+
+def add_set_option(parser: argparse.ArgumentParser) -> None:
+    """`--set`: which tasks run when --tasks names none."""
+    parser.add_argument("--set", choices=(*SETS, "all"), default=DESIGN,
+                        help=f"the tasks to run when --tasks names none (default {DESIGN}; {HELD_OUT} only to measure "
+                             "an engine change that is done, see bench/README.md)")
+
+
+def tasks_of_set(name: str) -> list[str]:
+    """The task ids `--set NAME` stands for."""
+    return task_ids(None if name == "all" else name)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -183,6 +183,7 @@ def test_a_crash_is_a_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
                                   "--json", str(tmp_path / "out.json")])
     record = real_model.run_one(real_model.load_task(TASK_IDS[0]), args, tmp_path)
     assert record["crash"] == "RuntimeError: engine exploded" and "Traceback" in record["traceback"]
+    assert record["set"] == real_model.task_set_of(TASK_IDS[0])  # design or held_out, to report each apart
     assert record["solved"] is False and record["fixed"] is None and record["settings"]["ensembles"] == 1
     assert "RuntimeError: engine exploded" in real_model.render_table([record])
 
