@@ -19,14 +19,14 @@ from sandbox.errors import (
     WorkspaceError,
 )
 from sandbox.local import LocalSandbox
-from sandbox.model import Environment, ExecResult, ProjectInfo, Sandbox, SandboxSpec, TestCase
+from sandbox.model import Environment, ExecResult, Finding, ProjectInfo, Sandbox, SandboxSpec, TestCase
 from sandbox.select import select_sandbox
 from sandbox.summary import summarize_failures
 
 EnvironmentSpec = SandboxSpec
 
 __all__ = [
-    "DockerSandbox", "EngineUnavailable", "Environment", "EnvironmentSpec", "ExecResult", "ImageMissing",
+    "DockerSandbox", "EngineUnavailable", "Environment", "EnvironmentSpec", "ExecResult", "Finding", "ImageMissing",
     "LocalSandbox", "NoTestCommand", "ProjectInfo", "Sandbox", "SandboxError", "SandboxSpec", "SetupFailed", "TestCase",
     "WorkspaceError", "detect_project", "reap", "select_sandbox", "summarize_failures",
 ]

@@ -19,6 +19,7 @@ from common.languages import is_language, is_test_name
 from common.testfiles import is_test_path
 from sandbox.images import configured_image, default_image
 from sandbox.model import ProjectInfo, SandboxSpec
+from sandbox.scripts import CTEST_JUNIT, JEST_JUNIT
 
 DEPENDENCY_GLOBS = (
     "requirements*.txt", "requirements/*.txt", "pyproject.toml", "setup.cfg", "setup.py", "tox.ini", "noxfile.py",
@@ -57,7 +58,7 @@ def detect_project(repo_dir: Path, spec: SandboxSpec | None = None, env: Mapping
         image=image,
         env=found.env,
         dependency_files=dependency_files(repo_dir),
-        result_paths=(".ensemble-results", *found.result_paths),
+        result_paths=found.result_paths,
     )
 
 
@@ -146,8 +147,10 @@ def _javascript(repo: Path) -> ProjectInfo | None:
         test = "node --test --test-reporter=tap"  # Node's own runner; TAP gives per-test results
     if not deps and not (repo / "package-lock.json").exists():
         setup = None  # nothing to install: Node alone runs the tests
-    env = (("npm_config_cache", "{tmp}/npm-cache"), ("JEST_JUNIT_OUTPUT_DIR", "{workspace}/.ensemble-results"))
-    return ProjectInfo("javascript", test, setup, env=env, result_paths=("junit.xml",))
+    # jest-junit takes its environment over its reporter options: the report goes to the run's own folder
+    env = (("npm_config_cache", "{tmp}/npm-cache"), ("JEST_JUNIT_OUTPUT_DIR", "{results}"),
+           ("JEST_JUNIT_OUTPUT_NAME", JEST_JUNIT), ("JEST_JUNIT_OUTPUT_FILE", f"{{results}}/{JEST_JUNIT}"))
+    return ProjectInfo("javascript", test, setup, env=env)
 
 
 def _node_test_files(repo: Path) -> bool:
@@ -190,6 +193,7 @@ def _maven(repo: Path) -> ProjectInfo | None:
     if not (repo / "pom.xml").exists():
         return None
     local = '-Dmaven.repo.local="$ENSEMBLE_ENV/m2"'
+    # Surefire's reportsDirectory has no user property: only the pom moves it, so its usual folder is read
     return ProjectInfo("java-maven", f"mvn -B -o test {local}", f"mvn -B -q dependency:go-offline {local}",
                        result_paths=("target/surefire-reports",))
 
@@ -198,6 +202,7 @@ def _gradle(repo: Path) -> ProjectInfo | None:
     if not any((repo / n).exists() for n in ("build.gradle", "build.gradle.kts")):
         return None
     gradle = "./gradlew" if (repo / "gradlew").exists() else "gradle"
+    # the report folder is the build script's (`reports.junitXml.outputLocation`): read where it usually is
     return ProjectInfo("java-gradle", f"{gradle} test --offline", f"{gradle} --no-daemon dependencies",
                        env=(("GRADLE_USER_HOME", "{env}/gradle"),), result_paths=("build/test-results",))
 
@@ -209,7 +214,7 @@ def _cmake(repo: Path) -> ProjectInfo | None:
     build = '"$TMPDIR/build"'
     test = (f"cmake -S . -B {build} -DCMAKE_BUILD_TYPE=Debug >/dev/null && cmake --build {build} --parallel 2 && "
             f"ctest --test-dir {build} --output-on-failure --no-tests=error "
-            '--output-junit "$ENSEMBLE_WORKSPACE/.ensemble-results/ctest-junit.xml"')
+            f'--output-junit "$ENSEMBLE_RESULTS/{CTEST_JUNIT}"')
     return ProjectInfo("cmake", test)
 
 

@@ -16,7 +16,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from sandbox.detect import detect_project
@@ -24,6 +24,7 @@ from sandbox.docker_env import ENV_DIR, WORKSPACE, image_path, limits, prepare_i
 from sandbox.docker_json import exec_state, volume_labels
 from sandbox.engine import docker_client
 from sandbox.errors import EngineUnavailable, ImageMissing, SandboxError
+from sandbox.evidence import Ended, result_of
 from sandbox.images import IMAGE_ENV_VAR
 from sandbox.model import Environment, ExecResult, SandboxSpec
 from sandbox.output import CappedBuffer
@@ -36,8 +37,7 @@ from sandbox.ownership import (
     process_start,
     remove_container,
 )
-from sandbox.results import collect_tests, running_test
-from sandbox.scripts import RUN_SCRIPT, command_env, plugin_files
+from sandbox.scripts import RUN_SCRIPT, command_env, new_nonce, plugin_files, results_folder, run_variables
 from sandbox.workspace import SANDBOX_UID, Overlay, build_tar, read_tar_files
 
 if TYPE_CHECKING:
@@ -84,9 +84,9 @@ class DockerSandbox:
         return Environment(repo_dir, spec, project, image, self.name, key, cached, setup_s, image_source=source)
 
     def run(self, env: Environment, command: str, timeout: float | None = None,
-            files: Overlay | None = None) -> ExecResult:
+            files: Overlay | None = None, trace_reads: bool = False) -> ExecResult:
         """Run `command` on a fresh copy of the repository (with `files` over it); failures, timeouts and OOM
-        are data."""
+        are data. `trace_reads`: report the repository files the tests' Python processes open."""
         timeout = float(timeout or env.spec.timeout_s)
         volume = container = None
         started = time.monotonic()
@@ -96,7 +96,7 @@ class DockerSandbox:
                 archive = build_tar(env.repo_dir, max_bytes=size_bytes(env.spec.workspace_size),
                                     extra=plugin_files().items(), overlay=files)
                 container.put_archive(WORKSPACE, archive)
-                return self._exec(env, container, command, timeout, started)
+                return self._exec(env, container, command, timeout, started, trace_reads)
         finally:
             if container is not None:
                 remove_container(container)
@@ -132,10 +132,13 @@ class DockerSandbox:
             raise
         return volume, container
 
-    def _exec(self, env: Environment, container: Container, command: str, timeout: float, started: float) -> ExecResult:
+    def _exec(self, env: Environment, container: Container, command: str, timeout: float, started: float,
+              trace_reads: bool) -> ExecResult:
         api = self.client.api
         base_path = image_path(self.client.images.get(env.image))
-        environment = command_env(env.project, env_dir=ENV_DIR, workspace=WORKSPACE, tmp="/tmp", base_path=base_path)
+        results = f"{WORKSPACE}/{results_folder(new_nonce())}"
+        environment = command_env(env.project, env_dir=ENV_DIR, workspace=WORKSPACE, tmp="/tmp", base_path=base_path,
+                                  results=results, extra=run_variables(trace_reads))
         exec_id: str = api.exec_create(container.id, ["sh", "-c", RUN_SCRIPT, "ensemble-run", command],
                                        user=f"{SANDBOX_UID}:{SANDBOX_UID}", workdir=WORKSPACE,
                                        environment=environment)["Id"]
@@ -154,18 +157,21 @@ class DockerSandbox:
                                     "check `docker info` and the daemon's log, then retry")
         code = int(code)
         oom = not timed_out and code != 0 and _oom_killed(api, container)
-        files = self._result_files(container, env.project.result_paths)  # a killed run's progress log too
-        stdout, stderr = out.text(), err.text()
-        return ExecResult(command, code, stdout, stderr, duration, timed_out, oom,
-                          collect_tests(files, stdout, stderr, env.repo_dir), running_test(files))
+        own = self._result_files(container, [results])  # a killed run's progress log too
+        folder = PurePosixPath(results).name
+        files = {PurePosixPath(name).name: data for name, data in own.items()
+                 if PurePosixPath(name).parent == PurePosixPath(folder)}  # the folder's own files, not deeper ones
+        reports = self._result_files(container, [f"{WORKSPACE}/{path}" for path in env.project.result_paths])
+        ended = Ended(command, code, out.text(), err.text(), duration, timed_out, oom)
+        return result_of(ended, files, reports, env.repo_dir)
 
-    def _result_files(self, container: Container, paths: tuple[str, ...]) -> dict[str, bytes]:
+    def _result_files(self, container: Container, paths: list[str]) -> dict[str, bytes]:
         import docker.errors
 
         files: dict[str, bytes] = {}
         for path in paths:
             try:
-                chunks, _ = container.get_archive(f"{WORKSPACE}/{path}")
+                chunks, _ = container.get_archive(path)
             except docker.errors.NotFound:
                 continue
             except docker.errors.APIError as exc:

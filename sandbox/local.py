@@ -26,14 +26,24 @@ from functools import cache
 from pathlib import Path
 
 from sandbox.detect import detect_project
-from sandbox.docker_sandbox import TIMEOUT_EXIT, size_bytes
+from sandbox.docker_sandbox import MAX_RESULT_FILE, TIMEOUT_EXIT, size_bytes
 from sandbox.environment import setup_hint
 from sandbox.errors import SetupFailed
+from sandbox.evidence import Ended, result_of
 from sandbox.images import environment_key
 from sandbox.model import Environment, ExecResult, ProjectInfo, SandboxSpec
 from sandbox.output import CappedBuffer, cap_text
-from sandbox.results import collect_tests, running_test
-from sandbox.scripts import RUN_SCRIPT, SETUP_SCRIPT, command_env, plugin_files, toplevel_listing
+from sandbox.scripts import (
+    RUN_FILES,
+    RUN_SCRIPT,
+    SETUP_SCRIPT,
+    command_env,
+    new_nonce,
+    plugin_files,
+    results_folder,
+    run_variables,
+    toplevel_listing,
+)
 from sandbox.workspace import EXCLUDED, Overlay, repo_entries, write_overlay
 
 log = logging.getLogger(__name__)
@@ -107,10 +117,12 @@ class LocalSandbox:
         (env_dir / ".ready").write_text("ok\n")
 
     def run(self, env: Environment, command: str, timeout: float | None = None,
-            files: Overlay | None = None) -> ExecResult:
-        """Run `command` on a fresh copy of the repository (with `files` over it) with limits; failures are data."""
+            files: Overlay | None = None, trace_reads: bool = False) -> ExecResult:
+        """Run `command` on a fresh copy of the repository (with `files` over it) with limits; failures are data.
+        `trace_reads`: report the repository files the tests' Python processes open."""
         timeout = float(timeout or env.spec.timeout_s)
         _protect_own_environment()
+        folder = results_folder(new_nonce())
         with tempfile.TemporaryDirectory(prefix="ensemble-run-") as tmp, _workspace(env, Path(tmp)) as work:
             write_overlay(work, files or {})
             for rel, data in plugin_files().items():
@@ -119,16 +131,19 @@ class LocalSandbox:
             scratch = Path(tmp)
             env_dir = str(env.env_dir or Path(tmp) / "env")
             environment = command_env(env.project, env_dir=env_dir, workspace=str(work), tmp=str(scratch),
-                                      base_path=self.env.get("PATH"))
+                                      base_path=self.env.get("PATH"), results=str(work / folder),
+                                      extra=run_variables(trace_reads))
             argv = [*(network_isolation() or ()), "sh", "-c", RUN_SCRIPT, "ensemble-run", command]
             code, out, err, timed_out, took = execute(argv, work, environment, timeout, env.spec.output_limit,
                                                       _limits(env.spec, timeout))
-            results = _result_files(work, env.project.result_paths)  # a killed run's progress log too
+            own = _own_files(work, folder)  # a killed run's progress log too
+            reports = _result_files(work, env.project.result_paths)
         out, err = (text.replace(f"{work}/", "/workspace/") for text in (out, err))
-        results = {name: data.replace(f"{work}/".encode(), b"/workspace/") for name, data in results.items()}
+        own, reports = ({name: data.replace(f"{work}/".encode(), b"/workspace/") for name, data in found.items()}
+                        for found in (own, reports))
         oom = code != 0 and ("MemoryError" in err[-4000:] or "Cannot allocate memory" in err[-4000:])
-        return ExecResult(command, TIMEOUT_EXIT if timed_out else code, out, err, took, timed_out, oom,
-                          collect_tests(results, out, err, env.repo_dir), running_test(results))
+        ended = Ended(command, TIMEOUT_EXIT if timed_out else code, out, err, took, timed_out, oom)
+        return result_of(ended, own, reports, env.repo_dir)
 
 
 @contextlib.contextmanager
@@ -222,6 +237,19 @@ def _kill_group(pgid: int) -> None:
         time.sleep(0.02)
 
 
+def _own_files(work: Path, folder: str) -> dict[str, bytes]:
+    """The files the run's runners were told to write into its own folder, never through a symlink."""
+    top = work / folder
+    if any(p.is_symlink() for p in (top.parent, top)) or not top.is_dir():
+        return {}
+    files: dict[str, bytes] = {}
+    for name in RUN_FILES:
+        path = top / name
+        if not path.is_symlink() and path.is_file() and path.stat().st_size <= MAX_RESULT_FILE:
+            files[name] = path.read_bytes()
+    return files
+
+
 def _result_files(work: Path, paths: tuple[str, ...]) -> dict[str, bytes]:
     """Regular result files under the workspace, never following a symlink, capped in size."""
     files: dict[str, bytes] = {}
@@ -231,7 +259,7 @@ def _result_files(work: Path, paths: tuple[str, ...]) -> dict[str, bytes]:
             continue
         candidates = [top] if top.is_file() else [Path(r) / n for r, _, ns in os.walk(top) for n in ns]
         for path in candidates:
-            if path.is_symlink() or not path.is_file() or path.stat().st_size > 8 << 20:
+            if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_RESULT_FILE:
                 continue
             files[path.relative_to(work).as_posix()] = path.read_bytes()
     return files

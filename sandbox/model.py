@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 Outcome = Literal["pass", "fail", "error", "skip"]
-KILLED_EXITS = (137, -9)
-COLLECTION = "<collection>"  # the name of a file's pseudo-test when its tests could not be collected (import error)  # SIGKILL, as the shell and as Python report it
+KILLED_EXITS = (137, -9)  # SIGKILL, as the shell and as Python report it
+COLLECTION = "<collection>"  # the name of a file's pseudo-test when its tests could not be collected (import error)
 _SIZE = r"^\d+(\.\d+)?[bkmg]?$"
 
 
@@ -49,6 +49,8 @@ class ProjectInfo:
     image: str | None = None
     env: tuple[tuple[str, str], ...] = ()
     dependency_files: tuple[str, ...] = ()
+    # report folders a runner writes where it cannot be told to write elsewhere (Surefire, Gradle): read only
+    # when the run's own results folder holds no results
     result_paths: tuple[str, ...] = ()
 
 
@@ -92,6 +94,17 @@ class TestCase:
 
 
 @dataclass(frozen=True)
+class Finding:
+    """Evidence that a run's per-test results cannot be taken as they stand (sandbox/agreement.py).
+
+    The sandbox only reports findings; the judge weighs them against the base run's.
+    """
+
+    kind: str  # "exit_status" | "tally" | "unlisted" | "result_file"
+    detail: str  # plain words, naming the numbers
+
+
+@dataclass(frozen=True)
 class ExecResult:
     """What one command did. Output is capped with a visible truncation marker."""
 
@@ -106,6 +119,9 @@ class ExecResult:
     running: str | None = None  # the test that had started and not finished when the command ended
     complete: bool = True  # False when a kill stopped the suite and the rest could not be run (sandbox/suite.py)
     incomplete_reason: str = ""
+    findings: tuple[Finding, ...] = ()  # where the per-test results disagree with the runner (sandbox/agreement.py)
+    reads: tuple[str, ...] = ()  # repository files the tests' Python processes opened, when traced
+    runner: str = ""  # whose report gave the per-test results: pytest, junit, go, cargo, tap, unittest
 
     @property
     def ok(self) -> bool:
@@ -131,7 +147,10 @@ class Sandbox(Protocol):
         ...
 
     def run(self, env: Environment, command: str, timeout: float | None = None,
-            files: Mapping[str, bytes | None] | None = None) -> ExecResult:
+            files: Mapping[str, bytes | None] | None = None, trace_reads: bool = False) -> ExecResult:
         """Copy the current contents of `env.repo_dir` in, with `files` over them (bytes written, None removed),
-        and run `command`; failures are data."""
+        and run `command`; failures are data.
+
+        With `trace_reads`, the tests' Python processes record the repository files they open
+        (`ExecResult.reads`); other runners' processes record nothing."""
         ...

@@ -8,6 +8,7 @@ from __future__ import annotations
 import collections
 
 MARKER = "\n[... {dropped} bytes of output truncated by the ensemble sandbox ...]\n"
+MARKER_WORDS = "bytes of output truncated by the ensemble sandbox"
 
 
 class CappedBuffer:

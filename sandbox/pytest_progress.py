@@ -2,15 +2,19 @@
 
 JUnit XML is written when the run ends, so a run the sandbox kills (memory, time, processes) leaves
 none. This log survives the kill: the tests that finished, and the one that was running when the
-limit hit (sandbox/progress.py reads it). The file is copied into the sandbox as a plain module and
-loaded with `PYTEST_PLUGINS`; it imports nothing but the standard library.
+limit hit (sandbox/results.py reads it). It goes into the run's own results folder, `$ENSEMBLE_RESULTS`.
+The file is copied into the sandbox as a plain module and loaded with `PYTEST_PLUGINS`; it imports
+nothing but the standard library.
 
-Lines: `start<TAB>nodeid` and `done<TAB>nodeid<TAB>outcome` (pass, fail, error, skip).
+Lines: `session<TAB>start` when pytest starts, `start<TAB>nodeid` and `done<TAB>nodeid<TAB>outcome`
+(pass, fail, error, skip). With `ENSEMBLE_LIST` set (a token) and `--collect-only`, the collected node
+ids are printed as `token<TAB>nodeid`, after a line holding the token alone (sandbox/listing.py).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the sandbox runs this module with the standard library only
@@ -21,7 +25,9 @@ _outcomes: dict[str, str] = {}
 
 
 def _write(*fields: str) -> None:
-    folder = os.path.join(os.environ.get("ENSEMBLE_WORKSPACE", "."), ".ensemble-results")
+    folder = os.environ.get("ENSEMBLE_RESULTS")
+    if not folder:
+        return
     try:
         os.makedirs(folder, exist_ok=True)
         fd = os.open(os.path.join(folder, LOG_NAME), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -31,6 +37,28 @@ def _write(*fields: str) -> None:
             os.close(fd)
     except OSError:
         pass  # a full or read-only disk must not fail the tests
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _write("session", "start")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    token = os.environ.get("ENSEMBLE_LIST")
+    if not token or not session.config.getoption("collectonly", False):
+        return
+    lines = [token, *(f"{token}\t{item.nodeid}" for item in session.items)]
+    capture = session.config.pluginmanager.getplugin("capturemanager")
+    if capture is not None:  # the listing must reach stdout, not pytest's capture of it
+        with capture.global_and_fixture_disabled():
+            _print(lines)
+    else:
+        _print(lines)
+
+
+def _print(lines: list[str]) -> None:
+    sys.stdout.write("".join(f"{line}\n" for line in lines))
+    sys.stdout.flush()
 
 
 def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:

@@ -5,20 +5,23 @@ is refused (no entity expansion).
 
 from __future__ import annotations
 
+import bisect
 import json
 import logging
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from common.languages import suffixes_of
 from sandbox.detect import find_test_files
 from sandbox.model import COLLECTION, Outcome, TestCase
+from sandbox.scripts import CTEST_JUNIT, JEST_JUNIT, PYTEST_JUNIT, PYTEST_PROGRESS
 
 log = logging.getLogger(__name__)
 MESSAGE_LIMIT = 4000
-PROGRESS_LOG = "pytest-progress.log"  # written by sandbox/pytest_progress.py as each test starts and ends
 
 
 def parse_junit_xml(data: bytes) -> list[TestCase]:
@@ -75,14 +78,8 @@ def parse_go_test_json(text: str) -> list[TestCase]:
     """Test cases from `go test -json` events (one JSON object per line)."""
     output: dict[str, list[str]] = {}
     results: dict[str, TestCase] = {}
-    for line in text.splitlines():
-        if not line.startswith("{"):
-            continue
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if not isinstance(event, dict) or not event.get("Test"):
+    for event in go_events(text):
+        if not event.get("Test"):
             continue
         name = f"{event.get('Package', '')}::{event['Test']}"
         action = event.get("Action")
@@ -95,25 +92,59 @@ def parse_go_test_json(text: str) -> list[TestCase]:
     return list(results.values())
 
 
-_UNITTEST_LINE = re.compile(r"^(\w+) \(([\w.]+)\)(?:\n.*?)? \.\.\. (ok|FAIL|ERROR|skipped.*)$", re.M)
+_UNITTEST_WORD = r"ok|FAIL|ERROR|skipped.*|expected failure|unexpected success"
+_UNITTEST_HEADER = re.compile(r"^(\w+) \(([\w.]+)\)(?:\n[^\n]*?)? \.\.\. ?(.*)$", re.M)
+_UNITTEST_SUBTEST = re.compile(r"^  \w+ \([\w.]+\) \(.*\) \.\.\. (FAIL|ERROR)$", re.M)
+_UNITTEST_ALONE = re.compile(rf"^({_UNITTEST_WORD})$", re.M)  # the outcome after output the test wrote to stderr
 _UNITTEST_IMPORT = re.compile(r"^([\w.]+) \(unittest\.loader\._FailedTest(?:\.[\w.]+)?\) \.\.\. ERROR$", re.M)
-_UNITTEST_BLOCK = re.compile(r"^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)\n-+\n(.*?)(?=^=+$|^-+\nRan )", re.M | re.S)
+_UNITTEST_BLOCK = re.compile(r"^(?:FAIL|ERROR): ([\w.]+) \(([\w.]+)\)(?: \([^\n]*\))?\n-+\n(.*?)(?=^=+$|^-+\nRan )",
+                             re.M | re.S)
+_UNITTEST_END = re.compile(r"^Ran \d+ tests? in ", re.M)
 
 
 def parse_unittest_verbose(text: str) -> list[TestCase]:
-    """Test cases from `python -m unittest -v` output."""
-    messages = {_unittest_name(m.group(1), m.group(2)): m.group(3).strip() for m in _UNITTEST_BLOCK.finditer(text)}
-    cases = []
-    for match in _UNITTEST_LINE.finditer(text):
+    """Test cases from `python -m unittest -v` output (subtests fold into their test)."""
+    return _unittest_cases(text)[0]
+
+
+def unittest_running(text: str) -> str | None:
+    """The unittest test that had started and not finished when the output ends (`-v` names each as it starts)."""
+    return _unittest_cases(text)[1]
+
+
+def _unittest_cases(text: str) -> tuple[list[TestCase], str | None]:
+    messages: dict[str, str] = {}
+    for block in _UNITTEST_BLOCK.finditer(text):
+        name = _unittest_name(block.group(1), block.group(2))
+        messages[name] = f"{messages.get(name, '')}\n{block.group(3).strip()}".strip()
+    headers = list(_UNITTEST_HEADER.finditer(text))
+    cases, running = [], None
+    for index, match in enumerate(headers):
         name = _unittest_name(match.group(1), match.group(2))
-        word = match.group(3)
-        outcome: Outcome = "pass" if word == "ok" else "fail" if word == "FAIL" else (
-            "error" if word == "ERROR" else "skip")
+        rest = text[match.end():headers[index + 1].start() if index + 1 < len(headers) else len(text)]
+        end = _UNITTEST_END.search(rest)
+        word = match.group(3) if _UNITTEST_ALONE.fullmatch(match.group(3)) else None
+        word = word or _unittest_outcome(match.group(3) + (rest[:end.start()] if end else rest))
+        if word is None:
+            running = None if end else name
+            continue
+        outcome: Outcome = ("pass" if word == "ok" else "fail" if word in ("FAIL", "unexpected success")
+                            else "error" if word == "ERROR" else "skip")
         cases.append(TestCase(name, outcome, messages.get(name, "")[-MESSAGE_LIMIT:]))
+        running = None
     for match in _UNITTEST_IMPORT.finditer(text):  # a test module that could not be imported
         message = next((m.group(3) for m in _UNITTEST_BLOCK.finditer(text) if m.group(1) == match.group(1)), "")
         cases.append(TestCase(f"{match.group(1)}::{COLLECTION}", "error", message.strip()[-MESSAGE_LIMIT:]))
-    return cases
+    return cases, running
+
+
+def _unittest_outcome(rest: str) -> str | None:
+    """The outcome of a test whose header line holds none: its subtests' failures, or a line of its own."""
+    subtests = {m.group(1) for m in _UNITTEST_SUBTEST.finditer(rest)}
+    if subtests:
+        return "ERROR" if "ERROR" in subtests else "FAIL"
+    alone = _UNITTEST_ALONE.search(rest)
+    return alone.group(1) if alone else None
 
 
 def _unittest_name(method: str, where: str) -> str:
@@ -128,16 +159,33 @@ _CARGO_BLOCK = re.compile(r"^---- (.+?) stdout ----\n(.*?)(?=^---- |^failures:$|
 
 def parse_cargo_test(text: str) -> list[TestCase]:
     """Test cases from `cargo test` output; names carry their target (`src/lib.rs::tests::it_adds`)."""
-    marks = [(m.start(), m.group(1) or f"doc-tests {m.group(2)}") for m in _CARGO_TARGET.finditer(text)]
     messages = {m.group(1): m.group(2).strip() for m in _CARGO_BLOCK.finditer(text)}
+    marks = cargo_targets(text)
     cases = []
     for match in _CARGO_LINE.finditer(text):
-        target = next((where for at, where in reversed(marks) if at < match.start()), "")
         name, word = match.group(1), match.group(2)
         outcome: Outcome = "pass" if word == "ok" else "fail" if word == "FAILED" else "skip"
-        full = f"{target}::{name}" if target and not target.startswith("doc-tests") else name
-        cases.append(TestCase(full, outcome, messages.get(name, "")[-MESSAGE_LIMIT:] if outcome == "fail" else ""))
+        cases.append(TestCase(cargo_test_name(marks, match.start(), name), outcome,
+                              messages.get(name, "")[-MESSAGE_LIMIT:] if outcome == "fail" else ""))
     return cases
+
+
+def cargo_targets(text: str) -> list[tuple[int, str]]:
+    """Where cargo announces each test target (`Running unittests src/lib.rs (...)`, `Doc-tests x`), in order."""
+    return [(m.start(), m.group(1) or f"doc-tests {m.group(2)}") for m in _CARGO_TARGET.finditer(text)]
+
+
+def cargo_test_name(marks: list[tuple[int, str]], at: int, name: str) -> str:
+    """A libtest name printed at `at`, with the target announced last before it (doc-tests keep their own)."""
+    index = bisect.bisect_left(marks, (at, "")) - 1
+    target = marks[index][1] if index >= 0 else ""
+    return f"{target}::{name}" if target and not target.startswith("doc-tests") else name
+
+
+def libtest_name(name: str) -> str:
+    """What libtest calls the test the results name `src/lib.rs::tests::it_adds`: `tests::it_adds`."""
+    head, sep, rest = name.partition("::")
+    return rest if sep and " " not in head and ("/" in head or head.endswith(".rs")) else name
 
 
 _TAP_LINE = re.compile(r"^(?P<indent> *)(?P<ok>not ok|ok) \d+(?: - (?P<name>.*?))?(?: # (?P<directive>\w+).*)?$")
@@ -267,10 +315,44 @@ def parse_pytest_progress(text: str) -> tuple[list[TestCase], str | None]:
     return list(finished.values()), running
 
 
-def running_test(files: dict[str, bytes]) -> str | None:
-    """The test that was running when the command ended, from the progress log (None: none, or no log)."""
-    log_file = next((data for name, data in files.items() if name.endswith(PROGRESS_LOG)), None)
-    return parse_pytest_progress(log_file.decode("utf-8", "replace"))[1] if log_file is not None else None
+def go_running(text: str) -> str | None:
+    """The Go test (`package::TestX/sub`) that the last `run` event started and no event ended."""
+    running: dict[str, None] = {}  # in start order
+    for event in go_events(text):
+        if not event.get("Test"):
+            continue
+        name = f"{event.get('Package', '')}::{event['Test']}"
+        if event.get("Action") == "run":
+            running[name] = None
+        elif event.get("Action") in ("pass", "fail", "skip"):
+            running.pop(name, None)
+    return next(reversed(running), None)
+
+
+def go_events(text: str) -> Iterator[dict[str, Any]]:
+    """The JSON objects among `go test -json`'s lines."""
+    for line in text.splitlines():
+        if line.startswith("{"):
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(event, dict):
+                yield event
+
+
+_CARGO_START = re.compile(r"^test (.+?) \.\.\. (?!ok$|FAILED$|ignored\b)(.*)$", re.M)
+
+
+def cargo_running(text: str) -> str | None:
+    """The libtest test whose `test x ... ` line has no outcome (tests run one at a time print it first)."""
+    started = list(_CARGO_START.finditer(text))
+    if not started:
+        return None
+    last = started[-1]
+    if any(m.group(1) == last.group(1) for m in _CARGO_LINE.finditer(text, last.end())):
+        return None
+    return cargo_test_name(cargo_targets(text), last.start(), last.group(1))
 
 
 def _distinct(found: list[TestCase], into: dict[str, TestCase]) -> None:
@@ -287,28 +369,77 @@ def _distinct(found: list[TestCase], into: dict[str, TestCase]) -> None:
         into[name] = case
 
 
-def collect_tests(files: dict[str, bytes], stdout: str, stderr: str, repo_dir: Path | None = None) -> list[TestCase]:
-    """Every test case found in result files, else in the output; a later file's result for a test wins.
+def read_tests(files: Mapping[str, bytes], stdout: str, stderr: str, repo_dir: Path | None = None,
+               reports: Mapping[str, bytes] | None = None) -> tuple[str, list[TestCase]]:
+    """The runner whose report gave the per-test results, and the results.
 
-    `repo_dir` (the repository the run copied) lets Go tests be named by the file that defines them.
-    Without JUnit XML (a run killed before the runner wrote it), pytest's progress log says which tests
-    finished. Two tests reported under one identity by one source are kept apart (`name (duplicate 2)`)."""
+    `files` are the run's own result files by name (scripts.RUN_FILES): what the runners were told to
+    write. When pytest ran (its progress log is there), only pytest's report counts: its JUnit file, else
+    (a run killed before pytest wrote it) the progress log. Then the other JUnit writers told where to
+    write (jest-junit, CTest); then `reports`, the folders of runners that cannot be told (Surefire,
+    Gradle); then the output (`go test -json`, cargo, TAP, `unittest -v`). `repo_dir` lets Go and TAP
+    tests be named by the file that defines them. Two tests reported under one identity by one source
+    are kept apart (`name (duplicate 2)`)."""
     cases: dict[str, TestCase] = {}
-    for name in sorted(files):
-        if name.endswith(".xml"):
+    if PYTEST_JUNIT in files or PYTEST_PROGRESS in files:
+        if PYTEST_JUNIT in files:
+            _distinct(parse_junit_xml(files[PYTEST_JUNIT]), cases)
+        else:
+            _distinct(parse_pytest_progress(files[PYTEST_PROGRESS].decode("utf-8", "replace"))[0], cases)
+        return "pytest", list(cases.values())
+    for name in (JEST_JUNIT, CTEST_JUNIT):
+        if name in files:
             _distinct(parse_junit_xml(files[name]), cases)
-    if not cases:
-        progress = next((data for name, data in files.items() if name.endswith(PROGRESS_LOG)), None)
-        if progress is not None:
-            _distinct(parse_pytest_progress(progress.decode("utf-8", "replace"))[0], cases)
-    if not cases:
-        found = parse_go_test_json(stdout)
+    for name, data in sorted((reports or {}).items()) if not cases else ():
+        if name.endswith(".xml"):
+            _distinct(parse_junit_xml(data), cases)
+    if cases:
+        return "junit", list(cases.values())
+    return _output_tests(stdout, stderr, repo_dir)
+
+
+def _output_tests(stdout: str, stderr: str, repo_dir: Path | None) -> tuple[str, list[TestCase]]:
+    """Per-test results from what the runner printed: the first format that gives any."""
+    cases: dict[str, TestCase] = {}
+    if found := parse_go_test_json(stdout):
         cases.update((c.name, c) for c in (name_go_tests_by_file(found, repo_dir) if repo_dir else found))
-    if not cases:
-        _distinct(parse_cargo_test(stdout), cases)
-    if not cases:
-        found = parse_tap(stdout)
+        return "go", list(cases.values())
+    if found := parse_cargo_test(stdout):
+        _distinct(found, cases)
+        return "cargo", list(cases.values())
+    if found := parse_tap(stdout):
         cases.update((c.name, c) for c in (name_tap_tests_by_file(found, repo_dir) if repo_dir else found))
-    if not cases:
-        _distinct(parse_unittest_verbose(stderr + "\n" + stdout), cases)
-    return list(cases.values())
+        return "tap", list(cases.values())
+    if found := parse_unittest_verbose(stderr + "\n" + stdout):
+        _distinct(found, cases)
+        return "unittest", list(cases.values())
+    return "", []
+
+
+def collect_tests(files: Mapping[str, bytes], stdout: str, stderr: str, repo_dir: Path | None = None,
+                  reports: Mapping[str, bytes] | None = None) -> list[TestCase]:
+    """Every test case `read_tests` finds."""
+    return read_tests(files, stdout, stderr, repo_dir, reports)[1]
+
+
+def running_test(runner: str, files: Mapping[str, bytes], stdout: str, stderr: str,
+                 repo_dir: Path | None = None) -> tuple[str, str | None]:
+    """The test that was running when the command ended, named as `runner`'s results name it, and the runner
+    that named it: with no results (a kill in the first test), whichever runner's output names one."""
+    for kind in [runner] if runner else ["pytest", "go", "cargo", "unittest"]:
+        if name := _running(kind, files, stdout, stderr, repo_dir):
+            return kind, name
+    return runner, None
+
+
+def _running(runner: str, files: Mapping[str, bytes], stdout: str, stderr: str, repo_dir: Path | None) -> str | None:
+    if runner == "pytest" and PYTEST_PROGRESS in files:
+        return parse_pytest_progress(files[PYTEST_PROGRESS].decode("utf-8", "replace"))[1]
+    if runner == "go" and (name := go_running(stdout)):
+        renamed = name_go_tests_by_file([TestCase(name, "error")], repo_dir) if repo_dir else []
+        return renamed[0].name if renamed else name
+    if runner == "cargo":
+        return cargo_running(stdout)
+    if runner == "unittest":
+        return unittest_running(stderr + "\n" + stdout)
+    return None

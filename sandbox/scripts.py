@@ -8,6 +8,7 @@ nothing is inherited from the host, so no secret can leak in.
 
 from __future__ import annotations
 
+import secrets
 import shlex
 from collections.abc import Iterable, Mapping
 
@@ -16,6 +17,14 @@ from sandbox.model import ProjectInfo
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 RESULTS_DIR = ".ensemble-results"
 PLUGINS_DIR = ".ensemble-plugins"  # the sandbox's own modules, copied beside the repository's files
+# The files a run's runners are told to write into its own folder, `$ENSEMBLE_RESULTS`
+# (`.ensemble-results/<nonce>`): only these are read back, nothing else the run leaves anywhere.
+PYTEST_JUNIT = "pytest-junit.xml"
+PYTEST_PROGRESS = "pytest-progress.log"  # sandbox/pytest_progress.py
+JEST_JUNIT = "jest-junit.xml"  # through JEST_JUNIT_OUTPUT_DIR and JEST_JUNIT_OUTPUT_NAME (detect.py)
+CTEST_JUNIT = "ctest-junit.xml"  # the detected CTest command's --output-junit (detect.py)
+READS_LOG = "reads.log"  # sandbox/run_hooks.py, when the run traces reads
+RUN_FILES = (PYTEST_JUNIT, PYTEST_PROGRESS, JEST_JUNIT, CTEST_JUNIT, READS_LOG)
 CA_VARIABLES = ("SSL_CERT_FILE", "PIP_CERT", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "CURL_CA_BUNDLE",
                 "GIT_SSL_CAINFO")
 
@@ -42,8 +51,9 @@ if [ -d "$ENSEMBLE_ENV/seed" ]; then
     { [ -e "$name" ] || [ -L "$name" ]; } || ln -s "$entry" "$name" 2>/dev/null
   done
 fi
-mkdir -p .ensemble-results
-# each test's start and outcome as it happens, so a run killed half-way still says how far it got
+mkdir -p "$ENSEMBLE_RESULTS" || exit 93
+# each test's start and outcome as it happens, so a run killed half-way still says how far it got; and
+# sitecustomize (sandbox/run_hooks.py) in every Python process: traced reads, unittest's skips and listing
 export PYTHONPATH="$ENSEMBLE_WORKSPACE/.ensemble-plugins${PYTHONPATH:+:$PYTHONPATH}"
 export PYTEST_PLUGINS=ensemble_pytest_progress
 exec sh -c "$1"
@@ -51,11 +61,28 @@ exec sh -c "$1"
 
 
 def plugin_files() -> dict[str, bytes]:
-    """The sandbox's own files every test run gets beside the repository's (the pytest progress plugin)."""
+    """The sandbox's own files every test run gets beside the repository's: the pytest progress plugin, and
+    the hooks every Python process of the run loads as `sitecustomize`."""
     from pathlib import Path
 
-    source = Path(__file__).with_name("pytest_progress.py").read_bytes()
-    return {f"{PLUGINS_DIR}/ensemble_pytest_progress.py": source}
+    here = Path(__file__).parent
+    return {f"{PLUGINS_DIR}/ensemble_pytest_progress.py": (here / "pytest_progress.py").read_bytes(),
+            f"{PLUGINS_DIR}/sitecustomize.py": (here / "run_hooks.py").read_bytes()}
+
+
+def new_nonce() -> str:
+    """A fresh, unpredictable name for one run's results folder."""
+    return secrets.token_hex(16)
+
+
+def results_folder(nonce: str) -> str:
+    """The repository-relative folder a run's runners write their results into."""
+    return f"{RESULTS_DIR}/{nonce}"
+
+
+def run_variables(trace_reads: bool) -> dict[str, str]:
+    """What a test run asks of sandbox/run_hooks.py in its Python processes."""
+    return {"ENSEMBLE_TRACE_READS": "1"} if trace_reads else {}
 
 
 def toplevel_listing(names: Iterable[str]) -> bytes:
@@ -64,9 +91,11 @@ def toplevel_listing(names: Iterable[str]) -> bytes:
 
 
 def command_env(project: ProjectInfo, *, env_dir: str, workspace: str, tmp: str, base_path: str | None,
-                extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The complete environment of a setup or test command."""
+                results: str | None = None, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The complete environment of a setup or test command; `results` is a test run's own results folder
+    (absolute), where the runners are told to write."""
     path = base_path or SYSTEM_PATH
+    results = results or f"{workspace}/{RESULTS_DIR}"
     env = {
         "PATH": f"{env_dir}/venv/bin:{path}",
         "HOME": tmp,
@@ -78,11 +107,11 @@ def command_env(project: ProjectInfo, *, env_dir: str, workspace: str, tmp: str,
         "CI": "true",
         "ENSEMBLE_ENV": env_dir,
         "ENSEMBLE_WORKSPACE": workspace,
-        "PYTEST_ADDOPTS": (f"--junitxml={workspace}/{RESULTS_DIR}/pytest-junit.xml -o junit_family=xunit1 "
-                           "--continue-on-collection-errors"),
+        "ENSEMBLE_RESULTS": results,
+        "PYTEST_ADDOPTS": f"--junitxml={results}/{PYTEST_JUNIT} -o junit_family=xunit1 --continue-on-collection-errors",
     }
     for name, value in project.env:
-        env[name] = value.format(env=env_dir, tmp=tmp, workspace=workspace)
+        env[name] = value.format(env=env_dir, tmp=tmp, workspace=workspace, results=results)
     env.update(extra or {})
     return env
 

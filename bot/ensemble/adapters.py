@@ -95,24 +95,31 @@ class SandboxRunner:
 
         Tests in `known_failures` (those that already failed at the base) are left out of the
         summary the models read, which says how many were left out. A run a limit killed is
-        resumed without the test that was running (sandbox/suite.py).
+        resumed without the test that was running (sandbox/suite.py). `trace_reads` records the
+        repository files the tests' Python processes open; `listing` lists the suite's tests first
+        (where the runner can) and holds the run to that listing.
         """
-        from sandbox.suite import run_suite
+        from sandbox.suite import list_tests, run_suite
 
         env = self._environment(workspace)
         command = self._command = self._command or env.test_command
+        listed = None
+        if listing:
+            with span("sandbox.list", backend=env.backend) as s:
+                listed = list_tests(self.sandbox, env, command, files)
+                s.set(listed=None if listed is None else len(listed))
         with span("sandbox.run", backend=env.backend, image=env.image) as s:
-            s.set(command=command, overlay=sorted(files or ())[:50])
-            result = run_suite(self.sandbox, env, command, self.spec.timeout_s, files)
+            s.set(command=command, overlay=sorted(files or ())[:50], trace_reads=trace_reads)
+            result = run_suite(self.sandbox, env, command, self.spec.timeout_s, files, listed, trace_reads)
             s.set(exit_code=result.exit_code, duration_s=round(result.duration_s, 2), timed_out=result.timed_out,
                   oom_killed=result.oom_killed, tests=len(result.tests), failing=len(result.failures),
-                  complete=result.complete)
+                  complete=result.complete, findings=[f"{f.kind}: {f.detail}" for f in result.findings][:10])
         if not self._base_checked:
             from sandbox.environment import check_base_run
 
             self._base_checked = True
             check_base_run(env, result)
-        return outcome_of(result, known_failures)
+        return outcome_of(result, known_failures, listed)
 
     def _environment(self, workspace: Path) -> Environment:
         from sandbox.detect import dependency_files
@@ -133,8 +140,10 @@ class SandboxRunner:
         return env
 
 
-def outcome_of(result: ExecResult, known_failures: Collection[str] = ()) -> TestOutcome:
-    """The loop's view of a sandbox `ExecResult`, its summary without the tests in `known_failures`."""
+def outcome_of(result: ExecResult, known_failures: Collection[str] = (),
+               listed: Sequence[str] | None = None) -> TestOutcome:
+    """The loop's view of a sandbox `ExecResult`, its summary without the tests in `known_failures`;
+    `listed`, the suite's listing the run was held to."""
     from dataclasses import replace
 
     from sandbox.summary import summarize_failures
@@ -154,7 +163,9 @@ def outcome_of(result: ExecResult, known_failures: Collection[str] = ()) -> Test
         summary += f"\nThe run is incomplete: {result.incomplete_reason}."
     return TestOutcome(result.ok, failing, summary, result.exit_code, len(result.tests) or None,
                        round(result.duration_s, 2), tuple((t.name, t.outcome) for t in result.tests),
-                       result.timed_out, result.complete, result.incomplete_reason)
+                       result.timed_out, result.complete, result.incomplete_reason,
+                       tuple(f"{f.kind}: {f.detail}" for f in result.findings), result.reads,
+                       None if listed is None else tuple(listed))
 
 
 def _files_hash(root: Path, paths: Sequence[str]) -> str:

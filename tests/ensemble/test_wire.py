@@ -45,6 +45,21 @@ def test_a_run_result_round_trips_losslessly() -> None:
     assert back.usage["by_role"]["coder"]["calls"] == 2 and back.usage["fallbacks"][0]["from"] == "openai/gpt-4o-mini"
 
 
+def test_a_test_runs_findings_reads_and_listing_round_trip() -> None:
+    from dataclasses import replace
+
+    result = full_result("run-9", Task("t"))
+    assert result.tests_before is not None and result.tests_after is not None
+    before = replace(result.tests_before, findings=("exit_status: none of the 3 reported tests failed, but ...",),
+                     reads=("fixtures/expected.json", "stats/core.py"), listed=("tests/test_even.py::test_even",))
+    after = replace(result.tests_after, listed=())  # a runner that listed no tests is not one that cannot list
+    back = wire.load(RunResult, through_json(replace(result, tests_before=before, tests_after=after)))
+    assert back.tests_before == before and back.tests_after == after
+    assert back.tests_before is not None and isinstance(back.tests_before.listed, tuple)
+    assert back.tests_after is not None and back.tests_after.listed == ()
+    assert wire.load(RunResult, through_json(result)).tests_before.listed is None  # type: ignore[union-attr]
+
+
 def test_the_json_of_a_run_keeps_its_keys() -> None:
     """`ensemble run --json` is a contract: commits, teams and usage print as they always have."""
     data = json.loads(json.dumps(full_result("run-9", Task("t")).to_dict(), default=str))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.images import BASE_IMAGE
-from sandbox.model import SandboxSpec
+from sandbox.model import Environment, Sandbox, SandboxSpec
 from sandbox.ownership import OWNER_LABEL, labels
 
 SAMPLE_TESTS = '''\
@@ -38,6 +38,14 @@ def write_sample(root: Path, correct: bool = True) -> Path:
     (root / "calc.py").write_text(f"def add(a, b):\n    return a {'+' if correct else '-'} b\n")
     (root / "tests" / "test_calc.py").write_text(SAMPLE_TESTS)
     return root
+
+
+def prepare_suite(sandbox: Sandbox, repo: Path, files: dict[str, str], **spec: object) -> Environment:
+    """`files` written into `repo`, prepared on the base image without setup (`spec` overrides)."""
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    return sandbox.prepare(repo, SandboxSpec(**{"image": base_image(), "setup": "", "memory": "256m", **spec}))
 
 
 @pytest.fixture

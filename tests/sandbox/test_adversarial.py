@@ -169,18 +169,28 @@ OUTSIDE_JUNIT = ('<testsuite><testcase classname="outside" name="escaped"><failu
 def test_result_symlinks_are_never_followed(hostile) -> None:
     junit = ('<testsuite><testcase classname="t" name="real"><failure message="boom">trace</failure>'
              '</testcase></testsuite>')
-    # The link points at a valid JUnit file outside the workspace: following it would add a test.
-    result = run(hostile, f"echo '{OUTSIDE_JUNIT}' > /tmp/outside.xml && mkdir -p .ensemble-results && "
-                          f"echo '{junit}' > .ensemble-results/real.xml && "
-                          "ln -s /tmp/outside.xml .ensemble-results/outside.xml && "
-                          "ln -s /etc/shadow .ensemble-results/shadow.xml")
+    # The links point at a valid JUnit file outside the workspace: following one would add a test.
+    result = run(hostile, f"echo '{OUTSIDE_JUNIT}' > /tmp/outside.xml && "
+                          f"echo '{junit}' > \"$ENSEMBLE_RESULTS/ctest-junit.xml\" && "
+                          "ln -s /tmp/outside.xml \"$ENSEMBLE_RESULTS/jest-junit.xml\" && "
+                          "ln -s /etc/shadow \"$ENSEMBLE_RESULTS/pytest-junit.xml\"")
     assert [(t.name, t.outcome) for t in result.tests] == [("t::real", "fail")]
     assert "root:" not in repr(result)
 
 
-def test_results_dir_symlinked_out_of_the_workspace_is_ignored(hostile) -> None:
-    result = run(hostile, f"mkdir -p /tmp/res && echo '{OUTSIDE_JUNIT}' > /tmp/res/outside.xml && "
-                          "rm -rf .ensemble-results && ln -s /tmp/res .ensemble-results")
+def test_the_runs_results_folder_symlinked_out_of_the_workspace_is_ignored(hostile) -> None:
+    result = run(hostile, f"mkdir -p /tmp/res && echo '{OUTSIDE_JUNIT}' > /tmp/res/ctest-junit.xml && "
+                          "rm -rf \"$ENSEMBLE_RESULTS\" && ln -s /tmp/res \"$ENSEMBLE_RESULTS\"")
+    assert result.tests == []
+
+
+def test_result_files_anywhere_but_where_the_runner_was_told_are_ignored(hostile) -> None:
+    """A JUnit file in the collected folder, beside the run's own folder or deeper in it, is not read."""
+    forged = ('<testsuite><testcase classname="t" name="forged"/></testsuite>')
+    result = run(hostile, f"echo '{forged}' > .ensemble-results/forged.xml && "
+                          f"mkdir -p \"$ENSEMBLE_RESULTS/deeper\" && "
+                          f"echo '{forged}' > \"$ENSEMBLE_RESULTS/deeper/ctest-junit.xml\" && "
+                          f"echo '{forged}' > \"$ENSEMBLE_RESULTS/forged.xml\" && echo '{forged}' > junit.xml")
     assert result.tests == []
 
 

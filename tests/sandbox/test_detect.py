@@ -40,7 +40,7 @@ def make(root: Path, files: dict[str, str]) -> Path:
     ({"CMakeLists.txt": "enable_testing()\n", "Makefile": "test:\n\ttrue\n"}, "cmake",
      'cmake -S . -B "$TMPDIR/build" -DCMAKE_BUILD_TYPE=Debug >/dev/null && cmake --build "$TMPDIR/build" --parallel 2 '
      '&& ctest --test-dir "$TMPDIR/build" --output-on-failure --no-tests=error '
-     '--output-junit "$ENSEMBLE_WORKSPACE/.ensemble-results/ctest-junit.xml"'),
+     '--output-junit "$ENSEMBLE_RESULTS/ctest-junit.xml"'),
 ])
 def test_detects_language_and_test_command(tmp_path: Path, files: dict[str, str], language: str, test: str) -> None:
     project = detect_project(make(tmp_path, files))

@@ -88,5 +88,6 @@ Ran 3 tests in 0.001s
 
 
 def test_collect_prefers_result_files_and_falls_back_to_output() -> None:
-    assert len(collect_tests({"a/pytest.xml": PYTEST_XML, "notes.txt": b"x"}, "", "")) == 4
+    assert len(collect_tests({"pytest-junit.xml": PYTEST_XML}, "", "")) == 4
+    assert len(collect_tests({}, "", "", reports={"surefire-reports/TEST-a.xml": PYTEST_XML, "notes.txt": b"x"})) == 4
     assert collect_tests({}, "plain output", "no tests here") == []

@@ -1,0 +1,58 @@
+"""What a finished test command leaves as evidence, read the same way by both backends.
+
+A run's runners write into its own folder, `.ensemble-results/<nonce>` (a fresh unpredictable name
+per run, sandbox/scripts.py); only the files they were told to write there are read (`RUN_FILES`),
+never whatever else a test leaves in `.ensemble-results/` or elsewhere. Surefire and Gradle cannot be
+told where to write: their usual folders are read when the run's own folder holds no results. From
+these and the output come the per-test results, the test that was running when the command ended, the
+repository files the tests read (when traced), and the findings where the results disagree with the
+runner (sandbox/agreement.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+from typing import NamedTuple
+
+from sandbox.agreement import findings
+from sandbox.model import KILLED_EXITS, ExecResult
+from sandbox.results import read_tests, running_test
+from sandbox.scripts import PLUGINS_DIR, READS_LOG, RESULTS_DIR, RUN_FILES
+
+MAX_READS = 5000  # repository files reported as read by one run
+
+
+class Ended(NamedTuple):
+    """How a command ended, as the backend saw it."""
+
+    command: str
+    exit_code: int
+    stdout: str
+    stderr: str
+    duration_s: float
+    timed_out: bool
+    oom_killed: bool
+
+
+def result_of(ended: Ended, files: Mapping[str, bytes], reports: Mapping[str, bytes], repo_dir: Path) -> ExecResult:
+    """The ExecResult of a finished command: `files` are the run's own result files by name (others are
+    dropped), `reports` the files of the report folders a runner cannot be told to move."""
+    own = {name: data for name, data in files.items() if name in RUN_FILES}
+    runner, tests = read_tests(own, ended.stdout, ended.stderr, repo_dir, reports)
+    killed = ended.timed_out or ended.oom_killed or ended.exit_code in KILLED_EXITS
+    found = findings(runner, tests, ended.exit_code, killed, ended.stdout, ended.stderr, own)
+    runner, running = running_test(runner, own, ended.stdout, ended.stderr, repo_dir)
+    return ExecResult(*ended, tests=tests, runner=runner, reads=reads_of(own.get(READS_LOG, b"")), running=running,
+                      findings=found)
+
+
+def reads_of(log: bytes) -> tuple[str, ...]:
+    """The repository-relative paths in a reads log: sorted, unique, inside the repository, capped."""
+    found = set()
+    for line in log.decode("utf-8", "replace").splitlines():
+        path = PurePosixPath(line.strip())
+        if not line.strip() or path.is_absolute() or ".." in path.parts or path.parts[0] in (RESULTS_DIR, PLUGINS_DIR):
+            continue
+        found.add(path.as_posix())
+    return tuple(sorted(found)[:MAX_READS])

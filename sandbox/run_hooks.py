@@ -1,0 +1,156 @@
+"""Hooks in every Python process of a test run: loaded as `sitecustomize` from the sandbox's plugin folder.
+
+Whatever the test command is (`python -m unittest`, `make test`, a script that starts Python), each
+Python process it starts loads this module first. It does nothing unless the run asks for it:
+
+- `ENSEMBLE_TRACE_READS=1`: an audit hook records each repository file opened for reading, once, as a
+  repository-relative path in `$ENSEMBLE_RESULTS/reads.log` (the judge learns which files the tests read).
+- `ENSEMBLE_SKIP`: unittest test ids (`module.Class::test`, one a line) that do not run and are not
+  reported: a suite resumed after a kill leaves out the tests that finished and the one that was killed.
+- `ENSEMBLE_LIST`: a token; unittest prints `token<TAB>module.Class::test` for each test its loader found,
+  after a line holding the token alone, and runs none (sandbox/listing.py).
+
+Then the image's own `sitecustomize`, if it has one, runs as it would have. Standard library only: the
+module runs on whatever Python the image has.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+READS_LOG = "reads.log"
+OWN_FOLDERS = (".ensemble-results", ".ensemble-plugins")
+WRITE_MODES = frozenset("wax")
+
+
+def _trace_reads(workspace: str, results: str) -> None:
+    """Record each repository file a process opens for reading (not the seeds linked in, not the sandbox's own)."""
+    root = os.path.join(os.path.abspath(workspace), "")
+    log = os.path.join(results, READS_LOG)
+    seen: set[str] = set()
+    busy = threading.local()
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event != "open" or getattr(busy, "on", False):
+            return
+        busy.on = True
+        try:
+            rel = _repository_path(args, root)
+            if rel is not None and rel not in seen:
+                seen.add(rel)
+                _append(log, rel)
+        except Exception:  # noqa: BLE001 - an exception here would fail the test's own open()
+            pass
+        finally:
+            busy.on = False
+
+    sys.addaudithook(hook)
+
+
+def _repository_path(args: tuple[Any, ...], root: str) -> str | None:
+    """The repository-relative path an `open` audit event reads, or None (a write, or outside the repository)."""
+    path, mode, flags = (tuple(args) + (None, None, None))[:3]
+    if isinstance(mode, str) and WRITE_MODES & set(mode) and "+" not in mode:
+        return None
+    if mode is None and isinstance(flags, int) and flags & os.O_ACCMODE == os.O_WRONLY:
+        return None
+    if isinstance(path, int) or path is None:
+        return None  # a file descriptor: already opened by path
+    full = os.path.normpath(os.path.join(os.getcwd(), os.fsdecode(os.fspath(path))))
+    if not full.startswith(root):
+        return None
+    rel = full[len(root):]
+    top = rel.split(os.sep, 1)[0]
+    if not rel or top in OWN_FOLDERS or os.path.islink(root + top):  # the sandbox's files, the linked seeds
+        return None
+    if not os.path.isfile(full):  # the event comes before the open: imports try files that are not there
+        return None
+    return rel.replace(os.sep, "/")
+
+
+def _append(path: str, line: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, (line.replace("\n", " ") + "\n").encode("utf-8", "surrogateescape"))
+    finally:
+        os.close(fd)
+
+
+def _result_name(test_id: str) -> str:
+    """unittest's `module.Class.test` as the sandbox names it: `module.Class::test`."""
+    where, _, method = test_id.rpartition(".")
+    return f"{where}::{method}"
+
+
+def _skip_unittest(names: frozenset[str]) -> None:
+    """Leave the named tests out of every unittest run: not run, not reported, not counted."""
+    import unittest
+
+    original: Callable[..., Any] = unittest.TestCase.__call__
+
+    def call(self: unittest.TestCase, *args: Any, **kwargs: Any) -> Any:
+        if _result_name(self.id()) in names:
+            return None
+        return original(self, *args, **kwargs)
+
+    unittest.TestCase.__call__ = call  # type: ignore[method-assign]
+
+
+def _list_unittest(token: str) -> None:
+    """Make unittest's main program print the tests its loader found instead of running them."""
+    import unittest
+
+    def list_tests(program: Any) -> None:
+        lines = [token, *(f"{token}\t{_result_name(test.id())}" for test in _leaves(program.test)
+                          if type(test).__module__ != "unittest.loader")]  # a module that failed to import
+        sys.stdout.write("".join(f"{line}\n" for line in lines))
+        sys.stdout.flush()
+        sys.exit(0)
+
+    unittest.TestProgram.runTests = list_tests  # type: ignore[method-assign,assignment]
+
+
+def _leaves(suite: Any) -> Iterator[Any]:
+    import unittest
+
+    if isinstance(suite, unittest.TestSuite):
+        for test in suite:
+            yield from _leaves(test)
+    else:
+        yield suite
+
+
+def _chain() -> None:
+    """Run the sitecustomize this one hides (Debian's Python has one), as `site` would have."""
+    import importlib.machinery
+    import importlib.util
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    rest = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # noqa: BLE001 - site reports it and goes on; so do we
+        sys.stderr.write(f"Error in sitecustomize; set PYTHONVERBOSE for traceback:\n{type(exc).__name__}: {exc}\n")
+
+
+def _install() -> None:
+    env = os.environ
+    if env.get("ENSEMBLE_TRACE_READS") and env.get("ENSEMBLE_RESULTS") and hasattr(sys, "addaudithook"):
+        _trace_reads(env.get("ENSEMBLE_WORKSPACE") or os.getcwd(), env["ENSEMBLE_RESULTS"])
+    if env.get("ENSEMBLE_SKIP"):
+        _skip_unittest(frozenset(filter(None, env["ENSEMBLE_SKIP"].splitlines())))
+    if env.get("ENSEMBLE_LIST"):
+        _list_unittest(env["ENSEMBLE_LIST"])
+    _chain()
+
+
+if __name__ == "sitecustomize":  # imported as anything else (a test, a linter), it does nothing
+    _install()
