@@ -35,7 +35,8 @@ class Ended(NamedTuple):
     oom_killed: bool
 
 
-def result_of(ended: Ended, files: Mapping[str, bytes], reports: Mapping[str, bytes], repo_dir: Path) -> ExecResult:
+def result_of(ended: Ended, files: Mapping[str, bytes], reports: Mapping[str, bytes],
+              repo_dir: Path | None) -> ExecResult:
     """The ExecResult of a finished command: `files` are the run's own result files by name (others are
     dropped), `reports` the files of the report folders a runner cannot be told to move."""
     own = {name: data for name, data in files.items() if name in RUN_FILES}

@@ -74,6 +74,18 @@ def junit_test_id(file: str, classname: str, name: str) -> str:
     return "::".join([file, *inner.split("."), name] if inner else [file, name])
 
 
+def go_events(text: str) -> Iterator[dict[str, Any]]:
+    """The JSON objects among `go test -json`'s lines."""
+    for line in text.splitlines():
+        if line.startswith("{"):
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(event, dict):
+                yield event
+
+
 def parse_go_test_json(text: str) -> list[TestCase]:
     """Test cases from `go test -json` events (one JSON object per line)."""
     output: dict[str, list[str]] = {}
@@ -90,6 +102,20 @@ def parse_go_test_json(text: str) -> list[TestCase]:
             message = "".join(output.get(name, [])) if action == "fail" else ""
             results[name] = TestCase(name, outcome, message[-MESSAGE_LIMIT:], event.get("Elapsed"))
     return list(results.values())
+
+
+def go_running(text: str) -> str | None:
+    """The Go test (`package::TestX/sub`) that the last `run` event started and no event ended."""
+    running: dict[str, None] = {}  # in start order
+    for event in go_events(text):
+        if not event.get("Test"):
+            continue
+        name = f"{event.get('Package', '')}::{event['Test']}"
+        if event.get("Action") == "run":
+            running[name] = None
+        elif event.get("Action") in ("pass", "fail", "skip"):
+            running.pop(name, None)
+    return next(reversed(running), None)
 
 
 _UNITTEST_WORD = r"ok|FAIL|ERROR|skipped.*|expected failure|unexpected success"
@@ -186,6 +212,20 @@ def libtest_name(name: str) -> str:
     """What libtest calls the test the results name `src/lib.rs::tests::it_adds`: `tests::it_adds`."""
     head, sep, rest = name.partition("::")
     return rest if sep and " " not in head and ("/" in head or head.endswith(".rs")) else name
+
+
+_CARGO_START = re.compile(r"^test (.+?) \.\.\. (?!ok$|FAILED$|ignored\b)(.*)$", re.M)
+
+
+def cargo_running(text: str) -> str | None:
+    """The libtest test whose `test x ... ` line has no outcome (tests run one at a time print it first)."""
+    started = list(_CARGO_START.finditer(text))
+    if not started:
+        return None
+    last = started[-1]
+    if any(m.group(1) == last.group(1) for m in _CARGO_LINE.finditer(text, last.end())):
+        return None
+    return cargo_test_name(cargo_targets(text), last.start(), last.group(1))
 
 
 _TAP_LINE = re.compile(r"^(?P<indent> *)(?P<ok>not ok|ok) \d+(?: - (?P<name>.*?))?(?: # (?P<directive>\w+).*)?$")
@@ -313,46 +353,6 @@ def parse_pytest_progress(text: str) -> tuple[list[TestCase], str | None]:
             finished[fields[1]] = TestCase(fields[1], fields[2])  # type: ignore[arg-type]
     running = next((n for n in reversed(started) if n not in finished), None)
     return list(finished.values()), running
-
-
-def go_running(text: str) -> str | None:
-    """The Go test (`package::TestX/sub`) that the last `run` event started and no event ended."""
-    running: dict[str, None] = {}  # in start order
-    for event in go_events(text):
-        if not event.get("Test"):
-            continue
-        name = f"{event.get('Package', '')}::{event['Test']}"
-        if event.get("Action") == "run":
-            running[name] = None
-        elif event.get("Action") in ("pass", "fail", "skip"):
-            running.pop(name, None)
-    return next(reversed(running), None)
-
-
-def go_events(text: str) -> Iterator[dict[str, Any]]:
-    """The JSON objects among `go test -json`'s lines."""
-    for line in text.splitlines():
-        if line.startswith("{"):
-            try:
-                event = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(event, dict):
-                yield event
-
-
-_CARGO_START = re.compile(r"^test (.+?) \.\.\. (?!ok$|FAILED$|ignored\b)(.*)$", re.M)
-
-
-def cargo_running(text: str) -> str | None:
-    """The libtest test whose `test x ... ` line has no outcome (tests run one at a time print it first)."""
-    started = list(_CARGO_START.finditer(text))
-    if not started:
-        return None
-    last = started[-1]
-    if any(m.group(1) == last.group(1) for m in _CARGO_LINE.finditer(text, last.end())):
-        return None
-    return cargo_test_name(cargo_targets(text), last.start(), last.group(1))
 
 
 def _distinct(found: list[TestCase], into: dict[str, TestCase]) -> None:

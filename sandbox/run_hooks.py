@@ -18,24 +18,29 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
-from collections.abc import Callable, Iterator
-from typing import Any
+
+TYPE_CHECKING = False  # typing itself costs every Python process of the run milliseconds: only mypy reads these
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import Any
 
 READS_LOG = "reads.log"
+MAX_READS = 20_000  # files one process records
 OWN_FOLDERS = (".ensemble-results", ".ensemble-plugins")
 WRITE_MODES = frozenset("wax")
 
 
 def _trace_reads(workspace: str, results: str) -> None:
     """Record each repository file a process opens for reading (not the seeds linked in, not the sandbox's own)."""
+    import threading
+
     root = os.path.join(os.path.abspath(workspace), "")
     log = os.path.join(results, READS_LOG)
     seen: set[str] = set()
     busy = threading.local()
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
-        if event != "open" or getattr(busy, "on", False):
+        if event != "open" or getattr(busy, "on", False) or len(seen) >= MAX_READS:
             return
         busy.on = True
         try:
@@ -126,15 +131,15 @@ def _leaves(suite: Any) -> Iterator[Any]:
 
 def _chain() -> None:
     """Run the sitecustomize this one hides (Debian's Python has one), as `site` would have."""
-    import importlib.machinery
-    import importlib.util
+    from importlib.machinery import PathFinder
 
     here = os.path.dirname(os.path.abspath(__file__))
     rest = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
-    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
+    spec = PathFinder.find_spec("sitecustomize", rest)
     if spec is None or spec.loader is None:
         return
-    module = importlib.util.module_from_spec(spec)
+    module = type(sys)(spec.name)  # a module object, without importing importlib.util
+    module.__spec__, module.__file__, module.__loader__ = spec, spec.origin, spec.loader
     try:
         spec.loader.exec_module(module)
     except Exception as exc:  # noqa: BLE001 - site reports it and goes on; so do we

@@ -116,12 +116,13 @@ def test_pytest_that_never_finished_or_a_file_naming_tests_that_never_ran_is_a_f
 
 
 def test_results_naming_tests_the_listing_lacks_are_a_finding() -> None:
-    tests = [TestCase("t.py::a", "pass"), TestCase("t.py::a (duplicate 2)", "pass"), TestCase("g_test.go::TestX/sub",
-                                                                                           "pass"),
-             TestCase("t.py::<collection>", "error")]
+    tests = [TestCase("t.py::a", "fail"), TestCase("t.py::a (duplicate 2)", "error"), TestCase("t.py::forged", "pass"),
+             TestCase("g_test.go::TestX/sub", "pass"), TestCase("t.py::<collection>", "error"),
+             TestCase("t.py::t", "skip")]  # a module skipped at collection
     [finding] = unlisted(tests, ["t.py::a", "g_test.go::TestX"])
-    assert finding.kind == "unlisted" and "1 test(s)" in finding.detail and "t.py::a (duplicate 2)" in finding.detail
-    assert unlisted(tests[:1], ["t.py::a"]) == []
+    assert finding.kind == "unlisted" and finding.detail == ("the results name 1 test(s) the runner's listing does not "
+                                                             "have: t.py::forged")
+    assert unlisted(tests[:2], ["t.py::a"]) == []
 
 
 def test_only_the_runs_own_files_are_read_and_reads_stay_in_the_repository() -> None:

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from sandbox import DockerSandbox, Environment, LocalSandbox, Sandbox, SandboxSpec
-from sandbox.suite import run_suite
-from tests.sandbox.conftest import base_image, write_sample
+from sandbox.suite import list_tests, run_suite
+from tests.sandbox.conftest import base_image, prepare_suite, write_sample
 
 UNITTEST_TESTS = '''import unittest
 
@@ -115,11 +115,82 @@ def test_a_forged_all_pass_file_at_the_runs_own_path_with_exit_status_1_is_a_fin
     assert kinds["tally"].startswith("pytest's summary says 0 passed, 2 failed")
 
 
-@pytest.mark.parametrize("unittest", [False, True], ids=["pytest", "unittest"])
-def test_honest_runs_have_no_findings(backend: Sandbox, tmp_path: Path, unittest: bool) -> None:
-    env = prepared(backend, broken(tmp_path, "", unittest=unittest))
-    result = run_suite(backend, env, env.test_command)
-    assert result.exit_code == 1 and [t.outcome for t in result.tests] == ["fail", "fail"]
+MIXED_PYTEST = {"conftest.py": "", "tests/test_broken.py": "import not_installed\n",
+                "tests/test_skipped.py": "import pytest\n\npytest.skip('not here', allow_module_level=True)\n",
+                "tests/test_mixed.py": """import pytest
+
+
+@pytest.fixture
+def bad_teardown():
+    yield
+    raise RuntimeError("teardown")
+
+
+@pytest.fixture
+def bad_setup():
+    raise RuntimeError("setup")
+
+
+def test_passes(): pass
+def test_fails(): assert 0
+@pytest.mark.xfail
+def test_xfails(): assert 0
+@pytest.mark.xfail
+def test_xpasses(): pass
+@pytest.mark.xfail(strict=True)
+def test_xpasses_strictly(): pass
+def test_skips(): pytest.skip("no")
+def test_teardown_after_a_pass(bad_teardown): pass
+def test_teardown_after_a_failure(bad_teardown): assert 0
+def test_setup_error(bad_setup): pass
+@pytest.mark.parametrize("n", [1, 2])
+def test_numbers(n): assert n
+"""}
+MIXED_UNITTEST = {"tests/__init__.py": "", "tests/test_broken.py": "import not_installed\n",
+                  "tests/test_mixed.py": """import sys
+import unittest
+
+
+class Mixed(unittest.TestCase):
+    def test_passes(self):
+        \"\"\"A docstring's first line is printed under the name.\"\"\"
+
+    def test_fails(self):
+        self.assertEqual(1, 2)
+
+    def test_errors(self):
+        raise RuntimeError("boom")
+
+    def test_subtests(self):
+        for n in range(3):
+            with self.subTest(n=n):
+                self.assertNotEqual(n, 1)
+
+    def test_writes_to_stderr(self):
+        sys.stderr.write("a warning\\n")
+
+    @unittest.skip("not here")
+    def test_skips(self):
+        pass
+
+    @unittest.expectedFailure
+    def test_expected_failure(self):
+        self.assertEqual(1, 2)
+"""}
+
+
+@pytest.mark.parametrize(("suite", "command"), [(MIXED_PYTEST, "python3 -m pytest -q"),
+                                                (MIXED_UNITTEST, "python3 -m unittest discover -v")],
+                         ids=["pytest", "unittest"])
+def test_honest_runs_of_every_outcome_have_no_findings(backend: Sandbox, tmp_path: Path, suite: dict[str, str],
+                                                       command: str) -> None:
+    """Fails, errors, skips, expected failures, subtests, teardown errors and an unimportable module agree with the
+    runner, and with its listing."""
+    env = prepare_suite(backend, tmp_path / "repo", suite, test=command, timeout_s=60, memory="1g")
+    listed = list_tests(backend, env, command)
+    result = run_suite(backend, env, command, listed=listed)
+    assert listed and result.runner == command.split()[2] and result.exit_code == 1
+    assert {t.outcome for t in result.tests} == {"pass", "fail", "error", "skip"}
     assert result.findings == () and result.complete and result.reads == ()
 
 
