@@ -121,7 +121,7 @@ class ExecResult:
     incomplete_reason: str = ""
     findings: tuple[Finding, ...] = ()  # where the per-test results disagree with the runner (sandbox/agreement.py)
     reads: tuple[str, ...] = ()  # repository files the tests' Python processes opened, when traced
-    runner: str = ""  # whose report gave the per-test results: pytest, junit, go, cargo, tap, unittest
+    runner: str = ""  # whose report gave the results (or named the running test): pytest, junit, go, cargo, tap ...
 
     @property
     def ok(self) -> bool:

@@ -1,6 +1,7 @@
 """Per-test results from what runners write: JUnit XML (pytest, jest-junit, Surefire, CTest), `go test -json`,
-`cargo test` lines, TAP (`node --test`), and `unittest -v` output. Untrusted input: XML with a DOCTYPE
-is refused (no entity expansion).
+`cargo test` lines, TAP (`node --test`), and `unittest -v` output; and the test that was running when a run
+ended early, where the runner names it (pytest's progress log, go's `run` events, libtest's and unittest's
+start lines). Untrusted input: XML with a DOCTYPE is refused (no entity expansion).
 """
 
 from __future__ import annotations

@@ -67,7 +67,8 @@ def _resumed(sandbox: Sandbox, env: Environment, command: str, timeout: float | 
             break
         if result.running is not None:
             why = limit_words(result, env)
-            log.warning("the test run was killed by %s while %s ran; resuming the suite without it", why, result.running)
+            log.warning("the test run was killed by %s while %s ran; resuming the suite without it", why,
+                        result.running)
             killed[result.running] = TestCase(result.running, "error", f"killed by {why}: the test runner was "
                                               "stopped while this test ran")
         elif first.runner != "cargo" or serial:  # libtest runs tests at once; one at a time, it names the killer
@@ -110,7 +111,7 @@ def resume_command(runner: str, command: str, leave_out: list[str], listed: Sequ
 
 
 def _capped(items: list[str], separator: str = " ") -> str:
-    """`items` joined, cut to MAX_DESELECT_CHARS: the finished tests past it run again, the killed ones (first) do not."""
+    """`items` joined, cut to MAX_DESELECT_CHARS: finished tests past it run again, the killed ones (first) do not."""
     text = separator.join(items)
     return text if len(text) <= MAX_DESELECT_CHARS else text[:MAX_DESELECT_CHARS].rsplit(separator, 1)[0]
 
