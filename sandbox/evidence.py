@@ -18,6 +18,7 @@ from typing import NamedTuple
 from sandbox.agreement import findings
 from sandbox.model import KILLED_EXITS, ExecResult
 from sandbox.results import read_tests, running_test
+from common.testfiles import is_test_path
 from sandbox.scripts import PLUGINS_DIR, READS_LOG, RESULTS_DIR, RUN_FILES
 
 MAX_READS = 5000  # repository files reported as read by one run
@@ -49,11 +50,15 @@ def result_of(ended: Ended, files: Mapping[str, bytes], reports: Mapping[str, by
 
 
 def reads_of(log: bytes) -> tuple[str, ...]:
-    """The repository-relative paths in a reads log: sorted, unique, inside the repository, capped."""
+    """The files the tests themselves read, from a reads log (`path<TAB>opener` lines): those whose opener, the
+    innermost frame of the repository's code at the open, is a test file (common/testfiles.py); not what the code
+    under test reads, nor what the runner reads with no repository frame on the stack. Sorted, unique, capped."""
     found = set()
     for line in log.decode("utf-8", "replace").splitlines():
-        path = PurePosixPath(line.strip())
-        if not line.strip() or path.is_absolute() or ".." in path.parts or path.parts[0] in (RESULTS_DIR, PLUGINS_DIR):
+        name, _, opener = line.strip().partition("\t")
+        path = PurePosixPath(name)
+        if not name or path.is_absolute() or ".." in path.parts or path.parts[0] in (RESULTS_DIR, PLUGINS_DIR):
             continue
-        found.add(path.as_posix())
+        if opener and is_test_path(opener):
+            found.add(path.as_posix())
     return tuple(sorted(found)[:MAX_READS])

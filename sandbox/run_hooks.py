@@ -3,8 +3,10 @@
 Whatever the test command is (`python -m unittest`, `make test`, a script that starts Python), each
 Python process it starts loads this module first. It does nothing unless the run asks for it:
 
-- `ENSEMBLE_TRACE_READS=1`: an audit hook records each repository file opened for reading, once, as a
-  repository-relative path in `$ENSEMBLE_RESULTS/reads.log` (the judge learns which files the tests read).
+- `ENSEMBLE_TRACE_READS=1`: an audit hook records each repository file opened for reading, once per opener,
+  as `path<TAB>opener` in `$ENSEMBLE_RESULTS/reads.log`: both repository-relative, the opener being the file of
+  the innermost frame of the repository's own code at the open ('' when none: the runner reading its config).
+  The judge learns which files the tests themselves read, as opposed to the code under test.
 - `ENSEMBLE_SKIP`: unittest test ids (`module.Class::test`, one a line) that do not run and are not
   reported: a suite resumed after a kill leaves out the tests that finished and the one that was killed.
 - `ENSEMBLE_LIST`: a token; unittest prints `token<TAB>module.Class::test` for each test its loader found,
@@ -36,7 +38,7 @@ def _trace_reads(workspace: str, results: str) -> None:
 
     root = os.path.join(os.path.abspath(workspace), "")
     log = os.path.join(results, READS_LOG)
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     busy = threading.local()
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
@@ -45,15 +47,29 @@ def _trace_reads(workspace: str, results: str) -> None:
         busy.on = True
         try:
             rel = _repository_path(args, root)
-            if rel is not None and rel not in seen:
-                seen.add(rel)
-                _append(log, rel)
+            if rel is not None:
+                opener = _opener(sys._getframe(1), root)
+                if (rel, opener) not in seen:
+                    seen.add((rel, opener))
+                    _append(log, f"{rel}\t{opener}")
         except Exception:  # noqa: BLE001 - an exception here would fail the test's own open()
             pass
         finally:
             busy.on = False
 
     sys.addaudithook(hook)
+
+
+def _opener(frame: Any, root: str) -> str:
+    """The repository-relative file of the innermost frame that runs the repository's own code ('' for none)."""
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name.startswith(root):
+            rel = name[len(root):]
+            if rel.split(os.sep, 1)[0] not in OWN_FOLDERS:
+                return rel.replace(os.sep, "/")
+        frame = frame.f_back
+    return ""
 
 
 def _repository_path(args: tuple[Any, ...], root: str) -> str | None:

@@ -90,14 +90,15 @@ class SandboxRunner:
 
     def run_tests(self, workspace: Path, known_failures: Collection[str] = (),
                   files: Mapping[str, bytes | None] | None = None, *, trace_reads: bool = False,
-                  listing: bool = False) -> TestOutcome:
+                  listing: bool = False, checks: str = "") -> TestOutcome:
         """Run the repository's tests on the workspace's current files, with `files` over them, in the sandbox.
 
         Tests in `known_failures` (those that already failed at the base) are left out of the
-        summary the models read, which says how many were left out. A run a limit killed is
-        resumed without the test that was running (sandbox/suite.py). `trace_reads` records the
-        repository files the tests' Python processes open; `listing` lists the suite's tests first
-        (where the runner can) and holds the run to that listing.
+        summary the models read, which says how many were left out; so are the judge's own checks,
+        whose ids hold `checks` (never out of the results). A run a limit killed is resumed without the
+        test that was running (sandbox/suite.py). `trace_reads` records the repository files the tests'
+        Python processes open; `listing` lists the suite's tests first (where the runner can) and holds
+        the run to that listing.
         """
         from sandbox.suite import list_tests, run_suite
 
@@ -119,7 +120,7 @@ class SandboxRunner:
 
             self._base_checked = True
             check_base_run(env, result)
-        return outcome_of(result, known_failures, listed)
+        return outcome_of(result, known_failures, listed, checks)
 
     def _environment(self, workspace: Path) -> Environment:
         from sandbox.detect import dependency_files
@@ -141,21 +142,24 @@ class SandboxRunner:
 
 
 def outcome_of(result: ExecResult, known_failures: Collection[str] = (),
-               listed: Sequence[str] | None = None) -> TestOutcome:
-    """The loop's view of a sandbox `ExecResult`, its summary without the tests in `known_failures`;
-    `listed`, the suite's listing the run was held to."""
+               listed: Sequence[str] | None = None, checks: str = "") -> TestOutcome:
+    """The loop's view of a sandbox `ExecResult`, its summary without the tests in `known_failures` and the
+    judge's checks (ids holding `checks`); `listed`, the suite's listing the run was held to."""
     from dataclasses import replace
 
     from sandbox.summary import summarize_failures
 
     failing = tuple(t.name for t in result.failures)
-    if result.ok:
-        passed = sum(t.outcome == "pass" for t in result.tests)
-        summary = f"{passed} passed" if result.tests else "the test command succeeded"
+    shown = [t for t in result.tests if not (checks and checks in t.name)]
+    only_checks_failed = bool(checks) and len(shown) < len(result.tests) and result.complete and not result.killed \
+        and not any(t.outcome in ("fail", "error") for t in shown)
+    if result.ok or only_checks_failed:
+        passed = sum(t.outcome == "pass" for t in shown)
+        summary = f"{passed} passed" if shown else "the test command succeeded"
     else:
-        own = [t for t in result.tests if t.name not in known_failures]
+        own = [t for t in shown if t.name not in known_failures]
         summary = summarize_failures(replace(result, tests=own))
-        hidden = len(result.tests) - len(own)
+        hidden = len(shown) - len(own)
         if hidden:
             summary += (f"\n({hidden} test(s) that already failed before any change are not shown: "
                         "they are not yours to fix)")

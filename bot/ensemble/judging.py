@@ -67,7 +67,8 @@ def run_base(runner: TestRunner, workspace: Workspace) -> BaseRun:
     files = WorkspaceFiles(workspace.path)
     hosts = candidate_hosts(files, lambda p: _holds_tests(p, files.read))
     planted = plant(hosts, files.read, new_nonce())
-    tests = runner.run_tests(workspace.path, files=dict(planted.files), trace_reads=True, listing=True)
+    tests = runner.run_tests(workspace.path, files=dict(planted.files), trace_reads=True, listing=True,
+                             checks=planted.nonce)
     calibration = calibrate(planted, dict(tests.results), tests.exit_code)
     if not calibration.available:
         log.warning("known-answer checks are unavailable in this repository (%s): a forged result can only be "
@@ -132,7 +133,8 @@ class TeamJudge:
         """One test process over `overlay`, with this run's known-answer checks; the results `keep` selects."""
         planted = plant(self.calibration.hosts, lambda p: self._text(p, overlay, read), new_nonce()) \
             if self.calibration.available else NOTHING
-        tests = runner.run_tests(workspace.path, known_failures=known, files={**overlay, **planted.files})
+        tests = runner.run_tests(workspace.path, known_failures=known, files={**overlay, **planted.files},
+                                 checks=planted.nonce)
         results = dict(tests.results)
         cut_short = not tests.complete or tests.timed_out or (tests.exit_code or 0) >= SIGNALLED \
             or (tests.exit_code or 0) < 0
@@ -243,9 +245,7 @@ def _without_checks(tests: TestOutcome, planted: Planted, keep: Callable[[str], 
     results = tuple((n, o) for n, o in tests.results if not planted.owns(n) and keep(n))
     failing = tuple(n for n, o in results if o in ("fail", "error"))
     passed = tests.passed if not planted.checks else (bool(results) and not failing and tests.complete)
-    summary = "\n".join(line for line in tests.summary.splitlines() if not planted.owns(line))
-    return replace(tests, results=results, failing=failing, passed=passed, total=len(results) or None,
-                   summary=summary)
+    return replace(tests, results=results, failing=failing, passed=passed, total=len(results) or None)
 
 
 def _merged(first: TestOutcome, second: TestOutcome) -> TestOutcome:

@@ -96,7 +96,7 @@ class TestRunner(Protocol):
 
     def run_tests(self, workspace: Path, known_failures: Collection[str] = (),
                   files: Mapping[str, bytes | None] | None = None, *, trace_reads: bool = False,
-                  listing: bool = False) -> TestOutcome:
+                  listing: bool = False, checks: str = "") -> TestOutcome:
         """Run the repository's tests on the workspace's current files, with `files` over them.
 
         `known_failures` are tests that failed at the base: the summary leaves them out. `files`
@@ -104,5 +104,7 @@ class TestRunner(Protocol):
         how the judge runs the base's tests on a candidate (bot/ensemble/judging.py). `trace_reads`
         records the repository files the tests open (`TestOutcome.reads`); `listing` lists the tests
         up front where the runner can (`TestOutcome.listed`), so a killed run's unreached tests are known.
+        Tests whose ids hold `checks` are the judge's own (bot/ensemble/sentinels.py): kept in the results,
+        left out of the summary the models read.
         """
         ...

@@ -195,18 +195,25 @@ def test_honest_runs_of_every_outcome_have_no_findings(backend: Sandbox, tmp_pat
 
 
 def test_traced_reads_name_the_repository_files_the_tests_open(backend: Sandbox, tmp_path: Path) -> None:
+    """What the tests' own code opens, not what the code under test or the runner opens."""
     repo = write_sample(tmp_path / "repo")
     (repo / "fixtures").mkdir()
     (repo / "fixtures" / "expected.json").write_text("4")
     (repo / "unread.txt").write_text("never opened")
+    (repo / "table.json").write_text("[1, 2]")
+    (repo / "lookup.py").write_text("import json\n\n\ndef table():\n    with open('table.json') as f:\n"
+                                    "        return json.load(f)\n")
     (repo / "tests" / "test_data.py").write_text(
-        "import json\nimport pathlib\n\n\ndef test_expected():\n"
+        "import json\nimport pathlib\n\nfrom lookup import table\n\n\ndef test_expected():\n"
         "    assert json.loads(pathlib.Path('fixtures/expected.json').read_text()) == 4\n"
+        "    assert table() == [1, 2]\n"
         "    pathlib.Path('written.txt').write_text('out')\n")
     env = prepared(backend, repo)
     result = run_suite(backend, env, env.test_command, trace_reads=True)
     assert result.ok and len(result.tests) == 3
-    assert {"fixtures/expected.json", "calc.py", "tests/test_data.py", "tests/test_calc.py"} <= set(result.reads)
+    assert {"fixtures/expected.json", "calc.py", "lookup.py"} <= set(result.reads)  # data, and imports by the tests
+    assert "table.json" not in result.reads  # the code under test reads it: it is the code's, not the tests'
+    assert "tests/test_data.py" not in result.reads  # the runner reads the test files themselves
     assert "unread.txt" not in result.reads and "written.txt" not in result.reads  # a file written is not read
     assert not any(p.startswith((".ensemble", "/")) for p in result.reads) and list(result.reads) == sorted(result.reads)
 
