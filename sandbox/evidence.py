@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
+from common.testfiles import is_test_path
 from sandbox.agreement import findings
 from sandbox.model import KILLED_EXITS, ExecResult
 from sandbox.results import read_tests, running_test
-from common.testfiles import is_test_path
 from sandbox.scripts import PLUGINS_DIR, READS_LOG, RESULTS_DIR, RUN_FILES
 
 MAX_READS = 5000  # repository files reported as read by one run
