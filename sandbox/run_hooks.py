@@ -63,7 +63,7 @@ def _trace_reads(workspace: str, results: str) -> None:
 def _opener(frame: Any, root: str) -> str:
     """The repository-relative file of the innermost frame that runs the repository's own code ('' for none)."""
     while frame is not None:
-        name = frame.f_code.co_filename
+        name: str = frame.f_code.co_filename
         if name.startswith(root):
             rel = name[len(root):]
             if rel.split(os.sep, 1)[0] not in OWN_FOLDERS:
