@@ -9,6 +9,7 @@ re-run job never opens a second PR, and a run killed between push and PR resumes
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -33,8 +34,13 @@ from bot.trace import new_run_id, span
 log = logging.getLogger(__name__)
 
 
-def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_plan: Plan | None = None) -> Outcome:
-    """Turn issue #`issue` into a draft PR (or continue its branch on retry / after plan approval)."""
+def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_plan: Plan | None = None,
+              admitted: Callable[[str | None], None] | None = None) -> Outcome:
+    """Turn issue #`issue` into a draft PR (or continue its branch on retry / after plan approval).
+
+    `admitted` is told the branch's head once the run passed its gates (not a re-delivery, under the hourly
+    limit), before it reads the branch for a human's commits: where `/ensemble retry` says where it continues.
+    """
     branch = branch_of_issue(issue)
     pull = ctx.github.find_pull(branch)
     # An approved plan is one run: approving again does not run (and pay) again. A PR of partial work is
@@ -49,6 +55,8 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
         return duplicate
     if limited := run_limit(ctx, issue, runs):
         return limited
+    if admitted is not None:
+        admitted(remote)
     ctx.need_engine()
     title, body, labels = ctx.github.issue(issue)
     progress = ProgressComment(ctx, issue, by)

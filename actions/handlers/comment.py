@@ -90,11 +90,12 @@ def _retry(ctx: Context, command: Command, number: int) -> Outcome:
     issue = _issue_number(ctx, number)
     if issue is None:
         return _reply(ctx, number, "This pull request is not one of mine; comment on the issue instead.", "replied")
-    head = ctx.github.branch_head(branch_of_issue(issue))
-    if head:
-        reply_once(ctx, number, ctx.event.comment_id or 0, f"OK, continuing from `{head[:7]}`.",
-                   markers=(("ack", {"sha": head}),))
-    return run_issue(ctx, issue, ctx.event.sender, retry=True)
+    def acknowledge(head: str | None) -> None:  # only for a run that starts: a refused one says why instead
+        if head:
+            reply_once(ctx, number, ctx.event.comment_id or 0, f"OK, continuing from `{head[:7]}`.",
+                       markers=(("ack", {"sha": head}),))
+
+    return run_issue(ctx, issue, ctx.event.sender, retry=True, admitted=acknowledge)
 
 
 def _revise(ctx: Context, command: Command, number: int) -> Outcome:

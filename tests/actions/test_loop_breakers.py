@@ -84,3 +84,20 @@ def test_stop_cancels_the_threads_runs_and_no_others(hub: Hub) -> None:
     assert any("this run's workflow job was cancelled" in body for body in bot_comments(hub, 1))
     assert "ensemble:working" not in hub.fake.labels_on(REPO, 1)
     assert "ensemble:working" in hub.fake.labels_on(REPO, 2)
+
+
+def test_a_retry_past_the_hourly_limit_is_refused_without_first_saying_it_continues(hub: Hub,
+                                                                                    engine: ScriptedEngine) -> None:
+    set_config(hub, "ensembles: 1\nmax_runs_per_hour: 2\n")
+    assert hub.send("issues", hub.labeled(1)).result == "pr-opened"
+    allowed = hub.comment(1, "/ensemble retry")
+    assert hub.send("issue_comment", allowed).result == "pr-opened"
+    refused = hub.comment(1, "/ensemble retry")
+    outcome = hub.send("issue_comment", refused)
+    assert outcome.result == "too-many-runs" and len(engine.calls) == 2
+    replies = {c["body"].split("\n")[0]: c for c in hub.fake.comments_on(REPO, 1) if c["user"]["login"] == BOT}
+    continuing = [line for line in replies if line.startswith("OK, continuing from")]
+    assert len(continuing) == 1  # the retry that ran, not the one refused
+    answered = [c["body"] for c in hub.fake.comments_on(REPO, 1) if c["user"]["login"] == BOT
+                and f'"to":{refused["comment"]["id"]}' in c["body"]]
+    assert answered and not any(body.startswith("OK, continuing") for body in answered)
