@@ -64,8 +64,10 @@ def judge(before: TestOutcome | None, after: TestOutcome, required: Sequence[str
         good=after.complete and not (broken or new_failing or required_failing or fixes_nothing),
         reason="",
         fixed=fixed,
-        still_failing=tuple(sorted((failed_base & failing_now) | {n for n in failed_base - failing_now
-                                                                  if n not in fixed and n not in unknown})),
+        # a required test is the change's to fix, so never "not blocking", however it did at the base
+        still_failing=tuple(sorted(((failed_base & failing_now) | {n for n in failed_base - failing_now
+                                                                   if n not in fixed and n not in unknown})
+                                   - set(required_failing))),
         broken=tuple(broken), new_failing=tuple(new_failing), required_failing=tuple(required_failing),
         per_test=True, unknown=tuple(unknown), vanished=tuple(vanished))
     return _with_reason(judgement, after)

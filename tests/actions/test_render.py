@@ -136,3 +136,18 @@ def test_models_fall_back_to_the_teams_configured_models() -> None:
     result = sample_result()
     result.usage = no_spend()
     assert "## Models that wrote it\n- team b: `gpt-4o`\n- team a: `gpt-4o`\n" in pr_body(result, 1)
+
+
+def test_a_partial_pr_lists_a_required_test_still_failing_as_blocking_only() -> None:
+    from bot.ensemble.verdict import judge
+
+    left, fixed, kept = "tests/test_calc.py::test_neg", "tests/test_calc.py::test_add", "tests/test_calc.py::test_mul"
+    before = types.TestOutcome(False, (fixed, left), total=3, results=((fixed, "fail"), (left, "fail"), (kept, "pass")))
+    after = types.TestOutcome(False, (left,), total=3, results=((fixed, "pass"), (left, "fail"), (kept, "pass")))
+    result = replace(sample_result(), stop_reason=types.MAX_ITERATIONS, tests_before=before, tests_after=after,
+                     judgement=judge(before, after, required=(left,)))
+    assert result.partial
+    body = pr_body(result, 1)
+    assert f"- required by the task, still failing: `{left}`" in body
+    listed = [line for line in body.splitlines() if left in line and not line.startswith(("- before:", "- after:"))]
+    assert listed == [f"- required by the task, still failing: `{left}`"]  # never also "not blocking"
