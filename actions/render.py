@@ -164,18 +164,35 @@ def _candidates(result: RunResult) -> list[str]:
 
 
 def _why_lost(winner: TeamSummary, other: TeamSummary) -> str:
-    """The first of select.rank_key's criteria (tests, critic, size) that these outcomes show apart."""
+    """The first of select.rank_key's criteria (tests, critic, size) that these outcomes show apart, with the
+    figures; when none does, that they tied."""
     if other.stop_reason == CRASHED and not other.passed:
         return "it crashed"
     if winner.passed and not other.passed:
         return "its tests did not pass"
     if not other.diff_lines:
         return "it made no change"
+    ours, theirs = other.judgement, winner.judgement
+    if ours is not None and theirs is not None and len(ours.broken) > len(theirs.broken):
+        return f"it broke {_tests(len(ours.broken))} that passed before (the winner {len(theirs.broken)})"
     if winner.accepted and not other.accepted:
         return "the critic did not accept it"
+    if ours is not None and theirs is not None:
+        if len(ours.fixed) < len(theirs.fixed):
+            return f"it fixed fewer tests ({len(ours.fixed)} against the winner's {len(theirs.fixed)})"
+        if len(ours.blamed) > len(theirs.blamed):
+            return (f"it left more of the tests it had to fix failing ({len(ours.blamed)} against the winner's "
+                    f"{len(theirs.blamed)})")
     if other.diff_lines > winner.diff_lines:
         return f"its change was larger ({other.diff_lines} changed lines against {winner.diff_lines})"
-    return "it fixed fewer tests or left more failing"
+    if ours is None or theirs is None:
+        return "its test results ranked lower"
+    return ("it tied with the winner on the tests, the critic and the size of the change, and the first team "
+            "ranked is chosen")
+
+
+def _tests(n: int) -> str:
+    return f"{n} test" if n == 1 else f"{n} tests"
 
 
 def _models(result: RunResult) -> list[str]:

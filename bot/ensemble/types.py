@@ -305,6 +305,7 @@ class TeamSummary:
     kept: str = ""
     refused: tuple[str, ...] = ()
     models: str = ""  # planner/coder/critic model names
+    judgement: Judgement | None = None  # its change's tests against the base: what the ranking compared
 
 
 @dataclass

@@ -151,3 +151,16 @@ def test_a_partial_pr_lists_a_required_test_still_failing_as_blocking_only() -> 
     assert f"- required by the task, still failing: `{left}`" in body
     listed = [line for line in body.splitlines() if left in line and not line.startswith(("- before:", "- after:"))]
     assert listed == [f"- required by the task, still failing: `{left}`"]  # never also "not blocking"
+
+
+def test_a_runner_up_that_fixed_as_many_tests_is_not_said_to_have_fixed_fewer(tmp_path: Path) -> None:
+    from bot.ensemble.demo import create_sample_repo
+    from fakes.median_replies import ACCEPT, FIX, REPRO
+    from tests.ensemble.conftest import happy_script, run_scripted
+
+    both = {("coder", None, "a"): [REPRO, FIX], ("coder", None, "b"): [REPRO, FIX], ("critic", "review"): [ACCEPT]}
+    result, _ = run_scripted(create_sample_repo(tmp_path / "sample"), {**happy_script(), **both}, ensembles=2)
+    assert result.success and len(result.teams) == 2
+    [line] = [line for line in pr_body(result, 1).splitlines() if line.startswith("- runner-up:")]
+    assert "fixed fewer" not in line  # both teams turned the same test green with the same change
+    assert "tied with the winner" in line, line
