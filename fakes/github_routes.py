@@ -415,7 +415,8 @@ def _git_commit_json(fake, repo, sha: str) -> dict:
     tree = next(v for k, v in fields if k == "tree")
     parents = [v for k, v in fields if k == "parent"]
     base = f"{fake.api_url}/repos/{repo.full_name}/git"
-    return {"sha": sha, "node_id": f"C_{sha[:10]}", "url": f"{base}/commits/{sha}", "message": message,
+    people = {k: _person(v) for k, v in fields if k in ("author", "committer")}
+    return {"sha": sha, "node_id": f"C_{sha[:10]}", "url": f"{base}/commits/{sha}", "message": message, **people,
             "tree": {"sha": tree, "url": f"{base}/trees/{tree}"},
             "parents": [{"sha": p, "url": f"{base}/commits/{p}"} for p in parents],
             "verification": {"verified": sha in repo.verified, "reason": "valid" if sha in repo.verified else "unsigned"}}
@@ -427,19 +428,32 @@ def get_git_commit(fake, repo, m, q, body, login) -> Reply:
     return 200, {}, _git_commit_json(fake, repo, m["sha"])
 
 
+def _person(line: str) -> dict:
+    """A commit header's `Name <email> time zone` as the API writes an author or committer."""
+    name, _, rest = line.partition(" <")
+    email, _, when = rest.partition("> ")
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(when.split()[0]))) if when else ""
+    return {"name": name, "email": email, "date": stamp}
+
+
 def create_git_commit(fake, repo, m, q, body, login) -> Reply:
-    """POST git/commits: a commit by the token's user, which GitHub signs (so verified) when no signature is given."""
+    """POST git/commits: a commit by the token's user (GitHub's committer), which GitHub signs (so verified) when no
+    signature and no author or committer of the caller's own are given, as it does for an App's token."""
     if _object_type(repo, body.get("tree", "")) != "tree":
         return _validation("Commit", "invalid", "Tree SHA does not exist", "tree")
     parents = body.get("parents", [])
     if any(_object_type(repo, p) != "commit" for p in parents):
         return _validation("Commit", "invalid", "Parent SHA does not exist or is not a commit object", "parents")
-    who = {"GIT_AUTHOR_NAME": login, "GIT_AUTHOR_EMAIL": f"{login}@users.noreply.github.com",
-           "GIT_COMMITTER_NAME": "GitHub", "GIT_COMMITTER_EMAIL": "noreply@github.com"}
+    author = body.get("author") or {"name": login, "email": f"{login}@users.noreply.github.com"}
+    committer = body.get("committer") or ({"name": "GitHub", "email": "noreply@github.com"}
+                                          if not body.get("author") else author)
+    who = {"GIT_AUTHOR_NAME": author["name"], "GIT_AUTHOR_EMAIL": author["email"],
+           "GIT_COMMITTER_NAME": committer["name"], "GIT_COMMITTER_EMAIL": committer["email"]}
     args = [a for p in parents for a in ("-p", p)]
     sha = _gitb(repo, "commit-tree", body["tree"], *args, stdin=body.get("message", "").encode(),
                 env=who).decode().strip()
-    repo.verified.add(sha)
+    if not any(body.get(k) for k in ("author", "committer", "signature")):
+        repo.verified.add(sha)
     return 201, {}, _git_commit_json(fake, repo, sha)
 
 

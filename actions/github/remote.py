@@ -110,9 +110,10 @@ class RemoteCalls(GitHubBase):
         todo = git(clone, "rev-list", "--reverse", "--topo-order", local, *known, "--not", "--remotes=origin").split()
         made: dict[str, str] = {}
         ours: dict[str, GitCommit] = {}  # local SHA -> the commit GitHub made for it
+        signer: list[str] = []  # the author GitHub records for the commits it makes, once a sign-off asked
         with span("github.push_verified", branch=branch, expected=expected or "(absent)", commits=len(todo)):
             for sha in todo:
-                ours[sha] = self._make_commit(clone, branch, sha, ours)
+                ours[sha] = self._make_commit(clone, branch, sha, ours, signer)
                 made[sha] = ours[sha].sha
             head = made.get(local, local)
             self._move_ref(branch, expected, head)
@@ -124,9 +125,14 @@ class RemoteCalls(GitHubBase):
             raise GitHubError(f"pushed {branch} as {head[:7]}, but could not bring it back into the clone: {exc}") from exc
         return made
 
-    def _make_commit(self, clone: Path, branch: str, sha: str, ours: dict[str, GitCommit]) -> GitCommit:
+    def _make_commit(self, clone: Path, branch: str, sha: str, ours: dict[str, GitCommit],
+                     signer: list[str]) -> GitCommit:
         """GitHub's copy of local commit `sha`: its changed files as blobs, a tree on its first parent's, a commit
-        with its message on its parents (GitHub's copies of those made already, in `ours`)."""
+        with its message on its parents (GitHub's copies of those made already, in `ours`).
+
+        GitHub records its own author for the copy (the token's; naming one would cost the signature), so a
+        `Signed-off-by:` the local commit made for its committer (`commit.signoff`) is made to name that author
+        instead: learnt from the first copy (`signer`), which is made again when it signed off someone else."""
         from github import InputGitTreeElement
 
         parents = git(clone, "rev-list", "--parents", "-n", "1", sha).split()[1:]
@@ -146,8 +152,19 @@ class RemoteCalls(GitHubBase):
                              "these commits with git")
         message = git_bytes(clone, "cat-file", "commit", sha).partition(b"\n\n")[2].decode("utf-8", "replace")
         ups = [ours[p] if p in ours else self._read_commit(p) for p in parents]
-        return self.call(f"create a commit for {sha[:7]}", lambda: self._repo.create_git_commit(message, made_tree, ups),
-                         repeatable=False)
+        local = git(clone, "log", "-1", "--format=%cn <%ce>", sha).strip()
+        signed = _signed_off(message, local)
+
+        def create(text: str) -> GitCommit:
+            return self.call(f"create a commit for {sha[:7]}", lambda: self._repo.create_git_commit(text, made_tree, ups),
+                             repeatable=False)
+
+        made = create(_signed_off(message, local, signer[0]) if signed and signer else message)
+        recorded = f"{made.author.name} <{made.author.email}>"
+        if signed and not signer and recorded != local:
+            signer.append(recorded)
+            made = create(_signed_off(message, local, recorded))  # the first copy stays unreferenced
+        return made
 
     def _read_commit(self, sha: str) -> GitCommit:
         return self.call(f"read commit {sha[:7]}", lambda: self._repo.get_git_commit(sha))
@@ -195,6 +212,19 @@ def refuse_foreign_branch(branch: str) -> None:
     if not name.startswith(BRANCH_PREFIX) or ".." in name or name.rstrip("/") == BRANCH_PREFIX.rstrip("/"):
         raise GitHubError(f"refusing to push to {branch!r}: the bot pushes only to its own {BRANCH_PREFIX}* branches; "
                          "a change for any other branch goes through a pull request")
+
+
+def _signed_off(message: str, who: str, instead: str | None = None) -> str:
+    """With `instead`: `message` whose `Signed-off-by: <who>` trailer names `instead`. Without: that message
+    when it carries such a trailer, else ''."""
+    line = f"Signed-off-by: {who}"
+    lines = message.split("\n")
+    if line not in lines:
+        return ""
+    if instead is None:
+        return message
+    at = len(lines) - 1 - lines[::-1].index(line)
+    return "\n".join([*lines[:at], f"Signed-off-by: {instead}", *lines[at + 1:]])
 
 
 def git_words(exc: GitError) -> str:

@@ -111,3 +111,24 @@ def test_doctor_suggests_nothing_without_a_dco_sign(tmp_path: Path) -> None:
                       ["one", "two", SIGNED_MESSAGE])
     found = check_signoff(DoctorContext(repo, {}, Config()))
     assert found.ok and found.detail == "no DCO sign-off requirement seen"
+
+
+def test_a_signed_off_verified_commit_signs_off_the_author_github_records(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.delenv(name)
+    config = "ensembles: 1\nmax_iterations: 3\ncommit: {signoff: true, verified: true}\n"
+    with sample_issue_run(tmp_path, REPO, config) as (fake, outcome):
+        assert outcome.result == "pr-opened", outcome.message
+        log = subprocess.run(["git", "log", "--format=%an <%ae>%x00%cn <%ce>%x00%B%x01", "main..ensemble/issue-1"],
+                             check=True, cwd=fake.repos[REPO].bare, capture_output=True, text=True).stdout
+        shas = subprocess.run(["git", "rev-list", "main..ensemble/issue-1"], check=True, cwd=fake.repos[REPO].bare,
+                              capture_output=True, text=True).stdout.split()
+        verified = {sha for sha in shas if sha in fake.repos[REPO].verified}
+    commits = [entry.strip().split("\x00") for entry in log.split("\x01") if entry.strip()]
+    assert len(commits) == 2 and verified == set(shas)  # still made by GitHub, so still verified
+    for author, committer, message in commits:
+        [signed] = [line.removeprefix("Signed-off-by: ") for line in message.splitlines()
+                    if line.startswith("Signed-off-by: ")]
+        assert signed in (author, committer), (signed, author, committer)
+        assert signed == "github-actions[bot] <github-actions[bot]@users.noreply.github.com>"
