@@ -151,9 +151,12 @@ class ExploreSpec:
 
 @dataclass(frozen=True)
 class HealSpec:
-    """Self-healing: the workflows to dispatch on the bot's branch when pushes start none."""
+    """Self-healing: the workflows to dispatch on the bot's branch when pushes start none; whether a red default
+    branch opens an issue (`default_branch: issue`), and whether that issue mentions the suspect commits' authors."""
 
     workflows: tuple[str, ...] = ()
+    default_branch: Literal["off", "issue"] = "off"
+    mention_authors: bool = False
 
 
 @dataclass(frozen=True)
@@ -219,6 +222,13 @@ class Config:
     heal: HealSpec = HealSpec()
     commit: CommitSpec = CommitSpec()
     on_approval: Literal["ready_for_review", "merge"] = "ready_for_review"
+    # Keeping the bot's pull requests on a moving default branch: `auto` updates one when a push to the default
+    # branch touches files it changed (`/ensemble update` does it on request whatever this says), by a merge of
+    # the default branch into it (safe for branches people have pulled) or a rebase onto it; an open pull request
+    # is updated automatically at most `max_updates_per_pr` times between two reviews.
+    update: Literal["off", "auto"] = "off"
+    update_strategy: Literal["merge", "rebase"] = "merge"
+    max_updates_per_pr: int = field(default=3, metadata={"min": 1})
     require_plan_approval: bool = False
     # Who may run the bot (label, `/ensemble run`, `retry`), revise its PRs and approve a plan: `write` (write,
     # maintain or admin permission), `codeowners` (writers run; approving a plan needs an owner in CODEOWNERS of

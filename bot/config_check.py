@@ -104,6 +104,8 @@ class _Checker:
         if dataclasses.is_dataclass(hint):
             return self.build(typing.cast(type, hint), value, path)
         if origin is Literal:
+            if isinstance(value, bool) and ("on" if value else "off") in args:
+                return "on" if value else "off"  # YAML 1.1 reads an unquoted on/off as a boolean
             if value in args:
                 return value
             noun = "provider" if path.endswith("provider") else "value"

@@ -1,0 +1,165 @@
+"""Merge conflicts as the coder sees them, and its resolutions read back. Pure: text in, text out.
+
+Each conflict region of a file git left with diff3 markers is a `Hunk`: both sides, what they started
+from, and the lines around it. The coder is shown every hunk, numbered, with the task, and answers
+each with a line `### conflict N` and a fenced block of the lines that replace the whole region
+(`<<<<<<<` to `>>>>>>>`). Replies are read leniently (reasoning stripped, any fence length, extra
+text ignored) and applied strictly: a hunk left unanswered, or an answer that still holds conflict
+markers, is reported back and nothing of that file is written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from bot.ensemble.prompts import DATA_RULE, data
+from bot.ensemble.types import Task
+from bot.forge.onto import Conflict
+from bot.llm.reasoning import strip_reasoning
+from bot.llm.types import Message
+
+CONTEXT_LINES = 8  # lines shown around each conflict
+OURS, BASE, SEP, THEIRS = "<<<<<<<", "|||||||", "=======", ">>>>>>>"
+_ANSWER = re.compile(r"^[ \t#*>_-]*conflict\s+(\d+)\b.*$", re.IGNORECASE | re.MULTILINE)
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """One conflict region: where it is, both sides and their common ancestor, and the lines around it."""
+
+    number: int
+    path: str
+    start: int  # index of the `<<<<<<<` line
+    end: int  # index after the `>>>>>>>` line
+    ours: str
+    base: str
+    theirs: str
+    before: str
+    after: str
+
+
+def hunks(conflicts: Sequence[Conflict], context: int = CONTEXT_LINES) -> list[Hunk]:
+    """Every conflict region of every file, numbered from 1 in order."""
+    found: list[Hunk] = []
+    for conflict in conflicts:
+        lines = conflict.text.splitlines(keepends=True)
+        at = 0
+        while at < len(lines):
+            if not lines[at].startswith(OURS):
+                at += 1
+                continue
+            region = _region(lines, at)
+            if region is None:
+                break
+            end, ours, base, theirs = region
+            found.append(Hunk(len(found) + 1, conflict.path, at, end, "".join(ours), "".join(base), "".join(theirs),
+                              "".join(lines[max(0, at - context):at]), "".join(lines[end:end + context])))
+            at = end
+    return found
+
+
+def _region(lines: list[str], start: int) -> tuple[int, list[str], list[str], list[str]] | None:
+    """(end, ours, base, theirs) of the region opening at `start`; None when it never closes."""
+    parts: dict[str, list[str]] = {"ours": [], "base": [], "theirs": []}
+    part = "ours"
+    for at in range(start + 1, len(lines)):
+        line = lines[at]
+        if line.startswith(BASE) and part == "ours":
+            part = "base"
+        elif line.rstrip("\r\n") == SEP and part in ("ours", "base"):
+            part = "theirs"
+        elif line.startswith(THEIRS) and part == "theirs":
+            return at + 1, parts["ours"], parts["base"], parts["theirs"]
+        else:
+            parts[part].append(line)
+    return None
+
+
+def unresolvable(conflicts: Sequence[Conflict]) -> list[str]:
+    """The conflicted files without a conflict region to resolve (deleted on one side, or binary)."""
+    regions = {h.path for h in hunks(conflicts)}
+    return [c.path for c in conflicts if c.path not in regions]
+
+
+def resolution_messages(task: Task, found: Sequence[Hunk], sides: tuple[str, str], base_name: str,
+                        feedback: str = "", team: str = "a", conventions: str = "") -> list[Message]:
+    """Ask the coder to resolve `found`, keeping what both sides meant."""
+    ours, theirs = sides
+    system = (f"You are the coder of team {team}: fast and exact. Updating the pull request that does the task "
+              f"below onto `{base_name}` left merge conflicts; you resolve them. " + DATA_RULE)
+    parts = [data("task", task.text)]
+    if conventions.strip():
+        parts.append(data("repository conventions", conventions))
+    for hunk in found:
+        parts += [f"### conflict {hunk.number} in {hunk.path}",
+                  data(f"lines before conflict {hunk.number}", hunk.before or "(start of file)"),
+                  data(f"{ours} (conflict {hunk.number})", hunk.ours or "(nothing)"),
+                  data(f"what both sides started from (conflict {hunk.number})", hunk.base or "(nothing)"),
+                  data(f"{theirs} (conflict {hunk.number})", hunk.theirs or "(nothing)"),
+                  data(f"lines after conflict {hunk.number}", hunk.after or "(end of file)")]
+    if feedback.strip():
+        parts.append(data("what your last resolution did", feedback))
+    numbers = ", ".join(str(h.number) for h in found)
+    instructions = (
+        f"Resolve conflicts {numbers}. Keep what both sides meant: the pull request's change that does the task, "
+        f"and the change `{base_name}` made meanwhile; the tests of both must pass. For each conflict reply with a "
+        "line `### conflict N` and then one fenced code block holding the lines that replace the whole conflict "
+        "(everything from its `<<<<<<<` line to its `>>>>>>>` line), without conflict markers and without the "
+        "lines before or after it. An empty block removes the region.")
+    return [Message("system", system), Message("user", "\n\n".join(parts) + "\n\n" + instructions)]
+
+
+def parse_resolutions(reply: str) -> dict[int, str]:
+    """Conflict number -> the lines the reply gives for it (the first answer to a number counts)."""
+    text = strip_reasoning(reply)
+    answers: dict[int, str] = {}
+    labels = list(_ANSWER.finditer(text))
+    for i, label in enumerate(labels):
+        stop = labels[i + 1].start() if i + 1 < len(labels) else len(text)
+        block = _fenced(text[label.end():stop])
+        if block is not None:
+            answers.setdefault(int(label.group(1)), block)
+    return answers
+
+
+def _fenced(text: str) -> str | None:
+    """The content of the first fenced block in `text` (closed by the same fence, or running to its end)."""
+    opening = _FENCE.search(text)
+    if opening is None:
+        return None
+    fence = opening.group(1)
+    body = text[opening.end():]
+    closing = re.search(rf"^[ \t]*{re.escape(fence)}[ \t]*$", body, re.MULTILINE)
+    content = body[:closing.start()] if closing else body
+    return content if not content or content.endswith("\n") else content + "\n"
+
+
+def apply_resolutions(conflicts: Sequence[Conflict], found: Sequence[Hunk],
+                      answers: Mapping[int, str]) -> tuple[dict[str, str], list[str]]:
+    """The resolved text of each file whose every hunk is answered, and what is wrong with the rest."""
+    problems: list[str] = []
+    resolved: dict[str, str] = {}
+    for conflict in conflicts:
+        mine = [h for h in found if h.path == conflict.path]
+        missing = [h.number for h in mine if h.number not in answers]
+        marked = [h.number for h in mine if h.number in answers and _has_markers(answers[h.number])]
+        if missing:
+            problems.append(f"{conflict.path}: no answer for conflict {', '.join(map(str, missing))}; answer each "
+                            "with `### conflict N` and a fenced block")
+        if marked:
+            problems.append(f"{conflict.path}: the answer to conflict {', '.join(map(str, marked))} still holds "
+                            "conflict markers; give only the resolved lines")
+        if missing or marked or not mine:
+            continue
+        lines = conflict.text.splitlines(keepends=True)
+        for hunk in sorted(mine, key=lambda h: h.start, reverse=True):
+            lines[hunk.start:hunk.end] = answers[hunk.number].splitlines(keepends=True)
+        resolved[conflict.path] = "".join(lines)
+    return resolved, problems
+
+
+def _has_markers(text: str) -> bool:
+    return any(line.startswith((OURS, THEIRS, BASE)) for line in text.splitlines())
