@@ -26,8 +26,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from actions.context import NEEDS_ENGINE, Context, EngineNeeded, Outcome, branch_of_issue, issue_of_branch
-from actions.engine import Engine, Planner
-from actions.engine_process import ChildEngine, ChildPlanner
+from actions.engine import Engine, Planner, Updater
+from actions.engine_process import ChildEngine, ChildPlanner, ChildUpdater
 from actions.events import Event, load_event
 from actions.github.markdown import allowed_hosts, neutralise_links
 from actions.github.snapshot import SnapshotPlan
@@ -46,7 +46,8 @@ log = logging.getLogger(__name__)
 QUIET_RESULTS = ("nothing-to-do", "refused", "flaky")
 
 
-def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: Planner | None = None) -> Outcome:
+def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: Planner | None = None,
+                 updater: Updater | None = None) -> Outcome:
     """Handle the event described by `env`; write GITHUB_OUTPUT and GITHUB_STEP_SUMMARY."""
     event = load_event(env)
     handler = route(event.name, event.action)
@@ -56,7 +57,7 @@ def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: 
     else:
         tracer = Tracer.for_run(runs_dir(env, _temp_root(env) / "ensemble-runs"), env=env)
         with tracer.activate(), span("ensemble.event", event=event.name, action=event.action) as s:
-            ctx = build_context(env, event, engine, planner)
+            ctx = build_context(env, event, engine, planner, updater)
             s.set(run_key=ctx.run_key)
             try:
                 outcome = handler(ctx)
@@ -86,7 +87,8 @@ def _temp_root(env: Mapping[str, str]) -> Path:
     return Path(env.get("RUNNER_TEMP") or tempfile.gettempdir())
 
 
-def build_context(env: Mapping[str, str], event: Event, engine: Engine | None, planner: Planner | None) -> Context:
+def build_context(env: Mapping[str, str], event: Event, engine: Engine | None, planner: Planner | None,
+                  updater: Updater | None = None) -> Context:
     """A Context from the environment; a missing token or repository is a usage error."""
     from actions.github import GitHubRepo
 
@@ -102,7 +104,7 @@ def build_context(env: Mapping[str, str], event: Event, engine: Engine | None, p
     workdir = Path(env.get("ENSEMBLE_WORKDIR") or _temp_root(env) / "ensemble")
     bots = {"github-actions[bot]", *filter(None, [env.get("ENSEMBLE_BOT_LOGIN", "")])}
     ctx = Context(event=event, github=github, env=env, workdir=workdir / secrets.token_hex(4),
-                  engine=engine or ChildEngine(), planner=planner or ChildPlanner(),
+                  engine=engine or ChildEngine(), planner=planner or ChildPlanner(), updater=updater or ChildUpdater(),
                   config_path=env.get("ENSEMBLE_CONFIG_PATH") or None,
                   default_token=env.get("ENSEMBLE_DEFAULT_TOKEN", "true").lower() == "true",
                   run_key=env.get("GITHUB_RUN_ID", "local"), bot_logins=frozenset(bots),

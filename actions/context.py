@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from actions.engine import Engine, Planner
+from actions.engine import Engine, Planner, Updater
 from actions.events import Event
 from actions.github import CommentInfo, GitHubRepo, PullInfo
 from actions.markers import read_marker
@@ -37,6 +37,7 @@ class Outcome:
     exit_code: int = 0
     run: RunResult | None = field(default=None, compare=False, repr=False)
     heal: str = ""  # e.g. "attempt 1 of 2: pushed a fix"
+    update: str = ""  # e.g. "merged main (abc1234): clean, no model call; re-judged there: 1 test fixed"
     spend: str = ""  # with caps across runs: this run, its issue and its day in the spend ledger (actions/ledger.py)
 
 
@@ -56,6 +57,7 @@ class Context:
     # injects runs in this process.
     engine: Engine
     planner: Planner
+    updater: Updater | None = None  # None: `ChildUpdater`, the Action's (actions/engine_process.py)
     trigger_label: str = "ensemble"
     config_path: str | None = None
     default_token: bool = True

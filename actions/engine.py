@@ -21,6 +21,7 @@ from bot.ensemble.types import Plan, Progress, RunResult, Task
 
 if TYPE_CHECKING:
     from bot.ensemble.runner import Components
+    from bot.ensemble.update import UpdateJob, UpdateResult
 
 # The clone's default branch: the repository's instructions (AGENTS.md ...) are read from it, never
 # from a pull request's head, so a PR cannot bring instructions of its own.
@@ -33,6 +34,16 @@ class Engine(Protocol):
     def __call__(self, repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], *,
                  run_id: str, progress: Progress, stop: threading.Event) -> RunResult:
         """Run the task; `stop` is set when a human asks the run to stop."""
+        ...
+
+
+class Updater(Protocol):
+    """Brings the bot's branch `ensemble/<job.task.slug>` onto a moved base in `repo_dir` and judges it there
+    (`bot.ensemble.update`); the local branch moves only when the result is good."""
+
+    def __call__(self, repo_dir: Path, job: UpdateJob, config: Config, env: Mapping[str, str], *,
+                 run_id: str, progress: Progress, stop: threading.Event) -> UpdateResult:
+        """Update the branch; `stop` is set when a human asks the run to stop."""
         ...
 
 
@@ -57,6 +68,22 @@ def ensemble_engine(repo_dir: Path, task: Task, config: Config, env: Mapping[str
 
     parts = replace(components or Components(), progress=progress, stop=stop, instructions_ref=DEFAULT_BRANCH)
     return run_task(repo_dir, task, config, env, parts, run_id=run_id)
+
+
+def ensemble_updater(repo_dir: Path, job: UpdateJob, config: Config, env: Mapping[str, str], *,
+                     run_id: str, progress: Progress, stop: threading.Event,
+                     components: Components | None = None) -> UpdateResult:
+    """The real update: `bot.ensemble.update.update_branch` (no model call unless the update conflicts).
+
+    `components` passes in models or a test runner (tests); the rest is built from the config.
+    """
+    from dataclasses import replace
+
+    from bot.ensemble.runner import Components
+    from bot.ensemble.update import update_branch
+
+    parts = replace(components or Components(), progress=progress, stop=stop, instructions_ref=DEFAULT_BRANCH)
+    return update_branch(repo_dir, job, config, env, parts, run_id=run_id)
 
 
 def ensemble_planner(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str]) -> Plan:

@@ -5,11 +5,11 @@ models, runs in `python -m actions.engine_process` with the environment `actions
 allows (model keys, no GitHub or Actions credential) on a clone that stores none. They exchange
 data only, one JSON object a line:
 
-    handler -> engine (stdin)   {"mode": "run" | "plan", "entry": "module:function", "repo_dir": ...,
-                                 "task": Task, "config": Config, "run_id": ...}
+    handler -> engine (stdin)   {"mode": "run" | "plan" | "update", "entry": "module:function", "repo_dir": ...,
+                                 "task": Task, "config": Config, "run_id": ...}     ("job": UpdateJob for an update)
                                 {"stop": true}          a human asked the run to stop (EOF: the same)
     engine -> handler (stdout)  {"progress": [team, phase, round, detail]}   any number of these
-                                {"result": RunResult} | {"plan": Plan} | {"error": "Type: message"}
+                                {"result": RunResult | UpdateResult} | {"plan": Plan} | {"error": "Type: message"}
 
 Anything else the engine prints goes to its stderr, which the handler passes on to its own, masked,
 keeping the end of it for the message when the engine dies without a word. A stop gives the engine
@@ -34,16 +34,20 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Literal, TypedDict, cast
+from typing import IO, TYPE_CHECKING, Literal, TypedDict, cast
 
 from bot.config import Config
 from bot.ensemble.types import Phase, Plan, Progress, RunResult, Task
 from bot.redact import clip, scrub
 
+if TYPE_CHECKING:
+    from bot.ensemble.update import UpdateJob, UpdateResult
+
 log = logging.getLogger(__name__)
 CHILD_MODULE = "actions.engine_process"
 ENGINE_ENTRY = "actions.engine:ensemble_engine"
 PLANNER_ENTRY = "actions.engine:ensemble_planner"
+UPDATER_ENTRY = "actions.engine:ensemble_updater"
 GRACE_MARGIN_S = 60.0
 LOG_TAIL_LINES = 30
 
@@ -55,10 +59,11 @@ class EngineProcessError(RuntimeError):
 class Request(TypedDict, total=False):
     """The handler's first line: what to run on which clone; `task` and `config` as bot/ensemble/wire.py dumps them."""
 
-    mode: Literal["run", "plan"]
+    mode: Literal["run", "plan", "update"]
     entry: str
     repo_dir: str
     task: object
+    job: object
     config: object
     run_id: str
 
@@ -88,6 +93,26 @@ class ChildEngine:
         grace = self.grace_s or grace_for(config)
         reply = EngineProcess(env, progress, stop, _limit_s(config, grace), grace).run(request)
         return load(RunResult, reply)
+
+
+@dataclass(frozen=True)
+class ChildUpdater:
+    """The `Updater` of the Action: `entry` (the real update by default) run in a child process."""
+
+    entry: str = UPDATER_ENTRY
+    grace_s: float | None = None  # None: from the config (see `grace`)
+
+    def __call__(self, repo_dir: Path, job: UpdateJob, config: Config, env: Mapping[str, str], *,
+                 run_id: str, progress: Progress, stop: threading.Event) -> UpdateResult:
+        """Update the branch in a child process whose whole environment is `env`."""
+        from bot.ensemble.update import UpdateResult
+        from bot.ensemble.wire import dump, load
+
+        request = Request(mode="update", entry=self.entry, repo_dir=str(repo_dir), job=dump(job), config=dump(config),
+                          run_id=run_id)
+        grace = self.grace_s or grace_for(config)
+        reply = EngineProcess(env, progress, stop, _limit_s(config, grace), grace).run(request)
+        return load(UpdateResult, reply)
 
 
 @dataclass(frozen=True)
@@ -268,17 +293,24 @@ def _serve(request: Request, progress: Progress, stop: threading.Event) -> Answe
     from bot.ensemble.wire import dump, load
 
     entry = _entry(request["entry"])
-    repo_dir, task, config = Path(request["repo_dir"]), load(Task, request["task"]), load(Config, request["config"])
+    repo_dir, config = Path(request["repo_dir"]), load(Config, request["config"])
+    if request["mode"] == "update":
+        from bot.ensemble.update import UpdateJob
+
+        job = load(UpdateJob, request["job"])
+        return Answer(result=dump(entry(repo_dir, job, config, dict(os.environ), run_id=request["run_id"],
+                                        progress=progress, stop=stop)))
+    task = load(Task, request["task"])
     if request["mode"] == "plan":
         return Answer(plan=dump(entry(repo_dir, task, config, dict(os.environ))))
     result = entry(repo_dir, task, config, dict(os.environ), run_id=request["run_id"], progress=progress, stop=stop)
     return Answer(result=dump(result))
 
 
-def _entry(name: str) -> Callable[..., RunResult | Plan]:
-    """The function `module:function` names: an `Engine` or a `Planner` (actions/engine.py)."""
+def _entry(name: str) -> Callable[..., RunResult | Plan | UpdateResult]:
+    """The function `module:function` names: an `Engine`, a `Planner` or an `Updater` (actions/engine.py)."""
     module, _, function = name.partition(":")
-    found: Callable[..., RunResult | Plan] = getattr(importlib.import_module(module), function)
+    found: Callable[..., RunResult | Plan | UpdateResult] = getattr(importlib.import_module(module), function)
     return found
 
 

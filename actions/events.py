@@ -15,7 +15,7 @@ from typing import TypedDict
 from bot.errors import UsageError
 
 SUPPORTED = ("issues", "issue_comment", "pull_request_review", "pull_request_review_comment",
-             "workflow_run", "check_suite", "workflow_dispatch")
+             "workflow_run", "check_suite", "workflow_dispatch", "push")
 
 
 class EventError(UsageError):
@@ -44,6 +44,7 @@ class Event:
     review_body: str = ""
     head_branch: str = ""
     head_sha: str = ""
+    before: str = ""  # a push: the branch's head before it ('' or zeros when the push created the branch)
     conclusion: str = ""
     run_id: int | None = None
     run_attempt: int = 1
@@ -101,6 +102,7 @@ class _Specific(TypedDict, total=False):
     review_body: str
     head_branch: str
     head_sha: str
+    before: str
     conclusion: str
     run_id: int | None
     run_attempt: int
@@ -195,6 +197,13 @@ def _check_suite(p: _Fields) -> _Specific:
             "delivery": f"suite:{p.number('check_suite.id')}:{p.text('check_suite.updated_at', optional=True)}"}
 
 
+def _push(p: _Fields) -> _Specific:
+    ref = p.text("ref")
+    return {"head_branch": ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else "",
+            "head_sha": p.text("after"), "before": p.text("before", optional=True),
+            "delivery": f"push:{p.text('after')}"}
+
+
 def _dispatch(p: _Fields) -> _Specific:
     inputs = p.table("inputs", optional=True) or {}
     number = str(inputs.get("issue", "") or "").strip()
@@ -206,4 +215,4 @@ def _dispatch(p: _Fields) -> _Specific:
 
 _PARSERS = {"issues": _issues, "issue_comment": _issue_comment, "pull_request_review": _review,
             "pull_request_review_comment": _review_comment, "workflow_run": _workflow_run,
-            "check_suite": _check_suite, "workflow_dispatch": _dispatch}
+            "check_suite": _check_suite, "workflow_dispatch": _dispatch, "push": _push}

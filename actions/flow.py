@@ -51,7 +51,7 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
     if remote and not pull and not retry and (resumed := _resume(ctx, issue, branch, remote)):
         return resumed
     runs = ctx.own_markers(issue, "progress")  # read once: a thread may hold thousands of comments
-    if duplicate := _already_handled(ctx, runs):
+    if duplicate := already_handled(ctx, runs):
         return duplicate
     if limited := run_limit(ctx, issue, runs):
         return limited
@@ -70,7 +70,7 @@ def run_issue(ctx: Context, issue: int, by: str, retry: bool = False, approved_p
         if held := check_hold(ctx, clone, branch, remote, numbers):
             progress.update("Stopped: " + held.message)
             return held
-        config = _config(ctx, clone, progress)
+        config = run_config(ctx, clone, progress)
         complete_history(ctx.github, clone, config.index.history)
         task = Task(title, body + _answers(ctx, issue), slug=f"issue-{issue}", plan=approved_plan)
         with run_spend(ctx, config, issue, progress) as spend:  # reserved before, settled after (bot/spend.py)
@@ -112,7 +112,7 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
     if issue is None:
         return Outcome("nothing-to-do", f"PR #{pull.number} is not on an ensemble/issue-<N> branch")
     runs = ctx.own_markers(pull.number, "progress")  # read once: a thread may hold thousands of comments
-    if duplicate := _already_handled(ctx, runs):
+    if duplicate := already_handled(ctx, runs):
         return duplicate
     if limited := run_limit(ctx, pull.number, runs):
         return limited
@@ -127,7 +127,7 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
         if held := check_hold(ctx, clone, pull.branch, remote, (pull.number, issue)):
             progress.update("Stopped: " + held.message)
             return held
-        config = _config(ctx, clone, progress)
+        config = run_config(ctx, clone, progress)
         complete_history(ctx.github, clone, config.index.history)
         task = Task(title, f"{body}\n\n## Requested revision ({what})\n{instructions}", slug=f"issue-{issue}")
         with run_spend(ctx, config, issue, progress) as spend:  # reserved before, settled after (bot/spend.py)
@@ -144,9 +144,9 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
             return Outcome("failed", f"no passing revision for PR #{pull.number}: {result.stop_words}", pull.number, 1,
                            run=result)
         approved = {r.id: r.login for r in ctx.github.reviews(pull.number) if r.state == "APPROVED"}
-        if refused := _push(ctx, clone, pull.branch, remote, progress, pull.number, config, result):
+        if refused := push_branch(ctx, clone, pull.branch, remote, progress, pull.number, config, result):
             return replace(refused, run=result)
-        _dispatch_checks(ctx, config, pull.branch)
+        dispatch_checks(ctx, config, pull.branch)
         head = result.commits[-1].sha
         note = (f"Pushed {head[:7]} ({what})." + _dismissed(ctx, pull.number, approved) +
                 answer_threads(ctx, pull.number, clone, remote or pull.head_sha, head))
@@ -158,7 +158,7 @@ def revise_pull(ctx: Context, pull: PullInfo, instructions: str, by: str, what: 
         ctx.github.remove_label(pull.number, WORKING)
 
 
-def _already_handled(ctx: Context, runs: list[tuple[CommentInfo, dict[str, object]]]) -> Outcome | None:
+def already_handled(ctx: Context, runs: list[tuple[CommentInfo, dict[str, object]]]) -> Outcome | None:
     """An Outcome when another Actions run already handled this very event (a re-delivery); `runs` are the
     thread's progress markers."""
     trigger = ctx.event.delivery
@@ -168,7 +168,7 @@ def _already_handled(ctx: Context, runs: list[tuple[CommentInfo, dict[str, objec
     return None
 
 
-def _config(ctx: Context, clone: Path, progress: ProgressComment) -> Config:
+def run_config(ctx: Context, clone: Path, progress: ProgressComment) -> Config:
     from bot.errors import ConfigError
 
     try:
@@ -222,7 +222,7 @@ def _finish_issue(ctx: Context, issue: int, branch: str, remote: str | None, clo
     # resumes from here (it does only when the branch on GitHub is this very head).
     progress.update("Pushing the branch.", stage="pushed", head=result.commits[-1].sha, title=result.task.title,
                     pr_body=body, partial=result.partial)
-    if refused := _push(ctx, clone, branch, remote, progress, issue, config, result):
+    if refused := push_branch(ctx, clone, branch, remote, progress, issue, config, result):
         return refused
     if config.commit.verified:  # GitHub's commits replaced the run's: their SHAs go on record
         body = pr_body(result, issue)
@@ -232,13 +232,13 @@ def _finish_issue(ctx: Context, issue: int, branch: str, remote: str | None, clo
     return _open_pull(ctx, issue, branch, result.task.title, body, progress, config, result.partial)
 
 
-def _push(ctx: Context, clone: Path, branch: str, remote: str | None, progress: ProgressComment,
-          number: int, config: Config, result: RunResult) -> Outcome | None:
+def push_branch(ctx: Context, clone: Path, branch: str, remote: str | None, progress: ProgressComment,
+                number: int, config: Config, result: RunResult, rewrite: bool = False) -> Outcome | None:
     """Push `branch` over `remote`; when GitHub refuses (someone pushed meanwhile), an Outcome that says so,
     with the run's commits kept on a branch of their own so nothing is lost. With `commit.verified` the commits
-    on GitHub are new ones the API made: `result.commits` takes their SHAs."""
+    on GitHub are new ones the API made: `result.commits` takes their SHAs. `rewrite`: the branch was rebased."""
     try:
-        made = ctx.github.push(clone, branch, remote, verified=config.commit.verified)
+        made = ctx.github.push(clone, branch, remote, verified=config.commit.verified, rewrite=rewrite)
         result.commits = [replace(c, sha=made.get(c.sha, c.sha)) for c in result.commits]
         return None
     except GitHubError as exc:
@@ -274,7 +274,7 @@ def _open_pull(ctx: Context, issue: int, branch: str, title: str, body: str, pro
     progress.update(progress.state["note"], stage="pr", pr=pull.number, pr_body="")
     request_review(ctx, pull.number, str(progress.state.get("by") or ""))
     if config is not None:
-        _dispatch_checks(ctx, config, branch)
+        dispatch_checks(ctx, config, branch)
     if partial:
         return Outcome("partial-pr-opened", f"opened draft PR #{pull.number} with partial work for issue #{issue}",
                        pull.number, 1)
@@ -310,7 +310,7 @@ def _post_plan(ctx: Context, clone: Path, task: Task, config: Config, issue: int
     return Outcome("plan-posted", f"posted the plan on issue #{issue}; waiting for /ensemble approve-plan")
 
 
-def _dispatch_checks(ctx: Context, config: Config, branch: str) -> None:
+def dispatch_checks(ctx: Context, config: Config, branch: str) -> None:
     """With the default token our pushes start no workflows: dispatch the configured ones."""
     if not ctx.default_token:
         return

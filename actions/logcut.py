@@ -41,3 +41,24 @@ def failure_signature(excerpt: str) -> str:
     keys = sorted({_VOLATILE.sub("#", m.group(0)).strip() for line in excerpt.splitlines() if (m := _KEY.search(line))})
     basis = "\n".join(keys) or _VOLATILE.sub("#", excerpt.strip()[-500:])
     return hashlib.sha1(basis.encode()).hexdigest()[:12]
+
+
+# The lines test runners name a failing test with: pytest's summary, unittest's headers, go test, cargo, jest/vitest
+_FAILING_TEST = (re.compile(r"^(?:FAILED|ERROR) (\S+::\S+)"), re.compile(r"^(?:FAIL|ERROR): (\w+ \([\w.]+\))"),
+                 re.compile(r"^\s*--- FAIL: (\S+)"), re.compile(r"^test (\S+) \.\.\. FAILED$"),
+                 re.compile(r"^\s*[✕×] (.+?)(?: \(\d+ ?m?s\))?$"))
+MAX_TESTS = 50
+
+
+def failing_tests(log: str) -> list[str]:
+    """The failing tests a CI log names (pytest, unittest, go test, cargo test, jest and vitest), in order, once
+    each, at most MAX_TESTS."""
+    found: list[str] = []
+    for line in clean(log):
+        for pattern in _FAILING_TEST:
+            if (match := pattern.match(line)) and match.group(1) not in found:
+                found.append(match.group(1))
+                break
+        if len(found) >= MAX_TESTS:
+            break
+    return found

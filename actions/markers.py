@@ -28,6 +28,8 @@ class RunRecord(TypedDict, total=False):
     pr_body: str
     partial: bool
     pr: int
+    reviews: int  # an update: the reviews the pull request had then (`max_updates_per_pr` counts updates between them)
+    updated: bool  # an update: True once it pushed
 
 
 class ProgressState(RunRecord, total=False):
@@ -36,9 +38,20 @@ class ProgressState(RunRecord, total=False):
     run: str  # Context.run_key of the job
     issue: int
     by: str  # who asked for the run
-    done: list[str]  # the checklist's stages ticked (render.STAGES)
+    done: list[str]  # the checklist's stages ticked (render.STAGES, or render.UPDATE_STAGES for an update)
     note: str
     trigger: str  # Event.delivery of the event that started it
+    kind: str  # "update" for an update of a pull request onto its moved base; absent for a run
+
+
+class Evidence(TypedDict, total=False):
+    """The `evidence` marker that ends the bot's pull request body: what its judgement rests on, so an update can
+    judge the branch again on a new base."""
+
+    fixed: list[str]  # the tests the change turned green
+    reproduction: str  # its reproduction test ('' without one)
+    base: str  # the base commit it was last judged on ('' until an update)
+    updates: int  # the updates so far
 
 
 class HealAttempt(TypedDict):
@@ -62,6 +75,17 @@ class HealState(TypedDict):
 def progress_state(data: Mapping[str, object]) -> ProgressState:
     """A `progress` marker's data as the bot wrote it (only the bot's own comments are read for markers)."""
     return cast(ProgressState, dict(data))
+
+
+def evidence(data: Mapping[str, object] | None) -> Evidence | None:
+    """An `evidence` marker's data, its lists and counts checked (None without a marker: a body it never ended)."""
+    if data is None:
+        return None
+    fixed = data.get("fixed")
+    updates = data.get("updates")
+    return Evidence(fixed=[str(name) for name in fixed] if isinstance(fixed, list) else [],
+                    reproduction=str(data.get("reproduction") or ""), base=str(data.get("base") or ""),
+                    updates=updates if isinstance(updates, int) else 0)
 
 
 def heal_state(data: Mapping[str, object]) -> HealState:

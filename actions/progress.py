@@ -19,7 +19,7 @@ from actions.commands import Command, parse_command
 from actions.context import Context
 from actions.github import GitHubError
 from actions.markers import ProgressState, RunRecord, progress_state
-from actions.render import PHASE_TO_STAGE, STAGES, progress_body
+from actions.render import PHASE_TO_STAGE, UPDATE_PHASE_TO_STAGE, progress_body, stages_of
 
 log = logging.getLogger(__name__)
 CLOCK_SKEW = timedelta(minutes=5)
@@ -43,13 +43,15 @@ class ProgressComment:
     from) is written at once; `flush`, when the run ends, writes whatever is still waiting.
     """
 
-    def __init__(self, ctx: Context, issue: int, by: str, every_s: float = PROGRESS_EVERY_S):
+    def __init__(self, ctx: Context, issue: int, by: str, every_s: float = PROGRESS_EVERY_S, kind: str = ""):
         self.ctx = ctx
         self.issue = issue
         self.id: int | None = None
         self.reused = False  # True on a re-run of the same job: the comment is the earlier attempt's
         self.state = ProgressState(run=ctx.run_key, issue=issue, by=by, done=[], note="",
                                    trigger=ctx.event.delivery)
+        if kind:  # "update": the checklist of an update of a pull request (render.UPDATE_STAGES)
+            self.state["kind"] = kind
         self.every_s = every_s
         self._written = ""  # the body GitHub holds, as rendered: an unchanged render is never sent
         self._written_at = -math.inf  # time.monotonic() of the last edit
@@ -59,7 +61,7 @@ class ProgressComment:
     def open(self, note: str = "Starting.") -> None:
         """Reuse this run's comment if it exists (a re-run job), else post it."""
         for comment, data in self.ctx.own_markers(self.issue, "progress"):
-            if data.get("run") == self.ctx.run_key:
+            if data.get("run") == self.ctx.run_key and data.get("kind", "") == self.state.get("kind", ""):
                 found = progress_state(data)
                 self.id, self.state = comment.id, found | {"by": self.state["by"] or found.get("by", "")}
                 self.reused = True
@@ -74,13 +76,13 @@ class ProgressComment:
 
     def on_progress(self, team: str, phase: str, rnd: int, detail: str) -> None:
         """The engine's progress callback: tick the stages up to this phase."""
-        stage = PHASE_TO_STAGE.get(phase)
+        stage = (UPDATE_PHASE_TO_STAGE if self.state.get("kind") == "update" else PHASE_TO_STAGE).get(phase)
         if stage:
             self.done(stage)
 
     def done(self, stage: str, note: str | None = None) -> None:
         """Tick `stage` and every stage before it; the edit is coalesced with those that follow soon after."""
-        keys = [key for key, _ in STAGES]
+        keys = [key for key, _ in stages_of(self.state)]
         wanted = set(keys[: keys.index(stage) + 1])
         with self._lock:
             self.state["done"] = [k for k in keys if k in wanted | set(self.state["done"])]

@@ -6,17 +6,24 @@ except as quoted data inside code fences, so it cannot pose as the bot.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from actions.engine import plan_text
-from actions.markers import HealAttempt, ProgressState, inert, marker, without_markers
+from actions.markers import Evidence, HealAttempt, ProgressState, inert, marker, without_markers
 from bot.ensemble.report import judged_lines, name_list, tests_line, yes_no
 from bot.ensemble.types import CRASHED, RunResult, TeamSummary
 from bot.llm.budget import SpendSummary
 from bot.redact import clip
 
+if TYPE_CHECKING:
+    from actions.github.info import CommitInfo
+    from bot.ensemble.update import UpdateResult
+
 STAGES = (("indexed", "Indexed the repository"), ("planned", "Planned the change"), ("coded", "Wrote the code"),
           ("tested", "Ran the tests"), ("reviewed", "Reviewed the change"), ("pr", "Opened the pull request"))
+UPDATE_STAGES = (("fetched", "Ran the tests of the new base"), ("merged", "Brought the branch onto it"),
+                 ("judged", "Judged the change again there"), ("pushed", "Pushed the branch and updated the evidence"))
+UPDATE_PHASE_TO_STAGE = {"baseline tests": "fetched", "coding": "fetched", "testing": "merged"}
 PHASE_TO_STAGE = {"indexing": "indexed", "baseline tests": "indexed", "exploring": "indexed", "planning": "planned",
                   "reproducing": "planned", "coding": "coded", "re-planning": "planned", "testing": "tested",
                   "reviewing": "reviewed"}
@@ -24,11 +31,17 @@ REFUSAL = ("Thanks for the interest! Only people with write, maintain or admin p
            "can start the ensemble bot, so I have not done anything.")
 
 
+def stages_of(state: ProgressState) -> tuple[tuple[str, str], ...]:
+    """The checklist of a run, or of an update of a pull request."""
+    return UPDATE_STAGES if state.get("kind") == "update" else STAGES
+
+
 def progress_body(state: ProgressState) -> str:
     """The progress comment: a checklist of stages, the current note, and the hidden state marker."""
     done = set(state.get("done", []))
-    lines = [f"**ensemble run** `{state.get('run', '?')}` for #{state.get('issue', '?')}", ""]
-    lines += [f"- [{'x' if key in done else ' '}] {label}" for key, label in STAGES]
+    what = "update" if state.get("kind") == "update" else "run"
+    lines = [f"**ensemble {what}** `{state.get('run', '?')}` for #{state.get('issue', '?')}", ""]
+    lines += [f"- [{'x' if key in done else ' '}] {label}" for key, label in stages_of(state)]
     if state.get("note"):
         lines += ["", inert(str(state["note"]))]
     return "\n".join(lines) + "\n\n" + marker("progress", state)
@@ -56,20 +69,11 @@ def _provenance(result: RunResult) -> list[str]:
 def pr_body(result: RunResult, issue: int) -> str:
     """The pull request's body: summary, plan, tests, reproduction, candidates, provenance, models, usage, stop."""
     plan = result.plan
-    repro = result.reproduction
-    if repro and repro.path:
-        repro_line = (f"`{repro.path}`: fails before the fix: {yes_no(repro.failed_before)}; "
-                      f"passes after it: {yes_no(repro.passed_after)}")
-    else:
-        repro_line = f"none ({repro.note})" if repro and repro.note else "none"
     closing = f"Part of #{issue} (partial work: merging it leaves the issue open)" if result.partial else \
         f"Closes #{issue}"
     parts = [closing, "", *_partial(result), "## Summary", (plan.summary if plan else "") or "(no summary)", "",
              "## Plan", plan_text(plan, with_summary=False) if plan else "(no plan)", "",
-             "## Tests", f"- before: {tests_line(result.tests_before, _code)}",
-             f"- after: {tests_line(result.tests_after, _code)}",
-             f"- reproduction test: {repro_line}", *judged_lines(result, _code), *_backing(result), "",
-             *_test_changes(result),
+             "## Tests", *tests_section(result), "", *_test_changes(result),
              *_refusals(result), *_candidates(result),
              "## Retrieved files that informed the change", *_provenance(result), "",
              "## Models that wrote it", *_models(result), "",
@@ -77,7 +81,7 @@ def pr_body(result: RunResult, issue: int) -> str:
              "## Stop reason", result.stop_words + (f" ({result.stop_detail})" if result.stop_detail else ""), "",
              "Commits:", *[f"- {c.sha[:7]} {c.summary}" for c in result.commits], "",
              f"_Written by the ensemble bot, run `{result.run_id}`. Review it like any other pull request: "
-             "approve to mark it ready, or request changes and I will revise it._"]
+             "approve to mark it ready, or request changes and I will revise it._", "", marker("evidence", evidence_of(result))]
     if result.replayed:
         parts.insert(2, "> The model replies in this run were replayed from a transcript, not live.\n")
     return "\n".join(parts)
@@ -89,6 +93,25 @@ def _backing(result: RunResult) -> list[str]:
     if result.sentinels:
         lines.append(f"- the judge's known-answer checks (against forged test results): {inert(result.sentinels)}")
     return lines
+
+
+def evidence_of(result: RunResult, base: str = "", updates: int = 0) -> Evidence:
+    """What a pull request's judgement rests on, for its body's `evidence` marker."""
+    repro = result.reproduction
+    return Evidence(fixed=list(result.judgement.fixed) if result.judgement else [],
+                    reproduction=repro.path if repro and repro.path else "", base=base, updates=updates)
+
+
+def tests_section(result: RunResult) -> list[str]:
+    """The `Tests` lines of a pull request body: before and after, the reproduction test, red and green."""
+    repro = result.reproduction
+    if repro and repro.path:
+        repro_line = (f"`{repro.path}`: fails before the fix: {yes_no(repro.failed_before)}; "
+                      f"passes after it: {yes_no(repro.passed_after)}")
+    else:
+        repro_line = f"none ({repro.note})" if repro and repro.note else "none"
+    return [f"- before: {tests_line(result.tests_before, _code)}", f"- after: {tests_line(result.tests_after, _code)}",
+            f"- reproduction test: {repro_line}", *judged_lines(result, _code), *_backing(result)]
 
 
 def _partial(result: RunResult) -> list[str]:
@@ -274,3 +297,70 @@ def escalation_comment(mention: str, tried: list[HealAttempt], failing: str, rea
     attempts = "\n".join(f"- attempt {i}: {t.get('what', '')} ({t.get('sha', '')[:7]})" for i, t in enumerate(tried, 1))
     return (f"{who}I could not get the checks green on my own ({reason}), so this needs a human.\n\n"
             f"**What I tried**\n{attempts or '- re-ran the failed jobs'}\n\n**What still fails**\n{fenced(failing)}")
+
+
+def updated_pr_body(body: str, update: UpdateResult, base_name: str, updates: int) -> str:
+    """The pull request's body after update number `updates` onto `base_name`: its Tests section judged again on the
+    new base (saying how it got there), the new commits listed, the evidence marker renewed. Whatever else people
+    or earlier runs wrote stays."""
+    run = update.run
+    how = ("merged into the branch" if update.strategy == "merge" else "rebased onto") if update.strategy else "updated"
+    resolved = (f"; the conflicts in {name_list(update.conflicts, _code)} resolved by the coder and judged like any "
+                "change" if update.conflicts else "; no conflicts, no model call")
+    tests = ["## Tests", f"Judged again on `{inert(base_name)}` at {update.base[:7]} (update {updates}: "
+             f"`{inert(base_name)}` {how}{resolved}):", *tests_section(run), ""]
+    text = without_markers(body).replace("\r\n", "\n")
+    start = text.find("\n## Tests\n")
+    if start >= 0:
+        end = min([i for i in (text.find("\n## ", start + 1), text.find("\nCommits:", start + 1)) if i >= 0],
+                  default=len(text))
+        text = text[:start + 1] + "\n".join(tests) + text[end:]
+    else:
+        text = text.rstrip() + "\n\n" + "\n".join(tests)
+    added = "\n".join(f"- {c.sha[:7]} {inert(c.summary)}" for c in run.commits)
+    at = text.find("\nCommits:\n")
+    if added and at >= 0:
+        after = text.find("\n\n", at + len("\nCommits:\n"))
+        after = len(text) if after < 0 else after
+        text = text[:after] + "\n" + added + text[after:]
+    evidence = evidence_of(run, update.base, updates)
+    return text.rstrip() + "\n\n" + marker("evidence", evidence)
+
+
+def update_left_comment(update: UpdateResult, base_name: str, head: str) -> str:
+    """Why an update left the pull request's branch as it was, and what to do about it."""
+    files = f" The files that conflict: {name_list(update.conflicts, _code)}." if update.conflicts else ""
+    return (f"I could not bring this pull request onto `{inert(base_name)}` at {update.base[:7]}: {inert(update.why)}."
+            f"{files} The branch is left as it was, at {head[:7]}, and nothing was pushed. Resolve it by hand (a "
+            "commit of yours on the branch keeps me off it until `/ensemble retry`), or comment `/ensemble update` "
+            "to let me try again.")
+
+
+def update_limit_comment(updates: int, limit: int) -> str:
+    """Why an open pull request is no longer brought onto its moved base by itself."""
+    return (f"I have brought this pull request onto its moved base {updates} times since its last review "
+            f"(`max_updates_per_pr` is {limit}), so I leave it alone now. A review, or `/ensemble update`, lets me "
+            "update it again.")
+
+
+def red_branch_issue(base: str, head: str, green: str, checks: list[str], tests: list[str],
+                     suspects: list[CommitInfo], excerpt: str, mention: bool, run_id: int,
+                     label: str = "ensemble") -> tuple[str, str]:
+    """The title and body of the issue that reports the default branch turning red."""
+    named = ", ".join(f"`{inert(c)}`" for c in checks)
+    title = f"`{base}` is red: {', '.join(checks[:3])} failing since {head[:7]}"
+
+    def author(commit: CommitInfo) -> str:
+        if not commit.login:
+            return f" by {_code(commit.name)}" if commit.name else ""
+        return f" by @{commit.login}" if mention else f" by {_code(commit.login)}"
+
+    listed = [f"- {c.sha[:7]} {inert(clip(c.summary, 100))}{author(c)}" for c in suspects]
+    lines = [f"{named} failed on `{inert(base)}` at {head[:7]} (workflow run {run_id}), twice: a re-run of the failed "
+             f"jobs failed again, so it is not a flaky test. It passed at {green[:7]}.", "",
+             "**Failing tests**", *([f"- {_code(t)}" for t in tests] or ["- (the logs name none; see below)"]), "",
+             f"**Suspect commits** (after the last green {green[:7]}, newest first)", *listed, "",
+             "**The failing part of the logs**", fenced(excerpt, 6000), "",
+             f"_Opened by the ensemble bot (`heal.default_branch: issue`). Label this issue `{inert(label)}` to let it "
+             "try a fix._"]
+    return title, "\n".join(lines)

@@ -73,6 +73,26 @@ def edit_issue(fake, repo, m, q, body, login) -> Reply:
     return 200, {}, fake.issue_json(repo, issue)
 
 
+def list_issues(fake, repo, m, q, body, login) -> Reply:
+    """GET /issues: issues and pull requests, newest first, by `state` (open, closed, all) and `labels` (all of them)."""
+    state = q.get("state", ["open"])[0]
+    wanted = [name for name in q.get("labels", [""])[0].split(",") if name]
+    items = []
+    for issue in sorted(repo.issues.values(), key=lambda i: -i["number"]):
+        names = {label["name"] for label in issue["labels"]}
+        if (state == "all" or issue["state"] == state) and set(wanted) <= names:
+            items.append(fake.issue_json(repo, issue))
+    return _page(fake, m.string, q, items)
+
+
+def create_issue(fake, repo, m, q, body, login) -> Reply:
+    """POST /issues: a new issue by the token's user, with the labels named (made when they do not exist)."""
+    if not (body or {}).get("title"):
+        return _validation("Issue", "missing_field", field="title")
+    return 201, {}, fake.add_issue(repo.full_name, body["title"], body.get("body") or "", user=login,
+                                   labels=tuple(body.get("labels") or ()))
+
+
 def list_comments(fake, repo, m, q, body, login) -> Reply:
     number = int(m["n"])
     if number not in repo.issues:
@@ -647,6 +667,18 @@ def get_check_suite(fake, repo, m, q, body, login) -> Reply:
                      "repository": fake.repo_json(repo), "pull_requests": [], "latest_check_runs_count": 1}
 
 
+def _commit_json(fake, repo, sha: str) -> dict:
+    """A commit as the commits API shows it: GitHub's account of its author (by e-mail), its parents, its message."""
+    git_commit = _git_commit_json(fake, repo, sha)
+    account = fake.login_of(git_commit["author"]["email"])
+    url = f"{fake.api_url}/repos/{repo.full_name}/commits"
+    return {"sha": sha, "node_id": f"C_{sha[:10]}", "url": f"{url}/{sha}",
+            "html_url": f"{fake.server_url}/{repo.full_name}/commit/{sha}",
+            "commit": {k: git_commit[k] for k in ("author", "committer", "message", "tree", "url", "verification")},
+            "author": fake.user(account) if account else None, "committer": None,
+            "parents": [{"sha": p["sha"], "url": f"{url}/{p['sha']}"} for p in git_commit["parents"]], "files": []}
+
+
 def get_commit(fake, repo, m, q, body, login) -> Reply:
     from fakes.github_server import _git
 
@@ -656,11 +688,19 @@ def get_commit(fake, repo, m, q, body, login) -> Reply:
         sha = ""
     if not sha:
         return 422, {}, {"message": f"No commit found for SHA: {m['sha']}"}
-    return 200, {}, {"sha": sha, "node_id": f"C_{sha[:10]}", "url": f"{fake.api_url}/repos/{repo.full_name}/commits/{sha}",
-                     "html_url": f"{fake.server_url}/{repo.full_name}/commit/{sha}", "commit": {"message": "",
-                     "verification": {"verified": sha in repo.verified,
-                                      "reason": "valid" if sha in repo.verified else "unsigned"}},
-                     "parents": [], "files": []}
+    return 200, {}, _commit_json(fake, repo, sha)
+
+
+def list_commits(fake, repo, m, q, body, login) -> Reply:
+    """GET /commits?sha=: the history of `sha` (default: the default branch), newest first."""
+    from fakes.github_server import _git
+
+    start = q.get("sha", [repo.default_branch])[0]
+    try:
+        shas = _git(repo.bare, "rev-list", "--date-order", start).split()
+    except RuntimeError:
+        return NOT_FOUND
+    return _page(fake, m.string, q, shas, render=lambda sha: _commit_json(fake, repo, sha))
 
 
 def commit_check_runs(fake, repo, m, q, body, login) -> Reply:
@@ -690,6 +730,8 @@ def commit_status(fake, repo, m, q, body, login) -> Reply:
 R = r"/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)"
 ROUTES: list[tuple[str, str, Any]] = [
     ("GET", R + r"$", get_repo),
+    ("GET", R + r"/issues$", list_issues),
+    ("POST", R + r"/issues$", create_issue),
     ("GET", R + r"/issues/(?P<n>\d+)$", get_issue),
     ("PATCH", R + r"/issues/(?P<n>\d+)$", edit_issue),
     ("GET", R + r"/issues/(?P<n>\d+)/comments$", list_comments),
@@ -737,6 +779,7 @@ ROUTES: list[tuple[str, str, Any]] = [
     ("GET", R + r"/check-suites/(?P<id>\d+)/check-runs$", suite_check_runs),
     ("POST", R + r"/check-suites/(?P<id>\d+)/rerequest$", rerequest_suite),
     ("GET", R + r"/check-runs/(?P<id>\d+)/annotations$", check_run_annotations),
+    ("GET", R + r"/commits$", list_commits),
     ("GET", R + r"/commits/(?P<sha>[0-9a-f]{7,40})$", get_commit),
     ("GET", R + r"/commits/(?P<sha>[0-9a-f]{40})/check-runs$", commit_check_runs),
     ("GET", R + r"/commits/(?P<sha>[0-9a-f]{40})/status$", commit_status),

@@ -111,6 +111,7 @@ class FakeGitHub:
         self.git_requests: list[str] = []  # "METHOD /path" of each git smart-HTTP request (clone, fetch, push)
         self.injected: list[Injected] = []
         self.teams: dict[str, dict[str, str]] = {}  # "org/team-slug" -> {login: membership state}
+        self.emails: dict[str, str] = {}  # commit e-mail -> the GitHub login it belongs to (add_email)
         self.trace_peers = False  # look up the process at the other end of each API request's connection
         # GraphQL (fakes/github_graphql.py): fields that answer with an error (name -> (type, message)), and
         # fields the schema lacks (as on an older Enterprise Server: the whole document is refused)
@@ -174,6 +175,19 @@ class FakeGitHub:
     def add_team(self, org: str, slug: str, members: tuple[str, ...], pending: tuple[str, ...] = ()) -> None:
         """A team `org/slug` with active `members` and invited (`pending`) ones."""
         self.teams[f"{org}/{slug}"] = {**{m: "active" for m in members}, **{m: "pending" for m in pending}}
+
+    def add_email(self, email: str, login: str) -> None:
+        """Commits by `email` are `login`'s (as GitHub links a verified e-mail to its account)."""
+        self.emails[email.lower()] = login
+
+    def login_of(self, email: str) -> str:
+        """The account a commit e-mail belongs to: one added with `add_email`, or a `<login>@users.noreply...`
+        address; '' for any other (GitHub shows no account for such a commit)."""
+        email = email.lower()
+        if email in self.emails:
+            return self.emails[email]
+        local, _, domain = email.partition("@")
+        return local.split("+", 1)[-1] if domain == "users.noreply.github.com" else ""
 
     def set_permission(self, full_name: str, login: str, permission: str) -> None:
         """`permission` is admin, maintain, write, triage, read or none."""

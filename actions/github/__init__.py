@@ -17,12 +17,21 @@ from __future__ import annotations
 
 from actions.github.base import GitHubError
 from actions.github.checks import GREEN, CheckCalls
-from actions.github.info import CommentInfo, PullInfo, ReviewInfo, ReviewThread, RunInfo
+from actions.github.info import (
+    CommentInfo,
+    CommitInfo,
+    IssueInfo,
+    PullInfo,
+    ReviewInfo,
+    ReviewThread,
+    RunInfo,
+)
 from actions.github.issues import IssueCalls
 from actions.github.pulls import PullCalls
 from actions.github.remote import RemoteCalls
 
-__all__ = ["GREEN", "CommentInfo", "GitHubError", "GitHubRepo", "PullInfo", "ReviewInfo", "ReviewThread", "RunInfo"]
+__all__ = ["GREEN", "CommentInfo", "CommitInfo", "GitHubError", "GitHubRepo", "IssueInfo", "PullInfo", "ReviewInfo",
+           "ReviewThread", "RunInfo"]
 
 
 class GitHubRepo(IssueCalls, PullCalls, CheckCalls, RemoteCalls):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from actions.github.base import GitHubBase, GitHubError
-from actions.github.info import RunInfo, run_info
+from actions.github.info import CommitInfo, RunInfo, run_info
 
 if TYPE_CHECKING:
     from github.Branch import Branch
@@ -23,6 +23,18 @@ class CheckCalls(GitHubBase):
         if answered:
             return head
         return self._not_found_is_none(f"read branch {branch}", lambda: self._repo.get_git_ref(f"heads/{branch}").object.sha)
+
+    def history(self, sha: str, count: int) -> list[CommitInfo]:
+        """`sha` and the commits before it, newest first, at most `count` (GitHub's order: by date)."""
+        def fetch() -> list[CommitInfo]:
+            found = []
+            for commit in self._repo.get_commits(sha=sha).get_page(0)[:count]:
+                parents = commit.parents
+                found.append(CommitInfo(commit.sha, parents[0].sha if parents else "",
+                                        commit.author.login if commit.author is not None else "",
+                                        commit.commit.author.name or "", (commit.commit.message or "").split("\n")[0]))
+            return found
+        return self.call(f"list the commits up to {sha[:7]}", fetch)
 
     def run(self, run_id: int) -> RunInfo:
         return self.call(f"read workflow run {run_id}", lambda: run_info(self._repo.get_workflow_run(run_id)))

@@ -74,6 +74,28 @@ class RunInfo:
     status: str = "completed"  # queued, in_progress, ... or completed
 
 
+@dataclass(frozen=True)
+class CommitInfo:
+    """A commit as the history listing shows it: its first parent, author (their GitHub login when GitHub knows
+    it) and summary line."""
+
+    sha: str
+    parent: str  # the first parent ('' for a root commit)
+    login: str  # '' when the author's e-mail belongs to no GitHub account
+    name: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class IssueInfo:
+    """An issue in a listing: its number, author, state and body."""
+
+    number: int
+    login: str
+    state: str
+    body: str
+
+
 def pull_info(pull: PullRequest) -> PullInfo:
     """A PyGithub pull request as `PullInfo`."""
     head_repo = pull.head.repo.full_name if pull.head.repo is not None else ""

@@ -11,7 +11,7 @@ from urllib.parse import quote
 from github.IssueComment import IssueComment
 
 from actions.github.base import GitHubBase, GitHubError
-from actions.github.info import CommentInfo
+from actions.github.info import CommentInfo, IssueInfo
 from actions.github.snapshot import COMMENT_FIELDS, comment_info
 
 log = logging.getLogger(__name__)
@@ -60,6 +60,19 @@ class IssueCalls(GitHubBase):
             with self._threads_lock:
                 self._issues[number] = kept
         return kept[0], kept[1], list(kept[2])
+
+    def create_issue(self, title: str, body: str, labels: tuple[str, ...] = ()) -> int:
+        """Open an issue; its number."""
+        title, body = self.outgoing(title), self.outgoing(body)
+        return self.call("open an issue", lambda: self._repo.create_issue(title, body, labels=list(labels)).number,
+                         repeatable=False)  # a 5xx may come after the issue was made: no second one
+
+    def labelled_issues(self, label: str) -> list[IssueInfo]:
+        """The issues (open or closed, pull requests left out) that carry `label`, newest first."""
+        def fetch() -> list[IssueInfo]:
+            return [IssueInfo(i.number, i.user.login, i.state, i.body or "")
+                    for i in self._repo.get_issues(state="all", labels=[label]) if i.pull_request is None]
+        return self.call(f"list the issues labelled {label}", fetch)
 
     def comments(self, number: int, since: datetime | None = None, fresh: bool = False) -> list[CommentInfo]:
         """All comments on an issue or PR, oldest first (only those created or edited at or after `since`).

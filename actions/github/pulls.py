@@ -57,6 +57,12 @@ class PullCalls(GitHubBase):
         pulls = self.call("list pull requests", lambda: list(self._repo.get_pulls(state="open", head=f"{owner}:{branch}")))
         return pull_info(pulls[0]) if pulls else None
 
+    def open_pulls(self) -> list[PullInfo]:
+        """Every open pull request of the repository, oldest first."""
+        return self.call("list open pull requests",
+                         lambda: sorted((pull_info(p) for p in self._repo.get_pulls(state="open")),
+                                        key=lambda p: p.number))
+
     def pull(self, number: int) -> PullInfo:
         """PR #number, read once per event (its head follows the bot's pushes) until the bot edits a pull request."""
         self._prefetch(number=number)

@@ -79,14 +79,15 @@ class RemoteCalls(GitHubBase):
         return git(repo, "rev-parse", f"refs/remotes/origin/{branch}").strip()
 
     def push(self, clone: Path, branch: str, expected: str | None, source: str | None = None,
-             verified: bool = False) -> dict[str, str]:
+             verified: bool = False, rewrite: bool = False) -> dict[str, str]:
         """Push local `branch` (or `source`) to `branch`, only if the remote is still at `expected` (None: absent).
         With `verified` the commits are made anew through the API (`push_verified`); the answer maps each local
-        commit to the one on GitHub (empty for a git push, which keeps the SHAs)."""
+        commit to the one on GitHub (empty for a git push, which keeps the SHAs). `rewrite` lets a verified push
+        replace history (a rebased branch), still only over `expected`; a git push always may, under its lease."""
         refuse_foreign_branch(branch)
         ref = source or f"refs/heads/{branch}"
         if verified:
-            made = self.push_verified(clone, branch, expected, source)
+            made = self.push_verified(clone, branch, expected, source, rewrite)
         else:
             made = {}
             lease = f"--force-with-lease=refs/heads/{branch}:{expected or ''}"
@@ -99,7 +100,8 @@ class RemoteCalls(GitHubBase):
         self.branch_moved(branch, made.get(pushed, pushed))
         return made
 
-    def push_verified(self, clone: Path, branch: str, expected: str | None, source: str | None = None) -> dict[str, str]:
+    def push_verified(self, clone: Path, branch: str, expected: str | None, source: str | None = None,
+                      rewrite: bool = False) -> dict[str, str]:
         """Make the local commits GitHub lacks anew through the Git Data API (blobs, a tree on the parent's, a commit
         with the same message and parents), oldest first, then move `branch` to the last one only if it is still at
         `expected` (None: absent). GitHub signs the commits an App token makes this way, so they show as verified.
@@ -116,7 +118,7 @@ class RemoteCalls(GitHubBase):
                 ours[sha] = self._make_commit(clone, branch, sha, ours, signer)
                 made[sha] = ours[sha].sha
             head = made.get(local, local)
-            self._move_ref(branch, expected, head)
+            self._move_ref(branch, expected, head, rewrite)
         try:
             self.fetch(clone, branch)
             if not source:
@@ -169,8 +171,9 @@ class RemoteCalls(GitHubBase):
     def _read_commit(self, sha: str) -> GitCommit:
         return self.call(f"read commit {sha[:7]}", lambda: self._repo.get_git_commit(sha))
 
-    def _move_ref(self, branch: str, expected: str | None, head: str) -> None:
-        """Point `branch` at `head` only if it is still at `expected` (None: absent), never by force."""
+    def _move_ref(self, branch: str, expected: str | None, head: str, rewrite: bool = False) -> None:
+        """Point `branch` at `head` only if it is still at `expected` (None: absent); by force only with `rewrite`
+        (a rebased branch), and then too only from `expected`, read just before."""
         moved = f"could not push {branch}: it is no longer at {(expected or '(absent)')[:7]}; someone else may have pushed to it"
 
         def read() -> tuple[GitRef, str]:
@@ -186,7 +189,7 @@ class RemoteCalls(GitHubBase):
                 self.call(f"create {branch}", lambda: self._repo.create_git_ref(f"refs/heads/{branch}", head),
                           repeatable=False)
             else:
-                self.call(f"move {branch}", lambda: current.edit(head, force=False), repeatable=False)
+                self.call(f"move {branch}", lambda: current.edit(head, force=rewrite), repeatable=False)
         except GitHubError as exc:
             if exc.status in (409, 422):  # the branch exists already, or the move is not a fast-forward
                 raise GitHubError(f"{moved} ({exc})", exc.status) from exc

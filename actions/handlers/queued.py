@@ -26,7 +26,7 @@ from actions.handlers.replies import acknowledge, reply_once
 from actions.markers import read_marker
 
 log = logging.getLogger(__name__)
-QUEUED_VERBS = frozenset({"run", "retry", "revise", "approve-plan"})  # the verbs whose jobs share a group
+QUEUED_VERBS = frozenset({"run", "retry", "revise", "update", "approve-plan"})  # the verbs whose jobs share a group
 MAX_QUEUED = 10  # per job: a flood of commands is answered by the jobs that follow it
 RunCommand = Callable[[Context, Command, int], Outcome]
 Queued = tuple[CommentInfo, Command]

@@ -65,7 +65,9 @@ class UpdateJob:
     base: str  # the new base's commit
     base_name: str = "main"
     strategy: Literal["merge", "rebase"] = "merge"
-    fixed: tuple[str, ...] = ()  # the tests the branch's change turned green (its evidence so far)
+    # the tests the branch's change turned green (its evidence so far); None: unknown, so they are found first by
+    # judging the branch on the base it started from (two more test runs)
+    fixed: tuple[str, ...] | None = ()
     reproduction: str = ""  # its reproduction test, '' without one
 
 
@@ -75,6 +77,8 @@ class UpdateResult:
     commits), the files that conflicted, and why the branch was left as it was ('' when it was updated)."""
 
     run: RunResult
+    base: str = ""  # the base it was brought onto
+    strategy: str = ""  # merge or rebase
     head: str = ""  # the branch's new head ('' when it did not move)
     up_to_date: bool = False  # the branch already held the base: nothing to do
     conflicts: tuple[str, ...] = ()
@@ -98,7 +102,8 @@ def update_branch(repo_dir: Path, job: UpdateJob, config: Config, env: Mapping[s
     tracer = Tracer.for_run(runs_dir(env, repo_dir / ".ensemble" / "runs"), run_id, env,
                             secret_names=config_secret_names(config))
     register_secrets(secret_values(env, config_secret_names(config)))
-    result = UpdateResult(RunResult(run_id, job.task, branch=BRANCH_PREFIX + job.task.slug, trace=str(tracer.path)))
+    result = UpdateResult(RunResult(run_id, job.task, branch=BRANCH_PREFIX + job.task.slug, trace=str(tracer.path)),
+                          base=job.base, strategy=job.strategy)
     with tracer.activate(), span("ensemble.update", run_id=run_id, strategy=job.strategy, base=job.base,
                                  base_name=job.base_name) as s:
         try:
@@ -120,6 +125,7 @@ class _Update:
         self.branch = result.run.branch
         self.head = git(repo_dir, "rev-parse", "--verify", f"refs/heads/{self.branch}").strip()
         self._models: ModelClient | None = parts.models
+        self.fixed = job.fixed
         self._notify = parts.progress or (lambda *_: None)
 
     def run(self) -> None:
@@ -138,6 +144,8 @@ class _Update:
             with span("ensemble.baseline"):
                 self.result.run.tests_before = runner.run_tests(base)
             self.result.run.environment = runner.environment
+            if self.fixed is None:
+                self.fixed = self._fixed_at_start(runner, where / f"{run_id}-start")
             self._attempts(onto, runner)
         finally:
             onto.cleanup()
@@ -222,13 +230,31 @@ class _Update:
         repro = self.job.reproduction or None
         frozen = {repro: text} if repro and (text := _text_at(self.repo_dir, self.head, repro)) is not None else {}
         judge = TeamJudge(self.job.task.text, run.tests_before,
-                          tuple(dict.fromkeys([*self.job.fixed, *named_tests(self.job.task.text, run.tests_before)])),
+                          tuple(dict.fromkeys([*(self.fixed or ()), *named_tests(self.job.task.text, run.tests_before)])),
                           repro)
         judge = judge.with_reproduction(repro, frozen.get(repro)) if repro else judge
         self._notify("a", Phase.TESTING, self.result.rounds, "")
         run.tests_after = runner.run_tests(onto.path, judge.known_failures(workspace), judge.files(workspace))
         run.judgement = judge.judge(run.tests_after, workspace)
         return run.judgement
+
+    def _fixed_at_start(self, runner: TestRunner, path: Path) -> tuple[str, ...]:
+        """The tests the branch turned green on the base it started from, where its evidence is not known: that
+        base's tests, then the branch judged against them."""
+        start = git(self.repo_dir, "merge-base", self.head, self.job.base).strip()
+        with span("ensemble.update_evidence", start=start) as s:
+            try:
+                git(self.repo_dir, "worktree", "add", "-q", "--detach", str(path), start)
+                before = runner.run_tests(path)
+                git(path, "checkout", "-q", "--detach", self.head)
+                workspace = GitWorkspace(path, start)
+                judge = TeamJudge(self.job.task.text, before)
+                after = runner.run_tests(path, judge.known_failures(workspace), judge.files(workspace))
+                fixed = judge.judge(after, workspace).fixed
+            finally:
+                git(self.repo_dir, "worktree", "remove", "--force", str(path), check=False)
+            s.set(fixed=list(fixed))
+        return fixed
 
     def _publish(self, onto: Onto) -> None:
         """Move the local branch to the updated head, only from the head this update started at."""

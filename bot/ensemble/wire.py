@@ -4,7 +4,7 @@ The Action runs the engine in a child process that holds no GitHub token
 (`actions/engine_process.py`); what goes in and what comes back is this data and nothing else.
 One Pydantic `TypeAdapter` per type reads and writes the dataclasses as they are, nested ones
 (`Plan`, `TestOutcome`, `Judgement`, `Reproduction`, `TestChange`, `Retrieved`) and enums
-included, so a value read back equals the value written.
+included (an update's job and result, `bot/ensemble/update.py`, too), so a value read back equals the value written.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from pydantic import TypeAdapter
 
 from bot.config import Config
 from bot.ensemble.types import Plan, RunResult, Task
+from bot.ensemble.update import UpdateJob, UpdateResult
 
-T = TypeVar("T", Config, Plan, RunResult, Task)
+T = TypeVar("T", Config, Plan, RunResult, Task, UpdateJob, UpdateResult)
 _ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}  # one adapter per type: the dict holds several types
 
 
@@ -27,7 +28,7 @@ def _adapter(kind: type[Any]) -> TypeAdapter[Any]:
     return _ADAPTERS[kind]
 
 
-def dump(value: Config | Plan | RunResult | Task) -> object:
+def dump(value: Config | Plan | RunResult | Task | UpdateJob | UpdateResult) -> object:
     """`value` as JSON-ready data (dicts, lists, strings, numbers)."""
     data: object = _adapter(type(value)).dump_python(value, mode="json")
     return data
