@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from actions.engine import plan_text
-from actions.markers import Evidence, HealAttempt, ProgressState, inert, marker, without_markers
+from actions.markers import Evidence, HealAttempt, ProgressState, inert, marker, read_marker, without_markers
 from bot.ensemble.report import judged_lines, name_list, tests_line, yes_no
 from bot.ensemble.types import CRASHED, RunResult, TeamSummary
 from bot.llm.budget import SpendSummary
@@ -304,11 +304,12 @@ def updated_pr_body(body: str, update: UpdateResult, base_name: str, updates: in
     new base (saying how it got there), the new commits listed, the evidence marker renewed. Whatever else people
     or earlier runs wrote stays."""
     run = update.run
-    how = ("merged into the branch" if update.strategy == "merge" else "rebased onto") if update.strategy else "updated"
+    base = f"`{inert(base_name)}`"
+    how = f"the branch rebased onto {base}" if update.strategy == "rebase" else f"{base} merged into the branch"
     resolved = (f"; the conflicts in {name_list(update.conflicts, _code)} resolved by the coder and judged like any "
                 "change" if update.conflicts else "; no conflicts, no model call")
-    tests = ["## Tests", f"Judged again on `{inert(base_name)}` at {update.base[:7]} (update {updates}: "
-             f"`{inert(base_name)}` {how}{resolved}):", *tests_section(run), ""]
+    tests = ["## Tests", f"Judged again on {base} at {update.base[:7]} (update {updates}: {how}{resolved}):",
+             *tests_section(run), ""]
     text = without_markers(body).replace("\r\n", "\n")
     start = text.find("\n## Tests\n")
     if start >= 0:
@@ -324,6 +325,9 @@ def updated_pr_body(body: str, update: UpdateResult, base_name: str, updates: in
         after = len(text) if after < 0 else after
         text = text[:after] + "\n" + added + text[after:]
     evidence = evidence_of(run, update.base, updates)
+    before = read_marker(body, "evidence") or {}
+    kept = before.get("fixed") if isinstance(before.get("fixed"), list) else []
+    evidence["fixed"] = list(dict.fromkeys([*map(str, kept or []), *evidence.get("fixed", [])]))  # still required
     return text.rstrip() + "\n\n" + marker("evidence", evidence)
 
 

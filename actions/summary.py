@@ -2,8 +2,9 @@
 
 It shows the outcome, a link to the pull request, time by phase (the trace's spans summed the
 way `ensemble report` sums them), tokens and cost per role and per model, and, on a failed
-check, the self-healing attempt and how it ended; with caps across runs, what the run, its
-issue and its day spent, from the spend ledger. Like everything the bot writes it is inert
+check, the self-healing attempt and how it ended; for an update of a pull request onto its moved
+base, how it went (clean, or conflicts resolved) and its judgement there; with caps across runs,
+what the run, its issue and its day spent, from the spend ledger. Like everything the bot writes it is inert
 and links nowhere but the pull request on the same GitHub server.
 """
 
@@ -33,6 +34,8 @@ def step_summary(outcome: Outcome, spans: Iterable[dict[str, object]] = (), pr_u
     lines = [f"### ensemble: {outcome.result}{pr}", "", inert(outcome.message)]
     if outcome.heal:
         lines += ["", f"**Self-healing**: {inert(outcome.heal)}"]
+    if outcome.update:
+        lines += ["", f"**Update**: {inert(outcome.update)}"]
     if outcome.spend:
         lines += ["", f"**Spend**: {inert(outcome.spend)}"]
     lines += _phases(spans, outcome.run.duration_s if outcome.run else 0.0)

@@ -7,16 +7,19 @@ start from GitHub's own examples (`webhooks/`, from @octokit/webhooks-examples).
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import copy
 import itertools
 import json
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from actions.app import handle_event
 from actions.context import Outcome
+from actions.engine import Updater
 from fakes.github_server import FakeGitHub
 from fakes.scripted_engine import ScriptedEngine
 
@@ -43,6 +46,8 @@ class Hub:
         self.extra_env: dict[str, str] = {}
         self.outputs = tmp / "github_output"
         self.summary = tmp / "step_summary"
+        self.updater: Updater | None = None  # None: the Action's own, in a child process
+        self.pushes = itertools.count()
 
     def env(self, name: str, payload: dict[str, Any], run_id: int | None = None) -> dict[str, str]:
         path = self.tmp / f"event-{name}-{next(self.event_files)}.json"  # unique when jobs run in threads
@@ -55,7 +60,7 @@ class Hub:
                 "ENSEMBLE_STOP_POLL_S": "0.05", **self.extra_env}
 
     def send(self, name: str, payload: dict[str, Any], run_id: int | None = None) -> Outcome:
-        return handle_event(self.env(name, payload, run_id), engine=self.engine)
+        return handle_event(self.env(name, payload, run_id), engine=self.engine, updater=self.updater)
 
     # -- payloads shaped like GitHub's (from @octokit/webhooks-examples) ---------------------
     def _base(self, name: str, sender: str) -> dict[str, Any]:
@@ -109,11 +114,35 @@ class Hub:
                                                              "run_attempt", "check_suite_id", "event")}
         return payload
 
+    def push(self, before: str, after: str, sender: str = "alice", branch: str = "main") -> dict[str, Any]:
+        """The `push` payload of `before`..`after` on `branch`."""
+        payload = self._base("push", sender)
+        payload |= {"ref": f"refs/heads/{branch}", "before": before, "after": after}
+        payload["head_commit"] = payload["commits"][0] | {"id": after}
+        payload["commits"] = [payload["head_commit"]]
+        return payload
+
     def check_suite(self, run: dict[str, Any]) -> dict[str, Any]:
         payload = self._base("check_suite", "bob")
         payload["check_suite"] |= {"id": run["check_suite_id"], "head_branch": run["head_branch"],
                                    "head_sha": run["head_sha"], "conclusion": run["conclusion"]}
         return payload
+
+    # -- playing people ----------------------------------------------------------------------
+    def commit(self, branch: str, files: dict[str, str], message: str = "a person's change",
+               author: tuple[str, str] = ("Alice", "alice@example.com")) -> tuple[str, str]:
+        """A person's commit of `files` on `branch`, pushed over git's smart HTTP as anyone would; (before, after)."""
+        work = self.tmp / f"person-{next(self.pushes)}"
+        auth = "http.extraheader=AUTHORIZATION: basic " + base64.b64encode(f"x:{self.fake.token}".encode()).decode()
+        _git(self.tmp, "-c", auth, "clone", "-q", "-b", branch, f"{self.fake.server_url}/{REPO}.git", str(work))
+        before = _git(work, "rev-parse", "HEAD")
+        for name, text in files.items():
+            (work / name).parent.mkdir(parents=True, exist_ok=True)
+            (work / name).write_text(text)
+        _git(work, "add", "-A")
+        _git(work, "-c", f"user.name={author[0]}", "-c", f"user.email={author[1]}", "commit", "-qm", message)
+        _git(work, "-c", auth, "push", "-q", "origin", branch)
+        return before, _git(work, "rev-parse", "HEAD")
 
     # -- playing CI ------------------------------------------------------------------------
     def ci(self, conclusion: str, log: str = "", branch: str = "ensemble/issue-1") -> dict[str, Any]:
@@ -137,3 +166,7 @@ def github_hub(tmp_path: Path, engine: ScriptedEngine) -> Iterator[Hub]:
         for login, role in (("alice", "write"), ("mona", "admin"), ("trina", "triage")):
             fake.set_permission(REPO, login, role)
         yield Hub(fake, tmp_path, engine)
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()

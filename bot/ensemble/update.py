@@ -40,10 +40,13 @@ from bot.ensemble.types import (
     STUCK,
     Judgement,
     Phase,
+    Reproduction,
     RunResult,
     StopReason,
     Task,
+    TestOutcome,
 )
+from bot.ensemble.verdict import matching_tests
 from bot.errors import BudgetExceeded, ModelError, StopRequested
 from bot.forge import BRANCH_PREFIX, Commit
 from bot.forge.local import GitWorkspace, format_message
@@ -236,6 +239,8 @@ class _Update:
         self._notify("a", Phase.TESTING, self.result.rounds, "")
         run.tests_after = runner.run_tests(onto.path, judge.known_failures(workspace), judge.files(workspace))
         run.judgement = judge.judge(run.tests_after, workspace)
+        if repro:
+            run.reproduction = _reproduction(repro, run.tests_before, run.tests_after)
         return run.judgement
 
     def _fixed_at_start(self, runner: TestRunner, path: Path) -> tuple[str, ...]:
@@ -291,6 +296,18 @@ def _runner(config: Config, env: Mapping[str, str]) -> TestRunner:
     from bot.ensemble import assemble
 
     return assemble.test_runner(config, env)
+
+
+def _reproduction(path: str, before: TestOutcome | None, after: TestOutcome) -> Reproduction:
+    """The reproduction test on the new base: whether its tests fail there (unknown when the base has no such file,
+    as for a test the branch added) and pass after the update."""
+    base = dict(before.results) if before else {}
+    now = dict(after.results)
+    at_base = matching_tests(base, [path])
+    ran = matching_tests(now, [path])
+    return Reproduction(path, any(base[n] in ("fail", "error") for n in at_base) if at_base else None,
+                        all(now[n] == "pass" for n in ran) if ran else None,
+                        "judged again on the new base")
 
 
 def _text_at(repo_dir: Path, ref: str, path: str) -> str | None:
