@@ -12,6 +12,7 @@ import contextlib
 import copy
 import itertools
 import json
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -140,7 +141,9 @@ class Hub:
             (work / name).parent.mkdir(parents=True, exist_ok=True)
             (work / name).write_text(text)
         _git(work, "add", "-A")
-        _git(work, "-c", f"user.name={author[0]}", "-c", f"user.email={author[1]}", "commit", "-qm", message)
+        who = {f"GIT_{role}_{part}": value for role in ("AUTHOR", "COMMITTER")
+               for part, value in (("NAME", author[0]), ("EMAIL", author[1]))}
+        _git(work, "commit", "-qm", message, env=who)
         _git(work, "-c", auth, "push", "-q", "origin", branch)
         return before, _git(work, "rev-parse", "HEAD")
 
@@ -168,5 +171,6 @@ def github_hub(tmp_path: Path, engine: ScriptedEngine) -> Iterator[Hub]:
         yield Hub(fake, tmp_path, engine)
 
 
-def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+def _git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    full = {**os.environ, **env} if env else None
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True, env=full).stdout.strip()
