@@ -44,7 +44,6 @@ class Event:
     review_body: str = ""
     head_branch: str = ""
     head_sha: str = ""
-    before: str = ""  # a push: the branch's head before it ('' or zeros when the push created the branch)
     conclusion: str = ""
     run_id: int | None = None
     run_attempt: int = 1
@@ -102,7 +101,6 @@ class _Specific(TypedDict, total=False):
     review_body: str
     head_branch: str
     head_sha: str
-    before: str
     conclusion: str
     run_id: int | None
     run_attempt: int
@@ -200,8 +198,7 @@ def _check_suite(p: _Fields) -> _Specific:
 def _push(p: _Fields) -> _Specific:
     ref = p.text("ref")
     return {"head_branch": ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else "",
-            "head_sha": p.text("after"), "before": p.text("before", optional=True),
-            "delivery": f"push:{p.text('after')}"}
+            "head_sha": p.text("after"), "delivery": f"push:{p.text('after')}"}
 
 
 def _dispatch(p: _Fields) -> _Specific:

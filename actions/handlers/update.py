@@ -10,8 +10,9 @@ update started from; the pull request's body then shows the tests judged on the 
 request is labelled `ensemble:needs-human`, a comment names the conflicting files, and the branch stays as it
 was. A branch holding a human's commit (no `Ensemble-Run:` trailer) is never touched (`gitops.check_hold`).
 
-On a push, only the open pull requests whose changed files the push touched are updated, each at most
-`max_updates_per_pr` times between two reviews (then one comment says so).
+On a push, only the open pull requests whose changed files the default branch changed since their branch last met
+it are updated (not those labelled `ensemble:needs-human`: a person has them), each at most `max_updates_per_pr`
+times between two reviews (then one comment says so).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from bot.config import Config
 from bot.ensemble.types import Task
 from bot.redact import clip
 from bot.trace import new_run_id, span
-from common.git import git, git_succeeds
+from common.git import git
 
 if TYPE_CHECKING:
     from bot.ensemble.update import UpdateJob, UpdateResult
@@ -66,7 +67,8 @@ def command(ctx: Context, command: Command, number: int) -> Outcome:
 
 
 def on_push(ctx: Context) -> Outcome:
-    """A push to the default branch: with `update: auto`, update the open pull requests whose files it touched."""
+    """A push to the default branch: with `update: auto`, update the open pull requests whose changed files the
+    default branch changed since their branch last met it (so a push whose job GitHub dropped is not missed)."""
     event = ctx.event
     base = ctx.github.default_branch()
     if event.head_branch != base:
@@ -74,20 +76,13 @@ def on_push(ctx: Context) -> Outcome:
     config = remote_config(ctx)
     if config.update != "auto":
         return Outcome("nothing-to-do", "a push to the default branch; `update` is off, so no pull request is updated")
-    pulls = [p for p in ctx.github.open_pulls() if issue_of_pull(ctx, p) is not None]
+    pulls = [p for p in ctx.github.open_pulls() if issue_of_pull(ctx, p) is not None and NEEDS_HUMAN not in p.labels]
     if not pulls:
         return Outcome("nothing-to-do", f"a push to {base}; no open pull request of mine to update")
     clone = ctx.github.clone(ctx.workdir / "push")
-    touched = _touched(ctx, clone)
-    outcomes = []
-    for pull in pulls:
-        changed = _changed(ctx, clone, pull.branch)
-        if touched is not None and not touched & changed:
-            log.info("PR #%s changes none of the files the push touched; left alone", pull.number)
-            continue
-        outcomes.append(update_pull(ctx, pull, event.sender, automatic=True))
+    outcomes = [update_pull(ctx, pull, event.sender, automatic=True) for pull in pulls if _moved_under(ctx, clone, pull)]
     if not outcomes:
-        return Outcome("nothing-to-do", f"the push to {base} touched none of the files my open pull requests change")
+        return Outcome("nothing-to-do", f"{base} changed none of the files my open pull requests change")
     updated = [o for o in outcomes if o.result == "updated"]
     first = (updated or outcomes)[0]
     words = "; ".join(f"#{o.pr_number}: {o.result}" for o in outcomes)
@@ -109,14 +104,13 @@ def update_pull(ctx: Context, pull: PullInfo, by: str, automatic: bool) -> Outco
     if automatic and (held_back := _update_limit(ctx, pull.number, runs, reviews)):
         return held_back
     remote = ctx.github.branch_head(pull.branch)
+    clone = prepare_clone(ctx, pull.branch, remote, f"update-{pull.number}")
+    if held := check_hold(ctx, clone, pull.branch, remote, (pull.number, issue)):  # says so on the thread, once
+        return replace(held, pr_number=pull.number)
     progress = ProgressComment(ctx, pull.number, by, kind=UPDATE)
     progress.open(f"Starting: bringing `{pull.branch}` onto `{ctx.github.default_branch()}`.")
     ctx.github.add_labels(pull.number, WORKING)
     try:
-        clone = prepare_clone(ctx, pull.branch, remote, f"update-{pull.number}")
-        if held := check_hold(ctx, clone, pull.branch, remote, (pull.number, issue)):
-            progress.update("Stopped: " + held.message)
-            return replace(held, pr_number=pull.number)
         config = run_config(ctx, clone, progress)
         return _update(ctx, pull, issue, clone, config, progress, remote or pull.head_sha, reviews)
     finally:
@@ -212,18 +206,17 @@ def _update_limit(ctx: Context, number: int, runs: list[tuple[CommentInfo, dict[
                    f"(max_updates_per_pr is {limit}); not updating it again", number)
 
 
-def _touched(ctx: Context, clone: Path) -> set[str] | None:
-    """The files the push changed (None when they cannot be told: a new branch, or a `before` the clone lacks)."""
-    before, after = ctx.event.before, ctx.event.head_sha
-    if not before or set(before) == {"0"} or not git_succeeds(clone, "cat-file", "-e", f"{before}^{{commit}}"):
-        return None
-    return set(filter(None, git(clone, "diff", "--name-only", "-z", before, after).split("\0")))
-
-
-def _changed(ctx: Context, clone: Path, branch: str) -> set[str]:
-    """The files a pull request's branch changes against the default branch (from where they last met)."""
-    head = ctx.github.fetch(clone, branch)
+def _moved_under(ctx: Context, clone: Path, pull: PullInfo) -> bool:
+    """Whether the default branch changed, since the pull request's branch last met it, a file the branch changes."""
+    head = ctx.github.fetch(clone, pull.branch)
     if head is None:
-        return set()
-    start = git(clone, "merge-base", "origin/HEAD", head).strip()
-    return set(filter(None, git(clone, "diff", "--name-only", "-z", start, head).split("\0")))
+        return False
+    met = git(clone, "merge-base", "origin/HEAD", head).strip()
+
+    def files(start: str, end: str) -> set[str]:
+        return set(filter(None, git(clone, "diff", "--name-only", "-z", start, end).split("\0")))
+
+    touched = files(met, "origin/HEAD") & files(met, head)
+    if not touched:
+        log.info("PR #%s: the default branch changed none of its files; left alone", pull.number)
+    return bool(touched)

@@ -28,6 +28,7 @@ from bot.ensemble.types import (
     TestChange,
     TestOutcome,
 )
+from bot.ensemble.update import UpdateJob, UpdateResult
 from bot.ensemble.verdict import Judgement
 from bot.forge import Commit
 from bot.llm.budget import RoleSpend, no_spend
@@ -122,3 +123,14 @@ def pushing(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], 
     progress("a", Phase.CODING, 1, f"git_config={git('config', '--list', '--show-origin').stdout}")
     progress("a", Phase.CODING, 1, f"remote={git('remote', 'get-url', 'origin').stdout.strip()}")
     return RunResult(run_id, task, stop_reason=STOPPED if stop.is_set() else ACCEPTED)
+
+
+def host_updating(repo_dir: Path, job: UpdateJob, config: Config, env: Mapping[str, str], *, run_id: str,
+                  progress: Progress, stop: threading.Event) -> UpdateResult:
+    """The real update (`ensemble_updater`), with pytest on the host instead of the sandbox."""
+    from actions.engine import ensemble_updater
+    from bot.ensemble.runner import Components
+    from fakes.engine_parts import HostPytest
+
+    return ensemble_updater(repo_dir, job, config, env, run_id=run_id, progress=progress, stop=stop,
+                            components=Components(runner=HostPytest()))

@@ -138,3 +138,38 @@ def _alive(pid: int) -> bool:
             return False
         time.sleep(0.1)
     return True
+
+
+def test_an_update_crosses_the_pipe_and_moves_only_the_local_branch(tmp_path: Path) -> None:
+    import subprocess
+
+    from actions.engine_process import ChildUpdater
+    from bot.ensemble.update import UpdateJob
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args], cwd=tmp_path,
+                              check=True, capture_output=True, text=True).stdout.strip()
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (tmp_path / "tests" / "test_calc.py").write_text("from calc import add\n\n\ndef test_add():\n"
+                                                     "    assert add(2, 3) == 5\n")
+    git("init", "-q", "-b", "main")
+    git("add", "-A")
+    git("commit", "-qm", "start")
+    git("checkout", "-qb", "ensemble/issue-7")
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    git("commit", "-qam", "Fix add\n\nEnsemble-Run: r0")
+    git("checkout", "-q", "main")
+    (tmp_path / "README.md").write_text("# calc\n")
+    git("add", "-A")
+    git("commit", "-qm", "docs")
+    base = git("rev-parse", "HEAD")
+    reports: list[tuple[str, str, int, str]] = []
+    job = UpdateJob(TASK, base, "main", fixed=("tests/test_calc.py::test_add",))
+    result = ChildUpdater(entry="tests.actions.child_engines:host_updating", grace_s=10.0)(
+        tmp_path, job, Config(), ENV, run_id="run-1", progress=lambda *r: reports.append(r), stop=threading.Event())
+    assert result.updated and not result.conflicts and result.run.usage["calls"] == 0
+    assert result.run.judgement is not None and result.run.judgement.good
+    assert git("rev-parse", "ensemble/issue-7") == result.head and git("rev-parse", f"{result.head}^2") == base
+    assert git("rev-parse", "main") == base and Phase.BASELINE in [r[1] for r in reports]

@@ -121,7 +121,7 @@ def test_a_push_that_touches_none_of_the_pull_requests_files_updates_nothing(upk
     hub, old = upkeep.hub, upkeep.head()
     before, after = hub.commit("main", {"README.md": "# demo\n"})
     outcome = hub.send("push", hub.push(before, after))
-    assert outcome.result == "nothing-to-do" and "touched none of the files" in outcome.message
+    assert outcome.result == "nothing-to-do" and "changed none of the files" in outcome.message
     assert upkeep.head() == old and not upkeep.openai.requests
 
 
