@@ -1,7 +1,9 @@
 """Model behaviour analysis over run traces: what each role's models cost, how fast and how reliable.
 
-Reads the `llm.complete` spans the model query manager writes and the `ensemble.run` spans of the
-runner, and aggregates per role and model: calls, failures, tokens, cost, latency percentiles,
+Reads the `llm.complete` spans the model query manager writes, the `ensemble.run` spans of the
+runner and the `ensemble.update` spans of pull request updates (bot/ensemble/update.py: listed with
+the runs, saying whether they were clean, resolved conflicts or were left to a human), and aggregates
+per role and model: calls, failures, tokens, cost, latency percentiles,
 cache hits, retries, repaired and unparseable structured replies, and fallbacks. The other
 operations (index, sandbox, git, GitHub API) are totalled per span name, so a slow run shows
 where its time went. Pure functions over span records; `load_traces` is the only I/O.
@@ -21,8 +23,10 @@ from bot.trace import TRACE_FILE
 
 MODEL_SPAN = "llm.complete"
 RUN_SPAN = "ensemble.run"
+UPDATE_SPAN = "ensemble.update"
 # Spans that enclose others: their time is the sum of their children's, so it is not totalled again.
-ENCLOSING_SPANS = frozenset({RUN_SPAN, "ensemble.team", "ensemble.event", "ensemble.engine", "ensemble.baseline"})
+ENCLOSING_SPANS = frozenset({RUN_SPAN, UPDATE_SPAN, "ensemble.team", "ensemble.event", "ensemble.engine",
+                             "ensemble.baseline"})
 # A trace line or a bench result as read: JSON from files of any age, so every value is checked before use
 Record = dict[str, object]
 
@@ -229,11 +233,29 @@ def analyze(records: Iterable[Record], files: int = 1, malformed_lines: int = 0)
             runs.append(RunSummary(run_id=record.get("run_id"), duration_s=record.get("duration_s"),
                                    status=record.get("status"), stop_reason=a.get("stop_reason"),
                                    winner=a.get("winner"), success=a.get("success")))
+        elif name == UPDATE_SPAN:
+            runs.append(RunSummary(run_id=record.get("run_id"), duration_s=record.get("duration_s"),
+                                   status=record.get("status"), stop_reason=update_words(a), winner=None,
+                                   success=a.get("outcome") in ("updated", "up-to-date")))
         if name != MODEL_SPAN and name not in ENCLOSING_SPANS:
             operations.setdefault(name, OperationStats(name)).add(record)
     ordered = sorted(stats.values(), key=lambda s: (_role_order(s.role), s.provider, s.model))
     busiest = sorted(operations.values(), key=lambda o: (-o.total_s, o.name))
     return Report(files, runs, ordered, malformed_lines, busiest)
+
+
+def update_words(a: Record) -> str:
+    """An update in a few words: `update (merge): updated, conflicts in calc.py resolved in 1 attempt(s)`."""
+    outcome = str(a.get("outcome") or "unfinished")
+    conflicts = a.get("conflicts")
+    files = ", ".join(map(str, conflicts)) if isinstance(conflicts, list) and conflicts else ""
+    if not files:
+        how = "clean" if outcome != "up-to-date" else ""
+    elif a.get("resolved"):
+        how = f"conflicts in {files} resolved in {int(number(a.get('rounds')))} attempt(s)"
+    else:
+        how = f"conflicts in {files} not resolved"
+    return f"update ({a.get('strategy') or '?'}): {outcome}" + (f", {how}" if how else "")
 
 
 def _role_order(role: str) -> int:

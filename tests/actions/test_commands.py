@@ -15,6 +15,7 @@ from actions.commands import HELP_TEXT, BadCommand, Command, help_reply, parse_c
     ("/ensemble stop\r\n", Command("stop")),
     ("/ensemble help", Command("help")),
     ("/ensemble approve-plan", Command("approve-plan")),
+    ("/ensemble update", Command("update")),
     ("/Ensemble RUN", Command("run")),
     ("/ensemble\trun", Command("run")),
     ("/ensemble revise use a dict instead of a list", Command("revise", "use a dict instead of a list")),
@@ -77,5 +78,5 @@ def test_a_strange_verb_is_not_echoed() -> None:
 
 
 def test_help_lists_every_verb() -> None:
-    for verb in ("run", "retry", "revise", "stop", "status", "help", "approve-plan"):
+    for verb in ("run", "retry", "revise", "update", "stop", "status", "help", "approve-plan"):
         assert f"/ensemble {verb}" in HELP_TEXT

@@ -96,3 +96,25 @@ def test_report_totals_git_and_other_operations_per_span_name(repo: Path, tmp_pa
     assert main(["report", str(tmp_path / "runs")]) == 0
     table = capsys.readouterr().out
     assert "time by operation" in table and any(line.split()[:2] == ["git.commit", "2"] for line in table.splitlines())
+
+
+def test_report_lists_updates_with_their_conflicts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for run_id, attributes in (("u1", {"strategy": "merge", "outcome": "updated", "conflicts": [], "rounds": 0}),
+                               ("u2", {"strategy": "merge", "outcome": "updated", "conflicts": ["calc.py"],
+                                       "resolved": True, "rounds": 1}),
+                               ("u3", {"strategy": "rebase", "outcome": "left as it was", "conflicts": ["a.py"],
+                                       "resolved": False, "rounds": 2})):
+        with Tracer.for_run(tmp_path / "runs", run_id=run_id, env={}).activate(), span("ensemble.update") as s:
+            with span("sandbox.run"):
+                pass
+            s.set(**attributes)
+    assert main(["report", str(tmp_path / "runs")]) == 0
+    text = capsys.readouterr().out
+    assert "3 run(s)" in text
+    assert "run u1: update (merge): updated, clean" in text
+    assert "run u2: update (merge): updated, conflicts in calc.py resolved in 1 attempt(s)" in text
+    assert "run u3: update (rebase): left as it was, conflicts in a.py not resolved" in text
+    assert main(["report", str(tmp_path / "runs"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [r["success"] for r in data["runs"]] == [True, True, False]
+    assert [o["name"] for o in data["operations"]] == ["sandbox.run"]  # the update span encloses, it is not totalled
