@@ -9,7 +9,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from actions.engine import plan_text
-from actions.markers import Evidence, HealAttempt, ProgressState, inert, marker, read_marker, without_markers
+from actions.markers import (
+    Evidence,
+    HealAttempt,
+    ProgressState,
+    evidence,
+    inert,
+    marker,
+    read_marker,
+    without_markers,
+)
 from bot.ensemble.report import judged_lines, name_list, tests_line, yes_no
 from bot.ensemble.types import CRASHED, RunResult, TeamSummary
 from bot.llm.budget import SpendSummary
@@ -324,11 +333,11 @@ def updated_pr_body(body: str, update: UpdateResult, base_name: str, updates: in
         after = text.find("\n\n", at + len("\nCommits:\n"))
         after = len(text) if after < 0 else after
         text = text[:after] + "\n" + added + text[after:]
-    evidence = evidence_of(run, update.base, updates)
-    before = read_marker(body, "evidence") or {}
-    kept = before.get("fixed") if isinstance(before.get("fixed"), list) else []
-    evidence["fixed"] = list(dict.fromkeys([*map(str, kept or []), *evidence.get("fixed", [])]))  # still required
-    return text.rstrip() + "\n\n" + marker("evidence", evidence)
+    renewed = evidence_of(run, update.base, updates)
+    before = evidence(read_marker(body, "evidence"))
+    kept = [*(before["fixed"] if before else []), *renewed.get("fixed", [])]  # fixed before: still required
+    renewed["fixed"] = list(dict.fromkeys(kept))
+    return text.rstrip() + "\n\n" + marker("evidence", renewed)
 
 
 def update_left_comment(update: UpdateResult, base_name: str, head: str) -> str:
