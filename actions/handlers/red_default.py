@@ -81,7 +81,7 @@ def _report(ctx: Context, base: str, head: str, run_id: int, failing: list[str],
     number = ctx.github.create_issue(title, body + "\n\n" + marker("red", {"checks": failing, "first": head}),
                                      (RED_LABEL,))
     return Outcome("red-issue-opened", f"opened issue #{number}: {', '.join(failing)} fail on {base} since "
-                   f"{head[:7]} (last green {green[:7]})", number)
+                   f"{head[:7]} (last green {green[:7]})")
 
 
 def _opened(ctx: Context, head: str, failing: list[str]) -> int | None:

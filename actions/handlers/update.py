@@ -187,7 +187,8 @@ def _summary(update: UpdateResult, base_name: str) -> str:
         done = f"conflicts in {', '.join(update.conflicts)} not resolved"
     judged = update.run.judgement
     verdict = f"judged there: {judged.reason}" if judged else "not judged"
-    return f"{how} {base_name} ({update.base[:7]}): {done}; {verdict}" + (f"; {calls} model calls" if calls else "")
+    asked = f"; {calls} model call{'' if calls == 1 else 's'}" if calls else ""
+    return f"{how} {base_name} ({update.base[:7]}): {done}; {verdict}{asked}"
 
 
 def _update_limit(ctx: Context, number: int, runs: list[tuple[CommentInfo, dict[str, object]]],

@@ -104,7 +104,7 @@ def resolution_messages(task: Task, found: Sequence[Hunk], sides: tuple[str, str
         parts.append(data("what your last resolution did", feedback))
     numbers = ", ".join(str(h.number) for h in found)
     instructions = (
-        f"Resolve conflicts {numbers}. Keep what both sides meant: the pull request's change that does the task, "
+        f"Resolve conflict{'s' if len(found) > 1 else ''} {numbers}. Keep what both sides meant: the pull request's change that does the task, "
         f"and the change `{base_name}` made meanwhile; the tests of both must pass. For each conflict reply with a "
         "line `### conflict N` and then one fenced code block holding the lines that replace the whole conflict "
         "(everything from its `<<<<<<<` line to its `>>>>>>>` line), without conflict markers and without the "
