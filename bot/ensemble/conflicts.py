@@ -3,8 +3,8 @@
 Each conflict region of a file git left with diff3 markers is a `Hunk`: both sides, what they started
 from, and the lines around it. The coder is shown every hunk, numbered, with the task, and answers
 each with a line `### conflict N` and a fenced block of the lines that replace the whole region
-(`<<<<<<<` to `>>>>>>>`). Replies are read leniently (reasoning stripped, any fence length, extra
-text ignored) and applied strictly: a hunk left unanswered, or an answer that still holds conflict
+(`<<<<<<<` to `>>>>>>>`). Replies are read leniently (reasoning stripped, any fence length, a label in
+prose or bold, extra text ignored) and applied strictly: a hunk left unanswered, or an answer that still holds conflict
 markers, is reported back and nothing of that file is written.
 """
 
@@ -22,8 +22,8 @@ from bot.llm.types import Message
 
 CONTEXT_LINES = 8  # lines shown around each conflict
 OURS, BASE, SEP, THEIRS = "<<<<<<<", "|||||||", "=======", ">>>>>>>"
-_ANSWER = re.compile(r"^[ \t#*>_-]*conflict\s+(\d+)\b.*$", re.IGNORECASE | re.MULTILINE)
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n", re.MULTILINE)
+_LABEL = re.compile(r"\bconflict\s+#?(\d+)\b", re.IGNORECASE)
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 
 
 @dataclass(frozen=True)
@@ -42,11 +42,12 @@ class Hunk:
 
 
 def hunks(conflicts: Sequence[Conflict], context: int = CONTEXT_LINES) -> list[Hunk]:
-    """Every conflict region of every file, numbered from 1 in order."""
+    """Every conflict region of every file, numbered from 1 in order; the lines around one never reach into the
+    next region or the one before."""
     found: list[Hunk] = []
     for conflict in conflicts:
         lines = conflict.text.splitlines(keepends=True)
-        at = 0
+        at = last_end = 0
         while at < len(lines):
             if not lines[at].startswith(OURS):
                 at += 1
@@ -55,9 +56,11 @@ def hunks(conflicts: Sequence[Conflict], context: int = CONTEXT_LINES) -> list[H
             if region is None:
                 break
             end, ours, base, theirs = region
+            after = lines[end:end + context]
+            after = after[:next((i for i, line in enumerate(after) if line.startswith(OURS)), len(after))]
             found.append(Hunk(len(found) + 1, conflict.path, at, end, "".join(ours), "".join(base), "".join(theirs),
-                              "".join(lines[max(0, at - context):at]), "".join(lines[end:end + context])))
-            at = end
+                              "".join(lines[max(last_end, at - context):at]), "".join(after)))
+            at = last_end = end
     return found
 
 
@@ -113,28 +116,29 @@ def resolution_messages(task: Task, found: Sequence[Hunk], sides: tuple[str, str
 
 
 def parse_resolutions(reply: str) -> dict[int, str]:
-    """Conflict number -> the lines the reply gives for it (the first answer to a number counts)."""
-    text = strip_reasoning(reply)
+    """Conflict number -> the lines of the first fenced block after a line naming it (the first answer counts).
+
+    A label is any line outside a fence that says `conflict N` (a heading, bold, or prose); a fence holds code,
+    so what it says is never a label."""
+    lines = strip_reasoning(reply).splitlines(keepends=True)
     answers: dict[int, str] = {}
-    labels = list(_ANSWER.finditer(text))
-    for i, label in enumerate(labels):
-        stop = labels[i + 1].start() if i + 1 < len(labels) else len(text)
-        block = _fenced(text[label.end():stop])
-        if block is not None:
-            answers.setdefault(int(label.group(1)), block)
+    label: int | None = None
+    at = 0
+    while at < len(lines):
+        opening = _FENCE.match(lines[at])
+        if opening is None:
+            if found := _LABEL.search(lines[at]):
+                label = int(found.group(1))
+            at += 1
+            continue
+        closing = re.compile(rf"^[ \t]*{re.escape(opening.group(1))}[ \t]*$")
+        end = next((i for i in range(at + 1, len(lines)) if closing.match(lines[i])), len(lines))
+        if label is not None:
+            body = "".join(lines[at + 1:end])
+            answers.setdefault(label, body if not body or body.endswith("\n") else body + "\n")
+            label = None
+        at = end + 1
     return answers
-
-
-def _fenced(text: str) -> str | None:
-    """The content of the first fenced block in `text` (closed by the same fence, or running to its end)."""
-    opening = _FENCE.search(text)
-    if opening is None:
-        return None
-    fence = opening.group(1)
-    body = text[opening.end():]
-    closing = re.search(rf"^[ \t]*{re.escape(fence)}[ \t]*$", body, re.MULTILINE)
-    content = body[:closing.start()] if closing else body
-    return content if not content or content.endswith("\n") else content + "\n"
 
 
 def apply_resolutions(conflicts: Sequence[Conflict], found: Sequence[Hunk],
