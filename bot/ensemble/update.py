@@ -3,14 +3,15 @@
     result = update_branch(repo_dir, UpdateJob(task, base=sha, base_name="main"), config, env)
 
 The branch `ensemble/<slug>` is merged with the new base, or rebased onto it (`bot/forge/onto.py`), in a
-worktree of its own. The new base's tests run first; the updated tree is then judged against them as any
-candidate is (`TeamJudge`: the base's tests and harness over the tree, the branch's new test files beside
-them): the tests the branch fixed and its reproduction test must pass, and nothing that passes on the new
-base may break. A clean update makes no model call. Conflicts go to the coder with both sides, what they
-started from and the task (`conflicts.py`); its resolution is judged the same way and, when it breaks a
-test or leaves a conflict, goes back with what went wrong, up to `max_iterations` times. Only a good
-result moves the branch, a compare-and-swap of the local ref from the head it started at; otherwise the
-branch stays as it was and the result says why (`UpdateResult.why`, the conflicting files).
+worktree of its own. The new base's tests run first (`run_base`); the updated tree is then judged against
+them as any candidate is (`TeamJudge.run`: the base's tests and harness over the tree, the branch's new test
+files in a process of their own, known-answer checks in each): the tests the branch fixed and its
+reproduction test must pass, and nothing that passes on the new base may break. A clean update makes no
+model call. Conflicts go to the coder with both sides, what they started from and the task
+(`conflicts.py`); its resolution is judged the same way and, when it breaks a test or leaves a conflict,
+goes back with what went wrong, up to `max_iterations` times. Only a good result moves the branch, a
+compare-and-swap of the local ref from the head it started at; otherwise the branch stays as it was and
+the result says why (`UpdateResult.why`, the conflicting files).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from bot.ensemble.conflicts import (
     unresolvable,
 )
 from bot.ensemble.edits import denial
-from bot.ensemble.judging import TeamJudge
+from bot.ensemble.judging import BaseRun, TeamJudge, run_base
 from bot.ensemble.ports import ModelClient, TestRunner
 from bot.ensemble.runner import Components, config_secret_names, named_tests
 from bot.ensemble.types import (
@@ -129,6 +130,7 @@ class _Update:
         self.head = git(repo_dir, "rev-parse", "--verify", f"refs/heads/{self.branch}").strip()
         self._models: ModelClient | None = parts.models
         self.fixed = job.fixed
+        self.base = BaseRun(TestOutcome(False))  # the new base's test run, once it ran
         self._notify = parts.progress or (lambda *_: None)
 
     def run(self) -> None:
@@ -145,7 +147,8 @@ class _Update:
             runner = self.parts.runner or _runner(self.config, self.env)
             self._notify("-", Phase.BASELINE, 0, self.job.base)
             with span("ensemble.baseline"):
-                self.result.run.tests_before = runner.run_tests(base)
+                self.base = run_base(runner, GitWorkspace(base, self.job.base))
+            self.result.run.tests_before = self.base.tests
             self.result.run.environment = runner.environment
             if self.fixed is None:
                 self.fixed = self._fixed_at_start(runner, where / f"{run_id}-start")
@@ -232,12 +235,12 @@ class _Update:
         workspace = GitWorkspace(onto.path, self.job.base)
         repro = self.job.reproduction or None
         frozen = {repro: text} if repro and (text := _text_at(self.repo_dir, self.head, repro)) is not None else {}
-        judge = TeamJudge(self.job.task.text, run.tests_before,
-                          tuple(dict.fromkeys([*(self.fixed or ()), *named_tests(self.job.task.text, run.tests_before)])),
-                          repro)
+        required = tuple(dict.fromkeys([*(self.fixed or ()), *named_tests(self.job.task.text, run.tests_before)]))
+        judge = TeamJudge(self.job.task.text, self.base.tests, required, repro, calibration=self.base.calibration,
+                          data=self.base.data)
         judge = judge.with_reproduction(repro, frozen.get(repro)) if repro else judge
         self._notify("a", Phase.TESTING, self.result.rounds, "")
-        run.tests_after = runner.run_tests(onto.path, judge.known_failures(workspace), judge.files(workspace))
+        run.tests_after = judge.run(runner, workspace)
         run.judgement = judge.judge(run.tests_after, workspace)
         if repro:
             run.reproduction = _reproduction(repro, run.tests_before, run.tests_after)
@@ -250,12 +253,11 @@ class _Update:
         with span("ensemble.update_evidence", start=start) as s:
             try:
                 git(self.repo_dir, "worktree", "add", "-q", "--detach", str(path), start)
-                before = runner.run_tests(path)
-                git(path, "checkout", "-q", "--detach", self.head)
                 workspace = GitWorkspace(path, start)
-                judge = TeamJudge(self.job.task.text, before)
-                after = runner.run_tests(path, judge.known_failures(workspace), judge.files(workspace))
-                fixed = judge.judge(after, workspace).fixed
+                before = run_base(runner, workspace)
+                git(path, "checkout", "-q", "--detach", self.head)
+                judge = TeamJudge(self.job.task.text, before.tests, calibration=before.calibration, data=before.data)
+                fixed = judge.judge(judge.run(runner, workspace), workspace).fixed
             finally:
                 git(self.repo_dir, "worktree", "remove", "--force", str(path), check=False)
             s.set(fixed=list(fixed))
