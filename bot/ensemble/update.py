@@ -17,6 +17,7 @@ the result says why (`UpdateResult.why`, the conflicting files).
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,6 +107,7 @@ def update_branch(repo_dir: Path, job: UpdateJob, config: Config, env: Mapping[s
     tracer = Tracer.for_run(runs_dir(env, repo_dir / ".ensemble" / "runs"), run_id, env,
                             secret_names=config_secret_names(config))
     register_secrets(secret_values(env, config_secret_names(config)))
+    started = time.monotonic()
     result = UpdateResult(RunResult(run_id, job.task, branch=BRANCH_PREFIX + job.task.slug, trace=str(tracer.path)),
                           base=job.base, strategy=job.strategy)
     with tracer.activate(), span("ensemble.update", run_id=run_id, strategy=job.strategy, base=job.base,
@@ -113,6 +115,7 @@ def update_branch(repo_dir: Path, job: UpdateJob, config: Config, env: Mapping[s
         try:
             _Update(repo_dir, job, config, env, parts, result).run()
         finally:
+            result.run.duration_s = round(time.monotonic() - started, 2)
             s.set(outcome="up-to-date" if result.up_to_date else "updated" if result.updated else "left as it was",
                   conflicts=list(result.conflicts), resolved=result.updated and bool(result.conflicts),
                   rounds=result.rounds, model_calls=result.run.usage["calls"], why=clip(result.why, 300),
