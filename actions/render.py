@@ -207,6 +207,10 @@ def _why_lost(winner: TeamSummary, other: TeamSummary) -> str:
     ours, theirs = other.judgement, winner.judgement
     if ours is not None and theirs is not None and len(ours.broken) > len(theirs.broken):
         return f"it broke {_tests(len(ours.broken))} that passed before (the winner {len(theirs.broken)})"
+    failed, winner_failed = (sum(not c.passed for c in t.cross) for t in (other, winner))
+    if failed > winner_failed:
+        return (f"it failed {failed} of the reproduction tests another team wrote independently (the winner "
+                f"{winner_failed})")
     if winner.accepted and not other.accepted:
         return "the critic did not accept it"
     if ours is not None and theirs is not None:

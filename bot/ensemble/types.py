@@ -306,6 +306,7 @@ class TeamSummary:
     refused: tuple[str, ...] = ()
     models: str = ""  # planner/coder/critic model names
     judgement: Judgement | None = None  # its change's tests against the base: what the ranking compared
+    cross: tuple[CrossCheck, ...] = ()  # the other teams' reproduction tests run on its change
 
 
 @dataclass

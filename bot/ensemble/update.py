@@ -152,6 +152,8 @@ class _Update:
             with span("ensemble.baseline"):
                 self.base = run_base(runner, GitWorkspace(base, self.job.base))
             self.result.run.tests_before = self.base.tests
+            calibration = self.base.calibration
+            self.result.run.sentinels = calibration.note or f"known-answer checks beside {', '.join(calibration.hosts)}"
             self.result.run.environment = runner.environment
             if self.fixed is None:
                 self.fixed = self._fixed_at_start(runner, where / f"{run_id}-start")

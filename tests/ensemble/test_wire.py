@@ -67,7 +67,7 @@ def test_the_json_of_a_run_keeps_its_keys() -> None:
     assert data["teams"] == [{"name": "a", "rank": 1, "outcome": "tests pass", "stop_reason": "accepted", "rounds": 2,
                               "passed": True, "accepted": True, "diff_lines": 1, "error": "", "kept": "",
                               "refused": ["ci.yml: CI file"], "models": "gpt-4o/gpt-4o-mini/gemini-2.5-flash",
-                              "judgement": None}]  # each team's judgement: added, so its ranking can be told
+                              "judgement": None, "cross": []}]  # added: what its ranking compared
     assert list(data["usage"]) == ["calls", "cache_hits", "replayed", "input_tokens", "output_tokens", "cached_tokens",
                                    "parse_failures", "repaired", "truncated", "cost_usd", "budget_usd",
                                    "budget_tokens", "by_role", "by_model", "fallbacks"]
