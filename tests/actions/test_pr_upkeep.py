@@ -7,6 +7,7 @@ model manager pointed at the fake OpenAI server, whose request log shows every m
 
 from __future__ import annotations
 
+import json
 import subprocess
 import threading
 from collections.abc import Iterator, Mapping
@@ -198,3 +199,18 @@ def test_a_rebase_replays_the_bots_commits_on_the_new_base_through_the_api(rebas
     assert head in rebasing.fake.repos[REPO].verified and "Ensemble-Run: " in rebasing.git("log", "-1", "--format=%B",
                                                                                             head)
     assert "(update 1: the branch rebased onto `main`; no conflicts, no model call)" in rebasing.body()
+
+
+def test_updates_count_as_runs_against_the_hourly_limit_and_in_the_spend_ledger(tmp_path: Path) -> None:
+    from bot.spend import LEDGER_BRANCH, LEDGER_FILE, RESERVE, SETTLE
+
+    for upkeep in start(tmp_path, CONFIG + "max_runs_per_hour: 2\nbudget: {issue_usd: 10.0}\n"):
+        hub, text, results = upkeep.hub, CALC, []
+        for n in range(3):
+            text += f"\n\ndef f{n}():\n    return {n}\n"
+            hub.commit("main", {"calc.py": text})
+            results.append(hub.send("issue_comment", hub.comment(upkeep.pr, "/ensemble update")).result)
+        assert results == ["updated", "updated", "too-many-runs"]
+        lines = [json.loads(line) for line in upkeep.fake.file_at(REPO, LEDGER_BRANCH, LEDGER_FILE).splitlines()]
+        assert [d["kind"] for d in lines] == [RESERVE, SETTLE] * 3  # the run that opened the PR, then two updates
+        assert [d["usd"] for d in lines[3::2]] == [0.0, 0.0]  # clean updates: no model call, nothing charged
