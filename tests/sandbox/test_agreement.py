@@ -132,5 +132,8 @@ def test_only_the_runs_own_files_are_read_and_reads_stay_in_the_repository() -> 
     assert [t.name for t in result.tests] == ["x::forged"] and result.runner == "junit"  # ctest-junit.xml is a run file
     result = result_of(ended, {"forged.xml": forged, "junit.xml": forged}, {}, None)
     assert result.tests == []
-    log = b"b.py\na.py\n/etc/passwd\n../up.txt\n.ensemble-results/x/reads.log\nfixtures/x.json\na.py\n"
+    log = (b"b.py\ttests/test_b.py\na.py\ttests/test_a.py\n/etc/passwd\ttests/test_a.py\n../up.txt\ttests/t.py\n"
+           b".ensemble-results/x/reads.log\ttests/t.py\nfixtures/x.json\ttests/test_a.py\na.py\ttests/test_b.py\n"
+           b"table.json\tlookup.py\npyproject.toml\t\n")
+    # what the tests' own code opened; not what the code under test (lookup.py) or the runner ('') opened
     assert reads_of(log) == ("a.py", "b.py", "fixtures/x.json")
