@@ -82,7 +82,7 @@ def pr_body(result: RunResult, issue: int) -> str:
         f"Closes #{issue}"
     parts = [closing, "", *_partial(result), "## Summary", (plan.summary if plan else "") or "(no summary)", "",
              "## Plan", plan_text(plan, with_summary=False) if plan else "(no plan)", "",
-             "## Tests", *tests_section(result), "", *_test_changes(result),
+             "## Tests", *tests_section(result), "", *_test_changes(result), *_runner_hooks(result),
              *_refusals(result), *_candidates(result),
              "## Retrieved files that informed the change", *_provenance(result), "",
              "## Models that wrote it", *_models(result), "",
@@ -172,6 +172,20 @@ def _test_changes(result: RunResult) -> list[str]:
         fence = "````" if "```" in change.diff else "```"
         lines += [f"- {_code(change.path)}", "", f"{fence}diff", clip(without_markers(change.diff), 6000), fence, ""]
     return lines
+
+
+def _runner_hooks(result: RunResult) -> list[str]:
+    """Each line of the change that reaches into the test runner, kept because the task asked for it."""
+    if not result.runner_hooks:
+        return []
+    lines = ["## Test-runner changes the task asked for",
+             "These lines reach into what runs the tests (they could make failing tests pass); the task asked for "
+             "them, so they were kept. Check each one:"]
+    for hook in result.runner_hooks[:20]:
+        lines.append(f"- {_code(f'{hook.path}:{hook.line}')} {inert(hook.what)}: {_code(clip(hook.code, 200))}")
+    if len(result.runner_hooks) > 20:
+        lines.append(f"- … and {len(result.runner_hooks) - 20} more")
+    return [*lines, ""]
 
 
 def _refusals(result: RunResult) -> list[str]:

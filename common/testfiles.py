@@ -10,7 +10,23 @@ disagree about which files are the tests' and which are the code's.
   `jest.config.js`, CI configuration) or in part (`pyproject.toml`'s `[tool.pytest…]`, `package.json`'s
   `scripts`, a Makefile's `test:` target, `pom.xml`'s Surefire settings, `Cargo.toml`'s `[[test]]`).
   `harness_part` extracts the part that matters, so a change to a project's dependencies is not a
-  change to its test harness.
+  change to its test harness. The registry knows every file the supported runners read for their settings:
+  pytest (`pytest.toml`, `.pytest.toml`, `pytest.ini`, `.pytest.ini`, `pyproject.toml`, `tox.ini`, `setup.cfg`,
+  in its order of precedence, and plugins registered through `pytest11` entry points), tox and nox, jest, vitest
+  (and `vite.config.*`'s `test` and `plugins`), mocha, ava, tap, node's `node.config.json` and npm's
+  `node-options`, Babel (it compiles jest's tests), go (`replace` in `go.mod`/`go.work`), cargo and nextest, Maven
+  (`.mvn/`), Gradle, CMake and CTest (`CTestCustom.cmake`, test presets).
+- A *shadowing module* is a new module importable by a bare name that is also the name of a standard-library
+  module (`argparse.py`, `json/__init__.py`) or of one the runner imports (`pytest`, `pluggy`, ...): inside the test
+  process it replaces the real one. Importable by its bare name means its folder is on `sys.path` in a test run:
+  the repository's root (`python -m pytest`, `python -m unittest` and pytest's rootdir put it there), `src/`, the
+  folders named by pytest's `pythonpath` setting, and every test folder (pytest inserts the first folder above a
+  test file that is not a package, and `unittest discover -s tests` inserts `tests/` even when it is one). `.pth`
+  files and `sitecustomize` count wherever they are.
+- *Test data* is the tests' too: files in `fixtures/`, `__fixtures__/`, `testdata/`, `test_data/`, `test-data/`,
+  `__snapshots__/`, snapshot and golden files (`*.snap`, `*.ambr`, `*.golden`), the files a base test names in a
+  string literal (`data_named_by_tests`), and the files the base's tests were seen reading; never code, manifests
+  or lock files.
 
 Pure functions over paths and text: no I/O.
 """
@@ -21,27 +37,53 @@ import configparser
 import json
 import posixpath
 import re
+import sys
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 
-from common.languages import is_test_name
+from common.languages import is_code, is_test_name
 
-# Folders whose files are the tests' (the tests themselves, their data and helpers); file names are the language's
-# (common/languages.py).
-TEST_FOLDER = re.compile(r"(^|/)(tests?|testing|__tests__|spec)(/|$)")
+# Folders whose files are the tests' (the tests themselves, their data and helpers, jest's module mocks); file names
+# are the language's (common/languages.py).
+TEST_FOLDER = re.compile(r"(^|/)(tests?|testing|__tests__|__mocks__|spec)(/|$)")
 CI_PATH = re.compile(r"^(?:\.github/(?:workflows|actions)/|\.circleci/|\.buildkite/|\.gitlab-ci\.ya?ml$"
                      r"|\.travis\.ya?ml$|azure-pipelines\.ya?ml$|buildkite\.ya?ml$)|(?:^|/)Jenkinsfile$")
 # Files that are all harness, wherever they are in the tree.
 WHOLE_HARNESS = re.compile(
-    r"(?:^|/)(?:conftest\.py|pytest\.ini|tox\.ini|noxfile\.py|\.coveragerc|\.mocharc(?:\.\w+)?|\.taprc|\.nycrc(?:\.\w+)?"
-    r"|(?:jest|vitest|karma|ava|playwright|cypress)\.config\.\w+|jest\.setup\.\w+|\.?nextest\.toml"
-    r"|CTestTestfile\.cmake|\.cargo/config(?:\.toml)?)$")
-# New top-level modules that would run instead of the test runner or hook into every interpreter.
-RUNNER_SHADOW = re.compile(r"^(?:pytest|_pytest|py|pluggy|unittest|nose2?|sitecustomize|usercustomize)(?:\.py$|/)"
-                           r"|\.pth$")
+    r"(?:^|/)(?:conftest\.py|\.?pytest\.(?:ini|toml)|tox\.(?:ini|toml)|noxfile\.py|\.coveragerc"
+    r"|\.mocharc(?:\.\w+)?|\.taprc|\.nycrc(?:\.\w+)?|\.c8rc(?:\.\w+)?"
+    r"|(?:jest|vitest|karma|ava|playwright|cypress)\.config\.\w+|vitest\.(?:workspace|projects)\.\w+"
+    r"|jest\.(?:setup|preset)\.\w+|babel\.config\.\w+|\.babelrc(?:\.\w+)?|node\.config\.json"
+    r"|\.?nextest\.toml|CTestTestfile\.cmake|CTestCustom\.(?:cmake|ctest)|\.cargo/config(?:\.toml)?"
+    r"|\.mvn/(?:maven\.config|jvm\.config|extensions\.xml))$")
+# Where pytest looks for its settings, in its order of precedence (the first one found wins).
+PYTEST_CONFIGS = ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+# Modules the test runners import besides the standard library's: a new module by one of these names replaces it.
+RUNNER_MODULES = frozenset({
+    "pytest", "_pytest", "py", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli", "colorama", "pygments",
+    "xdist", "execnet", "coverage", "pytest_cov", "pytest_mock", "pytest_asyncio", "pytest_timeout",
+    "pytest_randomly", "pytest_subtests", "pytest_rerunfailures", "pytest_django", "pytest_benchmark",
+    "pytest_metadata", "pytest_html", "pytest_env", "hypothesis", "_hypothesis_pytestplugin", "nose", "nose2",
+    "unittest2", "mock", "sitecustomize", "usercustomize"})
+# The standard library's top-level modules, with those of releases newer than the one running this code.
+STDLIB_MODULES = frozenset(sys.stdlib_module_names) | {"annotationlib", "compression", "_colorize", "_pyrepl"}
+JUDGE_MODULE_PREFIX = "ensemble_"  # the sandbox's own plugins (sandbox/scripts.py)
+_MODULE_FILE = re.compile(r"^(?P<name>[A-Za-z_]\w*)(?:\.py|\.pyc|\.pyw|(?:\.[\w-]+)?\.(?:so|pyd))$")
+# Folders and files that hold the tests' data (expected values, inputs, snapshots), wherever they are.
+TEST_DATA = re.compile(r"(?:^|/)(?:fixtures|__fixtures__|testdata|test[-_]data|__snapshots__)/|\.(?:snap|ambr|golden)$")
+# Files the runners and package managers read to install and start, never the tests' data (though a traced test
+# run opens them): dependency manifests and lock files.
+NOT_DATA = re.compile(r"(?:^|/)(?:[^/]+\.lock|package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|go\.sum"
+                      r"|requirements[^/]*\.(?:txt|in)|Pipfile|\.python-version|\.nvmrc|\.node-version"
+                      r"|\.tool-versions|\.gitignore|\.gitattributes|\.editorconfig)$")
 # Files where only a part is harness (the rest is dependencies and build settings the code may need to change).
 PARTLY_HARNESS = {"pyproject.toml", "setup.cfg", "package.json", "Cargo.toml", "pom.xml", "build.gradle",
-                  "build.gradle.kts", "Makefile", "makefile", "GNUmakefile", "CMakeLists.txt"}
+                  "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "Makefile", "makefile", "GNUmakefile",
+                  "CMakeLists.txt", "CMakePresets.json", "CMakeUserPresets.json", "go.mod", "go.work", ".npmrc"}
+_VITE_CONFIG = re.compile(r"^vite\.config\.\w+$")
+# Files at the repository's root that the runners read settings from when no file of their own exists.
+ROOT_SETTINGS = {"pyproject.toml", "setup.cfg", "package.json", ".npmrc", "go.work", "CMakePresets.json",
+                 "CMakeUserPresets.json"}
 TEST_TARGETS = ("test", "tests", "check", "unittest", "unit")
 _MAKE_RULE = re.compile(r"^(?P<targets>[^\s:#=][^:#=]*?)\s*::?(?!=)(?P<prereqs>[^\n]*)\n(?P<recipe>(?:\t[^\n]*\n?)*)", re.M)
 _POM_TEST = re.compile(r"<plugin>(?:(?!</plugin>).)*?<artifactId>maven-(?:surefire|failsafe)-plugin</artifactId>"
@@ -50,11 +92,18 @@ _POM_TEST = re.compile(r"<plugin>(?:(?!</plugin>).)*?<artifactId>maven-(?:surefi
 _GRADLE_TEST = re.compile(r"^.*\b(?:test|Test|testing|useJUnit\w*|exclude|filter|ignoreFailures)\b.*$", re.M)
 _CMAKE_TEST = re.compile(r"^\s*(?:add_test|enable_testing|set_tests_properties|include\s*\(\s*CTest|gtest_discover"
                          r"|catch_discover)\b.*$", re.M | re.I)
+_GO_REPLACE = re.compile(r"^\s*replace\s*(?:\([^)]*\)|[^\n]*)", re.M)
+_NPMRC = re.compile(r"^\s*(?:node-options|script-shell|ignore-scripts|scripts-prepend-node-path)\s*=.*$", re.M)
+_JS_KEY = re.compile(r"(?<![\w$.])(?P<key>test|plugins)\s*:\s*")
+# A string literal in a test file: where the test names a file it reads.
+_LITERAL = re.compile(r"(?P<q>[\"'`])(?P<s>[^\"'`\n\\]{1,240})(?P=q)")
+_JOINED = re.compile(r"\s*\)?\s*[/,+]\s*(?:\(\s*)?")  # `"a" / "b"`, `join("a", "b")`, `"a" + "/b"`
 
 
 def is_test_path(path: str) -> bool:
-    """True for files under test folders (tests/, test/, testing/, __tests__/, spec/) and files their language's
-    test runner collects by name (`test_x.py`, `x_test.go`, `x.test.js`, `FooTest.java`; common/languages.py)."""
+    """True for files under test folders (tests/, test/, testing/, __tests__/, __mocks__/, spec/) and files their
+    language's test runner collects by name (`test_x.py`, `x_test.go`, `x.test.js`, `FooTest.java`;
+    common/languages.py)."""
     return bool(TEST_FOLDER.search(path)) or is_test_name(path)
 
 
@@ -65,7 +114,7 @@ def is_ci_path(path: str) -> bool:
 
 def is_harness_path(path: str) -> bool:
     """True for files that decide, wholly or in part, what the test runner collects or how it reports."""
-    return bool(WHOLE_HARNESS.search(path)) or is_ci_path(path) or posixpath.basename(path) in PARTLY_HARNESS
+    return bool(WHOLE_HARNESS.search(path)) or is_ci_path(path) or _extractor(path) is not None
 
 
 def is_whole_harness(path: str) -> bool:
@@ -73,9 +122,160 @@ def is_whole_harness(path: str) -> bool:
     return bool(WHOLE_HARNESS.search(path)) or is_ci_path(path)
 
 
-def shadows_runner(path: str) -> bool:
-    """True for a file that, new in a repository, would replace the test runner or run inside it."""
-    return bool(RUNNER_SHADOW.search(path))
+def is_new_harness(path: str, text: str) -> bool:
+    """True when a file new in the tree, with `text`, decides what the tests run: a harness file, or a file at the
+    repository's root that runners read settings from and that holds test settings (a new `pyproject.toml` with
+    `[tool.pytest.ini_options]`, a `package.json` with a `jest` key). A new `Cargo.toml`, `pom.xml` or `go.mod`
+    starts a new project, whose own settings decide nothing about the existing tests."""
+    if is_whole_harness(path):
+        return True
+    if path not in ROOT_SETTINGS and not _VITE_CONFIG.match(path):
+        return False
+    part = harness_part(path, text) or ""
+    try:
+        value = json.loads(part)
+    except ValueError:
+        return bool(part.strip())
+    return any(v not in (None, {}, []) for v in value.values()) if isinstance(value, dict) else bool(value)
+
+
+def shadows_runner(path: str, pythonpath: Collection[str] = ()) -> bool:
+    """True for a file that, new in a repository, would replace the test runner or a module it imports, or run
+    inside every interpreter (`.pth`); `pythonpath` as for `shadowed_module`."""
+    return path.endswith(".pth") or shadowed_module(path, pythonpath) is not None
+
+
+def shadowed_module(path: str, pythonpath: Collection[str] = ()) -> str | None:
+    """The standard-library or runner module that `path`, new, would replace inside the test process (None if none);
+    `pythonpath`: the folders pytest's `pythonpath` setting names (`pytest_pythonpath`)."""
+    folder, name = posixpath.split(path)
+    if name == "__init__.py" and folder:
+        folder, module = posixpath.split(folder)
+    else:
+        match = _MODULE_FILE.match(name)
+        if match is None:
+            return None
+        module = match["name"]
+    if module not in STDLIB_MODULES and module not in RUNNER_MODULES and not module.startswith(JUDGE_MODULE_PREFIX):
+        return None
+    return module if module in ("sitecustomize", "usercustomize") or on_sys_path(folder, pythonpath) else None
+
+
+def on_sys_path(folder: str, pythonpath: Collection[str] = ()) -> bool:
+    """True when the modules in `folder` are importable by their bare names in a test run (the rule is in the module
+    docstring)."""
+    folder = folder.strip("/")
+    return folder in ("", "src") or folder in {posixpath.normpath(p).strip("/") for p in pythonpath} \
+        or bool(TEST_FOLDER.search(folder + "/"))
+
+
+def pytest_pythonpath(read: Callable[[str], str | None]) -> list[str]:
+    """The folders pytest's `pythonpath` setting puts on sys.path, from the settings file pytest reads (`read`
+    gives a root file's text, None when absent)."""
+    for name in PYTEST_CONFIGS:
+        text = read(name)
+        if text is None:
+            continue
+        found = _pytest_settings(name, text)
+        if found is not None:
+            value = found.get("pythonpath", [])
+            return [str(v) for v in value] if isinstance(value, list) else str(value).split()
+    return []
+
+
+def _pytest_settings(name: str, text: str) -> dict[str, object] | None:
+    """The pytest settings in one of PYTEST_CONFIGS (None when the file holds none, so pytest looks further)."""
+    if name.endswith(".toml"):
+        try:
+            document = tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            return None
+        if name != "pyproject.toml":  # a dedicated file is pytest's settings even when empty
+            table = document.get("pytest", {})
+            return table if isinstance(table, dict) else {}
+        table = document.get("tool", {}).get("pytest")
+        table = table.get("ini_options", table) if isinstance(table, dict) else None
+        return table if isinstance(table, dict) else None
+    parser = configparser.RawConfigParser(strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return None
+    section = "tool:pytest" if name == "setup.cfg" else "pytest"
+    return dict(parser[section]) if parser.has_section(section) else ({} if name.endswith("pytest.ini") else None)
+
+
+def is_test_data_path(path: str) -> bool:
+    """True for files in the tests' data folders (`fixtures/`, `testdata/`, `__snapshots__/`, ...) and snapshot and
+    golden files, wherever they are."""
+    return bool(TEST_DATA.search(path))
+
+
+def is_test_data(path: str, data: Collection[str] = ()) -> bool:
+    """True for the tests' data: a file in a data folder (`is_test_data_path`), or one of `data` (files the base's
+    tests read or name) that is neither code, nor a test or harness file, nor a manifest or lock file."""
+    if is_test_data_path(path):
+        return True
+    return path in data and not (is_code(path) or is_test_path(path) or is_harness_path(path) or NOT_DATA.search(path))
+
+
+def data_named_by_tests(test_texts: Mapping[str, str], paths: Collection[str]) -> set[str]:
+    """The files of `paths` (the tree) that a test file names in a string literal, and that are not code: as a path
+    from the repository's root or from the test's folder, a bare name beside the test, or a glob of either.
+
+    Literals joined by `/`, `,` or `+` (`Path(__file__).parent / "data" / "x.json"`, `join("fixtures", "x.json")`)
+    are read as one path.
+    """
+    tree = {p for p in paths if not is_code(p)}
+    found: set[str] = set()
+    for test, text in test_texts.items():
+        here = posixpath.dirname(test)
+        for literal in _literals(text):
+            found |= _resolve(literal.removeprefix("./"), here, tree)
+    return found
+
+
+def _literals(text: str) -> list[str]:
+    """Every string literal of `text`, and each run of literals joined into a path."""
+    literals: list[str] = []
+    run: list[str] = []
+    end = -1
+    for match in _LITERAL.finditer(text):
+        if run and not _JOINED.fullmatch(text[end:match.start()]):
+            if len(run) > 1:
+                literals.append("/".join(part.strip("/") for part in run))
+            run = []
+        run.append(match["s"])
+        literals.append(match["s"])
+        end = match.end()
+    if len(run) > 1:
+        literals.append("/".join(part.strip("/") for part in run))
+    return literals
+
+
+def _resolve(literal: str, here: str, tree: set[str]) -> set[str]:
+    """The files of `tree` that `literal`, written in a test in folder `here`, names."""
+    if not literal or literal.startswith(("/", "http:", "https:")) or not re.search(r"[\w*]\.\w+$|/", literal):
+        return set()
+    bases = [here] if "/" not in literal else ["", here]
+    found: set[str] = set()
+    for base in bases:
+        target = posixpath.normpath(posixpath.join(base, literal))
+        if target.startswith("../") or target == "..":
+            continue
+        if any(c in target for c in "*?["):
+            pattern = re.compile(_glob_regex(target))
+            found |= {p for p in tree if pattern.fullmatch(p)}
+        elif target in tree:
+            found.add(target)
+    return found
+
+
+def _glob_regex(glob: str) -> str:
+    """A glob as a regex: `*` and `?` stay within a folder, `**` crosses folders."""
+    parts = re.split(r"(\*\*/?|\*|\?)", glob)
+    table = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}
+    return "".join(table.get(part, re.escape(part)) for part in parts)
 
 
 def harness_part(path: str, text: str | None) -> str | None:
@@ -87,16 +287,31 @@ def harness_part(path: str, text: str | None) -> str | None:
         return None
     if is_whole_harness(path):
         return text
-    extract = _PARTS.get(posixpath.basename(path))
+    extract = _extractor(path)
     return extract(text) if extract else ""
+
+
+def _extractor(path: str) -> Callable[[str], str] | None:
+    """How to read the test settings out of a file that is harness in part; None for other files."""
+    name = posixpath.basename(path)
+    if name.endswith((".gradle", ".gradle.kts")):
+        return _lines(_GRADLE_TEST)
+    if _VITE_CONFIG.match(name):
+        return _js_config
+    return _PARTS.get(name)
 
 
 def _pyproject(text: str) -> str:
     try:
-        tool = tomllib.loads(text).get("tool", {})
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         return text  # unreadable: every byte may matter
-    return _canonical({k: tool.get(k) for k in ("pytest", "coverage", "tox", "nox", "hatch") if k in tool})
+    tool, project = document.get("tool", {}), document.get("project", {})
+    parts = {k: tool.get(k) for k in ("pytest", "coverage", "tox", "nox", "hatch") if k in tool}
+    plugins = {"project": project.get("entry-points", {}).get("pytest11"),
+               "poetry": tool.get("poetry", {}).get("plugins", {}).get("pytest11")}
+    parts.update({f"pytest11 ({k})": v for k, v in plugins.items() if v})  # plugins pytest loads by themselves
+    return _canonical(parts)
 
 
 def _setup_cfg(text: str) -> str:
@@ -105,8 +320,11 @@ def _setup_cfg(text: str) -> str:
         parser.read_string(text)
     except configparser.Error:
         return text
-    return _canonical({s: dict(parser[s]) for s in parser.sections()
-                       if s in ("tool:pytest", "pytest") or s.startswith(("coverage:", "tox"))})
+    parts = {s: dict(parser[s]) for s in parser.sections()
+             if s in ("tool:pytest", "pytest") or s.startswith(("coverage:", "tox"))}
+    if parser.has_option("options.entry_points", "pytest11"):
+        parts["pytest11"] = {"pytest11": parser.get("options.entry_points", "pytest11")}
+    return _canonical(parts)
 
 
 def _package_json(text: str) -> str:
@@ -140,6 +358,42 @@ def _pom(text: str) -> str:
     return "\n".join(m.group(0) for m in _POM_TEST.finditer(text))
 
 
+def _json_keys(*keys: str) -> Callable[[str], str]:
+    def part(text: str) -> str:
+        try:
+            document = json.loads(text)
+        except json.JSONDecodeError:
+            return text
+        return _canonical({k: document.get(k) for k in keys if k in document}) if isinstance(document, dict) else text
+    return part
+
+
+def _js_config(text: str) -> str:
+    """The `test` and `plugins` entries of a `vite.config.*` (vitest reads the file when it has no config of its
+    own, and the plugins compile the tests): each entry's value, brackets balanced."""
+    parts = []
+    for match in _JS_KEY.finditer(text):
+        start = match.end()
+        if start < len(text) and text[start] in "{[(":
+            parts.append(f"{match['key']}: {text[start:_balanced_end(text, start)]}")
+        else:
+            parts.append(f"{match['key']}: {text[start:].split(chr(10), 1)[0].strip()}")
+    return "\n".join(parts)
+
+
+def _balanced_end(text: str, start: int) -> int:
+    """Where the bracket opened at `start` closes (the end of `text` when it never does)."""
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] in "{[(":
+            depth += 1
+        elif text[i] in "}])":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return len(text)
+
+
 def _lines(pattern: re.Pattern[str]) -> Callable[[str], str]:
     return lambda text: "\n".join(m.group(0).strip() for m in pattern.finditer(text))
 
@@ -151,4 +405,8 @@ def _canonical(data: object) -> str:
 _PARTS = {"pyproject.toml": _pyproject, "setup.cfg": _setup_cfg, "package.json": _package_json, "Cargo.toml": _cargo,
           "Makefile": _makefile, "makefile": _makefile, "GNUmakefile": _makefile, "pom.xml": _pom,
           "build.gradle": _lines(_GRADLE_TEST), "build.gradle.kts": _lines(_GRADLE_TEST),
-          "CMakeLists.txt": _lines(_CMAKE_TEST)}
+          "settings.gradle": _lines(_GRADLE_TEST), "settings.gradle.kts": _lines(_GRADLE_TEST),
+          "CMakeLists.txt": _lines(_CMAKE_TEST), "CMakePresets.json": _json_keys("testPresets"),
+          "CMakeUserPresets.json": _json_keys("testPresets"), "go.mod": _lines(_GO_REPLACE),
+          "go.work": _lines(_GO_REPLACE), ".npmrc": _lines(_NPMRC)}
+assert set(_PARTS) == PARTLY_HARNESS

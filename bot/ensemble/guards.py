@@ -9,7 +9,14 @@ file or the test and an action on it (`task_names_change`):
 - any change to a harness file's test settings (`conftest.py`, pytest/tox config, package.json
   scripts, a Makefile's test target, Surefire settings, `Cargo.toml`'s test targets) and a new
   harness file (common/testfiles.py says which files those are);
-- CI configuration, unless the task asks for CI work.
+- CI configuration, unless the task asks for CI work;
+- the tests' data: an edit to a file in a data folder (`fixtures/`, `testdata/`, ...) or to one of the files
+  the base's tests read or name (`data`; common/testfiles.py `is_test_data`);
+- a new module named like a standard-library module or one the runner imports (`argparse.py`, `json/`,
+  `pluggy.py`), which would replace it inside the test process (`shadowed_module`);
+- a line of code that reaches into the test runner (bot/ensemble/screen.py): patching `unittest`, pytest
+  or `builtins`, writing `sys.modules`, `os._exit`, telling when it runs under test, forging the runner's
+  report, unless the task asks for work on the test tooling itself.
 
 Python test files are read with `ast`; Go, Rust, JS/TS and Java/Kotlin with regexes that find each
 test's header and body. Pure functions over text: no I/O.
@@ -20,17 +27,22 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 
+from bot.ensemble.screen import runner_hooks
 from common.languages import is_language, language_of
 from common.testfiles import (
+    STDLIB_MODULES,
     harness_part,
     is_ci_path,
     is_harness_path,
+    is_new_harness,
+    is_test_data,
     is_test_path,
     is_whole_harness,
-    shadows_runner,
+    pytest_pythonpath,
+    shadowed_module,
 )
 
 __all__ = ["Tampering", "find_test_tampering", "is_ci_path", "is_test_path", "task_allows", "task_names_change",
@@ -47,6 +59,11 @@ ADVICE = {
     "edited_harness": "the judge runs the base's test settings; change the code, not how the tests run",
     "new_harness": "put fixtures and helpers inside the new test file itself",
     "ci_config": "leave CI configuration alone unless the task asks for it",
+    "edited_test_data": "the tests' data is the judge's: it runs the base's version, so change the code to give the "
+                        "values the tests expect",
+    "shadows_module": "give the module another name: a module named like one of Python's or the test runner's "
+                      "replaces it inside the test process",
+    "runner_tampering": "leave the test runner alone: change the code so the tests pass as they are",
 }
 CONFIG_SKIP = re.compile(r"collect_ignore|--deselect\b|--ignore(?:-glob)?\b|-k\s*[\"']?\s*not\b")
 SKIP_NAMES = {"skip", "skipif", "xfail", "skipIf", "skipUnless", "expectedFailure", "skipTest", "SkipTest"}
@@ -123,11 +140,16 @@ SPECS = {"go": GO, "rust": RUST, "javascript": JS, "typescript": JS, "tsx": JS, 
          "python": PYTHON}
 
 
-def find_test_tampering(before: Mapping[str, str | None], after: Mapping[str, str | None],
-                        task_text: str) -> list[Tampering]:
-    """Every edit to tests, test harness or CI in a change (path -> text before and after), less what the
-    task asks for. `before` holds the base's texts (the frozen reproduction test's, once it is written)."""
+def find_test_tampering(before: Mapping[str, str | None], after: Mapping[str, str | None], task_text: str,
+                        data: Collection[str] = (), base: Callable[[str], str | None] | None = None
+                        ) -> list[Tampering]:
+    """Every edit to tests, test harness, test data or CI in a change (path -> text before and after), and every
+    line that reaches into the test runner, less what the task asks for. `before` holds the base's texts (the
+    frozen reproduction test's, once it is written); `data` are files the base's tests read or name
+    (bot/ensemble/judged.py `judged_data`), the judge's like test files; `base` reads any file at the base (for
+    pytest's `pythonpath` setting; without it only the change's own files are read)."""
     found: list[Tampering] = []
+    pythonpath = pytest_pythonpath(lambda name: before[name] if name in before else base(name) if base else None)
     for path in sorted(set(before) | set(after)):
         old, new = before.get(path), after.get(path)
         if old == new:
@@ -136,20 +158,53 @@ def find_test_tampering(before: Mapping[str, str | None], after: Mapping[str, st
             if not task_allows(task_text, "ci_config"):
                 found.append(Tampering(path, "ci_config", _ci_detail(old, new)))
         elif old is None:
-            if new is not None and (is_whole_harness(path) or shadows_runner(path)) \
-                    and not task_names_change(task_text, path):
-                found.append(Tampering(path, "new_harness", f"a new {posixpath.basename(path)} would decide what "
-                                       "the test runner collects or runs"))
+            found += _new_file(path, new, task_text, data, pythonpath) if new is not None else []
         elif is_test_path(path) or is_whole_harness(path):
             if not task_names_change(task_text, path, _test_names(path, old)):
                 found += _test_file_changes(path, old, new, after)
         elif is_harness_path(path):
             if harness_part(path, old) != harness_part(path, new) and not task_names_change(task_text, path):
                 found.append(Tampering(path, "edited_harness", f"the test settings in {path} were changed"))
-        elif _analysed(path) and new is not None:  # tests inside a source file (Rust's #[cfg(test)] modules)
-            found += [t for t in _test_changes(path, old, new, after)
-                      if not task_names_change(task_text, path, [t.test] if t.test else [])]
+        elif is_test_data(path, data):
+            if not task_names_change(task_text, path):
+                found.append(Tampering(path, "edited_test_data", f"the test data in {path} was "
+                                       f"{'deleted' if new is None else 'edited'}"))
+        elif new is not None:
+            if _analysed(path):  # tests inside a source file (Rust's #[cfg(test)] modules)
+                found += [t for t in _test_changes(path, old, new, after)
+                          if not task_names_change(task_text, path, [t.test] if t.test else [])]
+            found += _runner_tampering(path, old, new, task_text)
     return found
+
+
+def _new_file(path: str, new: str, task_text: str, data: Collection[str], pythonpath: list[str]) -> list[Tampering]:
+    """What a new file does to the test run: decides what runs, replaces a module inside it, stands where the base's
+    tests look for their data, or reaches into the runner."""
+    if task_names_change(task_text, path):
+        return []
+    name = posixpath.basename(path)
+    if is_new_harness(path, new) or name.endswith(".pth"):
+        return [Tampering(path, "new_harness", f"a new {name} would decide what the test runner collects or runs")]
+    module = shadowed_module(path, pythonpath)
+    if module:
+        owner = "Python's own" if module in STDLIB_MODULES else "the test runner's"
+        return [Tampering(path, "shadows_module", f"a new {path} would replace {owner} `{module}` (standard library "
+                          f"or runner module) inside the test process")]
+    if path in data and is_test_data(path, data):
+        return [Tampering(path, "edited_test_data", f"the base's tests look for {path}; a new one changes their data")]
+    return _runner_tampering(path, None, new, task_text) if not is_test_path(path) else []
+
+
+def _runner_tampering(path: str, old: str | None, new: str, task_text: str) -> list[Tampering]:
+    """One finding for the lines of a code file's change that reach into the test runner, unless the task asks
+    for this file's change or for work on the test tooling."""
+    hooks = runner_hooks(path, old, new)
+    if not hooks or task_names_change(task_text, path) or task_allows(task_text, "runner_tampering"):
+        return []
+    shown = sorted(hooks, key=lambda h: (h.what.startswith("imports"), h.line))[:3]
+    detail = "; ".join(f"line {h.line} {h.what} (`{h.code[:80]}`)" for h in shown)
+    more = f" (and {len(hooks) - len(shown)} more)" if len(hooks) > len(shown) else ""
+    return [Tampering(path, "runner_tampering", f"the change reaches into the test runner: {detail}{more}")]
 
 
 def _ci_detail(old: str | None, new: str | None) -> str:
@@ -368,7 +423,20 @@ def _trivial_call(name: str, args: list[ast.expr]) -> bool:
 _CI = (r"(?:ci|continuous integration|github actions?|github workflows?|gitlab[- ]ci|circleci|circle ci|jenkins"
        r"|travis(?: ci)?|azure pipelines?|buildkite)")
 _FILL = r"(?:(?!(?:in|from|inside|within|of|to|on|at|for|into|and|but|then|so)\b)[\w'-]+\s+){0,4}?"
+_TOOL = (r"(?:pytest|py\.test|unittest|nose2?|doctest|jest|vitest|mocha|ava|tap|node:test|go test|cargo test"
+         r"|nextest|junit|test|testing)")
+_TOOL_PART = r"(?:plugin|reporter|harness|framework|extension|preset|integration|hook)(?:s|es)?"
+_BROKEN = (r"(?:\w+\s+){0,3}?(?:crash(?:es)?|fails? to|ignores?|does not|doesn't|should|raises|breaks|is broken|must"
+           r"|needs to|hangs|drops|loses|swallows)\b")
 ALLOW = {
+    # work on the test tooling itself ("add a pytest plugin that ...", "our jest reporter drops skipped tests"), where
+    # a change may reach into the runner; a symptom seen through the runner ("the test runner reports ...") is not
+    "runner_tampering": re.compile(
+        rf"\b(?:add|fix|update|change|implement|write|extend|support|modify|rewrite|create|improve|refactor|make"
+        rf"|register|adjust|build|debug)\s+{_FILL}{_TOOL}[\s-]+(?:{_TOOL_PART}|runners?)\b"
+        rf"(?!\s+(?:failures?|errors?|output|says|shows|reports|runs?)\b)"
+        rf"|\b(?:the|our|this|my)\s+{_TOOL}[\s-]+{_TOOL_PART}(?:'s)?\s+{_BROKEN}"
+        rf"|\b(?:the|our|this|my)\s+(?:custom|own)\s+(?:\w+\s+)?runner(?:'s)?\s+{_BROKEN}", re.I),
     "ci_config": re.compile(rf"(?:\.github/workflows|\.github/actions|\.gitlab-ci\.yml|\.circleci|Jenkinsfile"
                             rf"|\.travis\.yml|azure-pipelines\.yml|\.buildkite)|\b(?:update|fix|change|edit|modify"
                             rf"|add|remove|bump|configure|set up|create|migrate|upgrade|adjust|rewrite|pin)\s+"

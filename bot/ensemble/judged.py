@@ -1,10 +1,15 @@
 """The judge owns the tests: the files a candidate is judged with, whatever it wrote.
 
-Every judged run sees the candidate's tree with the base's version of every existing test file and
-harness file (common/testfiles.py) put back over it, the reproduction test as it was frozen in round 0,
-and no new file that decides what the runner collects (a new `conftest.py`, a `pytest.py` shadowing the
-runner). The candidate's new test files run beside them. A test or harness change the task asks for
+Every judged run sees the candidate's tree with the base's version of every existing test file, harness
+file and test data file (common/testfiles.py) put back over it, the reproduction test as it was frozen in
+round 0, and no new file that decides what the runner collects (a new `conftest.py`, `.pytest.ini`,
+`pytest.toml`) or replaces a module inside the test process (`pytest.py`, `argparse.py`, `json/__init__.py`).
+The candidate's new test files run beside them. A test, harness or data change the task asks for
 (`allowed`) is the only exception, and it is shown to the user (`test_changes`).
+
+Test data is a file in a data folder (`fixtures/`, `testdata/`, ...) and each of `data`: the files the
+base's tests read or name (`judged_data`: those seen opened in the base run, and those a base test names in a
+string literal), less code, manifests and lock files.
 
 Pure functions over paths and text: the caller reads the files.
 """
@@ -14,30 +19,54 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping
 
 from bot.ensemble.guards import task_names_change, tests_in
-from common.testfiles import harness_part, is_harness_path, is_test_path, is_whole_harness, shadows_runner
+from common.languages import is_code
+from common.testfiles import (
+    data_named_by_tests,
+    harness_part,
+    is_harness_path,
+    is_new_harness,
+    is_test_data,
+    is_test_path,
+    is_whole_harness,
+    pytest_pythonpath,
+    shadows_runner,
+)
 
 Read = Callable[[str], "str | None"]
 
 
-def owned_by_judge(path: str) -> bool:
-    """True for files whose base version the judge runs: tests and test harness."""
-    return is_test_path(path) or is_harness_path(path)
+def owned_by_judge(path: str, data: Collection[str] = ()) -> bool:
+    """True for files whose base version the judge runs: tests, test harness and test data."""
+    return is_test_path(path) or is_harness_path(path) or is_test_data(path, data)
 
 
-def allowed_changes(task_text: str, changed: Iterable[str], base: Read) -> list[str]:
-    """The changed test and harness files whose change the task asks for by name (guards.task_names_change)."""
-    return [p for p in changed if owned_by_judge(p) and (text := base(p)) is not None
+def judged_data(tree: Iterable[str], base: Read, traced: Collection[str] = ()) -> frozenset[str]:
+    """The files at the base that its tests read (`traced`: seen opened in the base run) or name in a string
+    literal (common/testfiles.py `data_named_by_tests`), less code, manifests and lock files: `data` for the guard
+    and the judge. `tree` lists the base's files; `base` reads one."""
+    paths = list(tree)
+    texts = {p: text for p in paths if is_test_path(p) and is_code(p) and (text := base(p)) is not None}
+    named = data_named_by_tests(texts, paths)
+    return frozenset(p for p in {*traced, *named} if is_test_data(p, {p}))
+
+
+def allowed_changes(task_text: str, changed: Iterable[str], base: Read, data: Collection[str] = ()) -> list[str]:
+    """The changed test, harness and test data files whose change the task asks for by name
+    (guards.task_names_change)."""
+    return [p for p in changed if owned_by_judge(p, data) and (text := base(p)) is not None
             and task_names_change(task_text, p, tests_in(p, text))]
 
 
 def judged_files(changed: Iterable[str], base: Read, now: Read, frozen: Mapping[str, str] | None = None,
-                 allowed: Collection[str] = ()) -> dict[str, bytes | None]:
+                 allowed: Collection[str] = (), data: Collection[str] = ()) -> dict[str, bytes | None]:
     """What a judged run puts over the candidate's tree: path -> the base's (or frozen) bytes, None to leave out.
 
     `changed` are the paths that differ from the base; `frozen` maps the reproduction test to its
-    round-0 text; `allowed` are paths whose change the task asked for.
+    round-0 text; `allowed` are paths whose change the task asked for; `data` the files the base's tests
+    read or name (`judged_data`).
     """
     frozen = frozen or {}
+    pythonpath = pytest_pythonpath(base)
     overlay: dict[str, bytes | None] = {}
     for path in sorted({*changed, *frozen}):
         if path in allowed:
@@ -45,14 +74,20 @@ def judged_files(changed: Iterable[str], base: Read, now: Read, frozen: Mapping[
         want = frozen[path] if path in frozen else base(path)
         current = now(path)
         if want is None:
-            if current is not None and (is_whole_harness(path) or shadows_runner(path)):
-                overlay[path] = None  # a new harness file never decides how the tests run
+            if current is not None and (is_new_harness(path, current) or shadows_runner(path, pythonpath)
+                                        or path in data and is_test_data(path, data)):
+                overlay[path] = None  # a new file never decides how the tests run, nor what data they read
             continue
-        if current == want:
-            continue
-        if path in frozen or is_test_path(path) or is_whole_harness(path) or is_harness_path(path) and harness_part(path, current) != harness_part(path, want):
+        if current != want and _owned(path, current, want, frozen, data):
             overlay[path] = want.encode()
     return overlay
+
+
+def _owned(path: str, current: str | None, want: str, frozen: Mapping[str, str], data: Collection[str]) -> bool:
+    """True when the judge runs the base's (or frozen) version of a file the candidate changed."""
+    if path in frozen or is_test_path(path) or is_whole_harness(path) or is_test_data(path, data):
+        return True
+    return is_harness_path(path) and harness_part(path, current) != harness_part(path, want)
 
 
 def diff_by_file(diff: str) -> dict[str, str]:

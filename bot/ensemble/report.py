@@ -101,6 +101,8 @@ def render_summary(result: RunResult) -> str:
     for change in result.test_changes:
         lines.append(f"test change the task asked for: {change.path}")
         lines += [f"  {line}" for line in change.diff.splitlines()[:40]]
+    for hook in result.runner_hooks:
+        lines.append(f"test-runner change the task asked for: {hook.path}:{hook.line} {hook.what}: {clip(hook.code, 120)}")
     lines += _spend(result)
     lines.append(f"duration: {result.duration_s:.1f} s")
     if result.trace:

@@ -294,6 +294,7 @@ def _fill(result: RunResult, outcomes: list[TeamResult], winner: TeamResult | No
     result.diff = winner.diff
     result.test_changes = list(winner.test_changes)
     result.corroboration = backing(winner, len(outcomes))
+    result.runner_hooks = list(winner.runner_hooks)
     if winner.stop_reason == QUESTIONS and winner.plan:
         result.questions = winner.plan.questions
     if result.reproduction and result.reproduction.path and result.tests_after:

@@ -33,6 +33,7 @@ from bot.ensemble.planner import Exploration, ExploreBudget, direct_plan, explor
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.reproduce import reproduce
 from bot.ensemble.rounds import Reporter, commit_round, play_round
+from bot.ensemble.screen import hooks_in
 from bot.ensemble.select import LIMITS, best_partial_round
 from bot.ensemble.sentinels import Calibration
 from bot.ensemble.types import (
@@ -164,6 +165,7 @@ def run_team(team: Team) -> TeamResult:
         result.diff = team.workspace.diff()
         result.test_changes = loop.judge.test_changes(team.workspace)
         result.frozen = dict(loop.judge.frozen)
+        result.runner_hooks = hooks_in(team.workspace)
         s.set(stop_reason=result.stop_reason, rounds=len(result.rounds), passed=result.passed,
               accepted=result.accepted, diff_lines=result.diff_size, refused=result.refused, kept=result.kept)
     return result
@@ -273,7 +275,7 @@ def _refine(team: Team, result: TeamResult, loop: _Loop) -> bool:
             if rnd.good:
                 report.say(Phase.REVIEWING, number)
                 report.check_stop()
-                review(team.critic, team.task, workspace.diff(), workspace.changed_paths(), rnd)
+                review(team.critic, team.task, workspace.diff(), workspace.changed_paths(), rnd, hooks_in(workspace))
         else:
             workspace.discard()  # the next round starts from the last commit
         took = team.clock() - started

@@ -202,6 +202,17 @@ class TestChange:
     diff: str
 
 
+@dataclass(frozen=True)
+class RunnerHook:
+    """A line of a change that reaches into the test runner (bot/ensemble/screen.py), kept because the task asked for
+    it: shown to the critic and in the PR."""
+
+    path: str
+    line: int
+    what: str  # what it does, in words: "patches unittest.TestCase.assertEqual"
+    code: str  # the line itself
+
+
 @dataclass
 class Round:
     """One refinement round of one team."""
@@ -271,6 +282,7 @@ class TeamResult:
     frozen: dict[str, str] = field(default_factory=dict)  # its reproduction test as round 0 wrote it (path -> text)
     # the other teams' reproduction tests run on this team's final change: (team, path, passed, what happened)
     cross: list[CrossCheck] = field(default_factory=list)
+    runner_hooks: list[RunnerHook] = field(default_factory=list)  # lines reaching into the runner the task allowed
 
     @property
     def refused(self) -> list[str]:
@@ -342,6 +354,7 @@ class RunResult:
     # which independently written tests back the winner's change: its team's reproduction test and the other
     # teams' (each run on it), or that only one backs it
     corroboration: list[str] = field(default_factory=list)
+    runner_hooks: list[RunnerHook] = field(default_factory=list)  # the winner's lines reaching into the test runner
 
     @property
     def passed(self) -> bool:

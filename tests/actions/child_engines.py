@@ -22,6 +22,7 @@ from bot.ensemble.types import (
     Progress,
     Reproduction,
     Retrieved,
+    RunnerHook,
     RunResult,
     Task,
     TeamSummary,
@@ -54,7 +55,8 @@ def full_result(run_id: str, task: Task) -> RunResult:
         duration_s=12.5, notes=["one note"], environment="python, docker", refused=["ci.yml: CI file"],
         trace="/tmp/trace.jsonl",
         judgement=Judgement(True, "fixed 1", fixed=("tests/test_even.py::test_even",), per_test=True),
-        test_changes=[TestChange("tests/test_core.py", "-old\n+new\n")])
+        test_changes=[TestChange("tests/test_core.py", "-old\n+new\n")],
+        runner_hooks=[RunnerHook("stats/__init__.py", 7, "patches builtins.median", "builtins.median = median")])
 
 
 def reporting(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], *, run_id: str,

@@ -5,7 +5,20 @@ from __future__ import annotations
 import pytest
 
 from bot.ensemble.judged import judged_files
-from common.testfiles import harness_part, is_harness_path, is_test_path, is_whole_harness, shadows_runner
+from common.testfiles import (
+    PYTEST_CONFIGS,
+    data_named_by_tests,
+    harness_part,
+    is_harness_path,
+    is_new_harness,
+    is_test_data,
+    is_test_data_path,
+    is_test_path,
+    is_whole_harness,
+    pytest_pythonpath,
+    shadowed_module,
+    shadows_runner,
+)
 
 
 @pytest.mark.parametrize(("path", "test", "harness"), [
@@ -41,3 +54,138 @@ def test_the_judged_tree_puts_back_the_bases_tests_and_leaves_new_harness_out() 
     assert overlay == {"tests/test_a.py": b"A", "conftest.py": None, "tests/test_gone.py": b"G",
                        "tests/test_repro.py": b"R"}
     assert "tests/test_a.py" not in judged_files(now, base.get, now.get, allowed=["tests/test_a.py"])
+
+
+# ------------------------------------------------------------------ every file the runners read for their settings
+
+
+@pytest.mark.parametrize("path", [
+    ".pytest.ini", "pytest.toml", ".pytest.toml", "sub/pytest.ini", "tox.toml", "noxfile.py", "jest.config.mjs",
+    "jest.setup.ts", "vitest.config.mts", "vitest.workspace.ts", "babel.config.js", ".babelrc", ".babelrc.json",
+    ".mocharc.yml", "ava.config.cjs", ".taprc", "node.config.json", ".config/nextest.toml", ".cargo/config.toml",
+    ".mvn/maven.config", ".mvn/jvm.config", ".mvn/extensions.xml", "CTestCustom.cmake", "build/CTestTestfile.cmake",
+])
+def test_every_runner_configuration_is_harness(path: str) -> None:
+    assert is_whole_harness(path) and is_harness_path(path) and not is_test_path(path)
+
+
+@pytest.mark.parametrize("path", ["vite.config.ts", "web/vite.config.js", "go.mod", "go.work", "CMakePresets.json",
+                                  "settings.gradle.kts", "buildSrc/src/main/kotlin/java-conventions.gradle.kts",
+                                  ".npmrc", "pyproject.toml", "setup.cfg"])
+def test_files_that_hold_test_settings_beside_other_ones_are_harness_in_part(path: str) -> None:
+    assert is_harness_path(path) and not is_whole_harness(path)
+
+
+@pytest.mark.parametrize("path", ["src/config.py", "vite-env.d.ts", "go.sum", "package-lock.json", "pytest_notes.md",
+                                  "docs/pytest.ini.md"])
+def test_files_named_like_configuration_are_not(path: str) -> None:
+    assert not is_harness_path(path)
+
+
+def test_every_file_pytest_reads_its_settings_from_is_known() -> None:
+    from _pytest.config import findpaths
+
+    names = getattr(findpaths, "CONFIG_LOADERS_BY_NAME", None)
+    if names is None:  # pytest before 9 keeps the list inside locate_config
+        pytest.skip("this pytest has no CONFIG_LOADERS_BY_NAME")
+    assert list(names) == list(PYTEST_CONFIGS)
+    assert all(is_harness_path(name) for name in names)
+
+
+@pytest.mark.parametrize(("path", "text", "same", "other"), [
+    ("go.mod", "module m\n\nrequire a v1.0.0\n", "module m\n\nrequire a v1.1.0\n",
+     "module m\n\nrequire a v1.0.0\nreplace github.com/stretchr/testify => ./fake\n"),
+    ("go.work", "go 1.22\n\nuse .\n", "go 1.23\n\nuse .\n", "go 1.22\n\nuse .\n\nreplace (\n\ta => ./b\n)\n"),
+    ("web/vite.config.ts", "export default { server: { port: 3000 }, test: { environment: 'jsdom' } }",
+     "export default { server: { port: 4000 }, test: { environment: 'jsdom' } }",
+     "export default { server: { port: 3000 }, test: { environment: 'jsdom', setupFiles: ['evil.ts'] } }"),
+    ("CMakePresets.json", '{"configurePresets": [], "testPresets": [{"name": "all"}]}',
+     '{"configurePresets": [{"name": "x"}], "testPresets": [{"name": "all"}]}',
+     '{"configurePresets": [], "testPresets": [{"name": "all", "filter": {"exclude": {"name": "even"}}}]}'),
+    (".npmrc", "registry=https://registry.example/\n", "registry=https://mirror.example/\n",
+     "registry=https://registry.example/\nnode-options=--require ./hook.js\n"),
+    ("pyproject.toml", "[project]\nname = 'p'\n", "[project]\nname = 'p'\nversion = '2'\n",
+     "[project]\nname = 'p'\n\n[project.entry-points.pytest11]\nflip = 'p.flip'\n"),
+    ("setup.cfg", "[metadata]\nname = p\n", "[metadata]\nname = q\n",
+     "[metadata]\nname = p\n\n[options.entry_points]\npytest11 =\n    flip = p.flip\n"),
+])
+def test_the_test_part_of_more_files_is_read(path: str, text: str, same: str, other: str) -> None:
+    assert harness_part(path, text) == harness_part(path, same)
+    assert harness_part(path, text) != harness_part(path, other)
+
+
+def test_a_new_file_that_holds_test_settings_is_new_harness() -> None:
+    assert is_new_harness("pyproject.toml", "[tool.pytest.ini_options]\naddopts = '-p flip'\n")
+    assert not is_new_harness("pyproject.toml", "[project]\nname = 'p'\n")
+    assert is_new_harness(".pytest.ini", "") and not is_new_harness("stats/core.py", "x = 1\n")
+
+
+# ------------------------------------------------------------------ modules that shadow the standard library or runner
+
+
+@pytest.mark.parametrize(("path", "module"), [
+    ("argparse.py", "argparse"), ("json/__init__.py", "json"), ("src/json.py", "json"), ("tests/types.py", "types"),
+    ("tests/unit/email.py", "email"), ("pluggy.py", "pluggy"), ("_pytest/__init__.py", "_pytest"),
+    ("pytest.py", "pytest"), ("unittest/__init__.py", "unittest"), ("ensemble_pytest_progress.py",
+                                                                     "ensemble_pytest_progress"),
+    ("pkg/sitecustomize.py", "sitecustomize"), ("iniconfig.py", "iniconfig"),
+])
+def test_a_new_module_named_like_the_standard_librarys_or_the_runners_shadows_it(path: str, module: str) -> None:
+    assert shadowed_module(path) == module and shadows_runner(path)
+
+
+@pytest.mark.parametrize("path", ["stats/json.py", "stats/argparse/__init__.py", "mymodule.py", "tests/test_json.py",
+                                  "json.txt", "docs/json.md", "src/pytest_helpers.py", "json/schema.json",
+                                  "lib/json.py"])
+def test_modules_not_imported_by_their_bare_name_or_named_otherwise_do_not(path: str) -> None:
+    assert shadowed_module(path) is None and not shadows_runner(path)
+
+
+def test_pytests_pythonpath_puts_more_folders_on_sys_path() -> None:
+    configs = {"pytest.ini": "[pytest]\npythonpath = lib tools\n"}
+    assert pytest_pythonpath(configs.get) == ["lib", "tools"]
+    assert shadowed_module("lib/json.py", pytest_pythonpath(configs.get)) == "json"
+    toml = {"pytest.toml": "[pytest]\n", "pyproject.toml": "[tool.pytest.ini_options]\npythonpath = ['lib']\n"}
+    assert pytest_pythonpath(toml.get) == []  # pytest.toml is the settings file, even empty: pyproject is not read
+    assert pytest_pythonpath({"pyproject.toml": toml["pyproject.toml"]}.get) == ["lib"]
+    assert shadows_runner("x.pth") and shadows_runner("deep/in/a.pth")
+
+
+# ------------------------------------------------------------------ test data
+
+
+@pytest.mark.parametrize(("path", "data"), [
+    ("fixtures/median.json", True), ("app/fixtures/users.json", True), ("pkg/testdata/in.txt", True),
+    ("__fixtures__/a.js", True), ("test_data/x.csv", True), ("test-data/x.csv", True),
+    ("src/__snapshots__/a.test.js.snap", True), ("src/snapshots/crate__name.snap", True), ("out.golden", True),
+    ("src/fixtures.py", False), ("docs/index.md", False), ("stats/core.py", False), ("data/x.json", False),
+])
+def test_data_folders_and_snapshot_files_are_the_tests(path: str, data: bool) -> None:
+    assert is_test_data_path(path) is data and is_test_data(path) is data
+
+
+@pytest.mark.parametrize(("path", "data"), [
+    ("data/expected.json", True), ("docs/example.txt", True), ("stats/core.py", False), ("web/app.ts", False),
+    ("package-lock.json", False), ("requirements-dev.txt", False), ("Cargo.lock", False), ("go.sum", False),
+    ("pyproject.toml", False), ("tests/test_core.py", False), (".gitignore", False),
+])
+def test_files_the_base_tests_read_are_data_unless_code_manifests_or_locks(path: str, data: bool) -> None:
+    assert is_test_data(path, {path}) is data
+
+
+def test_the_files_a_test_names_in_a_string_literal_are_found() -> None:
+    tree = ["fixtures/cases.json", "data/expected.json", "tests/golden.txt", "tests/unit/input.csv", "examples/a.txt",
+            "examples/b.txt", "examples/c.py", "stats/core.py", "README.md", "config/settings.yaml", "other.txt"]
+    tests = {
+        "tests/test_a.py": 'CASES = json.loads((Path(__file__).parent.parent / "fixtures" / "cases.json").read_text())\n'
+                           'EXPECTED = open("data/expected.json").read()\nGOLD = here("golden.txt")\n'
+                           'for p in glob("examples/*.*"): pass\nimport_module("stats/core.py")\n'
+                           'URL = "https://example.com/other.txt"\nMSG = "a sentence, not a file."\n',
+        "tests/unit/test_b.py": 'ROWS = read(os.path.join(HERE, "input.csv"))\nSETTINGS = load("../../config/settings.yaml")\n',
+    }
+    assert data_named_by_tests(tests, tree) == {"fixtures/cases.json", "data/expected.json", "tests/golden.txt",
+                                                "examples/a.txt", "examples/b.txt", "tests/unit/input.csv",
+                                                "config/settings.yaml"}
+    assert data_named_by_tests({"x_test.go": 'os.ReadFile(filepath.Join("testdata", "in.txt"))'},
+                               ["testdata/in.txt"]) == {"testdata/in.txt"}
+    assert data_named_by_tests({"tests/test_a.py": 'open("../../etc/passwd")'}, ["etc/passwd"]) == set()

@@ -127,7 +127,7 @@ def test_changing_what_the_runner_collects_is_refused() -> None:
     assert kinds(check("conftest.py", None, "collect_ignore = ['tests/test_parse.py']\n")) == ["new_harness"]
     assert kinds(check("tests/conftest.py", "import pytest\n", "import pytest\ncollect_ignore = ['x']\n")) == [
         "skipped_test"]
-    assert kinds(check("pytest.py", None, "raise SystemExit(0)\n")) == ["new_harness"]
+    assert kinds(check("pytest.py", None, "raise SystemExit(0)\n")) == ["shadows_module"]
     package = '{"name": "p", "scripts": {"test": "node --test"}, "dependencies": {}}'
     assert kinds(check("package.json", package, package.replace("node --test", "exit 0"))) == ["edited_harness"]
     assert check("package.json", package, package.replace('"dependencies": {}', '"dependencies": {"x": "1"}')) == []
@@ -238,3 +238,61 @@ def test_is_ci_path() -> None:
     assert all(map(is_ci_path, [".github/workflows/ci.yml", ".gitlab-ci.yml", "Jenkinsfile", ".circleci/config.yml",
                                 ".github/actions/setup/action.yml", "azure-pipelines.yml", ".travis.yml"]))
     assert not is_ci_path("docs/ci.md")
+
+
+# ------------------------------------------------------------------ test data, runner settings, shadowing modules
+
+FIXTURE = '[{"values": [1, 2, 3, 4], "expected": 2.5}]\n'
+
+
+def test_editing_or_deleting_the_tests_data_is_refused_unless_the_task_names_it() -> None:
+    edited = FIXTURE.replace("2.5", "3")
+    [found] = check("fixtures/median.json", FIXTURE, edited)
+    assert found.kind == "edited_test_data" and found.message == (
+        "fixtures/median.json: the test data in fixtures/median.json was edited; the tests' data is the judge's: it "
+        "runs the base's version, so change the code to give the values the tests expect")
+    assert kinds(check("pkg/testdata/in.txt", "a\n", None)) == ["edited_test_data"]
+    assert check("fixtures/median.json", FIXTURE, edited,
+                 "The even case in fixtures/median.json is wrong: update it to expect 3.") == []
+    assert check("fixtures/new_cases.json", None, "[]\n") == []  # new data beside new tests
+
+
+def test_files_the_base_tests_read_are_guarded_like_data() -> None:
+    change = ({"data/expected.json": '{"even": 2.5}\n', "stats/core.py": "x = 1\n"},
+              {"data/expected.json": '{"even": 3}\n', "stats/core.py": "x = 2\n"})
+    assert find_test_tampering(*change, "Fix median") == []  # nobody said the tests read it
+    found = find_test_tampering(*change, "Fix median", data={"data/expected.json", "stats/core.py"})
+    assert [(t.path, t.kind) for t in found] == [("data/expected.json", "edited_test_data")]  # code is never data
+
+
+@pytest.mark.parametrize("path", [".pytest.ini", "pytest.toml", ".pytest.toml", "tox.toml", "node.config.json",
+                                  ".mvn/maven.config", "CTestCustom.cmake", "babel.config.js"])
+def test_a_new_runner_configuration_is_refused(path: str) -> None:
+    assert kinds(check(path, None, "[pytest]\naddopts = -p flip\n")) == ["new_harness"]
+
+
+def test_a_new_root_manifest_is_refused_only_when_it_holds_test_settings() -> None:
+    assert kinds(check("pyproject.toml", None, "[tool.pytest.ini_options]\naddopts = '-p flip'\n")) == ["new_harness"]
+    assert check("pyproject.toml", None, "[project]\nname = 'p'\n") == []
+    assert check("web/package.json", None, '{"scripts": {"test": "jest"}}\n') == []
+
+
+@pytest.mark.parametrize(("path", "module"), [("argparse.py", "argparse"), ("json/__init__.py", "json"),
+                                              ("src/typing.py", "typing"), ("tests/http.py", "http"),
+                                              ("pluggy.py", "pluggy")])
+def test_a_new_module_shadowing_the_standard_library_or_runner_is_refused(path: str, module: str) -> None:
+    [found] = check(path, None, "x = 1\n")
+    assert found.kind == "shadows_module" and f"`{module}`" in found.message
+    assert "give the module another name" in found.message
+    assert check(path.replace(module, f"my_{module}"), None, "x = 1\n") == []
+
+
+def test_a_shadow_in_a_folder_on_pytests_pythonpath_is_refused() -> None:
+    config = "[tool.pytest.ini_options]\npythonpath = ['lib']\n"
+    found = find_test_tampering({"pyproject.toml": config, "lib/json.py": None},
+                                {"pyproject.toml": config, "lib/json.py": "x = 1\n"}, "Fix median")
+    assert kinds(found) == ["shadows_module"]
+    assert check("lib/json.py", None, "x = 1\n") == []  # lib/ is not on sys.path without the setting
+    read = {"pyproject.toml": config}.get  # the setting read from the base when the change leaves it alone
+    assert kinds(find_test_tampering({"lib/json.py": None}, {"lib/json.py": "x = 1\n"}, "Fix", base=read)) == [
+        "shadows_module"]

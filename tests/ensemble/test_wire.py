@@ -8,7 +8,7 @@ import pytest
 
 from bot.config import parse_config
 from bot.ensemble import wire
-from bot.ensemble.types import ACCEPTED, Plan, RunResult, StopReason, Task, TeamSummary
+from bot.ensemble.types import ACCEPTED, Plan, RunnerHook, RunResult, StopReason, Task, TeamSummary
 from bot.ensemble.verdict import Judgement
 from bot.forge import Commit
 from tests.actions.child_engines import full_result
@@ -43,6 +43,7 @@ def test_a_run_result_round_trips_losslessly() -> None:
     [team] = back.teams
     assert isinstance(team, TeamSummary) and team.stop_reason is ACCEPTED and team.refused == ("ci.yml: CI file",)
     assert back.usage["by_role"]["coder"]["calls"] == 2 and back.usage["fallbacks"][0]["from"] == "openai/gpt-4o-mini"
+    assert back.runner_hooks == result.runner_hooks and isinstance(back.runner_hooks[0], RunnerHook)
 
 
 def test_a_test_runs_findings_reads_and_listing_round_trip() -> None:
@@ -64,6 +65,8 @@ def test_the_json_of_a_run_keeps_its_keys() -> None:
     """`ensemble run --json` is a contract: commits, teams and usage print as they always have."""
     data = json.loads(json.dumps(full_result("run-9", Task("t")).to_dict(), default=str))
     assert data["commits"] == [{"sha": "a" * 40, "summary": "Fix median"}]
+    assert data["runner_hooks"] == [{"path": "stats/__init__.py", "line": 7, "what": "patches builtins.median",
+                                     "code": "builtins.median = median"}]
     assert data["teams"] == [{"name": "a", "rank": 1, "outcome": "tests pass", "stop_reason": "accepted", "rounds": 2,
                               "passed": True, "accepted": True, "diff_lines": 1, "error": "", "kept": "",
                               "refused": ["ci.yml: CI file"], "models": "gpt-4o/gpt-4o-mini/gemini-2.5-flash",

@@ -1,0 +1,444 @@
+"""The static screen: lines of a change to the code that reach into the test runner.
+
+The code under test runs inside the test process, so a line of it can decide the verdict: patch
+`TestCase.assertEqual` or a pytest internal, replace a module in `sys.modules`, end the process with
+`os._exit(0)` before the failures are written, behave differently when it sees the runner
+(`'pytest' in sys.modules`, `PYTEST_CURRENT_TEST`), write into the folder the judge reads results from, or
+print lines shaped like the runner's report. This module finds such lines in a change to non-test files;
+the guard (bot/ensemble/guards.py) refuses them unless the task asks for them, and what the task allowed
+is shown to the critic and in the PR.
+
+Python is read with `ast`, following what a name is bound to (`import unittest as u`, `from unittest
+import TestCase`, `importlib.import_module("pytest")`, `sys.modules["unittest"]`, `getattr(...)`), so
+aliases and `setattr` do not hide a patch. JavaScript/TypeScript, Go and Rust are read line by line with
+regexes. Honest code is left alone: `unittest.mock` imports, the runner imported by a module that is
+itself test tooling (`mylib/testing.py`, a `pytest_*` plugin package), `sys.exit` and `process.exit` in a
+command-line entry point, `os.Exit` in Go's `main` package, `process::exit` in a Rust binary. A finding
+counts only where the change added it: the same finding on the same line of code at the base is not new.
+
+Pure functions over text (`workspace_hooks` takes the reading functions); `hooks_in` reads a workspace.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
+
+from bot.ensemble.types import RunnerHook
+from bot.ensemble.workspace_files import WorkspaceFiles
+from bot.forge import Workspace
+from common.languages import is_code, is_language
+from common.testfiles import is_harness_path, is_test_path
+
+Read = Callable[[str], "str | None"]
+Finding = tuple[int, str]  # (line, what)
+
+RUNNER_ROOTS = frozenset({"unittest", "pytest", "_pytest", "pluggy", "builtins", "__builtin__", "nose", "nose2",
+                          "xdist", "doctest"})
+EXITS = frozenset({"os._exit", "posix._exit", "sys.exit", "builtins.exit", "builtins.quit", "os.kill"})
+HOOKS = frozenset({"sys.settrace", "sys.setprofile", "threading.settrace", "threading.setprofile",
+                   "threading.settrace_all_threads", "sys.addaudithook"})
+MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__", "insert",
+                      "append", "extend", "remove", "__setattr__", "__delattr__"})
+PATCHERS = frozenset({"setattr", "delattr", "patch", "object", "setitem", "delitem", "__setattr__", "__delattr__"})
+IMPORT_SYSTEM = frozenset({"sys.modules", "sys.meta_path", "sys.path_hooks", "sys.path_importer_cache"})
+# Where a module is test tooling itself, and may import the runner.
+TEST_SUPPORT = re.compile(r"(?:^|/)(?:_?testing|test_?utils?|testutils|test_?helpers?|test_?support|testlib"
+                          r"|pytest_?plugins?|\w*_pytest_plugin)(?:/|\.\w+$)|(?:^|/)pytest_\w+/|(?:^|/)\w*test\w*/")
+# Entry points of a command-line program, where ending the process is its job.
+ENTRY_POINT = re.compile(r"(?:^|/)(?:bin|cli|scripts?|tools|cmd)/|(?:^|/)(?:__main__\.py|main\.\w+|cli\.\w+"
+                         r"|[\w-]*[-_]cli\.\w+)$")
+# Names of the runners' and the judge's own variables: code that reads them behaves differently under test.
+RUNNER_VARIABLE = re.compile(r"\b(?:PYTEST_[A-Z_]+|_PYTEST_[A-Z_]*|ENSEMBLE_[A-Z_]*|JEST_WORKER_ID|VITEST\w*"
+                             r"|NODE_TEST_CONTEXT|MOCHA_[A-Z_]+|RUST_TEST_[A-Z_]+)\b")
+JUDGE_FILES = re.compile(r"\.ensemble-(?:results|plugins)|ensemble_pytest_progress")
+# Text shaped like a runner's report or result file: forged in the code, it can pass for the runner's own.
+FORGED_REPORT = re.compile(
+    r"\b\d+ (?:passed|failed)\b.* in [\d.]+s|^=+ .*\b(?:passed|failed|error)\b|::\S+ (?:PASSED|FAILED|ERROR)\b"
+    r"|\bPASSED\b.*\[\s*\d+%\]|\bRan \d+ tests? in\b|\) \.\.\. (?:ok|FAIL|ERROR)\b|^FAILED \((?:failures|errors)="
+    r"|^--- (?:PASS|FAIL): \w|^(?:ok|FAIL)\s+\S+\s+[\d.]+s|^=== RUN\s|test result: (?:ok|FAILED)\."
+    r"|^test \S+ \.\.\. (?:ok|FAILED)|^(?:not )?ok \d+ - |^# (?:pass|fail|tests) \d+|<testsuites?\b|<testcase\b", re.M)
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}|%[-#0-9.]*[sdifr]")
+
+
+def runner_hooks(path: str, before: str | None, after: str | None) -> list[RunnerHook]:
+    """The lines a change to `path` (its text at the base and now) added that reach into the test runner; none for
+    test files, harness files (the judge runs the base's) and files that are not code."""
+    if after is None or is_test_path(path) or is_harness_path(path) or not is_code(path):
+        return []
+    was = Counter(_keyed(path, before)) if before is not None else Counter()
+    lines = after.splitlines()
+    found = []
+    for line, what in _findings(path, after):
+        code = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+        if was[(what, code)]:
+            was[(what, code)] -= 1
+            continue
+        found.append(RunnerHook(path, line, what, code[:200]))
+    return found
+
+
+def change_hooks(before: Mapping[str, str | None], after: Mapping[str, str | None]) -> list[RunnerHook]:
+    """`runner_hooks` of every file of a change (path -> text at the base and now)."""
+    return [hook for path in sorted(set(before) | set(after))
+            for hook in runner_hooks(path, before.get(path), after.get(path))]
+
+
+def workspace_hooks(changed: Iterable[str], base: Read, now: Read) -> list[RunnerHook]:
+    """`runner_hooks` of the changed files of a workspace: `base` and `now` read a file at the base and now."""
+    return [hook for path in sorted(changed) for hook in runner_hooks(path, base(path), now(path))]
+
+
+def hooks_in(workspace: Workspace) -> list[RunnerHook]:
+    """The lines of a workspace's change that reach into the test runner (what the guard let through because the
+    task asked for it): shown to the critic and in the PR."""
+    return workspace_hooks(workspace.changed_paths(), workspace.base_text, WorkspaceFiles(workspace.path).read)
+
+
+def _keyed(path: str, text: str) -> Iterator[tuple[str, str]]:
+    lines = text.splitlines()
+    for line, what in _findings(path, text):
+        yield what, lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
+def _findings(path: str, text: str) -> list[Finding]:
+    """Every finding in one file's text, by line, once each."""
+    if is_language(path, "python"):
+        try:
+            found = _PythonScreen(path, ast.parse(text)).findings
+        except (SyntaxError, ValueError):
+            found = _text_findings(text)
+    else:
+        by_language = {"javascript": _javascript, "typescript": _javascript, "tsx": _javascript, "go": _go,
+                       "rust": _rust}
+        found = [f for language, find in by_language.items() if is_language(path, language) for f in find(path, text)]
+        found += _text_findings(text)
+    return sorted(set(found))
+
+
+# ------------------------------------------------------------------ any language: names and text the judge owns
+
+
+def _text_findings(text: str) -> list[Finding]:
+    """The runner's and the judge's variables, the judge's result files, and forged report lines, in string
+    literals of any language."""
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        for literal in re.findall(r"\"((?:[^\"\\\n]|\\.)*)\"|'((?:[^'\\\n]|\\.)*)'|`([^`\n]*)`", line):
+            what = _literal_finding("".join(literal))
+            if what:
+                found.append((number, what))
+                break
+        else:
+            variable = RUNNER_VARIABLE.search(line)
+            if variable and re.search(r"\bprocess\.env\.\s*$", line[:variable.start()]):
+                found.append((number, f"reads {variable.group(0)} to tell when it runs under test"))
+    return found
+
+
+def _literal_finding(value: str) -> str:
+    """What a string literal's text shows (empty when nothing)."""
+    if JUDGE_FILES.search(value):
+        return "names the files the judge reads results from"
+    variable = RUNNER_VARIABLE.search(value)
+    if variable and variable.group(0) == value.strip():
+        return f"reads {variable.group(0)} to tell when it runs under test"
+    if FORGED_REPORT.search(_PLACEHOLDER.sub("0", value).replace("\\n", "\n")):
+        return "writes text shaped like the test runner's report"
+    return ""
+
+
+# ------------------------------------------------------------------ Python, by its syntax tree
+
+
+class _PythonScreen:
+    """Walks a module once, knowing what each imported or assigned name stands for."""
+
+    def __init__(self, path: str, tree: ast.Module):
+        self.path = path
+        self.tooling = bool(TEST_SUPPORT.search(path))
+        self.entry = posixpath.basename(path) == "__main__.py"
+        self.names: dict[str, str] = {}  # local name -> the dotted name it stands for ("u" -> "unittest")
+        self.functions = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+        self.findings: list[Finding] = []
+        self._bind(tree)
+        self._walk(tree, in_main=False)
+
+    # --- what names stand for
+
+    def _bind(self, tree: ast.Module) -> None:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self.names[alias.asname] = alias.name
+                    else:
+                        root = alias.name.split(".")[0]
+                        self.names[root] = root
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    if alias.name != "*":
+                        self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        for _ in range(3):  # `T = unittest.TestCase`, `m = importlib.import_module("pytest")`, then aliases of those
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                    meant = self._dotted(node.value)
+                    if meant:
+                        self.names[node.targets[0].id] = meant
+
+    def _dotted(self, node: ast.AST) -> str:
+        """The dotted name an expression stands for (`u.TestCase` -> `unittest.TestCase`); empty when unknown."""
+        if isinstance(node, ast.Name):
+            if node.id in self.names:
+                return self.names[node.id]
+            return "builtins" if node.id == "__builtins__" else f"builtins.{node.id}" if node.id in _BUILTINS else ""
+        if isinstance(node, ast.Attribute):
+            base = self._dotted(node.value)
+            return f"{base}.{node.attr}" if base else ""
+        if isinstance(node, ast.Subscript):
+            base = self._dotted(node.value)
+            key = _constant(node.slice)
+            if base == "sys.modules" and key:
+                return key
+            return f"{base}.{key}" if base.startswith(_ROOT_PREFIXES) and key else ""
+        if isinstance(node, ast.Call):
+            return self._called(node)
+        return ""
+
+    def _called(self, node: ast.Call) -> str:
+        """What a call returns, where it is a module or an attribute: `import_module("m")`, `getattr(x, "a")`."""
+        func = self._dotted(node.func)
+        first = _constant(node.args[0]) if node.args else ""
+        if func in ("importlib.import_module", "builtins.__import__") and first:
+            return first
+        if func == "sys.modules.get" and first:
+            return first
+        if func == "builtins.getattr" and len(node.args) >= 2:
+            base = self._dotted(node.args[0])
+            attr = _constant(node.args[1]) or "?"
+            return f"{base}.{attr}" if base else ""
+        if func == "builtins.vars" and node.args:
+            return self._dotted(node.args[0])
+        return ""
+
+    def _runner(self, dotted: str) -> bool:
+        return dotted.split(".")[0] in RUNNER_ROOTS
+
+    # --- the walk
+
+    def _walk(self, node: ast.AST, in_main: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Expr) and _constant(child.value):
+                continue  # a docstring or a bare string: never run, never printed
+            self._check(child, in_main)
+            self._walk(child, in_main or _is_main_guard(child))
+
+    def _add(self, node: ast.AST, what: str) -> None:
+        self.findings.append((getattr(node, "lineno", 0), what))
+
+    def _check(self, node: ast.AST, in_main: bool) -> None:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            self._import(node)
+        elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Delete):
+            targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]
+            if not isinstance(node, ast.AnnAssign) or node.value is not None:
+                for target in _flatten(targets):
+                    self._write(node, target)
+        elif isinstance(node, ast.Call):
+            self._call(node, in_main)
+        elif isinstance(node, ast.Compare):
+            self._compare(node)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            if any(self._dotted(d) == "atexit.register" for d in node.decorator_list) and self._exits(node):
+                self._add(node, "registers an exit of the process at interpreter shutdown")
+            elif node.name.startswith("pytest_") and not self.tooling:
+                self._add(node, f"defines the pytest hook {node.name}, which can change what the runner reports")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            self._literal(node, node.value)
+        elif isinstance(node, ast.JoinedStr):
+            text = "".join(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "0"
+                           for v in node.values)
+            self._literal(node, text)
+
+    def _import(self, node: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(node, ast.Import):
+            modules = [a.name for a in node.names]
+        elif node.module and not node.level:
+            modules = [node.module] if node.module != "unittest" else [f"unittest.{a.name}" for a in node.names]
+        else:
+            return
+        for module in modules:
+            root = module.split(".")[0]
+            if root in RUNNER_ROOTS and not module.startswith("unittest.mock") and not self.tooling:
+                self._add(node, f"imports {root}" + (" (the test runner)" if root != "builtins" else ""))
+                return
+
+    def _write(self, node: ast.AST, target: ast.expr) -> None:
+        if isinstance(target, ast.Attribute | ast.Subscript):
+            base, whole = self._dotted(target.value), self._dotted(target)
+            if base in IMPORT_SYSTEM or whole in IMPORT_SYSTEM:
+                if not (isinstance(target, ast.Subscript) and _is_own_name(target.slice)):
+                    self._add(node, f"changes {base if base in IMPORT_SYSTEM else whole}, where the runner finds "
+                                    "its modules")
+            elif self._runner(base):
+                self._add(node, f"patches {whole or base}")
+            elif whole in EXITS or whole in ("sys.excepthook", "sys.exitfunc"):
+                self._add(node, f"patches {whole}")
+
+    def _call(self, node: ast.Call, in_main: bool) -> None:
+        func = self._dotted(node.func)
+        name = func.rsplit(".", 1)[-1] if func else getattr(node.func, "attr", "")
+        if name in PATCHERS and node.args:
+            target = _constant(node.args[0]) or self._dotted(node.args[0])
+            if target and self._runner(target):
+                self._add(node, f"patches {target}" + (f".{_constant(node.args[1])}"
+                                                       if len(node.args) > 1 and _constant(node.args[1]) else ""))
+                return
+        if isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
+            owner = self._dotted(node.func.value)
+            if owner in IMPORT_SYSTEM:
+                self._add(node, f"changes {owner}, where the runner finds its modules")
+            elif self._runner(owner):
+                self._add(node, f"patches {owner}")
+        if func in HOOKS:
+            self._add(node, f"installs an interpreter hook ({func})")
+        elif func == "atexit.register" and node.args and self._exits(node.args[0]):
+            self._add(node, "registers an exit of the process at interpreter shutdown")
+        elif func in ("os._exit", "posix._exit") and not (in_main or self.entry):
+            self._add(node, f"ends the process with {func}, skipping the runner's report")
+        elif func == "os.kill" and node.args and self._dotted(getattr(node.args[0], "func", node.args[0])) == \
+                "os.getpid" and not (in_main or self.entry):
+            self._add(node, "kills its own process")
+        elif func in ("sys.modules.get", "sys.modules.__contains__") and self._runner(_constant_of(node.args)):
+            self._add(node, "looks for the test runner in sys.modules to tell when it runs under test")
+
+    def _compare(self, node: ast.Compare) -> None:
+        operands = [node.left, *node.comparators]
+        names = [_constant(o) for o in operands]
+        if not any(n and (self._runner(n) or "pytest" in n or "unittest" in n) for n in names):
+            return
+        others = " ".join(ast.unparse(o) for o, n in zip(operands, names, strict=True) if not n)
+        if re.search(r"\bmodules\b|argv|environ|getenv|stack|frame|__main__|executable", others) or any(
+                self._dotted(o) in ("sys.modules", "sys.argv", "sys.orig_argv") for o in operands):
+            self._add(node, "looks for the test runner to tell when it runs under test")
+
+    def _literal(self, node: ast.AST, value: str) -> None:
+        what = _literal_finding(value)
+        if what:
+            self._add(node, what)
+
+    def _exits(self, node: ast.AST) -> bool:
+        """True when calling `node` (a function, a lambda, the name of one) ends the process."""
+        if isinstance(node, ast.Name) and node.id in self.functions and node.id not in self.names:
+            node = self.functions[node.id]
+        if isinstance(node, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef):
+            return any((isinstance(n, ast.Call) and self._dotted(n.func) in EXITS)
+                       or (isinstance(n, ast.Raise) and n.exc is not None and "SystemExit" in ast.unparse(n.exc))
+                       for n in ast.walk(node))
+        return self._dotted(node) in EXITS
+
+
+_BUILTINS = frozenset({"setattr", "getattr", "delattr", "vars", "__import__", "exit", "quit"})
+_ROOT_PREFIXES = tuple(RUNNER_ROOTS)
+
+
+def _constant(node: ast.AST) -> str:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else ""
+
+
+def _constant_of(args: list[ast.expr]) -> str:
+    return _constant(args[0]) if args else ""
+
+
+def _flatten(targets: Iterable[ast.expr]) -> Iterator[ast.expr]:
+    for target in targets:
+        if isinstance(target, ast.Tuple | ast.List):
+            yield from _flatten(target.elts)
+        elif isinstance(target, ast.Starred):
+            yield target.value
+        else:
+            yield target
+
+
+def _is_own_name(node: ast.AST) -> bool:
+    """`sys.modules[__name__] = ...`: a module replacing itself (lazy modules, deprecation shims) is left alone."""
+    return isinstance(node, ast.Name) and node.id == "__name__"
+
+
+def _is_main_guard(node: ast.AST) -> bool:
+    """`if __name__ == "__main__":`: code that runs only when the file is the program, never when tests import it."""
+    if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
+        return False
+    parts = [node.test.left, *node.test.comparators]
+    return any(isinstance(p, ast.Name) and p.id == "__name__" for p in parts) and "__main__" in map(_constant, parts)
+
+
+# ------------------------------------------------------------------ JavaScript and TypeScript, Go, Rust: by line
+
+# (pattern, what it does, where it is honest: "entry" in a command-line entry point, "tooling" in test tooling)
+_JS_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (re.compile(r"\bprocess\.(?:exit|reallyExit|abort)\s*\(|\bprocess\.exitCode\s*=(?!=)|\bprocess\.kill\(\s*process\.pid"),
+     "ends the process from library code", "entry"),
+    (re.compile(r"\b(?:assert|strict)(?:\.strict)?\.\w+\s*=(?!=)|require\(\s*['\"](?:node:)?assert(?:/strict)?['\"]\s*\)"
+                r"\.\w+\s*=(?!=)|\bObject\.(?:defineProperty|assign|setPrototypeOf)\(\s*(?:assert|expect)\b"
+                r"|\bAssertionError\.prototype\.\w+\s*=(?!=)"), "patches the assertion library", ""),
+    (re.compile(r"\b(?:globalThis|global|window)\.(?:it|test|describe|expect|assert|beforeEach|afterEach|jest|vi)\s*=(?!=)"),
+     "replaces the test runner's globals", ""),
+    (re.compile(r"(?:\bfrom\s+|\brequire\(\s*|\bimport\(\s*)['\"](?:node:test|vitest|@jest/globals|mocha|ava|tap|uvu)['\"]"),
+     "imports the test runner", "tooling"),
+    (re.compile(r"\btypeof\s+(?:jest|vi|describe|it|expect)\s*!==?\s*['\"]undefined['\"]|\bprocess\.(?:argv|execArgv)\b.*"
+                r"(?:['\"]--test\b|jest|vitest|mocha)"), "looks for the test runner to tell when it runs under test",
+     ""),
+)
+
+
+def _javascript(path: str, text: str) -> list[Finding]:
+    honest = {"entry": bool(ENTRY_POINT.search(path)) or text.startswith("#!") or bool(
+        re.search(r"require\.main\s*===?\s*module|import\.meta\.main\b", text)),
+        "tooling": bool(TEST_SUPPORT.search(path)), "": False}
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        for pattern, what, exempt in _JS_RULES:
+            if pattern.search(line) and not honest[exempt]:
+                found.append((number, what))
+                break
+    return found
+
+
+_GO_EXIT = re.compile(r"\b(?:os|syscall|unix)\.Exit\s*\(")
+_GO_TEST_FLAGS = re.compile(r"\bflag\.(?:CommandLine\.)?Set\(\s*\"test\.|\"-test\.\w+")
+_GO_TESTING = re.compile(r"^\s*(?:import\s+)?(?:\w+\s+)?\"testing\"\s*$")
+
+
+def _go(path: str, text: str) -> list[Finding]:
+    package = re.search(r"^package\s+(\w+)", text, re.M)
+    main = package is not None and package.group(1) == "main"
+    tooling = bool(TEST_SUPPORT.search(path))
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if _GO_EXIT.search(line) and not main:
+            found.append((number, "ends the process from a library package"))
+        elif _GO_TEST_FLAGS.search(line):
+            found.append((number, "changes go test's own flags"))
+        elif _GO_TESTING.match(line) and not tooling:
+            found.append((number, "imports the testing package into library code"))
+    return found
+
+
+_RUST_EXIT = re.compile(r"\b(?:std::)?process::(?:exit|abort)\s*\(|\blibc::(?:_exit|exit|kill|abort)\s*\(")
+_RUST_CTOR = re.compile(r"#\[\s*(?:ctor::)?(?:ctor|dtor)\b")
+_RUST_BINARY = re.compile(r"(?:^|/)(?:src/main\.rs|src/bin/|build\.rs$|examples/|benches/)")
+
+
+def _rust(path: str, text: str) -> list[Finding]:
+    binary = bool(_RUST_BINARY.search(path)) or bool(re.search(r"^\s*(?:pub\s+)?fn\s+main\s*\(", text, re.M))
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if _RUST_EXIT.search(line) and not binary:
+            found.append((number, "ends the process from library code"))
+        elif _RUST_CTOR.search(line):
+            found.append((number, "runs code before the tests start (#[ctor])"))
+    return found

@@ -1,0 +1,248 @@
+"""The static screen: lines a change adds to the code that reach into the test runner are found however they are
+spelled, honest code is left alone, and what the task allowed reaches the critic and the PR."""
+
+from __future__ import annotations
+
+import pytest
+
+from actions.render import pr_body
+from bot.ensemble import prompts
+from bot.ensemble.critic import runner_lines
+from bot.ensemble.guards import find_test_tampering, task_allows
+from bot.ensemble.screen import change_hooks, runner_hooks
+from bot.ensemble.types import RunnerHook, RunResult, Task
+
+
+def whats(path: str, text: str, before: str | None = None) -> list[str]:
+    return [h.what for h in runner_hooks(path, before, text)]
+
+
+# ------------------------------------------------------------------ Python: found however it is spelled
+
+PATCHES = {
+    "attribute": "import unittest\n\nunittest.TestCase.assertEqual = lambda self, a, b, msg=None: None\n",
+    "alias": "import unittest as u\n\nu.TestCase.assertEqual = lambda *args: None\n",
+    "from import": "from unittest import TestCase\n\nTestCase.assertEqual = lambda *args: None\n",
+    "from import with alias": "from unittest import TestCase as T\n\nT.assertTrue = lambda *args: None\n",
+    "setattr": "from unittest import TestCase as T\n\nsetattr(T, 'assertEqual', lambda *args: None)\n",
+    "getattr then write": "import unittest\n\ngetattr(unittest, 'TestCase').assertEqual = print\n",
+    "import_module": "import importlib\n\nm = importlib.import_module('unittest')\nm.TestCase.assertEqual = print\n",
+    "__import__": "case = __import__('unittest').TestCase\ncase.assertEqual = print\n",
+    "through sys.modules": "import sys\n\nsys.modules['unittest'].TestCase.assertEqual = print\n",
+    "an alias of an alias": "import unittest\n\nT = unittest.TestCase\nC = T\nC.assertEqual = print\n",
+    "object.__setattr__": "import unittest\n\nobject.__setattr__(unittest.TestCase, 'assertEqual', print)\n",
+    "mock.patch started": "from unittest import mock\n\nmock.patch('unittest.TestCase.assertEqual', print).start()\n",
+    "a pytest internal": "from _pytest import runner\n\nrunner.call_and_report = lambda *a, **k: None\n",
+    "builtins": "import builtins\n\nbuiltins.print = lambda *args: None\n",
+    "__builtins__": "__builtins__['open'] = lambda *args: None\n",
+    "inside a function": "def setup():\n    import unittest\n    unittest.TestCase.assertEqual = print\n",
+}
+
+
+@pytest.mark.parametrize("spelling", list(PATCHES))
+def test_a_patch_of_the_runner_is_found_however_it_is_spelled(spelling: str) -> None:
+    found = whats("stats/core.py", PATCHES[spelling])
+    assert any(w.startswith("patches ") for w in found), found
+
+
+@pytest.mark.parametrize(("code", "what"), [
+    ("import sys\n\nsys.modules['json'] = object()\n", "changes sys.modules"),
+    ("import sys\n\ndel sys.modules['unittest']\n", "changes sys.modules"),
+    ("import sys\n\nsys.modules.update({'json': None})\n", "changes sys.modules"),
+    ("import sys\n\nsys.meta_path.insert(0, Finder())\n", "changes sys.meta_path"),
+    ("import os\n\n\ndef done():\n    os._exit(0)\n", "ends the process with os._exit"),
+    ("from os import _exit\n\n_exit(0)\n", "ends the process with os._exit"),
+    ("import os, signal\n\nos.kill(os.getpid(), signal.SIGKILL)\n", "kills its own process"),
+    ("import sys\n\nif 'unittest' in sys.modules:\n    RESULT = 5\n", "looks for the test runner"),
+    ("import sys\n\nTESTING = sys.modules.get('pytest') is not None\n", "looks for the test runner"),
+    ("import sys\n\nif 'pytest' in sys.argv[0]:\n    RESULT = 5\n", "looks for the test runner"),
+    ("import os\n\nif os.environ.get('PYTEST_CURRENT_TEST'):\n    RESULT = 5\n", "reads PYTEST_CURRENT_TEST"),
+    ("import os\n\nEXTRA = os.environ['PYTEST_ADDOPTS']\n", "reads PYTEST_ADDOPTS"),
+    ("import os\n\nif 'ENSEMBLE_WORKSPACE' in os.environ:\n    RESULT = 5\n", "reads ENSEMBLE_WORKSPACE"),
+    ("open('.ensemble-results/junit.xml', 'w').write('<testsuite/>')\n", "names the files the judge reads"),
+    ("print('<testcase name=\"test_median_even\"/>')\n", "shaped like the test runner's report"),
+    ("print(f'Ran {n} tests in 0.001s')\n", "shaped like the test runner's report"),
+    ("print('tests/test_core.py::test_median_even PASSED')\n", "shaped like the test runner's report"),
+    ("print('=' * 20 + ' %d passed in 0.01s ' % n)\n", "shaped like the test runner's report"),
+    ("import atexit, os\n\natexit.register(os._exit, 0)\n", "registers an exit"),
+    ("import atexit, sys\n\n\n@atexit.register\ndef bye():\n    sys.exit(0)\n", "registers an exit"),
+    ("import atexit\n\n\ndef bye():\n    raise SystemExit(0)\n\n\natexit.register(bye)\n", "registers an exit"),
+    ("import sys\n\nsys.settrace(lambda *a: None)\n", "installs an interpreter hook"),
+    ("import sys\n\nsys.addaudithook(lambda *a: None)\n", "installs an interpreter hook"),
+    ("def pytest_runtest_makereport(item, call):\n    pass\n", "defines the pytest hook"),
+    ("import pytest\n", "imports pytest"),
+    ("from unittest import TestCase\n", "imports unittest"),
+])
+def test_each_way_into_the_runner_is_named(code: str, what: str) -> None:
+    found = whats("stats/core.py", code)
+    assert any(what in w for w in found), found
+
+
+# ------------------------------------------------------------------ Python: honest code is left alone
+
+HONEST = {
+    "unittest.mock in a helper": "from unittest import mock\nfrom unittest.mock import patch\nimport unittest.mock\n\n"
+                                 "def quiet():\n    return mock.patch.object(Service, 'call')\n",
+    "a CLI's sys.exit": "import sys\n\n\ndef main(argv=None):\n    return 0\n\n\nif __name__ == '__main__':\n"
+                        "    sys.exit(main())\n",
+    "os._exit under the main guard": "import os\n\nif __name__ == '__main__':\n    os._exit(run())\n",
+    "a module replacing itself": "import sys\n\nsys.modules[__name__] = _LazyModule(__name__)\n",
+    "sys.path and stdout": "import sys\n\nsys.path.insert(0, 'vendor')\nsys.stdout = open('log.txt', 'w')\n",
+    "reading sys.modules": "import sys\n\nloaded = sorted(sys.modules)\nmine = sys.modules[__name__]\n",
+    "a docstring about the runner": '"""Run with `python -m pytest`; PYTEST_ADDOPTS and `3 passed in 0.1s`."""\n',
+    "a dict with an exit key": "ACTIONS = {'exit': 0}\nACTIONS['exit'] = 1\n",
+    "os.kill of a child": "import os, signal\n\ndef stop(pid):\n    os.kill(pid, signal.SIGTERM)\n",
+    "atexit that cleans up": "import atexit, shutil\n\natexit.register(shutil.rmtree, '/tmp/x', True)\n",
+    "a word that merely names the runner": "RUNNERS = ['pytest', 'unittest']\nname = 'pytest'\n",
+    "its own assert helper": "def assert_close(a, b):\n    assert abs(a - b) < 1e-9\n",
+    "a logger's format": "log.info('%d items processed in %.2fs', n, t)\n",
+}
+
+
+@pytest.mark.parametrize("case", list(HONEST))
+def test_honest_code_is_left_alone(case: str) -> None:
+    assert whats("stats/core.py", HONEST[case]) == []
+
+
+@pytest.mark.parametrize("path", ["stats/testing.py", "stats/_testing/asserts.py", "pytest_stats/plugin.py",
+                                  "stats/testutils.py", "stats/pytest_plugin.py"])
+def test_test_tooling_may_import_the_runner_but_not_patch_it(path: str) -> None:
+    assert whats(path, "import pytest\nimport unittest\n\n\nclass Case(unittest.TestCase):\n    pass\n") == []
+    assert "patches unittest.TestCase.assertEqual" in whats(path, PATCHES["attribute"])
+
+
+def test_test_files_harness_and_data_are_not_screened() -> None:
+    for path in ("tests/test_core.py", "conftest.py", "fixtures/x.json", "README.md", "noxfile.py"):
+        assert runner_hooks(path, None, PATCHES["attribute"]) == []
+
+
+def test_only_what_the_change_added_counts() -> None:
+    base = "import os\n\n\ndef child():\n    os._exit(0)\n"
+    moved = "import os\n\nVERSION = 2\n\n\ndef child():\n    os._exit(0)\n"
+    assert whats("stats/proc.py", moved, base) == []  # there at the base, moved by the change
+    more = moved + "\n\ndef other():\n    os._exit(0)\n"
+    [hook] = runner_hooks("stats/proc.py", base, more)
+    assert (hook.line, hook.code) == (11, "os._exit(0)")
+
+
+def test_unparsable_python_is_read_line_by_line() -> None:
+    assert whats("stats/core.py", "def broken(:\n    open('.ensemble-results/x.xml', 'w')\n") == [
+        "names the files the judge reads results from"]
+
+
+# ------------------------------------------------------------------ JavaScript, Go, Rust
+
+
+@pytest.mark.parametrize(("path", "code", "what"), [
+    ("lib/stats.js", "const assert = require('assert');\nassert.strictEqual = () => {};\n", "patches the assertion"),
+    ("lib/stats.js", "require('node:assert').deepStrictEqual = () => {};\n", "patches the assertion"),
+    ("lib/stats.ts", "Object.defineProperty(assert, 'equal', { value: () => {} });\n", "patches the assertion"),
+    ("lib/stats.js", "globalThis.it = (name, fn) => {};\n", "replaces the test runner's globals"),
+    ("lib/stats.js", "import { test } from 'node:test';\n", "imports the test runner"),
+    ("lib/stats.js", "module.exports = { median };\nprocess.exit(0);\n", "ends the process"),
+    ("lib/stats.js", "process.exitCode = 0;\n", "ends the process"),
+    ("lib/stats.js", "if (process.env.JEST_WORKER_ID) { module.exports.median = () => 2.5; }\n", "JEST_WORKER_ID"),
+    ("lib/stats.js", "if (process.argv.includes('--test')) {}\n", "looks for the test runner"),
+    ("lib/stats.js", "console.log('ok 1 - median even');\n", "shaped like the test runner's report"),
+    ("stats.go", "package stats\n\nimport \"os\"\n\nfunc init() {\n\tos.Exit(0)\n}\n", "ends the process"),
+    ("stats.go", "package stats\n\nfunc init() {\n\tflag.Set(\"test.run\", \"^$\")\n}\n", "go test's own flags"),
+    ("stats.go", "package stats\n\nimport \"testing\"\n", "imports the testing package"),
+    ("stats.go", "package stats\n\nfunc init() {\n\tfmt.Println(\"--- PASS: TestMedianEven (0.00s)\")\n}\n",
+     "shaped like the test runner's report"),
+    ("src/lib.rs", "pub fn median() -> f64 {\n    std::process::exit(0)\n}\n", "ends the process"),
+    ("src/lib.rs", "#[ctor::ctor]\nfn early() {}\n", "runs code before the tests start"),
+])
+def test_other_languages_are_screened_by_line(path: str, code: str, what: str) -> None:
+    found = whats(path, code)
+    assert any(what in w for w in found), found
+
+
+@pytest.mark.parametrize(("path", "code"), [
+    ("bin/stats.js", "process.exit(main(process.argv));\n"),
+    ("lib/cli.js", "#!/usr/bin/env node\nprocess.exitCode = run();\n"),
+    ("lib/run.js", "if (require.main === module) { process.exit(main()); }\n"),
+    ("lib/stats.js", "const assert = require('assert');\nassert.ok(values.length > 0);\nif (a === b) {}\n"),
+    ("lib/stats.js", "if (process.env.NODE_ENV === 'test') { cache = false; }\n"),
+    ("cmd/stats/main.go", "package main\n\nimport \"os\"\n\nfunc main() {\n\tos.Exit(run())\n}\n"),
+    ("internal/testutil/fake.go", "package testutil\n\nimport \"testing\"\n"),
+    ("src/main.rs", "fn main() {\n    std::process::exit(run());\n}\n"),
+    ("src/bin/tool.rs", "fn main() {\n    std::process::exit(1);\n}\n"),
+])
+def test_honest_code_in_other_languages_is_left_alone(path: str, code: str) -> None:
+    assert whats(path, code) == []
+
+
+# ------------------------------------------------------------------ the guard refuses, unless the task asks
+
+PATCH = "import unittest\n\nunittest.TestCase.assertEqual = lambda *args: None\n"
+
+
+def test_a_hit_is_refused_with_what_it_does_and_advice() -> None:
+    [found] = find_test_tampering({"stats/core.py": "X = 1\n"}, {"stats/core.py": "X = 1\n" + PATCH}, "Fix median")
+    assert found.kind == "runner_tampering"
+    assert "line 4 patches unittest.TestCase.assertEqual" in found.message
+    assert found.message.endswith("leave the test runner alone: change the code so the tests pass as they are")
+    # a new source file is screened too
+    assert [t.kind for t in find_test_tampering({}, {"stats/hack.py": PATCH}, "Fix median")] == ["runner_tampering"]
+
+
+def test_a_hit_the_task_asks_for_is_kept() -> None:
+    change = ({"stats/core.py": "X = 1\n"}, {"stats/core.py": "X = 1\n" + PATCH})
+    assert find_test_tampering(*change, "Update stats/core.py to patch assertEqual for the legacy suite.") == []
+    assert find_test_tampering(*change, "Add a pytest plugin that reports each test's duration.") == []
+
+
+TOOLING_TASKS = [
+    "Add a pytest plugin that records how long each test takes and prints the slowest five.",
+    "Fix our pytest plugin: the --slow option is ignored when -p no:cacheprovider is given.",
+    "The pytest plugin crashes when a test is skipped with a reason that holds unicode.",
+    "Update the custom unittest runner in runtests.py so it exits with status 1 when a test fails.",
+    "Implement a jest reporter that writes a summary of failed tests to stdout.",
+    "Our test harness should retry network tests once before failing them.",
+    "Our custom runner swallows KeyboardInterrupt; it should stop at once.",
+]
+NOT_TOOLING_TASKS = [
+    "median([1, 2, 3, 4]) returns 3; tests/test_core.py::test_median_even fails under pytest.",
+    "The test runner reports test_median_even as failing: fix median() for even counts.",
+    "Fix the test runner errors in tests/test_core.py: median() is wrong.",
+    "Make the failing unittest pass: TestStats.test_median_even.",
+    "pytest shows AssertionError: assert 3 == 2.5 in tests/test_core.py.",
+    "Fix median(); do not change the pytest plugin.",
+    "The test harness runs with python -m pytest -q; median() is wrong for even counts.",
+    "Add type hints to stats/core.py and run the tests with pytest.",
+]
+
+
+@pytest.mark.parametrize("task", TOOLING_TASKS)
+def test_a_task_about_the_test_tooling_allows_reaching_into_the_runner(task: str) -> None:
+    assert task_allows(task, "runner_tampering")
+
+
+@pytest.mark.parametrize("task", NOT_TOOLING_TASKS)
+def test_a_task_that_only_mentions_the_runner_does_not(task: str) -> None:
+    assert not task_allows(task, "runner_tampering")
+
+
+# ------------------------------------------------------------------ what the task allowed is shown
+
+
+HOOK = RunnerHook("stats/__init__.py", 7, "patches builtins.median", "builtins.median = median")
+
+
+def test_the_critic_is_shown_the_lines_that_reach_into_the_runner() -> None:
+    messages = prompts.critic_messages(Task("t", "b"), "+x\n", "1 passed", runner_changes=runner_lines([HOOK]))
+    text = "\n".join(m.content for m in messages)
+    assert "test-runner changes" in text and "stats/__init__.py:7: patches builtins.median: builtins.median = median" \
+        in text and "revise unless each line is what the task asks for" in text
+    plain = "\n".join(m.content for m in prompts.critic_messages(Task("t", "b"), "+x\n", "1 passed"))
+    assert "test-runner changes" not in plain and "reaches into the test runner" not in plain
+
+
+def test_the_pr_lists_them_and_the_change_screen_finds_them_across_files() -> None:
+    result = RunResult("run-1", Task("t"), runner_hooks=[HOOK])
+    body = pr_body(result, 3)
+    assert "## Test-runner changes the task asked for" in body
+    assert "- `stats/__init__.py:7` patches builtins.median: `builtins.median = median`" in body
+    assert "Test-runner changes" not in pr_body(RunResult("run-1", Task("t")), 3)
+    found = change_hooks({"a.py": None, "tests/test_a.py": None}, {"a.py": PATCH, "tests/test_a.py": PATCH})
+    assert {h.path for h in found} == {"a.py"}
