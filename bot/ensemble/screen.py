@@ -31,7 +31,7 @@ from bot.ensemble.types import RunnerHook
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.forge import Workspace
 from common.languages import is_code, is_language
-from common.testfiles import is_harness_path, is_test_path
+from common.testfiles import RUNNER_MODULES, STDLIB_MODULES, is_harness_path, is_test_path
 
 Read = Callable[[str], "str | None"]
 Finding = tuple[int, str]  # (line, what)
@@ -45,15 +45,23 @@ MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__seti
                       "append", "extend", "remove", "__setattr__", "__delattr__"})
 PATCHERS = frozenset({"setattr", "delattr", "patch", "object", "setitem", "delitem", "__setattr__", "__delattr__"})
 IMPORT_SYSTEM = frozenset({"sys.modules", "sys.meta_path", "sys.path_hooks", "sys.path_importer_cache"})
+ENVIRON_READS = frozenset({"os.getenv", "os.environ.get", "os.environ.__getitem__", "os.environ.__contains__",
+                           "posix.getenv"})
 # Where a module is test tooling itself, and may import the runner.
 TEST_SUPPORT = re.compile(r"(?:^|/)(?:_?testing|test_?utils?|testutils|test_?helpers?|test_?support|testlib"
-                          r"|pytest_?plugins?|\w*_pytest_plugin)(?:/|\.\w+$)|(?:^|/)pytest_\w+/|(?:^|/)\w*test\w*/")
+                          r"|pytest_\w+|\w*_pytest_plugin)(?:/|\.\w+$)"
+                          r"|(?:^|/)(?:\w+[-_])?test(?:s|ing|utils?|helpers?|support|lib|kit)?(?:[-_]\w+)?/")
 # Entry points of a command-line program, where ending the process is its job.
 ENTRY_POINT = re.compile(r"(?:^|/)(?:bin|cli|scripts?|tools|cmd)/|(?:^|/)(?:__main__\.py|main\.\w+|cli\.\w+"
                          r"|[\w-]*[-_]cli\.\w+)$")
 # Names of the runners' and the judge's own variables: code that reads them behaves differently under test.
-RUNNER_VARIABLE = re.compile(r"\b(?:PYTEST_[A-Z_]+|_PYTEST_[A-Z_]*|ENSEMBLE_[A-Z_]*|JEST_WORKER_ID|VITEST\w*"
-                             r"|NODE_TEST_CONTEXT|MOCHA_[A-Z_]+|RUST_TEST_[A-Z_]+)\b")
+# (`ENSEMBLE_ENV` and `ENSEMBLE_WORKSPACE` are the sandbox's, sandbox/scripts.py; other `ENSEMBLE_*` names are the bot's
+# own settings, which no test process sees.)
+RUNNER_VARIABLE = re.compile(r"\b(?:PYTEST_[A-Z_]+|_PYTEST_[A-Z_]*|ENSEMBLE_(?:ENV|WORKSPACE|RESULTS?|SENTINELS?|NONCE)"
+                             r"\w*|JEST_WORKER_ID|VITEST\w*|NODE_TEST_CONTEXT|MOCHA_[A-Z_]+|RUST_TEST_[A-Z_]+)\b")
+# Reading a variable in other languages: `process.env.X`, Go's `os.Getenv("X")`, Rust's `env::var("X")`, `$X`.
+_READ_VARIABLE = re.compile(r"(?:\bprocess\.env(?:\.|\[\s*['\"`])|\bos\.(?:Getenv|LookupEnv)\(\s*\"|\benv::var(?:_os)?"
+                            r"\(\s*\"|\bSystem\.getenv\(\s*\"|\$\{?)(?=(?P<name>[A-Z_][A-Z0-9_]*))")
 JUDGE_FILES = re.compile(r"\.ensemble-(?:results|plugins)|ensemble_pytest_progress")
 # Text shaped like a runner's report or result file: forged in the code, it can pass for the runner's own.
 FORGED_REPORT = re.compile(
@@ -123,19 +131,19 @@ def _findings(path: str, text: str) -> list[Finding]:
 
 
 def _text_findings(text: str) -> list[Finding]:
-    """The runner's and the judge's variables, the judge's result files, and forged report lines, in string
-    literals of any language."""
+    """The runner's and the judge's variables read, and the judge's result files and forged report lines in string
+    literals, in any language."""
     found = []
     for number, line in enumerate(text.splitlines(), 1):
+        read = [m["name"] for m in _READ_VARIABLE.finditer(line) if RUNNER_VARIABLE.fullmatch(m["name"])]
+        if read:
+            found.append((number, _reads(read[0])))
+            continue
         for literal in re.findall(r"\"((?:[^\"\\\n]|\\.)*)\"|'((?:[^'\\\n]|\\.)*)'|`([^`\n]*)`", line):
             what = _literal_finding("".join(literal))
             if what:
                 found.append((number, what))
                 break
-        else:
-            variable = RUNNER_VARIABLE.search(line)
-            if variable and re.search(r"\bprocess\.env\.\s*$", line[:variable.start()]):
-                found.append((number, f"reads {variable.group(0)} to tell when it runs under test"))
     return found
 
 
@@ -143,12 +151,13 @@ def _literal_finding(value: str) -> str:
     """What a string literal's text shows (empty when nothing)."""
     if JUDGE_FILES.search(value):
         return "names the files the judge reads results from"
-    variable = RUNNER_VARIABLE.search(value)
-    if variable and variable.group(0) == value.strip():
-        return f"reads {variable.group(0)} to tell when it runs under test"
     if FORGED_REPORT.search(_PLACEHOLDER.sub("0", value).replace("\\n", "\n")):
         return "writes text shaped like the test runner's report"
     return ""
+
+
+def _reads(variable: str) -> str:
+    return f"reads {variable} to tell when it runs under test"
 
 
 # ------------------------------------------------------------------ Python, by its syntax tree
@@ -251,6 +260,8 @@ class _PythonScreen:
             self._call(node, in_main)
         elif isinstance(node, ast.Compare):
             self._compare(node)
+        elif isinstance(node, ast.Subscript):
+            self._subscript(node)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             if any(self._dotted(d) == "atexit.register" for d in node.decorator_list) and self._exits(node):
                 self._add(node, "registers an exit of the process at interpreter shutdown")
@@ -279,10 +290,12 @@ class _PythonScreen:
     def _write(self, node: ast.AST, target: ast.expr) -> None:
         if isinstance(target, ast.Attribute | ast.Subscript):
             base, whole = self._dotted(target.value), self._dotted(target)
-            if base in IMPORT_SYSTEM or whole in IMPORT_SYSTEM:
-                if not (isinstance(target, ast.Subscript) and _is_own_name(target.slice)):
-                    self._add(node, f"changes {base if base in IMPORT_SYSTEM else whole}, where the runner finds "
-                                    "its modules")
+            if base == "sys.modules" and isinstance(target, ast.Subscript):
+                if _names_a_module(target.slice):  # a loader's `sys.modules[spec.name] = module` is left alone
+                    self._add(node, f"replaces the module {_constant(target.slice)} in sys.modules")
+            elif base in IMPORT_SYSTEM or whole in IMPORT_SYSTEM:
+                self._add(node, f"changes {base if base in IMPORT_SYSTEM else whole}, where the runner finds its "
+                                "modules")
             elif self._runner(base):
                 self._add(node, f"patches {whole or base}")
             elif whole in EXITS or whole in ("sys.excepthook", "sys.exitfunc"):
@@ -299,10 +312,16 @@ class _PythonScreen:
                 return
         if isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
             owner = self._dotted(node.func.value)
-            if owner in IMPORT_SYSTEM:
+            if owner in IMPORT_SYSTEM and (owner != "sys.modules" or node.func.attr in ("update", "clear")
+                                           or any(_names_a_module(a) for a in node.args[:1])):
                 self._add(node, f"changes {owner}, where the runner finds its modules")
             elif self._runner(owner):
                 self._add(node, f"patches {owner}")
+        if func in ENVIRON_READS or (isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+                                     and self._dotted(node.func.value) == "os.environ"):
+            variable = _constant_of(node.args)
+            if RUNNER_VARIABLE.fullmatch(variable):
+                self._add(node, _reads(variable))
         if func in HOOKS:
             self._add(node, f"installs an interpreter hook ({func})")
         elif func == "atexit.register" and node.args and self._exits(node.args[0]):
@@ -315,9 +334,19 @@ class _PythonScreen:
         elif func in ("sys.modules.get", "sys.modules.__contains__") and self._runner(_constant_of(node.args)):
             self._add(node, "looks for the test runner in sys.modules to tell when it runs under test")
 
+    def _subscript(self, node: ast.Subscript) -> None:
+        variable = _constant(node.slice)
+        if isinstance(node.ctx, ast.Load) and self._dotted(node.value) == "os.environ" and \
+                RUNNER_VARIABLE.fullmatch(variable):
+            self._add(node, _reads(variable))
+
     def _compare(self, node: ast.Compare) -> None:
         operands = [node.left, *node.comparators]
         names = [_constant(o) for o in operands]
+        if any(RUNNER_VARIABLE.fullmatch(n) for n in names) and any(
+                self._dotted(o) == "os.environ" for o in operands):
+            self._add(node, _reads(next(n for n in names if RUNNER_VARIABLE.fullmatch(n))))
+            return
         if not any(n and (self._runner(n) or "pytest" in n or "unittest" in n) for n in names):
             return
         others = " ".join(ast.unparse(o) for o, n in zip(operands, names, strict=True) if not n)
@@ -363,9 +392,11 @@ def _flatten(targets: Iterable[ast.expr]) -> Iterator[ast.expr]:
             yield target
 
 
-def _is_own_name(node: ast.AST) -> bool:
-    """`sys.modules[__name__] = ...`: a module replacing itself (lazy modules, deprecation shims) is left alone."""
-    return isinstance(node, ast.Name) and node.id == "__name__"
+def _names_a_module(node: ast.AST) -> bool:
+    """True for a key of sys.modules that names a standard-library or runner module (`"unittest"`, `"json.decoder"`);
+    a module replacing itself (`sys.modules[__name__]`) or a loader's computed name is not one."""
+    root = _constant(node).split(".")[0]
+    return bool(root) and (root in STDLIB_MODULES or root in RUNNER_MODULES or root in RUNNER_ROOTS)
 
 
 def _is_main_guard(node: ast.AST) -> bool:

@@ -18,9 +18,13 @@ from pathlib import Path
 import pytest
 
 from actions.render import pr_body
+from bot.config import Config
+from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import RunResult, Task
-from fakes.median_replies import FIX
-from tests.security.test_judge_owns_the_tests import PLAN, TASK, create, edit, run, show
+from fakes.engine_parts import FileRetriever
+from fakes.median_replies import ACCEPT, ENOUGH, FIX
+from tests.ensemble.conftest import ScriptedModels
+from tests.security.test_judge_owns_the_tests import PLAN, create, edit, local_runner, run, show
 
 NOTHING = "Nothing more to change."
 # A pytest plugin that reports every test as passed: the cheat the new runner configurations load.
@@ -202,8 +206,13 @@ def test_a_runner_change_the_task_asks_for_is_delivered_and_shown_to_the_reviewe
                 "median in builtins, so interactive sessions have it without an import.")
     register = edit("stats/__init__.py", '__all__ = ["mean", "median"]',
                     '__all__ = ["mean", "median"]\n\nimport builtins\n\nbuiltins.median = median')
-    result = run(sample, [register + "\n\n" + FIX], task=task, plan={**PLAN, "files": ["stats/core.py"]})
+    models = ScriptedModels({("planner", "explore"): [ENOUGH], ("planner", "plan"): [{**PLAN, "files": ["stats/core.py"]}],
+                             ("coder", None): [register + "\n\n" + FIX], ("critic", "review"): [ACCEPT]})
+    parts = Components(models=models, retriever=FileRetriever(sample), runner=local_runner())
+    result = run_task(sample, task, Config(ensembles=1, max_iterations=2), {}, parts)
     assert result.success and not result.refused, (result.stop_detail, result.judgement, result.refused)
     assert [(h.path, h.code) for h in result.runner_hooks][-1] == ("stats/__init__.py", "builtins.median = median")
     body = pr_body(result, 7)
     assert "Test-runner changes the task asked for" in body and "builtins.median = median" in body
+    [critic] = ["\n".join(m.content for m in messages) for role, messages in models.prompts if role == "critic"]
+    assert "test-runner changes" in critic and "patches builtins.median: builtins.median = median" in critic
