@@ -187,9 +187,9 @@ def _new_file(path: str, new: str, task_text: str, data: Collection[str], python
         return [Tampering(path, "new_harness", f"a new {name} would decide what the test runner collects or runs")]
     module = shadowed_module(path, pythonpath)
     if module:
-        owner = "Python's own" if module in STDLIB_MODULES else "the test runner's"
-        return [Tampering(path, "shadows_module", f"a new {path} would replace {owner} `{module}` (standard library "
-                          f"or runner module) inside the test process")]
+        owner = "the standard library's" if module in STDLIB_MODULES else "the test runner's"
+        return [Tampering(path, "shadows_module", f"a new {path} would replace {owner} `{module}` inside the test "
+                          "process")]
     if path in data and is_test_data(path, data):
         return [Tampering(path, "edited_test_data", f"the base's tests look for {path}; a new one changes their data")]
     return _runner_tampering(path, None, new, task_text) if not is_test_path(path) else []

@@ -17,6 +17,7 @@ Pure functions over paths and text: the caller reads the files.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping
+from functools import cache
 
 from bot.ensemble.guards import task_names_change, tests_in
 from common.languages import is_code
@@ -66,7 +67,7 @@ def judged_files(changed: Iterable[str], base: Read, now: Read, frozen: Mapping[
     read or name (`judged_data`).
     """
     frozen = frozen or {}
-    pythonpath = pytest_pythonpath(base)
+    pythonpath = cache(lambda: pytest_pythonpath(base))  # read only when the change adds a file
     overlay: dict[str, bytes | None] = {}
     for path in sorted({*changed, *frozen}):
         if path in allowed:
@@ -74,7 +75,7 @@ def judged_files(changed: Iterable[str], base: Read, now: Read, frozen: Mapping[
         want = frozen[path] if path in frozen else base(path)
         current = now(path)
         if want is None:
-            if current is not None and (is_new_harness(path, current) or shadows_runner(path, pythonpath)
+            if current is not None and (is_new_harness(path, current) or shadows_runner(path, pythonpath())
                                         or path in data and is_test_data(path, data)):
                 overlay[path] = None  # a new file never decides how the tests run, nor what data they read
             continue
