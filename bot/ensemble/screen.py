@@ -55,10 +55,11 @@ TEST_SUPPORT = re.compile(r"(?:^|/)(?:_?testing|test_?utils?|testutils|test_?hel
 ENTRY_POINT = re.compile(r"(?:^|/)(?:bin|cli|scripts?|tools|cmd)/|(?:^|/)(?:__main__\.py|main\.\w+|cli\.\w+"
                          r"|[\w-]*[-_]cli\.\w+)$")
 # Names of the runners' and the judge's own variables: code that reads them behaves differently under test.
-# (`ENSEMBLE_ENV` and `ENSEMBLE_WORKSPACE` are the sandbox's, sandbox/scripts.py; other `ENSEMBLE_*` names are the bot's
-# own settings, which no test process sees.)
-RUNNER_VARIABLE = re.compile(r"\b(?:PYTEST_[A-Z_]+|_PYTEST_[A-Z_]*|ENSEMBLE_(?:ENV|WORKSPACE|RESULTS?|SENTINELS?|NONCE)"
-                             r"\w*|JEST_WORKER_ID|VITEST\w*|NODE_TEST_CONTEXT|MOCHA_[A-Z_]+|RUST_TEST_[A-Z_]+)\b")
+# (The `ENSEMBLE_*` names are those the sandbox sets in the test process, sandbox/scripts.py and run_hooks.py; the
+# others are the bot's own settings, which no test process sees.)
+RUNNER_VARIABLE = re.compile(r"\b(?:PYTEST_[A-Z_]+|_PYTEST_[A-Z_]*|ENSEMBLE_(?:ENV|WORKSPACE|RESULTS?|TRACE_READS|SKIP|LIST"
+                             r"|SENTINELS?|NONCE)\w*|JEST_WORKER_ID|VITEST\w*|NODE_TEST_CONTEXT|MOCHA_[A-Z_]+"
+                             r"|RUST_TEST_[A-Z_]+)\b")
 # Reading a variable in other languages: `process.env.X`, Go's `os.Getenv("X")`, Rust's `env::var("X")`, `$X`.
 _READ_VARIABLE = re.compile(r"(?:\bprocess\.env(?:\.|\[\s*['\"`])|\bos\.(?:Getenv|LookupEnv)\(\s*\"|\benv::var(?:_os)?"
                             r"\(\s*\"|\bSystem\.getenv\(\s*\"|\$\{?)(?=(?P<name>[A-Z_][A-Z0-9_]*))")

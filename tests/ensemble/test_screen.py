@@ -60,6 +60,7 @@ def test_a_patch_of_the_runner_is_found_however_it_is_spelled(spelling: str) -> 
     ("import os\n\nif os.environ.get('PYTEST_CURRENT_TEST'):\n    RESULT = 5\n", "reads PYTEST_CURRENT_TEST"),
     ("import os\n\nEXTRA = os.environ['PYTEST_ADDOPTS']\n", "reads PYTEST_ADDOPTS"),
     ("import os\n\nif 'ENSEMBLE_WORKSPACE' in os.environ:\n    RESULT = 5\n", "reads ENSEMBLE_WORKSPACE"),
+    ("import os\n\nif os.environ.get('ENSEMBLE_TRACE_READS'):\n    RESULT = 5\n", "reads ENSEMBLE_TRACE_READS"),
     ("from os import environ, getenv\n\nA = environ['PYTEST_VERSION']\nB = getenv('JEST_WORKER_ID')\n", "reads PYTEST_VERSION"),
     ("import os\n\nenv = os.environ\nTESTING = env.get('PYTEST_XDIST_WORKER')\n", "reads PYTEST_XDIST_WORKER"),
     ("open('.ensemble-results/junit.xml', 'w').write('<testsuite/>')\n", "names the files the judge reads"),
