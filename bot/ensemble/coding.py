@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.ensemble import prompts
@@ -131,9 +131,9 @@ class RoundEdits:
         return describe_failures(self.failures) or (ALREADY_IN_FILES if self.unchanged else "the edits changed nothing")
 
 
-def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str]) -> RoundEdits:
+def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Collection[str] = ()) -> RoundEdits:
     """The coder's turns in one round: edits asked for, applied and guarded (`frozen`: the reproduction test as
-    the judge keeps it, which no edit may weaken)."""
+    the judge keeps it, which no edit may weaken; `data`: the files the base's tests read, which are the judge's)."""
     plan = brief.plan
     # a direct attempt's first feedback is the base's failures itself: each text once
     shown = shown_files(coder, plan, brief.found, "\n".join(dict.fromkeys(filter(None, [brief.feedback, brief.failing]))))
@@ -154,7 +154,7 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str]) -> Round
     judged = prompts.judged_tests(shown, coder.task, plan, brief.reproduce)
     stops = echo_stops({p: shown[p] for p in shown_whole}, judged, coder.task.text)
     edits = _converse(coder, prompt, list(shown), copied, brief.sent, shown_whole, whole, brief.one_turn, stops)
-    _guard(coder, edits, frozen)
+    _guard(coder, edits, frozen, data)
     return edits
 
 
@@ -422,7 +422,7 @@ def _answer(coder: Coder, asked: list[tuple[str, str]]) -> str:
     return "\n\n".join(parts) + "\n\nNow reply with the edit blocks."
 
 
-def _guard(coder: Coder, edits: RoundEdits, frozen: Mapping[str, str]) -> None:
+def _guard(coder: Coder, edits: RoundEdits, frozen: Mapping[str, str], data: Collection[str] = ()) -> None:
     """Undo this round's edits to any file where they delete, skip or weaken tests or touch CI config."""
     if not edits.originals:
         return
@@ -430,7 +430,8 @@ def _guard(coder: Coder, edits: RoundEdits, frozen: Mapping[str, str]) -> None:
     before = {p: frozen[p] if p in frozen else coder.workspace.base_text(p) for p in changed}
     files = WorkspaceFiles(coder.workspace.path)  # one listing of the tree, not one per changed path
     after = {p: files.read(p) for p in changed}
-    found = [t for t in find_test_tampering(before, after, coder.task.text) if t.path in edits.originals]
+    found = [t for t in find_test_tampering(before, after, coder.task.text, data, base=coder.workspace.base_text)
+             if t.path in edits.originals]
     if not found:
         return
     undone = {t.path for t in found} | {t.also for t in found if t.kind == "moved_test"}

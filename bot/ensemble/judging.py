@@ -25,7 +25,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
-from bot.ensemble.judged import allowed_changes, diff_by_file, judged_files
+from bot.ensemble.judged import allowed_changes, diff_by_file, judged_data, judged_files
 from bot.ensemble.ports import TestRunner
 from bot.ensemble.sentinels import (
     NOTHING,
@@ -42,13 +42,12 @@ from bot.ensemble.types import Judgement, TestChange, TestOutcome
 from bot.ensemble.verdict import file_of_test, judge, related_failures
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.forge import Workspace
-from common.languages import is_code, is_language, is_test_name
-from common.testfiles import is_harness_path, is_test_path
+from common.languages import is_language, is_test_name
+from common.testfiles import is_test_path
 
 log = logging.getLogger(__name__)
 Read = Callable[[str], "str | None"]
 SIGNALLED = 128  # exit statuses above this are a signal's (the shell's 128 + n)
-MAX_DATA_FILES = 500
 
 
 @dataclass(frozen=True)
@@ -74,13 +73,7 @@ def run_base(runner: TestRunner, workspace: Workspace) -> BaseRun:
         log.warning("known-answer checks are unavailable in this repository (%s): a forged result can only be "
                     "caught by the agreement checks and the static screen", calibration.note)
     clean = _without_checks(tests, planted)
-    return BaseRun(clean, calibration, frozenset(test_data(tests.reads, files.read)))
-
-
-def test_data(reads: Collection[str], read: Read) -> list[str]:
-    """The files the base's tests opened that are data, not code under test: not code, not harness, present."""
-    found = [p for p in sorted(reads) if not is_code(p) and not is_harness_path(p) and read(p) is not None]
-    return found[:MAX_DATA_FILES]
+    return BaseRun(clean, calibration, judged_data(files, files.read, [p for p in tests.reads if files.read(p)]))
 
 
 def _holds_tests(path: str, read: Read) -> bool:
@@ -193,12 +186,12 @@ class TeamJudge:
 
     def _overlay(self, workspace: Workspace, read: Read) -> dict[str, bytes | None]:
         changed = workspace.changed_paths()
-        allowed = allowed_changes(self.task_text, changed, workspace.base_text)
-        return judged_files(changed, workspace.base_text, read, self.frozen, allowed)
+        allowed = allowed_changes(self.task_text, changed, workspace.base_text, self.data)
+        return judged_files(changed, workspace.base_text, read, self.frozen, allowed, self.data)
 
     def test_changes(self, workspace: Workspace) -> list[TestChange]:
         """The changes to existing tests and harness the task asked for, each with its diff (shown in the PR)."""
-        allowed = set(allowed_changes(self.task_text, workspace.changed_paths(), workspace.base_text))
+        allowed = set(allowed_changes(self.task_text, workspace.changed_paths(), workspace.base_text, self.data))
         return [TestChange(path, diff) for path, diff in diff_by_file(workspace.diff()).items() if path in allowed]
 
     def base_failures(self) -> list[str]:

@@ -48,7 +48,7 @@ def play_round(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner,
                reproduction: str | None = None) -> Round:
     """The coder's change in `rnd`, compile-checked, then tested with the judge's files and judged against the base
     (`reproduction`: the test being written, required while the judge has none)."""
-    edits = write_change(coder, brief, judge.frozen)
+    edits = write_change(coder, brief, judge.frozen, judge.data)
     rnd.replies = edits.replies
     _record_refusals(coder.team, rnd, edits)
     if not edits.changed:

@@ -203,3 +203,40 @@ def test_the_honest_fix_is_judged_good_though_a_test_at_the_base_is_killed(calc:
     result = run_with_timeout(killed_suite(calc), [FIX], timeout_s=8)
     assert result.success, (result.stop_detail, result.judgement)
     assert result.judgement and "tests.test_b_hang.TestHang::test_hangs" in result.judgement.still_failing
+
+
+# ---- the data the base's tests read is the judge's, however the tests name it
+
+TABLE_TEST = """import json
+import unittest
+
+from calc.ops import add
+
+NAME = "".join(["ca", "ses"])  # no literal names the file: only the base run's trace shows the tests read it
+
+
+class TestTable(unittest.TestCase):
+    def test_table(self):
+        with open(f"data/{NAME}.json") as handle:
+            for a, b, expected in json.load(handle):
+                self.assertEqual(add(a, b), expected)
+"""
+
+
+def test_data_the_base_tests_were_seen_reading_is_restored_and_its_edit_refused(calc: Path) -> None:
+    (calc / "data").mkdir()
+    (calc / "data" / "cases.json").write_text("[[2, 3, 5], [0, 4, 4]]\n")
+    (calc / "tests" / "test_table.py").write_text(TABLE_TEST)
+    subprocess.run(["git", "add", "-A"], cwd=calc, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "a table test"],
+                   cwd=calc, check=True)
+    to_the_bug = edit("data/cases.json", "[[2, 3, 5], [0, 4, 4]]", "[[2, 3, -1], [0, 4, -4]]")
+    ops_too = edit("tests/test_ops.py", "self.assertEqual(add(2, 3), 5)", "self.assertEqual(add(2, 3), -1)")
+    result = run(calc, [to_the_bug, "Nothing more."])
+    assert not result.success and not result.commits, (result.stop_detail, result.judgement)
+    assert any(r.startswith("team a: data/cases.json:") for r in result.refused), result.refused
+    result = run(calc, [to_the_bug + "\n\n" + ops_too, FIX])  # the fix after it lands, the data as it was
+    assert result.success, (result.stop_detail, result.refused)
+    shown = subprocess.run(["git", "show", f"{result.branch}:data/cases.json"], cwd=calc, capture_output=True,
+                           text=True).stdout
+    assert shown == "[[2, 3, 5], [0, 4, 4]]\n"
