@@ -18,9 +18,12 @@ def remote_config(ctx: Context) -> Config:
 
 
 def register_secrets(ctx: Context, config: Config) -> None:
-    """Mask the values of the variables the config names in `secret_env` and of those named like secrets but
-    for `not_secret_env`, in comments and in the trace."""
+    """Mask the values of the variables the config names in `secret_env` and `sandbox.setup_env`, and of those named
+    like secrets but for `not_secret_env`, in comments and in the trace."""
+    from sandbox.recipe import secret_name
+
     exempt_secret_names(config.not_secret_env)
-    configured = secret_values(ctx.env, config.secret_env)
+    setup = [secret_name(reference) for reference in config.sandbox.setup_env.values()]
+    configured = secret_values(ctx.env, [*config.secret_env, *setup])
     ctx.github.add_secrets(configured)
     current_tracer().add_secrets(configured)

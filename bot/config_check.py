@@ -1,8 +1,8 @@
 """Building frozen config dataclasses from plain YAML data, collecting every problem on the way.
 
 `build_checked` walks the data against a dataclass's fields and type hints (bool, int, float, str,
-Literal, tuples, optionals, nested dataclasses) and the bounds in each field's metadata (`min`,
-`max`, `pattern` with a `hint`), and reports each problem as a `ConfigIssue` with the file, the
+Literal, tuples, mappings, optionals, unions of scalars, nested dataclasses) and the bounds in each field's
+metadata (`min`, `max`, `pattern` with a `hint`, `required`; a mapping's `keys` and `items`), and reports each problem as a `ConfigIssue` with the file, the
 line of the key, the key path, the bad value and what was expected.
 """
 
@@ -14,6 +14,7 @@ import math
 import re
 import types
 import typing
+from collections import abc
 from collections.abc import Mapping
 from typing import Any, Literal, TypeVar
 
@@ -90,6 +91,9 @@ class _Checker:
                 converted = self.convert(hints[key], value, key_path, fields[key].metadata)
             if converted is not _INVALID:
                 values[key] = converted
+        for name, spec in fields.items():
+            if spec.metadata.get("required") and name not in data:
+                self.fail(f"{path}.{name}" if path else name, f"is required here; {spec.metadata['required']}")
         if base is not None:
             return dataclasses.replace(base, **values)
         return cls(**values)  # keys not given keep the class defaults
@@ -112,6 +116,8 @@ class _Checker:
             also = f", {meta['also']}" if "also" in meta else ""
             self.fail(path, f"unknown {noun} {value!r}; expected one of {', '.join(map(str, args))}{also}")
             return _INVALID
+        if origin in (abc.Mapping, dict):
+            return self.mapping(args[1], value, path, meta)
         if origin is tuple:
             if not isinstance(value, list):
                 self.fail(path, f"expected a list, got {_describe(value)}")
@@ -122,6 +128,21 @@ class _Checker:
             items = [self.convert(args[0], item, f"{path}[{i}]", meta.get("items", {})) for i, item in enumerate(value)]
             return _INVALID if _INVALID in items else tuple(items)
         return self.scalar(hint, value, path, meta)
+
+    def mapping(self, hint: Any, value: Any, path: str, meta: Mapping[str, Any]) -> Any:
+        """A mapping of names to values of `hint`; `keys` and `items` in `meta` bound the names and the values."""
+        if not isinstance(value, dict):
+            self.fail(path, f"expected a mapping of names to values, got {_describe(value)}")
+            return _INVALID
+        found = {}
+        for key, item in value.items():
+            key_path = f"{path}.{key}"
+            keys = meta.get("keys", {})
+            if not isinstance(key, str) or ("pattern" in keys and not re.match(keys["pattern"], key)):
+                self.fail(key_path, f"{key!r} is not a valid name here; expected {keys.get('hint', 'a name')}")
+                continue
+            found[key] = self.convert(hint, item, key_path, meta.get("items", {}))
+        return _INVALID if _INVALID in found.values() or len(found) < len(value) else found
 
     def scalar(self, hint: type, value: Any, path: str, meta: Mapping[str, Any]) -> Any:
         ok = {
@@ -150,10 +171,13 @@ class _Checker:
 
 
 def _arm(hints: list[Any], value: Any) -> Any:
-    """The member of a union that `value` is meant for: a list goes to the tuple member, anything else to the first."""
+    """The member of a union that `value` is meant for: a list goes to the tuple member, a scalar to the member of its
+    own type (`str | int`), anything else to the first."""
     lists = [h for h in hints if typing.get_origin(h) is tuple]
     if isinstance(value, list) and lists:
         return lists[0]
+    if type(value) in hints:
+        return type(value)
     return next((h for h in hints if typing.get_origin(h) is not tuple), hints[0])
 
 

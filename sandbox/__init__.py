@@ -14,8 +14,11 @@ from sandbox.errors import (
     EngineUnavailable,
     ImageMissing,
     NoTestCommand,
+    RecipeError,
     SandboxError,
+    ServiceFailed,
     SetupFailed,
+    StepFailed,
     WorkspaceError,
 )
 from sandbox.local import LocalSandbox
@@ -27,6 +30,7 @@ EnvironmentSpec = SandboxSpec
 
 __all__ = [
     "DockerSandbox", "EngineUnavailable", "Environment", "EnvironmentSpec", "ExecResult", "Finding", "ImageMissing",
-    "LocalSandbox", "NoTestCommand", "ProjectInfo", "Sandbox", "SandboxError", "SandboxSpec", "SetupFailed", "TestCase",
-    "WorkspaceError", "detect_project", "reap", "select_sandbox", "summarize_failures",
+    "LocalSandbox", "NoTestCommand", "ProjectInfo", "RecipeError", "Sandbox", "SandboxError", "SandboxSpec",
+    "ServiceFailed", "SetupFailed", "StepFailed", "TestCase", "WorkspaceError", "detect_project", "reap",
+    "select_sandbox", "summarize_failures",
 ]

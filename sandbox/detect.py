@@ -13,12 +13,15 @@ import re
 import shlex
 import tomllib
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from common.languages import is_language, is_test_name
 from common.testfiles import is_test_path
+from sandbox.ci_recipe import read_recipe, recipe_image
 from sandbox.images import configured_image, default_image
-from sandbox.model import ProjectInfo, SandboxSpec
+from sandbox.model import ProjectInfo, SandboxSpec, ServiceSpec
+from sandbox.recipe import Recipe, Service, project_env, service, setup_command, test_command, variables
 from sandbox.scripts import CTEST_JUNIT, JEST_JUNIT
 
 DEPENDENCY_GLOBS = (
@@ -42,7 +45,8 @@ def dependency_files(repo_dir: Path) -> tuple[str, ...]:
 
 
 def detect_project(repo_dir: Path, spec: SandboxSpec | None = None, env: Mapping[str, str] | None = None) -> ProjectInfo:
-    """Detect the project; `spec` (setup, test, image) and ENSEMBLE_SANDBOX_IMAGE override detection."""
+    """Detect the project; `spec` (setup, test, image, services) and ENSEMBLE_SANDBOX_IMAGE override detection, and
+    where `spec` names no setup or test command, the CI job that runs the tests gives them (sandbox/ci_recipe.py)."""
     repo_dir = Path(repo_dir)
     spec = spec or SandboxSpec()
     found = None
@@ -51,7 +55,7 @@ def detect_project(repo_dir: Path, spec: SandboxSpec | None = None, env: Mapping
             break
     found = found or ProjectInfo("unknown", None)
     image = configured_image(spec.image, env or {}) or default_image(found.language)
-    return ProjectInfo(
+    project = ProjectInfo(
         language=found.language,
         test=spec.test or found.test,
         setup=found.setup if spec.setup is None else (spec.setup or None),
@@ -60,6 +64,26 @@ def detect_project(repo_dir: Path, spec: SandboxSpec | None = None, env: Mapping
         dependency_files=dependency_files(repo_dir),
         result_paths=found.result_paths,
     )
+    if spec.setup is None and spec.test is None and (recipe := read_recipe(repo_dir, spec.setup_env)):
+        language = recipe.language or found.language
+        # a venv of its own, as setup-python gives: the workflow installs what its tests need (pytest too)
+        venv = VENV.replace(" --system-site-packages", "")
+        project = with_recipe(project, recipe, venv if language == "python" else None, configured_image(
+            spec.image, env or {}) or recipe_image(recipe) or default_image(language))
+    return project if spec.services is None else replace(project, services=services_from_config(spec.services))
+
+
+def with_recipe(project: ProjectInfo, recipe: Recipe, prelude: str | None, image: str | None) -> ProjectInfo:
+    """`project` (as detected) with the CI recipe's commands, variables, services and image."""
+    return replace(project, language=recipe.language or project.language, test=test_command(recipe),
+                   setup=setup_command(recipe, prelude), image=image or project.image,
+                   env=project_env(recipe, project.env), services=recipe.services, recipe=recipe)
+
+
+def services_from_config(specs: Mapping[str, ServiceSpec]) -> tuple[Service, ...]:
+    """`sandbox.services` from the config, read as a workflow's `services:` is."""
+    return tuple(service(name, spec.image, variables(spec.env), list(spec.ports), spec.options)
+                 for name, spec in specs.items())
 
 
 def _read(path: Path) -> str:

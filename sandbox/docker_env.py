@@ -8,16 +8,18 @@ import logging
 import os
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sandbox.docker_json import Limits, committed_config, image_attrs, image_config
-from sandbox.environment import setup_hint
+from sandbox.environment import setup_error
 from sandbox.errors import ImageMissing, SetupFailed
 from sandbox.images import BASE_IMAGE, ENV_IMAGE_REPOSITORY, environment_key, environment_tag
 from sandbox.model import ProjectInfo, SandboxSpec
 from sandbox.output import cap_text
 from sandbox.ownership import LABEL, labels, remove_container
+from sandbox.recipe import setup_secret_values
 from sandbox.scripts import SETUP_SCRIPT, ca_env, command_env, export_lines, toplevel_listing
 from sandbox.toolchains import ensure_toolchain_image, find_toolchain_image, toolchain_for
 from sandbox.workspace import build_tar, repo_entries
@@ -30,6 +32,8 @@ log = logging.getLogger(__name__)
 ENV_DIR = "/opt/ensemble"
 WORKSPACE = "/workspace"
 CA_TARGET = "/etc/ensemble/host-ca.pem"
+SECRETS_FILE = f"{ENV_DIR}/.setup-env"
+READ_SECRETS = f"if [ -f {SECRETS_FILE} ]; then . {SECRETS_FILE}; rm -f {SECRETS_FILE}; fi\n"
 CA_CANDIDATES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem")
 KEEP_ENVIRONMENTS = int(os.environ.get("ENSEMBLE_KEEP_ENVIRONMENTS", "5"))  # newest environment images kept
 
@@ -63,7 +67,7 @@ def resolve_image(client: DockerClient, name: str | None, user_chosen: bool, lan
             pass
     if toolchain is not None and (found := find_toolchain_image(client, toolchain)) is not None:
         return found, f"{found.tags[0]} (toolchain from Debian packages {' '.join(toolchain.packages)}, cached)"
-    pulled, reason = _pull(client, name) if name is not None else (None, "no registry image for this language")
+    pulled, reason = pull_image(client, name) if name is not None else (None, "no registry image for this language")
     if pulled is not None:
         return pulled, f"{name} (pulled)"
     if toolchain is not None:
@@ -82,7 +86,7 @@ def resolve_image(client: DockerClient, name: str | None, user_chosen: bool, lan
                        f"you have (`bash scripts/setup.sh` builds {BASE_IMAGE})")
 
 
-def _pull(client: DockerClient, name: str) -> tuple[Image | None, str]:
+def pull_image(client: DockerClient, name: str) -> tuple[Image | None, str]:
     """(the pulled image, '') or (None, why it could not be pulled)."""
     import docker.errors
     import requests
@@ -109,32 +113,37 @@ def limits(spec: SandboxSpec) -> Limits:
 
 
 def prepare_image(client: DockerClient, repo_dir: Path, project: ProjectInfo, spec: SandboxSpec,
-                  user_chosen: bool) -> tuple[str, str, bool, float, str]:
-    """(image tag, key, cached, setup seconds, image source): the environment image, built only when missing."""
+                  user_chosen: bool, environ: Mapping[str, str] | None = None) -> tuple[str, str, bool, float, str]:
+    """(image tag, key, cached, setup seconds, image source): the environment image, built only when missing;
+    `environ` holds the secrets `sandbox.setup_env` names (the key hashes their names, never their values)."""
     from filelock import FileLock
 
     base, source = resolve_image(client, project.image, user_chosen, project.language, spec)
     base_name = base.tags[0] if base.tags else base.id
     if not project.setup:
         return base_name, base.id, True, 0.0, source
-    key = environment_key(base.id, project.setup, project.env, repo_dir, project.dependency_files)
+    key = environment_key(base.id, project.setup, (*project.env, *sorted(spec.setup_env.items())), repo_dir,
+                          project.dependency_files)
     tag = environment_tag(key)
     lock = FileLock(os.path.join(tempfile.gettempdir(), f"ensemble-env-{key}.lock"))
     with lock:
         if client.images.list(name=tag):
             return tag, key, True, 0.0, source
         started = time.monotonic()
-        _run_setup(client, base, base_name, repo_dir, project, spec, tag)
+        _run_setup(client, base, base_name, repo_dir, project, spec, tag, environ or {})
         return tag, key, False, time.monotonic() - started, source
 
 
 def _run_setup(client: DockerClient, base: Image, base_name: str, repo_dir: Path, project: ProjectInfo, spec: SandboxSpec,
-               tag: str) -> None:
+               tag: str, environ: Mapping[str, str]) -> None:
     assert project.setup
     top = [p.name for p in repo_entries(repo_dir) if p.parent == repo_dir]
     listing = f"{ENV_DIR}/.toplevel"
+    # `sandbox.setup_env`'s secrets: a file the setup's shell reads and deletes before it runs anything, so they
+    # are neither in the container's config (docker inspect) nor in the committed image
     archive = build_tar(repo_dir, prefix=WORKSPACE.strip("/"),
-                        extra=[(listing.lstrip("/"), toplevel_listing(top))])
+                        extra=[(listing.lstrip("/"), toplevel_listing(top)),
+                               (SECRETS_FILE.lstrip("/"), export_lines(setup_secret_values(spec.setup_env, environ)).encode())])
     environment = command_env(project, env_dir=ENV_DIR, workspace=WORKSPACE, tmp="/tmp",
                               base_path=image_path(base), extra={"PIP_NO_CACHE_DIR": "1"})
     from docker.types import Mount
@@ -144,7 +153,8 @@ def _run_setup(client: DockerClient, base: Image, base_name: str, repo_dir: Path
         environment.update(ca_env(CA_TARGET))
         mounts.append(Mount(CA_TARGET, str(bundle), type="bind", read_only=True))
     container = client.containers.create(
-        base.id, entrypoint=["sh", "-c", export_lines(environment) + SETUP_SCRIPT, "ensemble-setup"], command=[project.setup, listing],
+        base.id, entrypoint=["sh", "-c", export_lines(environment) + READ_SECRETS + SETUP_SCRIPT, "ensemble-setup"],
+        command=[project.setup, listing],
         user="0:0", working_dir=WORKSPACE, mounts=mounts, labels=labels("setup", spec.setup_timeout_s),
         security_opt=["no-new-privileges"], log_config={"type": "json-file", "config": {"max-size": "5m"}},
         **limits(spec))
@@ -158,8 +168,7 @@ def _run_setup(client: DockerClient, base: Image, base_name: str, repo_dir: Path
             raise SetupFailed(project.setup, base_name, -1, f"timed out after {spec.setup_timeout_s:.0f}s") from exc
         if code != 0:
             tail = container.logs(tail=60).decode("utf-8", "replace")
-            raise SetupFailed(project.setup, base_name, code, cap_text(tail, 4000),
-                              setup_hint(project.language, code, tail))
+            raise setup_error(project, base_name, code, cap_text(tail, 4000))
         container.commit(repository=tag.split(":")[0], tag=tag.split(":")[1],
                          conf=committed_config(base, {LABEL: "environment"}))
         log.info("environment image %s built from %s", tag, base_name)

@@ -18,11 +18,12 @@ if TYPE_CHECKING:
 
 
 class ImageConfig(TypedDict, total=False):
-    """An image's `Config`: the environment, entrypoint and command it runs with (each may be null)."""
+    """An image's `Config`: the environment, entrypoint, command and labels it runs with (each may be null)."""
 
     Env: list[str] | None
     Entrypoint: list[str] | None
     Cmd: list[str] | None
+    Labels: dict[str, str] | None
 
 
 class ImageAttrs(TypedDict, total=False):

@@ -38,6 +38,7 @@ from sandbox.ownership import (
     remove_container,
 )
 from sandbox.scripts import RUN_SCRIPT, command_env, new_nonce, plugin_files, results_folder, run_variables
+from sandbox.services import prepare_services, reap_networks, running_services
 from sandbox.workspace import SANDBOX_UID, Overlay, build_tar, read_tar_files
 
 if TYPE_CHECKING:
@@ -80,19 +81,27 @@ class DockerSandbox:
         project = detect_project(repo_dir, spec, self.env)
         user_chosen = bool(spec.image or self.env.get(IMAGE_ENV_VAR))
         with engine_errors(project.image or ""):
-            image, key, cached, setup_s, source = prepare_image(self.client, repo_dir, project, spec, user_chosen)
-        return Environment(repo_dir, spec, project, image, self.name, key, cached, setup_s, image_source=source)
+            image, key, cached, setup_s, source = prepare_image(self.client, repo_dir, project, spec, user_chosen,
+                                                                self.env)
+            services = prepare_services(self.client, project.services, spec)
+        return Environment(repo_dir, spec, project, image, self.name, key, cached, setup_s, image_source=source,
+                           services=services)
 
     def run(self, env: Environment, command: str, timeout: float | None = None,
             files: Overlay | None = None, trace_reads: bool = False) -> ExecResult:
         """Run `command` on a fresh copy of the repository (with `files` over it); failures, timeouts and OOM
         are data. `trace_reads`: report the repository files the tests' Python processes open."""
         timeout = float(timeout or env.spec.timeout_s)
+        with engine_errors(env.image), running_services(self.client, env, timeout + 600) as network_mode:
+            return self._run(env, command, timeout, files, trace_reads, network_mode)
+
+    def _run(self, env: Environment, command: str, timeout: float, files: Overlay | None, trace_reads: bool,
+             network_mode: str) -> ExecResult:
         volume = container = None
-        started = time.monotonic()
+        started = time.monotonic()  # the services' start is not the tests' time
         try:
             with engine_errors(env.image):
-                volume, container = self._start(env, timeout)
+                volume, container = self._start(env, timeout, network_mode)
                 archive = build_tar(env.repo_dir, max_bytes=size_bytes(env.spec.workspace_size),
                                     extra=plugin_files().items(), overlay=files)
                 container.put_archive(WORKSPACE, archive)
@@ -103,7 +112,9 @@ class DockerSandbox:
             if volume is not None:
                 _quietly(volume.remove, force=True)
 
-    def _start(self, env: Environment, timeout: float) -> tuple[Volume, Container]:
+    def _start(self, env: Environment, timeout: float, network_mode: str = "none") -> tuple[Volume, Container]:
+        """The test container on a fresh workspace volume; `network_mode` is none, or the run's services' namespace
+        (sandbox/services.py), which reaches the services and nothing else."""
         spec = env.spec
         lifetime = timeout + 600  # the container's `sleep` outlives the command by this much
         volume = self.client.volumes.create(driver="local", labels=labels("test", lifetime), driver_opts={
@@ -115,7 +126,7 @@ class DockerSandbox:
 
             container = self.client.containers.create(
                 env.image, entrypoint=["sleep"], command=[str(int(timeout) + 600)], init=True,
-                user=f"{SANDBOX_UID}:{SANDBOX_UID}", working_dir=WORKSPACE, network_mode="none",
+                user=f"{SANDBOX_UID}:{SANDBOX_UID}", working_dir=WORKSPACE, network_mode=network_mode,
                 cap_drop=["ALL"], security_opt=["no-new-privileges"], read_only=True,
                 # exec: compilers (go test, cmake) build and run test programs in the scratch space, as in the workspace
                 tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={size_bytes(spec.tmp_size)},mode=1777,nr_inodes={spec.max_files}"},
@@ -260,6 +271,7 @@ def reap(client: DockerClient, everything: bool = False) -> int:
     for volume in client.volumes.list(filters={"label": LABEL}):
         if everything or leftover(volume_labels(volume), now):
             _quietly(volume.remove, force=True)
+    reap_networks(client, lambda found: everything or leftover(found, now))  # the services' networks
     return removed
 
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 
-from sandbox.errors import ToolMissing
-from sandbox.model import Environment, ExecResult
+from sandbox.errors import SetupFailed, StepFailed, ToolMissing
+from sandbox.model import Environment, ExecResult, ProjectInfo
+from sandbox.output import cap_text
+from sandbox.recipe import step_failure
 from sandbox.toolchains import toolchain_for
 
 # `sh: 1: make: not found`, `bash: line 1: cargo: command not found`, `/bin/sh: go: not found`,
@@ -52,10 +54,16 @@ def provide_hint(language: str, tool: str | None = None) -> str:
 
 
 def check_base_run(env: Environment, result: ExecResult) -> None:
-    """Raise ToolMissing when the base run's test command could not start (no per-test results, exit 126/127)."""
+    """Raise ToolMissing when the base run's test command could not start (no per-test results, exit 126/127), and
+    StepFailed when a CI step before the tests (a migration) failed, so no test ran."""
     if result.tests or result.timed_out:
         return
-    tool = missing_tool(result.exit_code, result.stderr + "\n" + result.stdout)
+    output = result.stderr + "\n" + result.stdout
+    recipe = env.project.recipe
+    if recipe is not None and result.exit_code != 0 and (failed := step_failure(output)):
+        raise StepFailed(failed[0], recipe.source, env.image, failed[1], cap_text(output, 4000),
+                         "before the tests, at the base")
+    tool = missing_tool(result.exit_code, output)
     if tool is not None:
         raise ToolMissing(tool, result.command, env.image, provide_hint(env.project.language, tool))
 
@@ -70,3 +78,10 @@ def setup_hint(language: str, exit_code: int, output: str) -> str:
                 "settings.xml, GOPROXY, CARGO_HOME/config.toml or .npmrc), vendor the dependencies into the "
                 "repository, or use a `sandbox.image` that already holds them (with `sandbox.setup: \"\"`)")
     return "fix the setup command (`sandbox.setup` in .github/ensemble.yml) or the dependency files"
+
+
+def setup_error(project: ProjectInfo, image: str, exit_code: int, tail: str) -> SetupFailed:
+    """The error of a failed setup: the CI step that failed where the recipe came from the CI, else the command."""
+    if project.recipe is not None and (failed := step_failure(tail)):
+        return StepFailed(failed[0], project.recipe.source, image, exit_code, tail, "in setup")
+    return SetupFailed(project.setup or "", image, exit_code, tail, setup_hint(project.language, exit_code, tail))

@@ -5,7 +5,10 @@
     ├── ImageMissing        the image is neither present nor pullable
     ├── EnvironmentProblem  the environment cannot run the tests: stop before any model is asked
     │   ├── SetupFailed     the setup command failed, so no environment image exists
-    │   └── ToolMissing     the test command's tool is not in the environment (exit 127 at the base)
+    │   │   └── StepFailed  a step of the CI recipe failed (at setup, or before the tests at the base)
+    │   ├── ToolMissing     the test command's tool is not in the environment (exit 127 at the base)
+    │   ├── ServiceFailed   a service the tests need could not be had, or never became healthy
+    │   └── RecipeError     exit 2: the CI workflow cannot be read as the test recipe
     ├── WorkspaceError      the repository cannot be copied into the sandbox
     └── NoTestCommand       exit 2: nothing detected and `sandbox.test` not set
 
@@ -54,6 +57,19 @@ class SetupFailed(EnvironmentProblem):
                          f"Last output:\n{log_tail}")
 
 
+class StepFailed(SetupFailed):
+    """A step of the recipe taken from the CI workflow exited non-zero; names the step, the workflow and the fix."""
+
+    def __init__(self, step: str, source: str, image: str, exit_code: int, log_tail: str, phase: str):
+        self.step = step
+        fix = ("fix the step, or state the commands in .github/ensemble.yml (`sandbox.setup` for the installs, "
+               "`sandbox.test` for the tests, with any migration before them: `python migrate.py && pytest -q`), "
+               "and the workflow is not read")
+        super().__init__(step, image, exit_code, log_tail, fix)
+        self.args = (f"the CI step `{step}` of {source} exited with {exit_code} {phase}, in image {image}; {fix}. "
+                     f"Last output:\n{self.log_tail}",)
+
+
 class ToolMissing(EnvironmentProblem):
     """The test command could not start: a tool it needs is not in the environment."""
 
@@ -63,6 +79,16 @@ class ToolMissing(EnvironmentProblem):
         self.image = image
         super().__init__(f"`{tool}: not found`: the test command `{command}` cannot run in image {image} "
                          f"(the environment lacks {tool}, so no test ran and no model was asked); {hint}")
+
+
+class ServiceFailed(EnvironmentProblem):
+    """A service container could not be made (image), started, or never passed its health check."""
+
+
+class RecipeError(EnvironmentProblem):
+    """The repository's CI workflow cannot be read as the test recipe: bad input, like a bad config."""
+
+    exit_code = 2
 
 
 class WorkspaceError(SandboxError):

@@ -27,12 +27,13 @@ from pathlib import Path
 
 from sandbox.detect import detect_project
 from sandbox.docker_sandbox import MAX_RESULT_FILE, TIMEOUT_EXIT, size_bytes
-from sandbox.environment import setup_hint
-from sandbox.errors import SetupFailed
+from sandbox.environment import setup_error
+from sandbox.errors import ServiceFailed
 from sandbox.evidence import Ended, result_of
 from sandbox.images import environment_key
 from sandbox.model import Environment, ExecResult, ProjectInfo, SandboxSpec
 from sandbox.output import CappedBuffer, cap_text
+from sandbox.recipe import setup_secret_values
 from sandbox.scripts import (
     RUN_FILES,
     RUN_SCRIPT,
@@ -81,6 +82,11 @@ class LocalSandbox:
         log.warning(WARNING.format(net=", no network" if network_isolation() else ", WITH network"))
         repo_dir = Path(repo_dir).resolve()
         project = detect_project(repo_dir, spec, self.env)
+        if project.services:
+            raise ServiceFailed(f"the tests need services ({', '.join(s.name for s in project.services)}), which run as "
+                                "containers beside the sandbox, and no Docker engine answers: start one (`bash "
+                                "scripts/setup.sh`), or set `sandbox.services: {}` in .github/ensemble.yml to run "
+                                "the tests without them")
         if not project.setup:
             return Environment(repo_dir, spec, project, "host", self.name, "none", True)
         key = environment_key("local", project.setup, project.env, repo_dir, project.dependency_files)
@@ -107,13 +113,13 @@ class LocalSandbox:
             # (`pip install -e .`) points there.
             work, scratch = _copy_repo(repo_dir, env_dir / WORKSPACE_DIR), Path(tmp)
             environment = command_env(project, env_dir=str(env_dir), workspace=str(work), tmp=str(scratch),
-                                      base_path=self.env.get("PATH"), extra={"PIP_NO_CACHE_DIR": "1"})
+                                      base_path=self.env.get("PATH"),
+                                      extra={"PIP_NO_CACHE_DIR": "1", **setup_secret_values(spec.setup_env, self.env)})
             argv = ["sh", "-c", SETUP_SCRIPT, "ensemble-setup", setup, str(listing)]
             code, out, err, timed_out, _ = execute(argv, work, environment, spec.setup_timeout_s, 200_000)
         if code != 0 or timed_out:
             shutil.rmtree(env_dir, ignore_errors=True)
-            raise SetupFailed(setup, "the host", code, cap_text(err + out, 4000),
-                              setup_hint(project.language, code, err + out))
+            raise setup_error(project, "the host", code, cap_text(err + out, 4000))
         (env_dir / ".ready").write_text("ok\n")
 
     def run(self, env: Environment, command: str, timeout: float | None = None,

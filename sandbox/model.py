@@ -10,10 +10,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
+from sandbox.recipe import Recipe, Service
+
 Outcome = Literal["pass", "fail", "error", "skip"]
 KILLED_EXITS = (137, -9)  # SIGKILL, as the shell and as Python report it
 COLLECTION = "<collection>"  # the name of a file's pseudo-test when its tests could not be collected (import error)
 _SIZE = r"^\d+(\.\d+)?[bkmg]?$"
+
+
+@dataclass(frozen=True)
+class ServiceSpec:
+    """A service in `sandbox.services`, in the shape of a workflow's `services:` entry."""
+
+    image: str = field(default="", metadata={"pattern": r"^\S+$", "hint": "naming an image, like postgres:16",
+                                             "required": "give the service's image, like postgres:16"})
+    env: Mapping[str, str | int | float | bool] = field(default_factory=dict)
+    ports: tuple[str | int, ...] = ()  # "5432:5432": localhost:5432 in the tests is the service's 5432
+    options: str = ""  # docker-create options; --health-cmd, --health-interval, ... and -e are read
 
 
 @dataclass(frozen=True)
@@ -35,6 +48,15 @@ class SandboxSpec:
     setup_timeout_s: int = field(default=1800, metadata={"min": 1})
     workspace_size: str = field(default="1g", metadata={"pattern": _SIZE, "hint": "like 512m or 2g"})
     tmp_size: str = field(default="256m", metadata={"pattern": _SIZE, "hint": "like 64m or 1g"})
+    # The services the tests need, as a workflow's `services:` (name -> image, env, ports, options); None: the
+    # CI workflow's, {}: none. Given, they win over the workflow's.
+    services: Mapping[str, ServiceSpec] | None = None
+    # Variables for the setup phase only, each the name of a secret in the bot's environment (PIP_INDEX_URL:
+    # PRIVATE_INDEX): for private package indexes. Never in the test phase, a prompt, a trace or a comment.
+    setup_env: Mapping[str, str] = field(default_factory=dict, metadata={
+        "items": {"pattern": r"^\s*(\$\{\{\s*secrets\.)?[A-Za-z_][A-Za-z0-9_]*(\s*\}\})?\s*$",
+                  "hint": "naming a secret variable, like PRIVATE_INDEX or ${{ secrets.PRIVATE_INDEX }}"},
+        "keys": {"pattern": r"^[A-Za-z_][A-Za-z0-9_]*$", "hint": "a variable name, like PIP_INDEX_URL"}})
     max_files: int = field(default=200_000, metadata={"internal": True})
     output_limit: int = field(default=1_000_000, metadata={"internal": True})
 
@@ -52,6 +74,8 @@ class ProjectInfo:
     # report folders a runner writes where it cannot be told to write elsewhere (Surefire, Gradle): read only
     # when the run's own results folder holds no results
     result_paths: tuple[str, ...] = ()
+    services: tuple[Service, ...] = ()  # containers the tests talk to (sandbox/services.py)
+    recipe: Recipe | None = None  # where the commands, variables and services came from, when the CI gave them
 
 
 @dataclass(frozen=True)
@@ -68,6 +92,7 @@ class Environment:
     setup_s: float = 0.0
     env_dir: Path | None = None
     image_source: str = ""  # how the image was found: present, pulled, a toolchain built from Debian packages
+    services: tuple[ServiceImage, ...] = ()  # each service with its image and how it was found
 
     @property
     def test_command(self) -> str:
@@ -79,6 +104,20 @@ class Environment:
             raise NoTestCommand(f"no test command found for this {self.project.language} repository in "
                                 f"{self.repo_dir}; set `sandbox.test` in .github/ensemble.yml (e.g. `pytest -q`)")
         return command
+
+
+@dataclass(frozen=True)
+class ServiceImage:
+    """A service ready to start: its image (present, pulled, or built from Debian packages) and how it was had."""
+
+    service: Service
+    image: str
+    source: str
+    built: bool = False  # one of the sandbox's own images from Debian packages (runs as its service's user)
+
+    def describe(self) -> str:
+        """`postgres: ensemble-service:postgresql-… (built from Debian packages postgresql, cached)`."""
+        return f"{self.service.name}: {self.source}"
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,10 @@
 #   6. toolchain images (the base image plus Debian's Go, Rust, Node, C/CMake and Java packages), which
 #      the sandbox otherwise builds on first use where a language's registry image cannot be pulled:
 #      all of them with --dev (the test suite uses them), or those named in ENSEMBLE_TOOLCHAINS
-#      (e.g. ENSEMBLE_TOOLCHAINS="go rust").
+#      (e.g. ENSEMBLE_TOOLCHAINS="go rust");
+#   7. service images (the base image plus Debian's PostgreSQL, Redis and MariaDB), which the sandbox otherwise
+#      builds on first use for a workflow's `services:` where no registry answers: all of them with --dev
+#      (the test suite uses them), or those named in ENSEMBLE_SERVICES (e.g. ENSEMBLE_SERVICES=postgresql).
 # Each step is skipped when its result is already there. Set ENSEMBLE_SKIP_DOCKER=1 to
 # provision only the Python side (the sandbox then uses its weaker local fallback).
 set -euo pipefail
@@ -126,6 +129,15 @@ build_toolchains() {
   ENSEMBLE_BASE_IMAGE="$BASE_IMAGE" PYTHONPATH="$ROOT" "$VENV/bin/python" -m sandbox toolchains $names
 }
 
+build_services() {
+  local names="${ENSEMBLE_SERVICES:-}"
+  [ "$DEV" = 1 ] && names="postgresql redis mariadb"
+  [ -n "$names" ] || return 0
+  say "service images for: $names (built once from Debian packages, about a minute each)"
+  # shellcheck disable=SC2086 # one argument per service name
+  ENSEMBLE_BASE_IMAGE="$BASE_IMAGE" PYTHONPATH="$ROOT" "$VENV/bin/python" -m sandbox services $names
+}
+
 mkdir -p "$CACHE_DIR"
 install_debian_packages
 if [ "${ENSEMBLE_SKIP_DOCKER:-0}" != 1 ]; then
@@ -135,4 +147,5 @@ fi
 python_environment
 [ "$DEV" = 1 ] && dev_tools
 [ "${ENSEMBLE_SKIP_DOCKER:-0}" != 1 ] && build_toolchains
+[ "${ENSEMBLE_SKIP_DOCKER:-0}" != 1 ] && build_services
 say "ready: $VENV/bin/ensemble"

@@ -11,6 +11,10 @@ from pathlib import Path
 
 import pytest
 
+# The suite's workers build environment images at once, more than a run keeps (sandbox/docker_env.py prunes all but
+# the newest five): a worker's prune must not remove the image another worker's run is between two test runs on.
+os.environ.setdefault("ENSEMBLE_KEEP_ENVIRONMENTS", "100")
+
 # Variables that could make a test reach a real service, or change behaviour by accident.
 CLEARED_PREFIXES = ("GITHUB_", "RUNNER_", "INPUT_", "OPENAI_", "GEMINI_", "GOOGLE_", "ENSEMBLE_", "ACTIONS_",
                     "OTEL_")

@@ -53,8 +53,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         return _run(args)
     except Exception as exc:
-        if args.json:
-            print(json.dumps(error_json(exc), indent=2), flush=True)
+        if args.json:  # the error may quote a setup's log: redacted like the summary
+            print(scrub(json.dumps(error_json(exc), indent=2)), flush=True)
         raise
 
 

@@ -132,13 +132,24 @@ class SandboxRunner:
         with span("sandbox.prepare", rebuilt=known is not None) as s:
             env = self.sandbox.prepare(workspace, self.spec)
             s.set(backend=env.backend, image=env.image, cached=env.cached, language=env.project.language,
-                  setup_s=round(env.setup_s, 2), image_source=env.image_source)
-        self.environment = self.environment or (
-            f"{env.project.language} tests in the {env.backend} sandbox, image {env.image_source or env.image}")
+                  setup_s=round(env.setup_s, 2), image_source=env.image_source,
+                  recipe=env.project.recipe.lines() if env.project.recipe else None,
+                  services=[s.describe() for s in env.services])
+        self.environment = self.environment or environment_text(env)
         if known is not None:
             log.info("dependency files changed in %s: the test environment was prepared again", workspace.name)
         self._envs[workspace] = (key, env)
         return env
+
+
+def environment_text(env: Environment) -> str:
+    """Where the tests run, for the summary: language, backend, image, the CI recipe's source and the services."""
+    text = f"{env.project.language} tests in the {env.backend} sandbox, image {env.image_source or env.image}"
+    if env.project.recipe is not None:
+        text += f"; recipe {env.project.recipe.lines()[0]}"
+    if env.services:
+        text += f"; services {'; '.join(s.describe() for s in env.services)}"
+    return text
 
 
 def outcome_of(result: ExecResult, known_failures: Collection[str] = (),

@@ -100,11 +100,15 @@ def run_task(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str],
 
 
 def config_secret_names(config: Config) -> tuple[str, ...]:
-    """The variables whose values the config makes secret: `secret_env` and every model's `api_key_env`."""
+    """The variables whose values the config makes secret: `secret_env`, every model's `api_key_env` and the
+    secrets `sandbox.setup_env` gives the setup phase."""
+    from sandbox.recipe import secret_name
+
     roles = [config.models.for_role(r) for r in ROLES]
     roles += [m for i in range(len(config.team_models)) for r in ROLES if (m := config.team_role(i, r)) is not None]
     keys = [m.api_key_env for role in roles for m in (role, *role.fallback) if m.api_key_env]
-    return tuple(dict.fromkeys([*config.secret_env, *keys]))
+    setup = [secret_name(reference) for reference in config.sandbox.setup_env.values()]
+    return tuple(dict.fromkeys([*config.secret_env, *keys, *setup]))
 
 
 def run_settings(config: Config) -> dict[str, object]:

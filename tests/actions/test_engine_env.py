@@ -64,3 +64,9 @@ def test_a_variable_holding_a_github_credential_is_withheld_with_a_warning(caplo
     assert not {"ENSEMBLE_EXTRA_HEADER", "OPENAI_API_KEY", "HTTPS_PROXY"} & set(env)
     assert "OPENAI_API_KEY is not passed to the engine" in caplog.text
     assert TOKEN not in caplog.text
+
+
+def test_the_secrets_setup_env_names_reach_the_engine_for_its_setup_phase() -> None:
+    config = parse_config("sandbox: {setup_env: {PIP_INDEX_URL: PRIVATE_INDEX}}\n")
+    passed = engine_environment({"PRIVATE_INDEX": "https://user:pw@index.example/simple", "UNNAMED": "x"}, config)
+    assert passed["PRIVATE_INDEX"] == "https://user:pw@index.example/simple" and "UNNAMED" not in passed

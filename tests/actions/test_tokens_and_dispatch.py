@@ -113,11 +113,12 @@ def test_a_failure_on_a_human_commit_is_not_healed(hub: Hub, engine: ScriptedEng
 
 
 def test_error_text_in_public_comments_never_shows_a_secret(hub: Hub, engine: ScriptedEngine) -> None:
-    set_config(hub, "ensembles: 1\nsecret_env: [DEPLOY_KEY]\n")
-    hub.extra_env |= {"OPENAI_API_KEY": "sk-live-abcdefghijklmnop0123456789", "DEPLOY_KEY": "deploy-7f3a9c2e"}
+    set_config(hub, "ensembles: 1\nsecret_env: [DEPLOY_KEY]\nsandbox: {setup_env: {PIP_INDEX_URL: PRIVATE_INDEX}}\n")
+    hub.extra_env |= {"OPENAI_API_KEY": "sk-live-abcdefghijklmnop0123456789", "DEPLOY_KEY": "deploy-7f3a9c2e",
+                      "PRIVATE_INDEX": "index-token-5e9a1c"}
 
     def leak(stop: object) -> None:
-        raise RuntimeError("auth failed for sk-live-abcdefghijklmnop0123456789 with deploy-7f3a9c2e via "
+        raise RuntimeError("auth failed for sk-live-abcdefghijklmnop0123456789 with deploy-7f3a9c2e and index-token-5e9a1c via "
                            f"https://x-access-token:{hub.fake.token}@github.invalid/octo/demo.git")
 
     engine.before_return = leak
@@ -128,5 +129,5 @@ def test_error_text_in_public_comments_never_shows_a_secret(hub: Hub, engine: Sc
     comments = [c["body"] for c in hub.fake.comments_on(REPO, 1)]
     assert sum("auth failed for" in body for body in comments) == 2  # one progress comment per run
     bodies = "\n".join(comments)
-    for secret in ("sk-live-abcdefghijklmnop0123456789", "deploy-7f3a9c2e", hub.fake.token):
+    for secret in ("sk-live-abcdefghijklmnop0123456789", "deploy-7f3a9c2e", "index-token-5e9a1c", hub.fake.token):
         assert secret not in bodies

@@ -222,3 +222,39 @@ def test_approvers_is_write_codeowners_or_a_list_of_logins_and_teams() -> None:
         "ensemble.yml:1: approvers[1]: 'octo org/team' is not valid; expected a value naming a GitHub login like "
         "alice, or a team like octo-org/maintainers",
         "ensemble.yml:1: approvers[2]: expected a string, got an integer 7"]
+
+
+def test_services_and_setup_secrets_are_read_as_a_workflow_writes_them() -> None:
+    config = parse_config("""sandbox:
+  services:
+    postgres:
+      image: postgres:16
+      env: {POSTGRES_PASSWORD: test, POSTGRES_PORT: 5432}
+      ports: ["5433:5432", 6379]
+      options: --health-cmd pg_isready
+  setup_env:
+    PIP_INDEX_URL: PRIVATE_INDEX
+    NPM_TOKEN: ${{ secrets.NPM_TOKEN }}
+""")
+    postgres = config.sandbox.services["postgres"]
+    assert (postgres.image, postgres.ports, postgres.options) == ("postgres:16", ("5433:5432", 6379), "--health-cmd pg_isready")
+    assert dict(postgres.env) == {"POSTGRES_PASSWORD": "test", "POSTGRES_PORT": 5432}
+    assert dict(config.sandbox.setup_env) == {"PIP_INDEX_URL": "PRIVATE_INDEX", "NPM_TOKEN": "${{ secrets.NPM_TOKEN }}"}
+    assert Config().sandbox.services is None and parse_config("sandbox: {services: {}}").sandbox.services == {}
+
+
+def test_bad_services_and_setup_secrets_name_the_key() -> None:
+    assert issues_of("sandbox:\n  services:\n    db: {env: {A: 1}}\n") == [
+        "ensemble.yml:3: sandbox.services.db.image: is required here; give the service's image, like postgres:16"]
+    assert issues_of("sandbox:\n  services: [postgres]\n") == [
+        "ensemble.yml:2: sandbox.services: expected a mapping of names to values, got a list"]
+    problems = issues_of("sandbox:\n  setup_env:\n    bad-name: X\n    TOKEN: not a secret name\n")
+    assert "sandbox.setup_env.bad-name: 'bad-name' is not a valid name here; expected a variable name" in problems[0]
+    assert "sandbox.setup_env.TOKEN: 'not a secret name' is not valid; expected a value naming a secret" in problems[1]
+
+
+def test_setup_secrets_are_secrets_of_the_run() -> None:
+    from bot.ensemble.runner import config_secret_names
+
+    config = parse_config("sandbox: {setup_env: {PIP_INDEX_URL: PRIVATE_INDEX, X: '${{ secrets.OTHER }}'}}\n")
+    assert {"PRIVATE_INDEX", "OTHER"} <= set(config_secret_names(config))
