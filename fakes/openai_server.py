@@ -8,7 +8,9 @@ The schema name is read from `response_format.json_schema.name`; a request in JS
 with no response format has no schema name. `supports_json_schema=False` makes the server
 refuse `json_schema` response formats, by default with a 400; `refusal=(status, message)`
 words it like a given server, and `FakeOpenAI.llama_cpp()` answers as llama.cpp's server
-(llama-cpp-python) does: a 500 whose text is a pydantic validation error. Errors use
+(llama-cpp-python) does: a 500 whose text is a pydantic validation error. `supports_stop=False`
+refuses requests with stop sequences as OpenAI's reasoning models do (a 400 naming the `stop`
+parameter). Errors use
 OpenAI's shape, `{"error": {"message", "type", "code", "param"}}`; `quota_exhausted()` sends
 the 429 `insufficient_quota` that retrying cannot fix, `context_too_long()` the 400
 `context_length_exceeded`. See `model_server` for rules, faults and the request log.
@@ -25,6 +27,7 @@ PATH = "/v1/chat/completions"
 GENERIC_REFUSAL = (400, "response_format of type json_schema is not supported by this server")
 LLAMA_CPP_REFUSAL = (500, "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n  Input should "
                           "be 'text' or 'json_object' [type=literal_error, input_value='json_schema', input_type=str]")
+STOP_REFUSAL = "Unsupported parameter: 'stop' is not supported with this model."
 ERROR_TYPES = {400: "invalid_request_error", 401: "invalid_request_error", 404: "invalid_request_error",
                429: "requests", 500: "server_error", 503: "server_error"}
 
@@ -33,10 +36,11 @@ class FakeOpenAI(FakeModelServer):
     """OpenAI's chat completions endpoint on localhost."""
 
     def __init__(self, api_key: str | None = None, supports_json_schema: bool = True,
-                 refusal: tuple[int, str] = GENERIC_REFUSAL, trace_peers: bool = False):
+                 refusal: tuple[int, str] = GENERIC_REFUSAL, trace_peers: bool = False, supports_stop: bool = True):
         super().__init__(api_key, trace_peers)
         self.supports_json_schema = supports_json_schema
         self.refusal = refusal
+        self.supports_stop = supports_stop
 
     @classmethod
     def llama_cpp(cls, api_key: str | None = None) -> FakeOpenAI:
@@ -91,6 +95,9 @@ class FakeOpenAI(FakeModelServer):
         if fmt.get("type") == "json_schema" and not self.supports_json_schema:
             status, message = self.refusal
             return status, self.error_body(status, message, None)
+        if "stop" in request.body and not self.supports_stop:
+            return 400, {"error": {**self.error_body(400, STOP_REFUSAL, "unsupported_parameter")["error"],
+                                   "param": "stop"}}
         return None
 
     def error_body(self, status: int, message: str, code: str | None) -> Any:

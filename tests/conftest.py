@@ -40,14 +40,33 @@ def user_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+# The session's caches each test shares, being slow to build: the distilled embedding models and the local
+# sandbox's environments. Everything else in a test's cache (what servers refused, say) is its own.
+SHARED_CACHES = ("ensemble-bot/static", "ensemble")
+
+
+def own_cache(shared: Path, factory: pytest.TempPathFactory) -> Path:
+    """A test's own `$XDG_CACHE_HOME`, with the session's `SHARED_CACHES` linked in."""
+    own = factory.mktemp("cache")
+    for rel in SHARED_CACHES:
+        (shared / rel).mkdir(parents=True, exist_ok=True)
+        (own / rel).parent.mkdir(parents=True, exist_ok=True)
+        (own / rel).symlink_to(shared / rel, target_is_directory=True)
+    return own
+
+
 @pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch, user_cache: Path) -> Iterator[None]:
+def clean_env(monkeypatch: pytest.MonkeyPatch, user_cache: Path,
+              tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """No test sees the developer's tokens, proxies to real services or Actions variables, or writes in the
-    developer's cache."""
+    developer's cache, and none sees what another learned (a later fake server may reuse a port)."""
+    from bot.llm.refusals import forget_refusals
+
     for name in list(os.environ):
         if name.startswith(CLEARED_PREFIXES) and name != "ENSEMBLE_BASE_IMAGE":
             monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(user_cache))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(own_cache(user_cache, tmp_path_factory)))
+    forget_refusals()
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Author")
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "author@example.com")

@@ -5,13 +5,15 @@ owns the retry policy. `OPENAI_API_KEY` and `OPENAI_BASE_URL` come from the envi
 unless the role's config names its own `base_url` and `api_key_env`.
 Structured replies ask for `response_format` JSON schema under the schema's name; a server
 that refuses it, with whatever status (llama.cpp's answers 500), is asked again in JSON mode,
-then with the schema in the prompt alone, and the manager validates whatever comes back.
-What a server refused is remembered per base URL for the whole process, so every role and
-model using that server skips the modes it cannot do.
+then with the schema in the prompt alone, and the manager validates whatever comes back; a
+server that refuses stop sequences is asked without them, and its reply is cut at the first one
+here. What a server refused is remembered per base URL and model, for this process and for later
+runs (bot/llm/refusals.py), so every role on that model skips what it cannot do.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import threading
@@ -32,10 +34,11 @@ from bot.errors import (
     RateLimited,
     UnreadableReply,
 )
+from bot.llm import refusals
 from bot.llm.local import server_turn
 from bot.llm.retry import parse_retry_after
 from bot.llm.schemas import get_schema
-from bot.llm.types import STOP_LIMIT, ChatRequest, Completion, Usage
+from bot.llm.types import STOP_LIMIT, ChatRequest, Completion, Usage, cut_at_stop
 from bot.redact import Redactor, clip
 
 if TYPE_CHECKING:  # the SDK loads on the first call (bot/llm/__init__.py)
@@ -55,27 +58,18 @@ REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
 FORMAT_WORDS = ("response_format", "json_schema", "json_object", "guided", "grammar")
 UNSUPPORTED_WORDS = ("not supported", "unsupported")
 
-_learned: dict[str, int] = {}  # base URL -> the first FORMAT_LEVELS index its server accepts
-_learned_lock = threading.Lock()
+# words of a refused stop parameter: OpenAI's reasoning models and Azure deployments of them
+# ("Unsupported parameter: 'stop' is not supported with this model."), strict servers' "unknown field"
+STOP_WORDS = ("'stop'", '"stop"', "`stop`", "stop sequence")
+STOP_REFUSED_WORDS = (*UNSUPPORTED_WORDS, "not permitted", "not allowed", "unknown", "unrecognized", "invalid")
 
 
-def format_level(base_url: str | None) -> int:
-    """The structured-output mode (index into FORMAT_LEVELS) to try first with this server."""
-    with _learned_lock:
-        return _learned.get(base_url or DEFAULT_BASE_URL, 0)
-
-
-def learn_refusal(base_url: str | None, refused: int) -> None:
-    """Remember that the server at `base_url` refused mode `refused`, for every model using it."""
-    with _learned_lock:
-        key = base_url or DEFAULT_BASE_URL
-        _learned[key] = max(_learned.get(key, 0), refused + 1)
-
-
-def forget_refusals() -> None:
-    """Forget what every server refused (tests start from a clean slate)."""
-    with _learned_lock:
-        _learned.clear()
+def format_level(refused: frozenset[str]) -> int:
+    """The structured-output mode (index into FORMAT_LEVELS) to try first with a server that refused `refused`."""
+    level = 0
+    while level < len(FORMAT_LEVELS) - 1 and FORMAT_LEVELS[level] in refused:
+        level += 1
+    return level
 
 
 def schema_instruction(schema: str) -> str:
@@ -127,31 +121,36 @@ class OpenAIChatModel:
             return self._client
 
     def complete(self, request: ChatRequest) -> Completion:
-        """Send one chat completion; refused structured-output modes step down to simpler ones."""
+        """Send one chat completion; refused structured-output modes step down to simpler ones, refused stop
+        sequences are cut here instead."""
         while True:
-            level = format_level(self.base_url)
+            refused = refusals.refused(self.where, self.model)
+            level = format_level(refused)
+            reasoning = self.model.startswith(REASONING_PREFIXES)  # which take no stop sequences
+            stop = bool(request.stop) and refusals.STOP not in refused and not reasoning
             try:
-                return self._send(request, FORMAT_LEVELS[level] if request.schema else None)
+                completion = self._send(request, FORMAT_LEVELS[level] if request.schema else None, stop)
             except ProviderError as exc:
-                refused = exc.status is not None and _refuses_format(str(exc))
-                if not (request.schema and refused and level < len(FORMAT_LEVELS) - 1):
+                feature = _refused_feature(exc, request, level, stop)
+                if feature is None:
                     raise
-                log.info("%s refused response format %s (%s); trying %s", self.where, FORMAT_LEVELS[level], exc,
-                         FORMAT_LEVELS[level + 1])
-                learn_refusal(self.base_url, level)
+                log.info("%s refused %s for %s (%s); asking without it", self.where, feature, self.model, exc)
+                refusals.learn_refusal(self.where, self.model, feature)
+                continue
+            return completion if stop else _cut(completion, request.stop)
 
-    def _send(self, request: ChatRequest, fmt: str | None) -> Completion:
+    def _send(self, request: ChatRequest, fmt: str | None, stop: bool) -> Completion:
         import openai
 
         messages = [{"role": m.role, "content": m.content} for m in request.messages]
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "timeout": request.timeout_s}
-        if self.model.startswith(REASONING_PREFIXES):  # which take no stop sequences either
+        if self.model.startswith(REASONING_PREFIXES):
             kwargs["max_completion_tokens"] = request.max_output_tokens
         else:
             kwargs["temperature"] = request.temperature
             kwargs["max_tokens"] = request.max_output_tokens
-            if request.stop:
-                kwargs["stop"] = list(request.stop[:STOP_LIMIT])
+        if stop:
+            kwargs["stop"] = list(request.stop[:STOP_LIMIT])
         if request.schema and fmt == "json_schema":
             kwargs["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": request.schema, "schema": get_schema(request.schema), "strict": True}}
@@ -234,6 +233,31 @@ def _error_text(exc: APIStatusError) -> str:
         if isinstance(inner, dict) and inner.get("message"):
             return clip(str(inner["message"]), 500)
     return clip(str(exc.message or exc), 500)
+
+
+def _refused_feature(exc: ProviderError, request: ChatRequest, level: int, stop: bool) -> str | None:
+    """The feature a server's error says it refused, when asking without it may work; None for other errors."""
+    if exc.status is None:  # no answer at all: nothing was refused
+        return None
+    message = str(exc)
+    if request.schema and level < len(FORMAT_LEVELS) - 1 and _refuses_format(message):
+        return FORMAT_LEVELS[level]
+    if stop and _refuses_stop(message):
+        return refusals.STOP
+    return None
+
+
+def _refuses_stop(message: str) -> bool:
+    text = message.lower()
+    return any(word in text for word in STOP_WORDS) and any(word in text for word in STOP_REFUSED_WORDS)
+
+
+def _cut(completion: Completion, stop: tuple[str, ...]) -> Completion:
+    """`completion` ended before the first stop sequence, as a server that was sent them would have ended it."""
+    text = cut_at_stop(completion.text, stop)
+    if text == completion.text:
+        return completion
+    return dataclasses.replace(completion, text=text, finish_reason="stop")
 
 
 def _refuses_format(message: str) -> bool:

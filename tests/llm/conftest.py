@@ -11,7 +11,6 @@ import pytest
 
 from bot.config import Config, LLMSpec, ModelChoice, Models, RoleModel
 from bot.llm import ModelManager
-from bot.llm.openai import forget_refusals
 from bot.trace import Tracer, read_trace
 from fakes.gemini_server import FakeGemini
 from fakes.openai_server import FakeOpenAI
@@ -35,14 +34,6 @@ class FakeClock:
     def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
         self.now += seconds
-
-
-@pytest.fixture(autouse=True)
-def _no_learned_refusals() -> Iterator[None]:
-    """What servers refused is kept per base URL for the process; a later fake may reuse a port."""
-    forget_refusals()
-    yield
-    forget_refusals()
 
 
 @pytest.fixture

@@ -224,19 +224,22 @@ def test_a_refused_json_schema_steps_down_whatever_the_status(make_manager, env,
     assert local.requests[1].body["response_format"] == {"type": "json_object"}
 
 
-def test_what_llama_cpp_refused_is_learned_once_for_every_role_on_that_server(make_manager, env):
+def test_what_llama_cpp_refused_is_learned_once_for_every_role_on_that_model(make_manager, env):
     from fakes.openai_server import FakeOpenAI
 
     with FakeOpenAI.llama_cpp() as local:
         local.reply(data=REVIEW)
         local.reply(data=PLAN)
+        local.reply(data=REVIEW)
         env.update(OPENAI_BASE_URL=local.url, OPENAI_API_KEY="")
-        config = make_config(planner=role("openai", "qwen2.5-coder-7b"), critic=role("openai", "llama-3.1-8b"))
-        manager = make_manager(config)
-        assert manager.complete("critic", ASK, "review").data == REVIEW
-        assert make_manager(config).complete("planner", ASK, "plan").data == PLAN  # another manager, model, role
-    assert [r.status for r in local.requests] == [500, 200, 200]
-    assert [r.body["response_format"]["type"] for r in local.requests] == ["json_schema", "json_object", "json_object"]
+        config = make_config(planner=role("openai", "qwen2.5-coder-7b"), critic=role("openai", "qwen2.5-coder-7b"))
+        assert make_manager(config).complete("critic", ASK, "review").data == REVIEW
+        assert make_manager(config).complete("planner", ASK, "plan").data == PLAN  # another manager and role
+        other = make_config(critic=role("openai", "llama-3.1-8b"))  # another model there may take the schema
+        assert make_manager(other).complete("critic", ASK, "review").data == REVIEW
+    assert [r.status for r in local.requests] == [500, 200, 200, 500, 200]
+    assert [r.body["response_format"]["type"] for r in local.requests] == [
+        "json_schema", "json_object", "json_object", "json_schema", "json_object"]
 
 
 def test_a_plain_server_fault_is_still_retried_not_taken_for_a_refusal(openai_server, make_manager, clock):
