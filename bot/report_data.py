@@ -67,6 +67,16 @@ class ReportData(TypedDict):
     malformed_lines: int
 
 
+class RunTime(TypedDict):
+    """Where one run's time went: seconds per step (bot/report_time.py), and what no span covers."""
+
+    run_id: str
+    wall_s: float
+    teams: int
+    steps: dict[str, float]
+    untraced_s: float
+
+
 class RoleTotals(TypedDict):
     """Calls, tokens and cost of one role, all models together."""
 
@@ -172,6 +182,7 @@ class Figures(ReportData):
     by_model: list[ModelTotals]
     reliability: list[ReliabilityRow]
     phases: dict[str, float]
+    run_times: list[RunTime]
     outcomes: Outcomes
     run_table: list[RunRow]
     comparison: Comparison | None

@@ -13,7 +13,6 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 from bot.report import (
-    ENCLOSING_SPANS,
     MODEL_SPAN,
     RUN_SPAN,
     Loaded,
@@ -34,9 +33,15 @@ from bot.report_data import (
     ReliabilityRow,
     RoleTotals,
     RunRow,
+    RunTime,
 )
+from bot.report_time import run_times
 
 PHASES = ("index", "explore", "plan", "code", "sandbox", "critique", "github", "other")
+# the steps of a run (bot/report_time.py) in the report's coarser phases
+PHASE_OF_STEP = {"index": "index", "base run": "sandbox", "explore": "explore", "plan": "plan",
+                 "first coder call": "code", "coder": "code", "test runs": "sandbox", "critic": "critique",
+                 "cross-check": "sandbox", "git": "github", "other": "other"}
 HEAL_EVENTS = frozenset({"workflow_run", "check_suite"})
 RELIABILITY: tuple[ReliabilityKey, ...] = ("retries", "rate_limited", "fallbacks", "repaired", "unparseable",
                                            "failures")
@@ -47,8 +52,9 @@ def figures(loaded: Loaded) -> Figures:
     report = analyze(loaded.records, files=len(loaded.files), malformed_lines=loaded.malformed)
     data = to_json(report)
     runs = run_rows(loaded.records, loaded.sources)
+    times = run_times(loaded.records)
     return Figures(**data, by_role=_by_role(data["models"]), by_model=_by_model(data["models"]),
-                   reliability=_reliability(data["models"]), phases=phase_times(loaded.records),
+                   reliability=_reliability(data["models"]), phases=phases_of(times), run_times=times,
                    outcomes=outcomes(runs, loaded.records), run_table=runs, comparison=compare(runs))
 
 
@@ -98,32 +104,17 @@ def _reliability(models: list[ModelRow]) -> list[ReliabilityRow]:
     return list(out.values())
 
 
-def phase_of(record: Record) -> str | None:
-    """The phase a span's time belongs to; None for spans that enclose others."""
-    name, a = str(record.get("name")), attributes(record)
-    if name == MODEL_SPAN:
-        role = a.get("role")
-        if role == "planner":
-            return "explore" if a.get("schema") == "explore" else "plan"
-        return {"coder": "code", "critic": "critique"}.get(str(role), "other")
-    if name in ENCLOSING_SPANS or name == "ensemble.team":
-        return None
-    if name.startswith(("index.", "insights.")):
-        return "index"
-    if name.startswith("sandbox."):
-        return "sandbox"
-    if name.startswith(("git.", "github.")):
-        return "github"
-    return "other"
-
-
 def phase_times(records: Iterable[Record]) -> dict[str, float]:
     """Seconds spent per phase over all runs (teams run side by side, so this can exceed wall time)."""
+    return phases_of(run_times(records))
+
+
+def phases_of(runs: Iterable[RunTime]) -> dict[str, float]:
+    """The runs' steps summed into the report's phases."""
     totals = dict.fromkeys(PHASES, 0.0)
-    for record in records:
-        phase = phase_of(record)
-        if phase is not None:
-            totals[phase] += number(record.get("duration_s"))
+    for run in runs:
+        for step, seconds in run["steps"].items():
+            totals[PHASE_OF_STEP[step]] += seconds
     return {k: round(v, 3) for k, v in totals.items()}
 
 

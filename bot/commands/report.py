@@ -21,6 +21,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from bot.report import analyze, load, render
     from bot.report_figures import figures
+    from bot.report_time import render_run_times, run_times
 
     loaded = load(args.traces)
     data = figures(loaded) if args.json or args.html else None
@@ -33,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2, default=str))
     else:
         print(render(analyze(loaded.records, files=len(loaded.files), malformed_lines=loaded.malformed)))
+        for line in render_run_times(run_times(loaded.records)):
+            print(line)
         if args.html:
             print(f"wrote {args.html}")
     return 0
