@@ -22,10 +22,12 @@ virtual environment of its own under --venvs-dir on first use. aider gets the is
 command and no commits of its own; mini-swe-agent runs `mini` in yolo mode in a local
 environment with its text-based action format (local servers often lack tool calls).
 
-The table lists task × agent; the last lines say, per agent,
-`AGENT: solved N/M, median wall S s, tokens T, median prompt tokens P, prefix cache C`, and before them,
-when the tasks span both sets (task.json's "set": design or held_out, bench/README.md), the same per set
-as `[SET] AGENT: ...`. `--set` picks the tasks (design by default; held_out or all only to measure an
+The table lists task × agent (an unsolved engine task's note says why it stopped and how much of its
+budget was left); the last lines say, per agent,
+`AGENT: solved N/M, median wall S s, tokens T, median prompt tokens P, prefix cache C`, for the engine
+followed by `ensemble unsolved: K of U stopped with more than 20% of the budget left; TASK: REASON, L% left,
+...`, and before them, when the tasks span both sets (task.json's "set": design or held_out,
+bench/README.md), the same per set as `[SET] AGENT: ...`. `--set` picks the tasks (design by default; held_out or all only to measure an
 engine change that is done), and `--from-json peers.json` prints the report of recorded results again.
 """
 
@@ -50,6 +52,8 @@ BENCH = Path(__file__).resolve().parent
 DEFAULT_VENVS = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ensemble-bot" / "peers"
 SOURCE_SUFFIXES = {".py", ".js", ".mjs", ".cjs", ".ts", ".rs", ".go", ".java", ".rb", ".c", ".h", ".cpp"}
 MINI_COMMAND_TIMEOUT_S = 120
+ENGINE = "ensemble"
+EARLY_STOP_SHARE = 0.2  # an unsolved engine task that stopped with more of its budget left gave up early
 
 
 def _real_model() -> Any:
@@ -167,7 +171,7 @@ PEERS = {
     "aider": Peer("aider", "aider-chat", "0.86.2", "aider", aider_command),
     "mini": Peer("mini", "mini-swe-agent", "2.4.6", "mini", mini_command),
 }
-AGENTS = ("ensemble", *PEERS)
+AGENTS = (ENGINE, *PEERS)
 
 
 def install(peer: Peer, venvs: Path, quiet: bool = False) -> Path:
@@ -259,7 +263,7 @@ def run_peer(peer: Peer, exe: Path, task: Mapping[str, Any], args: argparse.Name
 
 def run_engine(task: Mapping[str, Any], args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     """The engine on one task through bench/real_model.py (which judges its branch), behind a counting proxy."""
-    record = new_record(task["id"], "ensemble", _engine_version(), task.get("set", real_model.DESIGN))
+    record = new_record(task["id"], ENGINE, _engine_version(), task.get("set", real_model.DESIGN))
     with usage_proxy.CountingProxy(args.base_url, max_output_tokens=args.max_output_tokens,
                                    exchanges=folder / "model.jsonl") as proxy:
         engine_args = real_model.parse_args(["--base-url", proxy.url, "--model", args.model, "--tasks", task["id"],
@@ -274,6 +278,8 @@ def run_engine(task: Mapping[str, Any], args: argparse.Namespace, folder: Path) 
     record["error"] = outcome.get("crash") or outcome.get("fixed_error")
     record["solved"] = bool(record["solved"])
     record["claimed"] = outcome.get("claimed")
+    record.update(stop_reason=outcome.get("stop_reason") or "", stop_detail=outcome.get("stop_detail") or "",
+                  duration_s=outcome.get("duration_s"), budget_s=args.budget_s)
     record["log"] = str(outcome.get("trace") or "")
     return record
 
@@ -293,9 +299,39 @@ def _engine_version() -> str:
 COLUMNS = ("task", "agent", "solved", "fixed", "broken", "wall s", "requests", "prompt tok", "compl tok", "note")
 
 
+def budget_left(record: Mapping[str, Any]) -> float | None:
+    """The share of its budget an engine run had left when it stopped: the budget less the time it stopped at
+    (the engine's own clock, else the wall time), over the budget; None for a record without a budget."""
+    budget = float(record.get("budget_s") or 0)
+    if budget <= 0:
+        return None
+    stopped = float(record.get("duration_s") or record.get("wall_s") or 0)
+    return max(0.0, budget - stopped) / budget
+
+
+def stop_of(record: Mapping[str, Any]) -> str:
+    """`REASON, L% left`: why an engine run stopped and how much of its budget it left unused."""
+    reason = str(record.get("stop_reason") or ("crash" if record.get("error") else "?"))
+    left = budget_left(record)
+    return reason + ("" if left is None else f", {100 * left:.0f}% left")
+
+
+def unsolved_line(records: list[Mapping[str, Any]]) -> str | None:
+    """`ensemble unsolved: K of U stopped with more than 20% of the budget left; TASK: REASON, L% left, ...`."""
+    unsolved = [r for r in records if r.get("agent") == ENGINE and not r.get("solved")]
+    if not any(r.get("stop_reason") or r.get("budget_s") for r in unsolved):  # none, or recorded before this
+        return None
+    early = sum(1 for r in unsolved if (budget_left(r) or 0) > EARLY_STOP_SHARE)
+    return (f"{ENGINE} unsolved: {early} of {len(unsolved)} stopped with more than {100 * EARLY_STOP_SHARE:.0f}% "
+            "of the budget left; " + "; ".join(f"{r.get('task', '?')}: {stop_of(r)}" for r in unsolved))
+
+
 def note_of(record: Mapping[str, Any]) -> str:
-    """Why a run ended oddly: an error, the time limit, a non-zero exit, unreported usage."""
+    """Why a run ended oddly: an error, the time limit, a non-zero exit, unreported usage; for an unsolved engine
+    run, why it stopped and the budget it left."""
     notes = []
+    if record.get("agent") == ENGINE and not record.get("solved") and record.get("stop_reason"):
+        notes.append(f"stop: {stop_of(record)}")
     if record.get("error"):
         notes.append(str(record["error"]).splitlines()[0][:70])
     if record.get("timed_out"):
@@ -343,8 +379,14 @@ def set_lines(records: list[Mapping[str, Any]], agents: list[str]) -> list[str]:
         return []
     lines = ["", "per task set (held-out tasks are never used to tune the engine: bench/README.md)"]
     for name, group in groups.items():
-        lines += [f"[{name}] {summary_line(agent, group)}" for agent in agents]
+        lines += [f"[{name}] {line}" for agent in agents for line in agent_lines(agent, group)]
     return lines
+
+
+def agent_lines(agent: str, records: list[Mapping[str, Any]]) -> list[str]:
+    """The agent's summary line, and for the engine the line on its unsolved tasks."""
+    unsolved = unsolved_line(records) if agent == ENGINE else None
+    return [summary_line(agent, records), *([unsolved] if unsolved else [])]
 
 
 def render(records: Iterable[Mapping[str, Any]], agents: Iterable[str] | None = None) -> str:
@@ -358,7 +400,7 @@ def render(records: Iterable[Mapping[str, Any]], agents: Iterable[str] | None = 
     lines += ["", "judged by bench/judge.py with the task's original tests: solved = fixed (the task's failing tests "
               "pass) and no test that passed broke;",
               "requests and tokens as the counting proxy saw them (prompt and completion tokens the server reported)",
-              *set_lines(records, agents), "", *(summary_line(agent, records) for agent in agents)]
+              *set_lines(records, agents), "", *(line for agent in agents for line in agent_lines(agent, records))]
     return "\n".join(lines)
 
 
@@ -418,7 +460,7 @@ def run(args: argparse.Namespace, out_dir: Path) -> list[dict[str, Any]]:
         for agent in args.agents:
             folder = out_dir / task_id / agent
             folder.mkdir(parents=True, exist_ok=True)
-            if agent == "ensemble":
+            if agent == ENGINE:
                 record = run_engine(task, args, folder)
             else:
                 record = run_peer(PEERS[agent], executables[agent], task, args, folder, before)

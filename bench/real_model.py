@@ -327,6 +327,7 @@ def fill_record(record: dict[str, Any], result: Any, phases: PhaseLog, task: dic
         stop_reason=str(getattr(result, "stop_reason", "") or ""),
         stop_detail=str(getattr(result, "stop_detail", "") or "")[:500],
         rounds=rounds_of(result),
+        duration_s=float(getattr(result, "duration_s", 0) or 0) or None,  # on the clock its deadline is kept on
         tokens={"input": int(usage.get("input_tokens", 0) or 0), "output": int(usage.get("output_tokens", 0) or 0)},
         parse_failures=parse_failures(usage, traced, phases.coder_rounds_without_tests()),
         llm_errors=traced["llm_errors"], llm_calls=traced["llm_calls"], span_errors=traced["span_errors"][:10],

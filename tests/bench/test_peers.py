@@ -109,6 +109,22 @@ def test_the_engine_runs_behind_the_proxy_and_its_branch_is_judged(server: FakeO
     record = peers.run_engine(peers.real_model.load_task(TASK), args_for(server, tmp_path), tmp_path)
     assert record["agent"] == "ensemble" and record["solved"] and record["claimed"] and record["error"] is None
     assert record["usage"]["requests"] == 1 and record["usage"]["tokens"] == 350
+    assert (record["stop_reason"], record["budget_s"]) == ("accepted", 30.0)
+
+
+def test_an_engine_that_gives_up_records_its_stop_and_the_budget_it_left(server: FakeOpenAI, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch):
+    def run_task(repo, task, config, env, components):  # a stand-in engine that stops after 12 s of its 30
+        return types.SimpleNamespace(success=False, stop_reason="max_iterations", stop_detail="4 rounds",
+                                     branch="", commits=[], duration_s=12.0)
+
+    fake = types.ModuleType("bot.ensemble.runner")
+    fake.Components, fake.run_task = lambda **kwargs: kwargs, run_task
+    monkeypatch.setitem(sys.modules, "bot.ensemble.runner", fake)
+    record = peers.run_engine(peers.real_model.load_task(TASK), args_for(server, tmp_path), tmp_path)
+    assert not record["solved"] and record["stop_reason"] == "max_iterations" and record["duration_s"] == 12.0
+    assert peers.budget_left(record) == pytest.approx(0.6)
+    assert peers.note_of(record) == "stop: max_iterations, 60% left"
 
 
 def test_an_installed_peer_is_reused(tmp_path: Path):

@@ -127,3 +127,35 @@ def test_each_record_says_its_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert [(r["task"], r["set"]) for r in records] == [(HELD_OUT[0], "held_out"), (DESIGN[0], "design")]
     assert peers.new_record(DESIGN[0], "mini", "1")["set"] == "design"
 
+
+
+def engine(task: str, solved: bool, stop: str, stopped_at: float, task_set: str, budget_s: float = 200) -> dict:
+    """An engine record as `peers.py --json` writes it: the stop reason, the engine's own duration, the budget."""
+    return {**record(task, "ensemble", solved, stopped_at + 3, 2000, task_set), "stop_reason": stop,
+            "duration_s": stopped_at, "budget_s": budget_s}
+
+
+def test_unsolved_engine_tasks_say_why_they_stopped_and_how_much_budget_was_left():
+    runs = [engine(DESIGN[0], True, "accepted", 50, "design"),
+            engine(DESIGN[1], False, "max_iterations", 90, "design"),  # 55% of the budget unused
+            engine(DESIGN[2], False, "budget", 199, "design"),
+            engine(HELD_OUT[0], False, "stuck", 40, "held_out"),
+            {**engine(HELD_OUT[1], False, "", 0, "held_out"), "error": "RuntimeError: boom", "duration_s": None,
+             "wall_s": 30},  # a crash: its wall time is when it stopped
+            record(HELD_OUT[1], "aider", False, 200, 900, "held_out")]
+    lines = peers.render(runs, ["ensemble", "aider"]).splitlines()
+    assert lines[-3:-1] == [
+        "ensemble: solved 1/5, median wall 53 s, tokens 10000, median prompt tokens 2000, prefix cache not reported",
+        f"ensemble unsolved: 3 of 4 stopped with more than 20% of the budget left; {DESIGN[1]}: max_iterations, "
+        f"55% left; {DESIGN[2]}: budget, 0% left; {HELD_OUT[0]}: stuck, 80% left; {HELD_OUT[1]}: crash, 85% left"]
+    assert f"[design] ensemble unsolved: 1 of 2 stopped with more than 20% of the budget left; {DESIGN[1]}: " \
+           f"max_iterations, 55% left; {DESIGN[2]}: budget, 0% left" in lines
+    assert f"[held_out] ensemble unsolved: 2 of 2 stopped with more than 20% of the budget left; {HELD_OUT[0]}: " \
+           f"stuck, 80% left; {HELD_OUT[1]}: crash, 85% left" in lines
+    assert next(line for line in lines if line.startswith(DESIGN[1])).endswith("stop: max_iterations, 55% left")
+    assert next(line for line in lines if line.startswith(DESIGN[0])).endswith("-")  # a solved task needs no note
+
+
+def test_a_run_recorded_before_stop_reasons_were_kept_prints_as_before():
+    lines = peers.render(a_run(), ["ensemble", "aider"]).splitlines()
+    assert not any("unsolved" in line for line in lines)
