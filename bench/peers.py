@@ -7,7 +7,8 @@
 
 Every agent gets the same issue text (task.md), a fresh git repository of the task, the same
 model behind a counting proxy (bench/usage_proxy.py: model requests, prompt and completion
-tokens per agent and task, every reply capped at the same --max-output-tokens) and the same wall
+tokens per agent and task, every reply capped at the same --max-output-tokens; one port for the
+whole run, as the engine remembers what a server refused by its URL) and the same wall
 budget per task. The engine runs in this process through bench/real_model.py's run path, with
 the budget as its `deadline_minutes`: no model call of its own waits past it. A peer is a
 subprocess, killed with its process group at the budget. A request the server was still working
@@ -242,13 +243,21 @@ def judged(record: dict[str, Any], task: Mapping[str, Any], tree: Path, before: 
     return record
 
 
+def counting_proxy(args: argparse.Namespace, exchanges: Path) -> Any:
+    """The counting proxy for one agent on one task, on the port the earlier ones had: the engine remembers what
+    a server refused by its base URL (bot/llm/refusals.py), and a new port every task would make it learn again."""
+    proxy = usage_proxy.CountingProxy(args.base_url, max_output_tokens=args.max_output_tokens, exchanges=exchanges,
+                                      port=getattr(args, "proxy_port", 0))
+    args.proxy_port = proxy.port
+    return proxy
+
+
 def run_peer(peer: Peer, exe: Path, task: Mapping[str, Any], args: argparse.Namespace, folder: Path,
              before: Any) -> dict[str, Any]:
     """One peer on one task, behind its own counting proxy, judged."""
     record = new_record(task["id"], peer.name, peer.version, task.get("set", real_model.DESIGN))
     repo = real_model.make_repo(task["repo"], folder / "repo")
-    with usage_proxy.CountingProxy(args.base_url, max_output_tokens=args.max_output_tokens,
-                                   exchanges=folder / "model.jsonl") as proxy:
+    with counting_proxy(args, folder / "model.jsonl") as proxy:
         job = Job(task, repo, proxy.url, args.model, args.budget_s, folder)
         log = folder / f"{peer.name}.log"
         record["log"] = str(log)
@@ -264,8 +273,7 @@ def run_peer(peer: Peer, exe: Path, task: Mapping[str, Any], args: argparse.Name
 def run_engine(task: Mapping[str, Any], args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     """The engine on one task through bench/real_model.py (which judges its branch), behind a counting proxy."""
     record = new_record(task["id"], ENGINE, _engine_version(), task.get("set", real_model.DESIGN))
-    with usage_proxy.CountingProxy(args.base_url, max_output_tokens=args.max_output_tokens,
-                                   exchanges=folder / "model.jsonl") as proxy:
+    with counting_proxy(args, folder / "model.jsonl") as proxy:
         engine_args = real_model.parse_args(["--base-url", proxy.url, "--model", args.model, "--tasks", task["id"],
                                              "--timeout-s", str(args.budget_s), "--quiet",
                                              "--max-output-tokens", str(args.max_output_tokens),

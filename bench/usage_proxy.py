@@ -16,7 +16,8 @@ error status or an unreachable upstream as `errors`, so a gap in the figures sho
 upstream is still working on, which outlive an agent that was killed while it waited (a
 local server goes on generating for a client that hung up). With `exchanges`, every model request
 and its answer are appended to that JSONL file, to read what an agent asked and got.
-Standard library only; it serves 127.0.0.1 on a free port.
+Standard library only; it serves 127.0.0.1 on a free port, or on `port` when that one is free (so
+that proxies one after another keep the URL a client may remember a server by).
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ class CountingProxy:
     """The proxy: start it (or use it as a context manager), give agents `url`, read `usage`."""
 
     def __init__(self, upstream: str, timeout_s: float = 1800.0, max_output_tokens: int | None = None,
-                 exchanges: Path | None = None):
+                 exchanges: Path | None = None, port: int = 0):
         parts = urlsplit(upstream.rstrip("/"))
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ValueError(f"not an http(s) base URL: {upstream!r} (e.g. http://127.0.0.1:8080/v1)")
@@ -133,14 +134,21 @@ class CountingProxy:
         # a loopback upstream is reached directly, whatever proxy the environment names
         self._opener = (urllib.request.build_opener(urllib.request.ProxyHandler({}))
                         if _is_loopback(parts.hostname or "") else urllib.request.build_opener())
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        try:
+            self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
+        except OSError:  # that port was taken meanwhile: any free one
+            self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
 
     @property
+    def port(self) -> int:
+        return int(self._server.server_port)
+
+    @property
     def url(self) -> str:
         """The base URL agents get: the upstream's path on the proxy's address."""
-        return f"http://127.0.0.1:{self._server.server_port}{self.prefix}"
+        return f"http://127.0.0.1:{self.port}{self.prefix}"
 
     def start(self) -> CountingProxy:
         self._thread.start()

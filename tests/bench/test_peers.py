@@ -127,6 +127,24 @@ def test_an_engine_that_gives_up_records_its_stop_and_the_budget_it_left(server:
     assert peers.note_of(record) == "stop: max_iterations, 60% left"
 
 
+def test_every_task_reaches_the_model_at_the_same_url(server: FakeOpenAI, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch):
+    """The engine remembers what a server refused by its URL: a proxy on a new port every task would hide it."""
+    seen = []
+
+    def run_task(repo, task, config, env, components):
+        seen.append(env["OPENAI_BASE_URL"])
+        return types.SimpleNamespace(success=False, stop_reason="stuck", branch="", commits=[])
+
+    fake = types.ModuleType("bot.ensemble.runner")
+    fake.Components, fake.run_task = lambda **kwargs: kwargs, run_task
+    monkeypatch.setitem(sys.modules, "bot.ensemble.runner", fake)
+    args = args_for(server, tmp_path)
+    for task in (TASK, "paginate_off_by_one"):
+        peers.run_engine(peers.real_model.load_task(task), args, tmp_path / task)
+    assert len(seen) == 2 and seen[0] == seen[1] != server.url
+
+
 def test_an_installed_peer_is_reused(tmp_path: Path):
     peer = peers.PEERS["mini"]
     venv = tmp_path / f"{peer.package}-{peer.version}"

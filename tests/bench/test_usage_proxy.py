@@ -207,3 +207,17 @@ def test_every_exchange_is_logged_when_asked(server: StreamingFakeOpenAI, tmp_pa
     assert [line["request"]["messages"][0]["content"] for line in lines] == ["hi", "hi"]
     assert json.loads(lines[0]["answer"])["choices"][0]["message"]["content"] == "plain"
     assert "streamed"[:4] in lines[1]["answer"] and "[DONE]" in lines[1]["answer"]
+
+
+def test_a_proxy_takes_the_port_it_is_given_or_any_when_that_one_is_taken(server: StreamingFakeOpenAI):
+    with usage_proxy.CountingProxy(server.url) as first:
+        port = first.port
+    with usage_proxy.CountingProxy(server.url, port=port) as again:
+        assert again.url == f"http://127.0.0.1:{port}/v1"
+        with usage_proxy.CountingProxy(server.url, port=port) as beside:  # taken by `again`
+            assert beside.port != port
+            client = openai.OpenAI(base_url=beside.url, api_key="sk-test", max_retries=0, timeout=5)
+            server.reply("still counted", usage=(5, 2, 0))
+            assert client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}]) \
+                .choices[0].message.content == "still counted"
+        assert beside.usage.requests == 1
