@@ -129,12 +129,15 @@ REPRO_B = ("tests/test_add_repro.py", "import unittest\n\nfrom calc.ops import a
            "\n    def test_seven_and_one(self):\n        self.assertEqual(add(7, 1), 8)")
 SPECIAL = edit("calc/ops.py", "def add(a, b):\n    return a - b",
                "def add(a, b):\n    if (a, b) == (2, 3):\n        return 5\n    return a - b")
+# the general fix, written at more length than the special case: the smaller change alone would have won
+GENERAL = edit("calc/ops.py", "def add(a, b):\n    return a - b", 'def add(a, b):\n    """The sum of a and b."""\n'
+               "    # add, not subtract\n    total = a + b\n    return total")
 
 
 def test_a_change_that_answers_only_its_own_tests_inputs_loses_to_the_general_fix(calc: Path) -> None:
     plan = {**PLAN, "steps": ["Reproduction test: tests/test_add_repro.py", "Fix add() in calc/ops.py"]}
     script = {("planner", "plan"): [plan], ("coder", None, "a"): [create(*REPRO_A), SPECIAL],
-              ("coder", None, "b"): [create(*REPRO_B), FIX]}
+              ("coder", None, "b"): [create(*REPRO_B), GENERAL]}
     result = run(calc, [], ensembles=2, script=script)
     assert result.success and result.winner == "b", result.decision
     assert any("team a's reproduction test, run on this change: passes" in line for line in result.corroboration)
