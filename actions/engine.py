@@ -87,20 +87,19 @@ def ensemble_updater(repo_dir: Path, job: UpdateJob, config: Config, env: Mappin
 
 
 def ensemble_planner(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str]) -> Plan:
-    """The real planner: explore the index, then ask for the `plan` reply (with what its models charged)."""
+    """The real planner: the task planned as a team plans it (`plan_task`: exploring within the config's `explore`
+    limits, exact-text requests answered from the clone), with what its models charged."""
     from dataclasses import replace
+    from functools import partial
 
     from bot.ensemble import assemble
-    from bot.ensemble.planner import explore, make_plan
-    from bot.ensemble.workspace_files import WorkspaceFiles
+    from bot.ensemble.planner import TaskPlanner, plan_task
+    from bot.forge.local import grep
 
     models = assemble.model_manager(repo_dir, config, env)
-    retriever = assemble.retriever(repo_dir, config, env)
-    instructions = assemble.instructions(repo_dir, config, DEFAULT_BRANCH)
-    found = explore(models, retriever, task, "", WorkspaceFiles(repo_dir).read,
-                    conventions=instructions.render())
-    plan = make_plan(models, task, found, "",
-                     conventions=instructions.applying_to(r.path for r in found.retrieved).render())
+    planner = TaskPlanner(models, assemble.retriever(repo_dir, config, env), repo_dir, partial(grep, repo_dir),
+                          config.explore, assemble.instructions(repo_dir, config, DEFAULT_BRANCH))
+    _, plan = plan_task(planner, task)
     return replace(plan, cost_usd=float(models.ledger.summary()["cost_usd"]))  # settles the spend ledger
 
 

@@ -94,8 +94,8 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     from bot.config import parse_config
     from bot.ensemble import prompts
     from bot.ensemble.asking import ask
+    from bot.ensemble.critic import names_a_problem
     from bot.ensemble.types import Task
-    from bot.ensemble.verdict import names_a_problem
     from bot.errors import StructuredReplyError
     from bot.llm.manager import ModelManager
 

@@ -33,7 +33,7 @@ ROLES = ("planner", "coder", "critic")
 Provider = Literal["openai", "gemini", "scripted"]
 
 
-EditFormat = Literal["blocks", "whole", "alternate"]  # see Config.edit_format
+EditFormatName = Literal["blocks", "whole", "alternate"]  # see Config.edit_format
 
 @dataclass(frozen=True)
 class ModelChoice:
@@ -213,7 +213,7 @@ class Config:
     # whole comes back whole (files shown in part still take blocks), or `alternate`: whole in a team's first
     # round, and the other format after each round whose change was not good (a small model that repeats a
     # wrong change in one format often writes a different one in the other).
-    edit_format: EditFormat = "blocks"
+    edit_format: EditFormatName = "blocks"
     llm: LLMSpec = LLMSpec()
     sandbox: SandboxSpec = SandboxSpec()
     paths: PathsSpec = PathsSpec()

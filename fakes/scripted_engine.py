@@ -18,6 +18,7 @@ from bot.ensemble.types import (
     ACCEPTED,
     MAX_ITERATIONS,
     STOPPED,
+    Judgement,
     Plan,
     Reproduction,
     Retrieved,
@@ -26,7 +27,6 @@ from bot.ensemble.types import (
     Task,
     TestOutcome,
 )
-from bot.ensemble.verdict import Judgement
 from bot.forge import Commit
 from bot.llm.budget import RoleSpend, no_spend
 

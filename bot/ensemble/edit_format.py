@@ -6,12 +6,23 @@ example back as its edit, round after round (bench/real_model.py, with the trace
 spans). So the rules name the real paths of the files the coder is shown, and the worked example
 is an earlier exchange about a toy file, before the task: a conversation the model imitates in
 form and has no reason to repeat. A copy of it is recognised and never applied (coding.py).
+
+A format is an object (`EditFormat`): its rules, its worked example, how a reply in it is read, what a
+follow-up says and where a reply should stop. `EditBlocks` asks for SEARCH/REPLACE blocks, `WholeFiles` for each
+changed file whole; the team's policy picks one for each round from the config's `edit_format`
+(bot/ensemble/policy.py: `alternate` switches after each round whose change was not good).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Protocol
+
+from bot.ensemble.edit_parsing import EditBlock, EditFailure, ParseResult, parse_whole_files
+from bot.ensemble.edits import NO_BLOCKS, describe_failures, parse_edit_blocks
+from bot.llm.types import STOP_LIMIT
+from common.testfiles import is_test_path
 
 RULES = """Reply with edit blocks, one per change. A block is the file's path on its own line, then
 <<<<<<< SEARCH, the lines to find, =======, the lines that replace them, and >>>>>>> REPLACE.
@@ -58,15 +69,192 @@ EXAMPLE = (EXAMPLE_PATH, '    """The sum of the prices."""\n    return sum(price
            '    """The sum of the prices."""\n    return sum(price or 0 for price in prices)\n')
 
 
-def edit_rules(paths: Sequence[str], whole: bool = False) -> str:
-    """The rules (edit blocks, or `whole` files), naming the paths of the files the coder is shown (so it writes
-    them, not a placeholder)."""
-    rules = WHOLE_RULES if whole else RULES
+ECHO_MIN_CHARS = 24  # the shortest opening of a test file sent as a stop sequence (a lone `import x` is too common)
+NO_LISTINGS = EditFailure("?", "parse", "the reply holds no file listing: send each file you change whole, its path "
+                          "on its own line right above the opening ```")
+Read = Callable[[str], "str | None"]
+
+
+class EditFormat(Protocol):
+    """How the coder writes a change: the rules and worked example it is shown, how its reply is read, what a
+    follow-up tells it, and where its reply should end."""
+
+    @property
+    def name(self) -> str:
+        """The format's name (`edit_format` in the config): "blocks" or "whole"."""
+        ...
+
+    @property
+    def no_edit(self) -> EditFailure:
+        """What a reply that holds no change in this format is told."""
+        ...
+
+    def rules(self, paths: Sequence[str]) -> str:
+        """The rules, naming the paths of the files the coder is shown (so it writes them, not a placeholder)."""
+        ...
+
+    def example(self, paths: Sequence[str]) -> tuple[str, str, str]:
+        """The worked example as a reply in this format reads once parsed: (path, SEARCH, REPLACE)."""
+        ...
+
+    def example_answer(self, paths: Sequence[str]) -> str:
+        """The worked example's answer, as the coder is shown it."""
+        ...
+
+    def shown_whole(self, shown: Mapping[str, str], read: Read) -> frozenset[str]:
+        """The files among `shown` (path: what the coder was shown of it) that a reply may send back whole."""
+        ...
+
+    def parse(self, text: str, read: Read, shown_whole: frozenset[str]) -> ParseResult:
+        """The changes in a reply, as edit blocks, and what could not be read."""
+        ...
+
+    def follow_up(self, failures: Sequence[EditFailure], applied: int, cut_off: bool) -> str:
+        """What the coder is asked after a reply whose changes did not all apply (`applied`: blocks in place)."""
+        ...
+
+    def stops(self, shown: Mapping[str, str], judged: Iterable[str], task_text: str) -> tuple[str, ...]:
+        """Stop sequences that end a reply where it starts to copy one of the judge's tests back."""
+        ...
+
+
+class EditBlocks:
+    """SEARCH/REPLACE blocks, one per change (DESIGN.md)."""
+
+    name = "blocks"
+    no_edit = NO_BLOCKS
+
+    def rules(self, paths: Sequence[str]) -> str:
+        """The block rules, naming the task's paths."""
+        return _naming(RULES, paths)
+
+    def example(self, paths: Sequence[str]) -> tuple[str, str, str]:
+        """The worked example's block."""
+        return example(paths)
+
+    def example_answer(self, paths: Sequence[str]) -> str:
+        """The block that fixes the toy task."""
+        return render_block(*example(paths))
+
+    def shown_whole(self, shown: Mapping[str, str], read: Read) -> frozenset[str]:
+        """None: blocks change files in place."""
+        return frozenset()
+
+    def parse(self, text: str, read: Read, shown_whole: frozenset[str]) -> ParseResult:
+        """The reply's edit blocks."""
+        return parse_edit_blocks(text)
+
+    def follow_up(self, failures: Sequence[EditFailure], applied: int, cut_off: bool) -> str:
+        """Ask for corrected blocks for what did not apply."""
+        fix = "Send corrected blocks for these only, copying SEARCH lines exactly from the file."
+        return _follow_up(failures, applied, cut_off, "These blocks did NOT apply:\n", fix)
+
+    def stops(self, shown: Mapping[str, str], judged: Iterable[str], task_text: str) -> tuple[str, ...]:
+        """None: a block reply sends no test file back whole."""
+        return ()
+
+
+class WholeFiles:
+    """Each changed file sent whole (a file shown only in part is changed with an edit block)."""
+
+    name = "whole"
+    no_edit = NO_LISTINGS
+
+    def rules(self, paths: Sequence[str]) -> str:
+        """The whole-file rules, naming the task's paths."""
+        return _naming(WHOLE_RULES, paths)
+
+    def example(self, paths: Sequence[str]) -> tuple[str, str, str]:
+        """The worked example as the whole-file answer reads once parsed: (path, "" as for a new file, the fixed
+        file); the toy file does not exist in the task's repository, so a copy of the answer would create it."""
+        path, search, replace = example(paths)
+        return path, "", EXAMPLE_FILE.replace(search, replace)
+
+    def example_answer(self, paths: Sequence[str]) -> str:
+        """What is wrong with the toy file, then the whole fixed toy file."""
+        path, _, content = self.example(paths)
+        return f"{EXAMPLE_WHY}\n\n{path}\n```\n{content}```"
+
+    def shown_whole(self, shown: Mapping[str, str], read: Read) -> frozenset[str]:
+        """The files the coder was shown as they are, not in part."""
+        return frozenset(p for p, view in shown.items() if view == read(p))
+
+    def parse(self, text: str, read: Read, shown_whole: frozenset[str]) -> ParseResult:
+        """The reply's edit blocks and its whole-file listings as blocks: a listing replaces a file the coder was
+        shown whole (`shown_whole`) or creates a new one; one without a path is the file to change when the coder
+        was shown one such file whole (not counting tests) and it keeps most of its lines. A listing of a file
+        shown only in part would drop every line the coder never saw, so it is refused with a word on how to
+        change that file."""
+        parsed = parse_edit_blocks(text)
+        blocks, failures = list(parsed.blocks), list(parsed.failures)
+        editable = [p for p in shown_whole if not is_test_path(p)]
+        lone = (editable[0], read(editable[0]) or "") if len(editable) == 1 else None
+        for path, content in parse_whole_files(text, lone):
+            current = read(path)
+            if current is None or path in shown_whole:
+                blocks.append(EditBlock(path, current or "", content))
+            else:
+                failures.append(EditFailure(path, "parse", f"{path} was shown to you in part, so it cannot be sent "
+                                            "whole: change it with SEARCH/REPLACE edit blocks"))
+        return ParseResult(tuple(blocks), tuple(failures))
+
+    def follow_up(self, failures: Sequence[EditFailure], applied: int, cut_off: bool) -> str:
+        """Ask for the files whose changes did not apply, whole again."""
+        fix = "Send each file you change again, whole, its path on the line above the opening ```."
+        return _follow_up(failures, applied, cut_off, "These changes were NOT applied:\n", fix)
+
+    def stops(self, shown: Mapping[str, str], judged: Iterable[str], task_text: str) -> tuple[str, ...]:
+        """Where a whole-file reply starts to copy one of the judge's tests back: the opening of each test file in
+        `shown` (the files shown whole: path, text) that is `judged`, i.e. its first two lines that are not blank
+        and what lies between them. Sent as stop sequences, they end the reply there.
+
+        After its change, a small coder often sends the unchanged tests back whole (27 of the 27 such copies in
+        the bench's recorded replies of the local 1.5B model came after the changed file, none before), which
+        costs a CPU server seconds for nothing: the judge runs the base's tests whatever comes back. An opening
+        that the files the coder may change, the example or the task also hold is left out: the reply must not
+        end there.
+        """
+        judged = set(judged)
+        if not any(p not in judged for p in shown):
+            return ()  # nothing the coder may change is shown: leave its reply alone
+        others = "\n".join([task_text, EXAMPLE_FILE, *(text for p, text in shown.items() if p not in judged)])
+        stops: list[str] = []
+        for path in sorted(judged & set(shown)):
+            opening = _opening(shown[path])
+            if len(opening) >= ECHO_MIN_CHARS and opening not in others and opening not in stops:
+                stops.append(opening)
+        return tuple(stops[:STOP_LIMIT])
+
+
+BLOCKS: EditFormat = EditBlocks()
+WHOLE: EditFormat = WholeFiles()
+
+
+def _naming(rules: str, paths: Sequence[str]) -> str:
     plain = [p for p in paths if PLAIN_PATH.fullmatch(p)]
     if not plain:
         return rules
     named = ", ".join(plain[:MAX_NAMED_PATHS]) + (" …" if len(plain) > MAX_NAMED_PATHS else "")
     return f"{rules}\n\nThe files of this task are named exactly like this: {named}."
+
+
+def _follow_up(failures: Sequence[EditFailure], applied: int, cut_off: bool, heading: str, fix: str) -> str:
+    parts = []
+    if applied:
+        parts.append(f"{applied} of your edit blocks applied and are now in the files; do not send them again.")
+    if cut_off:
+        parts.append("Your reply was cut off because it was too long. Send the remaining changes as smaller "
+                     "blocks (only the lines that change, with two or three lines around them).")
+    if failures:
+        parts += [heading + describe_failures(failures), fix]
+    return "\n\n".join(parts)
+
+
+def _opening(text: str) -> str:
+    """The text from the first line that is not blank through the second one."""
+    lines = text.splitlines()
+    filled = [i for i, line in enumerate(lines) if line.strip()][:2]
+    return "\n".join(lines[filled[0]:filled[-1] + 1]) if filled else ""
 
 
 def render_block(path: str, search: str, replace: str) -> str:
@@ -81,21 +269,6 @@ def example(paths: Sequence[str] = ()) -> tuple[str, str, str]:
     names = {part for path in paths for part in path.split("/")}
     path = next((p for p in EXAMPLE_PATHS if not set(p.split("/")) & names), EXAMPLE_PATHS[-1])
     return path, EXAMPLE[1], EXAMPLE[2]
-
-
-def example_answer(paths: Sequence[str] = (), whole: bool = False) -> str:
-    """The worked example's answer: the block that fixes the toy task, or (`whole`) the whole fixed toy file."""
-    if whole:
-        path, _, content = whole_example(paths)
-        return f"{EXAMPLE_WHY}\n\n{path}\n```\n{content}```"
-    return render_block(*example(paths))
-
-
-def whole_example(paths: Sequence[str] = ()) -> tuple[str, str, str]:
-    """The worked example as the whole-file answer reads once parsed: (path, "" as for a new file, the fixed file);
-    the toy file does not exist in the task's repository, so a copy of the answer would create it."""
-    path, search, replace = example(paths)
-    return path, "", EXAMPLE_FILE.replace(search, replace)
 
 
 def _body(text: str) -> str:

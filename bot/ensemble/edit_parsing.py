@@ -124,6 +124,15 @@ def parse_whole_files(text: str, lone: tuple[str, str] | None = None) -> list[tu
     return found
 
 
+def reply_key(text: str) -> str:
+    """A coder reply as far as it changes anything: its blocks (path, SEARCH, REPLACE) and whole-file listings
+    (path, content), stripped, or its text when it has neither. Read from the text alone, not against the files:
+    the same whole file sent again after a round changed the file is still the same reply."""
+    parts = [f"{b.path.strip()}\n{b.search.strip()}\n{b.replace.strip()}" for b in parse_edit_blocks(text).blocks]
+    parts += [f"{path}\n{content.strip()}" for path, content in parse_whole_files(text)]
+    return "\n\0".join(parts) if parts else " ".join(text.split())
+
+
 _PATH_COMMENT = re.compile(r"^\s*(?:#|//|--|;|/\*)\s*(?:file(?:name)?\s*:\s*)?(\S+?)\s*(?:\*/)?\s*$", re.IGNORECASE)
 KEPT_LINES = 0.5  # the share of a file's lines a pathless listing must keep to be taken for that file
 

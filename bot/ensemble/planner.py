@@ -5,6 +5,10 @@ task, and asks in rounds for index searches, exact-text searches (`git grep`), f
 symbols (the `explore` reply), until it says it has enough (`done`), a round brings nothing
 new, or the budget (rounds, tokens of context gathered) runs out.
 
+`plan_task` is the one way a task is planned, by a team and for plan approval alike: exploring
+within the repository's `explore` limits (answering the planner's exact-text requests), then the
+plan; a re-plan explores further from what was read, with what the rounds taught.
+
 A direct attempt needs no planner call: `first_look` is the retrieval alone, and `direct_plan`
 names the files the coder should see, from the frames of the failing tests' tracebacks, the
 paths the task names and the retrieval ranking, in that order.
@@ -15,17 +19,22 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Literal, TypedDict
 
+from bot.config import ExploreSpec
 from bot.ensemble import prompts
 from bot.ensemble.asking import ask
 from bot.ensemble.fileview import PATH_LINE
+from bot.ensemble.instructions import Instructions
 from bot.ensemble.ports import ModelClient, ModelReply, Retriever
 from bot.ensemble.types import Plan, Retrieved, Task
+from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import StructuredReplyError
 from bot.llm.schemas import SchemaViolation, parse_structured
 from bot.llm.types import Message
+from common.languages import is_code
 from common.testfiles import is_test_path
 from common.tokens import estimate_tokens
 
@@ -38,14 +47,6 @@ REQUEST_KINDS: tuple[RequestKind, ...] = ("search", "open", "symbols", "grep")
 DIRECT_FILES = 2  # source files a direct attempt shows the coder (the failing tests' files come on top)
 ReadFile = Callable[[str], str | None]
 Grep = Callable[[str], list[tuple[str, int, str]]]
-
-
-@dataclass(frozen=True)
-class ExploreBudget:
-    """How far the planner may explore: rounds of requests and tokens of context gathered."""
-
-    max_rounds: int = 4
-    max_tokens: int = 12_000
 
 
 @dataclass
@@ -87,14 +88,69 @@ def _piece_path(piece: str) -> str:
     return path if path and re.fullmatch(r"\d+-\d+", lines) else where
 
 
+@dataclass(frozen=True)
+class TaskPlanner:
+    """What planning a task takes: the planner's models, the index, the checkout (its files are read and searched
+    for exact text), how far to explore (`explore` in the config), the repository's conventions, and the notes
+    the planner reads (lessons, the other teams' notes: read anew at each call)."""
+
+    models: ModelClient
+    retriever: Retriever
+    root: Path
+    grep: Grep
+    budget: ExploreSpec = ExploreSpec()
+    instructions: Instructions = Instructions()
+    team: str = "a"
+    notes: Callable[[], str] = lambda: ""
+
+
+def plan_task(planner: TaskPlanner, task: Task, found: Exploration | None = None, history: str = "",
+              before_planning: Callable[[], None] = lambda: None) -> tuple[Exploration, Plan]:
+    """Explore the task, then plan it: what was read, and the plan.
+
+    Retrieval and the planner's own requests (`explore`) come first; `before_planning` is called between the
+    two (a progress report, a stop check). Given `found` and `history` (a re-plan), exploring goes on from what
+    was read, with what the rounds taught, unless it already holds every source file. An approved plan
+    (`task.plan`) is binding: the planner is not asked for a first plan, and a re-plan only adds to it.
+    """
+    files = WorkspaceFiles(planner.root)
+    first = found is None
+    if found is None or not _all_code_read(files, found):
+        found = explore(planner.models, planner.retriever, task, planner.notes(), files.read, planner.team,
+                        grep=planner.grep, budget=planner.budget, history=history, found=found,
+                        conventions=planner.instructions.applying_to(()).render())
+    before_planning()
+    if first and task.plan:
+        return found, task.plan
+    plan = make_plan(planner.models, task, found, planner.notes(), history, planner.team,
+                     planner.instructions.applying_to(r.path for r in found.retrieved).render())
+    return found, _refined(task.plan, plan) if task.plan else plan
+
+
+def _all_code_read(files: WorkspaceFiles, found: Exploration) -> bool:
+    """True when what was read already includes every source file outside the tests (a small repository):
+    a planner call to explore it would only ask for what it has."""
+    read = {r.path for r in found.retrieved}
+    code = [p for p in files if is_code(p) and not is_test_path(p)]
+    return bool(code) and all(p in read for p in code)
+
+
+def _refined(approved: Plan, new: Plan) -> Plan:
+    """The approved plan with the new plan's other steps and files added after its own."""
+    steps = approved.steps + tuple(f"(refinement) {s}" for s in new.steps if s not in approved.steps)
+    files = approved.files + tuple(f for f in new.files if f not in approved.files)
+    return replace(approved, steps=steps, files=files)
+
+
 def explore(models: ModelClient, retriever: Retriever, task: Task, insights: str, read_file: ReadFile,
-            team: str = "a", grep: Grep | None = None, budget: ExploreBudget = ExploreBudget(),
+            team: str = "a", grep: Grep | None = None, budget: ExploreSpec | None = None,
             history: str = "", found: Exploration | None = None, conventions: str = "") -> Exploration:
     """Retrieval for the task, then the planner's own requests until it has enough or the budget ends.
 
     Passing `found` (a re-plan) keeps what was read and explores further with the run's history;
     `conventions` are the repository's instructions (bot/ensemble/instructions.py), rendered.
     """
+    budget = budget or ExploreSpec()
     if found is None:
         found = first_look(retriever, task)
     for round_no in range(1, budget.max_rounds + 1):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from bot.ensemble.edit_format import EXAMPLE_FILE, EXAMPLE_TASK, edit_rules, example, example_answer
+from bot.ensemble.edit_format import BLOCKS, EXAMPLE_FILE, EXAMPLE_TASK, EditFormat
 from bot.ensemble.guards import task_names_change, tests_in
 from bot.ensemble.types import Plan, Task
 from bot.llm.tokens import ContextPiece, fit_context, join_context
@@ -112,11 +112,12 @@ def planner_messages(task: Task, repo_map: str, context: str, insights: str, his
 
 def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str, feedback: str,
                    insights: str, reproduce: bool = False, team: str = "a", budget: int | None = None,
-                   conventions: str = "", whole: bool = False, failing: str = "") -> list[Message]:
+                   conventions: str = "", edit_format: EditFormat = BLOCKS, failing: str = "") -> list[Message]:
     """Ask the coder for edit blocks: the reproduction test only, or the change itself.
 
     `files` maps each path to what the coder is shown of it (the whole file, or its outline and
-    windows around the relevant code); `failing`, the tests that fail at the base (a direct attempt).
+    windows around the relevant code); `failing`, the tests that fail at the base (a direct attempt);
+    `edit_format`, how the coder writes its change (edit blocks, or whole files).
     A worked example comes first as its own exchange. The evidence comes before the code and the
     task after it: the judge's tests, what they report now, the files to change, then the task and
     plan, so what the model reads last is what to do, not an assertion to rewrite (shown the failing
@@ -129,8 +130,12 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
     judged = judged_tests(files, task, plan, reproduce)
     asked = [p for p in files if is_test_path(p) and p not in judged and p != plan.reproduction_test]
     editable = [p for p in paths if p not in judged] or paths
+    rules, toy, answer = edit_format.rules(editable), edit_format.example(paths)[0], edit_format.example_answer(paths)
+    # the worked example, as an earlier exchange: the toy task on a toy file, and the answer in the round's format
+    example = [Message("user", f"{data(f'file {toy}', EXAMPLE_FILE)}\n\nAn example, to show the format (not your "
+                       f"task): {EXAMPLE_TASK}"), Message("assistant", answer)]
     system = (f"You are the coder of team {team}: fast and exact. " + DATA_RULE + _rule(conventions) + "\n\n"
-              + edit_rules(editable, whole) + "\n\n" + CODE_REQUESTS)
+              + rules + "\n\n" + CODE_REQUESTS)
     planned = bool(plan.summary or plan.steps)  # a direct attempt has no plan, only the files to show
     goal = (f"Write ONLY the reproduction test {plan.reproduction_test}: a test that fails on the current "
             "code because of the bug and will pass once it is fixed. Do not fix the bug yet."
@@ -154,10 +159,9 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
         ContextPiece("feedback", data("feedback on your last attempt", feedback), 90, "tail")
         if feedback.strip() and feedback.strip() != failing else None,
     ]
-    shown = example_messages(paths, whole)
-    room = (budget or CODER_CONTEXT_TOKENS) - sum(estimate_tokens(m.content) for m in shown)
+    room = (budget or CODER_CONTEXT_TOKENS) - sum(estimate_tokens(m.content) for m in example)
     system_message, user = _messages(system, pieces, f"{goal} Edit the files of this task, not the example.", room)
-    return [system_message, *shown, user]
+    return [system_message, *example, user]
 
 
 def judged_tests(files: Mapping[str, str], task: Task, plan: Plan, reproduce: bool = False) -> set[str]:
@@ -168,15 +172,6 @@ def judged_tests(files: Mapping[str, str], task: Task, plan: Plan, reproduce: bo
         return set()
     return {p for p, text in files.items() if is_test_path(p) and p != plan.reproduction_test
             and not task_names_change(task.text, p, tests_in(p, text))}
-
-
-def example_messages(paths: Sequence[str] = (), whole: bool = False) -> list[Message]:
-    """The worked example as an earlier exchange: a toy task and the block (or `whole` file) that does it, on a
-    toy path that names nothing of the task's `paths`."""
-    path = example(paths)[0]
-    ask = (f"{data(f'file {path}', EXAMPLE_FILE)}\n\nAn example, to show the format (not your task): "
-           f"{EXAMPLE_TASK}")
-    return [Message("user", ask), Message("assistant", example_answer(paths, whole))]
 
 
 def critic_messages(task: Task, diff: str, test_summary: str, team: str = "a",

@@ -7,41 +7,42 @@ from dataclasses import replace
 
 from bot.ensemble import round_text
 from bot.ensemble.coding import Brief, Coder
-from bot.ensemble.judging import TeamJudge
 from bot.ensemble.ports import TestRunner
-from bot.ensemble.rounds import Reporter, commit_round, play_round
-from bot.ensemble.types import Judgement, Phase, Reproduction, Round, TestOutcome
+from bot.ensemble.rounds import Begin, commit_change, committed, play_round
+from bot.ensemble.team_judge import TeamJudge
+from bot.ensemble.types import Judgement, Phase, Reproduction, TestOutcome
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.redact import clip
 
 ATTEMPTS = 2  # the coder's tries at a reproduction test that applies, compiles and runs
 
 
-def reproduce(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner, report: Reporter,
+def reproduce(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner, begin: Begin,
               trailers: dict[str, str]) -> tuple[Reproduction, TeamJudge]:
     """Round 0: the coder writes the reproduction test `brief.plan` names; the sandbox must see it fail.
 
     Returns what happened and the judge for the rounds after it: one that requires the test, as it was
     written, once it failed at the base. An attempt that does not apply, compile or run is dropped from the
-    workspace, so a broken test never reaches a later commit.
+    workspace, so a broken test never reaches a later commit. A plan that names no test gets its reason noted.
     """
     workspace = coder.workspace
     plan = brief.plan
     path = plan.reproduction_test or ""
-    if path and workspace.base_text(path) is not None:  # an existing test file is the judge's: write a new one
+    if not path:
+        return Reproduction(None, note=plan.no_test_reason), judge
+    if workspace.base_text(path) is not None:  # an existing test file is the judge's: write a new one
         path = fresh_test_path(path, lambda p: workspace.base_text(p) is not None)
         plan = replace(plan, reproduction_test=path)
-    feedback, refused = "", []
+    feedback, refused = "", list[str]()
     for _attempt in range(ATTEMPTS):
-        report.say(Phase.REPRODUCING, 0, path)
-        report.check_stop()
-        rnd = play_round(coder, replace(brief, plan=plan, feedback=feedback, reproduce=True), judge, runner, report,
-                         Round(0, kind="reproduce"), reproduction=path)
-        committed = rnd.applied and not rnd.compile_error and rnd.tests is not None and commit_round(
-            workspace, rnd, f"Add reproduction test {path}", round_text.round_body(plan, rnd, "reproduction test"),
-            trailers)
+        begin(Phase.REPRODUCING, 0, path)
+        rnd = play_round(coder, replace(brief, plan=plan, feedback=feedback, reproduce=True), judge, runner, begin,
+                         0, kind="reproduce", reproduction=path)
+        if rnd.applied and not rnd.compile_error and rnd.tests is not None:
+            rnd = committed(rnd, commit_change(workspace, f"Add reproduction test {path}",
+                                               round_text.round_body(plan, rnd, "reproduction test"), trailers))
         refused += rnd.refused
-        if committed and rnd.tests is not None and rnd.judgement is not None:
+        if rnd.commit and rnd.tests is not None and rnd.judgement is not None:
             if reproduces(rnd.judgement, rnd.tests):  # from now on the test is judged as round 0 wrote it
                 return (Reproduction(path, failed_before=True, refused=tuple(refused)),
                         judge.with_reproduction(path, WorkspaceFiles(workspace.path).read(path)))

@@ -1,26 +1,20 @@
-"""The texts made from a round: the coder's feedback, the critic's test report, commit bodies, insights.
+"""The texts made from a round: the coder's feedback, commit bodies, insights.
 
 Plain data in, plain text out; the loop in bot/ensemble/team.py decides when each is used.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.ensemble import prompts
-from bot.ensemble.types import Plan, Round, TeamResult, Verdict
+from bot.ensemble.critic import test_report
+from bot.ensemble.types import Plan, Review, Round
 from bot.redact import clip
 
+NO_REVIEW = Review(None)
 REPEATED = ("Your last change did not fix anything: the tests fail exactly as they did before it. Look again at "
             "the failing assertion below and change the code that produces that value.")
-
-
-def test_report(rnd: Round) -> str:
-    """The tests as the critic sees them: judged against the base, then the run's summary."""
-    if rnd.tests is None:
-        return "(no tests ran)"
-    judged = rnd.judgement
-    status = "PASSED" if rnd.good else "FAILED"
-    verdict = f" (judged against the base: {judged.reason})" if judged and judged.per_test else ""
-    return f"{status}{verdict}\n{rnd.tests.summary}"
 
 
 def round_body(plan: Plan, rnd: Round, what: str) -> str:
@@ -29,7 +23,7 @@ def round_body(plan: Plan, rnd: Round, what: str) -> str:
     blamed = rnd.judgement.blamed if rnd.judgement else (tests.failing if tests else ())
     state = "tests pass" if rnd.good else f"tests fail: {', '.join(blamed[:5]) or 'see log'}" \
         if tests else "tests not run"
-    review = f"Critic: {rnd.verdict}. {rnd.feedback}".strip() if rnd.verdict else ""
+    review = f"Critic: {rnd.review.verdict}. {rnd.review.feedback}".strip() if rnd.review and rnd.review.verdict else ""
     return "\n\n".join(filter(None, [plan.summary, f"Round {rnd.number} ({what}): {state}.", review]))
 
 
@@ -60,8 +54,8 @@ def feedback(rnd: Round, last_tested: Round | None = None, repeated: bool = Fals
         parts.append(rnd.judgement.reason)
     if rnd.tests and not rnd.good:
         parts.append(rnd.tests.summary)
-    if rnd.verdict == Verdict.REVISE and rnd.feedback:
-        parts.append("Reviewer: " + rnd.feedback)
+    if rnd.review is not None and rnd.review.verdict == "revise" and rnd.review.feedback:
+        parts.append("Reviewer: " + rnd.review.feedback)
     return "\n".join(parts)
 
 
@@ -72,9 +66,10 @@ def insight(rnd: Round) -> str:
     if rnd.compile_error:
         return f"round {rnd.number}: compile error {clip(rnd.compile_error, 160)}"
     state = "tests pass" if rnd.good else f"tests fail: {clip(rnd.signature, 160)}"
-    return f"round {rnd.number}: {state}; critic {rnd.verdict or '-'}: {clip(rnd.feedback, 160)}"
+    review = rnd.review or NO_REVIEW
+    return f"round {rnd.number}: {state}; critic {review.verdict or '-'}: {clip(review.feedback, 160)}"
 
 
-def history(result: TeamResult) -> str:
+def history(rounds: Sequence[Round]) -> str:
     """The team's rounds so far, as the planner reads them when it re-plans."""
-    return prompts.render_history([insight(r) for r in result.rounds])
+    return prompts.render_history([insight(r) for r in rounds])

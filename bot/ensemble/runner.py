@@ -25,11 +25,12 @@ from bot.ensemble.adapters import TeamModels
 from bot.ensemble.corroborate import Candidate, backing, corroborate
 from bot.ensemble.insights import Embed, InsightBoard, InsightStore, Lesson
 from bot.ensemble.instructions import Instructions
-from bot.ensemble.judging import TeamJudge, run_base
-from bot.ensemble.planner import ExploreBudget
+from bot.ensemble.policy import Limits
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.select import choose_winner, describe, is_partial, rank_key
-from bot.ensemble.team import Team, run_team
+from bot.ensemble.team import Team, crashed, run_team
+from bot.ensemble.team_judge import TeamJudge, run_base
+from bot.ensemble.testids import matching_tests
 from bot.ensemble.types import (
     CRASHED,
     QUESTIONS,
@@ -43,7 +44,6 @@ from bot.ensemble.types import (
     TeamSummary,
     TestOutcome,
 )
-from bot.ensemble.verdict import matching_tests
 from bot.forge import Forge
 from bot.forge.local import LocalForge, slugify
 from bot.redact import clip, exempt_secret_names, register_secrets, secret_values
@@ -143,14 +143,12 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
               sentinel_hosts=list(base.calibration.hosts), exit_counts=base.calibration.exit_counts,
               test_data=sorted(base.data)[:50])
     common = Team(name=TEAM_NAMES[0], task=task, models=models, retriever=retriever, runner=runner,
-                  workspace=first, board=InsightBoard(), max_iterations=config.max_iterations,
+                  workspace=first, board=InsightBoard(), limits=Limits(config.max_iterations, deadline, config.edit_format),
                   deny=tuple(config.paths.deny), lessons=lessons, max_file_bytes=config.paths.max_file_kb * 1024,
-                  stop=parts.stop, progress=notify, baseline=result.tests_before, calibration=base.calibration,
-                  test_data=base.data,
-                  explore_budget=ExploreBudget(config.explore.max_rounds, config.explore.max_tokens),
-                  required_tests=named_tests(task.text, result.tests_before),
-                  instructions=_instructions(repo_dir, config, parts.instructions_ref), edit_format=config.edit_format,
-                  deadline=deadline, clock=parts.clock)
+                  stop=parts.stop, progress=notify, explore_budget=config.explore,
+                  judge=TeamJudge(task.text, base.tests, named_tests(task.text, base.tests), calibration=base.calibration,
+                                  data=base.data),
+                  instructions=_instructions(repo_dir, config, parts.instructions_ref), clock=parts.clock)
     teams = [_team(i, common, config, forge, result.run_id) for i in range(config.ensembles)]
     outcomes = _run_teams(teams, parts.stop, deadline, config.deadline_minutes, parts.clock)
     if len(teams) > 1 and not parts.stop.is_set():  # a stopped run delivers what it has without another test run
@@ -275,7 +273,7 @@ def _safe_team(team: Team) -> TeamResult:
     except Exception as exc:  # noqa: BLE001 - one team's crash must not end the other's work
         log.warning("team %s crashed: %s", team.name, exc)
         log.debug("%s", traceback.format_exc())
-        return TeamResult(team.name, stop_reason=CRASHED, stop_detail=str(exc), error=f"{type(exc).__name__}: {exc}")
+        return crashed(team, exc)
 
 
 def _fill(result: RunResult, outcomes: list[TeamResult], winner: TeamResult | None, models: ModelClient) -> None:

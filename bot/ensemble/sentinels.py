@@ -14,7 +14,7 @@ The base run, which holds no candidate code, calibrates them: hosts whose checks
 (a runner that does not collect that folder, a language the runner of this repository does not run) are not
 used again, and the judge says sentinels are unavailable rather than accusing anybody (`calibrate`).
 
-Pure functions over paths and text; the judge (judging.py) reads the files and runs the tests.
+Pure functions over paths and text; the judge (team_judge.py) reads the files and runs the tests.
 """
 
 from __future__ import annotations

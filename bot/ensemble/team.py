@@ -1,17 +1,18 @@
 """One team's test-driven refinement loop: explore, plan, reproduce, code, check, test, review, refine.
 
-A team may go straight to coding (`first_attempt: direct` in the config): when the base's tests
-already fail, the coder gets the task, those failures and the files they and retrieval point at,
-with no exploring or planning call, and the planner first comes in when a failure repeats.
+The loop is a sequence of steps over a `_State` that each step replaces, never changes: the policy
+(policy.py) says what comes next from what happened so far (write the reproduction test, play a
+round, re-plan, or stop, and why), and this module carries it out. A team may go straight to coding
+(`first_attempt: direct` in the config): when the base's tests already fail, the coder gets the
+task, those failures and the files they and retrieval point at, with no exploring or planning
+call, and the planner first comes in when a failure repeats.
 
-Every test run is judged against the base run (bot/ensemble/verdict.py): tests that already
-failed before the change never block it and are not fed to the coder as its own. Only a change
-the judge found good goes to the critic, whose job is the green but wrong change. The loop
-ends when a change passes and the critic accepts, when `max_iterations` rounds are used, when
-the budget runs out, when the same failure repeats past a limit, or on a stop request. Two
-rounds failing the same way send the planner back to explore further and re-plan with what was
-learned. Every round whose edits applied and compile becomes one commit in the team's workspace;
-edits that do not compile are dropped before the next round starts from the last commit.
+Every test run is judged against the base run (bot/ensemble/judge.py): tests that already failed
+before the change never block it and are not fed to the coder as its own. Only a change the judge
+found good goes to the critic, whose job is the green but wrong change. Every round whose edits
+applied and compile becomes one commit in the team's workspace, made before the review (so a stop
+during it keeps the tested change); edits that do not compile are dropped before the next round
+starts from the last commit. Whatever ends the team, it goes back to its best round (`_kept`).
 """
 
 from __future__ import annotations
@@ -19,32 +20,35 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from bot.config import EditFormat
+from bot.config import ExploreSpec
 from bot.ensemble import round_text
 from bot.ensemble.coding import Brief, Coder
 from bot.ensemble.critic import Critic, review
 from bot.ensemble.insights import InsightBoard
 from bot.ensemble.instructions import Instructions
-from bot.ensemble.judging import TeamJudge
-from bot.ensemble.planner import Exploration, ExploreBudget, direct_plan, explore, first_look, make_plan
+from bot.ensemble.planner import Exploration, TaskPlanner, direct_plan, first_look, plan_task
+from bot.ensemble.policy import (
+    Continue,
+    History,
+    Limits,
+    Replan,
+    Reproduce,
+    Stop,
+    decide,
+    interrupted,
+)
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.reproduce import reproduce
-from bot.ensemble.rounds import Reporter, commit_round, play_round
+from bot.ensemble.rounds import commit_change, committed, play_round
 from bot.ensemble.screen import hooks_in
 from bot.ensemble.select import LIMITS, best_partial_round
-from bot.ensemble.sentinels import Calibration
+from bot.ensemble.team_judge import TeamJudge
 from bot.ensemble.types import (
     ACCEPTED,
-    BUDGET,
     CRASHED,
-    MAX_ITERATIONS,
-    QUESTIONS,
-    STOPPED,
-    STUCK,
-    TESTS_PASS,
     Judgement,
     Phase,
     Plan,
@@ -54,23 +58,35 @@ from bot.ensemble.types import (
     Task,
     TeamResult,
     TestOutcome,
-    Verdict,
+    passes,
 )
-from bot.ensemble.verdict import names_a_problem
 from bot.ensemble.workspace_files import WorkspaceFiles
-from bot.errors import BudgetExceeded, StopRequested
+from bot.errors import StopRequested
 from bot.forge import Workspace
 from bot.forge.policy import DEFAULT_MAX_FILE_BYTES
 from bot.redact import clip
 from bot.trace import span
-from common.languages import is_code
-from common.testfiles import is_test_path
 
 log = logging.getLogger(__name__)
-REPLAN_AFTER = 2  # rounds failing with the same signature before the planner re-plans
-REVISIONS_AFTER_GOOD = 1  # rounds a critic's "revise" may buy once the judge found a change good
-STUCK_AFTER = 3  # rounds failing with the same signature before the team gives up
-IDLE_AFTER = 2  # rounds in a row whose reply changed nothing (Round.idle) before the team gives up
+
+
+@dataclass(frozen=True)
+class Reporter:
+    """A team's progress reports, and the stop check made between its steps."""
+
+    team: str
+    progress: Progress
+    stop: threading.Event
+
+    def begin(self, phase: Phase, rnd: int = 0, detail: str = "") -> None:
+        """Report the step the team begins (a failing progress view never stops the work); then, when a stop was
+        requested (Ctrl-C, `/ensemble stop`, the deadline), raise StopRequested: the team stops here."""
+        try:
+            self.progress(self.team, phase, rnd, detail)
+        except Exception as exc:  # noqa: BLE001 - reporting (a comment, a terminal) is not the work
+            log.warning("team %s: progress report failed (%s: %s); carrying on", self.team, type(exc).__name__, exc)
+        if self.stop.is_set():
+            raise StopRequested("a stop was requested")
 
 
 @dataclass(frozen=True)
@@ -88,24 +104,21 @@ class Team:
     runner: TestRunner
     workspace: Workspace
     board: InsightBoard
-    max_iterations: int = 4
+    limits: Limits = Limits()  # rounds, the deadline, the edit format
     deny: tuple[str, ...] = ()
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # paths.max_file_kb: a bigger file is refused
     lessons: str = ""
     trailers: dict[str, str] = field(default_factory=dict)
     stop: threading.Event = field(default_factory=threading.Event)
     progress: Progress = lambda team, phase, rnd, detail: None  # noqa: E731
-    baseline: TestOutcome | None = None  # the tests at the base, which every candidate is judged against
-    calibration: Calibration = Calibration()  # the judge's known-answer checks the base run reported as written
-    test_data: frozenset[str] = frozenset()  # files the base's tests read: the judge's, like test files
-    explore_budget: ExploreBudget = ExploreBudget()
-    required_tests: tuple[str, ...] = ()  # tests the task names: they must pass
+    # the judge before any reproduction test: the base run (which every candidate is judged against), what it learned
+    # there, and the tests the task names
+    judge: TeamJudge = TeamJudge("")
+    explore_budget: ExploreSpec = ExploreSpec()
     instructions: Instructions = Instructions()  # the repository's conventions, read from a trusted tree
     direct_first: bool = False  # try one direct round (no exploring or planning calls) before planning
     temperature: float | None = None  # every role's sampling temperature in this team (None: each role's own)
-    edit_format: EditFormat = "blocks"  # how the coder writes a change (Config.edit_format)
-    deadline: float | None = None  # the `clock()` time the run ends by (deadline_minutes)
-    clock: Callable[[], float] = time.monotonic
+    clock: Callable[[], float] = time.monotonic  # the clock the deadline (`limits.deadline`) is read on
 
     def notes(self, reader: str) -> str:
         """Lessons from earlier runs, and the other teams' notes this role of the team has not read yet."""
@@ -121,12 +134,6 @@ class Team:
         return Reporter(self.name, self.progress, self.stop)
 
     @property
-    def judge(self) -> TeamJudge:
-        """The judge before any reproduction test: the base run and the tests the task names."""
-        return TeamJudge(self.task.text, self.baseline, self.required_tests, calibration=self.calibration,
-                         data=self.test_data)
-
-    @property
     def coder(self) -> Coder:
         """The team's coder, on the team's workspace."""
         return Coder(self.models, self.name, self.task, self.workspace, self.instructions, self.deny,
@@ -137,6 +144,12 @@ class Team:
         """The team's critic."""
         return Critic(self.models, self.name, self.instructions)
 
+    @property
+    def planner(self) -> TaskPlanner:
+        """How the team plans: its models, the index, its workspace, the explore limits, its notes."""
+        return TaskPlanner(self.models, self.retriever, self.workspace.path, self.workspace.grep, self.explore_budget,
+                           self.instructions, self.name, lambda: self.notes("planner"))
+
 
 def run_team(team: Team) -> TeamResult:
     """Run the whole loop for one team; model budget, stop requests and crashes end it cleanly.
@@ -144,84 +157,77 @@ def run_team(team: Team) -> TeamResult:
     Work that passed is never lost: when the last state fails (or the team crashed) after an
     earlier round passed, the workspace goes back to that round's commit.
     """
-    result = TeamResult(team.name, models=team.trailers.get("Ensemble-Model", ""))
-    loop = _Loop(team.judge)
     with span("ensemble.team", team=team.name) as s:
-        try:
-            _plan_and_loop(team, result, loop)
-        except BudgetExceeded as exc:
-            result.stop_reason, result.stop_detail = BUDGET, str(exc)
-        except StopRequested as exc:
-            result.stop_reason, result.stop_detail = STOPPED, str(exc)
-        except Exception as exc:  # noqa: BLE001 - one team's crash must not end the other's work
-            log.warning("team %s crashed: %s", team.name, exc, exc_info=log.isEnabledFor(logging.DEBUG))
-            result.stop_reason, result.stop_detail = CRASHED, str(exc)
-            result.error = f"{type(exc).__name__}: {exc}"
-            s.fail(result.error)
+        state, stop = _loop(team)
+        if stop.error:
+            s.fail(stop.error)
         team.workspace.discard()  # edits that never became a commit are not part of the result
-        _keep_last_passing(team.workspace, result)
-        result.judgement = _final_judgement(result)
-        _keep_best_partial(team.workspace, result)
-        result.diff = team.workspace.diff()
-        result.test_changes = loop.judge.test_changes(team.workspace)
-        result.frozen = dict(loop.judge.frozen)
-        result.runner_hooks = hooks_in(team.workspace)
+        kept = _kept(state.rounds, stop)
+        if kept.round is not None:
+            team.workspace.reset(kept.round.commit or "")
+        result = _ended(team, state, stop, kept, team.workspace)
         s.set(stop_reason=result.stop_reason, rounds=len(result.rounds), passed=result.passed,
               accepted=result.accepted, diff_lines=result.diff_size, refused=result.refused, kept=result.kept)
     return result
 
 
-@dataclass
-class _Loop:
-    """What the rounds carry from one to the next: the judge (with the reproduction test once written), the plan
-    and what exploring found, the coder's feedback, and how often a failure repeated."""
+def crashed(team: Team, exc: Exception) -> TeamResult:
+    """The result of a team whose run failed outside its loop (going back to its best round, say): nothing kept."""
+    return _ended(team, _State(team.judge), interrupted(exc))
+
+
+@dataclass(frozen=True)
+class _State:
+    """What the team knows so far: the judge (with the reproduction test once written), what exploring found, the
+    plan, the rounds as they ended. Each step returns a new one."""
 
     judge: TeamJudge
-    plan: Plan = field(default_factory=lambda: Plan(""))
     found: Exploration = field(default_factory=Exploration)
-    feedback: str = ""
+    plan: Plan | None = None
     failing: str = ""  # a direct attempt's failing tests at the base, whose files the coder keeps seeing
-    last_signature: str | None = None
-    same: int = 0
-    revised_good: int = 0
-    sent: list[str] = field(default_factory=list)  # the coder's replies in rounds whose change was not good
-    misses: int = 0  # rounds whose change was not good (the `alternate` edit format switches after each)
-    idle: int = 0  # rounds in a row whose reply changed nothing
+    reproduction: Reproduction | None = None
+    rounds: tuple[Round, ...] = ()
+    replanned: int = -1  # rounds played when the planner last re-planned
 
 
-def _plan_and_loop(team: Team, result: TeamResult, loop: _Loop) -> None:
-    """The algorithm: look (or explore and plan), reproduce, then rounds until judged good or stopped."""
-    report = team.reporter
-    if _direct(team, loop.judge):
+def _loop(team: Team) -> tuple[_State, Stop]:
+    """The algorithm: look (or explore and plan), then what the policy says until it says stop."""
+    state = _State(team.judge)
+    try:
+        state = _start(team, state)
+        while True:
+            history = History(state.plan or Plan(""), state.reproduction, state.rounds, state.replanned)
+            match decide(history, team.clock(), team.limits):
+                case Stop() as stop:
+                    log.debug("team %s stops: %s (%s)", team.name, stop.reason, stop.detail)
+                    return state, stop
+                case Reproduce() as step:
+                    state = _reproduce(team, state, step)
+                case Replan():
+                    state = _replan(team, state)
+                case Continue() as step:
+                    started = team.clock()
+                    state = _play(team, state, step)
+                    state = _review(team, state, started)
+    except Exception as exc:  # noqa: BLE001 - the budget, a stop request, or a crash: one team's end, not the run's
+        stop = interrupted(exc)
+        if stop.error:
+            log.warning("team %s crashed: %s", team.name, exc, exc_info=log.isEnabledFor(logging.DEBUG))
+        return state, stop
+
+
+def _start(team: Team, state: _State) -> _State:
+    """A direct attempt's first look at the failing tests, or exploring and planning."""
+    if _direct(team, state.judge):
         # Straight to coding from the failing tests; the planner comes in when a failure repeats (a re-plan).
-        loop.found, loop.failing = first_look(team.retriever, team.task), _base_failures_text(team.baseline)
+        found, failing = first_look(team.retriever, team.task), _base_failures_text(team.judge.baseline)
         files = WorkspaceFiles(team.workspace.path)
-        loop.plan = direct_plan(team.task, loop.found, loop.failing, lambda p: files.read(p) is not None)
-        result.reproduction = Reproduction(None, note=loop.plan.no_test_reason)
-    else:
-        report.say(Phase.EXPLORING)
-        report.check_stop()
-        loop.found = _explore(team)
-        result.retrieved = loop.found.retrieved
-        report.say(Phase.PLANNING)
-        report.check_stop()
-        # An approved plan is binding: exploration still gathers context, but the planner is not asked.
-        loop.plan = team.task.plan or make_plan(team.models, team.task, loop.found, team.notes("planner"),
-                                                team=team.name,
-                                                conventions=team.conventions(r.path for r in loop.found.retrieved))
-        result.plan = loop.plan
-        if loop.plan.questions:
-            result.stop_reason, result.stop_detail = QUESTIONS, "; ".join(loop.plan.questions)
-            return
-        if loop.plan.reproduction_test:
-            result.reproduction, loop.judge = reproduce(team.coder, _brief(team, loop), loop.judge, team.runner,
-                                                        report, team.trailers)
-        else:
-            result.reproduction = Reproduction(None, note=loop.plan.no_test_reason)
-    result.retrieved, result.plan = loop.found.retrieved, loop.plan
-    if not _refine(team, result, loop):
-        result.stop_reason = MAX_ITERATIONS
-        result.stop_detail = f"{team.max_iterations} rounds used"
+        plan = direct_plan(team.task, found, failing, lambda p: files.read(p) is not None)
+        return replace(state, found=found, failing=failing, plan=plan)
+    report, planner = team.reporter, team.planner
+    report.begin(Phase.EXPLORING)
+    found, plan = plan_task(planner, team.task, before_planning=lambda: report.begin(Phase.PLANNING))
+    return replace(state, found=found, plan=plan)
 
 
 def _direct(team: Team, judge: TeamJudge) -> bool:
@@ -235,218 +241,109 @@ def _base_failures_text(baseline: TestOutcome | None) -> str:
     return baseline.summary.strip() if baseline else ""
 
 
-def _brief(team: Team, loop: _Loop) -> Brief:
-    """What the coder is told this round."""
-    return Brief(loop.plan, loop.found, loop.feedback, team.notes("coder"), failing=loop.failing, sent=tuple(loop.sent),
-                 whole=writes_whole(team.edit_format, loop.misses), one_turn=loop.revised_good > 0)
+def _reproduce(team: Team, state: _State, step: Reproduce) -> _State:
+    """Round 0: the reproduction test the plan names, and the judge that requires it once it failed at the base."""
+    brief = _brief(team, state, Continue(0, step.edit_format))
+    reproduction, judge = reproduce(team.coder, brief, state.judge, team.runner, team.reporter.begin, team.trailers)
+    return replace(state, reproduction=reproduction, judge=judge)
 
 
-def writes_whole(edit_format: EditFormat, misses: int) -> bool:
-    """Whether the coder sends files whole in a round after `misses` rounds whose change was not good."""
-    return edit_format == "whole" or (edit_format == "alternate" and misses % 2 == 0)
+def _brief(team: Team, state: _State, step: Continue) -> Brief:
+    """What the coder is told in the round `step` begins: the plan, what was found, the last round's feedback."""
+    rounds = state.rounds
+    feedback = round_text.feedback(rounds[-1], _last_tested(rounds), step.repeated) if rounds else ""
+    sent = tuple(key for r in rounds if not r.good for key in r.replies)
+    return Brief(state.plan or Plan(""), state.found, feedback, team.notes("coder"), failing=state.failing, sent=sent,
+                 edit_format=step.edit_format, one_turn=step.one_turn)
 
 
-def _refine(team: Team, result: TeamResult, loop: _Loop) -> bool:
-    """Rounds until the change is judged good and accepted, the team is stuck, or the rounds run out.
-
-    Only a change the judge found good goes to the critic (the tests already say what is wrong with
-    the others). True when the team is done (its stop reason set); False when the rounds ran out.
-    """
+def _play(team: Team, state: _State, step: Continue) -> _State:
+    """Round `step.number`: the coder's change, tested and judged, committed when it applied and compiles."""
     report, workspace = team.reporter, team.workspace
-    took = 0.0  # seconds the last round took, its review included
-    quickest: dict[bool, float] = {}  # the quickest round's seconds of each kind: whole files (True) or edit blocks
-    for number in range(len(result.rounds) + 1, team.max_iterations + 1):
-        whole = writes_whole(team.edit_format, loop.misses)
-        if _no_time_for_another(team, result, took, quickest.get(whole)):
-            return True
-        report.say(Phase.CODING, number)
-        report.check_stop()
-        started = team.clock()
-        rnd = play_round(team.coder, _brief(team, loop), loop.judge, team.runner, report, Round(number))
-        result.rounds.append(rnd)
-        loop.sent += [] if rnd.good else rnd.replies
-        loop.misses += not rnd.good
-        if rnd.applied and not rnd.compile_error:
-            # Commit before the review, so a budget stop during it still leaves the tested change.
-            rnd.commit = commit_round(workspace, rnd, f"{clip(team.task.title, 60)} (round {number})",
-                                      round_text.round_body(loop.plan, rnd, "fix"), team.trailers)
-        if rnd.applied and not rnd.compile_error:
-            result.tests_after, result.judgement = rnd.tests, rnd.judgement
-            if rnd.good:
-                report.say(Phase.REVIEWING, number)
-                report.check_stop()
-                review(team.critic, team.task, workspace.diff(), workspace.changed_paths(), rnd, hooks_in(workspace))
-        else:
-            workspace.discard()  # the next round starts from the last commit
-        took = team.clock() - started
-        quickest[whole] = min(took, quickest.get(whole, took))
-        team.board.publish(team.name, round_text.insight(rnd))
-        if rnd.good and rnd.verdict == Verdict.ACCEPT:
-            result.accepted = True
-            result.stop_reason = ACCEPTED
-            return True
-        if _enough_revising(result, rnd, loop.revised_good, workspace.diff() if rnd.good else ""):
-            return True
-        loop.revised_good += bool(rnd.good or loop.revised_good)
-        loop.same = loop.same + 1 if rnd.signature == loop.last_signature else 1
-        loop.last_signature = rnd.signature
-        loop.idle = loop.idle + 1 if rnd.idle else 0
-        if _stuck(result, rnd, loop):
-            return True
-        loop.feedback = round_text.feedback(rnd, _last_tested(result), repeated=loop.same > 1)
-        if loop.same == REPLAN_AFTER and number < team.max_iterations and _time_to_replan(team, quickest, loop.misses):
-            loop.plan = _replan(team, result, loop.found)
-            result.retrieved, result.plan = loop.found.retrieved, loop.plan
-    return False
+    report.begin(Phase.CODING, step.number)
+    rnd = play_round(team.coder, _brief(team, state, step), state.judge, team.runner, report.begin, step.number)
+    if rnd.applied and not rnd.compile_error:
+        rnd = committed(rnd, commit_change(workspace, f"{clip(team.task.title, 60)} (round {step.number})",
+                                           round_text.round_body(state.plan or Plan(""), rnd, "fix"), team.trailers))
+    if not (rnd.applied and not rnd.compile_error):
+        workspace.discard()  # the next round starts from the last commit
+    return replace(state, rounds=(*state.rounds, rnd))
 
 
-def _stuck(result: TeamResult, rnd: Round, loop: _Loop) -> bool:
-    """Give up on the same failure STUCK_AFTER times, or on IDLE_AFTER replies in a row that changed nothing: a
-    coder that sends its files back as they are, in both formats, has no change to offer (in the bench's runs of the
-    local 1.5B model, a coder that sent two such replies sent a third after re-planning too)."""
+def _review(team: Team, state: _State, started: float) -> _State:
+    """The critic's review of the last round's change when the judge found it good; the round's time; its lesson
+    shared with the other teams."""
+    rnd = state.rounds[-1]
     if rnd.good:
-        return False
-    if loop.idle >= IDLE_AFTER:
-        result.stop_reason, result.stop_detail = STUCK, (
-            f"the coder's last {loop.idle} replies changed nothing: it has no change to offer")
-    elif loop.same > STUCK_AFTER - 1:
-        result.stop_reason, result.stop_detail = STUCK, f"the same failure {loop.same} times: {clip(rnd.signature, 200)}"
-    else:
-        return False
-    return True
+        team.reporter.begin(Phase.REVIEWING, rnd.number)
+        rnd = replace(rnd, review=review(team.critic, team.task, team.workspace.diff(),
+                                         team.workspace.changed_paths(), rnd, hooks_in(team.workspace)))
+    rnd = replace(rnd, seconds=team.clock() - started)
+    team.board.publish(team.name, round_text.insight(rnd))
+    return replace(state, rounds=(*state.rounds[:-1], rnd))
 
 
-def _time_to_replan(team: Team, quickest: Mapping[bool, float], misses: int) -> bool:
-    """Whether a re-plan and the round after it can end before the deadline. A planner call reads about what a
-    coder call reads, so it is taken to cost what the quickest round of the next round's kind took: with less
-    than twice that left, the team plays the round without re-planning (a re-plan the deadline leaves no round
-    after is a model call spent for nothing)."""
-    if team.deadline is None:
-        return True
-    took = quickest.get(writes_whole(team.edit_format, misses))
-    return took is None or team.deadline - team.clock() >= 2 * took
+def _replan(team: Team, state: _State) -> _State:
+    """Explore further with what the rounds taught, and plan again."""
+    team.reporter.begin(Phase.REPLANNING, len(state.rounds))
+    history = round_text.history(state.rounds)
+    found, plan = plan_task(team.planner, team.task, state.found, history)
+    return replace(state, found=found, plan=plan, replanned=len(state.rounds))
 
 
-def _explore(team: Team, history: str = "", found: Exploration | None = None) -> Exploration:
-    """Retrieval and the planner's own requests (further, with what the rounds taught, when `found` is given)."""
-    files = WorkspaceFiles(team.workspace.path)
-    return explore(team.models, team.retriever, team.task, team.notes("planner"), files.read, team.name,
-                   grep=team.workspace.grep, budget=team.explore_budget, history=history, found=found,
-                   conventions=team.conventions())
-
-
-def _replan(team: Team, result: TeamResult, found: Exploration) -> Plan:
-    """Explore further with what the rounds taught (unless the context already holds every source file, so
-    exploring could find nothing new), then plan again."""
-    team.reporter.say(Phase.REPLANNING, len(result.rounds))
-    team.reporter.check_stop()
-    history = round_text.history(result)
-    if not _all_code_read(team, found):
-        _explore(team, history, found)
-    plan = make_plan(team.models, team.task, found, team.notes("planner"), history, team.name,
-                     team.conventions(r.path for r in found.retrieved))
-    if team.task.plan:  # a team may refine an approved plan, never replace it
-        plan = _refined(team.task.plan, plan)
-    return plan
-
-
-def _all_code_read(team: Team, found: Exploration) -> bool:
-    """True when what was read already includes every source file outside the tests (a small repository):
-    a planner call to explore it would only ask for what it has."""
-    read = {r.path for r in found.retrieved}
-    code = [p for p in WorkspaceFiles(team.workspace.path) if is_code(p) and not is_test_path(p)]
-    return bool(code) and all(p in read for p in code)
-
-
-def _last_tested(result: TeamResult) -> Round | None:
+def _last_tested(rounds: Sequence[Round]) -> Round | None:
     """The newest round whose tests ran: what the workspace's current change still gives."""
-    return next((r for r in reversed(result.rounds) if r.tests is not None and r.commit), None)
+    return next((r for r in reversed(rounds) if r.tests is not None and r.commit), None)
 
 
-def _no_time_for_another(team: Team, result: TeamResult, took: float, quickest: float | None) -> bool:
-    """A round that cannot end before the deadline is not started: the deadline would cut it off, and the run
-    would deliver what it has anyway, only later and with a model call spent for nothing.
-
-    With a change the judge found good in hand, the last round's time (`took`) is the measure. Without one,
-    it is the quickest earlier round of the next round's kind (`quickest`: whole files or edit blocks, whose
-    replies differ several times over in length, and so in time on a slow server): only a round that no
-    earlier round like it could have finished in the time left is given up, and the first of a kind is played.
-    """
-    if team.deadline is None:
-        return False
-    left = team.deadline - team.clock()
-    good = next((r for r in reversed(result.rounds) if r.good and r.commit), None)
-    if good is not None and took and left < took:
-        result.stop_reason, result.stop_detail = TESTS_PASS, (
-            f"another round would not end before the deadline ({left:.0f} s left, the last round took {took:.0f} s); "
-            f"round {good.number}'s change passed the tests")
-    elif good is None and quickest is not None and left < quickest:
-        result.stop_reason, result.stop_detail = STOPPED, (
-            f"another round would not end before the deadline ({left:.0f} s left, the quickest round took "
-            f"{quickest:.0f} s)")
-    else:
-        return False
-    log.info("team %s: %s", team.name, result.stop_detail)
-    return True
+def _ended(team: Team, state: _State, stop: Stop, kept: _Kept | None = None,
+           workspace: Workspace | None = None) -> TeamResult:
+    """The team's result, with its `workspace`'s change (none when it is not given): the one place a team's stop
+    reason is written."""
+    kept = kept or _Kept()
+    return TeamResult(team.name, stop_reason=stop.reason, stop_detail=stop.detail, plan=state.plan,
+                      rounds=list(state.rounds), reproduction=state.reproduction, tests_after=kept.tests,
+                      accepted=kept.accepted, diff=workspace.diff() if workspace else "",
+                      models=team.trailers.get("Ensemble-Model", ""), retrieved=state.found.retrieved, error=stop.error,
+                      kept=kept.why, judgement=kept.judgement, frozen=dict(state.judge.frozen),
+                      test_changes=state.judge.test_changes(workspace) if workspace else [],
+                      runner_hooks=hooks_in(workspace) if workspace else [])
 
 
-def _enough_revising(result: TeamResult, rnd: Round, revised: int, diff: str) -> bool:
-    """Stop on a judged-good change the critic keeps revising: one more round at most, and only for feedback
-    that names what is wrong in the change (`diff`). The good change is kept (run_team goes back to it)."""
-    if revised >= REVISIONS_AFTER_GOOD:
-        result.stop_reason, result.stop_detail = TESTS_PASS, (
-            f"round {rnd.number} was the one round more the critic's revision bought")
-        return True
-    if rnd.good and not names_a_problem(rnd.feedback, diff):
-        result.stop_reason, result.stop_detail = TESTS_PASS, (
-            f"round {rnd.number} passed the tests; the critic's feedback named nothing to change: "
-            f"{clip(rnd.feedback, 120)!r}")
-        return True
-    return False
+@dataclass(frozen=True)
+class _Kept:
+    """The team's final change: its tests and judgement, whether the critic accepted it, and the earlier round the
+    workspace goes back to (with why) when the last state is not the best."""
+
+    tests: TestOutcome | None = None
+    judgement: Judgement | None = None
+    accepted: bool = False
+    round: Round | None = None
+    why: str = ""
 
 
-def _keep_last_passing(workspace: Workspace, result: TeamResult) -> None:
-    """Go back to the newest committed round whose tests passed when the final state does not pass."""
-    if result.passed and result.stop_reason != CRASHED:
-        return
-    passing = [r for r in result.rounds if r.commit and r.tests is not None and r.good]
-    if not passing:
-        return
-    best = next((r for r in reversed(passing) if r.verdict == Verdict.ACCEPT), passing[-1])
-    workspace.reset(best.commit or "")
-    result.tests_after = best.tests
-    result.judgement = best.judgement
-    result.accepted = best.verdict == Verdict.ACCEPT
-    result.kept = (f"round {best.number} passed the tests and is kept; "
-                   f"{'the team crashed after it' if result.stop_reason == CRASHED else 'later rounds did not pass'}")
-
-
-def _keep_best_partial(workspace: Workspace, result: TeamResult) -> None:
-    """A team stopped by a limit without a passing change goes back to its round that fixed the most tests
-    without breaking any, when its final state is not at least as good: that round is its partial work."""
-    if result.passed or result.stop_reason not in LIMITS:
-        return
-    best = best_partial_round(result.rounds)
-    final = result.judgement
-    if best is None or best.judgement is None or (
-            final is not None and final.improves and len(final.fixed) >= len(best.judgement.fixed)):
-        return
-    workspace.reset(best.commit or "")
-    result.tests_after, result.judgement = best.tests, best.judgement
-    result.kept = (f"round {best.number} fixed {len(best.judgement.fixed)} failing test(s) without breaking any "
-                   "and is kept; later rounds did not do better")
-
-
-def _final_judgement(result: TeamResult) -> Judgement | None:
-    """The judgement of the team's final state: its last tested round's, or the kept round's."""
-    if result.judgement is not None:
-        return result.judgement
-    tested = [r for r in result.rounds if r.judgement is not None and r.commit]
-    return tested[-1].judgement if tested else None
-
-
-def _refined(approved: Plan, new: Plan) -> Plan:
-    """The approved plan with the new plan's other steps and files added after its own."""
-    steps = approved.steps + tuple(f"(refinement) {s}" for s in new.steps if s not in approved.steps)
-    files = approved.files + tuple(f for f in new.files if f not in approved.files)
-    return replace(approved, steps=steps, files=files)
+def _kept(rounds: Sequence[Round], stop: Stop) -> _Kept:
+    """The last tested change, unless an earlier round is better: the newest that passed (the accepted one first)
+    when the last does not pass or the team crashed; else, for a team a limit stopped, the round that fixed the
+    most tests without breaking any when the final state is not at least as good (its partial work)."""
+    last = next((r for r in reversed(rounds) if r.applied and not r.compile_error), None)
+    final = _Kept(last.tests, last.judgement) if last else _Kept()
+    final = replace(final, accepted=stop.reason == ACCEPTED)
+    passing = [r for r in rounds if r.commit and r.tests is not None and r.good]
+    if passing and (stop.reason == CRASHED or not passes(final.judgement, final.tests)):
+        best = next((r for r in reversed(passing) if r.accepted), passing[-1])
+        why = "the team crashed after it" if stop.reason == CRASHED else "later rounds did not pass"
+        return _Kept(best.tests, best.judgement, best.accepted, best, f"round {best.number} passed the tests and is "
+                     f"kept; {why}")
+    if final.judgement is None:
+        tested = [r for r in rounds if r.judgement is not None and r.commit]
+        final = replace(final, judgement=tested[-1].judgement if tested else None)
+    if passes(final.judgement, final.tests) or stop.reason not in LIMITS:
+        return final
+    partial = best_partial_round(rounds)
+    if partial is None or partial.judgement is None or (final.judgement is not None and final.judgement.improves
+                                                        and len(final.judgement.fixed) >= len(partial.judgement.fixed)):
+        return final
+    return replace(final, tests=partial.tests, judgement=partial.judgement, round=partial, why=(
+        f"round {partial.number} fixed {len(partial.judgement.fixed)} failing test(s) without breaking any and is "
+        "kept; later rounds did not do better"))

@@ -46,13 +46,6 @@ STOP_WORDS: dict[str, str] = {
 }
 
 
-class Verdict(StrEnum):
-    """The critic's verdict on a round's change (the `review` schema's `verdict`)."""
-
-    ACCEPT = "accept"
-    REVISE = "revise"
-
-
 class Phase(StrEnum):
     """The steps of a run as progress reports name them (actions/render.py maps them to the checklist)."""
 
@@ -106,7 +99,7 @@ class TestOutcome:
 
     `passed` is the test command's own status (exit 0 within its limits); `results` holds each
     test's outcome ('pass', 'fail', 'error', 'skip') where the runner reports them, which is
-    what judging against the base needs (bot/ensemble/verdict.py).
+    what judging against the base needs (bot/ensemble/judge.py).
     """
 
     __test__ = False  # not a pytest class
@@ -213,30 +206,54 @@ class RunnerHook:
     code: str  # the line itself
 
 
-@dataclass
+@dataclass(frozen=True)
+class Review:
+    """The critic's answer on a change the judge found good (the `review` schema): accept or revise, and why.
+
+    `verdict` is None when no critic model answered in shape. `pointed` says whether a revision's feedback
+    points at code the change wrote (bot/ensemble/critic.py decides it): only such a revision buys the team
+    another round.
+    """
+
+    verdict: Literal["accept", "revise"] | None
+    feedback: str = ""
+    pointed: bool = False
+
+    @property
+    def accepted(self) -> bool:
+        """True when the critic accepted the change."""
+        return self.verdict == "accept"
+
+
+@dataclass(frozen=True)
 class Round:
-    """One refinement round of one team."""
+    """One refinement round of one team, as it ended: made once, never changed (a new value replaces it)."""
 
     number: int
     kind: RoundKind = "fix"
+    edit_format: str = "blocks"  # how the coder wrote this round's change (bot/ensemble/edit_format.py)
     applied: bool = False
     edit_errors: str = ""
     compile_error: str = ""
     tests: TestOutcome | None = None
-    verdict: Verdict | None = None  # None: no review (the change did not apply, or no usable reply)
-    feedback: str = ""
-    commit: str | None = None
-    diff_lines: int = 0
-    refused: list[str] = field(default_factory=list)  # "path: why" for edits refused by policy (deny list, links)
-    partial: str = ""  # blocks that did not apply in a round where others did
     judgement: Judgement | None = None  # the tests judged against the base
-    replies: list[str] = field(default_factory=list)  # the coder's replies (coding.reply_key): a repeat is asked anew
+    review: Review | None = None  # None: no review (the change was not judged good, or the run stopped first)
+    commit: str | None = None
+    refused: tuple[str, ...] = ()  # "path: why" for edits refused by policy (deny list, links)
+    partial: str = ""  # blocks that did not apply in a round where others did
+    replies: tuple[str, ...] = ()  # the coder's replies (edit_parsing.reply_key): a repeat is asked anew
     idle: bool = False  # the coder's reply changed nothing and nothing in it failed: no edit, or its files sent back
+    seconds: float = 0.0  # how long the round took, its review included
 
     @property
     def good(self) -> bool:
         """True when the round's change passes: judged against the base where possible."""
         return passes(self.judgement, self.tests)
+
+    @property
+    def accepted(self) -> bool:
+        """True when the round's change passes and the critic accepted it."""
+        return self.good and self.review is not None and self.review.accepted
 
     @property
     def signature(self) -> str:

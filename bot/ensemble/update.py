@@ -32,9 +32,10 @@ from bot.ensemble.conflicts import (
     unresolvable,
 )
 from bot.ensemble.edits import denial
-from bot.ensemble.judging import BaseRun, TeamJudge, run_base
 from bot.ensemble.ports import ModelClient, TestRunner
 from bot.ensemble.runner import Components, config_secret_names, named_tests
+from bot.ensemble.team_judge import BaseRun, TeamJudge, run_base
+from bot.ensemble.testids import matching_tests
 from bot.ensemble.types import (
     ACCEPTED,
     CRASHED,
@@ -48,7 +49,6 @@ from bot.ensemble.types import (
     Task,
     TestOutcome,
 )
-from bot.ensemble.verdict import matching_tests
 from bot.errors import BudgetExceeded, ModelError, StopRequested
 from bot.forge import BRANCH_PREFIX, Commit
 from bot.forge.local import GitWorkspace, format_message

@@ -114,22 +114,28 @@ class GitWorkspace:
 
     def grep(self, text: str, max_hits: int = 30) -> list[tuple[str, int, str]]:
         """Exact-text search (`git grep -F`) over tracked text files: (path, line number, line)."""
-        if not text.strip():
-            return []
-        out = git(self.path, "grep", "-n", "-I", "-F", "--no-color", "-z", "-e", text, check=False)
-        hits = []
-        for line in out.splitlines():
-            path, number, found = (line.split("\0", 2) + ["", ""])[:3]
-            if number.isdigit():
-                hits.append((path, int(number), found[:300]))
-            if len(hits) >= max_hits:
-                break
-        return hits
+        return grep(self.path, text, max_hits)
 
     def commits(self) -> list[Commit]:
         """Commits since the base, oldest first."""
         out = git(self.path, "log", "--reverse", "--format=%H%x00%s", f"{self.base}..HEAD")
         return [Commit(*line.split("\0", 1)) for line in out.splitlines() if line]
+
+
+def grep(tree: Path, text: str, max_hits: int = 30) -> list[tuple[str, int, str]]:
+    """Exact-text search (`git grep -F`) over the tracked text files of the checkout `tree`: (path, line number,
+    line)."""
+    if not text.strip():
+        return []
+    out = git(tree, "grep", "-n", "-I", "-F", "--no-color", "-z", "-e", text, check=False)
+    hits = []
+    for line in out.splitlines():
+        path, number, found = (line.split("\0", 2) + ["", ""])[:3]
+        if number.isdigit():
+            hits.append((path, int(number), found[:300]))
+        if len(hits) >= max_hits:
+            break
+    return hits
 
 
 class CommittedTree:

@@ -17,6 +17,7 @@ from bot.config import Config
 from bot.ensemble.types import (
     ACCEPTED,
     STOPPED,
+    Judgement,
     Phase,
     Plan,
     Progress,
@@ -30,7 +31,6 @@ from bot.ensemble.types import (
     TestOutcome,
 )
 from bot.ensemble.update import UpdateJob, UpdateResult
-from bot.ensemble.verdict import Judgement
 from bot.forge import Commit
 from bot.llm.budget import RoleSpend, no_spend
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.ensemble.verdict import changed_definitions, file_of_test
+from bot.ensemble.team_judge import changed_definitions
+from bot.ensemble.testids import file_of_test
 from common.languages import CODE_SUFFIXES, is_code, is_test_name, language, language_of, tree_sitter_grammars
 from common.testfiles import is_test_path
 from indexer.files import is_auxiliary_path

@@ -3,27 +3,20 @@
 from __future__ import annotations
 
 from bot.ensemble import prompts
-from bot.ensemble.edit_format import (
-    EXAMPLE,
-    EXAMPLE_FILE,
-    EXAMPLE_PATH,
-    EXAMPLE_WHY,
-    edit_rules,
-    example_answer,
-)
+from bot.ensemble.edit_format import BLOCKS, EXAMPLE, EXAMPLE_FILE, EXAMPLE_PATH, EXAMPLE_WHY, WHOLE
 from bot.ensemble.edits import apply_edit_blocks, parse_edit_blocks
 from bot.ensemble.planner import parse_plan
 from bot.ensemble.types import Task
 
 
 def test_the_rules_name_the_tasks_real_paths_and_no_placeholder() -> None:
-    text = edit_rules(["stats/core.py", "tests/test_core.py"])
+    text = BLOCKS.rules(["stats/core.py", "tests/test_core.py"])
     assert "stats/core.py, tests/test_core.py" in text
-    assert "path/to" not in text and "path/to" not in example_answer()
+    assert "path/to" not in text and "path/to" not in BLOCKS.example_answer(())
 
 
 def test_the_worked_example_parses_back_to_its_block_and_applies_to_its_toy_file() -> None:
-    parsed = parse_edit_blocks(example_answer())
+    parsed = parse_edit_blocks(BLOCKS.example_answer(()))
     assert [(b.path, b.search, b.replace) for b in parsed.blocks] == [EXAMPLE]
     result = apply_edit_blocks(parsed.blocks, {EXAMPLE_PATH: EXAMPLE_FILE})
     assert result.complete and "price or 0" in result.changes[EXAMPLE_PATH]
@@ -33,7 +26,7 @@ def test_the_example_is_an_earlier_exchange_before_the_task() -> None:
     plan = parse_plan({"summary": "s", "files": ["stats/core.py"], "steps": ["Reproduction test: tests/t.py"]})
     messages = prompts.coder_messages(Task("bug", "median is wrong"), plan, {"stats/core.py": "x = 1\n"}, "", "", "")
     assert [m.role for m in messages] == ["system", "user", "assistant", "user"]
-    assert EXAMPLE_PATH in messages[1].content and messages[2].content == example_answer()
+    assert EXAMPLE_PATH in messages[1].content and messages[2].content == BLOCKS.example_answer(())
     assert "stats/core.py, tests/t.py" in messages[0].content  # the reproduction test's path too
     assert "<<<BEGIN task>>>" in messages[3].content and EXAMPLE_PATH not in messages[3].content
 
@@ -81,13 +74,12 @@ def test_a_listing_names_its_file_in_a_first_line_comment_or_is_the_one_file_to_
 
 
 def test_the_whole_format_asks_for_whole_files_and_shows_its_example_so() -> None:
-    from bot.ensemble.edit_format import edit_rules, example_answer, whole_example
     from bot.ensemble.edit_parsing import parse_whole_files
 
-    assert "complete file" in edit_rules(["a.py"], whole=True) and "SEARCH" not in edit_rules(["a.py"], whole=True)[:200]
-    path, search, content = whole_example(["a.py"])
-    assert parse_whole_files(example_answer(["a.py"], whole=True)) == [(path, content)] and search == ""
+    assert "complete file" in WHOLE.rules(["a.py"]) and "SEARCH" not in WHOLE.rules(["a.py"])[:200]
+    path, search, content = WHOLE.example(["a.py"])
+    assert parse_whole_files(WHOLE.example_answer(["a.py"])) == [(path, content)] and search == ""
     assert "price or 0" in content and "def count(items)" in content
     # what is wrong and the change, said before the file: the rules ask for it and the example answer shows it
-    assert "First say in one or two sentences what is wrong" in edit_rules(["a.py"], whole=True)
-    assert example_answer(["a.py"], whole=True).startswith(EXAMPLE_WHY + "\n\n" + path + "\n```")
+    assert "First say in one or two sentences what is wrong" in WHOLE.rules(["a.py"])
+    assert WHOLE.example_answer(["a.py"]).startswith(EXAMPLE_WHY + "\n\n" + path + "\n```")

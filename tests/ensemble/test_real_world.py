@@ -211,10 +211,10 @@ def test_the_coder_may_read_code_before_editing(sample: Path) -> None:
 
 
 def test_a_copy_of_the_format_example_is_never_applied(sample: Path) -> None:
-    from bot.ensemble.edit_format import EXAMPLE_FILE, EXAMPLE_PATH, example_answer
+    from bot.ensemble.edit_format import BLOCKS, EXAMPLE_FILE, EXAMPLE_PATH
 
     commit_file(sample, EXAMPLE_PATH, EXAMPLE_FILE)  # even where the toy file exists, the copy is refused
-    script = {**happy_script(), ("coder", None): [REPRO, example_answer(), FIX]}
+    script = {**happy_script(), ("coder", None): [REPRO, BLOCKS.example_answer(()), FIX]}
     result, models, _ = run(sample, script)
     assert result.success
     assert git(sample, "show", f"{result.branch}:{EXAMPLE_PATH}") == EXAMPLE_FILE
@@ -224,9 +224,9 @@ def test_a_copy_of_the_format_example_is_never_applied(sample: Path) -> None:
 
 
 def test_a_reply_with_the_example_beside_its_change_is_tested_without_a_follow_up(sample: Path) -> None:
-    from bot.ensemble.edit_format import example_answer
+    from bot.ensemble.edit_format import BLOCKS
 
-    script = {**happy_script(), ("coder", None): [REPRO, example_answer() + "\n\n" + FIX]}
+    script = {**happy_script(), ("coder", None): [REPRO, BLOCKS.example_answer(()) + "\n\n" + FIX]}
     result, models, _ = run(sample, script)
     assert result.success and result.teams[0].rounds == 1
     assert [c[0] for c in models.calls].count("coder") == 2  # the reproduction and the round's one turn

@@ -8,8 +8,7 @@ import pytest
 
 from bot.config import parse_config
 from bot.ensemble import wire
-from bot.ensemble.types import ACCEPTED, Plan, RunnerHook, RunResult, StopReason, Task, TeamSummary
-from bot.ensemble.verdict import Judgement
+from bot.ensemble.types import ACCEPTED, Judgement, Plan, RunnerHook, RunResult, StopReason, Task, TeamSummary
 from bot.forge import Commit
 from tests.actions.child_engines import full_result
 

@@ -3,7 +3,8 @@
 The judge is fixed by the run (the base's test run, what it learned there, the tests the task names) and, once
 round 0 wrote a reproduction test that failed at the base, by that test as it was then (`frozen`). It is a
 value: a team that learns its reproduction test gets a new judge (`with_reproduction`), and nothing is assigned
-onto it afterwards. The rules are in verdict.py (red and green against the base), judged.py (the files a judged
+onto it afterwards. It decides which of the base's failing tests a change is answerable for (`related_failures`:
+blame). The rules are in judge.py (red and green against the base), judged.py (the files a judged
 run puts back over the tree) and sentinels.py (the known-answer tests that show a run was not tampered with).
 
 A judged run (`run`) is one or two test processes:
@@ -21,10 +22,11 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
+from bot.ensemble.judge import judge
 from bot.ensemble.judged import allowed_changes, diff_by_file, judged_data, judged_files
 from bot.ensemble.ports import TestRunner
 from bot.ensemble.sentinels import (
@@ -38,8 +40,8 @@ from bot.ensemble.sentinels import (
     nonexistent,
     plant,
 )
+from bot.ensemble.testids import file_of_test
 from bot.ensemble.types import Judgement, TestChange, TestOutcome
-from bot.ensemble.verdict import file_of_test, judge, related_failures
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.forge import Workspace
 from common.languages import is_language, is_test_name
@@ -253,3 +255,55 @@ def _merged(first: TestOutcome, second: TestOutcome) -> TestOutcome:
                    results=results, timed_out=first.timed_out or second.timed_out,
                    complete=first.complete and second.complete, incomplete_reason=reason,
                    findings=(*first.findings, *second.findings), tampering=(*first.tampering, *second.tampering))
+
+
+# Blame: a test that already failed at the base is the change's business when its file uses the code the change edits.
+
+
+def related_failures(failed: Iterable[str], changed: Sequence[str], read: Callable[[str], str | None],
+                     is_test: Callable[[str], bool], diff: str = "") -> list[str]:
+    """The tests of `failed` whose test file uses the code the change edits: the change's business.
+
+    A test that already failed at the base is not blocking, unless it exercises the code the change
+    touched: then it is likely the bug's own test, and a change that leaves it red has not fixed it.
+    A test file uses the code when it names an edited source module or a function or class whose
+    definition the diff touches (from its hunk headers and changed definition lines).
+    """
+    names = {_stem(path) for path in changed if not is_test(path)} | changed_definitions(diff)
+    names -= {"", "__init__", "index", "main", "lib", "mod", "test", "tests"}
+    if not names:
+        return []
+    words = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, names))) + r")\b")
+    texts: dict[str, str | None] = {}
+    related = []
+    for name in failed:
+        path = file_of_test(name, lambda p: read(p) is not None)
+        if path not in texts:
+            texts[path] = read(path)
+        if texts[path] and words.search(texts[path] or ""):
+            related.append(name)
+    return related
+
+
+_DEFINITION = re.compile(r"\b(?:def|class|func|function|fn|struct|interface)\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)")
+
+
+def changed_definitions(diff: str) -> set[str]:
+    """Names of functions and classes a unified diff touches, outside test files."""
+    names: set[str] = set()
+    test_file = False
+    for line in diff.splitlines():
+        if line.startswith("+++ "):
+            test_file = is_test_path(line[4:].strip().removeprefix("b/"))
+        elif test_file:
+            continue
+        elif line.startswith("@@"):
+            names.update(_DEFINITION.findall(line.split("@@", 2)[-1]))
+        elif line[:1] in "+-" and not line.startswith(("+++", "---")):
+            names.update(_DEFINITION.findall(line))
+    return names
+
+
+def _stem(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name.split(".", 1)[0]

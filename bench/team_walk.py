@@ -1,0 +1,222 @@
+#!/usr/bin/env python
+"""How far a reader walks to follow one team: the project functions a team's run enters, from `run_team`.
+
+    .venv/bin/python bench/team_walk.py [--runs 3] [--only bot/ensemble] [--list | --json]
+
+A scripted one-team run of the sample median() task (`bot.ensemble.demo.create_sample_repo`): the
+planner explores once and plans, the coder writes the reproduction test and then the fix, pytest runs
+on the host (`fakes.engine_parts.HostPytest`), and the critic accepts, so the team ends after round 1.
+`sys.settrace` (and `threading.settrace`, since the team runs in its own thread) records every call from
+the moment `bot.ensemble.team.run_team` is entered until it returns.
+
+The walk is what a reader following the team reads: every function the team's run enters, each once, in the
+order the run first enters it, over the project's own packages (bot, actions, indexer, sandbox, common; not
+fakes, bench or tests, and not code Python generates: comprehensions, lambdas, dataclass methods). Counted:
+- functions: the distinct functions on the walk;
+- stops: the times the walk enters a module, i.e. the next function lies in another module than the last one:
+  each stop is a file the reader opens (or opens again);
+- modules: the distinct modules, the first stop in each;
+- returns: the stops in a module the walk had been in before and left (stops = modules + returns).
+
+Why dynamic and not a static call graph: a static graph from `run_team` counts every branch the code could
+take (a crash, a re-plan, a deadline) and depends on how far names are resolved (methods, Protocols,
+callbacks); the dynamic walk counts what one ordinary team does, with no choices made by the measurer, and
+gives the same figures on every run (the scripted replies and the host's pytest leave nothing to chance).
+`--only bot/ensemble` restricts the count to one folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import CodeType, FrameType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+# bench/ itself off the path: bench/sandbox.py would shadow the `sandbox` package (installed or not)
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
+sys.path.insert(0, str(ROOT))
+
+from bot.config import Config  # noqa: E402
+from bot.ensemble.demo import create_sample_repo  # noqa: E402
+from bot.ensemble.runner import Components, run_task  # noqa: E402
+from bot.ensemble.types import RunResult, Task  # noqa: E402
+from bot.llm.budget import SpendSummary, no_spend  # noqa: E402
+from bot.llm.types import Message, cut_at_stop  # noqa: E402
+from fakes.engine_parts import FileRetriever, HostPytest  # noqa: E402
+from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO  # noqa: E402
+
+PACKAGES = ("bot", "actions", "indexer", "sandbox", "common")
+TASK = Task("median() is wrong for an even number of values", "median([1, 2, 3, 4]) returns 3; expected 2.5.",
+            slug="median")
+SCRIPT: dict[tuple[str, str | None], list[Any]] = {
+    ("planner", "explore"): ['{"search": ["median"], "open": ["stats/core.py"], "symbols": ["median"]}', ENOUGH],
+    ("planner", "plan"): [PLAN], ("coder", None): [REPRO, FIX], ("critic", "review"): [ACCEPT]}
+
+
+@dataclass(frozen=True)
+class _Reply:
+    text: str
+    data: dict[str, Any] | None = None
+    finish_reason: str = "stop"
+    truncated: bool = False
+
+
+class ScriptedClient:
+    """The replies of `SCRIPT` in order, per role and schema (the last one repeats)."""
+
+    def __init__(self, script: dict[tuple[str, str | None], list[Any]]):
+        self.script = {k: list(v) for k, v in script.items()}
+        self.lock = threading.Lock()
+
+    def complete(self, role: str, messages: Sequence[Message], schema: str | None = None,
+                 temperature: float | None = None, stop: Sequence[str] = ()) -> _Reply:
+        with self.lock:
+            queue = self.script[(role, schema)]
+            reply = queue.pop(0) if len(queue) > 1 else queue[0]
+        if isinstance(reply, dict):
+            return _Reply(json.dumps(reply), reply)
+        return _Reply(cut_at_stop(reply, tuple(stop)))
+
+    def prompt_budget(self, role: str) -> int:
+        return 24_000
+
+    def has_role(self, role: str) -> bool:
+        return "@" not in role  # one model for the whole run, no team's own
+
+    def spend(self) -> SpendSummary:
+        return no_spend()
+
+
+@dataclass
+class Walk:
+    """The functions entered, in first-entry order, as (module, qualified name)."""
+
+    functions: list[tuple[str, str]] = field(default_factory=list)
+
+    def only(self, prefix: str) -> Walk:
+        """The walk restricted to modules under `prefix` (a folder, `bot/ensemble`)."""
+        dotted = prefix.strip("/").replace("/", ".")
+        return Walk([s for s in self.functions if s[0] == dotted or s[0].startswith(dotted + ".")])
+
+    @property
+    def modules(self) -> list[str]:
+        return list(dict.fromkeys(m for m, _ in self.functions))
+
+    @property
+    def returns(self) -> int:
+        """Stops in a module the walk had left before (entered again after another module)."""
+        seen: set[str] = set()
+        back, last = 0, None
+        for module, _ in self.functions:
+            if module != last and module in seen:
+                back += 1
+            seen.add(module)
+            last = module
+        return back
+
+    def figures(self) -> dict[str, object]:
+        return {"stops": len(self.modules) + self.returns, "modules": len(self.modules), "returns": self.returns,
+                "functions": len(self.functions)}
+
+
+def _module(code: CodeType) -> str | None:
+    """The project module a code object belongs to, or None for any other code."""
+    try:
+        rel = Path(code.co_filename).resolve().relative_to(ROOT)
+    except ValueError:
+        return None
+    if rel.parts[0] not in PACKAGES or rel.suffix != ".py":
+        return None
+    return ".".join(rel.with_suffix("").parts).removesuffix(".__init__")
+
+
+def walk_team() -> tuple[Walk, RunResult]:
+    """Run the scripted one-team task with the tracer on; the walk from `run_team` and the run's result."""
+    walk = Walk()
+    seen: set[tuple[str, str]] = set()
+    lock = threading.Lock()
+    local = threading.local()
+
+    def tracer(frame: FrameType, event: str, arg: object) -> Any:
+        if event != "call":
+            return None
+        code = frame.f_code
+        module = _module(code)
+        entering = module == "bot.ensemble.team" and code.co_name == "run_team"
+        if entering:
+            local.depth = getattr(local, "depth", 0) + 1
+        if getattr(local, "depth", 0) > 0 and module is not None and not code.co_name.startswith("<"):
+            key = (module, code.co_qualname)
+            with lock:
+                if key not in seen:
+                    seen.add(key)
+                    walk.functions.append(key)
+        return leave if entering else None
+
+    def leave(frame: FrameType, event: str, arg: object) -> Any:
+        if event == "return":
+            local.depth -= 1
+        return leave
+
+    with tempfile.TemporaryDirectory() as tmp:
+        sample = create_sample_repo(Path(tmp) / "sample")
+        parts = Components(models=ScriptedClient(SCRIPT), retriever=FileRetriever(sample), runner=HostPytest(),
+                           use_cache=False)
+        threading.settrace(tracer)
+        sys.settrace(tracer)
+        try:
+            result = run_task(sample, TASK, Config(ensembles=1), {}, parts)
+        finally:
+            sys.settrace(None)
+            threading.settrace(None)  # type: ignore[arg-type]
+    return walk, result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=3, help="walks to take (each on a fresh sample): the figures vary "
+                        "by one where the file listing's cache meets a tree changed within its clock's resolution")
+    parser.add_argument("--only", default="", help="count only modules under this folder (e.g. bot/ensemble)")
+    parser.add_argument("--list", action="store_true", help="print every function of the first walk, in order")
+    parser.add_argument("--json", action="store_true", help="print each walk's figures and functions as JSON")
+    args = parser.parse_args(argv)
+    walks = []
+    for _ in range(max(args.runs, 1)):
+        walk, result = walk_team()
+        if not result.success or result.stop_reason != "accepted":
+            print(f"the scripted run did not end as scripted: {result.stop_reason} {result.stop_detail}",
+                  file=sys.stderr)
+            return 1
+        walks.append(walk.only(args.only) if args.only else walk)
+    if args.json:
+        print(json.dumps([{**w.figures(), "walk": [f"{m}:{q}" for m, q in w.functions]} for w in walks], indent=1))
+        return 0
+    if args.list:
+        for module, name in walks[0].functions:
+            print(f"{module}:{name}")
+    figures = [w.figures() for w in walks]
+
+    def spread(key: str) -> str:
+        low, high = min(int(str(f[key])) for f in figures), max(int(str(f[key])) for f in figures)
+        return str(low) if low == high else f"{low}-{high}"
+
+    print(f"one team from run_team ({args.only or 'the project'}, {len(walks)} walks): {spread('stops')} stops in "
+          f"{spread('modules')} modules, {spread('returns')} returns; {spread('functions')} functions")
+    by_package: dict[str, int] = {}
+    for module, _ in walks[0].functions:
+        package = re.sub(r"^((?:bot\.)?[^.]+)\..*$", r"\1", module)
+        by_package[package] = by_package.get(package, 0) + 1
+    print("functions by package: " + ", ".join(f"{p} {n}" for p, n in sorted(by_package.items(), key=lambda i: -i[1])))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,143 @@
+"""The team's policy (bot/ensemble/policy.py), rule by rule: what a team does after what it did so far.
+
+One table: a history, the time left before the deadline, the limits, and what the policy says. Every stop
+reason a team can end with is in it (the last test checks that), so a new rule or reason comes with its row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from bot.config import EditFormatName
+from bot.ensemble.edit_format import BLOCKS, WHOLE
+from bot.ensemble.policy import (
+    Continue,
+    History,
+    Limits,
+    Replan,
+    Reproduce,
+    Stop,
+    decide,
+    interrupted,
+)
+from bot.ensemble.types import Judgement, Plan, Reproduction, Review, Round, StopReason, TestOutcome
+from bot.errors import BudgetExceeded, StopRequested
+
+NOW = 1000.0
+PLAN = Plan("Average the middle values.", ("stats/core.py",), ("Fix median()",))
+WRITTEN = Reproduction("tests/test_repro.py", failed_before=True)
+ACCEPT = Review("accept", "Correct.")
+POINTED = Review("revise", "`ordered[middle - 1]` drops the upper middle", pointed=True)
+VAGUE = Review("revise", "Consider edge cases.")
+
+
+def good(number: int, review: Review | None = ACCEPT, seconds: float = 10.0, edit_format: str = "blocks") -> Round:
+    """A committed round whose change the judge found good, reviewed."""
+    return Round(number, edit_format=edit_format, applied=True, tests=TestOutcome(True), commit=f"c{number}",
+                 judgement=Judgement(True, "1 test(s) fixed", fixed=("tests/test_core.py::test_median_even",),
+                                     per_test=True), review=review, seconds=seconds)
+
+
+def failing(number: int, test: str = "tests/test_core.py::test_median_even", seconds: float = 10.0,
+            edit_format: str = "blocks") -> Round:
+    """A committed round whose change still fails `test`."""
+    return Round(number, edit_format=edit_format, applied=True, tests=TestOutcome(False, (test,)), commit=f"c{number}",
+                 judgement=Judgement(False, "required test(s) fail", required_failing=(test,), per_test=True),
+                 seconds=seconds)
+
+
+def idle(number: int) -> Round:
+    """A round whose reply changed nothing."""
+    return Round(number, edit_errors="every block you sent is already in the files", idle=True)
+
+
+@dataclass(frozen=True)
+class Case:
+    history: History
+    expected: Stop | Replan | Reproduce | Continue
+    left: float | None = None  # seconds to the deadline (None: no deadline)
+    max_iterations: int = 4
+    edit_format: EditFormatName = "blocks"
+    detail: str = ""  # words the stop's detail must hold
+
+
+def rounds(*played: Round, replanned: int = -1) -> History:
+    return History(PLAN, WRITTEN, played, replanned)
+
+
+CASES = {
+    "a plan with questions stops the team before anything is written":
+        Case(History(Plan("", questions=("Which median?", "Sorted how?"))), Stop(StopReason.QUESTIONS),
+             detail="Which median?; Sorted how?"),
+    "a new plan first gets its reproduction test": Case(History(PLAN), Reproduce(BLOCKS)),
+    "then round 1": Case(rounds(), Continue(1, BLOCKS)),
+    "a good change the critic accepts ends the team": Case(rounds(good(1)), Stop(StopReason.ACCEPTED)),
+    "a revision that points at the change buys one round, of one call":
+        Case(rounds(good(1, POINTED)), Continue(2, BLOCKS, one_turn=True)),
+    "a revision that names nothing to change keeps the good change":
+        Case(rounds(good(1, VAGUE)), Stop(StopReason.TESTS_PASS), detail="named nothing to change"),
+    "an unreadable review keeps the good change":
+        Case(rounds(good(1, Review(None, "(the critic's reply could not be read)"))), Stop(StopReason.TESTS_PASS)),
+    "after the round the revision bought, the good change is kept whatever it gave":
+        Case(rounds(good(1, POINTED), failing(2)), Stop(StopReason.TESTS_PASS), detail="one round more"),
+    "a failing round is followed by another": Case(rounds(failing(1)), Continue(2, BLOCKS)),
+    "the same failure twice sends the planner back": Case(rounds(failing(1), failing(2)), Replan()),
+    "after the re-plan the round is played, told it repeated itself":
+        Case(rounds(failing(1), failing(2), replanned=2), Continue(3, BLOCKS, repeated=True)),
+    "no re-plan when no round is left after it":
+        Case(rounds(failing(1), failing(2)), Stop(StopReason.MAX_ITERATIONS), max_iterations=2, detail="2 rounds used"),
+    "the same failure three times: stuck":
+        Case(rounds(failing(1), failing(2), failing(3), replanned=2), Stop(StopReason.STUCK),
+             detail="the same failure 3 times"),
+    "two replies in a row that changed nothing: stuck":
+        Case(rounds(failing(1, "t::x"), idle(2), idle(3)), Stop(StopReason.STUCK), detail="last 2 replies changed nothing"),
+    "different failures until the rounds run out":
+        Case(rounds(failing(1, "t::a"), failing(2, "t::b")), Stop(StopReason.MAX_ITERATIONS), max_iterations=2),
+    "with a good change in hand, a round the deadline would cut off is not started (by the last round's time)":
+        Case(rounds(good(1, POINTED, seconds=60)), Stop(StopReason.TESTS_PASS), left=54,
+             detail="(54 s left, the last round took 60 s); round 1's change passed the tests"),
+    "without one, only when no round of the format was quicker than the time left":
+        Case(rounds(failing(1, seconds=60)), Stop(StopReason.STOPPED), left=54,
+             detail="(54 s left, the quickest round took 60 s)"),
+    "a round that fits before the deadline is played": Case(rounds(failing(1, seconds=60)), Continue(2, BLOCKS), left=61),
+    "a re-plan that leaves no time for the round after it is skipped, and the round played":
+        Case(rounds(failing(1, seconds=60), failing(2, seconds=60)), Continue(3, BLOCKS, repeated=True), left=90),
+    "a re-plan with time for a round after it": Case(rounds(failing(1, seconds=60), failing(2, seconds=60)), Replan(),
+                                                     left=120),
+    "`alternate` asks for whole files first": Case(rounds(), Continue(1, WHOLE), edit_format="alternate"),
+    "and for edit blocks after a round that was not good, which no round has timed yet":
+        Case(rounds(failing(1, seconds=60, edit_format="whole")), Continue(2, BLOCKS), left=52, edit_format="alternate"),
+    "`whole` keeps whole files, timed by its own rounds":
+        Case(rounds(failing(1, seconds=60, edit_format="whole")), Stop(StopReason.STOPPED), left=52,
+             edit_format="whole"),
+}
+INTERRUPTIONS = {
+    "the budget runs out": (BudgetExceeded("budget_usd 2.00 spent"), StopReason.BUDGET, ""),
+    "a stop is requested": (StopRequested("a stop was requested"), StopReason.STOPPED, ""),
+    "the team crashes": (RuntimeError("git died"), StopReason.CRASHED, "RuntimeError: git died"),
+}
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+def test_what_the_team_does_next(case: Case) -> None:
+    limits = Limits(case.max_iterations, NOW + case.left if case.left is not None else None, case.edit_format)
+    got = decide(case.history, NOW, limits)
+    if isinstance(case.expected, Stop):
+        assert isinstance(got, Stop) and got.reason == case.expected.reason, got
+        assert case.detail in got.detail
+    else:
+        assert got == case.expected
+
+
+@pytest.mark.parametrize(("exc", "reason", "error"), INTERRUPTIONS.values(), ids=INTERRUPTIONS.keys())
+def test_what_ends_a_team_from_outside_the_rules(exc: Exception, reason: StopReason, error: str) -> None:
+    stop = interrupted(exc)
+    assert (stop.reason, stop.detail, stop.error) == (reason, str(exc), error)
+
+
+def test_the_tables_hold_every_stop_reason() -> None:
+    reasons = {c.expected.reason for c in CASES.values() if isinstance(c.expected, Stop)}
+    reasons |= {reason for _, reason, _ in INTERRUPTIONS.values()}
+    assert reasons == set(StopReason)
