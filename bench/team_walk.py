@@ -28,6 +28,7 @@ gives the same figures on every run (the scripted replies and the host's pytest 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import re
 import sys
@@ -127,20 +128,35 @@ class Walk:
                 "functions": len(self.functions)}
 
 
-def _module(code: CodeType) -> str | None:
+def _package_dirs() -> dict[str, Path]:
+    """Where each project package was imported from (the checkout, or an installed copy)."""
+    dirs = {}
+    for name in PACKAGES:
+        module = importlib.import_module(name)
+        if module.__file__:
+            dirs[name] = Path(module.__file__).resolve().parent
+    return dirs
+
+
+def _module(code: CodeType, packages: dict[str, Path]) -> str | None:
     """The project module a code object belongs to, or None for any other code."""
-    try:
-        rel = Path(code.co_filename).resolve().relative_to(ROOT)
-    except ValueError:
+    path = Path(code.co_filename)
+    if path.suffix != ".py":
         return None
-    if rel.parts[0] not in PACKAGES or rel.suffix != ".py":
-        return None
-    return ".".join(rel.with_suffix("").parts).removesuffix(".__init__")
+    for name, folder in packages.items():
+        try:
+            rel = path.resolve().relative_to(folder)
+        except ValueError:
+            continue
+        return ".".join([name, *rel.with_suffix("").parts]).removesuffix(".__init__")
+    return None
 
 
 def walk_team() -> tuple[Walk, RunResult]:
     """Run the scripted one-team task with the tracer on; the walk from `run_team` and the run's result."""
     walk = Walk()
+    packages = _package_dirs()
+    modules: dict[str, str | None] = {}  # a code file's module, looked up once
     seen: set[tuple[str, str]] = set()
     lock = threading.Lock()
     local = threading.local()
@@ -149,7 +165,9 @@ def walk_team() -> tuple[Walk, RunResult]:
         if event != "call":
             return None
         code = frame.f_code
-        module = _module(code)
+        if code.co_filename not in modules:
+            modules[code.co_filename] = _module(code, packages)
+        module = modules[code.co_filename]
         entering = module == "bot.ensemble.team" and code.co_name == "run_team"
         if entering:
             local.depth = getattr(local, "depth", 0) + 1

@@ -4,7 +4,7 @@ Every key has a default, so the file is optional. The loader checks the file aga
 dataclasses below and reports every problem at once, each with the file, line, key path, the
 bad value and what was expected. Secrets never live here: they come from the environment.
 
-Environment variables that override the file (documented in the README):
+Environment variables that override the file (documented in docs/configuration.md):
     ENSEMBLE_{PLANNER,CODER,CRITIC}_PROVIDER   a role's provider (openai, gemini, scripted)
     ENSEMBLE_{PLANNER,CODER,CRITIC}_MODEL      a role's model name
     ENSEMBLE_BUDGET_USD                        the per-run budget in USD (`budget.run_usd`, alias `budget_usd`)

@@ -48,7 +48,7 @@ class RemoteCalls(GitHubBase):
 
     def fetch_history(self, clone: Path) -> None:
         """Complete a shallow clone's history with commits and trees only (`--filter=blob:none`): what the
-        retrieval's history channel reads, at a fraction of a full clone's size (README, Retrieval history)."""
+        retrieval's history channel reads, at a fraction of a full clone's size (docs/configuration.md, Retrieval history)."""
         try:
             with span("git.fetch_history"):
                 git(clone, "fetch", "-q", "--filter=blob:none", "--unshallow", "origin", env=self.git_env())
