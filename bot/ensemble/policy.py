@@ -125,21 +125,23 @@ def decide(history: History, now: float, limits: Limits) -> Reproduce | Continue
         return Stop(ACCEPTED)
     if last is not None and revisions >= REVISIONS_AFTER_GOOD:
         return Stop(TESTS_PASS, f"round {last.number} was the one round more the critic's revision bought")
-    if last is not None and last.good and not (last.review is not None and last.review.pointed):
-        feedback = last.review.feedback if last.review else ""
-        return Stop(TESTS_PASS, f"round {last.number} passed the tests; the critic's feedback named nothing to "
-                                f"change: {clip(feedback, 120)!r}")
-    # a coder that sends its files back as they are, in both formats, has no change to offer (in the bench's runs of
-    # the local 1.5B model, a coder that sent two such replies sent a third after re-planning too)
-    if last is not None and not last.good and idle >= IDLE_AFTER:
-        return Stop(STUCK, f"the coder's last {idle} replies changed nothing: it has no change to offer")
-    if last is not None and not last.good and same >= STUCK_AFTER:
-        return Stop(STUCK, f"the same failure {same} times: {clip(last.signature, 200)}")
-    # a re-plan the deadline leaves no round after is a model call spent for nothing: with less than twice a
-    # round's time left, the round is played without one
-    if last is not None and not last.good and same == REPLAN_AFTER and last.number < limits.max_iterations \
-            and history.replanned != len(rounds) and (left is None or expected is None or left >= 2 * expected.seconds):
-        return Replan()
+    if last is not None and last.good:
+        if not (last.review is not None and last.review.pointed):
+            feedback = last.review.feedback if last.review else ""
+            return Stop(TESTS_PASS, f"round {last.number} passed the tests; the critic's feedback named nothing to "
+                                    f"change: {clip(feedback, 120)!r}")
+    elif last is not None:
+        # a coder that sends its files back as they are, in both formats, has no change to offer (in the bench's
+        # runs of the local 1.5B model, a coder that sent two such replies sent a third after re-planning too)
+        if idle >= IDLE_AFTER:
+            return Stop(STUCK, f"the coder's last {idle} replies changed nothing: it has no change to offer")
+        if same >= STUCK_AFTER:
+            return Stop(STUCK, f"the same failure {same} times: {clip(last.signature, 200)}")
+        # a re-plan the deadline leaves no round after is a model call spent for nothing: with less than twice a
+        # round's time left, the round is played without one
+        if same == REPLAN_AFTER and last.number < limits.max_iterations and history.replanned != len(rounds) \
+                and (left is None or expected is None or left >= 2 * expected.seconds):
+            return Replan()
     if len(rounds) >= limits.max_iterations:
         return Stop(MAX_ITERATIONS, f"{limits.max_iterations} rounds used")
     # a round the deadline would cut off is not started: the run would deliver what it has anyway, only later and
