@@ -134,7 +134,7 @@ def judge_branch(task: Mapping[str, Any], repo: Path, branch: str, commits: list
 # ---------------------------------------------------------------- configuration
 
 
-def config_text(model: str, ensembles: int, max_iterations: int, n_ctx: int, llm_timeout_s: float,
+def config_text(model: str, ensembles: int, max_iterations: int | None, n_ctx: int, llm_timeout_s: float,
                 max_output_tokens: int, explore_tokens: int | None = None, explore_rounds: int = 3,
                 deadline_s: float | None = None, edit_format: str = "blocks") -> str:
     """The `.github/ensemble.yml` of the local-model profile, every role on `model`.
@@ -150,7 +150,7 @@ def config_text(model: str, ensembles: int, max_iterations: int, n_ctx: int, llm
     explore = f"explore: {{max_rounds: {explore_rounds}, max_tokens: {explore_tokens}}}\n" if explore_tokens else ""
     return (f"models:\n{roles}\n{explore}"
             f"ensembles: {ensembles}\n"
-            f"max_iterations: {max_iterations}\n"
+            + (f"max_iterations: {max_iterations}\n" if max_iterations is not None else "")
             + (f"deadline_minutes: {deadline_s / 60:.4f}\n" if deadline_s else "")
             + (f"edit_format: {edit_format}\n" if hasattr(bot.config.Config, "edit_format") else "")
             + "llm:\n"
@@ -437,7 +437,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--tasks", nargs="*", default=None, help="task ids (default: every task of --set)")
     add_set_option(parser)
     parser.add_argument("--ensembles", type=int, default=1, help="teams per run (default 1)")
-    parser.add_argument("--max-iterations", type=int, default=4, help="refine rounds per team (default 4)")
+    parser.add_argument("--max-iterations", type=int, default=None,
+                        help="a cap on refine rounds per team (default: none, the task's wall budget bounds them)")
     parser.add_argument("--timeout-s", type=float, default=900,
                         help="per task: a stop is requested after this many seconds (default 900)")
     parser.add_argument("--llm-timeout-s", type=float, default=600, help="per model request (default 600)")

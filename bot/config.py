@@ -185,6 +185,9 @@ class BudgetSpec:
         return self.issue_usd is not None or self.day_usd is not None
 
 
+DEFAULT_ROUNDS = 4  # rounds per team when neither `max_iterations` nor a budget bounds them
+
+
 @dataclass(frozen=True)
 class Config:
     """The whole configuration, loaded once and passed down."""
@@ -196,7 +199,9 @@ class Config:
     team_temperatures: tuple[float, ...] = (0.0, 0.6)
     # Models of each team (team a, team b, ...) where they differ from `models`.
     team_models: tuple[TeamModelsSpec, ...] = ()
-    max_iterations: int = field(default=4, metadata={"min": 1})
+    # Rounds per team. Unset, a run bounded by `deadline_minutes` or `budget_tokens` keeps trying until that budget
+    # is spent (the budget bounds the rounds), and one without either plays DEFAULT_ROUNDS; set, it is a cap.
+    max_iterations: int | None = field(default=None, metadata={"min": 1})
     max_heal_attempts: int = field(default=3, metadata={"min": 0})
     # Runs the bot starts on one issue or pull request within an hour; past it, it stops to break a loop.
     max_runs_per_hour: int = field(default=6, metadata={"min": 1})
@@ -214,6 +219,10 @@ class Config:
     # round, and the other format after each round whose change was not good (a small model that repeats a
     # wrong change in one format often writes a different one in the other).
     edit_format: EditFormatName = "blocks"
+    # Independent samples: after a failed attempt, later attempts include fresh ones (a clean context, the coder's
+    # reply sampled at a temperature above 0), each judged like any candidate; the judge keeps the best. `auto`: on
+    # when the coder's server is on this machine (a small local model, whose attempts are close to coin tosses).
+    samples: Literal["auto", "on", "off"] = "auto"
     llm: LLMSpec = LLMSpec()
     sandbox: SandboxSpec = SandboxSpec()
     paths: PathsSpec = PathsSpec()
@@ -246,6 +255,13 @@ class Config:
     # The repository's conventions for every role, after AGENTS.md (bot/ensemble/instructions.py).
     instructions: str = ""
     source: str = field(default="(defaults)", metadata={"internal": True})
+
+    def round_cap(self) -> int | None:
+        """The most rounds a team plays: `max_iterations` when set; else none when a budget (`deadline_minutes`,
+        `budget_tokens`) bounds the run, and DEFAULT_ROUNDS when nothing does."""
+        if self.max_iterations is not None:
+            return self.max_iterations
+        return None if self.deadline_minutes or self.budget_tokens else DEFAULT_ROUNDS
 
     def team_role(self, team: int, role: str) -> RoleModel | None:
         """Team number `team`'s own model for `role`, or None when it uses `models`."""

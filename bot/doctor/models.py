@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 
 from bot.config import ROLES, Config, ModelChoice, RoleModel
 from bot.doctor.check import Check, DoctorContext
-from bot.llm.local import is_local
+from bot.llm.local import base_url, is_local
 
 PROVIDER_KEYS = {
     "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
     "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
     "scripted": (),
 }
-BASE_URL_VARS = {"openai": "OPENAI_BASE_URL", "gemini": "GOOGLE_GEMINI_BASE_URL"}
 # The local-model profile (README): one model server answers one request at a time, slowly, with
 # the window it was started with (llama.cpp -c, Ollama num_ctx) and little room for long replies.
 LOCAL_TIMEOUT_S = 600
@@ -74,11 +72,6 @@ def _model_status(ctx: DoctorContext, choice: ModelChoice) -> tuple[bool, str]:
         return True, f"its own server {choice.base_url}, no key"  # a local server needs none
     where = f" at {choice.base_url}" if choice.base_url else ""
     return bool(present), (f"{', '.join(present)} set" if present else f"no {' or '.join(keys)}") + where
-
-
-def base_url(choice: ModelChoice, env: Mapping[str, str]) -> str | None:
-    """The server a model's requests go to: its own base_url, else the provider's variable (None: hosted)."""
-    return choice.base_url or env.get(BASE_URL_VARS.get(choice.provider, "")) or None
 
 
 def check_local_profile(ctx: DoctorContext) -> list[Check]:

@@ -108,6 +108,7 @@ class Brief:
     # one turn only: a round a critic's revision bought after the judge found a change good, where the good change
     # is kept whatever this round gives, so a follow-up or a warmer retry would buy nothing
     one_turn: bool = False
+    temperature: float | None = None  # an independent sample's temperature (None: the team's own)
 
 
 TurnKind = Literal["edits", "request", "repeat", "empty"]
@@ -265,6 +266,7 @@ class _Conversation:
     shown_whole: frozenset[str]  # those it may send back whole (the `whole` format)
     example: tuple[str, str, str]  # the worked example as a reply reads once parsed, which is never applied
     stops: tuple[str, ...]  # where a reply should end
+    temperature: float | None = None  # the round's own temperature (an independent sample), None: the team's
 
 
 def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Collection[str] = ()) -> RoundEdits:
@@ -286,9 +288,11 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Co
     judged = prompts.judged_tests(shown, coder.task, plan, brief.reproduce)
     shown_whole = edit_format.shown_whole(shown, WorkspaceFiles(coder.workspace.path).read)
     limits = TurnLimits(0, 0, 0) if brief.one_turn else TurnLimits(sent=brief.sent)
-    limits = replace(limits, temperature=coder.temperature or 0.0, edit_format=edit_format)
+    own = brief.temperature if brief.temperature is not None else coder.temperature or 0.0
+    limits = replace(limits, temperature=own, edit_format=edit_format)
     talk = _Conversation(coder, prompt, limits, tuple(shown), shown_whole, edit_format.example(paths),
-                         edit_format.stops({p: shown[p] for p in shown_whole}, judged, coder.task.text))
+                         edit_format.stops({p: shown[p] for p in shown_whole}, judged, coder.task.text),
+                         brief.temperature)
     return _guard(coder, _converse(talk), frozen, data)
 
 
@@ -313,7 +317,8 @@ def _converse(talk: _Conversation) -> RoundEdits:
             return [*talk.prompt(max(budget - used, MIN_PROMPT_TOKENS)), *tail]
 
         try:
-            reply = ask(coder.models, "coder", messages, coder.prompt_budget, temperature=step.temperature,
+            temperature = step.temperature if step.temperature is not None else talk.temperature
+            reply = ask(coder.models, "coder", messages, coder.prompt_budget, temperature=temperature,
                         stop=talk.stops)
         except (ContextTooLong, PromptTooLong):
             if not step.tail:

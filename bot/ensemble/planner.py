@@ -105,20 +105,22 @@ class TaskPlanner:
 
 
 def plan_task(planner: TaskPlanner, task: Task, found: Exploration | None = None, history: str = "",
-              before_planning: Callable[[], None] = lambda: None) -> tuple[Exploration, Plan]:
+              before_planning: Callable[[], None] = lambda: None,
+              explore_while: Callable[[], bool] = lambda: True) -> tuple[Exploration, Plan]:
     """Explore the task, then plan it: what was read, and the plan.
 
-    Retrieval and the planner's own requests (`explore`) come first; `before_planning` is called between the
-    two (a progress report, a stop check). Given `found` and `history` (a re-plan), exploring goes on from what
-    was read, with what the rounds taught, unless it already holds every source file. An approved plan
-    (`task.plan`) is binding: the planner is not asked for a first plan, and a re-plan only adds to it.
+    Retrieval and the planner's own requests (`explore`, while `explore_while()` holds: a re-plan's share of the
+    time left) come first; `before_planning` is called between the two (a progress report, a stop check). Given
+    `found` and `history` (a re-plan), exploring goes on from what was read, with what the rounds taught, unless it
+    already holds every source file. An approved plan (`task.plan`) is binding: the planner is not asked for a
+    first plan, and a re-plan only adds to it.
     """
     files = WorkspaceFiles(planner.root)
     first = found is None
     if found is None or not _all_code_read(files, found):
         found = explore(planner.models, planner.retriever, task, planner.notes(), files.read, planner.team,
                         grep=planner.grep, budget=planner.budget, history=history, found=found,
-                        conventions=planner.instructions.applying_to(()).render())
+                        conventions=planner.instructions.applying_to(()).render(), keep_going=explore_while)
     before_planning()
     if first and task.plan:
         return found, task.plan
@@ -144,8 +146,10 @@ def _refined(approved: Plan, new: Plan) -> Plan:
 
 def explore(models: ModelClient, retriever: Retriever, task: Task, insights: str, read_file: ReadFile,
             team: str = "a", grep: Grep | None = None, budget: ExploreSpec | None = None,
-            history: str = "", found: Exploration | None = None, conventions: str = "") -> Exploration:
-    """Retrieval for the task, then the planner's own requests until it has enough or the budget ends.
+            history: str = "", found: Exploration | None = None, conventions: str = "",
+            keep_going: Callable[[], bool] = lambda: True) -> Exploration:
+    """Retrieval for the task, then the planner's own requests until it has enough, the budget ends, or
+    `keep_going()` says no more (a re-plan's share of the time left is spent).
 
     Passing `found` (a re-plan) keeps what was read and explores further with the run's history;
     `conventions` are the repository's instructions (bot/ensemble/instructions.py), rendered.
@@ -156,6 +160,9 @@ def explore(models: ModelClient, retriever: Retriever, task: Task, insights: str
     for round_no in range(1, budget.max_rounds + 1):
         if found.tokens >= budget.max_tokens:
             log.info("team %s: exploration stops at its token budget (%d tokens read)", team, found.tokens)
+            break
+        if not keep_going():
+            log.info("team %s: exploration stops at its share of the time left", team)
             break
         try:
             def asking(size: int, n: int = round_no) -> list[Message]:

@@ -13,10 +13,19 @@ The rules, in the order they apply after a round:
 - a critic's revision of a good change buys one more round (a single coder call), and only when its feedback
   points at code the change wrote (`Review.pointed`); after it, or without such feedback, the team stops with
   the good change (`tests_pass`);
-- a coder whose replies changed nothing IDLE_AFTER times in a row, or the same failure STUCK_AFTER times, ends
-  the team (`stuck`); the same failure REPLAN_AFTER times sends the planner back to explore and re-plan;
-- the rounds run out (`max_iterations`);
+- a failing change is refined with the tests' feedback; the same failure REPLAN_AFTER times sends the planner back
+  to explore and re-plan, within a share of the time left that leaves room for rounds after it;
+- stuck (replies that changed nothing IDLE_AFTER times in a row, or the same failure STUCK_AFTER times, within one
+  attempt) means a different attempt, not the end: a fresh context without the failed history (the workspace back
+  where the rounds began) with another approach: an independent sample (the coder's reply sampled above
+  temperature 0), the other edit format, the next file retrieval ranked; with `samples` on, an attempt that failed
+  its refinement is followed by an independent sample anyway (on a small model attempts are close to coin tosses,
+  and independent tries are what buy solves). The team stops as `stuck` only when every approach was tried (a
+  sample, repeatable, is one only with `samples` off);
+- the rounds run out (`max_iterations`, a cap only when set: a budget otherwise bounds them);
 - a round the deadline would cut off is not started, nor a re-plan that leaves no time for a round (`estimate`).
+
+A stop's detail says which limit ended the team and how much of the deadline was left.
 """
 
 from __future__ import annotations
@@ -45,17 +54,25 @@ from bot.redact import clip
 
 REPLAN_AFTER = 2  # rounds failing with the same signature before the planner re-plans
 REVISIONS_AFTER_GOOD = 1  # rounds a critic's "revise" may buy once the judge found a change good
-STUCK_AFTER = 3  # rounds failing with the same signature before the team gives up
-IDLE_AFTER = 2  # rounds in a row whose reply changed nothing (Round.idle) before the team gives up
+STUCK_AFTER = 3  # rounds failing with the same signature, in one attempt, before the team tries another approach
+IDLE_AFTER = 2  # rounds in a row whose reply changed nothing (Round.idle) before the team tries another approach
+ATTEMPT_ROUNDS = 2  # with samples on: an attempt and its refinement, then an independent sample
+SAMPLE_TEMPERATURE = 0.7  # an independent sample's temperature: another reply, not the same one warmed a little
+REFINE, SAMPLE, FORMAT, NEXT_FILE = "refine", "sample", "format", "next file"
+APPROACHES = (SAMPLE, FORMAT, NEXT_FILE)  # a new attempt's approaches, in the order they are tried
+APPROACH_WORDS = {SAMPLE: "an independent sample", FORMAT: "the other edit format",
+                  NEXT_FILE: "the next file retrieval ranked"}
 
 
 @dataclass(frozen=True)
 class Limits:
     """The config's limits on a team's loop."""
 
-    max_iterations: int = 4
+    max_iterations: int | None = 4  # a cap on rounds; None: the budget (the deadline, the tokens) bounds them
     deadline: float | None = None  # the clock's time the run ends by (deadline_minutes)
     edit_format: EditFormatName = "blocks"
+    started: float | None = None  # the clock's time the run began: with `deadline`, the budget's whole length
+    samples: bool = False  # independent samples after a failed attempt (Config.samples)
 
 
 @dataclass(frozen=True)
@@ -78,17 +95,32 @@ class Reproduce:
 @dataclass(frozen=True)
 class Continue:
     """Play round `number` in `edit_format`; `one_turn`: a revision of a good change, one coder call;
-    `repeated`: the last change left the tests failing exactly as before (the coder is told so)."""
+    `repeated`: the last change left the tests failing exactly as before (the coder is told so); `approach`: how
+    (REFINE the last change with its feedback, or a new attempt from a fresh context: APPROACHES)."""
 
     number: int
     edit_format: EditFormat
     one_turn: bool = False
     repeated: bool = False
+    approach: str = REFINE
+
+    @property
+    def fresh(self) -> bool:
+        """True for a new attempt: the workspace back where the rounds began, no failed history in the prompt."""
+        return self.approach != REFINE
+
+    @property
+    def temperature(self) -> float | None:
+        """The coder's temperature this round: a sample's, else None (the team's own)."""
+        return SAMPLE_TEMPERATURE if self.approach == SAMPLE else None
 
 
 @dataclass(frozen=True)
 class Replan:
-    """Explore further with what the rounds taught, and plan again, before the next round."""
+    """Explore further with what the rounds taught, and plan again, before the next round; exploring stops at the
+    clock's time `until` (None: no limit), leaving the time after it to the plan and the rounds."""
+
+    until: float | None = None
 
 
 @dataclass(frozen=True)
@@ -112,12 +144,13 @@ def decide(history: History, now: float, limits: Limits) -> Reproduce | Continue
     """What the team does next: the rules, in the order they apply."""
     rounds = history.rounds
     last = rounds[-1] if rounds else None
+    attempt = _attempt(rounds)  # the rounds since the last new attempt began
     # the next round's format: under `alternate` it changes after each round whose change was not good
     edit_format = for_round(limits.edit_format, sum(not r.good for r in rounds))
     left = limits.deadline - now if limits.deadline is not None else None
     expected = estimate(rounds, edit_format)
-    same = _streak(rounds, lambda r: last is not None and r.signature == last.signature)
-    idle = _streak(rounds, lambda r: r.idle)
+    same = _streak(attempt, lambda r: last is not None and r.signature == last.signature)
+    idle = _streak(attempt, lambda r: r.idle)
     revisions = len(rounds) - 1 - next((i for i, r in enumerate(rounds) if r.good), len(rounds))
     if history.reproduction is None:  # the plan is new (a re-plan's questions are not asked)
         return Stop(QUESTIONS, "; ".join(history.plan.questions)) if history.plan.questions else Reproduce(edit_format)
@@ -125,32 +158,74 @@ def decide(history: History, now: float, limits: Limits) -> Reproduce | Continue
         return Stop(ACCEPTED)
     if last is not None and revisions >= REVISIONS_AFTER_GOOD:
         return Stop(TESTS_PASS, f"round {last.number} was the one round more the critic's revision bought")
+    approach = REFINE
     if last is not None and last.good:
         if not (last.review is not None and last.review.pointed):
             feedback = last.review.feedback if last.review else ""
             return Stop(TESTS_PASS, f"round {last.number} passed the tests; the critic's feedback named nothing to "
                                     f"change: {clip(feedback, 120)!r}")
     elif last is not None:
-        # a coder that sends its files back as they are, in both formats, has no change to offer (in the bench's
-        # runs of the local 1.5B model, a coder that sent two such replies sent a third after re-planning too)
-        if idle >= IDLE_AFTER:
-            return Stop(STUCK, f"the coder's last {idle} replies changed nothing: it has no change to offer")
-        if same >= STUCK_AFTER:
-            return Stop(STUCK, f"the same failure {same} times: {clip(last.signature, 200)}")
-        # a re-plan the deadline leaves no round after is a model call spent for nothing: with less than twice a
-        # round's time left, the round is played without one
-        if same == REPLAN_AFTER and last.number < limits.max_iterations and history.replanned != len(rounds) \
-                and (left is None or expected is None or left >= 2 * expected.seconds):
-            return Replan()
-    if len(rounds) >= limits.max_iterations:
-        return Stop(MAX_ITERATIONS, f"{limits.max_iterations} rounds used")
+        stuck = (f"the coder's last {idle} replies changed nothing" if idle >= IDLE_AFTER else
+                 f"the same failure {same} times: {clip(last.signature, 200)}" if same >= STUCK_AFTER else "")
+        if stuck or (limits.samples and len(attempt) >= ATTEMPT_ROUNDS):
+            chosen = _next_approach(rounds, limits)
+            if chosen is None:
+                tried = ", ".join(APPROACH_WORDS[a] for a in _approaches(limits))
+                return Stop(STUCK, _with_budget(f"{stuck or 'no attempt passed'}; every approach was tried "
+                                                f"({tried})", left, limits))
+            approach = chosen
+            if approach == FORMAT:
+                edit_format = BLOCKS if edit_format.name == WHOLE.name else WHOLE
+        # a re-plan the deadline leaves no round after is a model call spent for nothing: it gets the time left
+        # after two rounds, and is skipped when that is less than a round (a planner call reads what a coder's does)
+        elif same == REPLAN_AFTER and history.replanned != len(rounds) and _rounds_left(limits, rounds) > 1:
+            if left is None or expected is None:
+                return Replan()
+            share = left - 2 * expected.seconds
+            if share >= expected.seconds:
+                return Replan(until=now + share - expected.seconds)
+    cap = limits.max_iterations
+    if cap is not None and len(rounds) >= cap:
+        return Stop(MAX_ITERATIONS, _with_budget(f"{cap} rounds used (max_iterations)", left, limits))
     # a round the deadline would cut off is not started: the run would deliver what it has anyway, only later and
     # with a model call spent for nothing
     if left is not None and expected is not None and left < expected.seconds:
         why = f"another round would not end before the deadline ({left:.0f} s left, {expected.measure} {expected.seconds:.0f} s)"
         good = next((r for r in reversed(rounds) if r.good and r.commit), None)
         return Stop(TESTS_PASS, f"{why}; round {good.number}'s change passed the tests") if good else Stop(STOPPED, why)
-    return Continue(len(rounds) + 1, edit_format, one_turn=revisions >= 0, repeated=same > 1)
+    return Continue(len(rounds) + 1, edit_format, one_turn=revisions >= 0, repeated=same > 1 and approach == REFINE,
+                    approach=approach)
+
+
+def _attempt(rounds: Sequence[Round]) -> Sequence[Round]:
+    """The rounds of the current attempt: since the last round that began a new one (or all of them)."""
+    start = next((i for i in range(len(rounds) - 1, -1, -1) if rounds[i].approach != REFINE), 0)
+    return rounds[start:]
+
+
+def _approaches(limits: Limits) -> tuple[str, ...]:
+    """The approaches a new attempt may take: the other format only when the format does not already alternate."""
+    return tuple(a for a in APPROACHES if not (a == FORMAT and limits.edit_format == "alternate"))
+
+
+def _next_approach(rounds: Sequence[Round], limits: Limits) -> str | None:
+    """The first approach no attempt took yet; with samples on, an independent sample when all were taken (a
+    sample is a new try each time); None when every approach was tried."""
+    used = {r.approach for r in rounds}
+    fresh = next((a for a in _approaches(limits) if a not in used), None)
+    return fresh or (SAMPLE if limits.samples else None)
+
+
+def _rounds_left(limits: Limits, rounds: Sequence[Round]) -> float:
+    return float("inf") if limits.max_iterations is None else limits.max_iterations - len(rounds)
+
+
+def _with_budget(detail: str, left: float | None, limits: Limits) -> str:
+    """`detail` with the share of the deadline left, where there is one."""
+    if left is None or limits.deadline is None or limits.started is None or limits.deadline <= limits.started:
+        return detail
+    share = max(0.0, left) / (limits.deadline - limits.started)
+    return f"{detail}; {share:.0%} of the deadline left ({max(0.0, left):.0f} s)"
 
 
 def for_round(choice: EditFormatName, misses: int) -> EditFormat:

@@ -46,6 +46,7 @@ from bot.ensemble.types import (
 )
 from bot.forge import Forge
 from bot.forge.local import LocalForge, slugify
+from bot.llm.local import base_url, is_local
 from bot.redact import clip, exempt_secret_names, register_secrets, secret_values
 from bot.trace import Tracer, new_run_id, propagate, runs_dir, span
 
@@ -122,7 +123,8 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
          forge: Forge, result: RunResult) -> None:
     notify = _safe_progress(parts.progress)
     # The deadline counts from here, as the model manager's does: indexing and the base run spend it too.
-    deadline = parts.clock() + config.deadline_minutes * 60 if config.deadline_minutes else None
+    began = parts.clock()
+    deadline = began + config.deadline_minutes * 60 if config.deadline_minutes else None
     result.branch = forge.start(task.slug or slugify(task.title))
     first = forge.workspace(TEAM_NAMES[0])  # the committed base: what the index and every team read
     notify("-", Phase.INDEXING, 0, str(repo_dir))
@@ -143,7 +145,7 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
               sentinel_hosts=list(base.calibration.hosts), exit_counts=base.calibration.exit_counts,
               test_data=sorted(base.data)[:50])
     common = Team(name=TEAM_NAMES[0], task=task, models=models, retriever=retriever, runner=runner,
-                  workspace=first, board=InsightBoard(), limits=Limits(config.max_iterations, deadline, config.edit_format),
+                  workspace=first, board=InsightBoard(), limits=_limits(config, env, deadline, began),
                   deny=tuple(config.paths.deny), lessons=lessons, max_file_bytes=config.paths.max_file_kb * 1024,
                   stop=parts.stop, progress=notify, explore_budget=config.explore,
                   judge=TeamJudge(task.text, base.tests, named_tests(task.text, base.tests), calibration=base.calibration,
@@ -163,6 +165,15 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
         result.commits = forge.publish(next(t.workspace for t in teams if t.name == winner.name))
     result.notes = common.board.all_notes()
     store.add(_lesson(task, result, winner))
+
+
+def _limits(config: Config, env: Mapping[str, str], deadline: float | None, began: float) -> Limits:
+    """The limits on each team's loop: the rounds (a cap only when set, else the budget bounds them), the deadline
+    and when the run began, the edit format, and independent samples (`samples: auto`: on for a coder on this
+    machine, a small local model)."""
+    coder = config.models.for_role("coder")
+    samples = config.samples == "on" or (config.samples == "auto" and is_local(base_url(coder, env)))
+    return Limits(config.round_cap(), deadline, config.edit_format, started=began, samples=samples)
 
 
 def _final_judge(team: Team, outcome: TeamResult) -> TeamJudge:

@@ -31,6 +31,8 @@ from bot.ensemble.insights import InsightBoard
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.planner import Exploration, TaskPlanner, direct_plan, first_look, plan_task
 from bot.ensemble.policy import (
+    APPROACH_WORDS,
+    NEXT_FILE,
     Continue,
     History,
     Limits,
@@ -66,6 +68,8 @@ from bot.forge import Workspace
 from bot.forge.policy import DEFAULT_MAX_FILE_BYTES
 from bot.redact import clip
 from bot.trace import span
+from common.languages import is_code
+from common.testfiles import is_test_path
 
 log = logging.getLogger(__name__)
 
@@ -188,6 +192,7 @@ class _State:
     reproduction: Reproduction | None = None
     rounds: tuple[Round, ...] = ()
     replanned: int = -1  # rounds played when the planner last re-planned
+    start: str = ""  # the commit the rounds begin from (after the reproduction test): a new attempt's starting point
 
 
 def _loop(team: Team) -> tuple[_State, Stop]:
@@ -203,8 +208,9 @@ def _loop(team: Team) -> tuple[_State, Stop]:
                     return state, stop
                 case Reproduce() as step:
                     state = _reproduce(team, state, step)
-                case Replan():
-                    state = _replan(team, state)
+                    state = replace(state, start=_head(team.workspace))
+                case Replan() as step:
+                    state = _replan(team, state, step)
                 case Continue() as step:
                     started = team.clock()
                     state = _play(team, state, step)
@@ -249,19 +255,41 @@ def _reproduce(team: Team, state: _State, step: Reproduce) -> _State:
 
 
 def _brief(team: Team, state: _State, step: Continue) -> Brief:
-    """What the coder is told in the round `step` begins: the plan, what was found, the last round's feedback."""
+    """What the coder is told in the round `step` begins: the plan, what was found, the last round's feedback (none
+    in a new attempt, which starts from a fresh context); the next file retrieval ranked, when that is the attempt's
+    approach."""
     rounds = state.rounds
-    feedback = round_text.feedback(rounds[-1], _last_tested(rounds), step.repeated) if rounds else ""
+    feedback = round_text.feedback(rounds[-1], _last_tested(rounds), step.repeated) if rounds and not step.fresh else ""
     sent = tuple(key for r in rounds if not r.good for key in r.replies)
-    return Brief(state.plan or Plan(""), state.found, feedback, team.notes("coder"), failing=state.failing, sent=sent,
-                 edit_format=step.edit_format, one_turn=step.one_turn)
+    plan = state.plan or Plan("")
+    if step.approach == NEXT_FILE and (extra := _next_file(plan, state.found, team.workspace)):
+        plan = replace(plan, files=(*plan.files, extra))
+    return Brief(plan, state.found, feedback, team.notes("coder"), failing=state.failing, sent=sent,
+                 edit_format=step.edit_format, one_turn=step.one_turn, temperature=step.temperature)
+
+
+def _next_file(plan: Plan, found: Exploration, workspace: Workspace) -> str | None:
+    """The best-ranked source file retrieval found that the plan does not name yet."""
+    files = WorkspaceFiles(workspace.path)
+    ranked = [r.path for r in found.retrieved if not is_test_path(r.path) and is_code(r.path)]
+    return next((p for p in dict.fromkeys(ranked) if p not in plan.files and files.read(p) is not None), None)
+
+
+def _head(workspace: Workspace) -> str:
+    """The workspace's last commit (its base when it has none of its own)."""
+    commits = workspace.commits()
+    return commits[-1].sha if commits else workspace.base
 
 
 def _play(team: Team, state: _State, step: Continue) -> _State:
     """Round `step.number`: the coder's change, tested and judged, committed when it applied and compiles."""
     report, workspace = team.reporter, team.workspace
-    report.begin(Phase.CODING, step.number)
+    report.begin(Phase.CODING, step.number, "" if not step.fresh else f"a new attempt: {APPROACH_WORDS[step.approach]}")
+    if step.fresh:  # a new attempt starts where the rounds began; earlier rounds' commits stay for the judge to keep
+        workspace.discard()
+        workspace.reset(state.start or _head(workspace))
     rnd = play_round(team.coder, _brief(team, state, step), state.judge, team.runner, report.begin, step.number)
+    rnd = replace(rnd, approach=step.approach)
     if rnd.applied and not rnd.compile_error:
         rnd = committed(rnd, commit_change(workspace, f"{clip(team.task.title, 60)} (round {step.number})",
                                            round_text.round_body(state.plan or Plan(""), rnd, "fix"), team.trailers))
@@ -283,11 +311,14 @@ def _review(team: Team, state: _State, started: float) -> _State:
     return replace(state, rounds=(*state.rounds[:-1], rnd))
 
 
-def _replan(team: Team, state: _State) -> _State:
-    """Explore further with what the rounds taught, and plan again."""
+def _replan(team: Team, state: _State, step: Replan) -> _State:
+    """Explore further with what the rounds taught (until `step.until`, leaving time for the plan and the rounds
+    after it), and plan again."""
     team.reporter.begin(Phase.REPLANNING, len(state.rounds))
     history = round_text.history(state.rounds)
-    found, plan = plan_task(team.planner, team.task, state.found, history)
+    until = step.until
+    found, plan = plan_task(team.planner, team.task, state.found, history,
+                            explore_while=lambda: until is None or team.clock() < until)
     return replace(state, found=found, plan=plan, replanned=len(state.rounds))
 
 

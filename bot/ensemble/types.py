@@ -39,7 +39,7 @@ STOP_WORDS: dict[str, str] = {
                 "accepted change (or its feedback named nothing to change), so the passing change is kept",
     MAX_ITERATIONS: "the refinement rounds ran out (max_iterations) before the tests passed and the critic accepted",
     BUDGET: "the model budget ran out (budget_usd / budget_tokens)",
-    STUCK: "the same failure repeated round after round, so the team stopped",
+    STUCK: "the coder was stuck (the same failure, or replies that changed nothing) in every approach tried",
     STOPPED: "a stop was requested",
     QUESTIONS: "the task is too ambiguous: the planner asked questions",
     CRASHED: "the team failed with an unexpected error",
@@ -232,6 +232,7 @@ class Round:
     number: int
     kind: RoundKind = "fix"
     edit_format: str = "blocks"  # how the coder wrote this round's change (bot/ensemble/edit_format.py)
+    approach: str = "refine"  # how the round went about it: refining the last change, or a new attempt (policy.py)
     applied: bool = False
     edit_errors: str = ""
     compile_error: str = ""

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from bot.config import Config
+from bot.config import DEFAULT_ROUNDS, Config
 from bot.ensemble.conflicts import (
     apply_resolutions,
     hunks,
@@ -166,7 +166,7 @@ class _Update:
     def _attempts(self, onto: Onto, runner: TestRunner) -> None:
         """The update, then the coder's resolutions of its conflicts, until one is judged good or the rounds run out."""
         feedback = why = ""
-        for _ in range(self.config.max_iterations):
+        for _ in range(self.config.max_iterations or DEFAULT_ROUNDS):
             conflicts = self._seen(onto.start())
             if not conflicts:  # clean: the judge alone decides, and no model is asked
                 judgement = self._judge(onto, runner)

@@ -10,13 +10,25 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from bot.config import ModelChoice
 
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 
 _turns: dict[str, threading.Lock] = {}
 _turns_lock = threading.Lock()
+
+
+BASE_URL_VARS = {"openai": "OPENAI_BASE_URL", "gemini": "GOOGLE_GEMINI_BASE_URL"}
+
+
+def base_url(choice: ModelChoice, env: Mapping[str, str]) -> str | None:
+    """The server a model's requests go to: its own base_url, else the provider's variable (None: hosted)."""
+    return choice.base_url or env.get(BASE_URL_VARS.get(choice.provider, "")) or None
 
 
 def is_local(url: str | None) -> bool:

@@ -29,7 +29,9 @@ def test_missing_file_gives_every_default(tmp_path: Path) -> None:
     assert config.trigger_label == "ensemble"
     assert config.models.planner.provider == "openai" and config.models.planner.model == "gpt-4o"
     assert config.models.critic.provider == "gemini"
-    assert (config.ensembles, config.max_iterations, config.max_heal_attempts) == (2, 4, 3)
+    assert (config.ensembles, config.max_iterations, config.max_heal_attempts) == (2, None, 3)
+    assert config.round_cap() == 4  # no budget bounds the rounds: the default count
+
     assert config.budget_usd == 2.0
     assert config.sandbox.timeout_s == 600 and config.sandbox.memory == "2g"
     assert ".github/workflows/**" in config.paths.deny
@@ -258,3 +260,10 @@ def test_setup_secrets_are_secrets_of_the_run() -> None:
 
     config = parse_config("sandbox: {setup_env: {PIP_INDEX_URL: PRIVATE_INDEX, X: '${{ secrets.OTHER }}'}}\n")
     assert {"PRIVATE_INDEX", "OTHER"} <= set(config_secret_names(config))
+
+
+def test_a_budget_bounds_the_rounds_unless_max_iterations_caps_them() -> None:
+    assert parse_config("deadline_minutes: 5\n", "x").round_cap() is None
+    assert parse_config("budget_tokens: 50000\n", "x").round_cap() is None
+    assert parse_config("deadline_minutes: 5\nmax_iterations: 6\n", "x").round_cap() == 6
+    assert parse_config("max_iterations: 2\n", "x").round_cap() == 2

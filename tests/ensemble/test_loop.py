@@ -15,6 +15,7 @@ from bot.config import Config
 from bot.ensemble.coding import EDIT_FOLLOW_UPS
 from bot.ensemble.demo import SAMPLE_FILES
 from bot.ensemble.insights import InsightBoard
+from bot.ensemble.policy import SAMPLE_TEMPERATURE
 from bot.ensemble.report import render_summary
 from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import Task
@@ -64,20 +65,22 @@ def test_an_approved_plan_is_coded_without_asking_the_planner(sample: Path) -> N
     assert coder and all("added by a maintainer" in text for text in coder)
 
 
-def test_edits_that_never_apply_stop_as_stuck_and_land_nothing(sample: Path) -> None:
+def test_edits_that_never_apply_are_tried_every_way_then_stop_as_stuck_and_land_nothing(sample: Path) -> None:
     script = {**happy_script(), ("coder", None): [REPRO, NO_MATCH], ("critic", "review"): [REVISE]}
-    result, models = run(sample, script, max_iterations=6)
+    result, models = run(sample, script, max_iterations=30)
     assert not result.success and result.stop_reason == "stuck"
+    assert "every approach was tried (an independent sample, the other edit format, the next file" in result.stop_detail
     assert not result.commits
     assert "ensemble/median" not in git(sample, "branch", "--list", "ensemble/median")
-    coder_prompts = [c for c in models.calls if c[0] == "coder"]
     # the reproduction; round 1: the first turn and one follow-up that failed the same way with nothing new
     # written, which ends the round's turns early (EDIT_FOLLOW_UPS allows more) and, being the round's own
     # reply again, is not asked for warmer; rounds 2 and 3: the first turn repeats round 1's reply, so it is
     # asked for again, warmer, then one follow-up
-    assert EDIT_FOLLOW_UPS >= 2 and len(coder_prompts) == 1 + 2 + 3 + 3
+    assert EDIT_FOLLOW_UPS >= 2
     temperatures = [t for t, c in zip(models.temperatures, models.calls, strict=True) if c[0] == "coder"]
     assert temperatures[1:6] == [0.0, 0.0, 0.0, 0.6, 0.0]  # warmer by 0.3 for each time it was sent
+    # stuck after three rounds alike: new attempts from a fresh context, the first an independent sample
+    assert SAMPLE_TEMPERATURE in temperatures[9:]
     assert ("planner", "plan", "a") in models.calls[3:]  # re-planned after two identical failures
 
 
@@ -587,15 +590,18 @@ def test_a_round_of_a_kind_not_timed_yet_is_played_whatever_the_slower_kind_took
         assert models.coder_calls == 2
 
 
-def test_a_coder_whose_replies_change_nothing_twice_in_a_row_stops_the_team_as_stuck(sample: Path) -> None:
+def test_a_coder_whose_replies_change_nothing_twice_in_a_row_gets_a_new_attempt_which_lands_the_fix(
+        sample: Path) -> None:
     """Round 1 sends the file back as it is; round 2 does it again (asked anew, warmer, it still does): the coder
-    has no change to offer, so the team stops there instead of re-planning and playing round 3."""
+    has no change to offer in that context, so instead of re-planning (or stopping) the team starts a new attempt
+    from a fresh context, its reply sampled above temperature 0, and that attempt's fix lands."""
     unchanged = "stats/core.py\n```python\n" + SAMPLE_FILES["stats/core.py"] + "```"
     script = {**happy_script(), ("coder", None): [REPRO, unchanged, unchanged, unchanged, WHOLE_FIX]}
     result, models = run(sample, script, edit_format="whole", max_iterations=4)
-    assert not result.success and result.stop_reason == "stuck"
-    assert "replies changed nothing" in result.stop_detail
-    assert [c[0] for c in models.calls].count("coder") == 4  # the reproduction, round 1, round 2 and its retry
+    assert result.success, (result.stop_reason, result.stop_detail)
+    coder = [(t, c) for t, c in zip(models.temperatures, models.calls, strict=True) if c[0] == "coder"]
+    assert len(coder) == 5  # the reproduction, round 1, round 2 and its retry, round 3
+    assert coder[-1][0] == SAMPLE_TEMPERATURE
     assert ("planner", "plan", "a") not in models.calls[models.calls.index(("coder", None, "a"), 1):]
 
 
@@ -651,3 +657,19 @@ def test_a_test_file_the_task_asks_to_change_is_shown_as_one_to_edit_and_its_cop
     assert "<<<BEGIN file tests/test_core.py>>>" in second[-1].content
     assert "Only tests/test_core.py you change as the task asks." in second[-1].content
     assert [s for s, c in zip(models.stops, models.calls, strict=True) if c[0] == "coder"] == [(), ()]
+
+
+def test_a_replans_exploring_stops_when_its_share_of_the_time_left_is_spent(sample: Path) -> None:
+    """The planner's requests come in rounds; a re-plan's exploring asks for none once its time is spent, and the
+    plan is made with what was read (the whole re-plan fits its share of the time left)."""
+    from bot.config import ExploreSpec
+    from bot.ensemble.planner import explore
+    from bot.ensemble.workspace_files import WorkspaceFiles
+
+    models = ScriptedModels({("planner", "explore"): [{"search": ["median"], "open": ["stats/core.py"]}]})
+    read = WorkspaceFiles(sample).read
+    explore(models, FileRetriever(sample), MEDIAN_TASK, "", read, budget=ExploreSpec(3, 50_000),
+            keep_going=lambda: False)
+    assert models.calls == []  # no request round asked for
+    explore(models, FileRetriever(sample), MEDIAN_TASK, "", read, budget=ExploreSpec(3, 50_000))
+    assert models.calls and {c[:2] for c in models.calls} == {("planner", "explore")}  # without the limit, it asks

@@ -6,13 +6,16 @@ reason a team can end with is in it (the last test checks that), so a new rule o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 
 from bot.config import EditFormatName
 from bot.ensemble.edit_format import BLOCKS, WHOLE
 from bot.ensemble.policy import (
+    FORMAT,
+    NEXT_FILE,
+    SAMPLE,
     Continue,
     History,
     Limits,
@@ -53,14 +56,25 @@ def idle(number: int) -> Round:
     return Round(number, edit_errors="every block you sent is already in the files", idle=True)
 
 
+def tried(rnd: Round, approach: str) -> Round:
+    """`rnd`, played as a new attempt with `approach`."""
+    return replace(rnd, approach=approach)
+
+
+def sampled(rnd: Round) -> Round:
+    """`rnd`, played as an independent sample."""
+    return tried(rnd, SAMPLE)
+
+
 @dataclass(frozen=True)
 class Case:
     history: History
     expected: Stop | Replan | Reproduce | Continue
     left: float | None = None  # seconds to the deadline (None: no deadline)
-    max_iterations: int = 4
+    max_iterations: int | None = 4
     edit_format: EditFormatName = "blocks"
     detail: str = ""  # words the stop's detail must hold
+    samples: bool = False
 
 
 def rounds(*played: Round, replanned: int = -1) -> History:
@@ -88,13 +102,33 @@ CASES = {
         Case(rounds(failing(1), failing(2), replanned=2), Continue(3, BLOCKS, repeated=True)),
     "no re-plan when no round is left after it":
         Case(rounds(failing(1), failing(2)), Stop(StopReason.MAX_ITERATIONS), max_iterations=2, detail="2 rounds used"),
-    "the same failure three times: stuck":
-        Case(rounds(failing(1), failing(2), failing(3), replanned=2), Stop(StopReason.STUCK),
-             detail="the same failure 3 times"),
-    "two replies in a row that changed nothing: stuck":
-        Case(rounds(failing(1, "t::x"), idle(2), idle(3)), Stop(StopReason.STUCK), detail="last 2 replies changed nothing"),
+    "the same failure three times: a new attempt, an independent sample from a fresh context":
+        Case(rounds(failing(1), failing(2), failing(3), replanned=2), Continue(4, BLOCKS, approach=SAMPLE)),
+    "two replies in a row that changed nothing: a new attempt":
+        Case(rounds(failing(1, "t::x"), idle(2), idle(3)), Continue(4, BLOCKS, approach=SAMPLE)),
+    "stuck again after a sample: the other edit format":
+        Case(rounds(failing(1), sampled(failing(2)), idle(3), idle(4)), Continue(5, WHOLE, approach=FORMAT),
+             max_iterations=None),
+    "under `alternate` the format already changes: the next file retrieval ranked":
+        Case(rounds(failing(1, edit_format="whole"), sampled(idle(2)), idle(3)), Continue(4, BLOCKS, approach=NEXT_FILE),
+             edit_format="alternate"),
+    "stuck once every approach was tried, the rounds left or not":
+        Case(rounds(failing(1), sampled(failing(2, "t::b")), tried(failing(3, "t::c"), FORMAT),
+                    tried(idle(4), NEXT_FILE), idle(5)), Stop(StopReason.STUCK), max_iterations=None,
+             detail="every approach was tried (an independent sample, the other edit format, the next file"),
+    "with samples on, an attempt that failed its refinement is followed by an independent sample":
+        Case(rounds(failing(1, "t::a"), failing(2, "t::b")), Continue(3, BLOCKS, approach=SAMPLE), samples=True),
+    "and a sample is a new try each time: samples go on once the other approaches are used":
+        Case(rounds(failing(1), sampled(failing(2, "t::b")), tried(failing(3, "t::c"), FORMAT),
+                    tried(failing(4, "t::d"), NEXT_FILE), failing(5, "t::e")), Continue(6, BLOCKS, approach=SAMPLE),
+             max_iterations=None, samples=True),
     "different failures until the rounds run out":
         Case(rounds(failing(1, "t::a"), failing(2, "t::b")), Stop(StopReason.MAX_ITERATIONS), max_iterations=2),
+    "no round cap: the budget bounds the rounds":
+        Case(rounds(*(failing(n, f"t::{n}") for n in range(1, 9))), Continue(9, BLOCKS), max_iterations=None, left=100),
+    "a stop says how much of the deadline was left":
+        Case(rounds(failing(1, "t::a"), failing(2, "t::b")), Stop(StopReason.MAX_ITERATIONS), max_iterations=2,
+             left=100, detail="2 rounds used (max_iterations); 50% of the deadline left (100 s)"),
     "with a good change in hand, a round the deadline would cut off is not started (by the last round's time)":
         Case(rounds(good(1, POINTED, seconds=60)), Stop(StopReason.TESTS_PASS), left=54,
              detail="(54 s left, the last round took 60 s); round 1's change passed the tests"),
@@ -104,8 +138,10 @@ CASES = {
     "a round that fits before the deadline is played": Case(rounds(failing(1, seconds=60)), Continue(2, BLOCKS), left=61),
     "a re-plan that leaves no time for the round after it is skipped, and the round played":
         Case(rounds(failing(1, seconds=60), failing(2, seconds=60)), Continue(3, BLOCKS, repeated=True), left=90),
-    "a re-plan with time for a round after it": Case(rounds(failing(1, seconds=60), failing(2, seconds=60)), Replan(),
-                                                     left=120),
+    "a re-plan whose share of the time left (after two rounds) is less than a round is skipped":
+        Case(rounds(failing(1, seconds=60), failing(2, seconds=60)), Continue(3, BLOCKS, repeated=True), left=150),
+    "a re-plan explores until its share of the time left is spent, leaving a round for the plan":
+        Case(rounds(failing(1, seconds=60), failing(2, seconds=60)), Replan(until=NOW + 20), left=200),
     "`alternate` asks for whole files first": Case(rounds(), Continue(1, WHOLE), edit_format="alternate"),
     "and for edit blocks after a round that was not good, which no round has timed yet":
         Case(rounds(failing(1, seconds=60, edit_format="whole")), Continue(2, BLOCKS), left=52, edit_format="alternate"),
@@ -122,7 +158,9 @@ INTERRUPTIONS = {
 
 @pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
 def test_what_the_team_does_next(case: Case) -> None:
-    limits = Limits(case.max_iterations, NOW + case.left if case.left is not None else None, case.edit_format)
+    deadline = NOW + case.left if case.left is not None else None
+    limits = Limits(case.max_iterations, deadline, case.edit_format, started=deadline and deadline - 200,
+                    samples=case.samples)
     got = decide(case.history, NOW, limits)
     if isinstance(case.expected, Stop):
         assert isinstance(got, Stop) and got.reason == case.expected.reason, got
