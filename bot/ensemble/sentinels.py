@@ -162,11 +162,17 @@ def evidence(planted: Planted, results: Mapping[str, str], exit_code: int | None
                              "reported as passing: something in the test process changed how tests pass")
         elif check.expect == "pass" and got != "pass":
             doubts.append(f"a known-passing check the judge planted ({check.style} in {check.path}) did not pass")
+    # a check is missing by tampering only where tests beside it were reported: a unit that never ran (a Go package
+    # or a crate that no longer builds, a folder the runner could not load) takes its checks with it honestly
+    beside = [c for c in missing if any(_folder(n) == posixpath.dirname(c.path) for n in others)]
     if missing and others:
         what = (f"{len(missing)} of the {len(planted.checks)} known-answer tests the judge planted are missing from "
                 f"results that name {len(others)} other test(s)")
-        (doubts if cut_short else tampering).append(
-            what + (" (the run was cut short)" if cut_short else ": the results did not come from the runner"))
+        if beside and not cut_short:
+            tampering.append(what + ", tests beside them among them: the results did not come from the runner")
+        else:
+            doubts.append(what + (" (the run was cut short)" if cut_short else
+                                  " (the tests beside them did not run either)"))
     if calibration.exit_counts and exit_code == 0 and any(
             c.expect == "fail" and _outcome(c, results) == "fail" for c in planted.checks):
         tampering.append("the test command exited 0 although a known-failing check failed: the exit status did "
@@ -179,21 +185,25 @@ def evidence(planted: Planted, results: Mapping[str, str], exit_code: int | None
     return tampering, doubts
 
 
+def _folder(test_id: str) -> str:
+    """The folder of the file a test id names ('tests/test_x.py::t' and unittest's 'tests.test_x.T::t' -> 'tests')."""
+    where = test_id.split("::", 1)[0]
+    if "/" in where or is_code(where):
+        return posixpath.dirname(where)
+    parts = where.split(".")
+    while len(parts) > 1 and parts[-1][:1].isupper():  # the classes after the module
+        parts.pop()
+    return "/".join(parts[:-1])
+
+
 def nonexistent(results: Iterable[str], read: Read) -> list[str]:
-    """Results for tests that do not exist in the judged tree: a file-named id whose file is absent, or (Python)
-    whose test function the file does not define."""
+    """Results for tests that do not exist in the judged tree: an id that names its file (`path::test`) where no
+    such file is. (Not a test the file does not define itself: tests inherit methods from classes elsewhere.)"""
     gone = []
     for name in results:
         head, _, rest = name.partition("::")
-        if not rest or not is_code(head) or "/" not in head and "." not in head:
-            continue
-        text = read(head)
-        if text is None:
+        if rest and is_code(head) and "/" in head and read(head) is None:
             gone.append(name)
-        elif head.endswith(".py"):
-            function = rest.rsplit("::", 1)[-1].split("[", 1)[0]
-            if function and not re.search(rf"\bdef\s+{re.escape(function)}\s*\(", text):
-                gone.append(name)
     return gone
 
 

@@ -190,7 +190,7 @@ def test_results_for_tests_that_do_not_exist() -> None:
     read = files.get
     found = nonexistent(["tests/test_calc.py::test_add", "tests/test_calc.py::test_invented[1]",
                          "tests/test_gone.py::test_x", "tests.test_calc.TestAdd::test_add", "pkg::TestX"], read)
-    assert found == ["tests/test_calc.py::test_invented[1]", "tests/test_gone.py::test_x"]
+    assert found == ["tests/test_gone.py::test_x"]  # a method a class inherits is not defined in its own file
 
 
 def test_hosts_are_test_files_a_few_per_language_in_distinct_folders() -> None:
@@ -234,3 +234,16 @@ def test_node_checks_run_under_node_test_as_written(tmp_path: Path) -> None:
     calibration = calibrate(planted, results, done.returncode)
     assert calibration.hosts == ("test/calc.test.js",) and done.returncode != 0
     assert evidence(planted, results, done.returncode, calibration, cut_short=False) == ([], [])
+
+
+def test_checks_missing_with_every_test_beside_them_are_a_doubt_not_a_cheat() -> None:
+    """A Go package whose change no longer builds reports none of its tests, the judge's checks among them, while
+    other packages report theirs: that is a failing change, not a forged result."""
+    files = {"pkg/a/a_test.go": 'package a\n\nimport "testing"\n\nfunc TestA(t *testing.T) {\n\tt.Errorf("x")\n}\n'}
+    planted = plant(["pkg/a/a_test.go"], files.get, "sabc123456789")
+    results = {"pkg/b/b_test.go::TestB": "pass"}
+    tampering, doubts = evidence(planted, results, 1, Calibration(("pkg/a/a_test.go",)), cut_short=False)
+    assert tampering == [] and doubts and "did not run either" in doubts[0]
+    beside = {**results, "pkg/a/a_test.go::TestA": "pass"}  # the package ran, and its checks are not there
+    tampering, _ = evidence(planted, beside, 1, Calibration(("pkg/a/a_test.go",)), cut_short=False)
+    assert tampering and "results did not come from the runner" in tampering[0]
