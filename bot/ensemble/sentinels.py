@@ -71,6 +71,7 @@ class Calibration:
     hosts: tuple[str, ...] = ()
     exit_counts: bool = True
     note: str = ""  # why sentinels are unavailable, where they are
+    paths_resolve: bool = True  # the base's test ids name files from the repository's root (`nonexistent` holds)
 
     @property
     def available(self) -> bool:

@@ -71,6 +71,9 @@ def run_base(runner: TestRunner, workspace: Workspace) -> BaseRun:
     tests = runner.run_tests(workspace.path, files=dict(planted.files), trace_reads=True, listing=True,
                              checks=planted.nonce)
     calibration = calibrate(planted, dict(tests.results), tests.exit_code)
+    # a runner whose ids name files from another folder (`cd src && pytest`) cannot have its ids checked for files
+    base_ids = [n for n, _ in tests.results if not planted.owns(n)]
+    calibration = replace(calibration, paths_resolve=not nonexistent(base_ids, files.read))
     if not calibration.available:
         log.warning("known-answer checks are unavailable in this repository (%s): a forged result can only be "
                     "caught by the agreement checks and the static screen", calibration.note)
@@ -137,7 +140,7 @@ class TeamJudge:
             if planted.checks else ([], [])
         tree = {**overlay, **planted.files}
         gone = nonexistent((n for n in results if not planted.owns(n)),
-                           lambda p: _decoded(tree[p]) if p in tree else read(p))
+                           lambda p: _decoded(tree[p]) if p in tree else read(p)) if self.calibration.paths_resolve else []
         if gone:
             tampering.append(f"results name {len(gone)} test(s) that do not exist in the judged tree: "
                              f"{', '.join(gone[:3])}")
