@@ -26,12 +26,12 @@ from bot.doctor.machine import (
     check_packages,
     check_python,
 )
-from bot.doctor.models import base_url, check_local_profile, check_model_keys
+from bot.doctor.models import check_local_profile, check_model_keys
 from bot.doctor.recipe import check_recipe
 from bot.doctor.spend import check_spend
 from bot.doctor.toolchains import check_toolchains
 
-__all__ = ["CHECKS", "Check", "DoctorContext", "base_url", "check_base_image", "check_caches", "check_config",
+__all__ = ["CHECKS", "Check", "DoctorContext", "check_base_image", "check_caches", "check_config",
            "check_docker", "check_embedding_model", "check_github_actions", "check_github_token", "check_history",
            "check_index", "check_instructions",
            "check_local_profile", "check_model_keys", "check_packages", "check_python", "check_recipe", "check_signoff",

@@ -92,12 +92,12 @@ def list_files(root: Path) -> tuple[str, ...]:
             if key in _listings:  # another thread may have evicted it meanwhile (more trees than are kept)
                 _listings.move_to_end(key)
         return kept.paths
-    started = time.time_ns()
-    paths = _ls_files(key)
-    watched = _watched(key, paths)
-    stamp = _stamp(key, watched) if watched is not None else ()
+    paths, watched, stamp, unsettled_ns = _take(key)
+    if 0 < unsettled_ns <= RACY_NS:  # a tree just written (a reset, a new worktree): wait it out once, not per question
+        time.sleep(unsettled_ns / 1e9)
+        paths, watched, stamp, unsettled_ns = _take(key)
     with _lock:
-        if stamp and watched is not None and not _racy(stamp, started):
+        if stamp and watched is not None and unsettled_ns == 0:
             _listings[key] = _Listing(paths, watched, stamp)
             _listings.move_to_end(key)
             while len(_listings) > MAX_CACHED_TREES:
@@ -105,6 +105,15 @@ def list_files(root: Path) -> tuple[str, ...]:
         else:
             _listings.pop(key, None)
     return paths
+
+
+def _take(root: Path) -> tuple[tuple[str, ...], tuple[str, ...] | None, Stamp, int]:
+    """A listing, what it watches, its stamp, and how long until the stamp can tell a later write from it."""
+    started = time.time_ns()
+    paths = _ls_files(root)
+    watched = _watched(root, paths)
+    stamp = _stamp(root, watched) if watched is not None else ()
+    return paths, watched, stamp, _unsettled_ns(stamp, started)
 
 
 def _ls_files(root: Path) -> tuple[str, ...]:
@@ -231,15 +240,16 @@ def _varint(data: bytes, at: int) -> tuple[int, int]:
     return value, at + 1
 
 
-def _racy(stamp: Stamp, started_ns: int) -> bool:
-    """True when something in the stamp changed too close to the listing to tell which came first."""
+def _unsettled_ns(stamp: Stamp, started_ns: int) -> int:
+    """How long after the listing something in the stamp changed too close to it to tell which came first
+    would stop being so (0: nothing did)."""
+    left = 0
     for name, mtime, _size in stamp:
         if name == INDEX:
             continue  # stamped by content, not time
         window = RACY_WHOLE_SECOND_NS if mtime % 1_000_000_000 == 0 else RACY_NS
-        if mtime >= started_ns - window:
-            return True
-    return False
+        left = max(left, mtime + window - started_ns)
+    return left
 
 
 def _git_state_files(root: Path) -> tuple[Path, ...]:
