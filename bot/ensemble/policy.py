@@ -188,11 +188,19 @@ def decide(history: History, now: float, limits: Limits) -> Reproduce | Continue
     if cap is not None and len(rounds) >= cap:
         return Stop(MAX_ITERATIONS, _with_budget(f"{cap} rounds used (max_iterations)", left, limits))
     # a round the deadline would cut off is not started: the run would deliver what it has anyway, only later and
-    # with a model call spent for nothing
+    # with a model call spent for nothing; without a good change, a round of the other format that was quick
+    # enough before is played instead (edit blocks are often a fraction of a whole file's time)
+    expected = estimate(rounds, edit_format)
     if left is not None and expected is not None and left < expected.seconds:
         why = f"another round would not end before the deadline ({left:.0f} s left, {expected.measure} {expected.seconds:.0f} s)"
         good = next((r for r in reversed(rounds) if r.good and r.commit), None)
-        return Stop(TESTS_PASS, f"{why}; round {good.number}'s change passed the tests") if good else Stop(STOPPED, why)
+        if good:
+            return Stop(TESTS_PASS, f"{why}; round {good.number}'s change passed the tests")
+        other = BLOCKS if edit_format.name == WHOLE.name else WHOLE
+        quicker = estimate(rounds, other)
+        if quicker is None or left < quicker.seconds:
+            return Stop(STOPPED, why)
+        edit_format = other
     return Continue(len(rounds) + 1, edit_format, one_turn=revisions >= 0, repeated=same > 1 and approach == REFINE,
                     approach=approach)
 

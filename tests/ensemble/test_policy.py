@@ -145,6 +145,12 @@ CASES = {
     "`alternate` asks for whole files first": Case(rounds(), Continue(1, WHOLE), edit_format="alternate"),
     "and for edit blocks after a round that was not good, which no round has timed yet":
         Case(rounds(failing(1, seconds=60, edit_format="whole")), Continue(2, BLOCKS), left=52, edit_format="alternate"),
+    "without a good change, a round of the other format that was quick enough is played instead":
+        Case(rounds(failing(1, "t::a", seconds=65, edit_format="whole"), failing(2, "t::b", seconds=31)),
+             Continue(3, BLOCKS), left=51, edit_format="alternate"),
+    "and when neither format was quick enough, the team stops":
+        Case(rounds(failing(1, "t::a", seconds=65, edit_format="whole"), failing(2, "t::b", seconds=55)),
+             Stop(StopReason.STOPPED), left=51, edit_format="alternate", detail="the quickest round took 65 s"),
     "`whole` keeps whole files, timed by its own rounds":
         Case(rounds(failing(1, seconds=60, edit_format="whole")), Stop(StopReason.STOPPED), left=52,
              edit_format="whole"),
