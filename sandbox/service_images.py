@@ -15,19 +15,15 @@ is built once per machine.
 from __future__ import annotations
 
 import hashlib
-import logging
-import os
-import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sandbox.debian_build import ensure_built, run_build
 from sandbox.docker_json import Limits, image_config
-from sandbox.errors import ImageMissing, ServiceFailed, SetupFailed
+from sandbox.errors import ImageMissing, ServiceFailed
 from sandbox.images import BASE_IMAGE
 from sandbox.model import ServiceImage
-from sandbox.output import cap_text
 from sandbox.ownership import LABEL, labels, remove_container
 from sandbox.recipe import Service
 
@@ -35,7 +31,6 @@ if TYPE_CHECKING:
     from docker import DockerClient
     from docker.models.images import Image
 
-log = logging.getLogger(__name__)
 SERVICE_REPOSITORY = "ensemble-service"
 VERSIONS_LABEL = "ensemble.service.versions"
 BUILD_TIMEOUT_S = 1800
@@ -128,7 +123,6 @@ def ensure_service_image(client: DockerClient, kind: ServiceKind, base: str = BA
                          limits: Limits | None = None) -> tuple[Image, bool]:
     """(image, built now): the kind's image, built from the base image with Debian packages when missing."""
     import docker.errors
-    from filelock import FileLock
 
     try:
         base_image = client.images.get(base)
@@ -137,18 +131,9 @@ def ensure_service_image(client: DockerClient, kind: ServiceKind, base: str = BA
                            f"({', '.join(kind.packages)}) cannot be built; run `bash scripts/setup.sh`, or name an "
                            "image you have under `sandbox.services` in .github/ensemble.yml") from None
     tag = service_tag(kind, base_image.id)
-    with FileLock(os.path.join(tempfile.gettempdir(), f"ensemble-{tag.replace(':', '-')}.lock")):
-        try:
-            return client.images.get(tag), False
-        except docker.errors.ImageNotFound:
-            pass
-        log.warning("building the %s service image %s from %s with Debian packages %s (a minute or two, once)",
-                    kind.name, tag, base, " ".join(kind.packages))
-        started = time.monotonic()
-        _build(client, base_image, base, kind, tag, limits)
-        log.info("service image %s built in %.0f s", tag, time.monotonic() - started)
-        _remove_older(client, kind, tag)
-        return client.images.get(tag), True
+    return ensure_built(client, tag, lambda: _build(client, base_image, base, kind, tag, limits),
+                        f"the {kind.name} service image from {base} with Debian packages {' '.join(kind.packages)} "
+                        "(a minute or two)")
 
 
 def _build(client: DockerClient, base_image: Image, base: str, kind: ServiceKind, tag: str,
@@ -160,17 +145,9 @@ def _build(client: DockerClient, base_image: Image, base: str, kind: ServiceKind
         **(limits or Limits()))
     command = f"apt-get install {' '.join(kind.packages)}"
     try:
-        container.start()
-        try:
-            code = container.wait(timeout=BUILD_TIMEOUT_S)["StatusCode"]
-        except Exception as exc:  # noqa: BLE001 - the docker SDK reports a wait timeout as a requests error
-            container.kill()
-            raise SetupFailed(command, base, -1, f"timed out after {BUILD_TIMEOUT_S}s") from exc
-        output = container.logs(tail=40).decode("utf-8", "replace")
-        if code != 0:
-            raise SetupFailed(command, base, code, cap_text(output, 3000), f"the {kind.name} service image is built "
-                              "with the Debian mirror in the base image's apt sources: make it reachable, or name an "
-                              "image you have under `sandbox.services` in .github/ensemble.yml")
+        output = run_build(container, command, base, BUILD_TIMEOUT_S, f"the {kind.name} service image is built with "
+                           "the Debian mirror in the base image's apt sources: make it reachable, or name an image "
+                           "you have under `sandbox.services` in .github/ensemble.yml")
         versions = next((line.split(":", 1)[1].strip() for line in output.splitlines()
                          if line.startswith("ensemble-versions:")), "")
         container.commit(repository=SERVICE_REPOSITORY, tag=tag.split(":", 1)[1], conf={
@@ -178,18 +155,6 @@ def _build(client: DockerClient, base_image: Image, base: str, kind: ServiceKind
             "WorkingDir": "/tmp"})
     finally:
         remove_container(container)
-
-
-def _remove_older(client: DockerClient, kind: ServiceKind, keep: str) -> None:
-    """Remove this kind's images built from an earlier base image or entry point (a new one makes a new tag)."""
-    prefix = f"{SERVICE_REPOSITORY}:{kind.name}-"
-    for image in client.images.list(name=SERVICE_REPOSITORY):
-        for tag in image.tags:
-            if tag.startswith(prefix) and tag != keep:
-                try:
-                    client.images.remove(tag)
-                except Exception as exc:  # noqa: BLE001 - in use by a running service: kept for now
-                    log.debug("keeping %s: %s", tag, exc)
 
 
 def service_image(client: DockerClient, service: Service, limits: Limits) -> ServiceImage:

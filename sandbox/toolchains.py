@@ -12,24 +12,19 @@ package list, so a toolchain image is built once per machine and reused like an 
 from __future__ import annotations
 
 import hashlib
-import logging
-import os
-import tempfile
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from sandbox.debian_build import ensure_built, run_build
 from sandbox.docker_json import Limits, committed_config
-from sandbox.errors import ImageMissing, SetupFailed
+from sandbox.errors import ImageMissing
 from sandbox.images import BASE_IMAGE
-from sandbox.output import cap_text
 from sandbox.ownership import LABEL, labels, remove_container
 
 if TYPE_CHECKING:
     from docker import DockerClient
     from docker.models.images import Image
 
-log = logging.getLogger(__name__)
 TOOLCHAIN_REPOSITORY = "ensemble-toolchain"
 BUILD_TIMEOUT_S = 1800
 
@@ -91,7 +86,6 @@ def ensure_toolchain_image(client: DockerClient, toolchain: Toolchain, base: str
                            limits: Limits | None = None) -> tuple[Image, bool]:
     """(image, built now): the toolchain image, built from the base image with Debian packages when missing."""
     import docker.errors
-    from filelock import FileLock
 
     try:
         base_image = client.images.get(base)
@@ -100,31 +94,9 @@ def ensure_toolchain_image(client: DockerClient, toolchain: Toolchain, base: str
                            f"({', '.join(toolchain.packages)}) cannot be built; run `bash scripts/setup.sh`, or set "
                            "`sandbox.image` in .github/ensemble.yml to an image that has it") from None
     tag = toolchain_tag(toolchain, base_image.id)
-    lock = FileLock(os.path.join(tempfile.gettempdir(), f"ensemble-{tag.replace(':', '-')}.lock"))
-    with lock:
-        try:
-            return client.images.get(tag), False
-        except docker.errors.ImageNotFound:
-            pass
-        log.warning("building the %s toolchain image %s from %s with Debian packages %s (a few minutes, once)",
-                    toolchain.name, tag, base, " ".join(toolchain.packages))
-        started = time.monotonic()
-        _install(client, base_image, base, toolchain, tag, limits)
-        log.info("toolchain image %s built in %.0f s", tag, time.monotonic() - started)
-        _remove_older(client, toolchain, tag)
-        return client.images.get(tag), True
-
-
-def _remove_older(client: DockerClient, toolchain: Toolchain, keep: str) -> None:
-    """Remove this toolchain's images built from an earlier base image (a new base makes a new tag)."""
-    prefix = f"{TOOLCHAIN_REPOSITORY}:{toolchain.name}-"
-    for image in client.images.list(name=TOOLCHAIN_REPOSITORY):
-        for tag in image.tags:
-            if tag.startswith(prefix) and tag != keep:
-                try:
-                    client.images.remove(tag)
-                except Exception as exc:  # noqa: BLE001 - in use by an environment image or a run: kept for now
-                    log.debug("keeping %s: %s", tag, exc)
+    return ensure_built(client, tag, lambda: _install(client, base_image, base, toolchain, tag, limits),
+                        f"the {toolchain.name} toolchain image from {base} with Debian packages "
+                        f"{' '.join(toolchain.packages)} (a few minutes)")
 
 
 def _install(client: DockerClient, base_image: Image, base: str, toolchain: Toolchain, tag: str,
@@ -135,17 +107,9 @@ def _install(client: DockerClient, base_image: Image, base: str, toolchain: Tool
         log_config={"type": "json-file", "config": {"max-size": "5m"}}, **(limits or Limits()))
     command = f"apt-get install {' '.join(toolchain.packages)}"
     try:
-        container.start()
-        try:
-            code = container.wait(timeout=BUILD_TIMEOUT_S)["StatusCode"]
-        except Exception as exc:  # noqa: BLE001 - the docker SDK reports a wait timeout as a requests error
-            container.kill()
-            raise SetupFailed(command, base, -1, f"timed out after {BUILD_TIMEOUT_S}s") from exc
-        if code != 0:
-            tail = cap_text(container.logs(tail=40).decode("utf-8", "replace"), 3000)
-            raise SetupFailed(command, base, code, tail, f"the {toolchain.name} toolchain image is built with the "
-                              "Debian mirror in the base image's apt sources: make it reachable, or set "
-                              "`sandbox.image` in .github/ensemble.yml to an image that has the toolchain")
+        run_build(container, command, base, BUILD_TIMEOUT_S, f"the {toolchain.name} toolchain image is built with "
+                  "the Debian mirror in the base image's apt sources: make it reachable, or set `sandbox.image` in "
+                  ".github/ensemble.yml to an image that has the toolchain")
         container.commit(repository=TOOLCHAIN_REPOSITORY, tag=tag.split(":", 1)[1], conf=committed_config(
             base_image, {LABEL: "toolchain", "ensemble.toolchain.packages": " ".join(toolchain.packages)}))
     finally:
