@@ -142,7 +142,8 @@ def config_text(model: str, ensembles: int, max_iterations: int | None, n_ctx: i
     `explore_tokens` caps what the planner gathers before planning (an engine without the
     `explore` setting gets none: its config would refuse the key); `deadline_s` is the task's
     wall budget, which the engine's own deadline keeps (no model call waits past it); `edit_format` is the
-    coder's (`blocks`, the profile's, or `whole`), left out for an engine that has no such setting.
+    coder's (`blocks`, the profile's, or `whole`), left out for an engine that has no such setting; `review: off`
+    is the profile's too (an engine without the key reviews every good change).
     """
     import bot.config
 
@@ -153,6 +154,7 @@ def config_text(model: str, ensembles: int, max_iterations: int | None, n_ctx: i
             + (f"max_iterations: {max_iterations}\n" if max_iterations is not None else "")
             + (f"deadline_minutes: {deadline_s / 60:.4f}\n" if deadline_s else "")
             + (f"edit_format: {edit_format}\n" if hasattr(bot.config.Config, "edit_format") else "")
+            + ("review: off\n" if hasattr(bot.config.Config, "review") else "")
             + "llm:\n"
             f"  timeout_s: {llm_timeout_s}\n"
             "  max_attempts: 2\n"

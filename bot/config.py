@@ -223,6 +223,11 @@ class Config:
     # reply sampled at a temperature above 0), each judged like any candidate; the judge keeps the best. `auto`: on
     # when the coder's server is on this machine (a small local model, whose attempts are close to coin tosses).
     samples: Literal["auto", "on", "off"] = "auto"
+    # The critic's review of a change the judge found good: `always`, or `off`: the judge's verdict is final (the
+    # maintainer's review of the pull request stays). The local-model profile sets `off`: a small local critic asks
+    # for changes to right and wrong changes alike (bench/critic.py: 0 of 18 right changes accepted) and its call is
+    # a fifth of a quick solve's time.
+    review: Literal["always", "off"] = "always"
     llm: LLMSpec = LLMSpec()
     sandbox: SandboxSpec = SandboxSpec()
     paths: PathsSpec = PathsSpec()

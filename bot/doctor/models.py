@@ -109,4 +109,9 @@ def _profile_gaps(config: Config, models: list[str]) -> list[str]:
     if llm.max_output_tokens > LOCAL_MAX_OUTPUT_TOKENS:
         gaps.append(f"llm.max_output_tokens: {LOCAL_MAX_OUTPUT_TOKENS} (leaves room for the prompt in a small window; "
                     f"now {llm.max_output_tokens})")
+    critic = config.models.for_role("critic")
+    if config.review != "off" and critic.model in models:
+        gaps.append("review: off (a small local critic asks for changes to right and wrong changes alike, and its "
+                    "call is a fifth of a quick solve's time; the judge's verdict and your review of the pull request "
+                    "stay)")
     return gaps

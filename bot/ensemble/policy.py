@@ -10,6 +10,7 @@ request, a crash).
 
 The rules, in the order they apply after a round:
 - a change the judge found good and the critic accepted ends the team (`accepted`);
+- a good change the critic does not review (`review` off for the run) ends the team (`tests_pass`);
 - a critic's revision of a good change buys one more round (a single coder call), and only when its feedback
   points at code the change wrote (`Review.pointed`); after it, or without such feedback, the team stops with
   the good change (`tests_pass`);
@@ -73,6 +74,7 @@ class Limits:
     edit_format: EditFormatName = "blocks"
     started: float | None = None  # the clock's time the run began: with `deadline`, the budget's whole length
     samples: bool = False  # independent samples after a failed attempt (Config.samples)
+    review: bool = True  # the critic reviews a change the judge found good (Config.review)
 
 
 @dataclass(frozen=True)
@@ -160,8 +162,11 @@ def decide(history: History, now: float, limits: Limits) -> Reproduce | Continue
         return Stop(TESTS_PASS, f"round {last.number} was the one round more the critic's revision bought")
     approach = REFINE
     if last is not None and last.good:
-        if not (last.review is not None and last.review.pointed):
-            feedback = last.review.feedback if last.review else ""
+        if last.review is None:
+            return Stop(TESTS_PASS, f"round {last.number} passed the tests; the critic reviews no change in this run "
+                                    "(`review`), so the judge's verdict is final")
+        if not last.review.pointed:
+            feedback = last.review.feedback
             return Stop(TESTS_PASS, f"round {last.number} passed the tests; the critic's feedback named nothing to "
                                     f"change: {clip(feedback, 120)!r}")
     elif last is not None:

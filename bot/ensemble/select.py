@@ -56,7 +56,8 @@ def describe(team: TeamResult) -> str:
     tests = ("tests pass" if team.passed else f"{failing} failing tests" if team.tests_after else "no test run")
     if judged is not None and judged.broken:
         tests += f" ({len(judged.broken)} broken)"
-    verdict = "critic accepted" if team.accepted else "not accepted"
+    reviewed = any(r.review is not None for r in team.rounds)
+    verdict = "critic accepted" if team.accepted else "not accepted" if reviewed else "not reviewed"
     kept = f" ({team.kept})" if team.kept else ""
     return f"{tests}, {verdict}, {team.diff_size} changed lines, stopped: {team.stop_reason}{kept}"
 

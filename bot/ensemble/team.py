@@ -299,10 +299,10 @@ def _play(team: Team, state: _State, step: Continue) -> _State:
 
 
 def _review(team: Team, state: _State, started: float) -> _State:
-    """The critic's review of the last round's change when the judge found it good; the round's time; its lesson
-    shared with the other teams."""
+    """The critic's review of the last round's change when the judge found it good (and the run has reviews); the
+    round's time; its lesson shared with the other teams."""
     rnd = state.rounds[-1]
-    if rnd.good:
+    if rnd.good and team.limits.review:
         team.reporter.begin(Phase.REVIEWING, rnd.number)
         rnd = replace(rnd, review=review(team.critic, team.task, team.workspace.diff(),
                                          team.workspace.changed_paths(), rnd, hooks_in(team.workspace)))

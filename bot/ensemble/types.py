@@ -36,7 +36,8 @@ ACCEPTED, TESTS_PASS, MAX_ITERATIONS, BUDGET, STUCK, STOPPED, QUESTIONS, CRASHED
 STOP_WORDS: dict[str, str] = {
     ACCEPTED: "the tests pass and the critic accepted the change",
     TESTS_PASS: "the tests pass; the critic asked for more, and the one round more it was given brought no "
-                "accepted change (or its feedback named nothing to change), so the passing change is kept",
+                "accepted change (or its feedback named nothing to change, or it reviews no change in this run), so "
+                "the passing change is kept",
     MAX_ITERATIONS: "the refinement rounds ran out (max_iterations) before the tests passed and the critic accepted",
     BUDGET: "the model budget ran out (budget_usd / budget_tokens)",
     STUCK: "the coder was stuck (the same failure, or replies that changed nothing) in every approach tried",

@@ -83,6 +83,24 @@ def test_seeded_bug_is_fixed_on_a_branch_and_the_dirty_checkout_is_untouched(
     assert any("the reply holds no edit blocks" in r.last_user for r in openai.requests)  # garbage went back
 
 
+def test_with_review_off_the_critic_is_never_asked_and_the_judged_change_is_delivered(
+        servers: tuple[FakeOpenAI, FakeGemini], checkout: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    openai, gemini = servers
+    config = checkout / ".github" / "ensemble.yml"
+    config.write_text(config.read_text() + "review: off\n")
+    openai.reply(data=PLAN, schema="plan", times=0)
+    openai.reply(ENOUGH, marker="You are the planner", times=0)
+    openai.reply(REPRO, marker="You are the coder")
+    openai.reply(FIX, marker="You are the coder", times=0)
+    gemini.reply(data=ACCEPT, schema="review", times=0)
+    code, result = run_cli(checkout, capsys)
+    assert code == 0 and result["success"], result
+    assert result["stop_reason"] == "tests_pass" and "the judge's verdict is final" in result["stop_detail"]
+    assert "not reviewed" in result["decision"]
+    assert gemini.requests == [] and "critic" not in result["usage"]["by_role"]
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in git(checkout, "show", f"{result['branch']}:stats/core.py")
+
+
 def test_planner_garbage_ends_with_a_clear_report(servers: tuple[FakeOpenAI, FakeGemini], checkout: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     openai, _ = servers

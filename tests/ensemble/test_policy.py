@@ -92,6 +92,8 @@ CASES = {
         Case(rounds(good(1, POINTED)), Continue(2, BLOCKS, one_turn=True)),
     "a revision that names nothing to change keeps the good change":
         Case(rounds(good(1, VAGUE)), Stop(StopReason.TESTS_PASS), detail="named nothing to change"),
+    "a good change the critic does not review (`review: off`) ends the team with it":
+        Case(rounds(good(1, None)), Stop(StopReason.TESTS_PASS), detail="the judge's verdict is final"),
     "an unreadable review keeps the good change":
         Case(rounds(good(1, Review(None, "(the critic's reply could not be read)"))), Stop(StopReason.TESTS_PASS)),
     "after the round the revision bought, the good change is kept whatever it gave":

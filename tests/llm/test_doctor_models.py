@@ -55,6 +55,7 @@ models:
 
 PROFILE = """
 ensembles: 1
+review: off
 explore: {max_tokens: 3000}
 models:
   planner: {provider: openai, model: qwen2.5-coder:7b}
@@ -89,6 +90,7 @@ def test_a_role_on_a_local_server_gets_the_local_profile_suggested(tmp_path):
                    "llm.prices: [{model: qwen2.5-coder:7b, context_window: N}]"):
         assert advice in check.fix, advice
     assert "ensembles: 1" in render([check])
+    assert "review: off" not in check.fix  # the critic is hosted here: its review stays
     coder = doctor(tmp_path, {})["Model for coder"]
     assert coder.ok and "its own server http://127.0.0.1:8080/v1" in coder.detail  # a local server needs no key
 
@@ -98,6 +100,12 @@ def test_openai_base_url_on_localhost_counts_and_a_config_that_follows_the_profi
     for url in ("http://localhost:11434/v1", "http://[::1]:8000/v1", "http://127.0.0.1:8080/v1"):
         [check] = profile(tmp_path, {"OPENAI_BASE_URL": url})
         assert check.ok and "follows the local profile" in check.detail, url
+
+
+def test_a_local_critic_that_still_reviews_gets_review_off_suggested(tmp_path):
+    write_config(tmp_path, PROFILE.replace("review: off\n", ""))
+    [check] = profile(tmp_path, {"OPENAI_BASE_URL": "http://127.0.0.1:8080/v1"})
+    assert not check.ok and check.fix.endswith("stay)") and "review: off (a small local critic" in check.fix
 
 
 def test_no_local_server_no_profile_line(tmp_path):
