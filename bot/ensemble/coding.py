@@ -301,7 +301,7 @@ def _converse(talk: _Conversation) -> RoundEdits:
 
     Each turn's first messages are built again to leave room, within the coder's prompt budget, for the
     conversation so far. A follow-up the model client refuses for lack of time (or room) ends the turns with
-    what applied so far; a stop someone asked for ends the round.
+    what applied so far, if anything; a stop someone asked for ends the team.
     """
     coder = talk.coder
     turns: list[Turn] = []
@@ -326,11 +326,12 @@ def _converse(talk: _Conversation) -> RoundEdits:
             log.warning("team %s: the conversation outgrew the coder's window; ending the round's turns", coder.team)
             break
         except StopRequested as exc:
-            # A follow-up the deadline would cut off is not asked for; what already applied is still tested (a few
-            # seconds), not thrown away with the round. A stop someone asked for (coder.stop) ends the round.
-            if not (step.tail and RoundEdits.of(turns).changed) or coder.stop():
+            # A follow-up the deadline would cut off is not asked for: the round ends with what it has (what applied
+            # is still tested, a few seconds), and the policy decides whether another round fits in the time left
+            # (one in the other edit format may). A stop someone asked for (coder.stop) ends the team.
+            if not step.tail or coder.stop():
                 raise
-            log.info("team %s: %s; the edits that applied are tested as they are", coder.team, exc)
+            log.info("team %s: %s; the round ends with the edits that applied", coder.team, exc)
             break
         turns.append(_read(talk, turns, reply, step))
     return RoundEdits.of(turns)

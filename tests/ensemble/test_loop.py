@@ -441,6 +441,19 @@ def test_a_follow_up_refused_for_lack_of_time_still_tests_what_applied(sample: P
     assert [c[0] for c in models.calls].count("coder") == 3  # the reproduction, the fix, the refused follow-up
 
 
+def test_a_follow_up_refused_for_lack_of_time_ends_the_round_not_the_team(sample: Path) -> None:
+    """Nothing applied and the follow-up is refused for lack of time: the round ends as a failed one and the policy
+    decides whether another round fits (a 1.5B coder's team stopped this way with 37% of its deadline left, when a
+    round in the quicker edit format would have fitted)."""
+    refused = StopRequested("the deadline (deadline_minutes) is 55 s away and no coder answer to the same "
+                            "instructions so far took less than 94 s")
+    script = {**happy_script(), ("coder", None): [REPRO, NO_MATCH, refused, FIX]}
+    result, models = run(sample, script, max_iterations=3)
+    assert result.success and result.teams[0].rounds == 2
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", f"{result.branch}:stats/core.py")
+    assert [c[0] for c in models.calls].count("coder") == 4  # the reproduction, round 1, its refused follow-up, round 2
+
+
 def test_a_change_that_fails_as_before_is_told_so_and_the_replan_does_not_explore_read_code(sample: Path) -> None:
     same_again = ("stats/core.py\n<<<<<<< SEARCH\n    return ordered[middle - 1]\n=======\n"
                   "    return ordered[middle - 1]  # the lower middle\n>>>>>>> REPLACE")
