@@ -37,10 +37,9 @@ from bot.ensemble.edits import (
 from bot.ensemble.fileview import focus_from_text, render_file
 from bot.ensemble.guards import find_test_tampering
 from bot.ensemble.instructions import Instructions
-from bot.ensemble.planner import Exploration
 from bot.ensemble.ports import ModelClient, ModelReply
 from bot.ensemble.testids import file_of_test
-from bot.ensemble.types import Plan, Task
+from bot.ensemble.types import Exploration, Plan, Task
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import ContextTooLong, PromptTooLong, StopRequested
 from bot.forge import Workspace

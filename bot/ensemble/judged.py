@@ -89,13 +89,3 @@ def _owned(path: str, current: str | None, want: str, frozen: Mapping[str, str],
     if path in frozen or is_test_path(path) or is_whole_harness(path) or is_test_data(path, data):
         return True
     return is_harness_path(path) and harness_part(path, current) != harness_part(path, want)
-
-
-def diff_by_file(diff: str) -> dict[str, str]:
-    """A unified diff (`git diff`) cut into each file's part, by the file's path after the change."""
-    parts: dict[str, str] = {}
-    for chunk in ("\n" + diff).split("\ndiff --git ")[1:]:
-        header = chunk.split("\n", 1)[0]
-        path = header.rsplit(" b/", 1)[-1] if " b/" in header else header
-        parts[path] = "diff --git " + chunk.rstrip("\n")
-    return parts

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal, TypedDict
 
@@ -29,14 +29,13 @@ from bot.ensemble.asking import ask
 from bot.ensemble.fileview import PATH_LINE
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.ports import ModelClient, ModelReply, Retriever
-from bot.ensemble.types import Plan, Retrieved, Task
+from bot.ensemble.types import Exploration, Plan, Retrieved, Task
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import StructuredReplyError
 from bot.llm.schemas import SchemaViolation, parse_structured
 from bot.llm.types import Message
 from common.languages import is_code
 from common.testfiles import is_test_path
-from common.tokens import estimate_tokens
 
 log = logging.getLogger(__name__)
 MAX_REQUESTS = 4  # of each kind per exploration round
@@ -47,45 +46,6 @@ REQUEST_KINDS: tuple[RequestKind, ...] = ("search", "open", "symbols", "grep")
 DIRECT_FILES = 2  # source files a direct attempt shows the coder (the failing tests' files come on top)
 ReadFile = Callable[[str], str | None]
 Grep = Callable[[str], list[tuple[str, int, str]]]
-
-
-@dataclass
-class Exploration:
-    """What the planner has read: the repo map, context text and where each piece came from."""
-
-    repo_map: str = ""
-    context: list[str] = field(default_factory=list)
-    retrieved: list[Retrieved] = field(default_factory=list)
-
-    def add(self, item: Retrieved, text: str) -> None:
-        """Add a piece of context unless the same place is already there."""
-        key = (item.path, item.start_line, item.end_line)
-        if any((r.path, r.start_line, r.end_line) == key for r in self.retrieved):
-            return
-        self.retrieved.append(item)
-        lines = f":{item.start_line}-{item.end_line}" if item.start_line else ""
-        self.context.append(f"# {item.path}{lines} ({item.how})\n{text.rstrip()}")
-
-    @property
-    def text(self) -> str:
-        """All context pieces as one text."""
-        return "\n\n".join(self.context)
-
-    def text_outside(self, paths: Collection[str]) -> str:
-        """The context pieces that are not from `paths` (files the coder is shown anyway), as one text."""
-        return "\n\n".join(piece for piece in self.context if _piece_path(piece) not in paths)
-
-    @property
-    def tokens(self) -> int:
-        """Estimated tokens of the context gathered so far."""
-        return estimate_tokens(self.text)
-
-
-def _piece_path(piece: str) -> str:
-    """The path a context piece came from, read from its header `# path:START-END (how)`."""
-    where = piece.split("\n", 1)[0].removeprefix("# ").split(" ", 1)[0]
-    path, _, lines = where.rpartition(":")
-    return path if path and re.fullmatch(r"\d+-\d+", lines) else where
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from bot.ensemble.coding import Brief, Coder
 from bot.ensemble.critic import Critic, review
 from bot.ensemble.insights import InsightBoard
 from bot.ensemble.instructions import Instructions
-from bot.ensemble.planner import Exploration, TaskPlanner, direct_plan, first_look, plan_task
+from bot.ensemble.planner import TaskPlanner, direct_plan, first_look, plan_task
 from bot.ensemble.policy import (
     APPROACH_WORDS,
     NEXT_FILE,
@@ -51,6 +51,7 @@ from bot.ensemble.team_judge import TeamJudge
 from bot.ensemble.types import (
     ACCEPTED,
     CRASHED,
+    Exploration,
     Judgement,
     Phase,
     Plan,

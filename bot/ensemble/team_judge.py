@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from bot.ensemble.judge import judge
-from bot.ensemble.judged import allowed_changes, diff_by_file, judged_data, judged_files
+from bot.ensemble.judged import allowed_changes, judged_data, judged_files
 from bot.ensemble.ports import TestRunner
 from bot.ensemble.sentinels import (
     NOTHING,
@@ -111,16 +111,17 @@ class TeamJudge:
         the judge's files over the tree, known-answer checks in each process (see the module's docstring)."""
         files = WorkspaceFiles(workspace.path)  # one listing of the tree for the whole run
         overlay = self._overlay(workspace, files.read)
+        judged = _judged_tree(overlay, files.read)
         new = sorted(p for p in {*workspace.changed_paths(), *self.frozen}
                      if is_test_path(p) and workspace.base_text(p) is None and overlay.get(p, b"") is not None
                      and (p in overlay or files.read(p) is not None))
         known = self.known_failures(workspace)
         first = self._process(runner, workspace, files.read, {**overlay, **dict.fromkeys(new)}, known,
                               lambda _name: True)
-        written = [p for p in new if _holds_tests(p, lambda q: self._text(q, overlay, files.read))]
+        written = [p for p in new if _holds_tests(p, judged)]
         if not written:
             return first
-        texts = {p: self._text(p, overlay, files.read) or "" for p in written}
+        texts = {p: judged(p) or "" for p in written}
         left_out = {p: None for p in self._base_test_files() if not _used_by(p, texts)}
         second = self._process(runner, workspace, files.read, {**overlay, **left_out}, known,
                                lambda name: _in_files(name, written))
@@ -129,8 +130,8 @@ class TeamJudge:
     def _process(self, runner: TestRunner, workspace: Workspace, read: Read, overlay: Mapping[str, bytes | None],
                  known: Collection[str], keep: Callable[[str], bool]) -> TestOutcome:
         """One test process over `overlay`, with this run's known-answer checks; the results `keep` selects."""
-        planted = plant(self.calibration.hosts, lambda p: self._text(p, overlay, read), new_nonce()) \
-            if self.calibration.available else NOTHING
+        judged = _judged_tree(overlay, read)
+        planted = plant(self.calibration.hosts, judged, new_nonce()) if self.calibration.available else NOTHING
         tests = runner.run_tests(workspace.path, known_failures=known, files={**overlay, **planted.files},
                                  checks=planted.nonce)
         results = dict(tests.results)
@@ -138,9 +139,8 @@ class TeamJudge:
             or (tests.exit_code or 0) < 0
         tampering, doubts = evidence(planted, results, tests.exit_code, self.calibration, cut_short) \
             if planted.checks else ([], [])
-        tree = {**overlay, **planted.files}
         gone = nonexistent((n for n in results if not planted.owns(n)),
-                           lambda p: _decoded(tree[p]) if p in tree else read(p)) if self.calibration.paths_resolve else []
+                           _judged_tree({**overlay, **planted.files}, read)) if self.calibration.paths_resolve else []
         if gone:
             tampering.append(f"results name {len(gone)} test(s) that do not exist in the judged tree: "
                              f"{', '.join(gone[:3])}")
@@ -156,11 +156,6 @@ class TeamJudge:
         that the base run did not have too: a harness whose exit status never agrees is not a candidate's doing."""
         at_base = {f.split(":", 1)[0] for f in (self.baseline.findings if self.baseline else ())}
         return [f for f in tests.findings if f.split(":", 1)[0] not in at_base]
-
-    def _text(self, path: str, overlay: Mapping[str, bytes | None], read: Read) -> str | None:
-        if path in overlay:
-            return _decoded(overlay[path])
-        return read(path)
 
     def _base_test_files(self) -> list[str]:
         """The test files the base's tests were reported from."""
@@ -197,7 +192,7 @@ class TeamJudge:
     def test_changes(self, workspace: Workspace) -> list[TestChange]:
         """The changes to existing tests and harness the task asked for, each with its diff (shown in the PR)."""
         allowed = set(allowed_changes(self.task_text, workspace.changed_paths(), workspace.base_text, self.data))
-        return [TestChange(path, diff) for path, diff in diff_by_file(workspace.diff()).items() if path in allowed]
+        return [TestChange(path, diff) for path, diff in _diff_by_file(workspace.diff()).items() if path in allowed]
 
     def base_failures(self) -> list[str]:
         """The tests that failed at the base."""
@@ -213,13 +208,19 @@ class TeamJudge:
                                 workspace.diff())
 
 
+def _judged_tree(overlay: Mapping[str, bytes | None], read: Read) -> Read:
+    """How the judged tree reads a file: `overlay`'s bytes over the workspace's files (`read`); None for a file
+    the overlay leaves out."""
+    return lambda path: _decoded(overlay[path]) if path in overlay else read(path)
+
+
 def _decoded(data: bytes | None) -> str | None:
     return data.decode("utf-8", "replace") if data is not None else None
 
 
 def _used_by(base_file: str, texts: Mapping[str, str]) -> bool:
     """Whether a new test file uses the base test file `base_file`: it names its module, or (Go) shares its package."""
-    stem = base_file.rsplit("/", 1)[-1].split(".", 1)[0]
+    stem = _stem(base_file)
     folder = base_file.rpartition("/")[0]
     for path, text in texts.items():
         if is_language(base_file, "go") and is_language(path, "go") and path.rpartition("/")[0] == folder:
@@ -258,6 +259,16 @@ def _merged(first: TestOutcome, second: TestOutcome) -> TestOutcome:
                    results=results, timed_out=first.timed_out or second.timed_out,
                    complete=first.complete and second.complete, incomplete_reason=reason,
                    findings=(*first.findings, *second.findings), tampering=(*first.tampering, *second.tampering))
+
+
+def _diff_by_file(diff: str) -> dict[str, str]:
+    """A unified diff (`git diff`) cut into each file's part, by the file's path after the change."""
+    parts: dict[str, str] = {}
+    for chunk in ("\n" + diff).split("\ndiff --git ")[1:]:
+        header = chunk.split("\n", 1)[0]
+        path = header.rsplit(" b/", 1)[-1] if " b/" in header else header
+        parts[path] = "diff --git " + chunk.rstrip("\n")
+    return parts
 
 
 # Blame: a test that already failed at the base is the change's business when its file uses the code the change edits.
@@ -308,5 +319,6 @@ def changed_definitions(diff: str) -> set[str]:
 
 
 def _stem(path: str) -> str:
+    """A file's name without its folder and every extension (`tests/test_x.py` -> `test_x`)."""
     name = path.rsplit("/", 1)[-1]
     return name.split(".", 1)[0]

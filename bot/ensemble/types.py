@@ -1,8 +1,9 @@
-"""The plain data of an ensemble run: the task, the plan, each round, each team, the result."""
+"""The plain data of an ensemble run: the task, what the planner read, the plan, each round, each team, the result."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Literal
@@ -10,6 +11,7 @@ from typing import Literal
 from bot.forge import Commit
 from bot.llm.budget import SpendSummary, no_spend
 from bot.redact import clip
+from common.tokens import estimate_tokens
 
 
 class StopReason(StrEnum):
@@ -173,6 +175,45 @@ class Retrieved:
     start_line: int | None = None
     end_line: int | None = None
     query: str = ""
+
+
+@dataclass
+class Exploration:
+    """What the planner has read: the repo map, context text and where each piece came from."""
+
+    repo_map: str = ""
+    context: list[str] = field(default_factory=list)
+    retrieved: list[Retrieved] = field(default_factory=list)
+
+    def add(self, item: Retrieved, text: str) -> None:
+        """Add a piece of context unless the same place is already there."""
+        key = (item.path, item.start_line, item.end_line)
+        if any((r.path, r.start_line, r.end_line) == key for r in self.retrieved):
+            return
+        self.retrieved.append(item)
+        lines = f":{item.start_line}-{item.end_line}" if item.start_line else ""
+        self.context.append(f"# {item.path}{lines} ({item.how})\n{text.rstrip()}")
+
+    @property
+    def text(self) -> str:
+        """All context pieces as one text."""
+        return "\n\n".join(self.context)
+
+    def text_outside(self, paths: Collection[str]) -> str:
+        """The context pieces that are not from `paths` (files the coder is shown anyway), as one text."""
+        return "\n\n".join(piece for piece in self.context if _piece_path(piece) not in paths)
+
+    @property
+    def tokens(self) -> int:
+        """Estimated tokens of the context gathered so far."""
+        return estimate_tokens(self.text)
+
+
+def _piece_path(piece: str) -> str:
+    """The path a context piece came from, read from its header `# path:START-END (how)`."""
+    where = piece.split("\n", 1)[0].removeprefix("# ").split(" ", 1)[0]
+    path, _, lines = where.rpartition(":")
+    return path if path and re.fullmatch(r"\d+-\d+", lines) else where
 
 
 @dataclass(frozen=True)
