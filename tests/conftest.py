@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from docker import DockerClient
 
 # The suite's workers build environment images at once, more than a run keeps (sandbox/docker_env.py prunes all but
 # the newest five): a worker's prune must not remove the image another worker's run is between two test runs on.
@@ -90,17 +95,35 @@ def docker_engine_error() -> str | None:
     return None
 
 
-@pytest.fixture(autouse=True)
-def _docker_policy(request: pytest.FixtureRequest) -> None:
-    """Tests marked `docker` fail on CI when no engine answers, and skip with a reason elsewhere."""
-    if request.node.get_closest_marker("docker") is None:
-        return
+def require_docker() -> None:
+    """The Docker policy: without an engine, fail on CI and skip with the way to start one elsewhere."""
     error = docker_engine_error()
     if error is None:
         return
     if os.environ.get("CI", "").lower() in ("true", "1"):
         pytest.fail(f"CI=true but no Docker engine answers ({error}); .ci/run must start dockerd")
     pytest.skip(f"no Docker engine answers ({error}); run `bash scripts/setup.sh` to start one")
+
+
+@contextlib.contextmanager
+def docker_engine() -> Iterator[DockerClient]:
+    """A client of the Docker engine under the Docker policy, for fixtures that set up before a test's own policy
+    check (images built once per module or session)."""
+    from sandbox.engine import docker_client
+
+    require_docker()
+    client = docker_client()
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+@pytest.fixture(autouse=True)
+def _docker_policy(request: pytest.FixtureRequest) -> None:
+    """Tests marked `docker` fail on CI when no engine answers, and skip with a reason elsewhere."""
+    if request.node.get_closest_marker("docker") is not None:
+        require_docker()
 
 
 def git(cwd: Path, *args: str) -> str:

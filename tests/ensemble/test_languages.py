@@ -10,7 +10,6 @@ suite on CI) and reused by every test here.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,19 +31,11 @@ TOOLCHAIN_OF = {"go": "go", "rust": "rust", "js": "node", "c": "c"}
 @pytest.fixture(scope="session")
 def toolchain_images() -> Iterator[dict[str, str]]:
     """The toolchain images, built from the base image when this machine has none yet (minutes, once)."""
-    from sandbox.docker_sandbox import docker_client
-    from tests.conftest import docker_engine_error
+    from tests.conftest import docker_engine
 
-    if error := docker_engine_error():  # set up before the per-test docker policy: apply it here too
-        if os.environ.get("CI", "").lower() in ("true", "1"):
-            pytest.fail(f"CI=true but no Docker engine answers ({error})")
-        pytest.skip(f"no Docker engine answers ({error}); run `bash scripts/setup.sh` to start one")
-    client = docker_client()
-    try:
+    with docker_engine() as client:
         yield {name: ensure_toolchain_image(client, TOOLCHAINS[name], BASE_IMAGE)[0].tags[0]
                for name in (*TOOLCHAIN_OF.values(), "java")}
-    finally:
-        client.close()
 
 
 def _scripted(monkeypatch: pytest.MonkeyPatch, transcript: Path) -> None:

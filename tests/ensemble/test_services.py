@@ -43,21 +43,13 @@ ACCEPT = {"verdict": "accept", "feedback": "The change fixes the failing test an
 @pytest.fixture(scope="module")
 def service_images() -> Iterator[None]:
     """The service images, built from the base image when this machine has none yet (minutes, once)."""
-    from sandbox.engine import docker_client
     from sandbox.service_images import KINDS, ensure_service_image
-    from tests.conftest import docker_engine_error
+    from tests.conftest import docker_engine
 
-    if error := docker_engine_error():  # set up before the per-test docker policy: apply it here too
-        if os.environ.get("CI", "").lower() in ("true", "1"):
-            pytest.fail(f"CI=true but no Docker engine answers ({error})")
-        pytest.skip(f"no Docker engine answers ({error}); run `bash scripts/setup.sh` to start one")
-    client = docker_client()
-    try:
+    with docker_engine() as client:
         for kind in KINDS.values():
             ensure_service_image(client, kind, BASE_IMAGE)
         yield
-    finally:
-        client.close()
 
 
 @pytest.fixture

@@ -219,18 +219,11 @@ def test_a_js_expected_value_or_test_script_change_is_refused_and_the_fix_lands(
 
 @pytest.fixture
 def docker_runner() -> Iterator[Callable[[SandboxSpec], SandboxRunner]]:
-    from sandbox.docker_sandbox import DockerSandbox, docker_client
-    from tests.conftest import docker_engine_error
+    from sandbox.docker_sandbox import DockerSandbox
+    from tests.conftest import docker_engine
 
-    if error := docker_engine_error():
-        if os.environ.get("CI", "").lower() in ("true", "1"):
-            pytest.fail(f"CI=true but no Docker engine answers ({error})")
-        pytest.skip(f"no Docker engine answers ({error}); run `bash scripts/setup.sh` to start one")
-    client = docker_client()
-    try:
+    with docker_engine() as client:
         yield lambda spec: SandboxRunner(DockerSandbox(client), spec)
-    finally:
-        client.close()
 
 
 OOM_TEST = "def test_big():\n    block = b'x' * (2 << 30)\n    assert block\n"
