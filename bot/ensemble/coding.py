@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -78,6 +79,7 @@ class Coder:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # paths.max_file_kb: a bigger file is refused
     stop: Callable[[], bool] = lambda: False  # True once a stop was requested: no further model call
     temperature: float | None = None  # the team's sampling temperature (None: the coder model's own, taken as 0)
+    clock: Callable[[], float] = time.monotonic  # the team's clock: how long each reply took
 
     @property
     def prompt_budget(self) -> int:
@@ -132,6 +134,7 @@ class Turn:
     originals: tuple[tuple[str, str | None], ...] = ()  # the files it wrote, with their text before it
     applied: int = 0  # blocks that applied and changed a file
     unchanged: int = 0  # blocks whose change was already in the file (sent again): they changed nothing
+    seconds: float = 0.0  # how long the reply took to come
 
 
 @dataclass(frozen=True)
@@ -221,6 +224,7 @@ class RoundEdits:
     refusals: tuple[EditFailure, ...] = ()  # policy refusals of every turn
     replies: tuple[str, ...] = ()  # each turn's reply as `reply_key` reads it
     unchanged: int = 0  # blocks whose change was already in the file (sent again): they applied and changed nothing
+    follow_up_s: float = 0.0  # the replies after the first one took this long (calls the deadline may refuse)
 
     @classmethod
     def of(cls, turns: Sequence[Turn]) -> RoundEdits:
@@ -232,7 +236,7 @@ class RoundEdits:
         made = [t for t in turns if t.kind == "edits"]
         refusals = dict.fromkeys(f for t in made for f in t.failures if f.reason in POLICY_REASONS)
         return cls(originals, sum(t.applied for t in made), made[-1].failures if made else (), tuple(refusals),
-                   tuple(t.key for t in turns), sum(t.unchanged for t in made))
+                   tuple(t.key for t in turns), sum(t.unchanged for t in made), sum(t.seconds for t in turns[1:]))
 
     @property
     def changed(self) -> bool:
@@ -315,6 +319,7 @@ def _converse(talk: _Conversation) -> RoundEdits:
         def messages(budget: int, used: int = used, tail: tuple[Message, ...] = step.tail) -> list[Message]:
             return [*talk.prompt(max(budget - used, MIN_PROMPT_TOKENS)), *tail]
 
+        began = coder.clock()
         try:
             temperature = step.temperature if step.temperature is not None else talk.temperature
             reply = ask(coder.models, "coder", messages, coder.prompt_budget, temperature=temperature,
@@ -332,7 +337,7 @@ def _converse(talk: _Conversation) -> RoundEdits:
                 raise
             log.info("team %s: %s; the round ends with the edits that applied", coder.team, exc)
             break
-        turns.append(_read(talk, turns, reply, step))
+        turns.append(replace(_read(talk, turns, reply, step), seconds=coder.clock() - began))
     return RoundEdits.of(turns)
 
 

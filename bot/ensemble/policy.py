@@ -262,16 +262,22 @@ def estimate(rounds: Sequence[Round], edit_format: EditFormat) -> Estimate | Non
 
     With a change the judge found good in hand (and committed), the last round's time is the measure: the team
     risks nothing by stopping. Without one, it is the quickest earlier round of the same format (whole files or
-    edit blocks, whose replies differ several times over in length, and so in time on a slow server): only a
-    round that no earlier round like it could have finished in the time left is given up, and the first of a
-    format is played. A re-plan is taken to cost as much as the round (a planner call reads about what a coder
+    edit blocks, whose replies differ several times over in length, and so in time on a slow server), less its
+    follow-up calls (which the model client does not send when the deadline would cut them off): only a round
+    whose first reply and test run no earlier round like it could have finished in the time left is given up, and
+    the first of a format is played. A re-plan is taken to cost as much as the round (a planner call reads about what a coder
     call reads).
     """
     if any(r.good and r.commit for r in rounds):
         took = rounds[-1].seconds
         return Estimate(took, "the last round took") if took else None
-    times = [r.seconds for r in rounds if r.edit_format == edit_format.name]
-    return Estimate(min(times), "the quickest round took") if times else None
+    # a round's follow-up calls are not counted: one the deadline would cut off is not asked for (the model client
+    # refuses it), and the round ends with what its first reply gave, still tested
+    times = [(r.seconds - r.follow_up_s, r.follow_up_s) for r in rounds if r.edit_format == edit_format.name]
+    if not times:
+        return None
+    quickest, follow_ups = min(times)
+    return Estimate(quickest, "the quickest round" + (" without its follow-up calls" if follow_ups else "") + " took")
 
 
 def _streak(rounds: Sequence[Round], alike: Callable[[Round], bool]) -> int:

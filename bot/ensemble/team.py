@@ -142,7 +142,7 @@ class Team:
     def coder(self) -> Coder:
         """The team's coder, on the team's workspace."""
         return Coder(self.models, self.name, self.task, self.workspace, self.instructions, self.deny,
-                     self.max_file_bytes, self.stop.is_set, self.temperature)
+                     self.max_file_bytes, self.stop.is_set, self.temperature, self.clock)
 
     @property
     def critic(self) -> Critic:

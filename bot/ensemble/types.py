@@ -287,6 +287,7 @@ class Round:
     replies: tuple[str, ...] = ()  # the coder's replies (edit_parsing.reply_key): a repeat is asked anew
     idle: bool = False  # the coder's reply changed nothing and nothing in it failed: no edit, or its files sent back
     seconds: float = 0.0  # how long the round took, its review included
+    follow_up_s: float = 0.0  # of which the coder's replies after its first (a follow-up the deadline may refuse)
 
     @property
     def good(self) -> bool:

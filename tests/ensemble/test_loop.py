@@ -686,3 +686,18 @@ def test_a_replans_exploring_stops_when_its_share_of_the_time_left_is_spent(samp
     assert models.calls == []  # no request round asked for
     explore(models, FileRetriever(sample), MEDIAN_TASK, "", read, budget=ExploreSpec(3, 50_000))
     assert models.calls and {c[:2] for c in models.calls} == {("planner", "explore")}  # without the limit, it asks
+
+
+def test_a_rounds_follow_up_calls_do_not_count_against_the_time_left(sample: Path) -> None:
+    """Round 1's first reply takes 50 s and its follow-up 60 s; with 64 s left after it, round 2 is played: its
+    first reply fits, and a follow-up that would not fit is not asked for (the model client refuses it and the
+    round ends with what applied). Counting the whole 110 s, the team stopped here with a third of its time left."""
+    bad_and_stray = BAD_FIX + "\n\n" + NO_MATCH  # one block applies, one does not: a follow-up is asked
+    from_bad = FIX.replace("    return ordered[middle]\n=======", "    return ordered[middle - 1]\n=======", 1)
+    script = {**happy_script(), ("coder", None): [REPRO, bad_and_stray, "", from_bad]}
+    models = SlowCoder(script, seconds=lambda n: {1: 0.0, 2: 50.0, 3: 60.0, 4: 40.0}[n])
+    parts = Components(models=models, retriever=FileRetriever(sample), runner=HostPytest(), clock=models.clock)
+    result = run_task(sample, TASK, Config(ensembles=1, deadline_minutes=2.9), {}, parts)
+    assert result.success, result.stop_detail
+    assert models.coder_calls == 4 and models.now == 150
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", f"{result.branch}:stats/core.py")

@@ -44,11 +44,11 @@ def good(number: int, review: Review | None = ACCEPT, seconds: float = 10.0, edi
 
 
 def failing(number: int, test: str = "tests/test_core.py::test_median_even", seconds: float = 10.0,
-            edit_format: str = "blocks") -> Round:
-    """A committed round whose change still fails `test`."""
+            edit_format: str = "blocks", follow_up_s: float = 0.0) -> Round:
+    """A committed round whose change still fails `test` (`follow_up_s` of its `seconds` were follow-up calls)."""
     return Round(number, edit_format=edit_format, applied=True, tests=TestOutcome(False, (test,)), commit=f"c{number}",
                  judgement=Judgement(False, "required test(s) fail", required_failing=(test,), per_test=True),
-                 seconds=seconds)
+                 seconds=seconds, follow_up_s=follow_up_s)
 
 
 def idle(number: int) -> Round:
@@ -138,6 +138,11 @@ CASES = {
         Case(rounds(failing(1, seconds=60)), Stop(StopReason.STOPPED), left=54,
              detail="(54 s left, the quickest round took 60 s)"),
     "a round that fits before the deadline is played": Case(rounds(failing(1, seconds=60)), Continue(2, BLOCKS), left=61),
+    "a round's follow-up calls do not count against the time left (a follow-up that would not fit is not asked)":
+        Case(rounds(failing(1, seconds=60, follow_up_s=20)), Continue(2, BLOCKS), left=45),
+    "and a stop says the time it counted was without them":
+        Case(rounds(failing(1, seconds=60, follow_up_s=10)), Stop(StopReason.STOPPED), left=45,
+             detail="(45 s left, the quickest round without its follow-up calls took 50 s)"),
     "a re-plan that leaves no time for the round after it is skipped, and the round played":
         Case(rounds(failing(1, seconds=60), failing(2, seconds=60)), Continue(3, BLOCKS, repeated=True), left=90),
     "a re-plan whose share of the time left (after two rounds) is less than a round is skipped":
