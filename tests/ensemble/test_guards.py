@@ -196,6 +196,8 @@ def test_a_task_that_names_a_test_and_an_action_lifts_the_guard_for_it(task: str
     ("Fix the parser; test_parse fails", "tests/test_parse.py", ["test_parse"]),
     ("Do not change test_parse, fix the parser", "tests/test_parse.py", ["test_parse"]),
     ("Fix median for even counts", "test/median.test.js", ["handles an even count"]),
+    ("slugify() keeps capitals. (Unrelated: `tests/test_status.py` has been failing on CI for a while; ignore that "
+     "one.)", "tests/test_status.py", ["test_status_service_is_up"]),
 ])
 def test_loose_or_negated_wording_names_no_test_change(task: str, path: str, tests: list[str]) -> None:
     assert not task_names_change(task, path, tests)
