@@ -40,7 +40,6 @@ def review(critic: Critic, task: Task, diff: str, changed: list[str], rnd: Round
     reply."""
     conventions = critic.instructions.applying_to(changed).render()
     runner = runner_lines(hooks)
-    runner = runner_lines(hooks)
     try:
         reply = ask(critic.models, "critic", lambda size: prompts.critic_messages(
             task, diff, test_report(rnd), critic.team, size, conventions, runner),

@@ -250,8 +250,8 @@ def _base_failures_text(baseline: TestOutcome | None) -> str:
 
 def _reproduce(team: Team, state: _State, step: Reproduce) -> _State:
     """Round 0: the reproduction test the plan names, and the judge that requires it once it failed at the base."""
-    brief = _brief(team, state, Continue(0, step.edit_format))
-    reproduction, judge = reproduce(team.coder, brief, state.judge, team.runner, team.reporter.begin, team.trailers)
+    reproduction, judge = reproduce(team.coder, _brief(team, state, Continue(0, step.edit_format)), state.judge,
+                                    team.runner, team.reporter.begin, team.trailers)
     return replace(state, reproduction=reproduction, judge=judge)
 
 
