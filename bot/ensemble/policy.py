@@ -150,7 +150,6 @@ def decide(history: History, now: float, limits: Limits) -> Reproduce | Continue
     # the next round's format: under `alternate` it changes after each round whose change was not good
     edit_format = for_round(limits.edit_format, sum(not r.good for r in rounds))
     left = limits.deadline - now if limits.deadline is not None else None
-    expected = estimate(rounds, edit_format)
     same = _streak(attempt, lambda r: last is not None and r.signature == last.signature)
     idle = _streak(attempt, lambda r: r.idle)
     revisions = len(rounds) - 1 - next((i for i, r in enumerate(rounds) if r.good), len(rounds))
@@ -160,7 +159,7 @@ def decide(history: History, now: float, limits: Limits) -> Reproduce | Continue
         return Stop(ACCEPTED)
     if last is not None and revisions >= REVISIONS_AFTER_GOOD:
         return Stop(TESTS_PASS, f"round {last.number} was the one round more the critic's revision bought")
-    approach = REFINE
+    approach, replan = REFINE, False
     if last is not None and last.good:
         if last.review is None:
             return Stop(TESTS_PASS, f"round {last.number} passed the tests; the critic reviews no change in this run "
@@ -181,21 +180,23 @@ def decide(history: History, now: float, limits: Limits) -> Reproduce | Continue
             approach = chosen
             if approach == FORMAT:
                 edit_format = BLOCKS if edit_format.name == WHOLE.name else WHOLE
-        # a re-plan the deadline leaves no round after is a model call spent for nothing: it gets the time left
-        # after two rounds, and is skipped when that is less than a round (a planner call reads what a coder's does)
-        elif same == REPLAN_AFTER and history.replanned != len(rounds) and _rounds_left(limits, rounds) > 1:
-            if left is None or expected is None:
-                return Replan()
-            share = left - 2 * expected.seconds
-            if share >= expected.seconds:
-                return Replan(until=now + share - expected.seconds)
+        else:
+            replan = same == REPLAN_AFTER and history.replanned != len(rounds) and _rounds_left(limits, rounds) > 1
+    expected = estimate(rounds, edit_format)  # the next round's, in the format now chosen for it
+    # a re-plan the deadline leaves no round after is a model call spent for nothing: it gets the time left after
+    # two rounds, and is skipped when that is less than a round (a planner call reads what a coder's does)
+    if replan:
+        if left is None or expected is None:
+            return Replan()
+        share = left - 2 * expected.seconds
+        if share >= expected.seconds:
+            return Replan(until=now + share - expected.seconds)
     cap = limits.max_iterations
     if cap is not None and len(rounds) >= cap:
         return Stop(MAX_ITERATIONS, _with_budget(f"{cap} rounds used (max_iterations)", left, limits))
     # a round the deadline would cut off is not started: the run would deliver what it has anyway, only later and
     # with a model call spent for nothing; without a good change, a round of the other format that was quick
     # enough before is played instead (edit blocks are often a fraction of a whole file's time)
-    expected = estimate(rounds, edit_format)
     if left is not None and expected is not None and left < expected.seconds:
         why = f"another round would not end before the deadline ({left:.0f} s left, {expected.measure} {expected.seconds:.0f} s)"
         good = next((r for r in reversed(rounds) if r.good and r.commit), None)
