@@ -32,9 +32,6 @@ CRITIC_RUNNER = (" The change reaches into the test runner (the lines under test
                  "but revise unless each line is what the task asks for, since such a line can make failing tests "
                  "pass.")
 
-JUDGED_TESTS_RULE = ("The existing tests and the reproduction test are the judge's and run as they are: the tests are "
-                     "right and the code is wrong, so change the code, not them; a new test goes in a new test file.")
-
 CODE_REQUESTS = ("If you must see more code before you can edit, reply instead with lines `READ path/of/file` "
                  "or `FIND exact text` (at most 3) and nothing else; you will get the code and can then edit.")
 
@@ -137,15 +134,15 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
     # the worked example, as an earlier exchange: the toy task on a toy file, and the answer in the round's format
     example = [Message("user", f"{data(f'file {toy}', EXAMPLE_FILE)}\n\nAn example, to show the format (not your "
                        f"task): {EXAMPLE_TASK}"), Message("assistant", answer)]
-    # the standing rule on tests sits with the other rules: placed last in the user message, a 1.5B coder
-    # repeated it word for word before its files (5 of 38 replies of bench/peers.py's held-out run)
     system = (f"You are the coder of team {team}: fast and exact. " + DATA_RULE + _rule(conventions) + "\n\n"
-              + rules + ("" if reproduce else "\n\n" + JUDGED_TESTS_RULE) + "\n\n" + CODE_REQUESTS)
+              + rules + "\n\n" + CODE_REQUESTS)
     planned = bool(plan.summary or plan.steps)  # a direct attempt has no plan, only the files to show
     goal = (f"Write ONLY the reproduction test {plan.reproduction_test}: a test that fails on the current "
             "code because of the bug and will pass once it is fixed. Do not fix the bug yet."
             if reproduce else ("Implement the plan." if planned else "Change the code so that the task is done and "
-            "the failing tests pass.") + (f" Only {', '.join(asked)} you change as the task asks." if asked else ""))
+            "the failing tests pass.") + " The existing tests and the reproduction test are the judge's and run as "
+            "they are: the tests are right and the code is wrong, so change the code, not them; a new test goes "
+            "in a new test file." + (f" Only {', '.join(asked)} you change as the task asks." if asked else ""))
     failing = failing.strip()
     pieces = [
         _conventions(conventions),
