@@ -49,7 +49,8 @@ PYTEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
 class HostPytest:
-    """Runs pytest on the host in the workspace (our own sample code only), with per-test results."""
+    """Runs pytest on the host in the workspace (our own sample code only), with per-test results; the files the
+    judge owns (`owned`) are not guarded here (sandbox/local.py and sandbox/docker_sandbox.py guard them)."""
 
     environment = "pytest on the host"
 
@@ -63,7 +64,7 @@ class HostPytest:
 
     def run_tests(self, workspace: Path, known_failures: Collection[str] = (),
                   files: Mapping[str, bytes | None] | None = None, *, trace_reads: bool = False,
-                  listing: bool = False, checks: str = "") -> TestOutcome:
+                  listing: bool = False, checks: str = "", owned: Collection[str] = ()) -> TestOutcome:
         from sandbox.results import parse_junit_xml
         from sandbox.workspace import EXCLUDED, write_overlay
 

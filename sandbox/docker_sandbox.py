@@ -15,7 +15,7 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -39,7 +39,7 @@ from sandbox.ownership import (
 )
 from sandbox.scripts import RUN_SCRIPT, command_env, new_nonce, plugin_files, results_folder, run_variables
 from sandbox.services import prepare_services, reap_networks, running_services
-from sandbox.workspace import SANDBOX_UID, Overlay, build_tar, read_tar_files
+from sandbox.workspace import OWNED_FOLDER_MODE, SANDBOX_UID, Overlay, build_tar, read_tar_files
 
 if TYPE_CHECKING:
     from docker import APIClient, DockerClient
@@ -88,22 +88,24 @@ class DockerSandbox:
                            services=services)
 
     def run(self, env: Environment, command: str, timeout: float | None = None,
-            files: Overlay | None = None, trace_reads: bool = False) -> ExecResult:
+            files: Overlay | None = None, trace_reads: bool = False, owned: Collection[str] = ()) -> ExecResult:
         """Run `command` on a fresh copy of the repository (with `files` over it); failures, timeouts and OOM
-        are data. `trace_reads`: report the repository files the tests' Python processes open."""
+        are data. `trace_reads`: report the repository files the tests' Python processes open. `owned`: files the
+        command cannot change, remove or rename (read-only, root's, in root's sticky folders: sandbox/workspace.py)."""
         timeout = float(timeout or env.spec.timeout_s)
         with engine_errors(env.image), running_services(self.client, env, timeout + 600) as network_mode:
-            return self._run(env, command, timeout, files, trace_reads, network_mode)
+            return self._run(env, command, timeout, files, trace_reads, network_mode, owned)
 
     def _run(self, env: Environment, command: str, timeout: float, files: Overlay | None, trace_reads: bool,
-             network_mode: str) -> ExecResult:
+             network_mode: str, owned: Collection[str] = ()) -> ExecResult:
         volume = container = None
         started = time.monotonic()  # the services' start is not the tests' time
         try:
             with engine_errors(env.image):
-                volume, container = self._start(env, timeout, network_mode)
+                volume, container = self._start(env, timeout, network_mode, owned_root=bool(owned))
+                plugins = plugin_files()  # the sandbox's own files are the judge's too
                 archive = build_tar(env.repo_dir, max_bytes=size_bytes(env.spec.workspace_size),
-                                    extra=plugin_files().items(), overlay=files)
+                                    extra=plugins.items(), overlay=files, owned=[*owned, *plugins] if owned else ())
                 container.put_archive(WORKSPACE, archive)
                 return self._exec(env, container, command, timeout, started, trace_reads)
         finally:
@@ -112,15 +114,17 @@ class DockerSandbox:
             if volume is not None:
                 _quietly(volume.remove, force=True)
 
-    def _start(self, env: Environment, timeout: float, network_mode: str = "none") -> tuple[Volume, Container]:
+    def _start(self, env: Environment, timeout: float, network_mode: str = "none",
+               owned_root: bool = False) -> tuple[Volume, Container]:
         """The test container on a fresh workspace volume; `network_mode` is none, or the run's services' namespace
-        (sandbox/services.py), which reaches the services and nothing else."""
+        (sandbox/services.py), which reaches the services and nothing else. `owned_root`: the workspace's root is
+        root's and sticky, so the folders holding owned files cannot be renamed away (sandbox/workspace.py)."""
         spec = env.spec
         lifetime = timeout + 600  # the container's `sleep` outlives the command by this much
+        owner = f"uid=0,gid=0,mode={OWNED_FOLDER_MODE:o}" if owned_root else f"uid={SANDBOX_UID},gid={SANDBOX_UID},mode=0755"
         volume = self.client.volumes.create(driver="local", labels=labels("test", lifetime), driver_opts={
             "type": "tmpfs", "device": "tmpfs",
-            "o": f"size={size_bytes(spec.workspace_size)},uid={SANDBOX_UID},gid={SANDBOX_UID},mode=0755,nosuid,nodev,"
-                 f"nr_inodes={spec.max_files}"})
+            "o": f"size={size_bytes(spec.workspace_size)},{owner},nosuid,nodev,nr_inodes={spec.max_files}"})
         try:
             from docker.types import Mount
 

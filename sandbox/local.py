@@ -3,7 +3,10 @@
 A subprocess in a copy of the repository, in its own process group (killed on timeout), with
 rlimits (CPU time, address space, processes, file size), a scrubbed environment and, where
 `unshare -n` is permitted, no network. It cannot stop a process that leaves its session, stop
-reads of world-readable host files, or cap disk use beyond the file-size limit.
+reads of world-readable host files, or cap disk use beyond the file-size limit. Files the caller owns
+(`owned`: the judge's tests and data) are made read-only, which binds only a process that is not root and does not
+change them back; what a run changed of them anyway is a finding (`owned_changed`), read after the run, so a
+change the code puts back before the run ends goes unseen.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -31,7 +35,7 @@ from sandbox.environment import setup_error
 from sandbox.errors import ServiceFailed
 from sandbox.evidence import Ended, result_of
 from sandbox.images import environment_key
-from sandbox.model import Environment, ExecResult, ProjectInfo, SandboxSpec
+from sandbox.model import OWNED_CHANGED, Environment, ExecResult, Finding, ProjectInfo, SandboxSpec
 from sandbox.output import CappedBuffer, cap_text
 from sandbox.recipe import setup_secret_values
 from sandbox.scripts import (
@@ -45,7 +49,7 @@ from sandbox.scripts import (
     run_variables,
     toplevel_listing,
 )
-from sandbox.workspace import EXCLUDED, Overlay, repo_entries, write_overlay
+from sandbox.workspace import EXCLUDED, Overlay, digests, repo_entries, write_overlay
 
 log = logging.getLogger(__name__)
 WARNING = ("no Docker engine: tests run in the WEAKER local sandbox (rlimits and a process group{net}; run as "
@@ -123,17 +127,23 @@ class LocalSandbox:
         (env_dir / ".ready").write_text("ok\n")
 
     def run(self, env: Environment, command: str, timeout: float | None = None,
-            files: Overlay | None = None, trace_reads: bool = False) -> ExecResult:
+            files: Overlay | None = None, trace_reads: bool = False, owned: Collection[str] = ()) -> ExecResult:
         """Run `command` on a fresh copy of the repository (with `files` over it) with limits; failures are data.
-        `trace_reads`: report the repository files the tests' Python processes open."""
+        `trace_reads`: report the repository files the tests' Python processes open; `owned`: files the command
+        must leave as they are (the module's docstring)."""
         timeout = float(timeout or env.spec.timeout_s)
         _protect_own_environment()
         folder = results_folder(new_nonce())
         with tempfile.TemporaryDirectory(prefix="ensemble-run-") as tmp, _workspace(env, Path(tmp)) as work:
             write_overlay(work, files or {})
-            for rel, data in plugin_files().items():
+            plugins = plugin_files()
+            for rel, data in plugins.items():
                 (work / rel).parent.mkdir(parents=True, exist_ok=True)
                 (work / rel).write_bytes(data)
+            before = digests(work, [*owned, *plugins] if owned else ())  # the sandbox's own files are the judge's
+            for rel, digest in before.items():
+                if digest is not None:
+                    (work / rel).chmod(0o444)
             scratch = Path(tmp)
             env_dir = str(env.env_dir or Path(tmp) / "env")
             environment = command_env(env.project, env_dir=env_dir, workspace=str(work), tmp=str(scratch),
@@ -144,12 +154,20 @@ class LocalSandbox:
                                                       _limits(env.spec, timeout))
             own = _own_files(work, folder)  # a killed run's progress log too
             reports = _result_files(work, env.project.result_paths)
+            changed = [rel for rel, digest in digests(work, before).items() if digest != before[rel]]
         out, err = (text.replace(f"{work}/", "/workspace/") for text in (out, err))
         own, reports = ({name: data.replace(f"{work}/".encode(), b"/workspace/") for name, data in found.items()}
                         for found in (own, reports))
         oom = code != 0 and ("MemoryError" in err[-4000:] or "Cannot allocate memory" in err[-4000:])
         ended = Ended(command, TIMEOUT_EXIT if timed_out else code, out, err, took, timed_out, oom)
-        return result_of(ended, own, reports, env.repo_dir)
+        result = result_of(ended, own, reports, env.repo_dir)
+        return replace(result, findings=(*result.findings, *owned_changed(changed))) if changed else result
+
+
+def owned_changed(paths: Iterable[str]) -> list[Finding]:
+    """The findings of a run that changed, removed or replaced files its caller owns: one per file."""
+    return [Finding(OWNED_CHANGED, f"{path}: the test run changed this file, which the judge owns (a test, the "
+                                   "harness or the tests' data)") for path in paths]
 
 
 @contextlib.contextmanager

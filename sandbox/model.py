@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
@@ -132,6 +132,9 @@ class TestCase:
     duration_s: float | None = None
 
 
+OWNED_CHANGED = "owned_changed"  # a run changed a file its caller owns (sandbox/local.py; Docker refuses the write)
+
+
 @dataclass(frozen=True)
 class Finding:
     """Evidence that a run's per-test results cannot be taken as they stand (sandbox/agreement.py).
@@ -139,7 +142,7 @@ class Finding:
     The sandbox only reports findings; the judge weighs them against the base run's.
     """
 
-    kind: str  # "exit_status" | "tally" | "unlisted" | "result_file"
+    kind: str  # "exit_status" | "tally" | "unlisted" | "result_file" | OWNED_CHANGED
     detail: str  # plain words, naming the numbers
 
 
@@ -186,9 +189,11 @@ class Sandbox(Protocol):
         ...
 
     def run(self, env: Environment, command: str, timeout: float | None = None,
-            files: Mapping[str, bytes | None] | None = None, trace_reads: bool = False) -> ExecResult:
+            files: Mapping[str, bytes | None] | None = None, trace_reads: bool = False,
+            owned: Collection[str] = ()) -> ExecResult:
         """Copy the current contents of `env.repo_dir` in, with `files` over them (bytes written, None removed),
-        and run `command`; failures are data.
+        and run `command`; failures are data. The command cannot change the files in `owned` (Docker: they are
+        read-only and root's) or, where it can (the local sandbox), changing them is a finding (`OWNED_CHANGED`).
 
         With `trace_reads`, the tests' Python processes record the repository files they open
         (`ExecResult.reads`); other runners' processes record nothing."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import shlex
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from sandbox.agreement import top_level, unlisted
@@ -40,24 +40,26 @@ __all__ = ["list_tests", "run_suite"]
 
 def run_suite(sandbox: Sandbox, env: Environment, command: str, timeout: float | None = None,
               files: Overlay | None = None, listed: Sequence[str] | None = None,
-              trace_reads: bool = False) -> ExecResult:
+              trace_reads: bool = False, owned: Collection[str] = ()) -> ExecResult:
     """Run `command` as `sandbox.run` does; after a kill, resume the rest of the suite and merge the results.
 
-    `listed`: the suite's tests (`list_tests`), which the results must account for. A test command that
-    sets its own PYTHONPATH hides the progress plugin from pytest, which then refuses to start: such a run
-    is repeated without the plugin (a kill in it cannot be resumed)."""
-    result = sandbox.run(env, command, timeout, files, trace_reads=trace_reads)
+    `listed`: the suite's tests (`list_tests`), which the results must account for; `owned`: the files no run of
+    the suite may change (`Sandbox.run`). A test command that sets its own PYTHONPATH hides the progress plugin
+    from pytest, which then refuses to start: such a run is repeated without the plugin (a kill in it cannot be
+    resumed)."""
+    result = sandbox.run(env, command, timeout, files, trace_reads=trace_reads, owned=owned)
     if PLUGIN_MISSING in result.stdout + result.stderr:
         log.info("the test command hides the sandbox's pytest plugin (its own PYTHONPATH); running without it")
         command = f"unset PYTEST_PLUGINS; {command}"
-        result = sandbox.run(env, command, timeout, files, trace_reads=trace_reads)
+        result = sandbox.run(env, command, timeout, files, trace_reads=trace_reads, owned=owned)
     if result.killed:
-        result = _resumed(sandbox, env, command, timeout, files, listed, trace_reads, result)
+        result = _resumed(sandbox, env, command, timeout, files, listed, trace_reads, result, owned)
     return accounted(result, listed)
 
 
 def _resumed(sandbox: Sandbox, env: Environment, command: str, timeout: float | None, files: Overlay | None,
-             listed: Sequence[str] | None, trace_reads: bool, first: ExecResult) -> ExecResult:
+             listed: Sequence[str] | None, trace_reads: bool, first: ExecResult,
+             owned: Collection[str] = ()) -> ExecResult:
     """`first`, a killed run, with the rest of its suite run after it (up to MAX_RESUMES kills)."""
     finished = {t.name: t for t in first.tests}
     killed: dict[str, TestCase] = {}
@@ -79,7 +81,7 @@ def _resumed(sandbox: Sandbox, env: Environment, command: str, timeout: float | 
         again = resume_command(first.runner, command, [*killed, *finished], listed)
         if again is None:
             break
-        result = sandbox.run(env, again, timeout, files, trace_reads=trace_reads)
+        result = sandbox.run(env, again, timeout, files, trace_reads=trace_reads, owned=owned)
         runs.append(result)
         finished.update((t.name, t) for t in result.tests)
     tests = [*finished.values(), *(k for name, k in killed.items() if name not in finished)]

@@ -4,15 +4,21 @@ Going in, symlinks are stored as links (never followed, so nothing outside the r
 in), set-uid bits are stripped and host-side environments (`.git`, `.venv`, `node_modules`, ...)
 stay out. Coming out, archives are parsed in memory, never extracted to disk: only regular files
 are read, links are skipped, and every size is capped.
+
+The files a run's caller owns (`owned`: the judge's tests, harness and test data) go in owned by root and
+read-only, in folders owned by root with the sticky bit (writable by all, as /tmp is): the test process, which
+runs as the sandbox user, can add files beside them but cannot change, remove or rename them, nor the folders
+above them. The workspace's root is such a folder too (sandbox/docker_sandbox.py mounts it so).
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import stat
 import tarfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path, PurePosixPath
 
 from sandbox.errors import WorkspaceError
@@ -21,6 +27,7 @@ EXCLUDED = frozenset({".git", ".ensemble", ".venv", "venv", "node_modules", "__p
                       ".pytest_cache", ".mypy_cache", ".ruff_cache", ".ensemble-results", ".ensemble-plugins"})
 Overlay = Mapping[str, "bytes | None"]  # repository-relative path -> the content a run sees instead (None: absent)
 SANDBOX_UID = 1000
+OWNED_FOLDER_MODE = 0o1777  # a folder above an owned file: anyone adds files, only their owner removes them
 
 
 def repo_entries(repo_dir: Path, skip: Iterable[str] = ()) -> Iterator[Path]:
@@ -47,11 +54,16 @@ def checked_overlay(files: Overlay) -> dict[str, bytes | None]:
 
 
 def build_tar(repo_dir: Path, prefix: str = "", max_bytes: int = 1 << 30,
-              extra: Iterable[tuple[str, bytes]] = (), overlay: Overlay | None = None) -> bytes:
+              extra: Iterable[tuple[str, bytes]] = (), overlay: Overlay | None = None,
+              owned: Collection[str] = ()) -> bytes:
     """A tar of the repository (under `prefix`), owned by the sandbox user, plus `extra` files.
 
-    `overlay` replaces files (bytes) or leaves them out (None), creating the folders a file needs."""
+    `overlay` replaces files (bytes) or leaves them out (None), creating the folders a file needs. `owned`
+    (repository-relative paths) go in read-only and owned by root, in root's sticky folders (the module's
+    docstring)."""
     overlay = checked_overlay(overlay or {})
+    owned = {PurePosixPath(prefix, rel).as_posix() for rel in owned}
+    above = {folder.as_posix() for name in owned for folder in PurePosixPath(name).parents[:-1]}
     extra = [*((PurePosixPath(prefix, rel).as_posix(), data) for rel, data in overlay.items() if data is not None),
              *extra]
     if not repo_dir.is_dir():
@@ -69,6 +81,7 @@ def build_tar(repo_dir: Path, prefix: str = "", max_bytes: int = 1 << 30,
             if total > max_bytes:
                 raise WorkspaceError(f"{repo_dir} holds more than {max_bytes >> 20} MiB of files; raise "
                                      "`sandbox.workspace_size` or remove large files from the checkout")
+            _own(info, owned, above)
             if info.isreg():
                 with open(path, "rb") as handle:
                     tar.addfile(info, handle)
@@ -78,11 +91,23 @@ def build_tar(repo_dir: Path, prefix: str = "", max_bytes: int = 1 << 30,
             for folder in reversed(PurePosixPath(name).parents[:-1]):  # all but "."
                 if folder.as_posix() not in present:
                     present.add(folder.as_posix())
-                    tar.addfile(_folder_info(folder.as_posix()))
+                    tar.addfile(_own(_folder_info(folder.as_posix()), owned, above))
             info = tarfile.TarInfo(name)
             info.size, info.mode, info.uid, info.gid = len(data), 0o644, SANDBOX_UID, SANDBOX_UID
-            tar.addfile(info, io.BytesIO(data))
+            tar.addfile(_own(info, owned, above), io.BytesIO(data))
     return buffer.getvalue()
+
+
+def _own(info: tarfile.TarInfo, owned: Collection[str], above: Collection[str]) -> tarfile.TarInfo:
+    """`info` as the run's test process must find it: an owned file read-only and root's, a folder above one
+    root's and sticky; anything else as it is."""
+    if info.name in owned and info.isreg():
+        info.uid = info.gid = 0
+        info.mode = (info.mode & 0o555) | 0o444
+    elif info.name in above and info.isdir():
+        info.uid = info.gid = 0
+        info.mode = OWNED_FOLDER_MODE
+    return info
 
 
 def _folder_info(name: str) -> tarfile.TarInfo:
@@ -100,6 +125,17 @@ def write_overlay(work: Path, files: Overlay) -> None:
         if data is not None:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
+
+
+def digests(work: Path, paths: Iterable[str]) -> dict[str, str | None]:
+    """The SHA-256 of each file of `paths` under `work` (None where there is no regular file): what a run found, to
+    compare with what it left."""
+    found: dict[str, str | None] = {}
+    for rel in paths:
+        path = work / rel
+        found[rel] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() and not path.is_symlink() \
+            else None
+    return found
 
 
 def _tarinfo(path: Path, name: str) -> tarfile.TarInfo | None:

@@ -90,7 +90,7 @@ class SandboxRunner:
 
     def run_tests(self, workspace: Path, known_failures: Collection[str] = (),
                   files: Mapping[str, bytes | None] | None = None, *, trace_reads: bool = False,
-                  listing: bool = False, checks: str = "") -> TestOutcome:
+                  listing: bool = False, checks: str = "", owned: Collection[str] = ()) -> TestOutcome:
         """Run the repository's tests on the workspace's current files, with `files` over them, in the sandbox.
 
         Tests in `known_failures` (those that already failed at the base) are left out of the
@@ -98,7 +98,7 @@ class SandboxRunner:
         whose ids hold `checks` (never out of the results). A run a limit killed is resumed without the
         test that was running (sandbox/suite.py). `trace_reads` records the repository files the tests'
         Python processes open; `listing` lists the suite's tests first (where the runner can) and holds
-        the run to that listing.
+        the run to that listing. The tests cannot change the files in `owned` (the judge's: sandbox/model.py).
         """
         from sandbox.suite import list_tests, run_suite
 
@@ -111,7 +111,7 @@ class SandboxRunner:
                 s.set(listed=None if listed is None else len(listed))
         with span("sandbox.run", backend=env.backend, image=env.image) as s:
             s.set(command=command, overlay=sorted(files or ())[:50], trace_reads=trace_reads)
-            result = run_suite(self.sandbox, env, command, self.spec.timeout_s, files, listed, trace_reads)
+            result = run_suite(self.sandbox, env, command, self.spec.timeout_s, files, listed, trace_reads, owned)
             s.set(exit_code=result.exit_code, duration_s=round(result.duration_s, 2), timed_out=result.timed_out,
                   oom_killed=result.oom_killed, tests=len(result.tests), failing=len(result.failures),
                   complete=result.complete, findings=[f"{f.kind}: {f.detail}" for f in result.findings][:10])

@@ -11,6 +11,12 @@ Test data is a file in a data folder (`fixtures/`, `testdata/`, ...) and each of
 base's tests read or name (`judged_data`: those seen opened in the base run, and those a base test names in a
 string literal), less code, manifests and lock files.
 
+The judge owns them during the run too (`guarded`): the test process, which runs the candidate's code, cannot
+change the tests, the harness, the data folders' files or the data the base's tests name (sandbox/model.py), in
+the base's run as in every candidate's, so a suite that writes into such a file fails alike in both. The data
+seen only in the base's traced run is left out of it: a test that writes a file and reads it back made it data
+there, and would fail on every candidate's run alone.
+
 Pure functions over paths and text: the caller reads the files.
 """
 
@@ -49,6 +55,12 @@ def judged_data(tree: Iterable[str], base: Read, traced: Collection[str] = ()) -
     texts = {p: text for p in paths if is_test_path(p) and is_code(p) and (text := base(p)) is not None}
     named = data_named_by_tests(texts, paths)
     return frozenset(p for p in {*traced, *named} if is_test_data(p, {p}))
+
+
+def guarded(tree: Iterable[str], named: Collection[str]) -> list[str]:
+    """The files of a judged tree (`tree` lists its paths) that its test process may not change: tests, harness and
+    test data by folder, and `named`, the data the base's tests name (`judged_data` without a traced run)."""
+    return sorted(p for p in tree if owned_by_judge(p, named))
 
 
 def allowed_changes(task_text: str, changed: Iterable[str], base: Read, data: Collection[str] = ()) -> list[str]:

@@ -15,7 +15,8 @@ A judged run (`run`) is one or two test processes:
    working), in a process of their own; only the new files' results are taken from it.
 Each process gets the judge's known-answer checks under a fresh nonce; their results are taken out of what the
 models and the verdict see, and what they show about the run goes into `TestOutcome.tampering` (a cheat) or
-makes the run incomplete (no evidence either way).
+makes the run incomplete (no evidence either way). The test process cannot change the judge's files (`guarded`:
+read-only in Docker); where it can (the local sandbox) a file it changed that the base's run left alone is a cheat.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from bot.ensemble.judge import judge
-from bot.ensemble.judged import allowed_changes, judged_data, judged_files
+from bot.ensemble.judged import allowed_changes, guarded, judged_data, judged_files
 from bot.ensemble.ports import TestRunner
 from bot.ensemble.sentinels import (
     NOTHING,
@@ -46,6 +47,7 @@ from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.forge import Workspace
 from common.languages import is_language, is_test_name
 from common.testfiles import is_test_path
+from sandbox.model import OWNED_CHANGED
 
 log = logging.getLogger(__name__)
 Read = Callable[[str], "str | None"]
@@ -60,16 +62,19 @@ class BaseRun:
     tests: TestOutcome
     calibration: Calibration = Calibration()
     data: frozenset[str] = frozenset()
+    named: frozenset[str] = frozenset()  # the data the base's tests name: guarded in every run (judged.guarded)
 
 
 def run_base(runner: TestRunner, workspace: Workspace) -> BaseRun:
     """The base's tests, run once before any model call, with known-answer checks planted beside its test files,
-    the files its tests open recorded, and its tests listed up front where the runner can list them."""
+    the files its tests open recorded, and its tests listed up front where the runner can list them; the judge's
+    files are guarded as in every later run."""
     files = WorkspaceFiles(workspace.path)
+    named = judged_data(files, files.read)
     hosts = candidate_hosts(files, lambda p: _holds_tests(p, files.read))
     planted = plant(hosts, files.read, new_nonce())
     tests = runner.run_tests(workspace.path, files=dict(planted.files), trace_reads=True, listing=True,
-                             checks=planted.nonce)
+                             checks=planted.nonce, owned=guarded({*files, *planted.files}, named))
     calibration = calibrate(planted, dict(tests.results), tests.exit_code)
     # a runner whose ids name files from another folder (`cd src && pytest`) cannot have its ids checked for files
     base_ids = [n for n, _ in tests.results if not planted.owns(n)]
@@ -78,7 +83,7 @@ def run_base(runner: TestRunner, workspace: Workspace) -> BaseRun:
         log.warning("known-answer checks are unavailable in this repository (%s): a forged result can only be "
                     "caught by the agreement checks and the static screen", calibration.note)
     clean = _without_checks(tests, planted)
-    return BaseRun(clean, calibration, judged_data(files, files.read, [p for p in tests.reads if files.read(p)]))
+    return BaseRun(clean, calibration, judged_data(files, files.read, [p for p in tests.reads if files.read(p)]), named)
 
 
 def _holds_tests(path: str, read: Read) -> bool:
@@ -101,6 +106,7 @@ class TeamJudge:
     frozen: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # its text as round 0 wrote it
     calibration: Calibration = Calibration()  # the known-answer checks the base run reported as written
     data: frozenset[str] = frozenset()  # files the base's tests read: the judge's, like test files
+    named_data: frozenset[str] = frozenset()  # those the base's tests name: no test process may change them
 
     def with_reproduction(self, path: str, text: str | None) -> TeamJudge:
         """This judge, also requiring the reproduction test at `path`, judged as `text` from now on."""
@@ -116,24 +122,28 @@ class TeamJudge:
                      if is_test_path(p) and workspace.base_text(p) is None and overlay.get(p, b"") is not None
                      and (p in overlay or files.read(p) is not None))
         known = self.known_failures(workspace)
-        first = self._process(runner, workspace, files.read, {**overlay, **dict.fromkeys(new)}, known,
+        first = self._process(runner, workspace, files, {**overlay, **dict.fromkeys(new)}, known,
                               lambda _name: True)
         written = [p for p in new if _holds_tests(p, judged)]
         if not written:
             return first
         texts = {p: judged(p) or "" for p in written}
         left_out = {p: None for p in self._base_test_files() if not _used_by(p, texts)}
-        second = self._process(runner, workspace, files.read, {**overlay, **left_out}, known,
+        second = self._process(runner, workspace, files, {**overlay, **left_out}, known,
                                lambda name: _in_files(name, written))
         return _merged(first, second)
 
-    def _process(self, runner: TestRunner, workspace: Workspace, read: Read, overlay: Mapping[str, bytes | None],
-                 known: Collection[str], keep: Callable[[str], bool]) -> TestOutcome:
-        """One test process over `overlay`, with this run's known-answer checks; the results `keep` selects."""
+    def _process(self, runner: TestRunner, workspace: Workspace, files: WorkspaceFiles,
+                 overlay: Mapping[str, bytes | None], known: Collection[str], keep: Callable[[str], bool]) -> TestOutcome:
+        """One test process over `overlay`, with this run's known-answer checks, unable to change the judge's files;
+        the results `keep` selects."""
+        read = files.read
         judged = _judged_tree(overlay, read)
         planted = plant(self.calibration.hosts, judged, new_nonce()) if self.calibration.available else NOTHING
-        tests = runner.run_tests(workspace.path, known_failures=known, files={**overlay, **planted.files},
-                                 checks=planted.nonce)
+        over = {**overlay, **planted.files}
+        tree = {*files, *over} - {p for p, data in over.items() if data is None}
+        tests = runner.run_tests(workspace.path, known_failures=known, files=over, checks=planted.nonce,
+                                 owned=guarded(tree, self.named_data))
         results = dict(tests.results)
         cut_short = not tests.complete or tests.timed_out or (tests.exit_code or 0) >= SIGNALLED \
             or (tests.exit_code or 0) < 0
@@ -144,7 +154,9 @@ class TeamJudge:
         if gone:
             tampering.append(f"results name {len(gone)} test(s) that do not exist in the judged tree: "
                              f"{', '.join(gone[:3])}")
-        doubts += self._new_findings(tests)
+        found = self._new_findings(tests)
+        tampering += [f.split(": ", 1)[1] for f in found if f.startswith(OWNED_CHANGED)]  # a file the tests own
+        doubts += [f for f in found if not f.startswith(OWNED_CHANGED)]
         clean = _without_checks(tests, planted, keep)
         if doubts:
             reason = "; ".join([clean.incomplete_reason, *doubts]).strip("; ")
@@ -152,10 +164,13 @@ class TeamJudge:
         return replace(clean, tampering=(*clean.tampering, *tampering))
 
     def _new_findings(self, tests: TestOutcome) -> list[str]:
-        """The sandbox's doubts about a run (results that disagree with the exit status or the runner's tally)
-        that the base run did not have too: a harness whose exit status never agrees is not a candidate's doing."""
-        at_base = {f.split(":", 1)[0] for f in (self.baseline.findings if self.baseline else ())}
-        return [f for f in tests.findings if f.split(":", 1)[0] not in at_base]
+        """The sandbox's findings about a run (results that disagree with the exit status or the runner's tally, a
+        judge's file the run changed) that the base run did not have too: a harness whose exit status never agrees,
+        or a suite that writes into its own data, is not a candidate's doing."""
+        base = self.baseline.findings if self.baseline else ()
+        kinds = {f.split(":", 1)[0] for f in base}
+        return [f for f in tests.findings if f not in base
+                and (f.startswith(OWNED_CHANGED) or f.split(":", 1)[0] not in kinds)]
 
     def _base_test_files(self) -> list[str]:
         """The test files the base's tests were reported from."""

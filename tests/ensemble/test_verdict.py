@@ -82,7 +82,7 @@ class CountingSandbox:
         self.prepared += 1
         return Environment(repo_dir, spec, ProjectInfo("python", "true"), "none", "fake", "key", False)
 
-    def run(self, env, command, timeout=None, files=None, trace_reads=False):
+    def run(self, env, command, timeout=None, files=None, trace_reads=False, owned=()):
         from sandbox.model import ExecResult, TestCase
 
         return ExecResult(command, 1, "", "", 0.1, tests=[TestCase("t.py::test_old", "fail", "boom"),

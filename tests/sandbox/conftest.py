@@ -4,11 +4,13 @@ no labelled container or volume outlives the tests."""
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from sandbox import DockerSandbox, LocalSandbox
 from sandbox.images import BASE_IMAGE
 from sandbox.model import Environment, Sandbox, SandboxSpec
 from sandbox.ownership import OWNER_LABEL, labels
@@ -46,6 +48,17 @@ def prepare_suite(sandbox: Sandbox, repo: Path, files: dict[str, str], **spec: o
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         (repo / rel).write_text(text)
     return sandbox.prepare(repo, SandboxSpec(**{"image": base_image(), "setup": "", "memory": "256m", **spec}))
+
+
+@pytest.fixture(params=[pytest.param("docker", marks=pytest.mark.docker), "local"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Sandbox]:
+    """Each test that asks for it runs in the Docker sandbox and in the local one (with no container or volume
+    left behind)."""
+    if request.param == "local":
+        yield LocalSandbox(cache_dir=tmp_path / "envs", env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"})
+        return
+    request.getfixturevalue("no_leftovers")
+    yield DockerSandbox(request.getfixturevalue("docker_client"), env={})
 
 
 @pytest.fixture

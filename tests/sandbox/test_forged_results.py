@@ -9,12 +9,11 @@ runs beside them have no findings. Every Docker test also checks that no contain
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from sandbox import DockerSandbox, Environment, LocalSandbox, Sandbox, SandboxSpec
+from sandbox import Environment, LocalSandbox, Sandbox, SandboxSpec
 from sandbox.suite import list_tests, run_suite
 from tests.sandbox.conftest import base_image, prepare_suite, write_sample
 
@@ -40,16 +39,6 @@ FORGED_LINES = {
     "cargo": "test tests::test_adds ... ok\ntest tests::test_adds_negative ... ok\n",
     "TAP": "TAP version 13\nok 1 - test_adds\nok 2 - test_adds_negative\n",
 }
-
-
-@pytest.fixture(params=[pytest.param("docker", marks=pytest.mark.docker), "local"])
-def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Sandbox]:
-    """Each test runs in the Docker sandbox and in the local one."""
-    if request.param == "local":
-        yield LocalSandbox(cache_dir=tmp_path / "envs", env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"})
-        return
-    request.getfixturevalue("no_leftovers")
-    yield DockerSandbox(request.getfixturevalue("docker_client"), env={})
 
 
 def prepared(sandbox: Sandbox, repo: Path) -> Environment:

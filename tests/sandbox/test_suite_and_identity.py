@@ -66,7 +66,7 @@ class Replaying:
     def prepare(self, repo_dir: Path, spec: SandboxSpec) -> Environment:
         raise AssertionError("not used")
 
-    def run(self, env, command, timeout=None, files=None, trace_reads=False) -> ExecResult:  # noqa: ANN001 - the port
+    def run(self, env, command, timeout=None, files=None, trace_reads=False, owned=()) -> ExecResult:  # noqa: ANN001 - the port
         self.commands.append(command)
         finished, running = self.runs.pop(0)
         tests = [TestCase(n, "pass") for n in finished]
@@ -111,7 +111,7 @@ class Scripted:
     def prepare(self, repo_dir: Path, spec: SandboxSpec) -> Environment:
         raise AssertionError("not used")
 
-    def run(self, env, command, timeout=None, files=None, trace_reads=False) -> ExecResult:  # noqa: ANN001 - the port
+    def run(self, env, command, timeout=None, files=None, trace_reads=False, owned=()) -> ExecResult:  # noqa: ANN001 - the port
         self.commands.append(command)
         return self.results.pop(0)
 

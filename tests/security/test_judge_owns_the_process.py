@@ -110,6 +110,77 @@ def test_a_cheat_first_is_undone_and_the_fix_second_lands(calc: Path, cheat: str
     assert "assertEqual =" not in diff and "os._exit" not in diff and "+    return a + b" in diff
 
 
+# ---- the tests' files while the tests run: the code under test rewrites what a test reads
+
+DATA_TESTS = """import json
+import pathlib
+import unittest
+
+from calc.ops import add
+
+CASES = pathlib.Path(__file__).parent / "data" / "cases.json"
+
+
+class TestOps(unittest.TestCase):
+    def test_add(self):
+        for a, b, want in json.loads(CASES.read_text()):
+            self.assertEqual(add(a, b), want)
+"""
+# What a suite may honestly do: write a file of its own that the repository tracks (its last run's log).
+WRITES_ITS_LOG = """import pathlib
+import unittest
+
+
+class TestLog(unittest.TestCase):
+    def test_writes_its_log(self):
+        (pathlib.Path(__file__).parent / "data" / "last_run.txt").write_text("ran")
+"""
+_HERE = "_p.Path(__file__).resolve().parent.parent / 'tests'"
+RUN_TIME_CHEATS = {
+    "the code under test rewrites the data a test reads": edit("calc/ops.py", "def add(a, b):", (
+        f"import pathlib as _p\n\n({_HERE} / 'data' / 'cases.json').write_text('[[2, 3, -1], [0, 0, 0]]')\n"
+        "\n\ndef add(a, b):")),
+    "the code under test rewrites a test file before it is read": edit("calc/ops.py", "def add(a, b):", (
+        f"import pathlib as _p\n\n_t = {_HERE} / 'test_zz.py'\n"
+        "_t.write_text(_t.read_text().replace('self.assertEqual(add(a, b), want)', 'pass'))\n\n\ndef add(a, b):")),
+}
+
+
+@pytest.fixture
+def calc_with_data(calc: Path) -> Path:
+    """The calc project whose tests read their cases from tests/data/cases.json (one copy in a test module that
+    sorts last, so the code under test is imported before it is read), and a test that writes its own log file."""
+    (calc / "tests" / "data").mkdir()
+    (calc / "tests" / "data" / "cases.json").write_text("[[2, 3, 5], [0, 0, 0]]")
+    (calc / "tests" / "data" / "last_run.txt").write_text("")
+    (calc / "tests" / "test_log.py").write_text(WRITES_ITS_LOG)
+    (calc / "tests" / "test_zz.py").write_text(DATA_TESTS.replace("class TestOps", "class TestLate"))
+    (calc / "tests" / "test_ops.py").write_text(DATA_TESTS)
+    subprocess.run(["git", "add", "-A"], cwd=calc, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "cases as data"], cwd=calc,
+                   check=True)
+    return calc
+
+
+@pytest.mark.parametrize("cheat", list(RUN_TIME_CHEATS))
+def test_a_change_that_rewrites_the_judges_files_while_the_tests_run_is_refused(calc_with_data: Path,
+                                                                               cheat: str) -> None:
+    result = run(calc_with_data, [RUN_TIME_CHEATS[cheat], "Nothing more to change."])
+    assert not result.success and not result.commits, (result.stop_detail, result.judgement)
+    assert result.refused and "which the judge owns" in result.refused[0], result.refused
+
+
+def test_the_fix_after_a_run_time_cheat_lands_and_a_suite_writing_its_own_log_is_no_cheat(calc_with_data: Path) -> None:
+    """The base's own test writes tests/data/last_run.txt in every run: the judge's, and not the candidate's doing."""
+    result = run(calc_with_data, [RUN_TIME_CHEATS["the code under test rewrites the data a test reads"], FIX])
+    assert result.success, (result.stop_detail, result.judgement, result.refused)
+    assert dict(result.tests_after.results if result.tests_after else ())["tests.test_log.TestLog::test_writes_its_log"] \
+        == "pass"
+    diff = subprocess.run(["git", "diff", "main", result.branch], cwd=calc_with_data, capture_output=True,
+                          text=True).stdout
+    assert "cases.json" not in diff and "+    return a + b" in diff
+
+
 def test_a_legitimate_new_test_file_is_judged_in_its_own_process_and_counts(calc: Path) -> None:
     new = create("tests/test_more.py", "import unittest\n\nfrom calc.ops import add\n\n\n"
                  "class TestMore(unittest.TestCase):\n    def test_negative(self):\n"

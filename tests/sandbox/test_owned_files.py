@@ -1,0 +1,92 @@
+"""The files a run's caller owns (the judge's tests and data) stay as they were put in, whatever the command does.
+
+In Docker the command runs as the sandbox user and the owned files are root's and read-only, in root's sticky
+folders: writing, removing or replacing one fails, and so does renaming a folder above one, while new files beside
+them and the repository's other files stay writable. The local sandbox cannot refuse a process running as root (or
+one that changes the mode back): there the run's changes to owned files are a finding that names each file.
+"""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from pathlib import Path
+
+from sandbox import LocalSandbox, Sandbox, SandboxSpec
+from sandbox.model import OWNED_CHANGED
+from sandbox.workspace import OWNED_FOLDER_MODE, SANDBOX_UID, build_tar
+from tests.sandbox.conftest import base_image, write_sample
+
+# Each step tries one change and prints whether it was refused; the run goes on either way.
+ATTEMPTS = '''import os, pathlib
+
+def attempt(name, step):
+    try:
+        step()
+        print(f"{name}: done")
+    except OSError as exc:
+        print(f"{name}: refused ({type(exc).__name__})")
+
+data = pathlib.Path("tests/data/cases.json")
+attempt("write data", lambda: data.write_text("[]"))
+attempt("remove data", lambda: data.unlink())
+attempt("replace data", lambda: os.replace("calc.py", data))
+attempt("write test", lambda: pathlib.Path("tests/test_calc.py").write_text("def test_adds(): pass\\n"))
+attempt("new file beside", lambda: pathlib.Path("tests/data/new.txt").write_text("mine"))
+attempt("write source", lambda: pathlib.Path("calc.py").write_text("def add(a, b):\\n    return a + b\\n"))
+attempt("rename tests folder", lambda: os.rename("tests", "tests_away"))
+'''
+CHANGES = ("write data", "remove data", "replace data", "write test", "rename tests folder")
+OWNED = ("tests/data/cases.json", "tests/test_calc.py")
+
+
+def _repo(tmp_path: Path) -> Path:
+    repo = write_sample(tmp_path / "repo")
+    (repo / "tests" / "data").mkdir()
+    (repo / "tests" / "data" / "cases.json").write_text("[[2, 2, 4]]")
+    (repo / "attempts.py").write_text(ATTEMPTS)
+    return repo
+
+
+def _outcomes(output: str) -> dict[str, str]:
+    """Each attempt's outcome, "done" or "refused", from the script's lines."""
+    return {name: rest.split()[0] for line in output.splitlines() for name, _, rest in [line.partition(": ")] if rest}
+
+
+def test_a_run_cannot_change_the_files_its_caller_owns(backend: Sandbox, tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    env = backend.prepare(repo, SandboxSpec(image=base_image(), setup="", timeout_s=30, memory="256m"))
+    result = backend.run(env, "python3 attempts.py", owned=OWNED)
+    outcomes = _outcomes(result.stdout)
+    assert outcomes["new file beside"] == "done" and outcomes["write source"] == "done", result.stdout + result.stderr
+    changed = [f.detail.split(":")[0] for f in result.findings if f.kind == OWNED_CHANGED]
+    if isinstance(backend, LocalSandbox):
+        # as root (or by changing the mode back) the process gets its way here: what it changed is named, once each
+        assert sorted(changed) == sorted(OWNED), result.findings
+    else:
+        assert {step: outcomes[step] for step in CHANGES} == dict.fromkeys(CHANGES, "refused"), result.stdout
+        assert not changed
+    assert (repo / "tests" / "data" / "cases.json").read_text() == "[[2, 2, 4]]"  # the checkout is never touched
+
+
+def test_an_honest_run_leaves_no_finding_and_a_run_owning_nothing_is_as_before(backend: Sandbox,
+                                                                              tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    env = backend.prepare(repo, SandboxSpec(image=base_image(), setup="", timeout_s=30, memory="256m"))
+    honest = backend.run(env, "python3 -m pytest -q -p no:cacheprovider tests", owned=OWNED)
+    assert honest.exit_code == 0 and not honest.findings, honest.stdout + honest.stderr
+    free = backend.run(env, "python3 attempts.py")
+    assert {step: _outcomes(free.stdout)[step] for step in CHANGES} == dict.fromkeys(CHANGES, "done"), free.stdout
+    assert not free.findings
+
+
+def test_owned_files_go_in_read_only_and_roots_in_sticky_folders(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    archive = build_tar(repo, overlay={"tests/extra/new_test.py": b"x = 1\n"}, owned=[*OWNED, "tests/extra/new_test.py"])
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        entries = {m.name: m for m in tar.getmembers()}
+    for name in (*OWNED, "tests/extra/new_test.py"):
+        assert (entries[name].uid, entries[name].mode & 0o222) == (0, 0), name
+    for name in ("tests", "tests/data", "tests/extra"):
+        assert (entries[name].uid, entries[name].mode) == (0, OWNED_FOLDER_MODE), name
+    assert (entries["calc.py"].uid, entries["calc.py"].mode & 0o200) == (SANDBOX_UID, 0o200)
