@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
 
+from bot.ensemble.adapters import SandboxRunner
 from bot.ensemble.demo import create_sample_repo
 from fakes.openai_server import FakeOpenAI
+from sandbox.model import SandboxSpec
 
 # the Action's fake-GitHub hub and scripted engine, for the fault tests
 from tests.actions.conftest import engine, hub  # noqa: F401
@@ -84,3 +86,13 @@ def sample(tmp_path: Path) -> Path:
     from bot.ensemble.demo import create_sample_repo
 
     return create_sample_repo(tmp_path / "sample")
+
+
+@pytest.fixture
+def docker_runner() -> Iterator[Callable[[SandboxSpec], SandboxRunner]]:
+    """A test runner on the Docker sandbox, made per spec."""
+    from sandbox.docker_sandbox import DockerSandbox
+    from tests.conftest import docker_engine
+
+    with docker_engine() as client:
+        yield lambda spec: SandboxRunner(DockerSandbox(client), spec)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -65,10 +66,11 @@ def calc(tmp_path: Path) -> Path:
     return repo
 
 
-def run(repo: Path, coder: list[str], ensembles: int = 1, script: dict | None = None) -> RunResult:
+def run(repo: Path, coder: list[str], ensembles: int = 1, script: dict | None = None,
+        runner: SandboxRunner | None = None) -> RunResult:
     models = ScriptedModels({("planner", "explore"): [ENOUGH], ("planner", "plan"): [PLAN], ("coder", None): coder,
                              ("critic", "review"): [ACCEPT], **(script or {})})
-    parts = Components(models=models, retriever=FileRetriever(repo), runner=local_runner(UNITTEST))
+    parts = Components(models=models, retriever=FileRetriever(repo), runner=runner or local_runner(UNITTEST))
     return run_task(repo, TASK, Config(ensembles=ensembles, max_iterations=2), {}, parts)
 
 
@@ -168,6 +170,18 @@ def test_a_change_that_rewrites_the_judges_files_while_the_tests_run_is_refused(
     result = run(calc_with_data, [RUN_TIME_CHEATS[cheat], "Nothing more to change."])
     assert not result.success and not result.commits, (result.stop_detail, result.judgement)
     assert result.refused and "which the judge owns" in result.refused[0], result.refused
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("cheat", list(RUN_TIME_CHEATS))
+def test_in_docker_the_judges_files_cannot_be_rewritten_and_the_cheat_publishes_nothing(
+        calc_with_data: Path, cheat: str, docker_runner: Callable[[SandboxSpec], SandboxRunner]) -> None:
+    """In Docker the write itself is refused: the cheat's own import fails, so its rounds never pass."""
+    runner = docker_runner(SandboxSpec(require_docker=True, setup="", test=f"python3{UNITTEST[6:]}", timeout_s=120))
+    result = run(calc_with_data, [RUN_TIME_CHEATS[cheat], "Nothing more to change."], runner=runner)
+    assert not result.success and not result.commits, (result.stop_detail, result.judgement)
+    summary = result.tests_after.summary if result.tests_after else ""
+    assert "PermissionError" in summary, summary
 
 
 def test_the_fix_after_a_run_time_cheat_lands_and_a_suite_writing_its_own_log_is_no_cheat(calc_with_data: Path) -> None:

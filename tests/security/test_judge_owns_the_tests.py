@@ -14,7 +14,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -215,15 +215,6 @@ def test_a_js_expected_value_or_test_script_change_is_refused_and_the_fix_lands(
 
 
 # ------------------------------------------------------------------ in Docker: the memory limit, and Go
-
-
-@pytest.fixture
-def docker_runner() -> Iterator[Callable[[SandboxSpec], SandboxRunner]]:
-    from sandbox.docker_sandbox import DockerSandbox
-    from tests.conftest import docker_engine
-
-    with docker_engine() as client:
-        yield lambda spec: SandboxRunner(DockerSandbox(client), spec)
 
 
 OOM_TEST = "def test_big():\n    block = b'x' * (2 << 30)\n    assert block\n"
