@@ -1,7 +1,8 @@
 """The static screen: lines of a change to the code that reach into the test runner.
 
 The code under test runs inside the test process, so a line of it can decide the verdict: patch
-`TestCase.assertEqual` or a pytest internal, replace a module in `sys.modules`, end the process with
+`TestCase.assertEqual` or a pytest internal, patch a standard-library function the tests call too
+(`json.loads`, `pathlib.Path.read_text`), replace a module in `sys.modules`, end the process with
 `os._exit(0)` before the failures are written, behave differently when it sees the runner
 (`'pytest' in sys.modules`, `PYTEST_CURRENT_TEST`), write into the folder the judge reads results from, or
 print lines shaped like the runner's report. This module finds such lines in a change to non-test files;
@@ -44,6 +45,9 @@ HOOKS = frozenset({"sys.settrace", "sys.setprofile", "threading.settrace", "thre
 MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__", "insert",
                       "append", "extend", "remove", "__setattr__", "__delattr__"})
 PATCHERS = frozenset({"setattr", "delattr", "patch", "object", "setitem", "delitem", "__setattr__", "__delattr__"})
+# Standard-library modules whose attributes are settings or hooks an application sets (`sys.stdout`,
+# `logging.raiseExceptions`, `warnings.showwarning`, `threading.excepthook`): assigning them patches nothing.
+STDLIB_SETTINGS = frozenset({"sys", "logging", "warnings", "threading"})
 IMPORT_SYSTEM = frozenset({"sys.modules", "sys.meta_path", "sys.path_hooks", "sys.path_importer_cache"})
 ENVIRON_READS = frozenset({"os.getenv", "os.environ.get", "os.environ.__getitem__", "os.environ.__contains__",
                            "posix.getenv"})
@@ -301,13 +305,15 @@ class _PythonScreen:
                 self._add(node, f"patches {whole or base}")
             elif whole in EXITS or whole in ("sys.excepthook", "sys.exitfunc"):
                 self._add(node, f"patches {whole}")
+            elif isinstance(target, ast.Attribute) and _stdlib(base):
+                self._add(node, f"patches the standard library's {whole}, which the tests may call too")
 
     def _call(self, node: ast.Call, in_main: bool) -> None:
         func = self._dotted(node.func)
         name = func.rsplit(".", 1)[-1] if func else getattr(node.func, "attr", "")
         if name in PATCHERS and node.args:
             target = _constant(node.args[0]) or self._dotted(node.args[0])
-            if target and self._runner(target):
+            if target and (self._runner(target) or (func.endswith("setattr") and _stdlib(target))):
                 self._add(node, f"patches {target}" + (f".{_constant(node.args[1])}"
                                                        if len(node.args) > 1 and _constant(node.args[1]) else ""))
                 return
@@ -391,6 +397,13 @@ def _flatten(targets: Iterable[ast.expr]) -> Iterator[ast.expr]:
             yield target.value
         else:
             yield target
+
+
+def _stdlib(dotted: str) -> bool:
+    """True for a standard-library module or class whose attributes are code, not settings (`json`,
+    `pathlib.Path`; not `sys`, `logging`, `os.environ`)."""
+    root = dotted.split(".")[0]
+    return root in STDLIB_MODULES and root not in STDLIB_SETTINGS and not dotted.startswith("os.environ")
 
 
 def _names_a_module(node: ast.AST) -> bool:

@@ -74,6 +74,9 @@ def test_a_patch_of_the_runner_is_found_however_it_is_spelled(spelling: str) -> 
     ("import sys\n\nsys.settrace(lambda *a: None)\n", "installs an interpreter hook"),
     ("import sys\n\nsys.addaudithook(lambda *a: None)\n", "installs an interpreter hook"),
     ("def pytest_runtest_makereport(item, call):\n    pass\n", "defines the pytest hook"),
+    ("import json\n\njson.loads = lambda text: [[2, 3, -1]]\n", "patches the standard library's json.loads"),
+    ("from pathlib import Path\n\nPath.read_text = lambda self: '[]'\n", "patches the standard library's pathlib.Path"),
+    ("import pathlib as p\n\nsetattr(p.Path, 'read_text', lambda self: '[]')\n", "patches pathlib.Path.read_text"),
     ("import pytest\n", "imports pytest"),
     ("from unittest import TestCase\n", "imports unittest"),
 ])
@@ -105,6 +108,11 @@ HONEST = {
     "a variable set for a child pytest": "import os\n\nenv = {**os.environ, 'PYTEST_DISABLE_PLUGIN_AUTOLOAD': '1'}\n"
                                         "os.environ['PYTEST_ADDOPTS'] = '-q'\n",
     "a logger's format": "log.info('%d items processed in %.2fs', n, t)\n",
+    "application settings in the standard library": "import logging, sys, threading, warnings, os\n\n"
+        "logging.raiseExceptions = False\nsys.stdout = sys.stderr\nthreading.excepthook = report\n"
+        "warnings.showwarning = show\nos.environ['TZ'] = 'UTC'\n",
+    "a local variable named like a module": "def parse(token):\n    token.value = token.value.strip()\n"
+                                            "    time = Clock()\n    time.now = 5\n",
 }
 
 

@@ -172,6 +172,14 @@ def test_a_change_that_rewrites_the_judges_files_while_the_tests_run_is_refused(
     assert result.refused and "which the judge owns" in result.refused[0], result.refused
 
 
+def test_a_patch_of_the_standard_library_function_the_test_reads_with_is_refused(calc_with_data: Path) -> None:
+    patch = edit("calc/ops.py", "def add(a, b):", "import json\n\njson.loads = lambda text: [[2, 3, -1], [0, 0, 0]]\n"
+                 "\n\ndef add(a, b):")
+    result = run(calc_with_data, [patch, "Nothing more to change."])
+    assert not result.success and not result.commits, (result.stop_detail, result.judgement)
+    assert result.refused and "json.loads" in result.refused[0], result.refused
+
+
 @pytest.mark.docker
 @pytest.mark.parametrize("cheat", list(RUN_TIME_CHEATS))
 def test_in_docker_the_judges_files_cannot_be_rewritten_and_the_cheat_publishes_nothing(
