@@ -8,7 +8,10 @@ are read, links are skipped, and every size is capped.
 The files a run's caller owns (`owned`: the judge's tests, harness and test data) go in owned by root and
 read-only, in folders owned by root with the sticky bit (writable by all, as /tmp is): the test process, which
 runs as the sandbox user, can add files beside them but cannot change, remove or rename them, nor the folders
-above them. The workspace's root is such a folder too (sandbox/docker_sandbox.py mounts it so).
+above them. The workspace's root is such a folder too (sandbox/docker_sandbox.py mounts it so). Each of these
+folders also gets an empty `__pycache__` of root's that nobody can write: Python would load a compiled test
+module planted there (a forged `.pyc` stamped with the source's size and time) instead of the source; without a
+cache a fresh run's test modules compile from source, as they would anyway.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ EXCLUDED = frozenset({".git", ".ensemble", ".venv", "venv", "node_modules", "__p
 Overlay = Mapping[str, "bytes | None"]  # repository-relative path -> the content a run sees instead (None: absent)
 SANDBOX_UID = 1000
 OWNED_FOLDER_MODE = 0o1777  # a folder above an owned file: anyone adds files, only their owner removes them
+SEALED_CACHE = "__pycache__"  # in each folder above an owned file: empty, root's, read-only (the module's docstring)
 
 
 def repo_entries(repo_dir: Path, skip: Iterable[str] = ()) -> Iterator[Path]:
@@ -64,6 +68,8 @@ def build_tar(repo_dir: Path, prefix: str = "", max_bytes: int = 1 << 30,
     overlay = checked_overlay(overlay or {})
     owned = {PurePosixPath(prefix, rel).as_posix() for rel in owned}
     above = {folder.as_posix() for name in owned for folder in PurePosixPath(name).parents[:-1]}
+    sealed = [PurePosixPath(folder, SEALED_CACHE).as_posix() for folder in sorted({*above, prefix or "."})] \
+        if owned else []
     extra = [*((PurePosixPath(prefix, rel).as_posix(), data) for rel, data in overlay.items() if data is not None),
              *extra]
     if not repo_dir.is_dir():
@@ -95,6 +101,10 @@ def build_tar(repo_dir: Path, prefix: str = "", max_bytes: int = 1 << 30,
             info = tarfile.TarInfo(name)
             info.size, info.mode, info.uid, info.gid = len(data), 0o644, SANDBOX_UID, SANDBOX_UID
             tar.addfile(_own(info, owned, above), io.BytesIO(data))
+        for name in sealed:  # __pycache__ never comes from the checkout (EXCLUDED)
+            info = _folder_info(name)
+            info.uid, info.gid, info.mode = 0, 0, 0o555
+            tar.addfile(info)
     return buffer.getvalue()
 
 

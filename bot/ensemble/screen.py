@@ -48,7 +48,8 @@ PATCHERS = frozenset({"setattr", "delattr", "patch", "object", "setitem", "delit
 # Standard-library modules whose attributes are settings or hooks an application sets (`sys.stdout`,
 # `logging.raiseExceptions`, `warnings.showwarning`, `threading.excepthook`): assigning them patches nothing.
 STDLIB_SETTINGS = frozenset({"sys", "logging", "warnings", "threading"})
-IMPORT_SYSTEM = frozenset({"sys.modules", "sys.meta_path", "sys.path_hooks", "sys.path_importer_cache"})
+IMPORT_SYSTEM = frozenset({"sys.modules", "sys.meta_path", "sys.path_hooks", "sys.path_importer_cache",
+                           "sys.pycache_prefix"})  # the last: where compiled modules are read from
 ENVIRON_READS = frozenset({"os.getenv", "os.environ.get", "os.environ.__getitem__", "os.environ.__contains__",
                            "posix.getenv"})
 # Where a module is test tooling itself, and may import the runner.

@@ -51,6 +51,7 @@ def test_a_patch_of_the_runner_is_found_however_it_is_spelled(spelling: str) -> 
     ("import sys\n\nsys.modules.pop('unittest.case')\n", "changes sys.modules"),
     ("import sys\n\nsys.modules.update({'json': None})\n", "changes sys.modules"),
     ("import sys\n\nsys.meta_path.insert(0, Finder())\n", "changes sys.meta_path"),
+    ("import sys\n\nsys.pycache_prefix = '/tmp/compiled'\n", "changes sys.pycache_prefix"),
     ("import os\n\n\ndef done():\n    os._exit(0)\n", "ends the process with os._exit"),
     ("from os import _exit\n\n_exit(0)\n", "ends the process with os._exit"),
     ("import os, signal\n\nos.kill(os.getpid(), signal.SIGKILL)\n", "kills its own process"),

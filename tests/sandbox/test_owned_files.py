@@ -32,11 +32,13 @@ attempt("write data", lambda: data.write_text("[]"))
 attempt("remove data", lambda: data.unlink())
 attempt("replace data", lambda: os.replace("calc.py", data))
 attempt("write test", lambda: pathlib.Path("tests/test_calc.py").write_text("def test_adds(): pass\\n"))
+os.makedirs("tests/__pycache__", exist_ok=True)
+attempt("plant compiled test", lambda: pathlib.Path("tests/__pycache__/test_calc.cpython-311.pyc").write_bytes(b"x"))
 attempt("new file beside", lambda: pathlib.Path("tests/data/new.txt").write_text("mine"))
 attempt("write source", lambda: pathlib.Path("calc.py").write_text("def add(a, b):\\n    return a + b\\n"))
 attempt("rename tests folder", lambda: os.rename("tests", "tests_away"))
 '''
-CHANGES = ("write data", "remove data", "replace data", "write test", "rename tests folder")
+CHANGES = ("write data", "remove data", "replace data", "write test", "plant compiled test", "rename tests folder")
 OWNED = ("tests/data/cases.json", "tests/test_calc.py")
 
 
@@ -90,3 +92,8 @@ def test_owned_files_go_in_read_only_and_roots_in_sticky_folders(tmp_path: Path)
     for name in ("tests", "tests/data", "tests/extra"):
         assert (entries[name].uid, entries[name].mode) == (0, OWNED_FOLDER_MODE), name
     assert (entries["calc.py"].uid, entries["calc.py"].mode & 0o200) == (SANDBOX_UID, 0o200)
+    for name in ("__pycache__", "tests/__pycache__", "tests/data/__pycache__"):  # no compiled test can be planted
+        assert (entries[name].uid, entries[name].mode, entries[name].isdir()) == (0, 0o555, True), name
+    plain = build_tar(repo)  # a run that owns nothing is as it was
+    with tarfile.open(fileobj=io.BytesIO(plain)) as tar:
+        assert all(m.uid == SANDBOX_UID and "__pycache__" not in m.name for m in tar.getmembers())
