@@ -433,6 +433,11 @@ _JS_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
                 r"|\bAssertionError\.prototype\.\w+\s*=(?!=)"), "patches the assertion library", ""),
     (re.compile(r"\b(?:globalThis|global|window)\.(?:it|test|describe|expect|assert|beforeEach|afterEach|jest|vi)\s*=(?!=)"),
      "replaces the test runner's globals", ""),
+    # the built-ins a test calls as well as the code (`JSON.parse`, `Array.prototype.includes`): a library that
+    # replaces one changes what the tests compare
+    (re.compile(r"\b(?:globalThis\.|global\.|window\.)?(?:JSON|Math|Object|Array|String|Number|Boolean|Date|Promise"
+                r"|Reflect|RegExp|Map|Set|Symbol|BigInt)\.(?:prototype\.)?\w+\s*=(?!=)"),
+     "patches a JavaScript built-in the tests call too", ""),
     (re.compile(r"(?:\bfrom\s+|\brequire\(\s*|\bimport\(\s*)['\"](?:node:test|vitest|@jest/globals|mocha|ava|tap|uvu)['\"]"),
      "imports the test runner", "tooling"),
     (re.compile(r"\btypeof\s+(?:jest|vi|describe|it|expect)\s*!==?\s*['\"]undefined['\"]|\bprocess\.(?:argv|execArgv)\b.*"
