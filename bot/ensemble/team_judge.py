@@ -117,33 +117,32 @@ class TeamJudge:
         the judge's files over the tree, known-answer checks in each process (see the module's docstring)."""
         files = WorkspaceFiles(workspace.path)  # one listing of the tree for the whole run
         overlay = self._overlay(workspace, files.read)
+        owned = guarded({*files, *overlay}, self.named_data)  # what no test process may change
         judged = _judged_tree(overlay, files.read)
         new = sorted(p for p in {*workspace.changed_paths(), *self.frozen}
                      if is_test_path(p) and workspace.base_text(p) is None and overlay.get(p, b"") is not None
                      and (p in overlay or files.read(p) is not None))
         known = self.known_failures(workspace)
-        first = self._process(runner, workspace, files, {**overlay, **dict.fromkeys(new)}, known,
+        first = self._process(runner, workspace, files.read, {**overlay, **dict.fromkeys(new)}, known, owned,
                               lambda _name: True)
         written = [p for p in new if _holds_tests(p, judged)]
         if not written:
             return first
         texts = {p: judged(p) or "" for p in written}
         left_out = {p: None for p in self._base_test_files() if not _used_by(p, texts)}
-        second = self._process(runner, workspace, files, {**overlay, **left_out}, known,
+        second = self._process(runner, workspace, files.read, {**overlay, **left_out}, known, owned,
                                lambda name: _in_files(name, written))
         return _merged(first, second)
 
-    def _process(self, runner: TestRunner, workspace: Workspace, files: WorkspaceFiles,
-                 overlay: Mapping[str, bytes | None], known: Collection[str], keep: Callable[[str], bool]) -> TestOutcome:
-        """One test process over `overlay`, with this run's known-answer checks, unable to change the judge's files;
-        the results `keep` selects."""
-        read = files.read
+    def _process(self, runner: TestRunner, workspace: Workspace, read: Read, overlay: Mapping[str, bytes | None],
+                 known: Collection[str], owned: Collection[str], keep: Callable[[str], bool]) -> TestOutcome:
+        """One test process over `overlay`, with this run's known-answer checks, unable to change the judge's files
+        (`owned`, and the checks); the results `keep` selects."""
         judged = _judged_tree(overlay, read)
         planted = plant(self.calibration.hosts, judged, new_nonce()) if self.calibration.available else NOTHING
-        over = {**overlay, **planted.files}
-        tree = {*files, *over} - {p for p, data in over.items() if data is None}
-        tests = runner.run_tests(workspace.path, known_failures=known, files=over, checks=planted.nonce,
-                                 owned=guarded(tree, self.named_data))
+        kept = [p for p in owned if overlay.get(p, b"") is not None]  # not the files this process leaves out
+        tests = runner.run_tests(workspace.path, known_failures=known, files={**overlay, **planted.files},
+                                 checks=planted.nonce, owned=[*kept, *planted.files])
         results = dict(tests.results)
         cut_short = not tests.complete or tests.timed_out or (tests.exit_code or 0) >= SIGNALLED \
             or (tests.exit_code or 0) < 0
