@@ -83,7 +83,8 @@ def run_base(runner: TestRunner, workspace: Workspace) -> BaseRun:
         log.warning("known-answer checks are unavailable in this repository (%s): a forged result can only be "
                     "caught by the agreement checks and the static screen", calibration.note)
     clean = _without_checks(tests, planted)
-    return BaseRun(clean, calibration, judged_data(files, files.read, [p for p in tests.reads if files.read(p)]), named)
+    traced = judged_data((), files.read, [p for p in tests.reads if files.read(p)])  # the named ones are read above
+    return BaseRun(clean, calibration, named | traced, named)
 
 
 def _holds_tests(path: str, read: Read) -> bool:
