@@ -148,8 +148,7 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
                   workspace=first, board=InsightBoard(), limits=_limits(config, env, deadline, began),
                   deny=tuple(config.paths.deny), lessons=lessons, max_file_bytes=config.paths.max_file_kb * 1024,
                   stop=parts.stop, progress=notify, explore_budget=config.explore,
-                  judge=TeamJudge(task.text, base.tests, named_tests(task.text, base.tests), calibration=base.calibration,
-                                  data=base.data, named_data=base.named),
+                  judge=TeamJudge.of(task.text, base, named_tests(task.text, base.tests)),
                   instructions=_instructions(repo_dir, config, parts.instructions_ref), clock=parts.clock)
     teams = [_team(i, common, config, forge, result.run_id) for i in range(config.ensembles)]
     outcomes = _run_teams(teams, parts.stop, deadline, config.deadline_minutes, parts.clock)

@@ -109,6 +109,13 @@ class TeamJudge:
     data: frozenset[str] = frozenset()  # files the base's tests read: the judge's, like test files
     named_data: frozenset[str] = frozenset()  # those the base's tests name: no test process may change them
 
+    @classmethod
+    def of(cls, task_text: str, base: BaseRun, required: Sequence[str] = ()) -> TeamJudge:
+        """The judge of a task's candidates against `base` (its outcome, known-answer checks and data), requiring
+        the `required` tests too."""
+        return cls(task_text, base.tests, tuple(required), calibration=base.calibration, data=base.data,
+                   named_data=base.named)
+
     def with_reproduction(self, path: str, text: str | None) -> TeamJudge:
         """This judge, also requiring the reproduction test at `path`, judged as `text` from now on."""
         return replace(self, reproduction=path, frozen=MappingProxyType({**self.frozen, **({path: text} if text else {})}))

@@ -241,8 +241,7 @@ class _Update:
         repro = self.job.reproduction or None
         frozen = {repro: text} if repro and (text := _text_at(self.repo_dir, self.head, repro)) is not None else {}
         required = tuple(dict.fromkeys([*(self.fixed or ()), *named_tests(self.job.task.text, run.tests_before)]))
-        judge = TeamJudge(self.job.task.text, self.base.tests, required, repro, calibration=self.base.calibration,
-                          data=self.base.data, named_data=self.base.named)
+        judge = TeamJudge.of(self.job.task.text, self.base, required)
         judge = judge.with_reproduction(repro, frozen.get(repro)) if repro else judge
         self._notify("a", Phase.TESTING, self.result.rounds, "")
         run.tests_after = judge.run(runner, workspace)
@@ -261,8 +260,7 @@ class _Update:
                 workspace = GitWorkspace(path, start)
                 before = run_base(runner, workspace)
                 git(path, "checkout", "-q", "--detach", self.head)
-                judge = TeamJudge(self.job.task.text, before.tests, calibration=before.calibration, data=before.data,
-                                  named_data=before.named)
+                judge = TeamJudge.of(self.job.task.text, before)
                 fixed = judge.judge(judge.run(runner, workspace), workspace).fixed
             finally:
                 git(self.repo_dir, "worktree", "remove", "--force", str(path), check=False)
