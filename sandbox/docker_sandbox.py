@@ -103,7 +103,7 @@ class DockerSandbox:
         try:
             with engine_errors(env.image):
                 volume, container = self._start(env, timeout, network_mode, owned_root=bool(owned))
-                plugins = plugin_files()  # the sandbox's own files are the judge's too
+                plugins = plugin_files(owned)  # the sandbox's own files are the judge's too
                 archive = build_tar(env.repo_dir, max_bytes=size_bytes(env.spec.workspace_size),
                                     extra=plugins.items(), overlay=files, owned=[*owned, *plugins] if owned else ())
                 container.put_archive(WORKSPACE, archive)

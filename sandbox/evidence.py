@@ -17,11 +17,12 @@ from typing import NamedTuple
 
 from common.testfiles import is_test_path
 from sandbox.agreement import findings
-from sandbox.model import KILLED_EXITS, ExecResult
+from sandbox.model import KILLED_EXITS, OWNED_CHANGED, ExecResult, Finding
 from sandbox.results import read_tests, running_test
-from sandbox.scripts import PLUGINS_DIR, READS_LOG, RESULTS_DIR, RUN_FILES
+from sandbox.scripts import OWNED_LOG, PLUGINS_DIR, READS_LOG, RESULTS_DIR, RUN_FILES
 
 MAX_READS = 5000  # repository files reported as read by one run
+MAX_REFUSALS = 50  # refused changes to the judge's files reported for one run
 
 
 class Ended(NamedTuple):
@@ -46,7 +47,25 @@ def result_of(ended: Ended, files: Mapping[str, bytes], reports: Mapping[str, by
     found = findings(runner, tests, ended.exit_code, killed, ended.stdout, ended.stderr, own)
     runner, running = running_test(runner, own, ended.stdout, ended.stderr, repo_dir)
     return ExecResult(*ended, tests=tests, runner=runner, reads=reads_of(own.get(READS_LOG, b"")), running=running,
-                      findings=found)
+                      findings=(*found, *refusals_of(own.get(OWNED_LOG, b""))))
+
+
+def refusals_of(log: bytes) -> tuple[Finding, ...]:
+    """The changes to the judge's files that a run's Python processes tried and were refused (sandbox/run_hooks.py,
+    `event<TAB>path<TAB>opener` lines), one finding per file and opener: evidence of what the code tried, though
+    nothing changed."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for line in log.decode("utf-8", "replace").splitlines():
+        event, _, rest = line.strip().partition("\t")
+        path, _, opener = rest.partition("\t")
+        if event and path and len(found) < MAX_REFUSALS:
+            events = found.setdefault((path, opener), [])
+            if event not in events:
+                events.append(event)
+    return tuple(Finding(OWNED_CHANGED, f"{path}: the test run tried to change this file, which the judge owns (a "
+                                        f"test, the harness or the tests' data), and was refused: {', '.join(events)} "
+                                        f"from {opener or 'code outside the repository'}")
+                 for (path, opener), events in sorted(found.items()))
 
 
 def reads_of(log: bytes) -> tuple[str, ...]:

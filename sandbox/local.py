@@ -4,9 +4,10 @@ A subprocess in a copy of the repository, in its own process group (killed on ti
 rlimits (CPU time, address space, processes, file size), a scrubbed environment and, where
 `unshare -n` is permitted, no network. It cannot stop a process that leaves its session, stop
 reads of world-readable host files, or cap disk use beyond the file-size limit. Files the caller owns
-(`owned`: the judge's tests and data) are made read-only, which binds only a process that is not root and does not
-change them back; what a run changed of them anyway is a finding (`owned_changed`), read after the run, so a
-change the code puts back before the run ends goes unseen.
+(`owned`: the judge's tests and data) are made read-only, and every Python process of the run refuses to change
+them from an audit hook (sandbox/run_hooks.py, as in Docker); a process other than Python's running as root (or
+changing the mode back) is not bound by either: what a run changed of them anyway is a finding (`owned_changed`),
+read after the run, so such a change put back before the run ends goes unseen.
 """
 
 from __future__ import annotations
@@ -136,7 +137,7 @@ class LocalSandbox:
         folder = results_folder(new_nonce())
         with tempfile.TemporaryDirectory(prefix="ensemble-run-") as tmp, _workspace(env, Path(tmp)) as work:
             write_overlay(work, files or {})
-            plugins = plugin_files()
+            plugins = plugin_files(owned)
             for rel, data in plugins.items():
                 (work / rel).parent.mkdir(parents=True, exist_ok=True)
                 (work / rel).write_bytes(data)

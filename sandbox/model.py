@@ -132,7 +132,8 @@ class TestCase:
     duration_s: float | None = None
 
 
-OWNED_CHANGED = "owned_changed"  # a run changed a file its caller owns (sandbox/local.py; Docker refuses the write)
+OWNED_CHANGED = "owned_changed"  # a run changed a file its caller owns, or tried to and was refused
+# (sandbox/local.py after the run; sandbox/run_hooks.py in the run)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,12 @@ Python process it starts loads this module first. It does nothing unless the run
   reported: a suite resumed after a kill leaves out the tests that finished and the one that was killed.
 - `ENSEMBLE_LIST`: a token; unittest prints `token<TAB>module.Class::test` for each test its loader found,
   after a line holding the token alone, and runs none (sandbox/listing.py).
+- `ensemble_owned.txt` beside this module (the judge's files of the run, one repository path a line): an audit
+  hook refuses, with PermissionError, every change the process tries to make to them or to the folders above
+  them (opening one to write, renaming, removing, truncating, chmod), and records each refusal as
+  `event<TAB>path<TAB>opener` in `$ENSEMBLE_RESULTS/owned.log`. Audit hooks cannot be removed, so code under
+  test that runs in the process cannot rewrite a test, the harness or the tests' data and put it back before
+  the run ends; a process that is not Python (a shell the tests start) is bound by the files' modes alone.
 
 Then the image's own `sitecustomize`, if it has one, runs as it would have. Standard library only: the
 module runs on whatever Python the image has.
@@ -27,9 +33,15 @@ if TYPE_CHECKING:
     from typing import Any
 
 READS_LOG = "reads.log"
+OWNED_LOG = "owned.log"
+OWNED_LIST = "ensemble_owned.txt"  # beside this module, written by the sandbox (sandbox/scripts.py)
 MAX_READS = 20_000  # files one process records
+MAX_REFUSALS = 200  # refusals one process records (each is refused whether recorded or not)
 OWN_FOLDERS = (".ensemble-results", ".ensemble-plugins")
 WRITE_MODES = frozenset("wax")
+# the audit events that change a file or a folder, and the positions of the paths they change in their arguments
+CHANGES = {"os.rename": (0, 1), "os.remove": (0,), "os.rmdir": (0,), "os.truncate": (0,), "os.chmod": (0,),
+           "os.chown": (0,), "shutil.rmtree": (0,), "os.link": (1,), "os.symlink": (1,)}
 
 
 def _trace_reads(workspace: str, results: str) -> None:
@@ -58,6 +70,75 @@ def _trace_reads(workspace: str, results: str) -> None:
             busy.on = False
 
     sys.addaudithook(hook)
+
+
+def _guard_owned(workspace: str, results: str, listing: str) -> None:
+    """Refuse every change this process tries to make to the files named in `listing` (repository paths) or to
+    the folders above them, and record each refusal in `results`/owned.log (the module's docstring)."""
+    import contextlib
+    import errno
+    import threading
+
+    root = os.path.abspath(workspace)
+    with open(listing, encoding="utf-8") as f:
+        names = [line.rstrip("\n") for line in f if line.strip()]
+    files = {os.path.realpath(os.path.join(root, name)) for name in names}
+    folders = {os.path.realpath(root)}
+    for name in names:
+        parent = os.path.dirname(name)
+        while parent:
+            folders.add(os.path.realpath(os.path.join(root, parent)))
+            parent = os.path.dirname(parent)
+    log = os.path.join(results, OWNED_LOG)
+    seen: set[tuple[str, str, str]] = set()
+    busy = threading.local()
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event == "open":
+            targets = [args[0]] if _writes(args) else []
+        elif event in CHANGES:
+            targets = [args[i] for i in CHANGES[event] if i < len(args)]
+        else:
+            return
+        if getattr(busy, "on", False):
+            return
+        busy.on = True
+        try:
+            for target in targets:
+                full = _real(target)
+                if full is None or not (full in files or (event != "open" and full in folders)):
+                    continue
+                rel = os.path.relpath(full, root).replace(os.sep, "/")
+                entry = (event, rel, _opener(sys._getframe(1), os.path.join(root, "")))
+                if entry not in seen and len(seen) < MAX_REFUSALS:
+                    seen.add(entry)
+                    with contextlib.suppress(OSError):  # a full disk: the change is refused all the same
+                        _append(log, "\t".join(entry))
+                raise PermissionError(errno.EACCES, "the test run may not change this file: the judge owns it", rel)
+        finally:
+            busy.on = False
+
+    sys.addaudithook(hook)
+
+
+def _writes(args: tuple[Any, ...]) -> bool:
+    """True for an `open` audit event that opens a file to change it (by its path, not a descriptor)."""
+    path, mode, flags = (tuple(args) + (None, None, None))[:3]
+    if isinstance(path, int) or path is None:
+        return False
+    if isinstance(mode, str) and (WRITE_MODES | {"+"}) & set(mode):
+        return True
+    return isinstance(flags, int) and bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_TRUNC))
+
+
+def _real(path: Any) -> str | None:
+    """The absolute path, links resolved, of an audit event's path argument (None for a descriptor)."""
+    if isinstance(path, int) or path is None:
+        return None
+    try:
+        return os.path.realpath(os.path.join(os.getcwd(), os.fsdecode(os.fspath(path))))
+    except (TypeError, ValueError, OSError):
+        return None
 
 
 def _opener(frame: Any, root: str) -> str:
@@ -164,8 +245,12 @@ def _chain() -> None:
 
 def _install() -> None:
     env = os.environ
+    workspace = env.get("ENSEMBLE_WORKSPACE") or os.getcwd()
+    listing = os.path.join(os.path.dirname(os.path.abspath(__file__)), OWNED_LIST)
+    if env.get("ENSEMBLE_RESULTS") and hasattr(sys, "addaudithook") and os.path.isfile(listing):
+        _guard_owned(workspace, env["ENSEMBLE_RESULTS"], listing)
     if env.get("ENSEMBLE_TRACE_READS") and env.get("ENSEMBLE_RESULTS") and hasattr(sys, "addaudithook"):
-        _trace_reads(env.get("ENSEMBLE_WORKSPACE") or os.getcwd(), env["ENSEMBLE_RESULTS"])
+        _trace_reads(workspace, env["ENSEMBLE_RESULTS"])
     if env.get("ENSEMBLE_SKIP"):
         _skip_unittest(frozenset(filter(None, env["ENSEMBLE_SKIP"].splitlines())))
     if env.get("ENSEMBLE_LIST"):

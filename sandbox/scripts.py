@@ -24,7 +24,9 @@ PYTEST_PROGRESS = "pytest-progress.log"  # sandbox/pytest_progress.py
 JEST_JUNIT = "jest-junit.xml"  # through JEST_JUNIT_OUTPUT_DIR and JEST_JUNIT_OUTPUT_NAME (detect.py)
 CTEST_JUNIT = "ctest-junit.xml"  # the detected CTest command's --output-junit (detect.py)
 READS_LOG = "reads.log"  # sandbox/run_hooks.py, when the run traces reads
-RUN_FILES = (PYTEST_JUNIT, PYTEST_PROGRESS, JEST_JUNIT, CTEST_JUNIT, READS_LOG)
+OWNED_LOG = "owned.log"  # sandbox/run_hooks.py: the changes to the judge's files the run's Python processes tried
+OWNED_LIST = f"{PLUGINS_DIR}/ensemble_owned.txt"  # the judge's files, for sandbox/run_hooks.py
+RUN_FILES = (PYTEST_JUNIT, PYTEST_PROGRESS, JEST_JUNIT, CTEST_JUNIT, READS_LOG, OWNED_LOG)
 CA_VARIABLES = ("SSL_CERT_FILE", "PIP_CERT", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "CURL_CA_BUNDLE",
                 "GIT_SSL_CAINFO")
 
@@ -60,14 +62,17 @@ exec sh -c "$1"
 """
 
 
-def plugin_files() -> dict[str, bytes]:
+def plugin_files(owned: Iterable[str] = ()) -> dict[str, bytes]:
     """The sandbox's own files every test run gets beside the repository's: the pytest progress plugin, and
-    the hooks every Python process of the run loads as `sitecustomize`."""
+    the hooks every Python process of the run loads as `sitecustomize`; with `owned` (the files the run may not
+    change), their list, which those hooks guard (with these files themselves)."""
     from pathlib import Path
 
     here = Path(__file__).parent
-    return {f"{PLUGINS_DIR}/ensemble_pytest_progress.py": (here / "pytest_progress.py").read_bytes(),
-            f"{PLUGINS_DIR}/sitecustomize.py": (here / "run_hooks.py").read_bytes()}
+    plugins = {f"{PLUGINS_DIR}/ensemble_pytest_progress.py": (here / "pytest_progress.py").read_bytes(),
+               f"{PLUGINS_DIR}/sitecustomize.py": (here / "run_hooks.py").read_bytes()}
+    names = sorted({*owned, *plugins, OWNED_LIST}) if owned else []
+    return {**plugins, OWNED_LIST: "".join(f"{name}\n" for name in names).encode()} if names else plugins
 
 
 def new_nonce() -> str:

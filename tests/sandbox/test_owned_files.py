@@ -1,9 +1,11 @@
 """The files a run's caller owns (the judge's tests and data) stay as they were put in, whatever the command does.
 
-In Docker the command runs as the sandbox user and the owned files are root's and read-only, in root's sticky
-folders: writing, removing or replacing one fails, and so does renaming a folder above one, while new files beside
-them and the repository's other files stay writable. The local sandbox cannot refuse a process running as root (or
-one that changes the mode back): there the run's changes to owned files are a finding that names each file.
+Every Python process of a run refuses, from an audit hook it cannot remove, to write, remove, replace or rename
+an owned file or a folder above one, in both backends, and each refused change is a finding naming the file and
+the code that tried (evidence, though nothing changed); new files beside them and the repository's other files
+stay writable. In Docker the owned files are also root's and read-only, in root's sticky folders, so a process
+that is not Python (a shell) is refused too. The local sandbox cannot refuse a shell running as root: there what
+such a process changed is a finding found after the run.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ attempt("rename tests folder", lambda: os.rename("tests", "tests_away"))
 '''
 CHANGES = ("write data", "remove data", "replace data", "write test", "plant compiled test", "rename tests folder")
 OWNED = ("tests/data/cases.json", "tests/test_calc.py")
+SEALED = "plant compiled test"  # the sealed __pycache__ folders are Docker's (sandbox/workspace.py)
 
 
 def _repo(tmp_path: Path) -> Path:
@@ -61,14 +64,29 @@ def test_a_run_cannot_change_the_files_its_caller_owns(backend: Sandbox, tmp_pat
     result = backend.run(env, "python3 attempts.py", owned=OWNED)
     outcomes = _outcomes(result.stdout)
     assert outcomes["new file beside"] == "done" and outcomes["write source"] == "done", result.stdout + result.stderr
-    changed = [f.detail.split(":")[0] for f in result.findings if f.kind == OWNED_CHANGED]
-    if isinstance(backend, LocalSandbox):
-        # as root (or by changing the mode back) the process gets its way here: what it changed is named, once each
-        assert sorted(changed) == sorted(OWNED), result.findings
-    else:
-        assert {step: outcomes[step] for step in CHANGES} == dict.fromkeys(CHANGES, "refused"), result.stdout
-        assert not changed
+    refused = [step for step in CHANGES if step != SEALED or not isinstance(backend, LocalSandbox)]
+    assert {step: outcomes[step] for step in refused} == dict.fromkeys(refused, "refused"), result.stdout
+    # each refused change is evidence: the file (or the folder above it) and the code that tried, once each
+    findings = {f.detail.split(": ")[0]: f.detail for f in result.findings if f.kind == OWNED_CHANGED}
+    assert sorted(findings) == sorted(["tests", *OWNED]), findings
+    assert all("was refused" in f and f.endswith("from attempts.py") for f in findings.values()), findings
+    assert "open, os.remove, os.rename" in findings["tests/data/cases.json"], findings
+    assert "os.rename" in findings["tests"] and "open" in findings["tests/test_calc.py"], findings
     assert (repo / "tests" / "data" / "cases.json").read_text() == "[[2, 2, 4]]"  # the checkout is never touched
+
+
+def test_a_shell_in_the_run_is_refused_in_docker_and_found_out_in_the_local_sandbox(backend: Sandbox,
+                                                                                    tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    env = backend.prepare(repo, SandboxSpec(image=base_image(), setup="", timeout_s=30, memory="256m"))
+    result = backend.run(env, "chmod u+w tests/data/cases.json; echo '[]' > tests/data/cases.json; cat "
+                              "tests/data/cases.json", owned=OWNED)
+    changed = [f.detail for f in result.findings if f.kind == OWNED_CHANGED]
+    if isinstance(backend, LocalSandbox):  # no audit hook in a shell, and root (or the owner) may write: found after
+        assert result.stdout.strip() == "[]" and [f.split(":")[0] for f in changed] == ["tests/data/cases.json"]
+        assert "the test run changed this file" in changed[0], changed
+    else:
+        assert result.stdout.strip() == "[[2, 2, 4]]" and not changed, result.stdout + result.stderr
 
 
 def test_an_honest_run_leaves_no_finding_and_a_run_owning_nothing_is_as_before(backend: Sandbox,
