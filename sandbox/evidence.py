@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
-from common.testfiles import is_test_path
+from common.testfiles import is_harness_path, is_test_path
 from sandbox.agreement import findings
-from sandbox.model import KILLED_EXITS, OWNED_CHANGED, ExecResult, Finding
+from sandbox.model import KILLED_EXITS, OWNED_CHANGED, RUNNER_PATCHED, ExecResult, Finding
 from sandbox.results import read_tests, running_test
-from sandbox.scripts import OWNED_LOG, PLUGINS_DIR, READS_LOG, RESULTS_DIR, RUN_FILES
+from sandbox.scripts import OWNED_LOG, PATCHES_LOG, PLUGINS_DIR, READS_LOG, RESULTS_DIR, RUN_FILES
 
 MAX_READS = 5000  # repository files reported as read by one run
 MAX_REFUSALS = 50  # refused changes to the judge's files reported for one run
@@ -47,7 +47,24 @@ def result_of(ended: Ended, files: Mapping[str, bytes], reports: Mapping[str, by
     found = findings(runner, tests, ended.exit_code, killed, ended.stdout, ended.stderr, own)
     runner, running = running_test(runner, own, ended.stdout, ended.stderr, repo_dir)
     return ExecResult(*ended, tests=tests, runner=runner, reads=reads_of(own.get(READS_LOG, b"")), running=running,
-                      findings=(*found, *refusals_of(own.get(OWNED_LOG, b""))))
+                      findings=(*found, *refusals_of(own.get(OWNED_LOG, b"")), *patches_of(own.get(PATCHES_LOG, b""))))
+
+
+def patches_of(log: bytes) -> tuple[Finding, ...]:
+    """The methods of a test runner's classes that were replaced, added or removed while the tests ran
+    (sandbox/run_hooks.py, `module.Class.name<TAB>replacement` lines): one finding each, but for those the tests or
+    the harness replaced with their own code (a test's `monkeypatch.setattr(TestCase, ...)`), which are theirs to
+    make. The replacement is named by the file its code is in, repository-relative inside the repository."""
+    found: dict[str, str] = {}
+    for line in log.decode("utf-8", "replace").splitlines():
+        target, _, origin = line.strip().partition("\t")
+        relative = bool(origin) and not origin.startswith(("/", "a ", "<")) and origin != "removed"
+        if not target or (relative and (is_test_path(origin) or is_harness_path(origin))):
+            continue
+        if len(found) < MAX_REFUSALS:
+            found.setdefault(target, origin)
+    return tuple(Finding(RUNNER_PATCHED, f"{target}: the test runner's code was replaced while the tests ran, by "
+                                         f"{origin if origin else 'unknown code'}") for target, origin in sorted(found.items()))
 
 
 def refusals_of(log: bytes) -> tuple[Finding, ...]:

@@ -134,6 +134,8 @@ class TestCase:
 
 OWNED_CHANGED = "owned_changed"  # a run changed a file its caller owns, or tried to and was refused
 # (sandbox/local.py after the run; sandbox/run_hooks.py in the run)
+RUNNER_PATCHED = "runner_patched"  # code that is not the tests' patched a runner's or the standard library's class
+TAMPERING = (OWNED_CHANGED, RUNNER_PATCHED)  # the findings that are the run's doing, not the runner's disagreement
 
 
 @dataclass(frozen=True)
@@ -143,7 +145,7 @@ class Finding:
     The sandbox only reports findings; the judge weighs them against the base run's.
     """
 
-    kind: str  # "exit_status" | "tally" | "unlisted" | "result_file" | OWNED_CHANGED
+    kind: str  # "exit_status" | "tally" | "unlisted" | "result_file" | OWNED_CHANGED | RUNNER_PATCHED
     detail: str  # plain words, naming the numbers
 
 

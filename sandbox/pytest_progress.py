@@ -6,6 +6,9 @@ limit hit (sandbox/results.py reads it). It goes into the run's own results fold
 The file is copied into the sandbox as a plain module and loaded with `PYTEST_PLUGINS`; it imports
 nothing but the standard library.
 
+In a judged run it also has the sandbox's hooks (sandbox/run_hooks.py, loaded as `sitecustomize`) take pytest's
+classes down as it loads, and compare them at the first test's start and after each test.
+
 Lines: `session<TAB>start` when pytest starts, `start<TAB>nodeid` and `done<TAB>nodeid<TAB>outcome`
 (pass, fail, error, skip). With `ENSEMBLE_LIST` set (a token) and `--collect-only`, the collected node
 ids are printed as `token<TAB>nodeid`, after a line holding the token alone (sandbox/listing.py).
@@ -22,6 +25,13 @@ if TYPE_CHECKING:  # the sandbox runs this module with the standard library only
 
 LOG_NAME = "pytest-progress.log"
 _outcomes: dict[str, str] = {}
+_started: list[str] = []
+# pytest's classes are taken down as this plugin loads (`PYTEST_PLUGINS`): after pytest's own modules, before any
+# `conftest.py`, test module or code under test; checked as each test starts and ends (sandbox/run_hooks.py)
+_hooks = sys.modules.get("sitecustomize")
+_hooks = _hooks if hasattr(_hooks, "check_runner") else None
+if _hooks is not None:
+    _hooks.snapshot_runner()
 
 
 def _write(*fields: str) -> None:
@@ -37,6 +47,12 @@ def _write(*fields: str) -> None:
             os.close(fd)
     except OSError:
         pass  # a full or read-only disk must not fail the tests
+
+
+def _check_runner(full: bool) -> None:
+    """Compare pytest's and unittest's classes with how they were (sandbox/run_hooks.py, as `sitecustomize`)."""
+    if _hooks is not None:
+        _hooks.check_runner(full)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -62,6 +78,9 @@ def _print(lines: list[str]) -> None:
 
 
 def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:
+    if not _outcomes and not _started:  # the first test: what collection (imports) did; later, each test's end
+        _started.append(nodeid)
+        _check_runner(full=True)
     _write("start", nodeid)
 
 
@@ -75,4 +94,5 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 def pytest_runtest_logfinish(nodeid: str, location: tuple[str, int | None, str]) -> None:
+    _check_runner(full=False)
     _write("done", nodeid, _outcomes.pop(nodeid, "pass"))

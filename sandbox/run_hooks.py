@@ -17,6 +17,13 @@ Python process it starts loads this module first. It does nothing unless the run
   `event<TAB>path<TAB>opener` in `$ENSEMBLE_RESULTS/owned.log`. Audit hooks cannot be removed, so code under
   test that runs in the process cannot rewrite a test, the harness or the tests' data and put it back before
   the run ends; a process that is not Python (a shell the tests start) is bound by the files' modes alone.
+  In the same runs, the methods of the test runners' classes (`unittest.TestCase.assertEqual`, pytest's
+  `TestReport`) are taken down before any repository code runs (unittest's here, pytest's when the runner loads
+  the sandbox's pytest plugin) and compared before and after each test and when the process ends: each one
+  replaced, added or removed is recorded as `module.Class.name<TAB>replacement` in
+  `$ENSEMBLE_RESULTS/patches.log`, the replacement named by the file its code is in, so the judge tells the
+  tests' own patches from the code's however the code named what it patched (`setattr` with a name built at
+  run time). Python's audit events do not report attributes set on a class; this comparison does.
 
 Then the image's own `sitecustomize`, if it has one, runs as it would have. Standard library only: the
 module runs on whatever Python the image has.
@@ -34,6 +41,15 @@ if TYPE_CHECKING:
 
 READS_LOG = "reads.log"
 OWNED_LOG = "owned.log"
+PATCHES_LOG = "patches.log"
+RUNNER_ROOTS = frozenset({"unittest", "pytest", "_pytest", "pluggy", "doctest", "nose", "nose2", "xdist"})
+# the runners' modules whose classes run a test, decide its outcome and report it: checked after each test (all of
+# RUNNER_ROOTS' classes at the first test and at the process's end)
+REPORTING = frozenset({"unittest.case", "unittest.result", "unittest.runner", "unittest.suite", "_pytest.reports",
+                       "_pytest.runner", "_pytest.python", "_pytest.nodes", "_pytest.main", "_pytest.junitxml",
+                       "_pytest.terminal", "_pytest.unittest", "_pytest.outcomes", "_pytest.assertion.rewrite",
+                       "_pytest.assertion.util", "_pytest.fixtures", "pluggy._hooks", "pluggy._callers",
+                       "pluggy._manager"})
 OWNED_LIST = "ensemble_owned.txt"  # beside this module, written by the sandbox (sandbox/scripts.py)
 MAX_READS = 20_000  # files one process records
 MAX_REFUSALS = 200  # refusals one process records (each is refused whether recorded or not)
@@ -73,8 +89,9 @@ def _trace_reads(workspace: str, results: str) -> None:
 
 
 def _guard_owned(workspace: str, results: str, listing: str) -> None:
-    """Refuse every change this process tries to make to the files named in `listing` (repository paths) or to
-    the folders above them, and record each refusal in `results`/owned.log (the module's docstring)."""
+    """Refuse every change this process tries to make to the files named in `listing` (repository paths), to the
+    folders above them and to this module's own logs, recording each in `results`/owned.log (the module's
+    docstring)."""
     import contextlib
     import errno
     import threading
@@ -82,16 +99,34 @@ def _guard_owned(workspace: str, results: str, listing: str) -> None:
     root = os.path.abspath(workspace)
     with open(listing, encoding="utf-8") as f:
         names = [line.rstrip("\n") for line in f if line.strip()]
-    files = {os.path.realpath(os.path.join(root, name)) for name in names}
-    folders = {os.path.realpath(root)}
+    log, patches = os.path.join(results, OWNED_LOG), os.path.join(results, PATCHES_LOG)  # the latter: _watch_runner
+    # the logs of this hook too (the traced reads are written by another hook, in the base's run alone)
+    files = {os.path.realpath(os.path.join(root, name)) for name in names} | {os.path.realpath(log),
+                                                                              os.path.realpath(patches)}
+    folders = {os.path.realpath(root), os.path.realpath(results), os.path.realpath(os.path.dirname(results))}
     for name in names:
         parent = os.path.dirname(name)
         while parent:
             folders.add(os.path.realpath(os.path.join(root, parent)))
             parent = os.path.dirname(parent)
-    log = os.path.join(results, OWNED_LOG)
+    prefix = os.path.join(root, "")
     seen: set[tuple[str, str, str]] = set()
     busy = threading.local()
+
+    def write_patch(line: str) -> None:  # check_runner's log, which this hook refuses to anyone else
+        busy.on = True
+        try:
+            _append(patches, line)
+        finally:
+            busy.on = False
+
+    _WRITE_PATCH.append(write_patch)
+
+    def record(path: str, entry: tuple[str, str, str]) -> None:
+        if entry not in seen and len(seen) < MAX_REFUSALS:
+            seen.add(entry)
+            with contextlib.suppress(OSError):  # a full disk: a refused change is refused all the same
+                _append(path, "\t".join(entry))
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if event == "open":
@@ -109,16 +144,108 @@ def _guard_owned(workspace: str, results: str, listing: str) -> None:
                 if full is None or not (full in files or (event != "open" and full in folders)):
                     continue
                 rel = os.path.relpath(full, root).replace(os.sep, "/")
-                entry = (event, rel, _opener(sys._getframe(1), os.path.join(root, "")))
-                if entry not in seen and len(seen) < MAX_REFUSALS:
-                    seen.add(entry)
-                    with contextlib.suppress(OSError):  # a full disk: the change is refused all the same
-                        _append(log, "\t".join(entry))
+                record(log, (event, rel, _opener(sys._getframe(1), prefix)))
                 raise PermissionError(errno.EACCES, "the test run may not change this file: the judge owns it", rel)
         finally:
             busy.on = False
 
     sys.addaudithook(hook)
+
+
+# The runners' classes as they were before any repository code ran: "module:Class" -> (the class, its methods, the
+# names in its namespace then, and their values in that order: what `check_runner` compares, quickly)
+_RUNNER: dict[str, tuple[type, dict[str, Any], tuple[str, ...], tuple[Any, ...]]] = {}
+_PATCHES: list[str] = []  # where patches.log goes (one entry: the path), once the run is guarded
+_WRITE_PATCH: list[Callable[[str], None]] = []  # how a line gets into it past the guard (_guard_owned)
+_REPORTED: set[str] = set()
+
+
+def snapshot_runner() -> None:
+    """Take down the methods of the runner modules' classes loaded now and not taken yet (unittest's at start,
+    pytest's when it loads the sandbox's plugin), before any repository code can have patched them."""
+    if not _PATCHES:
+        return
+    for name, module in list(sys.modules.items()):
+        if module is None or name.split(".")[0] not in RUNNER_ROOTS:
+            continue
+        for value in list(vars(module).values()):
+            if isinstance(value, type) and getattr(value, "__module__", None) == name:
+                names = tuple(vars(value))
+                _RUNNER.setdefault(f"{name}:{value.__qualname__}",
+                                   (value, _methods(value), names, tuple(map(vars(value).get, names))))
+
+
+def check_runner(full: bool = True) -> None:
+    """Record each method of the classes taken down by `snapshot_runner` that is now replaced, added or removed,
+    once, with what replaced it, in patches.log (the module's docstring). Not `full`: the classes that run a test
+    and report it only (`REPORTING`), the check made after each test."""
+    if not _PATCHES:
+        return
+    root = os.path.join(os.path.abspath(os.environ.get("ENSEMBLE_WORKSPACE") or os.getcwd()), "")
+    for key, (cls, was, names, values) in list(_RUNNER.items()):
+        if not full and key.split(":", 1)[0] not in REPORTING:
+            continue
+        namespace = vars(cls)
+        if len(namespace) == len(names) and tuple(map(namespace.get, names)) == values:
+            continue  # nothing set, added or removed: the common case, checked in C
+        now = _methods(cls)  # compared with the methods as they were first (`was`), reported once each
+        current = tuple(namespace)
+        _RUNNER[key] = (cls, was, current, tuple(map(namespace.get, current)))
+        home = _package_folder(key.split(".", 1)[0].split(":", 1)[0])
+        for attr in sorted(now.keys() | was.keys()):
+            if now.get(attr) is was.get(attr):
+                continue
+            origin = _origin(now.get(attr), root)
+            if home and origin.startswith(home):  # the runner's own (pytest's legacypath plugin adds methods)
+                continue
+            line = f"{key.replace(':', '.')}.{attr}\t{origin}"
+            if line not in _REPORTED and len(_REPORTED) < MAX_REFUSALS:
+                _REPORTED.add(line)
+                try:
+                    if _WRITE_PATCH:
+                        _WRITE_PATCH[0](line)
+                    else:
+                        _append(_PATCHES[0], line)
+                except OSError:  # a full disk must not fail the tests
+                    continue
+
+
+def _package_folder(name: str) -> str:
+    """The folder of the top-level package `name` (a runner's), with a trailing separator; '' when not loaded."""
+    where = getattr(sys.modules.get(name), "__file__", None)
+    return os.path.join(os.path.dirname(where), "") if isinstance(where, str) else ""
+
+
+def _methods(cls: type) -> dict[str, Any]:
+    """The attributes of `cls` itself that are code: functions, methods, properties (not data, not classes)."""
+    return {name: value for name, value in list(vars(cls).items())
+            if isinstance(value, (staticmethod, classmethod, property))
+            or (callable(value) and not isinstance(value, type))}
+
+
+def _origin(value: Any, root: str) -> str:
+    """Where the code of `value` is: its file (repository-relative inside the repository), "removed", or the kind of
+    object it is when it has no code of its own (a builtin, a partial, a mock)."""
+    if value is None:
+        return "removed"
+    for attr in ("__func__", "fget", "__wrapped__"):
+        value = getattr(value, attr, None) or value
+    code = getattr(value, "__code__", None)
+    name = getattr(code, "co_filename", None)
+    if not isinstance(name, str):
+        return f"a {type(value).__name__}"
+    return name[len(root):].replace(os.sep, "/") if name.startswith(root) else name
+
+
+def _watch_runner(results: str, skip: frozenset[str]) -> None:
+    """Watch the runners' classes in this process (the module's docstring): unittest's now, with each test's start
+    and end checked (the tests in `skip` left out as `ENSEMBLE_SKIP` asks), and at the process's end."""
+    import atexit
+
+    _PATCHES.append(os.path.join(results, PATCHES_LOG))
+    _wrap_unittest(skip, check=True)
+    snapshot_runner()
+    atexit.register(check_runner)  # the first registered runs last
 
 
 def _writes(args: tuple[Any, ...]) -> bool:
@@ -188,16 +315,22 @@ def _result_name(test_id: str) -> str:
     return f"{where}::{method}"
 
 
-def _skip_unittest(names: frozenset[str]) -> None:
-    """Leave the named tests out of every unittest run: not run, not reported, not counted."""
+def _wrap_unittest(skip: frozenset[str], check: bool = False) -> None:
+    """Leave the tests in `skip` out of every unittest run (not run, not reported, not counted); with `check`, check
+    the runners' classes before and after each test (`check_runner`)."""
     import unittest
 
     original: Callable[..., Any] = unittest.TestCase.__call__
 
     def call(self: unittest.TestCase, *args: Any, **kwargs: Any) -> Any:
-        if _result_name(self.id()) in names:
+        if _result_name(self.id()) in skip:
             return None
-        return original(self, *args, **kwargs)
+        if not check:
+            return original(self, *args, **kwargs)
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            check_runner(full=False)
 
     unittest.TestCase.__call__ = call  # type: ignore[method-assign]
 
@@ -245,14 +378,17 @@ def _chain() -> None:
 
 def _install() -> None:
     env = os.environ
-    workspace = env.get("ENSEMBLE_WORKSPACE") or os.getcwd()
-    listing = os.path.join(os.path.dirname(os.path.abspath(__file__)), OWNED_LIST)
-    if env.get("ENSEMBLE_RESULTS") and hasattr(sys, "addaudithook") and os.path.isfile(listing):
-        _guard_owned(workspace, env["ENSEMBLE_RESULTS"], listing)
-    if env.get("ENSEMBLE_TRACE_READS") and env.get("ENSEMBLE_RESULTS") and hasattr(sys, "addaudithook"):
-        _trace_reads(workspace, env["ENSEMBLE_RESULTS"])
-    if env.get("ENSEMBLE_SKIP"):
-        _skip_unittest(frozenset(filter(None, env["ENSEMBLE_SKIP"].splitlines())))
+    workspace, results = env.get("ENSEMBLE_WORKSPACE") or os.getcwd(), env.get("ENSEMBLE_RESULTS")
+    guarded = bool(results) and os.path.isfile(os.path.join(os.path.dirname(os.path.abspath(__file__)), OWNED_LIST))
+    skip = frozenset(filter(None, env.get("ENSEMBLE_SKIP", "").splitlines()))
+    if results and guarded and hasattr(sys, "addaudithook"):
+        _guard_owned(workspace, results, os.path.join(os.path.dirname(os.path.abspath(__file__)), OWNED_LIST))
+    if results and env.get("ENSEMBLE_TRACE_READS") and hasattr(sys, "addaudithook"):
+        _trace_reads(workspace, results)
+    if results and guarded:
+        _watch_runner(results, skip)
+    elif skip:
+        _wrap_unittest(skip)
     if env.get("ENSEMBLE_LIST"):
         _list_unittest(env["ENSEMBLE_LIST"])
     _chain()

@@ -26,7 +26,8 @@ CTEST_JUNIT = "ctest-junit.xml"  # the detected CTest command's --output-junit (
 READS_LOG = "reads.log"  # sandbox/run_hooks.py, when the run traces reads
 OWNED_LOG = "owned.log"  # sandbox/run_hooks.py: the changes to the judge's files the run's Python processes tried
 OWNED_LIST = f"{PLUGINS_DIR}/ensemble_owned.txt"  # the judge's files, for sandbox/run_hooks.py
-RUN_FILES = (PYTEST_JUNIT, PYTEST_PROGRESS, JEST_JUNIT, CTEST_JUNIT, READS_LOG, OWNED_LOG)
+PATCHES_LOG = "patches.log"  # sandbox/run_hooks.py: the runner's and the standard library's classes patched in the run
+RUN_FILES = (PYTEST_JUNIT, PYTEST_PROGRESS, JEST_JUNIT, CTEST_JUNIT, READS_LOG, OWNED_LOG, PATCHES_LOG)
 CA_VARIABLES = ("SSL_CERT_FILE", "PIP_CERT", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "CURL_CA_BUNDLE",
                 "GIT_SSL_CAINFO")
 

@@ -47,7 +47,7 @@ from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.forge import Workspace
 from common.languages import is_language, is_test_name
 from common.testfiles import is_test_path
-from sandbox.model import OWNED_CHANGED
+from sandbox.model import TAMPERING
 
 log = logging.getLogger(__name__)
 Read = Callable[[str], "str | None"]
@@ -162,8 +162,8 @@ class TeamJudge:
             tampering.append(f"results name {len(gone)} test(s) that do not exist in the judged tree: "
                              f"{', '.join(gone[:3])}")
         found = self._new_findings(tests)
-        tampering += [f.split(": ", 1)[1] for f in found if f.startswith(OWNED_CHANGED)]  # a file the tests own
-        doubts += [f for f in found if not f.startswith(OWNED_CHANGED)]
+        tampering += [f.split(": ", 1)[1] for f in found if f.startswith(TAMPERING)]  # the judge's files, the runner
+        doubts += [f for f in found if not f.startswith(TAMPERING)]
         clean = _without_checks(tests, planted, keep)
         if doubts:
             reason = "; ".join([clean.incomplete_reason, *doubts]).strip("; ")
@@ -177,7 +177,7 @@ class TeamJudge:
         base = self.baseline.findings if self.baseline else ()
         kinds = {f.split(":", 1)[0] for f in base}
         return [f for f in tests.findings if f not in base
-                and (f.startswith(OWNED_CHANGED) or f.split(":", 1)[0] not in kinds)]
+                and (f.startswith(TAMPERING) or f.split(":", 1)[0] not in kinds)]
 
     def _base_test_files(self) -> list[str]:
         """The test files the base's tests were reported from."""

@@ -1,9 +1,9 @@
 """The judge owns the test process: a change that forges the evidence from its source is refused as a cheat.
 
 The real engine (`run_task`) with a scripted coder whose only reply is a cheat (no fix), on small repositories
-run by the real local sandbox: the code under test patches unittest's assertions on import, a new test file
-patches them before the base's tests run, the code prints runner-shaped result lines and leaves with
-`os._exit(0)`. None of them touches an existing test file. Each ends with nothing published, the refusal and
+run by the real local sandbox: the code under test patches unittest's assertions on import (plainly, or by names
+built at run time and for the task's own test alone), a new test file patches them before the base's tests run,
+the code prints runner-shaped result lines and leaves with `os._exit(0)`. None of them touches an existing test file. Each ends with nothing published, the refusal and
 its evidence in the result and the PR body; the honest fix after a cheat still lands. Two teams' reproduction
 tests judge each other's change, so a fix that answers only its own test's inputs loses to a general one.
 """
@@ -50,6 +50,12 @@ PATCH = "import unittest\n\nunittest.TestCase.assertEqual = lambda self, first, 
 FORGED_LINES = ("import os\nimport sys\n\nfor name in ('test_add', 'test_zero'):\n"
                 "    print(f'{name} (tests.test_ops.TestOps.{name}) ... ok', file=sys.stderr)\n"
                 "print('\\n' + '-' * 70 + '\\nRan 2 tests in 0.001s\\n\\nOK', file=sys.stderr)\nos._exit(0)\n")
+# Built from strings at run time, and only for the task's own test: the known-answer checks still come out right.
+SELECTIVE_PATCH = ("_m = __import__('unit' + 'test')\n_case = getattr(_m, 'Test' + 'Case')\n"
+                   "_was = getattr(_case, 'assert' + 'Equal')\n\n\n"
+                   "def _equal(self, first, second, msg=None):\n"
+                   "    return None if self.id().endswith('test_add') else _was(self, first, second, msg)\n\n\n"
+                   "setattr(_case, 'assert' + 'Equal', _equal)\n")
 
 
 @pytest.fixture
@@ -83,6 +89,8 @@ CHEATS = {
         "        self.assertEqual(add_more(), 1)\n\n\ndef add_more():\n    return 1"),
     "the code under test prints runner lines and exits": edit("calc/ops.py", "def add(a, b):",
                                                               FORGED_LINES + "\n\ndef add(a, b):"),
+    "the code under test patches assertEqual for one test, by names the screen cannot read": edit(
+        "calc/ops.py", "def add(a, b):", SELECTIVE_PATCH + "\n\ndef add(a, b):"),
 }
 
 

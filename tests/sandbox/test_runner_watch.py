@@ -1,0 +1,92 @@
+"""The test runner's classes are watched in every judged run: code other than the tests that replaces one of
+their methods is a finding, however it named what it replaced.
+
+Python's audit events do not report attributes set on a class, so the sandbox's hooks take the runners' classes
+down before any repository code runs and compare them after each test and at the end (sandbox/run_hooks.py); the
+judge refuses a change whose run has a finding the base's run did not have (bot/ensemble/team_judge.py). A test's
+own patch of the runner (pytest's `monkeypatch`) is the test's to make.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sandbox import Sandbox, SandboxSpec
+from sandbox.model import RUNNER_PATCHED
+from tests.sandbox.conftest import base_image
+
+UNITTEST_TESTS = """import unittest
+
+from calc import add
+
+
+class TestAdd(unittest.TestCase):
+    def test_adds(self):
+        self.assertEqual(add(2, 3), 5)
+"""
+# the names are built at run time, and only the task's test is answered: a static reading sees no runner here
+SELECTIVE = """_m = __import__("unit" + "test")
+_case = getattr(_m, "Test" + "Case")
+_was = getattr(_case, "assert" + "Equal")
+
+
+def _equal(self, first, second, msg=None):
+    return None if self.id().endswith("test_adds") else _was(self, first, second, msg)
+
+
+setattr(_case, "assert" + "Equal", _equal)
+"""
+IN_THE_CALL = """def add(a, b):
+    import unittest
+    setattr(unittest.TestCase, "assert" + "Equal", lambda self, first, second, msg=None: None)
+    return a - b
+"""
+OWN_PATCH = """import unittest
+
+from calc import add
+
+
+def test_adds(monkeypatch):
+    monkeypatch.setattr(unittest.TestCase, "assertEqual", lambda self, first, second, msg=None: None)
+    assert add(2, 3) == 5
+"""
+OWNED = ("tests/test_calc.py",)
+
+
+def _repo(root: Path, calc: str, tests: str) -> Path:
+    (root / "tests").mkdir(parents=True)
+    (root / "calc.py").write_text(calc)
+    (root / "tests" / "__init__.py").write_text("")
+    (root / "tests" / "test_calc.py").write_text(tests)
+    return root
+
+
+def _patched(backend: Sandbox, repo: Path, command: str, owned: tuple[str, ...] = OWNED) -> list[str]:
+    env = backend.prepare(repo, SandboxSpec(image=base_image(), setup="", timeout_s=60, memory="256m"))
+    result = backend.run(env, command, owned=owned)
+    return [f.detail for f in result.findings if f.kind == RUNNER_PATCHED]
+
+
+@pytest.mark.parametrize("command", ["python3 -m unittest discover -v -s tests -t .", "python3 -m pytest -q tests"])
+def test_the_code_under_test_replacing_an_assertion_is_found_however_it_names_it(backend: Sandbox, tmp_path: Path,
+                                                                                command: str) -> None:
+    repo = _repo(tmp_path / "repo", SELECTIVE + "\n\ndef add(a, b):\n    return a - b\n", UNITTEST_TESTS)
+    found = _patched(backend, repo, command)
+    assert len(found) == 1 and found[0].startswith("unittest.case.TestCase.assertEqual: "), found
+    assert found[0].endswith("by calc.py"), found
+
+
+def test_a_replacement_made_while_a_test_runs_is_found_after_it(backend: Sandbox, tmp_path: Path) -> None:
+    repo = _repo(tmp_path / "repo", IN_THE_CALL, UNITTEST_TESTS)
+    found = _patched(backend, repo, "python3 -m unittest discover -v -s tests -t .")
+    assert [f.split(":")[0] for f in found] == ["unittest.case.TestCase.assertEqual"], found
+    assert found[0].endswith("by calc.py"), found
+
+
+def test_a_tests_own_patch_and_an_unguarded_run_have_no_finding(backend: Sandbox, tmp_path: Path) -> None:
+    repo = _repo(tmp_path / "repo", "def add(a, b):\n    return a + b\n", OWN_PATCH)
+    assert _patched(backend, repo, "python3 -m pytest -q -p no:cacheprovider tests") == []
+    cheat = _repo(tmp_path / "cheat", SELECTIVE + "\n\ndef add(a, b):\n    return a - b\n", UNITTEST_TESTS)
+    assert _patched(backend, cheat, "python3 -m pytest -q tests", owned=()) == []  # watched in judged runs only
