@@ -51,20 +51,24 @@ def result_of(ended: Ended, files: Mapping[str, bytes], reports: Mapping[str, by
 
 
 def patches_of(log: bytes) -> tuple[Finding, ...]:
-    """The methods of a test runner's classes that were replaced, added or removed while the tests ran
-    (sandbox/run_hooks.py, `module.Class.name<TAB>replacement` lines): one finding each, but for those the tests or
-    the harness replaced with their own code (a test's `monkeypatch.setattr(TestCase, ...)`), which are theirs to
-    make. The replacement is named by the file its code is in, repository-relative inside the repository."""
+    """The methods of a test runner's classes that were replaced, added or removed while the tests ran, and the
+    standard library's functions and modules found to be the repository's code (sandbox/run_hooks.py,
+    `target<TAB>replacement` lines): one finding each, but for those the tests or the harness replaced with their
+    own code (a test's `monkeypatch.setattr(TestCase, ...)`), which are theirs to make. The replacement is named by
+    the file its code is in, repository-relative inside the repository."""
+    def relative(origin: str) -> bool:  # a file of the repository (the others are absolute, or no file at all)
+        return bool(origin) and not origin.startswith(("/", "a ", "<")) and origin != "removed"
+
     found: dict[str, str] = {}
     for line in log.decode("utf-8", "replace").splitlines():
         target, _, origin = line.strip().partition("\t")
-        relative = bool(origin) and not origin.startswith(("/", "a ", "<")) and origin != "removed"
-        if not target or (relative and (is_test_path(origin) or is_harness_path(origin))):
+        if not target or (relative(origin) and (is_test_path(origin) or is_harness_path(origin))):
             continue
         if len(found) < MAX_REFUSALS:
             found.setdefault(target, origin)
-    return tuple(Finding(RUNNER_PATCHED, f"{target}: the test runner's code was replaced while the tests ran, by "
-                                         f"{origin if origin else 'unknown code'}") for target, origin in sorted(found.items()))
+    return tuple(Finding(RUNNER_PATCHED, f"{target}: replaced while the tests ran, by "
+                                         f"{'code in ' + origin if relative(origin) else origin or 'unknown code'}")
+                 for target, origin in sorted(found.items()))
 
 
 def refusals_of(log: bytes) -> tuple[Finding, ...]:

@@ -23,7 +23,9 @@ Python process it starts loads this module first. It does nothing unless the run
   replaced, added or removed is recorded as `module.Class.name<TAB>replacement` in
   `$ENSEMBLE_RESULTS/patches.log`, the replacement named by the file its code is in, so the judge tells the
   tests' own patches from the code's however the code named what it patched (`setattr` with a name built at
-  run time). Python's audit events do not report attributes set on a class; this comparison does.
+  run time). Python's audit events do not report attributes set on a class; this comparison does. At the first
+  test and at the end, the standard library's functions and methods whose code is the repository's (`json.loads`
+  replaced by the code under test) and its names in `sys.modules` that a repository file holds are recorded too.
 
 Then the image's own `sitecustomize`, if it has one, runs as it would have. Standard library only: the
 module runs on whatever Python the image has.
@@ -50,6 +52,8 @@ REPORTING = frozenset({"unittest.case", "unittest.result", "unittest.runner", "u
                        "_pytest.terminal", "_pytest.unittest", "_pytest.outcomes", "_pytest.assertion.rewrite",
                        "_pytest.assertion.util", "_pytest.fixtures", "pluggy._hooks", "pluggy._callers",
                        "pluggy._manager"})
+STDLIB_SETTINGS = frozenset({"sys", "logging", "warnings", "threading"})  # modules applications set hooks in
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) - {"__main__"}
 OWNED_LIST = "ensemble_owned.txt"  # beside this module, written by the sandbox (sandbox/scripts.py)
 MAX_READS = 20_000  # files one process records
 MAX_REFUSALS = 200  # refusals one process records (each is refused whether recorded or not)
@@ -158,6 +162,7 @@ _RUNNER: dict[str, tuple[type, dict[str, Any], tuple[str, ...], tuple[Any, ...]]
 _PATCHES: list[str] = []  # where patches.log goes (one entry: the path), once the run is guarded
 _WRITE_PATCH: list[Callable[[str], None]] = []  # how a line gets into it past the guard (_guard_owned)
 _REPORTED: set[str] = set()
+_CHECKED: list[bool] = []  # unittest's first test was preceded by a full check
 
 
 def snapshot_runner() -> None:
@@ -198,16 +203,48 @@ def check_runner(full: bool = True) -> None:
             origin = _origin(now.get(attr), root)
             if home and origin.startswith(home):  # the runner's own (pytest's legacypath plugin adds methods)
                 continue
-            line = f"{key.replace(':', '.')}.{attr}\t{origin}"
-            if line not in _REPORTED and len(_REPORTED) < MAX_REFUSALS:
-                _REPORTED.add(line)
-                try:
-                    if _WRITE_PATCH:
-                        _WRITE_PATCH[0](line)
-                    else:
-                        _append(_PATCHES[0], line)
-                except OSError:  # a full disk must not fail the tests
-                    continue
+            _report(f"{key.replace(':', '.')}.{attr}", origin)
+    if full:
+        for target, origin in _repository_code_in_the_standard_library(root):
+            _report(target, origin)
+
+
+def _report(target: str, origin: str) -> None:
+    """One line of patches.log, once."""
+    line = f"{target}\t{origin}"
+    if line in _REPORTED or len(_REPORTED) >= MAX_REFUSALS:
+        return
+    _REPORTED.add(line)
+    try:
+        if _WRITE_PATCH:
+            _WRITE_PATCH[0](line)
+        else:
+            _append(_PATCHES[0], line)
+    except OSError:  # a full disk must not fail the tests
+        pass
+
+
+def _repository_code_in_the_standard_library(root: str) -> Iterator[tuple[str, str]]:
+    """The functions and methods of standard-library modules whose code is the repository's (`json.loads`
+    replaced by a function of the code under test, however it named it), and the standard library's names in
+    `sys.modules` that a repository file holds; but for the modules whose settings applications set (`sys`,
+    `logging`, `warnings`, `threading`). Found by where the code is, so whenever the module was first loaded."""
+    for name, module in list(sys.modules.items()):
+        top = name.split(".")[0]
+        if module is None or top not in _STDLIB or top in STDLIB_SETTINGS:
+            continue
+        where = getattr(module, "__file__", None)
+        if isinstance(where, str) and where.startswith(root):
+            yield f"sys.modules[{name!r}]", where[len(root):].replace(os.sep, "/")
+            continue
+        for attr, value in list(vars(module).items()):
+            holders = [(f"{name}.{attr}", value)]
+            if isinstance(value, type) and getattr(value, "__module__", None) == name:
+                holders = [(f"{name}.{value.__qualname__}.{a}", v) for a, v in _methods(value).items()]
+            for target, code in holders:
+                origin = _origin(code, root) if not isinstance(code, type) else ""
+                if origin and not origin.startswith(("/", "a ", "<", "removed", *OWN_FOLDERS)):
+                    yield target, origin
 
 
 def _package_folder(name: str) -> str:
@@ -327,6 +364,9 @@ def _wrap_unittest(skip: frozenset[str], check: bool = False) -> None:
             return None
         if not check:
             return original(self, *args, **kwargs)
+        if not _CHECKED:  # the first test: what loading the tests did, everywhere; later, each test's end
+            _CHECKED.append(True)
+            check_runner(full=True)
         try:
             return original(self, *args, **kwargs)
         finally:

@@ -75,14 +75,39 @@ def test_the_code_under_test_replacing_an_assertion_is_found_however_it_names_it
     repo = _repo(tmp_path / "repo", SELECTIVE + "\n\ndef add(a, b):\n    return a - b\n", UNITTEST_TESTS)
     found = _patched(backend, repo, command)
     assert len(found) == 1 and found[0].startswith("unittest.case.TestCase.assertEqual: "), found
-    assert found[0].endswith("by calc.py"), found
+    assert found[0].endswith("by code in calc.py"), found
 
 
 def test_a_replacement_made_while_a_test_runs_is_found_after_it(backend: Sandbox, tmp_path: Path) -> None:
     repo = _repo(tmp_path / "repo", IN_THE_CALL, UNITTEST_TESTS)
     found = _patched(backend, repo, "python3 -m unittest discover -v -s tests -t .")
     assert [f.split(":")[0] for f in found] == ["unittest.case.TestCase.assertEqual"], found
-    assert found[0].endswith("by calc.py"), found
+    assert found[0].endswith("by code in calc.py"), found
+
+
+DATA_TESTS = """import json
+import unittest
+
+from calc import add
+
+
+class TestAdd(unittest.TestCase):
+    def test_adds(self):
+        for a, b, want in json.loads("[[2, 3, 5]]"):
+            self.assertEqual(add(a, b), want)
+"""
+STDLIB_PATCH = """setattr(__import__("js" + "on"), "lo" + "ads", lambda text, **kw: [[2, 3, -1]])
+
+
+def add(a, b):
+    return a - b
+"""
+
+
+def test_the_code_under_test_replacing_a_standard_library_function_is_found(backend: Sandbox, tmp_path: Path) -> None:
+    repo = _repo(tmp_path / "repo", STDLIB_PATCH, DATA_TESTS)
+    found = _patched(backend, repo, "python3 -m unittest discover -v -s tests -t .")
+    assert found == ["json.loads: replaced while the tests ran, by code in calc.py"], found
 
 
 def test_a_tests_own_patch_and_an_unguarded_run_have_no_finding(backend: Sandbox, tmp_path: Path) -> None:
