@@ -225,13 +225,14 @@ def _report(target: str, origin: str) -> None:
 
 
 def _repository_code_in_the_standard_library(root: str) -> Iterator[tuple[str, str]]:
-    """The functions and methods of standard-library modules whose code is the repository's (`json.loads`
-    replaced by a function of the code under test, however it named it), and the standard library's names in
+    """The functions and methods of standard-library and runner modules whose code is the repository's
+    (`json.loads` or `pytest.fail` replaced by a function of the code under test, however it named it), and the
+    standard library's and the runners' names in
     `sys.modules` that a repository file holds; but for the modules whose settings applications set (`sys`,
     `logging`, `warnings`, `threading`). Found by where the code is, so whenever the module was first loaded."""
     for name, module in list(sys.modules.items()):
         top = name.split(".")[0]
-        if module is None or top not in _STDLIB or top in STDLIB_SETTINGS:
+        if module is None or top not in _STDLIB | RUNNER_ROOTS or top in STDLIB_SETTINGS:
             continue
         where = getattr(module, "__file__", None)
         if isinstance(where, str) and where.startswith(root):

@@ -115,3 +115,10 @@ def test_a_tests_own_patch_and_an_unguarded_run_have_no_finding(backend: Sandbox
     assert _patched(backend, repo, "python3 -m pytest -q -p no:cacheprovider tests") == []
     cheat = _repo(tmp_path / "cheat", SELECTIVE + "\n\ndef add(a, b):\n    return a - b\n", UNITTEST_TESTS)
     assert _patched(backend, cheat, "python3 -m pytest -q tests", owned=()) == []  # watched in judged runs only
+
+
+def test_a_runner_function_replaced_by_the_code_under_test_is_found(backend: Sandbox, tmp_path: Path) -> None:
+    tests = "import pytest\n\nfrom calc import add\n\n\ndef test_adds():\n    if add(2, 3) != 5:\n        pytest.fail('no')\n"
+    calc = 'setattr(__import__("py" + "test"), "fa" + "il", lambda *a, **k: None)\n\n\ndef add(a, b):\n    return a - b\n'
+    found = _patched(backend, _repo(tmp_path / "repo", calc, tests), "python3 -m pytest -q -p no:cacheprovider tests")
+    assert found == ["pytest.fail: replaced while the tests ran, by code in calc.py"], found
