@@ -30,6 +30,7 @@ from types import MappingProxyType
 from bot.ensemble.judge import judge
 from bot.ensemble.judged import allowed_changes, guarded, judged_data, judged_files
 from bot.ensemble.ports import TestRunner
+from bot.ensemble.screen import hooks_in
 from bot.ensemble.sentinels import (
     NOTHING,
     Calibration,
@@ -42,12 +43,12 @@ from bot.ensemble.sentinels import (
     plant,
 )
 from bot.ensemble.testids import file_of_test
-from bot.ensemble.types import Judgement, TestChange, TestOutcome
+from bot.ensemble.types import Judgement, RunnerHook, TestChange, TestOutcome
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.forge import Workspace
 from common.languages import is_language, is_test_name
 from common.testfiles import is_test_path
-from sandbox.model import TAMPERING
+from sandbox.model import RUNNER_PATCHED, TAMPERING
 
 log = logging.getLogger(__name__)
 Read = Callable[[str], "str | None"]
@@ -85,6 +86,18 @@ def run_base(runner: TestRunner, workspace: Workspace) -> BaseRun:
     clean = _without_checks(tests, planted)
     traced = judged_data((), files.read, [p for p in tests.reads if files.read(p)])  # the named ones are read above
     return BaseRun(clean, calibration, named | traced, named)
+
+
+def _not_asked_for(findings: Sequence[str], allowed: Sequence[RunnerHook]) -> list[str]:
+    """`findings` less the runner patches the sandbox saw of what a line the static screen read patches and the task
+    asked for (`builtins.median = median`, shown to the critic and in the PR, bot/ensemble/screen.py): a patch of
+    anything else, or that the screen could not read at all (names built at run time), matches no such line."""
+    def asked(finding: str) -> bool:
+        target = finding.removeprefix(f"{RUNNER_PATCHED}: ").partition(": ")[0]
+        top, attr = target.split(".", 1)[0], target.rsplit(".", 1)[-1]
+        return any(re.search(rf"\b{re.escape(top)}\b.*\.{re.escape(attr)}\b", h.what) for h in allowed)
+
+    return [f for f in findings if not (f.startswith(RUNNER_PATCHED) and asked(f))]
 
 
 def _holds_tests(path: str, read: Read) -> bool:
@@ -161,7 +174,7 @@ class TeamJudge:
         if gone:
             tampering.append(f"results name {len(gone)} test(s) that do not exist in the judged tree: "
                              f"{', '.join(gone[:3])}")
-        found = self._new_findings(tests)
+        found = _not_asked_for(self._new_findings(tests), hooks_in(workspace))
         tampering += [f.split(": ", 1)[1] for f in found if f.startswith(TAMPERING)]  # the judge's files, the runner
         doubts += [f for f in found if not f.startswith(TAMPERING)]
         clean = _without_checks(tests, planted, keep)
