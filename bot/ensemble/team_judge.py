@@ -174,7 +174,9 @@ class TeamJudge:
         if gone:
             tampering.append(f"results name {len(gone)} test(s) that do not exist in the judged tree: "
                              f"{', '.join(gone[:3])}")
-        found = _not_asked_for(self._new_findings(tests), hooks_in(workspace))
+        found = self._new_findings(tests)
+        if any(f.startswith(RUNNER_PATCHED) for f in found):  # reading the change's runner lines is not free
+            found = _not_asked_for(found, hooks_in(workspace))
         tampering += [f.split(": ", 1)[1] for f in found if f.startswith(TAMPERING)]  # the judge's files, the runner
         doubts += [f for f in found if not f.startswith(TAMPERING)]
         clean = _without_checks(tests, planted, keep)
