@@ -59,19 +59,24 @@ mkdir -p "$ENSEMBLE_RESULTS" || exit 93
 # sitecustomize (sandbox/run_hooks.py) in every Python process: traced reads, unittest's skips and listing
 export PYTHONPATH="$ENSEMBLE_WORKSPACE/.ensemble-plugins${PYTHONPATH:+:$PYTHONPATH}"
 export PYTEST_PLUGINS=ensemble_pytest_progress
+# a judged run (the judge's files listed): every Node process first freezes the assertion modules (node_guard.js)
+if [ -f "$ENSEMBLE_WORKSPACE/.ensemble-plugins/ensemble_owned.txt" ]; then
+  export NODE_OPTIONS="--require \"$ENSEMBLE_WORKSPACE/.ensemble-plugins/ensemble_node_guard.js\"${NODE_OPTIONS:+ $NODE_OPTIONS}"
+fi
 exec sh -c "$1"
 """
 
 
 def plugin_files(owned: Iterable[str] = ()) -> dict[str, bytes]:
-    """The sandbox's own files every test run gets beside the repository's: the pytest progress plugin, and
-    the hooks every Python process of the run loads as `sitecustomize`; with `owned` (the files the run may not
+    """The sandbox's own files every test run gets beside the repository's: the pytest progress plugin, the
+    hooks every Python process of the run loads as `sitecustomize`, Node's preload; with `owned` (the files the run may not
     change), their list, which those hooks guard (with these files themselves)."""
     from pathlib import Path
 
     here = Path(__file__).parent
     plugins = {f"{PLUGINS_DIR}/ensemble_pytest_progress.py": (here / "pytest_progress.py").read_bytes(),
-               f"{PLUGINS_DIR}/sitecustomize.py": (here / "run_hooks.py").read_bytes()}
+               f"{PLUGINS_DIR}/sitecustomize.py": (here / "run_hooks.py").read_bytes(),
+               f"{PLUGINS_DIR}/ensemble_node_guard.js": (here / "node_guard.js").read_bytes()}
     names = sorted({*owned, *plugins, OWNED_LIST}) if owned else []
     return {**plugins, OWNED_LIST: "".join(f"{name}\n" for name in names).encode()} if names else plugins
 

@@ -122,3 +122,35 @@ def test_a_runner_function_replaced_by_the_code_under_test_is_found(backend: San
     calc = 'setattr(__import__("py" + "test"), "fa" + "il", lambda *a, **k: None)\n\n\ndef add(a, b):\n    return a - b\n'
     found = _patched(backend, _repo(tmp_path / "repo", calc, tests), "python3 -m pytest -q -p no:cacheprovider tests")
     assert found == ["pytest.fail: replaced while the tests ran, by code in calc.py"], found
+
+
+JS_TESTS = """const assert = require('assert');
+const { test } = require('node:test');
+const { add } = require('../calc.js');
+
+test('adds', () => {
+  assert.strictEqual(add(2, 3), 5);
+  assert.deepStrictEqual(JSON.parse('[1]'), [1]);
+});
+"""
+JS_PATCH = """require('as' + 'sert')['strict' + 'Equal'] = () => {};
+JSON['pa' + 'rse'] = () => [1];
+
+exports.add = (a, b) => a - b;
+"""
+
+
+def test_node_code_under_test_cannot_replace_assert_or_json_in_a_judged_run(tmp_path: Path) -> None:
+    """The local sandbox with the machine's Node: in a judged run the assertion and JSON stay as Node made them."""
+    from sandbox import LocalSandbox
+
+    repo = tmp_path / "repo"
+    (repo / "test").mkdir(parents=True)
+    (repo / "calc.js").write_text(JS_PATCH)
+    (repo / "test" / "calc.test.js").write_text(JS_TESTS)
+    backend = LocalSandbox(cache_dir=tmp_path / "envs", env={"PATH": "/usr/bin:/bin"})
+    env = backend.prepare(repo, SandboxSpec(image=base_image(), setup="", timeout_s=60, memory="1g"))
+    judged = backend.run(env, "node --test", owned=("test/calc.test.js",))
+    assert judged.exit_code != 0 and "# fail 1" in judged.stdout, judged.stdout + judged.stderr
+    free = backend.run(env, "node --test")  # not a judged run: the patch works, as it would anywhere
+    assert free.exit_code == 0, free.stdout + free.stderr
