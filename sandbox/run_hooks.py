@@ -170,14 +170,19 @@ def snapshot_runner() -> None:
     pytest's when it loads the sandbox's plugin), before any repository code can have patched them."""
     if not _PATCHES:
         return
+    import types
+
     for name, module in list(sys.modules.items()):
-        if module is None or name.split(".")[0] not in RUNNER_ROOTS:
+        if not isinstance(module, types.ModuleType) or name.split(".")[0] not in RUNNER_ROOTS:
             continue
-        for value in list(vars(module).values()):
-            if isinstance(value, type) and getattr(value, "__module__", None) == name:
-                names = tuple(vars(value))
-                _RUNNER.setdefault(f"{name}:{value.__qualname__}",
-                                   (value, _methods(value), names, tuple(map(vars(value).get, names))))
+        try:
+            for value in list(vars(module).values()):
+                if isinstance(value, type) and vars(value).get("__module__") == name:
+                    names = tuple(vars(value))
+                    _RUNNER.setdefault(f"{name}:{value.__qualname__}",
+                                       (value, _methods(value), names, tuple(map(vars(value).get, names))))
+        except Exception as exc:  # noqa: BLE001 - taking them down must never fail the tests; that it failed is evidence
+            _report(name, f"a check that failed: {type(exc).__name__}")
 
 
 def check_runner(full: bool = True) -> None:
@@ -187,26 +192,37 @@ def check_runner(full: bool = True) -> None:
     if not _PATCHES:
         return
     root = os.path.join(os.path.abspath(os.environ.get("ENSEMBLE_WORKSPACE") or os.getcwd()), "")
-    for key, (cls, was, names, values) in list(_RUNNER.items()):
-        if not full and key.split(":", 1)[0] not in REPORTING:
-            continue
-        namespace = vars(cls)
-        if len(namespace) == len(names) and tuple(map(namespace.get, names)) == values:
-            continue  # nothing set, added or removed: the common case, checked in C
-        now = _methods(cls)  # compared with the methods as they were first (`was`), reported once each
-        current = tuple(namespace)
-        _RUNNER[key] = (cls, was, current, tuple(map(namespace.get, current)))
-        home = _package_folder(key.split(".", 1)[0].split(":", 1)[0])
-        for attr in sorted(now.keys() | was.keys()):
-            if now.get(attr) is was.get(attr):
-                continue
-            origin = _origin(now.get(attr), root)
-            if home and origin.startswith(home):  # the runner's own (pytest's legacypath plugin adds methods)
-                continue
-            _report(f"{key.replace(':', '.')}.{attr}", origin)
+    for key in list(_RUNNER):
+        if full or key.split(":", 1)[0] in REPORTING:
+            try:
+                _check_class(key, root)
+            except Exception as exc:  # noqa: BLE001 - the check must never fail the tests; that it failed is evidence
+                _report(key.replace(":", "."), f"a check that failed: {type(exc).__name__}")
     if full:
-        for target, origin in _repository_code_in_the_standard_library(root):
-            _report(target, origin)
+        try:
+            for target, origin in _repository_code_in_the_standard_library(root):
+                _report(target, origin)
+        except Exception as exc:  # noqa: BLE001 - as above
+            _report("the standard library", f"a check that failed: {type(exc).__name__}")
+
+
+def _check_class(key: str, root: str) -> None:
+    """`check_runner` for one class taken down."""
+    cls, was, names, values = _RUNNER[key]
+    namespace = vars(cls)
+    if len(namespace) == len(names) and tuple(map(namespace.get, names)) == values:
+        return  # nothing set, added or removed: the common case, checked in C
+    now = _methods(cls)  # compared with the methods as they were first (`was`), reported once each
+    current = tuple(namespace)
+    _RUNNER[key] = (cls, was, current, tuple(map(namespace.get, current)))
+    home = _package_folder(key.split(".", 1)[0].split(":", 1)[0])
+    for attr in sorted(now.keys() | was.keys()):
+        if now.get(attr) is was.get(attr):
+            continue
+        origin = _origin(now.get(attr), root)
+        if home and origin.startswith(home):  # the runner's own (pytest's legacypath plugin adds methods)
+            continue
+        _report(f"{key.replace(':', '.')}.{attr}", origin)
 
 
 def _report(target: str, origin: str) -> None:
@@ -230,11 +246,13 @@ def _repository_code_in_the_standard_library(root: str) -> Iterator[tuple[str, s
     standard library's and the runners' names in
     `sys.modules` that a repository file holds; but for the modules whose settings applications set (`sys`,
     `logging`, `warnings`, `threading`). Found by where the code is, so whenever the module was first loaded."""
+    import types
+
     for name, module in list(sys.modules.items()):
         top = name.split(".")[0]
-        if module is None or top not in _STDLIB | RUNNER_ROOTS or top in STDLIB_SETTINGS:
+        if not isinstance(module, types.ModuleType) or top not in _STDLIB | RUNNER_ROOTS or top in STDLIB_SETTINGS:
             continue
-        where = getattr(module, "__file__", None)
+        where = vars(module).get("__file__")
         if isinstance(where, str) and where.startswith(root):
             yield f"sys.modules[{name!r}]", where[len(root):].replace(os.sep, "/")
             continue
@@ -250,7 +268,10 @@ def _repository_code_in_the_standard_library(root: str) -> Iterator[tuple[str, s
 
 def _package_folder(name: str) -> str:
     """The folder of the top-level package `name` (a runner's), with a trailing separator; '' when not loaded."""
-    where = getattr(sys.modules.get(name), "__file__", None)
+    import types
+
+    module = sys.modules.get(name)
+    where = vars(module).get("__file__") if isinstance(module, types.ModuleType) else None
     return os.path.join(os.path.dirname(where), "") if isinstance(where, str) else ""
 
 
@@ -264,14 +285,17 @@ def _methods(cls: type) -> dict[str, Any]:
 def _origin(value: Any, root: str) -> str:
     """Where the code of `value` is: its file (repository-relative inside the repository), "removed", or the kind of
     object it is when it has no code of its own (a builtin, a partial, a mock)."""
+    import types
+
     if value is None:
         return "removed"
-    for attr in ("__func__", "fget", "__wrapped__"):
-        value = getattr(value, attr, None) or value
-    code = getattr(value, "__code__", None)
-    name = getattr(code, "co_filename", None)
-    if not isinstance(name, str):
+    if isinstance(value, (staticmethod, classmethod, types.MethodType)):
+        value = value.__func__
+    elif isinstance(value, property):
+        value = value.fget
+    if not isinstance(value, types.FunctionType):  # no attribute of anything else is read: it could run code
         return f"a {type(value).__name__}"
+    name = value.__code__.co_filename
     return name[len(root):].replace(os.sep, "/") if name.startswith(root) else name
 
 

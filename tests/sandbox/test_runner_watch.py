@@ -154,3 +154,13 @@ def test_node_code_under_test_cannot_replace_assert_or_json_in_a_judged_run(tmp_
     assert judged.exit_code != 0 and "# fail 1" in judged.stdout, judged.stdout + judged.stderr
     free = backend.run(env, "node --test")  # not a judged run: the patch works, as it would anywhere
     assert free.exit_code == 0, free.stdout + free.stderr
+
+
+def test_objects_that_run_code_when_read_do_not_break_an_honest_run(backend: Sandbox, tmp_path: Path) -> None:
+    """`ctypes.cdll` loads a library for any attribute asked of it: the watch reads no attribute of such objects."""
+    calc = "import ctypes\nimport ctypes.util\n\n\ndef add(a, b):\n    return a + b\n"
+    repo = _repo(tmp_path / "repo", calc, UNITTEST_TESTS)
+    env = backend.prepare(repo, SandboxSpec(image=base_image(), setup="", timeout_s=60, memory="256m"))
+    for command in ("python3 -m pytest -q tests", "python3 -m unittest discover -v -s tests -t ."):
+        result = backend.run(env, command, owned=OWNED)
+        assert result.exit_code == 0 and not result.findings, result.stdout + result.stderr + str(result.findings)
