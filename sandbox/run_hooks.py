@@ -326,7 +326,7 @@ def _real(path: Any) -> str | None:
         return None
     try:
         return os.path.realpath(os.path.join(os.getcwd(), os.fsdecode(os.fspath(path))))
-    except (TypeError, ValueError, OSError):
+    except Exception:  # noqa: BLE001 - a path-like object's own code: the open goes on as it would have
         return None
 
 
