@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import os
 import sys
+import types  # loaded by `site` already: costs this module nothing
 
 TYPE_CHECKING = False  # typing itself costs every Python process of the run milliseconds: only mypy reads these
 if TYPE_CHECKING:
@@ -170,8 +171,6 @@ def snapshot_runner() -> None:
     pytest's when it loads the sandbox's plugin), before any repository code can have patched them."""
     if not _PATCHES:
         return
-    import types
-
     for name, module in list(sys.modules.items()):
         if not isinstance(module, types.ModuleType) or name.split(".")[0] not in RUNNER_ROOTS:
             continue
@@ -246,8 +245,6 @@ def _repository_code_in_the_standard_library(root: str) -> Iterator[tuple[str, s
     standard library's and the runners' names in
     `sys.modules` that a repository file holds; but for the modules whose settings applications set (`sys`,
     `logging`, `warnings`, `threading`). Found by where the code is, so whenever the module was first loaded."""
-    import types
-
     for name, module in list(sys.modules.items()):
         top = name.split(".")[0]
         if not isinstance(module, types.ModuleType) or top not in _STDLIB | RUNNER_ROOTS or top in STDLIB_SETTINGS:
@@ -268,8 +265,6 @@ def _repository_code_in_the_standard_library(root: str) -> Iterator[tuple[str, s
 
 def _package_folder(name: str) -> str:
     """The folder of the top-level package `name` (a runner's), with a trailing separator; '' when not loaded."""
-    import types
-
     module = sys.modules.get(name)
     where = vars(module).get("__file__") if isinstance(module, types.ModuleType) else None
     return os.path.join(os.path.dirname(where), "") if isinstance(where, str) else ""
@@ -285,8 +280,6 @@ def _methods(cls: type) -> dict[str, Any]:
 def _origin(value: Any, root: str) -> str:
     """Where the code of `value` is: its file (repository-relative inside the repository), "removed", or the kind of
     object it is when it has no code of its own (a builtin, a partial, a mock)."""
-    import types
-
     if value is None:
         return "removed"
     if isinstance(value, (staticmethod, classmethod, types.MethodType)):
