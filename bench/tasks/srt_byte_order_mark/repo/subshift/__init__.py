@@ -1,0 +1,1 @@
+"""Shift the timings of .srt subtitle files."""
