@@ -5,7 +5,8 @@ round 0 wrote a reproduction test that failed at the base, by that test as it wa
 value: a team that learns its reproduction test gets a new judge (`with_reproduction`), and nothing is assigned
 onto it afterwards. It decides which of the base's failing tests a change is answerable for (`related_failures`:
 blame). The rules are in judge.py (red and green against the base), judged.py (the files a judged
-run puts back over the tree) and sentinels.py (the known-answer tests that show a run was not tampered with).
+run puts back over the tree), sentinels.py (the known-answer tests that show a run was not tampered with) and
+twins.py (copies of the tests a change must fix that expect another answer: no honest change passes both).
 
 A judged run (`run`) is one or two test processes:
 1. the base's tests, with the base's test files, harness and test data put back, the frozen reproduction test,
@@ -13,9 +14,9 @@ A judged run (`run`) is one or two test processes:
    base's tests run;
 2. when the candidate added test files, those alone (with the base's test files they use, so shared helpers keep
    working), in a process of their own; only the new files' results are taken from it.
-Each process gets the judge's known-answer checks under a fresh nonce; their results are taken out of what the
-models and the verdict see, and what they show about the run goes into `TestOutcome.tampering` (a cheat) or
-makes the run incomplete (no evidence either way). The test process cannot change the judge's files (`guarded`:
+Each process gets the judge's known-answer checks under a fresh nonce (the first also the twins); their results
+are taken out of what the models and the verdict see, and what they show about the run goes into
+`TestOutcome.tampering` (a cheat) or makes the run incomplete (no evidence either way). The test process cannot change the judge's files (`guarded`:
 read-only in Docker); where it can (the local sandbox) a file it changed that the base's run left alone is a cheat.
 """
 
@@ -43,6 +44,7 @@ from bot.ensemble.sentinels import (
     plant,
 )
 from bot.ensemble.testids import file_of_test
+from bot.ensemble.twins import defined_tests
 from bot.ensemble.types import Judgement, RunnerHook, TestChange, TestOutcome
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.forge import Workspace
@@ -145,7 +147,7 @@ class TeamJudge:
                      and (p in overlay or files.read(p) is not None))
         known = self.known_failures(workspace)
         first = self._process(runner, workspace, files.read, {**overlay, **dict.fromkeys(new)}, known, owned,
-                              lambda _name: True)
+                              lambda _name: True, self._twinned(workspace, judged))
         written = [p for p in new if _holds_tests(p, judged)]
         if not written:
             return first
@@ -156,11 +158,13 @@ class TeamJudge:
         return _merged(first, second)
 
     def _process(self, runner: TestRunner, workspace: Workspace, read: Read, overlay: Mapping[str, bytes | None],
-                 known: Collection[str], owned: Collection[str], keep: Callable[[str], bool]) -> TestOutcome:
-        """One test process over `overlay`, with this run's known-answer checks, unable to change the judge's files
-        (`owned`, and the checks); the results `keep` selects."""
+                 known: Collection[str], owned: Collection[str], keep: Callable[[str], bool],
+                 twinned: Sequence[str] = ()) -> TestOutcome:
+        """One test process over `overlay`, with this run's known-answer checks and twins of the tests `twinned`
+        names, unable to change the judge's files (`owned`, and the checks); the results `keep` selects."""
         judged = _judged_tree(overlay, read)
-        planted = plant(self.calibration.hosts, judged, new_nonce()) if self.calibration.available else NOTHING
+        planted = plant(self.calibration.hosts, judged, new_nonce(), twinned) if self.calibration.available \
+            else NOTHING
         kept = [p for p in owned if overlay.get(p, b"") is not None]  # not the files this process leaves out
         tests = runner.run_tests(workspace.path, known_failures=known, files={**overlay, **planted.files},
                                  checks=planted.nonce, owned=[*kept, *planted.files])
@@ -193,6 +197,15 @@ class TeamJudge:
         kinds = {f.split(":", 1)[0] for f in base}
         return [f for f in tests.findings if f not in base
                 and (f.startswith(TAMPERING) or f.split(":", 1)[0] not in kinds)]
+
+    def _twinned(self, workspace: Workspace, judged: Read) -> list[str]:
+        """The tests a change must fix, whose twins (twins.py) the judged run gets: the ones the task names, the
+        reproduction test's and the base's failures that use the changed code; else every failure at the base."""
+        repro = self.reproduction
+        text = judged(repro) if repro else None
+        must = [*self.required_tests, *(defined_tests(repro, text) if repro and text else []),
+                *self._related_failures(workspace)]
+        return must or self.base_failures()
 
     def _base_test_files(self) -> list[str]:
         """The test files the base's tests were reported from."""

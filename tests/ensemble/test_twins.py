@@ -1,0 +1,224 @@
+"""Contradicting twins: which tests get one, what it expects instead, and what its result says.
+
+The twins are written, then run by the real pytest and unittest on a small project: an honest result fails the
+twin, one equal to anything passes it.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.ensemble.twins import MAX_TWINS, contradictions, defined_tests, twins
+
+NONCE = "s0123456789ab"
+PYTEST_FILE = '''"""Tests of the price module."""
+from __future__ import annotations
+
+import pytest
+
+from shop.price import total, vat
+
+
+@pytest.fixture
+def basket():
+    return [1, 2, 3]
+
+
+def test_total(basket):
+    assert total(basket) == 6
+
+
+def test_vat():
+    assert vat(100) == 20
+    assert vat(0) == 0
+
+
+if __name__ == "__main__":
+    raise SystemExit("run me with pytest")
+'''
+UNITTEST_FILE = '''import unittest
+
+from shop.price import total
+
+
+class Base(unittest.TestCase):
+    def basket(self):
+        return [1, 2, 3]
+
+    def test_in_base(self):
+        self.assertTrue(True)
+
+
+class TestTotal(Base):
+    def test_total(self):
+        self.assertEqual(total(self.basket()), 6, "the sum")
+
+    def test_other(self):
+        self.assertEqual(total([]), 0)
+'''
+
+
+def made(text: str, test_id: str, path: str = "tests/test_price.py"):
+    found = twins([test_id], {path: text}.get, NONCE)
+    return found[0] if found else None
+
+
+def test_a_pytest_function_gets_a_twin_beside_it_that_expects_another_value() -> None:
+    twin = made(PYTEST_FILE, "tests/test_price.py::test_vat")
+    assert twin is not None
+    assert twin.path == f"tests/test_sentinel_{NONCE}_twin1.py" and twin.token == f"{NONCE}_twin1"
+    assert twin.expects == repr(7_000_003)
+    tree = ast.parse(twin.source)
+    assert isinstance(tree.body[0], ast.ImportFrom) and tree.body[0].module == "__future__"  # still first
+    source = twin.source
+    assert "vat(0) == 7000003" in source and "vat(100) == 20" in source  # the last assertion changed, only it
+    assert "def test_total" not in source and "def basket" in source  # other tests out, fixtures kept
+    assert "__main__" not in source
+
+
+def test_a_unittest_method_keeps_its_class_and_base_classes_without_their_other_tests() -> None:
+    twin = made(UNITTEST_FILE, "tests.test_price.TestTotal::test_total")
+    assert twin is not None and twin.expects == repr(7_000_009)
+    assert "self.assertEqual(total(self.basket()), 7000009, 'the sum')" in twin.source
+    assert "def basket" in twin.source and "class Base" in twin.source
+    assert "test_in_base" not in twin.source and "test_other" not in twin.source
+
+
+@pytest.mark.parametrize(("assertion", "expects"), [
+    ("assert f() == 'abc'", f"'abc {NONCE}_twin1'"),
+    ("assert 'abc' == f()", f"'abc {NONCE}_twin1'"),
+    ("assert f() == [1, 2]", f"[1, 2, '{NONCE}_twin1']"),
+    ("assert f() == (1,)", f"(1, '{NONCE}_twin1')"),
+    ("assert f() == {'a': 1}", f"{{'a': 1, '{NONCE}_twin1': '{NONCE}_twin1'}}"),
+    ("assert f() == True", "False"),
+    ("assert f() == None", f"'{NONCE}_twin1'"),
+    ("assert f() == -2.5", repr(-2.5 + 7_000_003)),
+    ("assert f() == b'x'", f"b'x {NONCE}_twin1'"),
+])
+def test_each_kind_of_literal_gets_a_value_no_honest_result_equal_to_it_equals(assertion: str, expects: str) -> None:
+    twin = made(f"def test_it():\n    {assertion}\n", "tests/test_price.py::test_it")
+    assert twin is not None and twin.expects == expects
+
+
+@pytest.mark.parametrize("body", [
+    "    for x in f():\n        assert x == 1\n",  # not reached when f() is empty
+    "    if f():\n        assert f() == 1\n",
+    "    with open('x') as fh:\n        assert fh.read() == 'a'\n",
+    "    try:\n        assert f() == 1\n    except AssertionError:\n        pass\n",
+    "    if not f():\n        return\n    assert f() == 1\n",  # returns before the assertion
+    "    assert f() == g()\n",  # no literal side
+    "    assert 1 == 1\n",  # both literal
+    "    assert f() != 1\n",
+    "    assert f() == 1e308\n",  # too large to move
+    "    self_check = f()\n",  # no assertion
+    "    yield f()\n    assert f() == 1\n",
+])
+def test_a_test_whose_last_assertion_may_not_run_or_compare_is_not_twinned(body: str) -> None:
+    assert made(f"def test_it():\n{body}", "tests/test_price.py::test_it") is None
+
+
+@pytest.mark.parametrize("decorator", ["@pytest.mark.xfail", "@unittest.expectedFailure", "@pytest.mark.skip"])
+def test_a_test_whose_failure_does_not_count_is_not_twinned(decorator: str) -> None:
+    assert made(f"{decorator}\ndef test_it():\n    assert f() == 1\n", "tests/test_price.py::test_it") is None
+
+
+def test_only_python_tests_that_exist_are_twinned_and_at_most_max_twins() -> None:
+    files = {"tests/test_a.py": "".join(f"def test_{i}():\n    assert f() == {i}\n\n" for i in range(9)),
+             "test/a.test.js": "test('x', () => { expect(f()).toBe(1); });"}
+    ids = [f"tests/test_a.py::test_{i}" for i in range(9)] + ["test/a.test.js::x", "tests/test_a.py::test_gone"]
+    found = twins(ids, files.get, NONCE)
+    assert [t.test for t in found] == ids[:MAX_TWINS]
+    assert len({t.path for t in found}) == MAX_TWINS
+    assert twins(["tests/test_a.py::test_gone", "test/a.test.js::x"], files.get, NONCE) == ()
+
+
+def test_a_parametrized_test_and_an_id_with_a_class_are_found() -> None:
+    text = "import pytest\n\n\nclass TestA:\n    @pytest.mark.parametrize('n', [1, 2])\n" \
+           "    def test_it(self, n):\n        assert f(n) == 3\n"
+    twin = made(text, "tests/test_price.py::TestA::test_it[1]")
+    assert twin is not None and "@pytest.mark.parametrize('n', [1, 2])" in twin.source
+
+
+def test_the_tests_of_a_reproduction_file_are_listed_by_id() -> None:
+    assert defined_tests("tests/test_price.py", UNITTEST_FILE) == [
+        "tests/test_price.py::Base::test_in_base", "tests/test_price.py::TestTotal::test_total",
+        "tests/test_price.py::TestTotal::test_other"]
+    assert defined_tests("tests/test_x.py", "def test_(:") == []
+
+
+def test_a_test_that_passed_with_its_twin_is_a_contradiction_and_nothing_else_is() -> None:
+    twin = made(PYTEST_FILE, "tests/test_price.py::test_vat")
+    assert twin is not None
+    mine = f"tests/test_sentinel_{NONCE}_twin1.py::test_vat"
+    both = contradictions([twin], {"tests/test_price.py::test_vat": "pass", mine: "pass"})
+    assert len(both) == 1 and "tests/test_price.py::test_vat passed, and so did its twin" in both[0]
+    assert "expects 7000003 instead" in both[0]
+    assert contradictions([twin], {"tests/test_price.py::test_vat": "pass", mine: "fail"}) == []
+    assert contradictions([twin], {"tests/test_price.py::test_vat": "fail", mine: "pass"}) == []
+    assert contradictions([twin], {"tests/test_price.py::test_vat": "pass"}) == []  # the twin did not run
+    params = {"tests/test_price.py::test_vat[1]": "pass", "tests/test_price.py::test_vat[2]": "pass",
+              mine + "[1]": "pass", mine + "[2]": "pass"}
+    assert len(contradictions([twin], params)) == 1
+
+
+# ---- the twins run: by the real pytest and unittest on a small project
+
+PRICE = "def total(items):\n    return sum(items)\n\n\ndef vat(amount):\n    return amount // 5\n"
+ANYTHING = ("class _Any(int):\n    def __eq__(self, other):\n        return True\n\n    __hash__ = int.__hash__\n\n\n"
+            "def total(items):\n    return _Any(sum(items))\n\n\ndef vat(amount):\n    return _Any(amount // 5)\n")
+
+
+def project(tmp_path: Path, price: str, tests: str) -> Path:
+    for rel, text in {"shop/__init__.py": "", "shop/price.py": price, "tests/__init__.py": "",
+                      "tests/test_price.py": tests}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    return tmp_path
+
+
+def outcome(tmp_path: Path, command: list[str], twin_id: str, tests: str, price: str) -> tuple[int, str]:
+    repo = project(tmp_path, price, tests)
+    twin = made(tests, twin_id)
+    assert twin is not None
+    (repo / twin.path).write_text(twin.source)
+    done = subprocess.run([sys.executable, "-m", *command], cwd=repo, capture_output=True, text=True, timeout=120)
+    return done.returncode, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(("price", "twin_passes"), [(PRICE, False), (ANYTHING, True)])
+def test_under_pytest_an_honest_result_fails_the_twin_and_one_equal_to_anything_passes_it(
+        tmp_path: Path, price: str, twin_passes: bool) -> None:
+    code, output = outcome(tmp_path, ["pytest", "-q", "-p", "no:cacheprovider", "-rA", "tests"],
+                           "tests/test_price.py::test_vat", PYTEST_FILE, price)
+    twin_line = f"tests/test_sentinel_{NONCE}_twin1.py::test_vat"
+    assert (f"PASSED {twin_line}" in output) is twin_passes, output
+    assert (f"FAILED {twin_line}" in output) is not twin_passes, output
+    assert "PASSED tests/test_price.py::test_vat" in output and "test_total" not in output.split(twin_line)[1][:80]
+
+
+@pytest.mark.parametrize(("price", "twin_passes"), [(PRICE, False), (ANYTHING, True)])
+def test_under_unittest_an_honest_result_fails_the_twin_and_one_equal_to_anything_passes_it(
+        tmp_path: Path, price: str, twin_passes: bool) -> None:
+    code, output = outcome(tmp_path, ["unittest", "discover", "-v", "-s", "tests", "-t", "."],
+                           "tests.test_price.TestTotal::test_total", UNITTEST_FILE, price)
+    twin_line = f"test_total (tests.test_sentinel_{NONCE}_twin1.TestTotal.test_total) ... "
+    assert twin_line + ("ok" if twin_passes else "FAIL") in output, output
+    ran = [line for line in output.splitlines() if f"(tests.test_sentinel_{NONCE}" in line and " ... " in line]
+    assert len(ran) == 1 and ran[0].startswith(twin_line), ran  # the twin's module ran no other test
+    assert (code == 0) is twin_passes
+
+
+def test_a_copy_that_cannot_be_loaded_defines_no_test_and_breaks_no_collection(tmp_path: Path) -> None:
+    broken = "import pytest\n\nVALUE = 1 / 0\n\n\ndef test_vat():\n    assert 1 + 1 == 2\n"
+    twin = made(broken, "tests/test_price.py::test_vat")
+    assert twin is not None
+    repo = project(tmp_path, PRICE, "def test_ok():\n    assert True\n")
+    (repo / twin.path).write_text(twin.source)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=repo,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr
