@@ -94,8 +94,16 @@ def contradictions(planted: Sequence[Twin], results: Mapping[str, str]) -> list[
 
 
 def _is_result_of(name: str, test_id: str) -> bool:
-    """True when the result `name` is the test `test_id` names, or one of its parameters."""
-    return name == test_id or name.startswith(test_id + "[")
+    """True when the result `name` is the test `test_id` names, or one of its parameters, whichever runner's form
+    each is in ('tests/test_x.py::T::t[1]' is 'tests.test_x.T::t')."""
+    return name == test_id or name.startswith(test_id + "[") or _dotted(name) == _dotted(test_id)
+
+
+def _dotted(test_id: str) -> str:
+    """'tests/test_x.py::T::t[1]' and 'tests.test_x.T::t' -> 'tests.test_x.T.t'."""
+    head, _, rest = test_id.split("[", 1)[0].partition("::")
+    head = head.removesuffix(".py").replace("/", ".")
+    return ".".join([head, *(p for p in rest.split("::") if p)])
 
 
 def _names(test_id: str) -> tuple[str | None, str]:

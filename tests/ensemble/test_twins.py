@@ -166,6 +166,18 @@ def test_a_test_that_passed_with_its_twin_is_a_contradiction_and_nothing_else_is
     assert len(contradictions([twin], params)) == 1
 
 
+def test_a_reproduction_tests_twin_is_read_against_unittests_form_of_its_id() -> None:
+    """A reproduction test's id is made from its file ('tests/test_price.py::TestTotal::test_total'); unittest
+    reports it as 'tests.test_price.TestTotal::test_total'."""
+    twin = made(UNITTEST_FILE, "tests/test_price.py::TestTotal::test_total")
+    assert twin is not None
+    results = {"tests.test_price.TestTotal::test_total": "pass",
+               f"tests.test_sentinel_{NONCE}_twin1.TestTotal::test_total": "pass",
+               "tests.test_price.TestTotal::test_other": "fail"}
+    assert len(contradictions([twin], results)) == 1
+    assert contradictions([twin], {**results, "tests.test_price.TestTotal::test_total": "fail"}) == []
+
+
 # ---- the twins run: by the real pytest and unittest on a small project
 
 PRICE = "def total(items):\n    return sum(items)\n\n\ndef vat(amount):\n    return amount // 5\n"
