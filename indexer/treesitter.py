@@ -65,22 +65,28 @@ def _parser(language: str) -> Parser | None:
     return None
 
 
-def chunk_with_tree_sitter(path: str, text: str) -> list[Chunk] | None:
-    """Definitions found by tree-sitter, or None when no grammar is available or parsing fails."""
+def syntax_tree(path: str, text: str) -> Node | None:
+    """The root of `text`'s tree-sitter tree (parsed as UTF-8 bytes, so node offsets are byte offsets), for a file
+    whose language has a grammar here; None without one, or when parsing fails."""
     language = LANGUAGES.get(posixpath.splitext(path)[1])
     parser = _parser(language) if language else None
     if parser is None:
         return None
     try:
-        tree = parser.parse(text.encode("utf-8", "replace"))
-    except Exception:  # noqa: BLE001 - a grammar crash is a fallback, not an error
+        return parser.parse(text.encode("utf-8", "replace")).root_node
+    except Exception:  # noqa: BLE001 - a grammar crash is no tree, not an error
         return None
-    if tree.root_node.has_error and tree.root_node.child_count == 0:
+
+
+def chunk_with_tree_sitter(path: str, text: str) -> list[Chunk] | None:
+    """Definitions found by tree-sitter, or None when no grammar is available or parsing fails."""
+    root = syntax_tree(path, text)
+    if root is None or (root.has_error and root.child_count == 0):
         return None
     lines = text.splitlines()
     chunks: list[Chunk] = []
-    _walk(path, lines, tree.root_node, "", chunks)
-    if tree.root_node.has_error and not chunks:
+    _walk(path, lines, root, "", chunks)
+    if root.has_error and not chunks:
         return None  # nothing recognisable in a file that does not parse: line windows serve better
     covered = {ln for c in chunks for ln in range(c.start_line, c.end_line + 1)}
     rest = [i + 1 for i in range(len(lines)) if i + 1 not in covered and lines[i].strip()]

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.ensemble.twins import Twin, contradictions, twins
+from bot.ensemble.twins import Twin, contradictions, planted_name, twins
 from common.languages import is_code, language_of
 
 Read = Callable[[str], "str | None"]
@@ -273,9 +273,7 @@ _PYTEST = {
 
 
 def _python_path(host: str, nonce: str, read: Read) -> str:
-    name = posixpath.basename(host)
-    return _beside(host, f"sentinel_{nonce}_test.py" if name.endswith("_test.py") and not name.startswith("test")
-                   else f"test_sentinel_{nonce}.py")
+    return planted_name(host, f"sentinel_{nonce}")
 
 
 def _python(text: str, nonce: str, host: str, path: str) -> tuple[str, list[Check]]:
@@ -347,13 +345,7 @@ def _rust(text: str, nonce: str, host: str, path: str) -> tuple[str, list[Check]
 
 
 def _js_path(host: str, nonce: str, read: Read) -> str:
-    name = posixpath.basename(host)
-    for marker in (".test.", ".spec.", "_test.", "-test."):
-        if marker in name:
-            return _beside(host, f"sentinel_{nonce}{marker}{name.rsplit(marker, 1)[1]}")
-    if name.startswith(("test_", "test-")):
-        return _beside(host, f"{name[:5]}sentinel_{nonce}{posixpath.splitext(name)[1]}")
-    return _beside(host, f"sentinel_{nonce}{posixpath.splitext(name)[1]}")
+    return planted_name(host, f"sentinel_{nonce}")
 
 
 def _js(text: str, nonce: str, host: str, path: str) -> tuple[str, list[Check]]:

@@ -9,12 +9,17 @@ literal side changed: a number moved by a large amount, a string, list, tuple, s
 carries the nonce, a bool negated). Honest code cannot pass a test and its twin; a run where both pass was not
 judged by the assertions as written (`contradictions`).
 
-Only what can be told for sure is twinned: Python tests (pytest functions and methods, unittest methods) with no
-`return` or `yield` and no skip or expected-failure decorator, whose last equality assertion with one literal side
-(`assert x == 5`, `self.assertEqual(x, "a")`) is a statement of the test's own body (not inside a loop, branch,
-`with` or `try`), so the twin reaches it whenever the test itself passes. The copy keeps the module (imports,
-fixtures, helpers, base classes) without its other tests, loaded inside `try`: a copy that cannot load defines
-no test, and a twin that does not run is no evidence either way.
+Only what can be told for sure is twinned: a test with no `return` (or `yield`) and no skip or expected-failure
+mark, whose last equality assertion with one literal side is a statement of the test's own body (not inside a
+loop, branch, `with` or `try`), so the twin reaches it whenever the test itself passes.
+- Python (pytest functions and methods, unittest methods; `assert x == 5`, `self.assertEqual(x, "a")`): the copy
+  keeps the module (imports, fixtures, helpers, base classes) without its other tests, loaded inside `try`, so a
+  copy that cannot load defines no test.
+- JavaScript and TypeScript (`test`/`it` under `describe`s, as `node --test`, Jest and Vitest run them;
+  `assert.strictEqual(x, 5)` and the other equality assertions, `expect(x).toBe(5)`, `.toEqual`,
+  `.toStrictEqual`): the copy is the whole file with the token added to every test's and describe's title, so
+  no result of it can be taken for one of the original's (Node reports some tests by title alone).
+A twin that does not run is no evidence either way.
 
 Pure functions over text; the judge (team_judge.py) picks the tests and reads the results.
 """
@@ -25,10 +30,13 @@ import ast
 import posixpath
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeGuard
+from typing import TYPE_CHECKING, TypeGuard
 
 from bot.ensemble.testids import file_of_test
 from common.languages import is_language
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 Read = Callable[[str], "str | None"]
 MAX_TWINS = 4  # per judged run: each loads its test's module once more and runs one test
@@ -48,6 +56,7 @@ class Twin:
     token: str
     source: str
     expects: str
+    selects: str = ""  # how the twin's own result names end ("": every result of its file is the twin's)
 
 
 def twins(test_ids: Iterable[str], read: Read, nonce: str) -> tuple[Twin, ...]:
@@ -58,12 +67,34 @@ def twins(test_ids: Iterable[str], read: Read, nonce: str) -> tuple[Twin, ...]:
         if len(made) == MAX_TWINS:
             break
         path = file_of_test(test_id, lambda p: read(p) is not None)
-        text = read(path) if is_language(path, "python") else None
+        text = read(path)
         token = f"{nonce}_twin{len(made) + 1}"
-        found = _twin_source(text, *_names(test_id), token) if text is not None else None
-        if found is not None:
-            made.append(Twin(test_id, _twin_path(path, token), token, *found))
+        if text is None:
+            continue
+        if is_language(path, "python"):
+            found = _twin_source(text, *_names(test_id), token)
+            if found is not None:
+                made.append(Twin(test_id, planted_name(path, f"sentinel_{token}"), token, *found))
+        elif is_language(path, "javascript", "typescript", "tsx"):
+            js = _js_twin(path, text, test_id.partition("::")[2].split(" > "), token)
+            if js is not None:
+                made.append(Twin(test_id, planted_name(path, f"sentinel_{token}"), token, *js))
     return tuple(made)
+
+
+def planted_name(host: str, part: str) -> str:
+    """A new test file beside the test file `host`, named with `part` the way the runner that collects `host`
+    collects it: `test_<part>.py` or `<part>_test.py` beside Python, `<part>.test.js` beside `x.test.js` (and
+    `.spec.`, `_test.`, `-test.`, `test_`, `test-`) in JavaScript and TypeScript."""
+    folder, name = posixpath.split(host)
+    stem, suffix = posixpath.splitext(name)
+    if suffix == ".py":
+        new = f"{part}_test.py" if name.endswith("_test.py") and not name.startswith("test") else f"test_{part}.py"
+    else:
+        marker = next((m for m in (".test.", ".spec.", "_test.", "-test.") if m in name), None)
+        new = f"{part}{marker}{name.rsplit(marker, 1)[1]}" if marker else \
+            f"{name[:5]}{part}{suffix}" if name.startswith(("test_", "test-")) else f"{part}{suffix}"
+    return posixpath.join(folder, new) if folder else new
 
 
 def defined_tests(path: str, text: str) -> list[str]:
@@ -83,7 +114,7 @@ def contradictions(planted: Sequence[Twin], results: Mapping[str, str]) -> list[
     """What the results say about the twins: a test that passed while its twin passed too is no honest pass."""
     found = []
     for twin in planted:
-        mine = [o for name, o in results.items() if twin.token in name]
+        mine = [o for name, o in results.items() if twin.token in name and name.endswith(twin.selects)]
         original = [o for name, o in results.items() if _is_result_of(name, twin.test) and twin.token not in name]
         if mine and original and all(o == "pass" for o in (*mine, *original)):
             found.append(f"{twin.test} passed, and so did its twin the judge planted ({twin.path}), a copy of it "
@@ -115,13 +146,6 @@ def _names(test_id: str) -> tuple[str | None, str]:
         return parts[-2], function
     dotted = head.rsplit(".", 1)[-1] if "/" not in head and not head.endswith(".py") else ""
     return (dotted if dotted[:1].isupper() else None), function
-
-
-def _twin_path(path: str, token: str) -> str:
-    folder, name = posixpath.split(path)
-    twin = f"sentinel_{token}_test.py" if name.endswith("_test.py") and not name.startswith("test") \
-        else f"test_sentinel_{token}.py"
-    return posixpath.join(folder, twin) if folder else twin
 
 
 def _twin_source(text: str, cls: str | None, function: str, token: str) -> tuple[str, str] | None:
@@ -279,3 +303,180 @@ def _drop_other_tests(tree: ast.Module, keep: ast.AST) -> None:
 
 def _is_main_block(statement: ast.stmt) -> bool:
     return isinstance(statement, ast.If) and "__main__" in ast.unparse(statement.test)
+
+
+# ---- JavaScript and TypeScript, read with tree-sitter
+
+JS_TESTS = frozenset({"test", "it"})
+JS_GROUPS = frozenset({"describe", "suite", "context"})
+JS_EQUALITY = frozenset({"strictEqual", "equal", "deepStrictEqual", "deepEqual"})  # node:assert's, over (actual, expected)
+JS_MATCHERS = frozenset({"toBe", "toEqual", "toStrictEqual"})  # expect(actual).toBe(expected)
+JS_FUNCTIONS = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+Edit = tuple[int, int, bytes]  # (start byte, end byte, replacement)
+
+
+def _js_twin(path: str, text: str, titles: list[str], token: str) -> tuple[str, str, str] | None:
+    """(source, what it expects, how its results end) for the test titled `titles` (describes, then the test)."""
+    from indexer.treesitter import syntax_tree
+
+    root = syntax_tree(path, text)
+    if root is None or root.has_error or not titles or not titles[-1]:
+        return None
+    data = text.encode("utf-8")
+    calls = [n for n in _descendants(root) if n.type == "call_expression"]
+    found = [c for c in calls if _callee(c) in JS_TESTS and _title(c, data) == titles[-1]
+             and _group_titles(c, data) == titles[:-1]]
+    body = _js_body(found[0]) if len(found) == 1 else None
+    if body is None or not _js_runs_to_the_end(body, data):
+        return None
+    contradicted = _js_contradict(body, data, token)
+    if contradicted is None:
+        return None
+    edit, expects = contradicted
+    titled = [(t.end_byte - 1, t.end_byte - 1, f" {token}".encode()) for c in calls
+              if _callee(c) in JS_TESTS | JS_GROUPS and (t := _title_node(c, data)) is not None]
+    source = data
+    for start, end, new in sorted([edit, *titled], reverse=True):
+        source = source[:start] + new + source[end:]
+    selects = " > ".join(f"{t} {token}" for t in titles)  # Node may report it without its file
+    return source.decode("utf-8"), expects, selects
+
+
+def _descendants(node: Node) -> Iterable[Node]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
+
+
+def _callee(call: Node) -> str:
+    """The name a call calls: `test(...)` -> test; `test.only(...)` and other members -> ''."""
+    function = call.child_by_field_name("function")
+    return function.text.decode() if function is not None and function.type == "identifier" and function.text else ""
+
+
+def _title_node(call: Node, data: bytes) -> Node | None:
+    """The plain string (or template without substitutions) a test or group call is titled with."""
+    arguments = call.child_by_field_name("arguments")
+    first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+    return first if first is not None and _plain_string(first, data) else None
+
+
+def _title(call: Node, data: bytes) -> str | None:
+    node = _title_node(call, data)
+    return data[node.start_byte + 1:node.end_byte - 1].decode() if node is not None else None
+
+
+def _group_titles(call: Node, data: bytes) -> list[str | None]:
+    """The titles of the `describe`s around a call, outermost first."""
+    titles: list[str | None] = []
+    node = call.parent
+    while node is not None:
+        if node.type == "call_expression" and _callee(node) in JS_GROUPS:
+            titles.insert(0, _title(node, data))
+        node = node.parent
+    return titles
+
+
+def _js_body(call: Node) -> Node | None:
+    """The statement block of the function a test call runs."""
+    arguments = call.child_by_field_name("arguments")
+    functions = [a for a in (arguments.named_children if arguments is not None else []) if a.type in JS_FUNCTIONS]
+    body = functions[-1].child_by_field_name("body") if functions else None
+    return body if body is not None and body.type == "statement_block" else None
+
+
+def _js_runs_to_the_end(body: Node, data: bytes) -> bool:
+    """No `return` of its own and no skip or todo call in the body."""
+    stack = list(body.children)
+    while stack:
+        node = stack.pop()
+        if node.type == "return_statement":
+            return False
+        if node.type == "member_expression" and (node.child_by_field_name("property") or node).text in (
+                b"skip", b"todo"):
+            return False
+        if node.type not in JS_FUNCTIONS:
+            stack.extend(node.children)
+    return True
+
+
+def _js_contradict(body: Node, data: bytes, token: str) -> tuple[Edit, str] | None:
+    """The edit that makes the body's last equality assertion with one literal side expect another value."""
+    for statement in reversed(body.named_children):
+        if statement.type != "expression_statement" or not statement.named_children:
+            continue
+        expression = statement.named_children[0]
+        if expression.type == "await_expression" and expression.named_children:
+            expression = expression.named_children[0]
+        sides = _js_compared(expression) if expression.type == "call_expression" else []
+        literal = [(side, other) for side in sides if (other := _js_other_value(side, data, token)) is not None]
+        if len(literal) == 1:
+            side, other = literal[0]
+            return (side.start_byte, side.end_byte, other.encode()), other if len(other) <= 80 else other[:77] + "..."
+    return None
+
+
+def _js_compared(call: Node) -> list[Node]:
+    """The compared sides of `assert.strictEqual(a, b)` and its kind (both), or of `expect(a).toBe(b)` (b alone:
+    `a` is what the code gave)."""
+    function = call.child_by_field_name("function")
+    arguments = call.child_by_field_name("arguments")
+    args = arguments.named_children if arguments is not None else []
+    if function is None or function.type != "member_expression":
+        return []
+    name = (function.child_by_field_name("property") or function).text or b""
+    target = function.child_by_field_name("object")
+    if name.decode() in JS_EQUALITY and len(args) >= 2 and target is not None and target.type in (
+            "identifier", "member_expression"):
+        return list(args[:2])
+    if name.decode() in JS_MATCHERS and len(args) == 1 and target is not None and target.type == "call_expression" \
+            and _callee(target) == "expect":
+        return list(args)
+    return []
+
+
+def _js_other_value(node: Node, data: bytes, token: str) -> str | None:
+    """JavaScript source for a value of `node`'s kind that no honest result equal to it equals, or None when `node`
+    is no literal."""
+    text = data[node.start_byte:node.end_byte].decode()
+    if node.type in ("true", "false"):
+        return "false" if node.type == "true" else "true"
+    if node.type == "null":
+        return f"'{token}'"
+    if node.type == "number" or (node.type == "unary_expression" and text.startswith("-")
+                                 and node.named_children and node.named_children[-1].type == "number"):
+        try:
+            value = float(text.replace("_", "")) if not text.lower().startswith(("0x", "-0x", "0b", "0o")) \
+                else float(int(text.replace("_", ""), 0))
+        except ValueError:
+            return None  # a BigInt (`5n`) or a form read wrongly here
+        other = value + OFFSET
+        return None if other == value else (str(int(other)) if other.is_integer() else repr(other))
+    if _plain_string(node, data):
+        return text[:-1] + f" {token}" + text[-1]
+    if node.type == "array" and all(_js_other_value(e, data, token) is not None for e in node.named_children):
+        return _js_append(node, data, f"'{token}'")
+    if node.type == "object" and all(p.type == "pair" and (v := p.child_by_field_name("value")) is not None
+                                     and _js_other_value(v, data, token) is not None for p in node.named_children):
+        return _js_append(node, data, f"'{token}': '{token}'")
+    return None
+
+
+def _plain_string(node: Node, data: bytes) -> bool:
+    """A string or template literal with no escapes and no substitutions."""
+    inner = data[node.start_byte + 1:node.end_byte - 1]
+    return node.type in ("string", "template_string") and b"\\" not in inner \
+        and all(c.type in ("string_fragment", "'", '"', "`") for c in node.children)
+
+
+def _js_append(node: Node, data: bytes, element: str) -> str:
+    """An array or object literal's source with `element` added after its last element."""
+    items = node.named_children
+    if not items:
+        return data[node.start_byte:node.end_byte - 1].decode() + element + data[node.end_byte - 1:node.end_byte].decode()
+    last = items[-1]
+    head = data[node.start_byte:last.end_byte].decode()
+    tail = data[last.end_byte:node.end_byte].decode().replace(",", "", 1)  # a trailing comma, and the closing bracket
+    return f"{head}, {element}{tail}"

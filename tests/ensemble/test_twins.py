@@ -7,6 +7,8 @@ twin, one equal to anything passes it.
 from __future__ import annotations
 
 import ast
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -127,14 +129,14 @@ def test_a_test_whose_failure_does_not_count_is_not_twinned(decorator: str) -> N
     assert made(f"{decorator}\ndef test_it():\n    assert f() == 1\n", "tests/test_price.py::test_it") is None
 
 
-def test_only_python_tests_that_exist_are_twinned_and_at_most_max_twins() -> None:
+def test_only_tests_that_exist_in_a_language_read_here_are_twinned_and_at_most_max_twins() -> None:
     files = {"tests/test_a.py": "".join(f"def test_{i}():\n    assert f() == {i}\n\n" for i in range(9)),
-             "test/a.test.js": "test('x', () => { expect(f()).toBe(1); });"}
-    ids = [f"tests/test_a.py::test_{i}" for i in range(9)] + ["test/a.test.js::x", "tests/test_a.py::test_gone"]
+             "src/lib_test.go": "func TestX(t *testing.T) { if f() != 1 { t.Fatal() } }"}
+    ids = [f"tests/test_a.py::test_{i}" for i in range(9)] + ["src/lib_test.go::TestX", "tests/test_a.py::test_gone"]
     found = twins(ids, files.get, NONCE)
     assert [t.test for t in found] == ids[:MAX_TWINS]
     assert len({t.path for t in found}) == MAX_TWINS
-    assert twins(["tests/test_a.py::test_gone", "test/a.test.js::x"], files.get, NONCE) == ()
+    assert twins(["tests/test_a.py::test_gone", "src/lib_test.go::TestX"], files.get, NONCE) == ()
 
 
 def test_a_parametrized_test_and_an_id_with_a_class_are_found() -> None:
@@ -234,3 +236,107 @@ def test_a_copy_that_cannot_be_loaded_defines_no_test_and_breaks_no_collection(t
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=repo,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr
+
+
+# ---- JavaScript: node:test and expect()
+
+NODE_FILE = """'use strict';
+const { describe, test } = require('node:test');
+const assert = require('node:assert');
+const { parse, count } = require('../lib/query');
+
+describe('parseQuery', () => {
+  test('reads + as a space', () => {
+    const got = parse('a=x+y');
+    assert.ok(got);
+    assert.strictEqual(got.a, 'x y');
+  });
+
+  test('counts keys', async () => {
+    assert.strictEqual(count('a=1&b=2'), 2);
+  });
+});
+
+test('lists', () => {
+  assert.deepStrictEqual(parse('a=1').list, [1, 2,]);
+});
+"""
+JS_QUERY = ("'use strict';\nfunction parse(s) {\n  const out = { list: [1, 2] };\n"
+            "  for (const part of s.split('&')) { const [k, v] = part.split('='); out[k] = v.replace(/\\+/g, ' '); }\n"
+            "  return out;\n}\nfunction count(s) { return s.split('&').length; }\nmodule.exports = { parse, count };\n")
+JS_ANYTHING = ("'use strict';\nconst assert = require('node:assert');\n"
+               "const real = assert.strictEqual;\n"
+               "function parse(s) { return { a: 'x+y', list: [1, 2] }; }\n"
+               "function count(s) { return 2; }\n"
+               "require('node:assert').strictEqual = (a, b) => { if (typeof b === 'string') return; return real(a, b); };\n"
+               "module.exports = { parse, count };\n")
+
+
+def js_twin(test_id: str, text: str = NODE_FILE):
+    found = twins([test_id], {"test/query.test.js": text}.get, NONCE)
+    return found[0] if found else None
+
+
+def test_a_node_test_gets_a_twin_whose_titles_carry_the_token_and_whose_last_assertion_expects_another_value() -> None:
+    twin = js_twin("test/query.test.js::parseQuery > reads + as a space")
+    assert twin is not None and twin.path == f"test/sentinel_{NONCE}_twin1.test.js"
+    assert f"assert.strictEqual(got.a, 'x y {NONCE}_twin1');" in twin.source
+    assert "assert.ok(got);" in twin.source
+    assert f"describe('parseQuery {NONCE}_twin1'" in twin.source and f"test('lists {NONCE}_twin1'" in twin.source
+    assert twin.selects == f"parseQuery {NONCE}_twin1 > reads + as a space {NONCE}_twin1"
+    assert f"assert.strictEqual(count('a=1&b=2'), {2 + 7_000_003});" in js_twin(
+        "test/query.test.js::parseQuery > counts keys").source
+    assert f"[1, 2, '{NONCE}_twin1']" in js_twin("test/query.test.js::lists").source
+
+
+@pytest.mark.parametrize(("assertion", "expects"), [
+    ("expect(f()).toBe(5)", "7000008"),
+    ("expect(f()).toEqual({ a: 1 })", f"{{ a: 1, '{NONCE}_twin1': '{NONCE}_twin1' }}"),
+    ("assert.equal(f(), true)", "false"),
+    ("assert.strictEqual(null, f())", f"'{NONCE}_twin1'"),
+    ("assert.strictEqual(f(), -2.5)", repr(-2.5 + 7_000_003)),
+    ("assert.deepEqual(f(), [])", f"['{NONCE}_twin1']"),
+])
+def test_each_javascript_literal_gets_a_value_no_honest_result_equal_to_it_equals(assertion: str, expects: str) -> None:
+    twin = js_twin("test/query.test.js::t", f"test('t', () => {{\n  {assertion};\n}});\n")
+    assert twin is not None and twin.expects == expects
+
+
+@pytest.mark.parametrize("body", [
+    "  for (const x of f()) { assert.strictEqual(x, 1); }\n",
+    "  if (!f()) return;\n  assert.strictEqual(f(), 1);\n",
+    "  t.skip();\n  assert.strictEqual(f(), 1);\n",
+    "  assert.strictEqual(f(), g());\n",
+    "  assert.notStrictEqual(f(), 1);\n",
+    "  expect(f()).not.toBe(1);\n",
+    "  assert.strictEqual(f(), 'a\\\\n');\n",  # an escape: left alone rather than read wrongly
+])
+def test_a_javascript_test_whose_last_assertion_may_not_run_or_compare_is_not_twinned(body: str) -> None:
+    assert js_twin("test/query.test.js::t", f"test('t', (t) => {{\n{body}}});\n") is None
+
+
+def test_a_javascript_test_named_twice_or_under_another_describe_is_not_twinned() -> None:
+    twice = "test('t', () => { assert.strictEqual(f(), 1); });\ntest('t', () => { assert.strictEqual(f(), 2); });\n"
+    assert js_twin("test/query.test.js::t", twice) is None
+    assert js_twin("test/query.test.js::other > reads + as a space") is None
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed on this machine")
+@pytest.mark.parametrize(("lib", "twin_passes"), [(JS_QUERY, False), (JS_ANYTHING, True)])
+def test_under_node_test_an_honest_result_fails_the_twin_and_a_forged_pass_passes_it(
+        tmp_path: Path, lib: str, twin_passes: bool) -> None:
+    """The forgery: the code under test makes strictEqual pass any string (the node guard is not loaded here)."""
+    for rel, text in {"lib/query.js": lib, "test/query.test.js": NODE_FILE}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    twin = js_twin("test/query.test.js::parseQuery > reads + as a space")
+    assert twin is not None
+    (tmp_path / twin.path).write_text(twin.source)
+    done = subprocess.run(["node", "--test", "--test-reporter=tap", "test/"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    leaf = f"reads + as a space {NONCE}_twin1"
+    verdict = re.search(rf"^\s*(not ok|ok) \d+ - {re.escape(leaf)}$", done.stdout, re.M)
+    assert verdict is not None, done.stdout + done.stderr
+    assert (verdict[1] == "ok") is twin_passes, done.stdout
+    original = re.search(r"^\s*(not ok|ok) \d+ - reads \+ as a space$", done.stdout, re.M)
+    assert original is not None and original[1] == "ok", done.stdout
