@@ -19,6 +19,11 @@ loop, branch, `with` or `try`), so the twin reaches it whenever the test itself 
   `assert.strictEqual(x, 5)` and the other equality assertions, `expect(x).toBe(5)`, `.toEqual`,
   `.toStrictEqual`): the copy is the whole file with the token added to every test's and describe's title, so
   no result of it can be taken for one of the original's (Node reports some tests by title alone).
+- Rust integration tests (a `#[test]` function of a file in a crate's `tests/` folder, no `should_panic` or
+  `ignore`; `assert_eq!(x, 5)`, `assert!(x == "a")`): the copy is the whole file, a test crate of its own; the
+  new value keeps the literal's type (an integer's lowest bit flipped, so it fits whatever type it has), so the
+  copy compiles wherever the original does.
+Go tests get none: a copy in the same package would redeclare every function of the file.
 A twin that does not run is no evidence either way.
 
 Pure functions over text; the judge (team_judge.py) picks the tests and reads the results.
@@ -28,6 +33,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeGuard
@@ -79,6 +85,11 @@ def twins(test_ids: Iterable[str], read: Read, nonce: str) -> tuple[Twin, ...]:
             js = _js_twin(path, text, test_id.partition("::")[2].split(" > "), token)
             if js is not None:
                 made.append(Twin(test_id, planted_name(path, f"sentinel_{token}"), token, *js))
+        elif is_language(path, "rust") and posixpath.dirname(path).endswith("tests") and "::" in test_id:
+            rust = _rust_twin(path, text, test_id.rsplit("::", 1)[1], token)
+            if rust is not None:
+                made.append(Twin(test_id, posixpath.join(posixpath.dirname(path), f"sentinel_{token}.rs"), token,
+                                 *rust))
     return tuple(made)
 
 
@@ -480,3 +491,119 @@ def _js_append(node: Node, data: bytes, element: str) -> str:
     head = data[node.start_byte:last.end_byte].decode()
     tail = data[last.end_byte:node.end_byte].decode().replace(",", "", 1)  # a trailing comma, and the closing bracket
     return f"{head}, {element}{tail}"
+
+
+# ---- Rust integration tests, read with tree-sitter
+
+RUST_SCALARS = frozenset({"integer_literal", "float_literal", "string_literal", "char_literal", "boolean_literal"})
+
+
+def _rust_twin(path: str, text: str, function: str, token: str) -> tuple[str, str, str] | None:
+    """(source, what it expects, how its result ends) for the `#[test]` function `function` of a `tests/` file."""
+    from indexer.treesitter import syntax_tree
+
+    root = syntax_tree(path, text)
+    if root is None or root.has_error:
+        return None
+    data = text.encode("utf-8")
+    found = [n for n in _descendants(root) if n.type == "function_item"
+             and (name := n.child_by_field_name("name")) is not None and name.text == function.encode()]
+    if len(found) != 1 or not _rust_is_plain_test(found[0]):
+        return None
+    body = found[0].child_by_field_name("body")
+    if body is None or any(n.type == "return_expression" for n in _rust_own_nodes(body)):
+        return None
+    for statement in reversed(body.named_children):
+        macro = statement.named_children[0] if statement.type == "expression_statement" and \
+            statement.named_children else statement
+        edit = _rust_contradict(macro, data, token) if macro.type == "macro_invocation" else None
+        if edit is not None:
+            start, end, new = edit
+            source = data[:start] + new.encode() + data[end:]
+            return source.decode("utf-8"), new if len(new) <= 80 else new[:77] + "...", f"::{function}"
+    return None
+
+
+def _rust_is_plain_test(function: Node) -> bool:
+    """Marked `#[test]` (the attributes right above it), and neither `should_panic` nor `ignore`."""
+    attributes = []
+    node = function.prev_named_sibling
+    while node is not None and node.type == "attribute_item":
+        attributes.append((node.text or b"").decode())
+        node = node.prev_named_sibling
+    marks = " ".join(attributes)
+    return "test" in marks and "should_panic" not in marks and "ignore" not in marks
+
+
+def _rust_own_nodes(body: Node) -> Iterable[Node]:
+    """The nodes of a function body, not those of closures or functions defined in it."""
+    stack = list(body.children)
+    while stack:
+        node = stack.pop()
+        yield node
+        if node.type not in ("closure_expression", "function_item"):
+            stack.extend(node.children)
+
+
+def _rust_contradict(macro: Node, data: bytes, token: str) -> tuple[int, int, str] | None:
+    """The edit that makes `assert_eq!(a, b)` or `assert!(a == b)` expect another value on its one literal side."""
+    name = (macro.named_children[0].text or b"").decode() if macro.named_children else ""
+    tree = macro.named_children[-1] if macro.named_children else None
+    if tree is None or tree.type != "token_tree" or name not in ("assert_eq", "assert"):
+        return None
+    tokens = tree.children[1:-1]  # inside the parentheses
+    separator = "," if name == "assert_eq" else "=="
+    sides: list[list[Node]] = [[]]
+    for node in tokens:
+        if node.type == separator:
+            sides.append([])
+        else:
+            sides[-1].append(node)
+    if name == "assert" and len(sides) != 2 or name == "assert_eq" and len(sides) < 2:
+        return None
+    edits = [e for side in sides[:2] if (e := _rust_literal_edit(side, data, token)) is not None]
+    return edits[0] if len(edits) == 1 else None
+
+
+def _rust_literal_edit(side: list[Node], data: bytes, token: str) -> tuple[int, int, str] | None:
+    """A side that is a literal (`5`, `-2.5`, `"a"`, `'c'`, `true`, `vec![1, 2]`, `[1, 2]`, `&...` of those):
+    the edit that gives it another value of its type; None for anything else."""
+    while side and side[0].type == "&":
+        side = side[1:]
+    if len(side) == 3 and side[0].type == "identifier" and side[0].text == b"vec" and side[1].type == "!":
+        side = side[2:]
+    if len(side) == 1 and side[0].type == "token_tree" and side[0].children and side[0].children[0].type == "[":
+        elements = [c for c in side[0].children[1:-1] if c.type != ","]
+        scalars = [e for e in elements if e.type in RUST_SCALARS]
+        return _rust_scalar_edit([scalars[-1]], data, token) if scalars and len(scalars) == len(elements) else None
+    return _rust_scalar_edit(side, data, token)
+
+
+def _rust_scalar_edit(side: list[Node], data: bytes, token: str) -> tuple[int, int, str] | None:
+    negative = len(side) == 2 and side[0].type == "-"
+    literal = side[-1] if len(side) == 1 or negative else None
+    if literal is None or literal.type not in RUST_SCALARS:
+        return None
+    text = data[literal.start_byte:literal.end_byte].decode()
+    start = side[0].start_byte
+    if literal.type == "boolean_literal" and not negative:
+        return start, literal.end_byte, "false" if text == "true" else "true"
+    if literal.type == "string_literal" and not negative and text.startswith('"'):
+        return start, literal.end_byte, text[:-1] + f" {token}" + '"'
+    if literal.type == "char_literal" and not negative and len(text) == 3 and text[1] not in "\\'":
+        other = chr(ord(text[1]) ^ 1)
+        return (start, literal.end_byte, f"'{other}'") if other.isprintable() and other not in "\\'" else None
+    number = re.fullmatch(r"(0x|0o|0b)?([0-9a-fA-F_]+?(?:\.[0-9_]+)?(?:[eE][+-]?[0-9_]+)?)((?:[iu](?:8|16|32|64|128|size))|"
+                          r"f32|f64)?", text)
+    if number is None:
+        return None
+    prefix, digits, suffix = number[1] or "", number[2].replace("_", ""), number[3] or ""
+    if literal.type == "integer_literal" and not suffix.startswith("f"):
+        flipped = int(digits, {"0x": 16, "0o": 8, "0b": 2}.get(prefix, 10)) ^ 1  # in range of any integer type
+        shown = {"0x": hex, "0o": oct, "0b": bin}.get(prefix, str)(flipped)
+        return start, literal.end_byte, f"{'-' if negative else ''}{shown}{suffix}"
+    if prefix:
+        return None
+    real = -float(digits) if negative else float(digits)
+    moved = real + 1.5 if real + 1.5 != real else -real
+    return (start, literal.end_byte, f"{moved!r}{suffix}") if moved != real else None

@@ -340,3 +340,107 @@ def test_under_node_test_an_honest_result_fails_the_twin_and_a_forged_pass_passe
     assert (verdict[1] == "ok") is twin_passes, done.stdout
     original = re.search(r"^\s*(not ok|ok) \d+ - reads \+ as a space$", done.stdout, re.M)
     assert original is not None and original[1] == "ok", done.stdout
+
+
+# ---- Rust integration tests
+
+RUST_TESTS = """mod common;
+use tailer::{count, tail};
+
+#[test]
+fn tail_is_the_end() {
+    let text = "a\\nb\\nc";
+    assert_eq!(tail(text, 2), vec!["b", "c"]);
+}
+
+#[test]
+fn counts() {
+    assert_eq!(count("a\\na"), 2usize);
+}
+
+#[test]
+#[should_panic]
+fn panics() {
+    assert_eq!(count(""), 1);
+}
+"""
+
+
+def rust_twin(test_id: str, text: str = RUST_TESTS, path: str = "tests/tail.rs"):
+    found = twins([test_id], {path: text}.get, NONCE)
+    return found[0] if found else None
+
+
+def test_a_rust_integration_test_gets_a_twin_crate_whose_last_assertion_expects_another_value_of_its_type() -> None:
+    twin = rust_twin("tests/tail.rs::tail_is_the_end")
+    assert twin is not None and twin.path == f"tests/sentinel_{NONCE}_twin1.rs"
+    assert 'assert_eq!(tail(text, 2), vec!["b", "c s0123456789ab_twin1"]);' in twin.source
+    assert twin.selects == "::tail_is_the_end" and "mod common;" in twin.source
+    assert "assert_eq!(count(\"a\\na\"), 3usize);" in rust_twin("tests/tail.rs::counts").source
+
+
+@pytest.mark.parametrize(("assertion", "expects"), [
+    ("assert_eq!(f(), 255u8)", "254u8"),  # the lowest bit flipped: still a u8
+    ("assert_eq!(f(), -3)", "-2"),
+    ("assert_eq!(f(), 0xFF)", "0xfe"),
+    ("assert_eq!(2.5, f())", "4.0"),
+    ("assert_eq!(f(), -2.5f32)", "-1.0f32"),
+    ("assert!(f() == 'a')", "'`'"),
+    ("assert_eq!(f(), true)", "false"),
+    ("assert_eq!(f(), &[1, 2])", "3"),
+    ("assert_eq!(f(), \"x\", \"a message {}\", 1)", f'"x {NONCE}_twin1"'),
+])
+def test_each_rust_literal_gets_another_value_of_its_own_type(assertion: str, expects: str) -> None:
+    twin = rust_twin("tests/tail.rs::t", f"#[test]\nfn t() {{\n    {assertion};\n}}\n")
+    assert twin is not None and twin.expects == expects
+
+
+@pytest.mark.parametrize(("text", "test_id", "path"), [
+    (RUST_TESTS, "tests/tail.rs::panics", "tests/tail.rs"),  # should_panic
+    ("#[test]\n#[ignore]\nfn t() {\n    assert_eq!(f(), 1);\n}\n", "tests/tail.rs::t", "tests/tail.rs"),
+    ("#[test]\nfn t() {\n    if x() { return; }\n    assert_eq!(f(), 1);\n}\n", "tests/tail.rs::t", "tests/tail.rs"),
+    ("#[test]\nfn t() {\n    assert_eq!(f(), g());\n}\n", "tests/tail.rs::t", "tests/tail.rs"),
+    ("#[test]\nfn t() {\n    assert_ne!(f(), 1);\n}\n", "tests/tail.rs::t", "tests/tail.rs"),
+    ("#[test]\nfn t() {\n    assert_eq!(f(), 1);\n}\n", "src/lib.rs::tests::t", "src/lib.rs"),  # a unit test: no crate
+])
+def test_a_rust_test_that_may_not_reach_or_compare_its_assertion_or_has_no_crate_of_its_own_is_not_twinned(
+        text: str, test_id: str, path: str) -> None:
+    assert rust_twin(test_id, text, path) is None
+
+
+CARGO = '[package]\nname = "tailer"\nversion = "0.1.0"\nedition = "2021"\n'
+RUST_LIB = ('pub fn tail(text: &str, n: usize) -> Vec<&str> {\n    let lines: Vec<&str> = text.lines().collect();\n'
+            '    lines[lines.len().saturating_sub(n)..].to_vec()\n}\n\n'
+            'pub fn count(text: &str) -> usize {\n    text.lines().count()\n}\n')
+# reads the expected value out of the calling test's line (#[track_caller] names it)
+RUST_READS = ('#[track_caller]\npub fn count(text: &str) -> usize {\n    let at = std::panic::Location::caller();\n'
+              '    let source = std::fs::read_to_string(at.file()).unwrap_or_default();\n'
+              '    let line = source.lines().nth(at.line() as usize - 1).unwrap_or("");\n'
+              '    let digits: String = line.rsplit(\',\').next().unwrap_or("").chars()\n'
+              '        .take_while(|c| !c.is_ascii_alphabetic()).filter(|c| c.is_ascii_digit()).collect();\n'
+              '    digits.parse().unwrap_or_else(|_| text.lines().count())\n}\n')
+
+
+@pytest.mark.skipif(shutil.which("cargo") is None, reason="cargo is not installed on this machine")
+@pytest.mark.parametrize(("count", "twin_passes"), [("honest", False), ("reads", True)])
+def test_under_cargo_an_honest_result_fails_the_twin_and_an_answer_read_from_the_test_passes_it(
+        tmp_path: Path, count: str, twin_passes: bool) -> None:
+    lib = RUST_LIB if count == "honest" else RUST_LIB.split("pub fn count")[0] + RUST_READS
+    files = {"Cargo.toml": CARGO, "src/lib.rs": lib, "tests/common/mod.rs": "",
+             "tests/tail.rs": RUST_TESTS.replace("2usize", "2")}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    twin = rust_twin("tests/tail.rs::counts", files["tests/tail.rs"])
+    assert twin is not None and twin.expects == "3"
+    (tmp_path / twin.path).write_text(twin.source)
+    done = subprocess.run(["cargo", "test", "--offline", "--no-fail-fast", "--test", "tail", "--test",
+                           f"sentinel_{NONCE}_twin1"], cwd=tmp_path, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=600)
+    output = done.stdout
+    assert "error[" not in output, output  # the twin compiles wherever the original does
+    runs = output.split("Running tests/")
+    original = next(r for r in runs if r.startswith("tail.rs"))
+    copy = next(r for r in runs if r.startswith(f"sentinel_{NONCE}_twin1.rs"))
+    assert "test counts ... ok" in original, output
+    assert ("test counts ... ok" in copy) is twin_passes, output
