@@ -74,23 +74,26 @@ def twins(test_ids: Iterable[str], read: Read, nonce: str) -> tuple[Twin, ...]:
             break
         path = file_of_test(test_id, lambda p: read(p) is not None)
         text = read(path)
-        token = f"{nonce}_twin{len(made) + 1}"
-        if text is None:
-            continue
-        if is_language(path, "python"):
-            found = _twin_source(text, *_names(test_id), token)
-            if found is not None:
-                made.append(Twin(test_id, planted_name(path, f"sentinel_{token}"), token, *found))
-        elif is_language(path, "javascript", "typescript", "tsx"):
-            js = _js_twin(path, text, test_id.partition("::")[2].split(" > "), token)
-            if js is not None:
-                made.append(Twin(test_id, planted_name(path, f"sentinel_{token}"), token, *js))
-        elif is_language(path, "rust") and posixpath.dirname(path).endswith("tests") and "::" in test_id:
-            rust = _rust_twin(path, text, test_id.rsplit("::", 1)[1], token)
-            if rust is not None:
-                made.append(Twin(test_id, posixpath.join(posixpath.dirname(path), f"sentinel_{token}.rs"), token,
-                                 *rust))
+        twin = _twin_of(test_id, path, text, f"{nonce}_twin{len(made) + 1}") if text is not None else None
+        if twin is not None:
+            made.append(twin)
     return tuple(made)
+
+
+def _twin_of(test_id: str, path: str, text: str, token: str) -> Twin | None:
+    """The twin of one test, in the language of its file, or None when it cannot be twinned for sure."""
+    beside = planted_name(path, f"sentinel_{token}")
+    if is_language(path, "python"):
+        found = _python_twin(text, *_names(test_id), token)
+        return Twin(test_id, beside, token, *found) if found is not None else None
+    if is_language(path, "javascript", "typescript", "tsx"):
+        js = _js_twin(path, text, test_id.partition("::")[2].split(" > "), token)
+        return Twin(test_id, beside, token, *js) if js is not None else None
+    if is_language(path, "rust") and posixpath.basename(posixpath.dirname(path)) == "tests" and "::" in test_id:
+        rust = _rust_twin(path, text, test_id.rsplit("::", 1)[1], token)  # a test crate of its own in tests/
+        return Twin(test_id, posixpath.join(posixpath.dirname(path), f"sentinel_{token}.rs"), token, *rust) \
+            if rust is not None else None
+    return None
 
 
 def planted_name(host: str, part: str) -> str:
@@ -98,7 +101,7 @@ def planted_name(host: str, part: str) -> str:
     collects it: `test_<part>.py` or `<part>_test.py` beside Python, `<part>.test.js` beside `x.test.js` (and
     `.spec.`, `_test.`, `-test.`, `test_`, `test-`) in JavaScript and TypeScript."""
     folder, name = posixpath.split(host)
-    stem, suffix = posixpath.splitext(name)
+    suffix = posixpath.splitext(name)[1]
     if suffix == ".py":
         new = f"{part}_test.py" if name.endswith("_test.py") and not name.startswith("test") else f"test_{part}.py"
     else:
@@ -159,7 +162,7 @@ def _names(test_id: str) -> tuple[str | None, str]:
     return (dotted if dotted[:1].isupper() else None), function
 
 
-def _twin_source(text: str, cls: str | None, function: str, token: str) -> tuple[str, str] | None:
+def _python_twin(text: str, cls: str | None, function: str, token: str) -> tuple[str, str] | None:
     """The twin module's source and what its assertion expects, or None when the test cannot be twinned for sure."""
     try:
         tree = ast.parse(text)
