@@ -107,6 +107,21 @@ def is_test_path(path: str) -> bool:
     return bool(TEST_FOLDER.search(path)) or is_test_name(path)
 
 
+def planted_name(host: str, part: str) -> str:
+    """A new test file beside the test file `host`, named with `part` the way the runner that collects `host`
+    collects it: `test_<part>.py` or `<part>_test.py` beside Python, `<part>.test.js` beside `x.test.js` (and
+    `.spec.`, `_test.`, `-test.`, `test_`, `test-`) in JavaScript and TypeScript."""
+    folder, name = posixpath.split(host)
+    suffix = posixpath.splitext(name)[1]
+    if suffix == ".py":
+        new = f"{part}_test.py" if name.endswith("_test.py") and not name.startswith("test") else f"test_{part}.py"
+    else:
+        marker = next((m for m in (".test.", ".spec.", "_test.", "-test.") if m in name), None)
+        new = f"{part}{marker}{name.rsplit(marker, 1)[1]}" if marker else \
+            f"{name[:5]}{part}{suffix}" if name.startswith(("test_", "test-")) else f"{part}{suffix}"
+    return posixpath.join(folder, new) if folder else new
+
+
 def is_ci_path(path: str) -> bool:
     """True for CI configuration: GitHub Actions workflows and actions, GitLab, CircleCI, Jenkins, ..."""
     return bool(CI_PATH.search(path))

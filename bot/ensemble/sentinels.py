@@ -27,8 +27,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.ensemble.twins import Twin, contradictions, planted_name, twins
+from bot.ensemble.twins import Twin, contradictions, twins
 from common.languages import is_code, language_of
+from common.testfiles import planted_name
 
 Read = Callable[[str], "str | None"]
 Expect = Literal["pass", "fail"]

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, TypeGuard
 
 from bot.ensemble.testids import file_of_test
 from common.languages import is_language
+from common.testfiles import planted_name
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -94,21 +95,6 @@ def _twin_of(test_id: str, path: str, text: str, token: str) -> Twin | None:
         return Twin(test_id, posixpath.join(posixpath.dirname(path), f"sentinel_{token}.rs"), token, *rust) \
             if rust is not None else None
     return None
-
-
-def planted_name(host: str, part: str) -> str:
-    """A new test file beside the test file `host`, named with `part` the way the runner that collects `host`
-    collects it: `test_<part>.py` or `<part>_test.py` beside Python, `<part>.test.js` beside `x.test.js` (and
-    `.spec.`, `_test.`, `-test.`, `test_`, `test-`) in JavaScript and TypeScript."""
-    folder, name = posixpath.split(host)
-    suffix = posixpath.splitext(name)[1]
-    if suffix == ".py":
-        new = f"{part}_test.py" if name.endswith("_test.py") and not name.startswith("test") else f"test_{part}.py"
-    else:
-        marker = next((m for m in (".test.", ".spec.", "_test.", "-test.") if m in name), None)
-        new = f"{part}{marker}{name.rsplit(marker, 1)[1]}" if marker else \
-            f"{name[:5]}{part}{suffix}" if name.startswith(("test_", "test-")) else f"{part}{suffix}"
-    return posixpath.join(folder, new) if folder else new
 
 
 def defined_tests(path: str, text: str) -> list[str]:
