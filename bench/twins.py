@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import statistics
 import subprocess
@@ -26,11 +27,25 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+BENCH = Path(__file__).resolve().parent
+
+
+def _real_model() -> Any:
+    """bench/real_model.py, loaded by its file (it keeps bench/ off sys.path: bench/sandbox.py shadows the engine's,
+    and puts the checkout on it unless PYTHONPATH names the engine to measure)."""
+    if "bench_real_model" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("bench_real_model", BENCH / "real_model.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return sys.modules["bench_real_model"]
+
+
+real_model = _real_model()
+git, load_task, make_repo, task_ids = real_model.git, real_model.load_task, real_model.make_repo, real_model.task_ids
 
 import bot.ensemble.sentinels as sentinels  # noqa: E402
-from bench.real_model import git, load_task, make_repo, task_ids  # noqa: E402
 from bot.config import Config, Models, RoleModel  # noqa: E402
 from bot.ensemble.runner import Components, run_task  # noqa: E402
 from bot.ensemble.twins import twins  # noqa: E402
