@@ -12,12 +12,13 @@ judged by the assertions as written (`contradictions`).
 Only what can be told for sure is twinned: a test with no `return` (or `yield`) and no skip or expected-failure
 mark, whose last equality assertion with one literal side is a statement of the test's own body (not inside a
 loop, branch, `with` or `try`), so the twin reaches it whenever the test itself passes.
-- Python (pytest functions and methods, unittest methods; `assert x == 5`, `self.assertEqual(x, "a")`): the copy
+- Python (pytest functions and methods, unittest methods; `assert x == 5`, `self.assertEqual(x, "a")`,
+  `assert x == approx(0.5)` and `self.assertAlmostEqual(x, 0.5)` with a small tolerance): the copy
   keeps the module (imports, fixtures, helpers, base classes) without its other tests, loaded inside `try`, so a
   copy that cannot load defines no test.
 - JavaScript and TypeScript (`test`/`it` under `describe`s, as `node --test`, Jest and Vitest run them;
   `assert.strictEqual(x, 5)` and the other equality assertions, `expect(x).toBe(5)`, `.toEqual`,
-  `.toStrictEqual`): the copy is the whole file with the token added to every test's and describe's title, so
+  `.toStrictEqual`, `.toBeCloseTo`): the copy is the whole file with the token added to every test's and describe's title, so
   no result of it can be taken for one of the original's (Node reports some tests by title alone).
 - Rust integration tests (a `#[test]` function of a file in a crate's `tests/` folder, no `should_panic` or
   `ignore`; `assert_eq!(x, 5)`, `assert!(x == "a")`): the copy is the whole file, a test crate of its own; the
@@ -48,7 +49,9 @@ if TYPE_CHECKING:
 Read = Callable[[str], "str | None"]
 MAX_TWINS = 4  # per judged run: each loads its test's module once more and runs one test
 EQUALITY_ASSERTS = frozenset({"assertEqual", "assertEquals", "assertListEqual", "assertTupleEqual", "assertDictEqual",
-                              "assertSetEqual", "assertSequenceEqual", "assertMultiLineEqual", "assertCountEqual"})
+                              "assertSetEqual", "assertSequenceEqual", "assertMultiLineEqual", "assertCountEqual",
+                              "assertAlmostEqual", "assertAlmostEquals"})
+TOLERANCES = frozenset({"rel", "abs", "delta", "places"})  # approx's and assertAlmostEqual's: small ones only
 NOT_RUN_AS_WRITTEN = ("skip", "xfail", "expectedFailure")  # decorators under which a failing test is no failure
 OFFSET = 7_000_003  # how far a number moves: more than a rounding or an off-by-one away
 
@@ -209,10 +212,10 @@ def _contradict(function: ast.FunctionDef | ast.AsyncFunctionDef, token: str) ->
         sides = _compared(statement)
         if sides is None:
             continue
-        literal = [i for i, side in enumerate(sides) if _literal(side) is not _NOT_LITERAL]
+        literal = [node for side in sides if (node := _expected(side)) is not None]
         if len(literal) != 1:
             continue
-        node = sides[literal[0]]
+        node = literal[0]
         other = _other_value(_literal(node), token)
         if other is _NOT_LITERAL:
             continue
@@ -222,6 +225,28 @@ def _contradict(function: ast.FunctionDef | ast.AsyncFunctionDef, token: str) ->
     return None
 
 
+def _expected(side: ast.expr) -> ast.expr | None:
+    """The literal a side of an equality expects: the side itself, or what `approx(5)` (`pytest.approx`) wraps
+    when its tolerance is small; None when the side holds no such literal."""
+    if _literal(side) is not _NOT_LITERAL:
+        return side
+    if isinstance(side, ast.Call) and ast.unparse(side.func).split(".")[-1] == "approx" and len(side.args) == 1 \
+            and _small_tolerances(side.keywords) and _literal(side.args[0]) is not _NOT_LITERAL:
+        return side.args[0]
+    return None
+
+
+def _small_tolerances(keywords: list[ast.keyword]) -> bool:
+    """Tolerances far smaller than how far a twin moves a number (or none at all)."""
+    for keyword in keywords:
+        value = _literal(keyword.value)
+        if keyword.arg not in TOLERANCES or not isinstance(value, int | float) or isinstance(value, bool):
+            return False
+        if keyword.arg != "places" and not abs(value) < (0.5 if keyword.arg == "rel" else OFFSET / 10):
+            return False
+    return True
+
+
 def _compared(statement: ast.stmt) -> list[ast.expr] | None:
     """The two sides of an equality assertion statement (`assert a == b`, `self.assertEqual(a, b)`), or None."""
     if isinstance(statement, ast.Assert) and isinstance(statement.test, ast.Compare) \
@@ -229,7 +254,8 @@ def _compared(statement: ast.stmt) -> list[ast.expr] | None:
         return [statement.test.left, statement.test.comparators[0]]
     if isinstance(statement, ast.Expr) and isinstance(call := statement.value, ast.Call) \
             and isinstance(call.func, ast.Attribute) and call.func.attr in EQUALITY_ASSERTS \
-            and isinstance(call.func.value, ast.Name) and call.func.value.id in ("self", "cls") and len(call.args) >= 2:
+            and isinstance(call.func.value, ast.Name) and call.func.value.id in ("self", "cls") and len(call.args) >= 2 \
+            and _small_tolerances([k for k in call.keywords if k.arg != "msg"]):
         return list(call.args[:2])
     return None
 
@@ -280,13 +306,14 @@ def _other_value(value: object, token: str) -> object:
 
 def _replace(statement: ast.stmt, old: ast.expr, new: ast.expr) -> None:
     """Put `new` where `old` is in `statement` (the twin's own copy of the tree)."""
-    if isinstance(statement, ast.Assert) and isinstance(statement.test, ast.Compare):
-        if statement.test.left is old:
-            statement.test.left = new
-        else:
-            statement.test.comparators[0] = new
-    elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-        statement.value.args[statement.value.args.index(old)] = new
+    for parent in ast.walk(statement):
+        for field, value in ast.iter_fields(parent):
+            if value is old:
+                setattr(parent, field, new)
+                return
+            if isinstance(value, list) and any(item is old for item in value):
+                value[next(i for i, item in enumerate(value) if item is old)] = new
+                return
 
 
 def _drop_other_tests(tree: ast.Module, keep: ast.AST) -> None:
@@ -310,7 +337,7 @@ def _is_main_block(statement: ast.stmt) -> bool:
 JS_TESTS = frozenset({"test", "it"})
 JS_GROUPS = frozenset({"describe", "suite", "context"})
 JS_EQUALITY = frozenset({"strictEqual", "equal", "deepStrictEqual", "deepEqual"})  # node:assert's, over (actual, expected)
-JS_MATCHERS = frozenset({"toBe", "toEqual", "toStrictEqual"})  # expect(actual).toBe(expected)
+JS_MATCHERS = frozenset({"toBe", "toEqual", "toStrictEqual", "toBeCloseTo"})  # expect(actual).toBe(expected)
 JS_FUNCTIONS = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
 Edit = tuple[int, int, bytes]  # (start byte, end byte, replacement)
 
@@ -431,9 +458,9 @@ def _js_compared(call: Node) -> list[Node]:
     if name.decode() in JS_EQUALITY and len(args) >= 2 and target is not None and target.type in (
             "identifier", "member_expression"):
         return list(args[:2])
-    if name.decode() in JS_MATCHERS and len(args) == 1 and target is not None and target.type == "call_expression" \
-            and _callee(target) == "expect":
-        return list(args)
+    if name.decode() in JS_MATCHERS and args and target is not None and target.type == "call_expression" \
+            and _callee(target) == "expect" and (len(args) == 1 or name == b"toBeCloseTo" and len(args) == 2):
+        return list(args[:1])  # toBeCloseTo's second argument is its precision, in digits
     return []
 
 

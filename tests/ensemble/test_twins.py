@@ -83,6 +83,18 @@ def test_a_pytest_function_gets_a_twin_beside_it_that_expects_another_value() ->
     assert "__main__" not in source
 
 
+@pytest.mark.parametrize(("assertion", "twinned"), [
+    ("self.assertAlmostEqual(f(), 0.5)", True),
+    ("self.assertAlmostEqual(f(), 0.5, places=3)", True),
+    ("self.assertAlmostEqual(f(), 0.5, delta=1e9)", False),
+    ("self.assertEqual(f(), 5, msg='the sum')", True),
+    ("self.assertEqual(first=f(), second=5)", False),
+])
+def test_unittest_assertions_with_a_tolerance_are_twinned_only_when_it_is_small(assertion: str, twinned: bool) -> None:
+    text = f"import unittest\n\n\nclass TestA(unittest.TestCase):\n    def test_it(self):\n        {assertion}\n"
+    assert (made(text, "tests.test_price.TestA::test_it") is not None) is twinned
+
+
 def test_a_unittest_method_keeps_its_class_and_base_classes_without_their_other_tests() -> None:
     twin = made(UNITTEST_FILE, "tests.test_price.TestTotal::test_total")
     assert twin is not None and twin.expects == repr(7_000_009)
@@ -101,6 +113,8 @@ def test_a_unittest_method_keeps_its_class_and_base_classes_without_their_other_
     ("assert f() == None", f"'{NONCE}_twin1'"),
     ("assert f() == -2.5", repr(-2.5 + 7_000_003)),
     ("assert f() == b'x'", f"b'x {NONCE}_twin1'"),
+    ("assert f() == pytest.approx(0.5)", repr(0.5 + 7_000_003)),
+    ("assert approx(0.5, rel=1e-3) == f()", repr(0.5 + 7_000_003)),
 ])
 def test_each_kind_of_literal_gets_a_value_no_honest_result_equal_to_it_equals(assertion: str, expects: str) -> None:
     twin = made(f"def test_it():\n    {assertion}\n", "tests/test_price.py::test_it")
@@ -119,6 +133,8 @@ def test_each_kind_of_literal_gets_a_value_no_honest_result_equal_to_it_equals(a
     "    assert f() == 1e308\n",  # too large to move
     "    self_check = f()\n",  # no assertion
     "    yield f()\n    assert f() == 1\n",
+    "    assert f() == pytest.approx(1, rel=1)\n",  # a tolerance as wide as the twin's move
+    "    assert f() == pytest.approx(1, abs=1e7)\n",
 ])
 def test_a_test_whose_last_assertion_may_not_run_or_compare_is_not_twinned(body: str) -> None:
     assert made(f"def test_it():\n{body}", "tests/test_price.py::test_it") is None
@@ -296,6 +312,7 @@ def test_a_node_test_gets_a_twin_whose_titles_carry_the_token_and_whose_last_ass
     ("assert.strictEqual(null, f())", f"'{NONCE}_twin1'"),
     ("assert.strictEqual(f(), -2.5)", repr(-2.5 + 7_000_003)),
     ("assert.deepEqual(f(), [])", f"['{NONCE}_twin1']"),
+    ("expect(f()).toBeCloseTo(0.3, 5)", repr(0.3 + 7_000_003)),
 ])
 def test_each_javascript_literal_gets_a_value_no_honest_result_equal_to_it_equals(assertion: str, expects: str) -> None:
     twin = js_twin("test/query.test.js::t", f"test('t', () => {{\n  {assertion};\n}});\n")
