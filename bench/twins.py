@@ -102,9 +102,8 @@ def judged(task: dict[str, Any], fix: str, scratch: Path) -> RunResult:
 def measure(task_id: str, runs: int) -> dict[str, Any]:
     task = load_task(task_id)
     fix = whole_file_blocks(task["repo"], task["folder"] / "solution.patch")
-    names = [*task["fail_to_pass"]]
     read = lambda p: (task["repo"] / p).read_text() if (task["repo"] / p).is_file() else None  # noqa: E731
-    made = twins(names, read, "sbench0000000")
+    made = twins(task["fail_to_pass"], read, "sbench0000000")
     timings: dict[str, list[float]] = {"with": [], "without": []}
     outcome: dict[str, Any] = {"task": task_id, "twins": len(made), "delivered": True, "refused": []}
     for _ in range(runs):

@@ -147,7 +147,7 @@ class TeamJudge:
                      and (p in overlay or files.read(p) is not None))
         known = self.known_failures(workspace)
         first = self._process(runner, workspace, files.read, {**overlay, **dict.fromkeys(new)}, known, owned,
-                              lambda _name: True, self._twinned(workspace, judged))
+                              lambda _name: True, self._twinned(workspace, judged) if self.calibration.available else ())
         written = [p for p in new if _holds_tests(p, judged)]
         if not written:
             return first

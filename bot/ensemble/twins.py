@@ -354,7 +354,7 @@ def _js_twin(path: str, text: str, titles: list[str], token: str) -> tuple[str, 
     found = [c for c in calls if _callee(c) in JS_TESTS and _title(c, data) == titles[-1]
              and _group_titles(c, data) == titles[:-1]]
     body = _js_body(found[0]) if len(found) == 1 else None
-    if body is None or not _js_runs_to_the_end(body, data):
+    if body is None or not _js_runs_to_the_end(body):
         return None
     contradicted = _js_contradict(body, data, token)
     if contradicted is None:
@@ -414,19 +414,25 @@ def _js_body(call: Node) -> Node | None:
     return body if body is not None and body.type == "statement_block" else None
 
 
-def _js_runs_to_the_end(body: Node, data: bytes) -> bool:
+def _js_runs_to_the_end(body: Node) -> bool:
     """No `return` of its own and no skip or todo call in the body."""
-    stack = list(body.children)
-    while stack:
-        node = stack.pop()
+    for node in _own_syntax(body, JS_FUNCTIONS):
         if node.type == "return_statement":
             return False
         if node.type == "member_expression" and (node.child_by_field_name("property") or node).text in (
                 b"skip", b"todo"):
             return False
-        if node.type not in JS_FUNCTIONS:
-            stack.extend(node.children)
     return True
+
+
+def _own_syntax(body: Node, nested: frozenset[str]) -> Iterable[Node]:
+    """The nodes of a function body, not inside the functions (node types `nested`) defined in it."""
+    stack = list(body.children)
+    while stack:
+        node = stack.pop()
+        yield node
+        if node.type not in nested:
+            stack.extend(node.children)
 
 
 def _js_contradict(body: Node, data: bytes, token: str) -> tuple[Edit, str] | None:
@@ -512,6 +518,7 @@ def _js_append(node: Node, data: bytes, element: str) -> str:
 # ---- Rust integration tests, read with tree-sitter
 
 RUST_SCALARS = frozenset({"integer_literal", "float_literal", "string_literal", "char_literal", "boolean_literal"})
+RUST_FUNCTIONS = frozenset({"closure_expression", "function_item"})
 
 
 def _rust_twin(path: str, text: str, function: str, token: str) -> tuple[str, str, str] | None:
@@ -527,7 +534,7 @@ def _rust_twin(path: str, text: str, function: str, token: str) -> tuple[str, st
     if len(found) != 1 or not _rust_is_plain_test(found[0]):
         return None
     body = found[0].child_by_field_name("body")
-    if body is None or any(n.type == "return_expression" for n in _rust_own_nodes(body)):
+    if body is None or any(n.type == "return_expression" for n in _own_syntax(body, RUST_FUNCTIONS)):
         return None
     for statement in reversed(body.named_children):
         macro = statement.named_children[0] if statement.type == "expression_statement" and \
@@ -549,16 +556,6 @@ def _rust_is_plain_test(function: Node) -> bool:
         node = node.prev_named_sibling
     marks = " ".join(attributes)
     return "test" in marks and "should_panic" not in marks and "ignore" not in marks
-
-
-def _rust_own_nodes(body: Node) -> Iterable[Node]:
-    """The nodes of a function body, not those of closures or functions defined in it."""
-    stack = list(body.children)
-    while stack:
-        node = stack.pop()
-        yield node
-        if node.type not in ("closure_expression", "function_item"):
-            stack.extend(node.children)
 
 
 def _rust_contradict(macro: Node, data: bytes, token: str) -> tuple[int, int, str] | None:
