@@ -110,6 +110,7 @@ class Brief:
     # is kept whatever this round gives, so a follow-up or a warmer retry would buy nothing
     one_turn: bool = False
     temperature: float | None = None  # an independent sample's temperature (None: the team's own)
+    reply_by: float | None = None  # a short round: the clock's time the coder's replies must be done by
 
 
 TurnKind = Literal["edits", "request", "repeat", "empty"]
@@ -225,6 +226,7 @@ class RoundEdits:
     replies: tuple[str, ...] = ()  # each turn's reply as `reply_key` reads it
     unchanged: int = 0  # blocks whose change was already in the file (sent again): they applied and changed nothing
     follow_up_s: float = 0.0  # the replies after the first one took this long (calls the deadline may refuse)
+    reply_s: float = 0.0  # the first reply took this long
 
     @classmethod
     def of(cls, turns: Sequence[Turn]) -> RoundEdits:
@@ -236,7 +238,8 @@ class RoundEdits:
         made = [t for t in turns if t.kind == "edits"]
         refusals = dict.fromkeys(f for t in made for f in t.failures if f.reason in POLICY_REASONS)
         return cls(originals, sum(t.applied for t in made), made[-1].failures if made else (), tuple(refusals),
-                   tuple(t.key for t in turns), sum(t.unchanged for t in made), sum(t.seconds for t in turns[1:]))
+                   tuple(t.key for t in turns), sum(t.unchanged for t in made), sum(t.seconds for t in turns[1:]),
+                   turns[0].seconds if turns else 0.0)
 
     @property
     def changed(self) -> bool:
@@ -270,6 +273,7 @@ class _Conversation:
     example: tuple[str, str, str]  # the worked example as a reply reads once parsed, which is never applied
     stops: tuple[str, ...]  # where a reply should end
     temperature: float | None = None  # the round's own temperature (an independent sample), None: the team's
+    reply_by: float | None = None  # a short round's time the replies must be done by (the model client cuts them)
 
 
 def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Collection[str] = ()) -> RoundEdits:
@@ -295,7 +299,7 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Co
     limits = replace(limits, temperature=own, edit_format=edit_format)
     talk = _Conversation(coder, prompt, limits, tuple(shown), shown_whole, edit_format.example(paths),
                          edit_format.stops({p: shown[p] for p in shown_whole}, judged, coder.task.text),
-                         brief.temperature)
+                         brief.temperature, brief.reply_by)
     return _guard(coder, _converse(talk), frozen, data)
 
 
@@ -323,7 +327,7 @@ def _converse(talk: _Conversation) -> RoundEdits:
         try:
             temperature = step.temperature if step.temperature is not None else talk.temperature
             reply = ask(coder.models, "coder", messages, coder.prompt_budget, temperature=temperature,
-                        stop=talk.stops)
+                        stop=talk.stops, by=talk.reply_by)
         except (ContextTooLong, PromptTooLong):
             if not step.tail:
                 raise

@@ -24,7 +24,9 @@ The rules, in the order they apply after a round:
   and independent tries are what buy solves). The team stops as `stuck` only when every approach was tried (a
   sample, repeatable, is one only with `samples` off);
 - the rounds run out (`max_iterations`, a cap only when set: a budget otherwise bounds them);
-- a round the deadline would cut off is not started, nor a re-plan that leaves no time for a round (`estimate`).
+- a round the deadline would cut off is not started, nor a re-plan that leaves no time for a round (`estimate`);
+  without a good change, a round of the other format is played when one of those fits, else a short round (the
+  coder's reply cut to the time left, when that is at least SHORT_SHARE of an earlier first reply's time).
 
 A stop's detail says which limit ended the team and how much of the deadline was left.
 """
@@ -58,6 +60,7 @@ REVISIONS_AFTER_GOOD = 1  # rounds a critic's "revise" may buy once the judge fo
 STUCK_AFTER = 3  # rounds failing with the same signature, in one attempt, before the team tries another approach
 IDLE_AFTER = 2  # rounds in a row whose reply changed nothing (Round.idle) before the team tries another approach
 ATTEMPT_ROUNDS = 2  # with samples on: an attempt and its refinement, then an independent sample
+SHORT_SHARE = 0.5  # a short round's reply gets at least this share of an earlier first reply's time, or is not asked
 SAMPLE_TEMPERATURE = 0.7  # an independent sample's temperature: another reply, not the same one warmed a little
 REFINE, SAMPLE, FORMAT, NEXT_FILE = "refine", "sample", "format", "next file"
 APPROACHES = (SAMPLE, FORMAT, NEXT_FILE)  # a new attempt's approaches, in the order they are tried
@@ -98,13 +101,16 @@ class Reproduce:
 class Continue:
     """Play round `number` in `edit_format`; `one_turn`: a revision of a good change, one coder call;
     `repeated`: the last change left the tests failing exactly as before (the coder is told so); `approach`: how
-    (REFINE the last change with its feedback, or a new attempt from a fresh context: APPROACHES)."""
+    (REFINE the last change with its feedback, or a new attempt from a fresh context: APPROACHES); `reply_by`: a
+    short round, whose coder replies are cut to be done by the clock's time it names (the deadline leaves no
+    time for a whole one)."""
 
     number: int
     edit_format: EditFormat
     one_turn: bool = False
     repeated: bool = False
     approach: str = REFINE
+    reply_by: float | None = None
 
     @property
     def fresh(self) -> bool:
@@ -196,7 +202,9 @@ def decide(history: History, now: float, limits: Limits) -> Reproduce | Continue
         return Stop(MAX_ITERATIONS, _with_budget(f"{cap} rounds used (max_iterations)", left, limits))
     # a round the deadline would cut off is not started: the run would deliver what it has anyway, only later and
     # with a model call spent for nothing; without a good change, a round of the other format that was quick
-    # enough before is played instead (edit blocks are often a fraction of a whole file's time)
+    # enough before is played instead (edit blocks are often a fraction of a whole file's time), else a short
+    # round: a fix is often a few lines of a reply, and a reply cut short is still read for the edits it holds
+    reply_by = None
     if left is not None and expected is not None and left < expected.seconds:
         why = f"another round would not end before the deadline ({left:.0f} s left, {expected.measure} {expected.seconds:.0f} s)"
         good = next((r for r in reversed(rounds) if r.good and r.commit), None)
@@ -204,11 +212,26 @@ def decide(history: History, now: float, limits: Limits) -> Reproduce | Continue
             return Stop(TESTS_PASS, f"{why}; round {good.number}'s change passed the tests")
         other = BLOCKS if edit_format.name == WHOLE.name else WHOLE
         quicker = estimate(rounds, other)
-        if quicker is None or left < quicker.seconds:
-            return Stop(STOPPED, why)
-        edit_format = other
+        if quicker is not None and left >= quicker.seconds:
+            edit_format = other
+        elif (short := _short_round(rounds, left)) is not None:
+            edit_format, reply_by = short[0], now + short[1]
+        else:
+            return Stop(STOPPED, _with_budget(f"{why}, nor a short round (a reply of {SHORT_SHARE:.0%} of an "
+                                              "earlier first reply's time, and the round's tests)", left, limits))
     return Continue(len(rounds) + 1, edit_format, one_turn=revisions >= 0, repeated=same > 1 and approach == REFINE,
-                    approach=approach)
+                    approach=approach, reply_by=reply_by)
+
+
+def _short_round(rounds: Sequence[Round], left: float) -> tuple[EditFormat, float] | None:
+    """A short round that fits in the `left` seconds: the format of the earlier round whose first reply the time
+    left covers best once its other steps (applying, compiling, testing) are taken off, and the seconds its reply
+    gets; None when no round leaves its reply SHORT_SHARE of the time it took."""
+    fits = [((left - (r.seconds - r.follow_up_s - r.reply_s)) / r.reply_s, r) for r in rounds if r.reply_s > 0]
+    share, rnd = max(fits, key=lambda fit: fit[0], default=(0.0, None))
+    if rnd is None or share < SHORT_SHARE:
+        return None
+    return (WHOLE if rnd.edit_format == WHOLE.name else BLOCKS), share * rnd.reply_s
 
 
 def _attempt(rounds: Sequence[Round]) -> Sequence[Round]:

@@ -44,8 +44,9 @@ class ModelClient(Protocol):
     """Role-based completion: `complete("planner", messages, schema="plan")`."""
 
     def complete(self, role: str, messages: Sequence[Message], schema: str | None = None,
-                 temperature: float | None = None, stop: Sequence[str] = ()) -> ModelReply:
-        """One reply for `role`; schema replies carry parsed `data`; a reply ends before the first `stop` sequence."""
+                 temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None) -> ModelReply:
+        """One reply for `role`; schema replies carry parsed `data`; a reply ends before the first `stop` sequence;
+        with `by` (the clock's time) it is cut short to be done by then."""
         ...
 
     def prompt_budget(self, role: str) -> int:

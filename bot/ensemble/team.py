@@ -266,7 +266,8 @@ def _brief(team: Team, state: _State, step: Continue) -> Brief:
     if step.approach == NEXT_FILE and (extra := _next_file(plan, state.found, team.workspace)):
         plan = replace(plan, files=(*plan.files, extra))
     return Brief(plan, state.found, feedback, team.notes("coder"), failing=state.failing, sent=sent,
-                 edit_format=step.edit_format, one_turn=step.one_turn, temperature=step.temperature)
+                 edit_format=step.edit_format, one_turn=step.one_turn, temperature=step.temperature,
+                 reply_by=step.reply_by)
 
 
 def _next_file(plan: Plan, found: Exploration, workspace: Workspace) -> str | None:

@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.errors import ContextTooLong, PromptTooLong, StructuredReplyError
+from bot.errors import ContextTooLong, PromptTooLong, StopRequested, StructuredReplyError
 from bot.llm.schemas import SchemaViolation, parse_structured
 from bot.llm.types import LENGTH, ChatRequest, JsonObject, Message, Usage
 from bot.redact import clip
@@ -103,7 +103,8 @@ def continue_cut_off(send: Send, request: ChatRequest, first: Outcome, room: Cal
 
     `room(request)` is how many output tokens the window leaves for a continuation request. The parts
     together stay within the request's output cap: what the first part used is not asked for again.
-    When what is left is too small to be worth asking, the reply stays cut off.
+    When what is left is too small to be worth asking, or the deadline leaves no time to ask, the reply stays
+    cut off.
     """
     parts, outcome = [first.text], first
     for _ in range(MAX_CONTINUATIONS):
@@ -123,6 +124,9 @@ def continue_cut_off(send: Send, request: ChatRequest, first: Outcome, room: Cal
         try:
             outcome = then(outcome, send(dataclasses.replace(follow, max_output_tokens=cap)))
         except (PromptTooLong, ContextTooLong):  # no room to continue: the reply stays cut off
+            break
+        except StopRequested as exc:  # no time to continue (the deadline): the reply stays cut off, not lost
+            log.info("%s: %s; not continuing the cut-off reply", request.role, exc)
             break
         parts.append(outcome.text)
     return dataclasses.replace(outcome, text="".join(parts), truncated=outcome.finish_reason == LENGTH)

@@ -49,6 +49,7 @@ log = logging.getLogger(__name__)
 
 REPEAT_WARMING = 0.3  # added to the temperature for each repeat of a request within the run
 MAX_REPEAT_TEMPERATURE = 1.0
+MIN_SHORT_REPLY = 128  # output tokens: a reply due by a time (`by`) that leaves fewer is not asked for
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,7 @@ class ModelManager:
         self.deadline = deadline  # a `clock()` time: no call is sent after it, none waits past it
         self._answered: dict[str, int] = {}  # request key -> how often this run has answered it
         self._quickest: dict[tuple[str, str], float] = {}  # _kind(request) -> seconds of its quickest answer
+        self._pace: dict[tuple[str, str], float] = {}  # _kind(request) -> output tokens a second, answer read too
         self._lock = threading.Lock()
 
     @classmethod
@@ -131,9 +133,13 @@ class ModelManager:
         return self.chains[role]
 
     def complete(self, role: str, messages: Sequence[Message], schema: str | None = None,
-                 temperature: float | None = None, stop: Sequence[str] = ()) -> Reply:
+                 temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None) -> Reply:
         """Ask `role`'s model; with a schema ('plan', 'review', 'explore') the reply's `data` is the validated JSON;
-        a reply ends before the first of the `stop` sequences."""
+        a reply ends before the first of the `stop` sequences.
+
+        `by` (a `clock()` time) is when the reply must be done: its output cap is what the model writes in the
+        time until then, at the pace its earlier answers to the same instructions were written (a short reply
+        instead of none); StopRequested when that is under MIN_SHORT_REPLY tokens."""
         chain = self.chain(role)
         if schema is not None:
             get_schema(schema)
@@ -145,7 +151,7 @@ class ModelManager:
                 start = self.clock()
                 s.set(provider=link.model.provider, model=link.model.model)
                 try:
-                    outcome = self._ask(link, role, tuple(messages), schema, temperature, s, tuple(stop))
+                    outcome = self._ask(link, role, tuple(messages), schema, temperature, s, tuple(stop), by)
                 except (ProviderError, StructuredReplyError, PromptTooLong) as exc:
                     failures.append(f"{link.label}: {type(exc).__name__}: {exc}")
                     s.set(failovers=list(failures))
@@ -161,10 +167,12 @@ class ModelManager:
         raise AssertionError("unreachable: a chain has at least one model")
 
     def _ask(self, link: Link, role: str, messages: tuple[Message, ...], schema: str | None,
-             temperature: float | None, s: Span, stop: tuple[str, ...] = ()) -> Outcome:
+             temperature: float | None, s: Span, stop: tuple[str, ...] = (), by: float | None = None) -> Outcome:
         """One model's answer: from the cache, or sent (warmer when this run already answered the same request)."""
         temp = link.temperature if temperature is None else temperature
         request = ChatRequest(role, messages, schema, temp, self._output_cap(link), self.timeout_s, stop)
+        if by is not None:
+            request = self._due(request, by)
         params: dict[str, object] = {"temperature": temp, "max_output_tokens": request.max_output_tokens,
                                      "base_url": link.model.base_url}  # same name, other server: other model
         if stop:
@@ -226,11 +234,29 @@ class ModelManager:
         with self._lock:
             kind = _kind(request)
             self._quickest[kind] = min(took, self._quickest.get(kind, took))
+            if took > 0 and completion.usage.output_tokens > 0:
+                pace = completion.usage.output_tokens / took
+                self._pace[kind] = max(pace, self._pace.get(kind, pace))
         return completion
+
+    def _due(self, request: ChatRequest, by: float) -> ChatRequest:
+        """`request` with an output cap the model writes before the clock's time `by`, at the pace of its answers
+        to the same instructions (the whole answer's time over its output: reading the prompt is counted in);
+        StopRequested when the time until `by` is shorter than MIN_SHORT_REPLY tokens take. Without a pace to
+        go by, `request` as it is (the deadline still bounds it)."""
+        pace = self._pace.get(_kind(request))
+        if pace is None:
+            return request
+        cap = int((by - self.clock()) * pace)
+        if cap < MIN_SHORT_REPLY:
+            raise StopRequested(f"a {request.role} reply due in {max(0.0, by - self.clock()):.0f} s would hold "
+                                f"about {max(cap, 0)} tokens at the pace of its earlier answers; not asked for")
+        return dataclasses.replace(request, max_output_tokens=min(cap, request.max_output_tokens))
 
     def _in_time(self, request: ChatRequest) -> ChatRequest:
         """`request` with a timeout that ends by the deadline (`deadline_minutes`); StopRequested once it passed,
-        or when the time left is shorter than any answer of the role to the same instructions took so far.
+        or when the time left is shorter than any answer of the role to the same instructions took so far (or,
+        for a request whose output cap is short, than that cap takes at their pace).
 
         A reply the deadline cuts off is not waited for, and one it would cut off is not asked for (its
         tokens would be spent for nothing): the run keeps its best judged change instead.
@@ -240,7 +266,10 @@ class ModelManager:
         left = self.deadline - self.clock()
         if left <= 0:
             raise StopRequested("the deadline passed (deadline_minutes)")
-        quickest = self._quickest.get(_kind(request))
+        kind = _kind(request)
+        quickest = self._quickest.get(kind)
+        if quickest is not None and kind in self._pace:
+            quickest = min(quickest, request.max_output_tokens / self._pace[kind])
         if quickest is not None and left < quickest:
             raise StopRequested(f"the deadline (deadline_minutes) is {left:.0f} s away and no {request.role} answer "
                                 f"to the same instructions so far took less than {quickest:.0f} s")

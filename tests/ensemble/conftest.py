@@ -41,16 +41,18 @@ class ScriptedModels:
         self.prompts: list[tuple[str, list[Any]]] = []  # (role, messages) of every call
         self.temperatures: list[float | None] = []  # the temperature each call asked for (None: the model's own)
         self.stops: list[tuple[str, ...]] = []  # the stop sequences each call sent
+        self.due: list[float | None] = []  # the time each call's reply was due by (None: no short round)
         self.lock = threading.Lock()
 
     def complete(self, role: str, messages: Sequence[Any], schema: str | None = None,
-                 temperature: float | None = None, stop: Sequence[str] = ()) -> Said:
+                 temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None) -> Said:
         with self.lock:
             team = re.search(r"of team (\w)", messages[0].content).group(1)
             self.calls.append((role, schema, team))
             self.prompts.append((role, list(messages)))
             self.temperatures.append(temperature)
             self.stops.append(tuple(stop))
+            self.due.append(by)
             queue = self.script.get((role, schema, team)) or self.script.get((role, schema)) or []
             if not queue:
                 raise AssertionError(f"no scripted reply left for {role}/{schema}/team {team}")

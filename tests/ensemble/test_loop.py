@@ -375,7 +375,8 @@ def test_the_coder_is_shown_the_failing_tests_source(sample: Path) -> None:
 
 class SlowCoder(ScriptedModels):
     """Scripted models whose n-th coder call takes `seconds(n)` of `clock()`, as a model on a CPU does, and `real_s`
-    of real time when it takes any (long enough for the run's deadline watcher to look at the clock)."""
+    of real time when it takes any (long enough for the run's deadline watcher to look at the clock); a reply due by
+    a time (a short round's) is done then, as the model client cuts it to be."""
 
     def __init__(self, script: dict, seconds: Callable[[int], float] = lambda n: 60.0, real_s: float = 0.0):
         super().__init__(script)
@@ -389,7 +390,8 @@ class SlowCoder(ScriptedModels):
         if role == "coder":
             self.coder_calls += 1
             if spent := self.seconds(self.coder_calls):
-                self.now += spent
+                by = kwargs.get("by")
+                self.now = min(self.now + spent, by) if isinstance(by, float) else self.now + spent
                 time.sleep(self.real_s)
         return super().complete(role, *args, **kwargs)
 
@@ -557,12 +559,14 @@ def test_with_a_good_change_in_hand_a_round_that_cannot_end_before_the_deadline_
         assert coder_calls == 3  # and the one round the concrete revision bought
 
 
-@pytest.mark.parametrize("deadline_minutes", [2.9, None])
-def test_without_a_good_change_a_round_quicker_than_any_so_far_is_not_started(
+@pytest.mark.parametrize("deadline_minutes", [2.9, 2.4, None])
+def test_without_a_good_change_a_short_round_spends_the_time_no_whole_round_fits(
         sample: Path, deadline_minutes: float | None) -> None:
     """Each coder call takes a minute; with a deadline 2.9 minutes after the start, the reproduction test and a
-    failing round 1 leave 54 s, less than any round took: the run stops there, at once, with what it has instead
-    of sending a call the deadline would cut off. Without a deadline round 2 is played and succeeds."""
+    failing round 1 leave 54 s, less than any round took: round 2 is a short one, its reply due by the deadline (the
+    model client cuts it to what the model writes by then), and its fix is delivered. With 2.4 minutes 24 s are
+    left, less than half a reply's time: the run stops there, at once, with what it has, instead of sending a
+    call for nothing. Without a deadline round 2 is played whole and succeeds."""
     from_bad = FIX.replace("    return ordered[middle]\n=======", "    return ordered[middle - 1]\n=======", 1)
     script = {**happy_script(), ("coder", None): [REPRO, BAD_FIX, from_bad]}
     models = SlowCoder(script)
@@ -570,13 +574,15 @@ def test_without_a_good_change_a_round_quicker_than_any_so_far_is_not_started(
     result = run_task(sample, TASK, Config(ensembles=1, max_iterations=4, deadline_minutes=deadline_minutes), {},
                       parts)
     coder_calls = [c[0] for c in models.calls].count("coder")
-    if deadline_minutes:
+    if deadline_minutes == 2.4:
         assert not result.success and result.stop_reason == "stopped"
-        assert "another round would not end before the deadline (54 s left, the quickest round took 60 s)" in \
-            result.stop_detail
+        assert "another round would not end before the deadline (24 s left, the quickest round took 60 s), nor a " \
+               "short round" in result.stop_detail
         assert coder_calls == 2 and models.now == 120  # the reproduction test and round 1, nothing cut off
     else:
-        assert result.success and coder_calls == 3
+        assert result.success and coder_calls == 3, result.stop_detail
+        assert _coder_due(models)[-1] == (174.0 if deadline_minutes else None)  # round 2's, due by the deadline
+        assert models.now == (174.0 if deadline_minutes else 180.0)
 
 
 @pytest.mark.parametrize("edit_format", ["alternate", "whole"])
@@ -584,7 +590,7 @@ def test_a_round_of_a_kind_not_timed_yet_is_played_whatever_the_slower_kind_took
     """A whole-file round takes a minute, an edit-block round 20 s (the reproduction test too). With a deadline
     2.2 minutes after the start, a failing whole-file round 1 leaves 52 s: under `alternate` round 2 asks for
     edit blocks, which no round has timed yet, so it is played and succeeds; when every round writes whole
-    files, round 2 is given up as before."""
+    files, round 2 is a short round, its reply due by the deadline, and succeeds too."""
     whole_bad = "stats/core.py\n```python\n" + SAMPLE_FILES["stats/core.py"].replace(
         "    return ordered[middle]\n", "    return ordered[middle - 1]\n") + "```"
     from_bad = FIX.replace("    return ordered[middle]\n=======", "    return ordered[middle - 1]\n=======", 1)
@@ -593,14 +599,15 @@ def test_a_round_of_a_kind_not_timed_yet_is_played_whatever_the_slower_kind_took
     parts = Components(models=models, retriever=FileRetriever(sample), runner=HostPytest(), clock=models.clock)
     result = run_task(sample, TASK, Config(ensembles=1, max_iterations=4, deadline_minutes=2.2,
                                            edit_format=edit_format), {}, parts)
-    if edit_format == "alternate":
-        assert result.success and result.teams[0].rounds == 2, result.stop_detail
-        assert models.now == 100  # round 2 ended 32 s before the deadline
-    else:
-        assert not result.success and result.stop_reason == "stopped"
-        assert "another round would not end before the deadline (52 s left, the quickest round took 60 s)" in \
-            result.stop_detail
-        assert models.coder_calls == 2
+    assert result.success and result.teams[0].rounds == 2, result.stop_detail
+    assert models.now == 100  # round 2 ended 32 s before the deadline
+    # under `whole` round 2 is a short round (no whole-file round fits): its reply is due by the deadline
+    assert _coder_due(models)[-1] == (None if edit_format == "alternate" else 132.0)
+
+
+def _coder_due(models: ScriptedModels) -> list[float | None]:
+    """The time each coder call's reply was due by (None: a whole round's, not cut short)."""
+    return [due for (role, _, _), due in zip(models.calls, models.due, strict=True) if role == "coder"]
 
 
 def test_a_coder_whose_replies_change_nothing_twice_in_a_row_gets_a_new_attempt_which_lands_the_fix(

@@ -44,11 +44,12 @@ def good(number: int, review: Review | None = ACCEPT, seconds: float = 10.0, edi
 
 
 def failing(number: int, test: str = "tests/test_core.py::test_median_even", seconds: float = 10.0,
-            edit_format: str = "blocks", follow_up_s: float = 0.0) -> Round:
-    """A committed round whose change still fails `test` (`follow_up_s` of its `seconds` were follow-up calls)."""
+            edit_format: str = "blocks", follow_up_s: float = 0.0, reply_s: float = 0.0) -> Round:
+    """A committed round whose change still fails `test` (`follow_up_s` of its `seconds` were follow-up calls,
+    `reply_s` the coder's first reply)."""
     return Round(number, edit_format=edit_format, applied=True, tests=TestOutcome(False, (test,)), commit=f"c{number}",
                  judgement=Judgement(False, "required test(s) fail", required_failing=(test,), per_test=True),
-                 seconds=seconds, follow_up_s=follow_up_s)
+                 seconds=seconds, follow_up_s=follow_up_s, reply_s=reply_s)
 
 
 def idle(number: int) -> Round:
@@ -158,6 +159,18 @@ CASES = {
     "and when neither format was quick enough, the team stops":
         Case(rounds(failing(1, "t::a", seconds=65, edit_format="whole"), failing(2, "t::b", seconds=55)),
              Stop(StopReason.STOPPED), left=51, edit_format="alternate", detail="the quickest round took 65 s"),
+    "when no round fits, a short round: the reply cut to the time the round's other steps leave":
+        Case(rounds(failing(1, seconds=60, reply_s=50)), Continue(2, BLOCKS, reply_by=NOW + 30), left=40),
+    "a short round is written in the format whose first reply the time left covers best":
+        Case(rounds(failing(1, "t::a", seconds=65, edit_format="whole", reply_s=60),
+                    failing(2, "t::b", seconds=55, reply_s=20)),
+             Continue(3, WHOLE, reply_by=NOW + 35), left=40, edit_format="alternate"),
+    "no short round when less than half a first reply's time is left for it":
+        Case(rounds(failing(1, seconds=60, reply_s=50)), Stop(StopReason.STOPPED), left=34,
+             detail="nor a short round (a reply of 50% of an earlier first reply's time, and the round's tests); "
+                    "17% of the deadline left (34 s)"),
+    "a short round is for a team without a good change: with one, the team stops":
+        Case(rounds(replace(good(1, POINTED, seconds=60), reply_s=50)), Stop(StopReason.TESTS_PASS), left=50),
     "`whole` keeps whole files, timed by its own rounds":
         Case(rounds(failing(1, seconds=60, edit_format="whole")), Stop(StopReason.STOPPED), left=52,
              edit_format="whole"),

@@ -60,3 +60,54 @@ def test_a_call_with_other_instructions_is_not_timed_by_another_kind_of_answer(o
         manager.complete("coder", whole)
     assert manager.complete("coder", blocks).text == "the change"
     assert openai_server.count() == 2
+
+
+def _sent_cap(server) -> int:  # noqa: ANN001 - the fake server
+    body = server.requests[-1].body
+    return int(body.get("max_tokens") or body.get("max_completion_tokens"))
+
+
+def test_a_reply_due_by_a_time_is_cut_to_what_the_model_writes_by_then(openai_server, env) -> None:
+    """Each answer takes a minute and writes 600 tokens: 10 a second. A reply due in 25 s gets an output cap of
+    250 tokens, and is sent even where a whole answer (a minute) would not fit in the 30 s left."""
+    openai_server.reply("the change", usage=(900, 600, 0), times=5)
+    manager = ModelManager.from_config(make_config(deadline_minutes=2.5), env, None,
+                                       clock=lambda: 60.0 * openai_server.count())
+    manager.complete("coder", ASK)
+    manager.complete("coder", ASK)  # 30 s are left now
+    with pytest.raises(StopRequested, match="took less than 60 s"):
+        manager.complete("coder", ASK)
+    assert manager.complete("coder", ASK, by=120.0 + 25).text == "the change"
+    assert _sent_cap(openai_server) == 250
+    assert openai_server.count() == 3
+
+
+def test_a_reply_due_too_soon_for_a_useful_answer_is_not_asked_for(openai_server, env) -> None:
+    openai_server.reply("the change", usage=(900, 600, 0), times=5)
+    manager = ModelManager.from_config(make_config(deadline_minutes=10), env, None,
+                                       clock=lambda: 60.0 * openai_server.count())
+    manager.complete("coder", ASK)
+    with pytest.raises(StopRequested, match="a coder reply due in 10 s would hold about 100 tokens"):
+        manager.complete("coder", ASK, by=60.0 + 10)
+    assert openai_server.count() == 1
+
+
+def test_a_reply_due_by_a_time_is_not_cut_before_the_model_was_timed(openai_server, env) -> None:
+    """Without an answer of the same instructions to measure the model's pace, the request goes as it is (the
+    deadline still bounds it)."""
+    openai_server.set_default("the change")
+    manager = ModelManager.from_config(make_config(deadline_minutes=10), env, None)
+    assert manager.complete("coder", ASK, by=time.monotonic() + 5).text == "the change"
+    assert _sent_cap(openai_server) > 1000
+
+
+def test_a_continuation_the_deadline_refuses_leaves_the_reply_cut_off_not_lost(openai_server, env) -> None:
+    """The first answer is cut off by the output cap and took a minute; with 30 s left, asking it to continue
+    would not end in time: the cut-off part is the reply."""
+    openai_server.reply("half of the change", usage=(900, 600, 0), finish="length")
+    openai_server.reply("the rest", usage=(900, 600, 0))
+    manager = ModelManager.from_config(make_config(deadline_minutes=1.5), env, None,
+                                       clock=lambda: 60.0 * openai_server.count())
+    reply = manager.complete("coder", ASK)
+    assert (reply.text, reply.truncated) == ("half of the change", True)
+    assert openai_server.count() == 1
