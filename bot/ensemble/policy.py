@@ -226,8 +226,10 @@ def decide(history: History, now: float, limits: Limits) -> Reproduce | Continue
 def _short_round(rounds: Sequence[Round], left: float) -> tuple[EditFormat, float] | None:
     """A short round that fits in the `left` seconds: the format of the earlier round whose first reply the time
     left covers best once its other steps (applying, compiling, testing) are taken off, and the seconds its reply
-    gets; None when no round leaves its reply SHORT_SHARE of the time it took."""
-    fits = [((left - (r.seconds - r.follow_up_s - r.reply_s)) / r.reply_s, r) for r in rounds if r.reply_s > 0]
+    gets; None when no round leaves its reply SHORT_SHARE of the time it took (a short round's own reply, cut
+    to fit, is no measure of what a reply takes)."""
+    fits = [((left - (r.seconds - r.follow_up_s - r.reply_s)) / r.reply_s, r) for r in rounds
+            if r.reply_s > 0 and not r.short]
     share, rnd = max(fits, key=lambda fit: fit[0], default=(0.0, None))
     if rnd is None or share < SHORT_SHARE:
         return None
@@ -289,7 +291,8 @@ def estimate(rounds: Sequence[Round], edit_format: EditFormat) -> Estimate | Non
     edit blocks, whose replies differ several times over in length, and so in time on a slow server), less its
     follow-up calls (which the model client does not send when the deadline would cut them off): only a round
     whose first reply and test run no earlier round like it could have finished in the time left is given up, and
-    the first of a format is played. A re-plan is taken to cost as much as the round (a planner call reads about what a coder
+    the first of a format is played. A short round (its reply cut to the time left) is no measure of a whole
+    one. A re-plan is taken to cost as much as the round (a planner call reads about what a coder
     call reads).
     """
     if any(r.good and r.commit for r in rounds):
@@ -297,7 +300,8 @@ def estimate(rounds: Sequence[Round], edit_format: EditFormat) -> Estimate | Non
         return Estimate(took, "the last round took") if took else None
     # a round's follow-up calls are not counted: one the deadline would cut off is not asked for (the model client
     # refuses it), and the round ends with what its first reply gave, still tested
-    times = [(r.seconds - r.follow_up_s, r.follow_up_s) for r in rounds if r.edit_format == edit_format.name]
+    times = [(r.seconds - r.follow_up_s, r.follow_up_s) for r in rounds
+             if r.edit_format == edit_format.name and not r.short]
     if not times:
         return None
     quickest, follow_ups = min(times)

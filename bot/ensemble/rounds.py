@@ -33,7 +33,7 @@ def play_round(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner,
     base (`reproduction`: the test being written, required while the judge has none)."""
     edits = write_change(coder, brief, judge.frozen, judge.data)
     rnd = Round(number, kind, brief.edit_format.name, replies=edits.replies, refused=edits.refused(coder.team),
-                follow_up_s=edits.follow_up_s, reply_s=edits.reply_s)
+                follow_up_s=edits.follow_up_s, reply_s=edits.reply_s, short=brief.reply_by is not None)
     if not edits.changed:
         return replace(rnd, edit_errors=edits.errors(), idle=not (edits.failures or edits.refusals))
     workspace = coder.workspace

@@ -288,7 +288,8 @@ class Round:
     idle: bool = False  # the coder's reply changed nothing and nothing in it failed: no edit, or its files sent back
     seconds: float = 0.0  # how long the round took, its review included
     follow_up_s: float = 0.0  # of which the coder's replies after its first (a follow-up the deadline may refuse)
-    reply_s: float = 0.0  # of which the coder's first reply (a short round cuts it to the time left)
+    reply_s: float = 0.0  # of which the coder's first reply
+    short: bool = False  # a short round: its replies were cut to the time the deadline left (no measure of a round)
 
     @property
     def good(self) -> bool:

@@ -165,6 +165,10 @@ CASES = {
         Case(rounds(failing(1, "t::a", seconds=65, edit_format="whole", reply_s=60),
                     failing(2, "t::b", seconds=55, reply_s=20)),
              Continue(3, WHOLE, reply_by=NOW + 35), left=40, edit_format="alternate"),
+    "a short round's reply, cut to fit, is no measure of a round's or a reply's time":
+        Case(rounds(failing(1, "t::a", seconds=60, reply_s=50),
+                    replace(failing(2, "t::b", seconds=21, reply_s=20), short=True)), Stop(StopReason.STOPPED), left=24,
+             detail="(24 s left, the quickest round took 60 s), nor a short round"),
     "no short round when less than half a first reply's time is left for it":
         Case(rounds(failing(1, seconds=60, reply_s=50)), Stop(StopReason.STOPPED), left=34,
              detail="nor a short round (a reply of 50% of an earlier first reply's time, and the round's tests); "
