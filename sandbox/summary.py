@@ -31,6 +31,8 @@ _RUST_OLD_PANIC = re.compile(r"panicked at '(.*?)', ([^\s:']+):(\d+):\d+$", re.M
 # goroutine trace's frames ("\t/workspace/tail.go:12 +0x1d", innermost first)
 _GO_LOG = re.compile(r"^[ \t]+([\w./-]+\.go):(\d+): (.+)$", re.M)
 _GO_PANIC = re.compile(r"^panic: (.+)$", re.M)
+# a memory address at the end of a Python repr: `<shop.cart.Cart object at 0x7f7c54cd9d90>`
+_ADDRESS = re.compile(r"(<[^<>\n]*?) at 0x[0-9a-fA-F]{4,}>")
 _GO_FRAME = re.compile(r"^\t(\S+\.go):(\d+)(?: \+0x[0-9a-f]+)?$", re.M)
 
 
@@ -146,6 +148,9 @@ def _own_frames(text: str) -> list[str]:
 
 
 def _strip_workspace(text: str) -> str:
+    """`text` without the sandbox's workspace prefix, and with the memory addresses in Python's reprs ("<Cart
+    object at 0x7f...>") masked: they change from run to run, and a prompt that changes with them gets another
+    reply from the same model at temperature 0 (and misses the reply cache)."""
     for prefix in WORKSPACE_PREFIXES:
         text = text.replace(prefix, "")
-    return text
+    return _ADDRESS.sub(r"\1 at 0x…>", text)

@@ -31,6 +31,21 @@ def test_summary_names_failures_messages_and_own_frames_only() -> None:
     assert "pluggy" not in summary and "/workspace/" not in summary and "test_ok" not in summary
 
 
+def test_the_same_failure_reads_the_same_in_every_run_whatever_the_memory_addresses() -> None:
+    """Python's reprs carry memory addresses that change from run to run; a summary that changed with them would
+    get another reply from the same model at temperature 0. A hex value the test compares is kept."""
+    def failing(address: str) -> str:
+        message = (f"E       AssertionError: assert 2 == 3\n"
+                   f"E        +  where 2 = <bound method Cart.quantity of <shop.cart.Cart object at {address}>>('tea')\n"
+                   "E       assert '0x7f3a9c1d' == '0xdeadbeef'\n")
+        return summarize_failures(result([TestCase("tests/test_cart.py::test_add", "fail", message)]))
+
+    first, second = failing("0x7fc9cf9d1910"), failing("0x7f7c54cd9d90")
+    assert first == second
+    assert "<bound method Cart.quantity of <shop.cart.Cart object at 0x…>>('tea')" in first
+    assert "assert '0x7f3a9c1d' == '0xdeadbeef'" in first
+
+
 def test_summary_fits_the_budget_and_says_how_many_were_left_out() -> None:
     tests = [TestCase(f"tests/test_many.py::test_{i}", "fail", TRACE) for i in range(200)]
     summary = summarize_failures(result(tests), max_tokens=150)
