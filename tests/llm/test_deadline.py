@@ -111,3 +111,18 @@ def test_a_continuation_the_deadline_refuses_leaves_the_reply_cut_off_not_lost(o
     reply = manager.complete("coder", ASK)
     assert (reply.text, reply.truncated) == ("half of the change", True)
     assert openai_server.count() == 1
+
+
+def test_a_reply_cut_short_is_no_measure_of_how_long_a_whole_answer_takes(openai_server, env) -> None:
+    """A whole answer took a minute; a reply due in 25 s came in 5 s. With 25 s left, a whole answer is still
+    expected to take a minute: it is not asked for."""
+    openai_server.reply("the change", usage=(900, 600, 0))
+    openai_server.reply("a short change", usage=(900, 50, 0))
+    manager = ModelManager.from_config(make_config(deadline_minutes=1.5), env, None,
+                                       clock=lambda: (0.0, 60.0, 65.0)[min(openai_server.count(), 2)])
+    manager.complete("coder", ASK)
+    manager.complete("coder", ASK, by=60.0 + 25)
+    with pytest.raises(StopRequested, match="25 s away and no coder answer to the same instructions so far took "
+                                            "less than 60 s"):
+        manager.complete("coder", ASK)
+    assert openai_server.count() == 2
