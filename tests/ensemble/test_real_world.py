@@ -11,7 +11,7 @@ import _thread
 import json
 import signal
 import subprocess
-import time
+import threading
 from pathlib import Path
 
 import pytest
@@ -162,12 +162,17 @@ def test_ctrl_c_stops_the_teams_and_reports_a_stop(sample: Path, request: pytest
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     request.addfinalizer(lambda: signal.signal(signal.SIGINT, previous))
 
+    stop = threading.Event()
+
     def interrupt(team: str, phase: str, rnd: int, detail: str) -> None:
         if phase == "planning":
             _thread.interrupt_main()  # what Ctrl-C does: KeyboardInterrupt in the main thread
-            time.sleep(1)  # the main thread takes it meanwhile
+            assert stop.wait(60)  # the main thread takes it (within half a second, longer on a busy machine)
 
-    result, models, _ = run(sample, happy_script(), progress=interrupt)
+    models = ScriptedModels(happy_script())
+    parts = Components(models=models, retriever=FileRetriever(sample), runner=HostPytest(), progress=interrupt,
+                       stop=stop)
+    result = run_task(sample, TASK, Config(ensembles=1), {}, parts)
     assert result.stop_reason == "stopped" and not result.success and not result.commits
     assert [c for c in models.calls if c[0] == "coder"] == []
 
