@@ -212,8 +212,9 @@ class ModelManager:
         reservation = self.ledger.reserve(request.role, link.label, model.model, tokens)
         record = RetryLog()
         try:
-            whole = request.max_output_tokens >= self._output_cap(link)  # not a reply cut short, nor a continuation
-            completion: Completion = call_with_retries(lambda: self._timed(model, request, whole), self.policy,
+            # an answer asked with the whole output cap (not a reply cut short, nor the rest of one) times answers
+            measure = request.max_output_tokens >= self._output_cap(link)
+            completion: Completion = call_with_retries(lambda: self._timed(model, request, measure), self.policy,
                                                        sleep=self.sleep, rng=self.rng, log_to=record)
         except BaseException:
             self.ledger.release(reservation)
@@ -227,7 +228,7 @@ class ModelManager:
                        rate_limited=sum(e.startswith("RateLimited") for e in record.errors),
                        replayed=completion.replayed, finish_reason=completion.finish_reason)
 
-    def _timed(self, model: ChatModel, request: ChatRequest, whole: bool = True) -> Completion:
+    def _timed(self, model: ChatModel, request: ChatRequest, measure: bool = True) -> Completion:
         """One attempt at `request` within the deadline; an answered one's seconds are remembered for its kind, when
         it was asked with the whole output cap (a reply cut short, or the rest of one, is no measure of an answer),
         and its pace (output tokens a second) in any case."""
@@ -236,7 +237,7 @@ class ModelManager:
         took = self.clock() - began
         with self._lock:
             kind = _kind(request)
-            if whole:
+            if measure:
                 self._quickest[kind] = min(took, self._quickest.get(kind, took))
             if took > 0 and completion.usage.output_tokens > 0:
                 pace = completion.usage.output_tokens / took
