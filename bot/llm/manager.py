@@ -252,9 +252,10 @@ class ModelManager:
         pace = self._pace.get(_kind(request))
         if pace is None:
             return request
-        cap = int((by - self.clock()) * pace)
+        due_in = by - self.clock()
+        cap = int(due_in * pace)
         if cap < MIN_SHORT_REPLY:
-            raise StopRequested(f"a {request.role} reply due in {max(0.0, by - self.clock()):.0f} s would hold "
+            raise StopRequested(f"a {request.role} reply due in {max(0.0, due_in):.0f} s would hold "
                                 f"about {max(cap, 0)} tokens at the pace of its earlier answers; not asked for")
         return dataclasses.replace(request, max_output_tokens=min(cap, request.max_output_tokens))
 
