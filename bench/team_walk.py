@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """How far a reader walks to follow one team: the project functions a team's run enters, from `run_team`.
 
-    .venv/bin/python bench/team_walk.py [--runs 3] [--only bot/ensemble] [--list | --json]
+    .venv/bin/python bench/team_walk.py [--runs 3] [--only bot/ensemble] [--list | --json] [--merges N]
 
 A scripted one-team run of the sample median() task (`bot.ensemble.demo.create_sample_repo`): the
 planner explores once and plans, the coder writes the reproduction test and then the fix, pytest runs
@@ -22,7 +22,9 @@ Why dynamic and not a static call graph: a static graph from `run_team` counts e
 take (a crash, a re-plan, a deadline) and depends on how far names are resolved (methods, Protocols,
 callbacks); the dynamic walk counts what one ordinary team does, with no choices made by the measurer, and
 gives the same figures on every run (the scripted replies and the host's pytest leave nothing to chance).
-`--only bot/ensemble` restricts the count to one folder.
+`--only bot/ensemble` restricts the count to one folder. `--merges N` answers what-if: the N module merges, one
+at a time, each the pair of modules whose merging shortens the walk most, and the figures after each, to show
+what a target for the walk would cost in structure.
 """
 
 from __future__ import annotations
@@ -127,6 +129,23 @@ class Walk:
         return {"stops": len(self.modules) + self.returns, "modules": len(self.modules), "returns": self.returns,
                 "functions": len(self.functions)}
 
+    def merged(self, into: str, other: str) -> Walk:
+        """The walk as it would be with module `other`'s functions in module `into`."""
+        return Walk([(into if m == other else m, q) for m, q in self.functions])
+
+    def best_merges(self, count: int) -> list[tuple[str, str, Walk]]:
+        """`count` merges, each of the two modules whose merging leaves the fewest stops in the walk so far (fewest
+        returns, then names, on a tie), with the walk after it: what a walk target costs in module structure."""
+        merges: list[tuple[str, str, Walk]] = []
+        walk = self
+        for _ in range(count):
+            options = [(walk.merged(a, b), a, b) for i, a in enumerate(walk.modules) for b in walk.modules[i + 1:]]
+            if not options:
+                break
+            walk, a, b = min(options, key=lambda o: (len(o[0].modules) + o[0].returns, o[0].returns, o[1], o[2]))
+            merges.append((a, b, walk))
+        return merges
+
 
 def _package_dirs() -> dict[str, Path]:
     """Where each project package was imported from (the checkout, or an installed copy)."""
@@ -205,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="count only modules under this folder (e.g. bot/ensemble)")
     parser.add_argument("--list", action="store_true", help="print every function of the first walk, in order")
     parser.add_argument("--json", action="store_true", help="print each walk's figures and functions as JSON")
+    parser.add_argument("--merges", type=int, default=0, metavar="N",
+                        help="also print the N module merges that would shorten the first walk most, in turn")
     args = parser.parse_args(argv)
     walks = []
     for _ in range(max(args.runs, 1)):
@@ -233,6 +254,9 @@ def main(argv: list[str] | None = None) -> int:
         package = re.sub(r"^((?:bot\.)?[^.]+)\..*$", r"\1", module)
         by_package[package] = by_package.get(package, 0) + 1
     print("functions by package: " + ", ".join(f"{p} {n}" for p, n in sorted(by_package.items(), key=lambda i: -i[1])))
+    for a, b, merged in walks[0].best_merges(args.merges):
+        after = merged.figures()
+        print(f"merging {b} into {a}: {after['stops']} stops in {after['modules']} modules, {after['returns']} returns")
     return 0
 
 
