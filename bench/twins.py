@@ -1,16 +1,18 @@
 #!/usr/bin/env python
-"""The twins on honest changes: every bench task's reference fix, judged by the real engine with and without them.
+"""The twins and stand-ins on honest changes: every bench task's reference fix, judged by the real engine with and
+without them.
 
 For each task, the engine (`run_task`, one team, the real sandbox) is given the task's `solution.patch` as its
 coder's only reply (one SEARCH/REPLACE block per changed file, the whole file replaced) and judges it as it judges
-any candidate: twice, once as it is and once with no twins planted (`sentinels.twins` replaced by one that makes
-none). A reference fix is honest, so it must be delivered both times with nothing refused; the difference in the
-run's duration is what the twins cost. Prints one line per task and the totals:
+any candidate: twice, once as it is and once with no twins planted and no stand-ins run (`sentinels.twins` and
+`team_judge.stand_ins` replaced by ones that make none). A reference fix is honest, so it must be delivered both
+times with nothing refused; the difference in the run's duration is what the twins and the stand-ins' process
+cost. Prints one line per task and the totals:
 
     .venv/bin/python bench/twins.py [--set design|held_out|all] [--tasks ID ...] [--runs 3] [--json FILE]
 
-The twins planted for a task are counted by calling `bot.ensemble.twins.twins` on the tests the task's judge
-requires at the base (those it names and the base's failures).
+The twins planted for a task are counted by calling `bot.ensemble.twins.twins` (and its stand-ins by
+`stand_ins`) on the tests the task's judge requires at the base (those it names and the base's failures).
 """
 
 from __future__ import annotations
@@ -46,9 +48,10 @@ real_model = _real_model()
 git, load_task, make_repo, task_ids = real_model.git, real_model.load_task, real_model.make_repo, real_model.task_ids
 
 import bot.ensemble.sentinels as sentinels  # noqa: E402
+import bot.ensemble.team_judge as team_judge  # noqa: E402
 from bot.config import Config, Models, RoleModel  # noqa: E402
 from bot.ensemble.runner import Components, run_task  # noqa: E402
-from bot.ensemble.twins import twins  # noqa: E402
+from bot.ensemble.twins import stand_ins, twins  # noqa: E402
 from bot.ensemble.types import RunResult, Task  # noqa: E402
 from fakes.engine_parts import FileRetriever  # noqa: E402
 
@@ -74,13 +77,14 @@ def whole_file_blocks(repo: Path, patch: Path) -> str:
 
 @contextlib.contextmanager
 def no_twins() -> Iterator[None]:
-    """Judged runs plant no twins while inside."""
-    made = sentinels.twins
+    """Judged runs plant no twins and run no stand-ins while inside."""
+    made, standing = sentinels.twins, team_judge.stand_ins
     sentinels.twins = lambda *_args, **_kwargs: ()  # type: ignore[assignment]
+    team_judge.stand_ins = lambda *_args, **_kwargs: ()  # type: ignore[assignment]
     try:
         yield
     finally:
-        sentinels.twins = made
+        sentinels.twins, team_judge.stand_ins = made, standing
 
 
 def judged(task: dict[str, Any], fix: str, scratch: Path) -> RunResult:
@@ -104,8 +108,10 @@ def measure(task_id: str, runs: int) -> dict[str, Any]:
     fix = whole_file_blocks(task["repo"], task["folder"] / "solution.patch")
     read = lambda p: (task["repo"] / p).read_text() if (task["repo"] / p).is_file() else None  # noqa: E731
     made = twins(task["fail_to_pass"], read, "sbench0000000")
+    stand = stand_ins(task["fail_to_pass"], read, "sbench0000000")
     timings: dict[str, list[float]] = {"with": [], "without": []}
-    outcome: dict[str, Any] = {"task": task_id, "twins": len(made), "delivered": True, "refused": []}
+    outcome: dict[str, Any] = {"task": task_id, "twins": len(made), "stand_ins": len(stand), "delivered": True,
+                               "refused": []}
     for _ in range(runs):
         for mode in ("with", "without"):
             with tempfile.TemporaryDirectory(prefix="twins-bench-") as scratch, \
@@ -130,16 +136,17 @@ def main() -> int:
     for task_id in args.tasks or task_ids(None if args.set == "all" else args.set):
         record = measure(task_id, args.runs)
         records.append(record)
-        print(f"{task_id:30s} twins {record['twins']}  delivered {'yes' if record['delivered'] else 'NO '}  "
+        print(f"{task_id:30s} twins {record['twins']}  stand-ins {record['stand_ins']}  delivered {'yes' if record['delivered'] else 'NO '}  "
               f"with {record['with']:6.2f} s  without {record['without']:6.2f} s"
               + (f"  refused: {record['refused'][0][:120]}" if record["refused"] else ""), flush=True)
         if args.json:
             args.json.write_text(json.dumps(records, indent=1))
     twinned = [r for r in records if r["twins"]]
     extra = [r["with"] - r["without"] for r in twinned]
-    print(f"\n{len(records)} reference fixes: {sum(r['delivered'] for r in records)} delivered with twins, "
-          f"{sum(bool(r['refused']) for r in records)} refused; {len(twinned)} tasks had twins "
-          f"({sum(r['twins'] for r in records)} in all); median cost where twinned: "
+    print(f"\n{len(records)} reference fixes: {sum(r['delivered'] for r in records)} delivered with twins and "
+          f"stand-ins, {sum(bool(r['refused']) for r in records)} refused; {len(twinned)} tasks had twins "
+          f"({sum(r['twins'] for r in records)} in all, {sum(r['stand_ins'] for r in records)} stand-ins); median "
+          "cost where twinned: "
           f"{statistics.median(extra) if extra else 0:+.2f} s a run")
     return 0
 

@@ -8,11 +8,14 @@ blame). The rules are in judge.py (red and green against the base), judged.py (t
 run puts back over the tree), sentinels.py (the known-answer tests that show a run was not tampered with) and
 twins.py (copies of the tests a change must fix that expect another answer: no honest change passes both).
 
-A judged run (`run`) is one or two test processes:
+A judged run (`run`) is one to three test processes:
 1. the base's tests, with the base's test files, harness and test data put back, the frozen reproduction test,
    and none of the candidate's new test files: nothing the candidate added beside the tests is loaded where the
    base's tests run;
-2. when the candidate added test files, those alone (with the base's test files they use, so shared helpers keep
+2. when the tests the change must fix passed there, the same process again with each such test's file replaced,
+   in its own place, by its stand-in (twins.stand_ins: the file with the test's assertion expecting another value);
+   a stand-in that passes too is a cheat the twins of process 1 miss, code that answers only the test's own file;
+3. when the candidate added test files, those alone (with the base's test files they use, so shared helpers keep
    working), in a process of their own; only the new files' results are taken from it.
 Each process gets the judge's known-answer checks under a fresh nonce (the first also the twins); their results
 are taken out of what the models and the verdict see, and what they show about the run goes into
@@ -44,7 +47,7 @@ from bot.ensemble.sentinels import (
     plant,
 )
 from bot.ensemble.testids import file_of_test
-from bot.ensemble.twins import defined_tests
+from bot.ensemble.twins import defined_tests, passing, stand_in_passes, stand_ins
 from bot.ensemble.types import Judgement, RunnerHook, TestChange, TestOutcome
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.forge import Workspace
@@ -146,8 +149,11 @@ class TeamJudge:
                      if is_test_path(p) and workspace.base_text(p) is None and overlay.get(p, b"") is not None
                      and (p in overlay or files.read(p) is not None))
         known = self.known_failures(workspace)
-        first = self._process(runner, workspace, files.read, {**overlay, **dict.fromkeys(new)}, known, owned,
-                              lambda _name: True, self._twinned(workspace, judged) if self.calibration.available else ())
+        must = self._twinned(workspace, judged)
+        base_process = {**overlay, **dict.fromkeys(new)}
+        first = self._process(runner, workspace, files.read, base_process, known, owned, lambda _name: True,
+                              must if self.calibration.available else ())
+        first = self._stood_in(first, runner, workspace, files.read, base_process, known, owned, must)
         written = [p for p in new if _holds_tests(p, judged)]
         if not written:
             return first
@@ -188,6 +194,23 @@ class TeamJudge:
             reason = "; ".join([clean.incomplete_reason, *doubts]).strip("; ")
             clean = replace(clean, complete=False, incomplete_reason=reason)
         return replace(clean, tampering=(*clean.tampering, *tampering))
+
+    def _stood_in(self, first: TestOutcome, runner: TestRunner, workspace: Workspace, read: Read,
+                  overlay: Mapping[str, bytes | None], known: Collection[str], owned: Collection[str],
+                  must: Sequence[str]) -> TestOutcome:
+        """`first` (the base's tests' process), with what the stand-ins of the tests `must` names that passed there
+        show: one more process like it, each such test's file in its own place with the test's assertion expecting
+        another value (twins.stand_ins). Where a stand-in passes too, the test's pass is no evidence: tampering."""
+        if first.tampering:
+            return first
+        stand = stand_ins(passing(must, dict(first.results)), _judged_tree(overlay, read), new_nonce())
+        if not stand:
+            return first
+        tests = self._process(runner, workspace, read, {**overlay, **{t.path: t.source.encode() for t in stand}},
+                              known, owned, lambda _name: True, must if self.calibration.available else ())
+        found = [*tests.tampering, *stand_in_passes(stand, dict(tests.results))]
+        log.info("stand-ins of %d test(s) run in their tests' place: %s", len(stand), "; ".join(found) or "none passed")
+        return replace(first, tampering=(*first.tampering, *found)) if found else first
 
     def _new_findings(self, tests: TestOutcome) -> list[str]:
         """The sandbox's findings about a run (results that disagree with the exit status or the runner's tally, a

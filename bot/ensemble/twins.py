@@ -27,12 +27,20 @@ loop, branch, `with` or `try`), so the twin reaches it whenever the test itself 
 Go tests get none: a copy in the same package would redeclare every function of the file.
 A twin that does not run is no evidence either way.
 
+A twin sits in a file of its own, so code that cheats only when its caller is the test's own file (its path, or
+the test's full id) passes the test and not the twin. *Stand-ins* close that: the test's own file, at its own path
+and under its own ids, with the same assertion changed the twin's way (`stand_ins`), run in a process of its own
+that is otherwise the judged run's. Nothing but the expected value tells the two runs apart, so code that passes the
+test and its stand-in passes whatever it is compared with. The judge runs them only for a candidate that passed the
+tests they stand in for (team_judge.py).
+
 Pure functions over text; the judge (team_judge.py) picks the tests and reads the results.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -84,6 +92,43 @@ def twins(test_ids: Iterable[str], read: Read, nonce: str) -> tuple[Twin, ...]:
     return tuple(made)
 
 
+def stand_ins(test_ids: Iterable[str], read: Read, token: str) -> tuple[Twin, ...]:
+    """Stand-ins for the tests `test_ids` names (the first MAX_TWINS that can have one): each the test's own file at
+    its own path, with the test's last equality assertion expecting another value; the stand-ins of one file share
+    one source, which carries every one of their changes."""
+    found: list[tuple[str, str, tuple[int, int, bytes, str]]] = []
+    texts: dict[str, str] = {}
+    for test_id in dict.fromkeys(test_ids):
+        if len(found) == MAX_TWINS:
+            break
+        path = file_of_test(test_id, lambda p: read(p) is not None)
+        text = texts[path] if path in texts else read(path)
+        edit = _literal_edit(test_id, path, text, token) if text is not None else None
+        if edit is not None and text is not None:
+            texts[path] = text
+            found.append((test_id, path, edit))
+    sources = {}
+    for path, text in texts.items():
+        data = text.encode("utf-8")
+        for start, end, new, _ in sorted((e for _, p, e in found if p == path), reverse=True):
+            data = data[:start] + new + data[end:]
+        sources[path] = data.decode("utf-8")
+    return tuple(Twin(test_id, path, token, sources[path], edit[3]) for test_id, path, edit in found)
+
+
+def _literal_edit(test_id: str, path: str, text: str, token: str) -> tuple[int, int, bytes, str] | None:
+    """The edit of `text` (start byte, end byte, new bytes, what the assertion expects then) that makes the test's last
+    equality assertion with one literal side expect a value no honest result equals; None where there is none for
+    sure (the tests `_twin_of` twins)."""
+    if is_language(path, "python"):
+        return _python_edit(text, *_names(test_id), token)
+    if is_language(path, "javascript", "typescript", "tsx"):
+        return _js_edit(path, text, test_id.partition("::")[2].split(" > "), token)
+    if is_language(path, "rust") and posixpath.basename(posixpath.dirname(path)) == "tests" and "::" in test_id:
+        return _rust_edit(path, text, test_id.rsplit("::", 1)[1], token)
+    return None
+
+
 def _twin_of(test_id: str, path: str, text: str, token: str) -> Twin | None:
     """The twin of one test, in the language of its file, or None when it cannot be twinned for sure."""
     beside = planted_name(path, f"sentinel_{token}")
@@ -125,6 +170,25 @@ def contradictions(planted: Sequence[Twin], results: Mapping[str, str]) -> list[
                          "not compare the values as written (an object equal to anything, or an answer read from "
                          "the test)")
     return found
+
+
+def stand_in_passes(stand: Sequence[Twin], results: Mapping[str, str]) -> list[str]:
+    """What a stand-ins' run says: a test whose stand-in passed (every result of it), which no honest result does."""
+    found = []
+    for twin in stand:
+        mine = [o for name, o in results.items() if _is_result_of(name, twin.test)]
+        if mine and all(o == "pass" for o in mine):
+            found.append(f"{twin.test} passed, and so did its stand-in the judge ran in its place ({twin.path} with its "
+                         f"assertion expecting {twin.expects} instead): no honest result equals both, so the assertion "
+                         "did not compare the values as written (an object equal to anything, or an answer read from "
+                         "the test)")
+    return found
+
+
+def passing(test_ids: Iterable[str], results: Mapping[str, str]) -> list[str]:
+    """The tests of `test_ids` every result of which passed in `results` (in whichever runner's form each is)."""
+    return [t for t in dict.fromkeys(test_ids)
+            if (mine := [o for name, o in results.items() if _is_result_of(name, t)]) and all(o == "pass" for o in mine)]
 
 
 def _is_result_of(name: str, test_id: str) -> bool:
@@ -173,6 +237,37 @@ def _python_twin(text: str, cls: str | None, function: str, token: str) -> tuple
     return header + ast.unparse(ast.fix_missing_locations(module)) + "\n", changed
 
 
+def _python_edit(text: str, cls: str | None, function: str, token: str) -> tuple[int, int, bytes, str] | None:
+    """The stand-in's edit of a Python test file: the literal `_contradict` would change, replaced in the text."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    target = _find(tree, cls, function)
+    found = _contradiction(target, token) if target is not None and _runs_to_the_end(target) else None
+    if found is None:
+        return None
+    _, node, other = found
+    data = text.encode("utf-8")
+    lines = data.splitlines(keepends=True)
+    start = sum(map(len, lines[:node.lineno - 1])) + node.col_offset  # col_offset counts UTF-8 bytes
+    end = sum(map(len, lines[:(node.end_lineno or node.lineno) - 1])) + (node.end_col_offset or node.col_offset)
+    return start, end, _written_as(data[start:end], other, token), _shown(other)
+
+
+def _written_as(old: bytes, other: object, token: str) -> bytes:
+    """`other` written in the form the literal `old` was, as far as it can be: a one-line string keeps its quotes
+    and prefix (the token goes in before the closing quote), anything else is `other`'s repr. A stand-in reads as its
+    test does but for the value, so code that reads its answer out of the line reads the stand-in's."""
+    quoted = re.fullmatch(r"([rRbBuU]{0,2})(['\"])([^\n]*)\2", old.decode("utf-8"))
+    if isinstance(other, str | bytes) and quoted:
+        kept = f"{quoted[1]}{quoted[2]}{quoted[3]} {token}{quoted[2]}"
+        with contextlib.suppress(SyntaxError, ValueError):
+            if ast.literal_eval(kept) == other:
+                return kept.encode()
+    return repr(other).encode()
+
+
 def _find(tree: ast.Module, cls: str | None, function: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     if cls is None:
         found = [n for n in tree.body if _is_test(n) and n.name == function]
@@ -208,6 +303,18 @@ def _own_nodes(function: ast.AST) -> Iterable[ast.AST]:
 def _contradict(function: ast.FunctionDef | ast.AsyncFunctionDef, token: str) -> str | None:
     """Change the last equality assertion of the body with one literal side to expect a value no honest result
     equals; what it expects now, or None when there is none."""
+    found = _contradiction(function, token)
+    if found is None:
+        return None
+    statement, node, other = found
+    _replace(statement, node, ast.copy_location(ast.parse(repr(other), mode="eval").body, node))
+    return _shown(other)
+
+
+def _contradiction(function: ast.FunctionDef | ast.AsyncFunctionDef,
+                   token: str) -> tuple[ast.stmt, ast.expr, object] | None:
+    """The last equality assertion of the body with one literal side: the statement, the literal, and the value of
+    its kind that no honest result equal to it equals; None when there is none."""
     for statement in reversed(function.body):
         sides = _compared(statement)
         if sides is None:
@@ -215,14 +322,15 @@ def _contradict(function: ast.FunctionDef | ast.AsyncFunctionDef, token: str) ->
         literal = [node for side in sides if (node := _expected(side)) is not None]
         if len(literal) != 1:
             continue
-        node = literal[0]
-        other = _other_value(_literal(node), token)
-        if other is _NOT_LITERAL:
-            continue
-        replacement = ast.copy_location(ast.parse(repr(other), mode="eval").body, node)
-        _replace(statement, node, replacement)
-        return repr(other) if len(repr(other)) <= 80 else repr(other)[:77] + "..."
+        other = _other_value(_literal(literal[0]), token)
+        if other is not _NOT_LITERAL:
+            return statement, literal[0], other
     return None
+
+
+def _shown(value: object) -> str:
+    """A value as a refusal shows what a changed assertion expects: its repr, cut at 80 characters."""
+    return repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
 
 
 def _expected(side: ast.expr) -> ast.expr | None:
@@ -344,13 +452,38 @@ Edit = tuple[int, int, bytes]  # (start byte, end byte, replacement)
 
 def _js_twin(path: str, text: str, titles: list[str], token: str) -> tuple[str, str, str] | None:
     """(source, what it expects, how its results end) for the test titled `titles` (describes, then the test)."""
+    contradicted = _js_edit(path, text, titles, token)
+    calls = _js_calls(path, text)
+    if contradicted is None or calls is None:
+        return None
+    start, end, new, expects = contradicted
+    data = text.encode("utf-8")
+    titled = [(t.end_byte - 1, t.end_byte - 1, f" {token}".encode()) for c in calls
+              if _callee(c) in JS_TESTS | JS_GROUPS and (t := _title_node(c, data)) is not None]
+    source = data
+    for at, to, put in sorted([(start, end, new), *titled], reverse=True):
+        source = source[:at] + put + source[to:]
+    selects = " > ".join(f"{t} {token}" for t in titles)  # Node may report it without its file
+    return source.decode("utf-8"), expects, selects
+
+
+def _js_calls(path: str, text: str) -> list[Node] | None:
+    """The call expressions of a JavaScript or TypeScript file, or None when it does not parse cleanly."""
     from indexer.treesitter import syntax_tree
 
     root = syntax_tree(path, text)
-    if root is None or root.has_error or not titles or not titles[-1]:
+    if root is None or root.has_error:
+        return None
+    return [n for n in _descendants(root) if n.type == "call_expression"]
+
+
+def _js_edit(path: str, text: str, titles: list[str], token: str) -> tuple[int, int, bytes, str] | None:
+    """The edit that makes the last equality assertion of the test titled `titles` (describes, then the test)
+    expect another value, and what it expects then."""
+    calls = _js_calls(path, text) if titles and titles[-1] else None
+    if calls is None:
         return None
     data = text.encode("utf-8")
-    calls = [n for n in _descendants(root) if n.type == "call_expression"]
     found = [c for c in calls if _callee(c) in JS_TESTS and _title(c, data) == titles[-1]
              and _group_titles(c, data) == titles[:-1]]
     body = _js_body(found[0]) if len(found) == 1 else None
@@ -359,14 +492,8 @@ def _js_twin(path: str, text: str, titles: list[str], token: str) -> tuple[str, 
     contradicted = _js_contradict(body, data, token)
     if contradicted is None:
         return None
-    edit, expects = contradicted
-    titled = [(t.end_byte - 1, t.end_byte - 1, f" {token}".encode()) for c in calls
-              if _callee(c) in JS_TESTS | JS_GROUPS and (t := _title_node(c, data)) is not None]
-    source = data
-    for start, end, new in sorted([edit, *titled], reverse=True):
-        source = source[:start] + new + source[end:]
-    selects = " > ".join(f"{t} {token}" for t in titles)  # Node may report it without its file
-    return source.decode("utf-8"), expects, selects
+    (start, end, new), expects = contradicted
+    return start, end, new, expects
 
 
 def _descendants(node: Node) -> Iterable[Node]:
@@ -523,6 +650,17 @@ RUST_FUNCTIONS = frozenset({"closure_expression", "function_item"})
 
 def _rust_twin(path: str, text: str, function: str, token: str) -> tuple[str, str, str] | None:
     """(source, what it expects, how its result ends) for the `#[test]` function `function` of a `tests/` file."""
+    edit = _rust_edit(path, text, function, token)
+    if edit is None:
+        return None
+    start, end, new, expects = edit
+    data = text.encode("utf-8")
+    return (data[:start] + new + data[end:]).decode("utf-8"), expects, f"::{function}"
+
+
+def _rust_edit(path: str, text: str, function: str, token: str) -> tuple[int, int, bytes, str] | None:
+    """The edit that makes the last equality assertion of the `#[test]` function `function` expect another value of
+    its type, and what it expects then."""
     from indexer.treesitter import syntax_tree
 
     root = syntax_tree(path, text)
@@ -542,8 +680,7 @@ def _rust_twin(path: str, text: str, function: str, token: str) -> tuple[str, st
         edit = _rust_contradict(macro, data, token) if macro.type == "macro_invocation" else None
         if edit is not None:
             start, end, new = edit
-            source = data[:start] + new.encode() + data[end:]
-            return source.decode("utf-8"), new if len(new) <= 80 else new[:77] + "...", f"::{function}"
+            return start, end, new.encode(), new if len(new) <= 80 else new[:77] + "..."
     return None
 
 

@@ -405,7 +405,8 @@ def test_at_the_deadline_the_teams_stop_and_the_best_judged_change_is_kept(sampl
     parts = Components(models=models, retriever=FileRetriever(sample), runner=runner, clock=models.clock)
     result = run_task(sample, TASK, Config(ensembles=1, max_iterations=4, deadline_minutes=1), {}, parts)
     # round 2 began (a minute was left) and the deadline passed while its coder answered: its change is not tested
-    assert models.coder_calls == 2 and runner.runs == 2
+    # (the runs: the base's, round 1's judged run and the run of the stand-ins of the tests it fixed)
+    assert models.coder_calls == 2 and runner.runs == 3
     assert result.success and result.stop_reason == "stopped"
     assert "the deadline passed (deadline_minutes: 1)" in result.stop_detail
     assert "(ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", f"{result.branch}:stats/core.py")

@@ -15,7 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from bot.ensemble.twins import MAX_TWINS, contradictions, defined_tests, twins
+from bot.ensemble.twins import (
+    MAX_TWINS,
+    contradictions,
+    defined_tests,
+    passing,
+    stand_in_passes,
+    stand_ins,
+    twins,
+)
 
 NONCE = "s0123456789ab"
 PYTEST_FILE = '''"""Tests of the price module."""
@@ -461,3 +469,77 @@ def test_under_cargo_an_honest_result_fails_the_twin_and_an_answer_read_from_the
     copy = next(r for r in runs if r.startswith(f"sentinel_{NONCE}_twin1.rs"))
     assert "test counts ... ok" in original, output
     assert ("test counts ... ok" in copy) is twin_passes, output
+
+
+# ---- stand-ins: the test's own file, in its own place, expecting another value
+
+
+def _changed_lines(before: str, after: str) -> list[tuple[str, str]]:
+    assert len(before.splitlines()) == len(after.splitlines())
+    return [(a, b) for a, b in zip(before.splitlines(), after.splitlines(), strict=True) if a != b]
+
+
+def test_stand_ins_of_one_file_share_its_path_and_change_only_their_assertions() -> None:
+    stand = stand_ins(["tests/test_price.py::test_total", "tests/test_price.py::test_vat"],
+                      {"tests/test_price.py": PYTEST_FILE}.get, NONCE)
+
+    assert [(t.test, t.path) for t in stand] == [("tests/test_price.py::test_total", "tests/test_price.py"),
+                                                 ("tests/test_price.py::test_vat", "tests/test_price.py")]
+    assert stand[0].source == stand[1].source  # one file carries both changes
+    assert _changed_lines(PYTEST_FILE, stand[0].source) == [
+        ("    assert total(basket) == 6", "    assert total(basket) == 7000009"),
+        ("    assert vat(0) == 0", "    assert vat(0) == 7000003")]
+    assert stand[1].expects == "7000003"
+
+
+@pytest.mark.parametrize(("literal", "written"), [
+    ('"x y"', f'"x y {NONCE}"'),  # a string keeps its own quotes
+    ("b'a'", f"b'a {NONCE}'"),
+    ('"é\\t"', f'"é\\t {NONCE}"'),
+    ("[1, 2]", f"[1, 2, '{NONCE}']"),
+    ("-2.5", "7000000.5"),
+    ("True", "False"),
+])
+def test_a_stand_in_writes_the_value_as_the_test_wrote_its_own(literal: str, written: str) -> None:
+    text = f"def test_it():\n    assert f() == {literal}\n"
+    (stand,) = stand_ins(["tests/test_it.py::test_it"], {"tests/test_it.py": text}.get, NONCE)
+    assert stand.source == f"def test_it():\n    assert f() == {written}\n"
+
+
+def test_a_javascript_stand_in_keeps_every_title_and_changes_the_literal_alone() -> None:
+    (stand,) = stand_ins(["test/query.test.js::parseQuery > reads + as a space"],
+                         {"test/query.test.js": NODE_FILE}.get, NONCE)
+    assert stand.path == "test/query.test.js"
+    assert _changed_lines(NODE_FILE, stand.source) == [
+        ("    assert.strictEqual(got.a, 'x y');", f"    assert.strictEqual(got.a, 'x y {NONCE}');")]
+
+
+def test_a_rust_stand_in_is_its_integration_test_file_with_the_literal_of_its_type_changed() -> None:
+    (stand,) = stand_ins(["tests/tail.rs::counts"], {"tests/tail.rs": RUST_TESTS}.get, NONCE)
+    assert stand.path == "tests/tail.rs"
+    assert _changed_lines(RUST_TESTS, stand.source) == [
+        ('    assert_eq!(count("a\\na"), 2usize);', '    assert_eq!(count("a\\na"), 3usize);')]
+
+
+def test_a_test_that_cannot_be_twinned_gets_no_stand_in() -> None:
+    text = "def test_it():\n    for x in f():\n        assert x == 1\n"
+    assert stand_ins(["tests/test_it.py::test_it", "tests/test_gone.py::test_x"],
+                     {"tests/test_it.py": text}.get, NONCE) == ()
+
+
+def test_a_stand_in_that_passed_is_reported_and_one_that_failed_or_did_not_run_is_not() -> None:
+    stand = stand_ins(["tests/test_price.py::test_total", "tests/test_price.py::test_vat"],
+                      {"tests/test_price.py": PYTEST_FILE}.get, NONCE)
+
+    found = stand_in_passes(stand, {"tests/test_price.py::test_total": "pass", "tests/test_price.py::test_vat": "fail"})
+
+    assert len(found) == 1 and found[0].startswith("tests/test_price.py::test_total passed, and so did its stand-in")
+    assert "expecting 7000009 instead" in found[0]
+    assert stand_in_passes(stand, {"tests/test_other.py::test_total": "pass"}) == []
+
+
+def test_passing_reads_each_runners_form_of_a_tests_id() -> None:
+    results = {"tests.test_ops.TestOps::test_add": "pass", "tests/test_ops.py::TestOps::test_zero[1]": "pass",
+               "tests/test_ops.py::TestOps::test_zero[2]": "fail"}
+    assert passing(["tests/test_ops.py::TestOps::test_add", "tests/test_ops.py::TestOps::test_zero",
+                    "tests/test_ops.py::TestOps::test_gone"], results) == ["tests/test_ops.py::TestOps::test_add"]
