@@ -543,3 +543,21 @@ def test_passing_reads_each_runners_form_of_a_tests_id() -> None:
                "tests/test_ops.py::TestOps::test_zero[2]": "fail"}
     assert passing(["tests/test_ops.py::TestOps::test_add", "tests/test_ops.py::TestOps::test_zero",
                     "tests/test_ops.py::TestOps::test_gone"], results) == ["tests/test_ops.py::TestOps::test_add"]
+
+
+@pytest.mark.skipif(shutil.which("cargo") is None, reason="cargo is not installed on this machine")
+@pytest.mark.parametrize(("count", "stand_in_passes"), [("honest", False), ("reads", True)])
+def test_under_cargo_an_honest_result_fails_the_stand_in_and_an_answer_read_from_the_test_passes_it(
+        tmp_path: Path, count: str, stand_in_passes: bool) -> None:
+    lib = RUST_LIB if count == "honest" else RUST_LIB.split("pub fn count")[0] + RUST_READS
+    tests = RUST_TESTS.replace("2usize", "2")
+    (stand,) = stand_ins(["tests/tail.rs::counts"], {"tests/tail.rs": tests}.get, NONCE)
+    files = {"Cargo.toml": CARGO, "src/lib.rs": lib, "tests/common/mod.rs": "", stand.path: stand.source}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    done = subprocess.run(["cargo", "test", "--offline", "--no-fail-fast", "--test", "tail"], cwd=tmp_path,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+    assert "error[" not in done.stdout, done.stdout  # the stand-in compiles wherever the original does
+    assert ("test counts ... ok" in done.stdout) is stand_in_passes, done.stdout
+    assert "test tail_is_the_end ... ok" in done.stdout  # the file's other tests run as they were
