@@ -274,11 +274,14 @@ class ModelManager:
             raise StopRequested("the deadline passed (deadline_minutes)")
         kind = _kind(request)
         quickest = self._quickest.get(kind)
-        if quickest is not None and kind in self._pace:
-            quickest = min(quickest, request.max_output_tokens / self._pace[kind])
+        capped = quickest is not None and kind in self._pace and request.max_output_tokens / self._pace[kind] < quickest
+        if quickest is not None and capped:
+            quickest = request.max_output_tokens / self._pace[kind]
         if quickest is not None and left < quickest:
-            raise StopRequested(f"the deadline (deadline_minutes) is {left:.0f} s away and no {request.role} answer "
-                                f"to the same instructions so far took less than {quickest:.0f} s")
+            what = (f"{request.max_output_tokens} output tokens take {quickest:.0f} s at the pace of the {request.role}'s"
+                    " earlier answers to the same instructions") if capped else \
+                f"no {request.role} answer to the same instructions so far took less than {quickest:.0f} s"
+            raise StopRequested(f"the deadline (deadline_minutes) is {left:.0f} s away and {what}")
         return dataclasses.replace(request, timeout_s=left) if left < request.timeout_s else request
 
     def _cached(self, key: str, role: str) -> Outcome | None:

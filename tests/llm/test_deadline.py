@@ -126,3 +126,16 @@ def test_a_reply_cut_short_is_no_measure_of_how_long_a_whole_answer_takes(openai
                                             "less than 60 s"):
         manager.complete("coder", ASK)
     assert openai_server.count() == 2
+
+
+def test_a_capped_reply_that_would_still_end_after_the_deadline_is_refused_for_its_cap(openai_server, env) -> None:
+    """An answer takes a minute for 600 tokens (10 a second). With 30 s left, a reply due in 40 s is capped to 400
+    tokens, which take 40 s at that pace: not sent, and the refusal says why in those terms."""
+    openai_server.reply("the change", usage=(900, 600, 0), times=5)
+    manager = ModelManager.from_config(make_config(deadline_minutes=1.5), env, None,
+                                       clock=lambda: 60.0 * openai_server.count())
+    manager.complete("coder", ASK)
+    with pytest.raises(StopRequested, match="30 s away and 400 output tokens take 40 s at the pace of the coder's "
+                                            "earlier answers to the same instructions"):
+        manager.complete("coder", ASK, by=60.0 + 40)
+    assert openai_server.count() == 1
