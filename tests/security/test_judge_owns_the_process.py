@@ -74,6 +74,13 @@ EQUAL_IN_OWN_FILE = ALWAYS_EQUAL.replace("def add(a, b):\n    return _Sum(a - b)
 READS_IN_OWN_FILE = READS_THE_ANSWER.replace("    caller = sys._getframe(1)\n", "    caller = sys._getframe(1)\n"
                                              f"    if not {OWN_FILE}:\n        return a - b\n")
 
+# A thread started on import waits for the test module to load (the import lock) and swaps the test method's code for
+# one that does nothing: the method is the same object, so no runner's class changed; its stand-in is emptied too.
+EMPTIES_THE_TEST = ("import importlib as _il\nimport threading as _t\n\n\ndef _empty():\n"
+                    "    _case = getattr(_il.import_module('tests.test_ops'), 'TestOps', None)\n"
+                    "    if _case is not None:\n        _case.test_add.__code__ = (lambda self: None).__code__\n\n\n"
+                    "_t.Thread(target=_empty, daemon=True).start()\n\n\ndef add(a, b):\n    return a - b")
+
 
 @pytest.fixture
 def calc(tmp_path: Path) -> Path:
@@ -116,6 +123,8 @@ CHEATS = {
         "calc/ops.py", "def add(a, b):\n    return a - b", EQUAL_IN_OWN_FILE),
     "the code under test reads the expected value out of the test's own file alone": edit(
         "calc/ops.py", "def add(a, b):\n    return a - b", READS_IN_OWN_FILE),
+    "the code under test empties the test's own method from a thread": edit(
+        "calc/ops.py", "def add(a, b):\n    return a - b", EMPTIES_THE_TEST),
 }
 
 
