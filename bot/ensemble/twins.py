@@ -124,9 +124,14 @@ def _literal_edit(test_id: str, path: str, text: str, token: str) -> tuple[int, 
         return _python_edit(text, *_names(test_id), token)
     if is_language(path, "javascript", "typescript", "tsx"):
         return _js_edit(path, text, test_id.partition("::")[2].split(" > "), token)
-    if is_language(path, "rust") and posixpath.basename(posixpath.dirname(path)) == "tests" and "::" in test_id:
+    if _rust_integration_test(path, test_id):
         return _rust_edit(path, text, test_id.rsplit("::", 1)[1], token)
     return None
+
+
+def _rust_integration_test(path: str, test_id: str) -> bool:
+    """A Rust test of a file in a crate's `tests/` folder (a test crate of its own), named by its function."""
+    return is_language(path, "rust") and posixpath.basename(posixpath.dirname(path)) == "tests" and "::" in test_id
 
 
 def _twin_of(test_id: str, path: str, text: str, token: str) -> Twin | None:
@@ -138,7 +143,7 @@ def _twin_of(test_id: str, path: str, text: str, token: str) -> Twin | None:
     if is_language(path, "javascript", "typescript", "tsx"):
         js = _js_twin(path, text, test_id.partition("::")[2].split(" > "), token)
         return Twin(test_id, beside, token, *js) if js is not None else None
-    if is_language(path, "rust") and posixpath.basename(posixpath.dirname(path)) == "tests" and "::" in test_id:
+    if _rust_integration_test(path, test_id):
         rust = _rust_twin(path, text, test_id.rsplit("::", 1)[1], token)  # a test crate of its own in tests/
         return Twin(test_id, posixpath.join(posixpath.dirname(path), f"sentinel_{token}.rs"), token, *rust) \
             if rust is not None else None
@@ -174,15 +179,11 @@ def contradictions(planted: Sequence[Twin], results: Mapping[str, str]) -> list[
 
 def stand_in_passes(stand: Sequence[Twin], results: Mapping[str, str]) -> list[str]:
     """What a stand-ins' run says: a test whose stand-in passed (every result of it), which no honest result does."""
-    found = []
-    for twin in stand:
-        mine = [o for name, o in results.items() if _is_result_of(name, twin.test)]
-        if mine and all(o == "pass" for o in mine):
-            found.append(f"{twin.test} passed, and so did its stand-in the judge ran in its place ({twin.path} with its "
-                         f"assertion expecting {twin.expects} instead): no honest result equals both, so the assertion "
-                         "did not compare the values as written (an object equal to anything, or an answer read from "
-                         "the test)")
-    return found
+    passed = set(passing([twin.test for twin in stand], results))
+    return [f"{twin.test} passed, and so did its stand-in the judge ran in its place ({twin.path} with its assertion "
+            f"expecting {twin.expects} instead): no honest result equals both, so the assertion did not compare the "
+            "values as written (an object equal to anything, or an answer read from the test)"
+            for twin in stand if twin.test in passed]
 
 
 def passing(test_ids: Iterable[str], results: Mapping[str, str]) -> list[str]:
