@@ -13,8 +13,9 @@ A judged run (`run`) is one to three test processes:
    and none of the candidate's new test files: nothing the candidate added beside the tests is loaded where the
    base's tests run;
 2. when the tests the change must fix passed there, the same process again with each such test's file replaced,
-   in its own place, by its stand-in (twins.stand_ins: the file with the test's assertion expecting another value);
-   a stand-in that passes too is a cheat the twins of process 1 miss, code that answers only the test's own file;
+   in its own place, by its stand-in (twins.stand_ins: the file with the test's assertion expecting another value;
+   for a suite slower than STAND_INS_WITH_THE_SUITE_S, without the base's other test files); a stand-in that passes
+   too is a cheat the twins of process 1 miss, code that answers only the test's own file;
 3. when the candidate added test files, those alone (with the base's test files they use, so shared helpers keep
    working), in a process of their own; only the new files' results are taken from it.
 Each process gets the judge's known-answer checks under a fresh nonce (the first also the twins); their results
@@ -58,6 +59,9 @@ from sandbox.model import RUNNER_PATCHED, TAMPERING
 log = logging.getLogger(__name__)
 Read = Callable[[str], "str | None"]
 SIGNALLED = 128  # exit statuses above this are a signal's (the shell's 128 + n)
+# The stand-ins' process is the base's tests' process again when that took at most this long; a slower suite gets
+# the stand-ins' files alone (with the test files they use), so a candidate costs one short process more, not a suite
+STAND_INS_WITH_THE_SUITE_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -200,14 +204,19 @@ class TeamJudge:
                   must: Sequence[str]) -> TestOutcome:
         """`first` (the base's tests' process), with what the stand-ins of the tests `must` names that passed there
         show: one more process like it, each such test's file in its own place with the test's assertion expecting
-        another value (twins.stand_ins). Where a stand-in passes too, the test's pass is no evidence: tampering."""
+        another value (twins.stand_ins); for a suite slower than STAND_INS_WITH_THE_SUITE_S, without the base's
+        other test files. Where a stand-in passes too, the test's pass is no evidence: tampering."""
         if first.tampering:
             return first
         stand = stand_ins(passing(must, dict(first.results)), _judged_tree(overlay, read), new_nonce())
         if not stand:
             return first
-        tests = self._process(runner, workspace, read, {**overlay, **{t.path: t.source.encode() for t in stand}},
-                              known, owned, lambda _name: True, must if self.calibration.available else ())
+        files: dict[str, bytes | None] = {t.path: t.source.encode() for t in stand}
+        if first.duration_s > STAND_INS_WITH_THE_SUITE_S:
+            texts = {t.path: t.source for t in stand}
+            files |= {p: None for p in self._base_test_files() if p not in files and not _used_by(p, texts)}
+        tests = self._process(runner, workspace, read, {**overlay, **files}, known, owned, lambda _name: True,
+                              must if self.calibration.available else ())
         found = [*tests.tampering, *stand_in_passes(stand, dict(tests.results))]
         log.info("stand-ins of %d test(s) run in their tests' place: %s", len(stand), "; ".join(found) or "none passed")
         return replace(first, tampering=(*first.tampering, *found)) if found else first
