@@ -274,14 +274,13 @@ class ModelManager:
             raise StopRequested("the deadline passed (deadline_minutes)")
         kind = _kind(request)
         quickest = self._quickest.get(kind)
-        capped = quickest is not None and kind in self._pace and request.max_output_tokens / self._pace[kind] < quickest
-        if quickest is not None and capped:
-            quickest = request.max_output_tokens / self._pace[kind]
-        if quickest is not None and left < quickest:
-            what = (f"{request.max_output_tokens} output tokens take {quickest:.0f} s at the pace of the {request.role}'s"
-                    " earlier answers to the same instructions") if capped else \
-                f"no {request.role} answer to the same instructions so far took less than {quickest:.0f} s"
-            raise StopRequested(f"the deadline (deadline_minutes) is {left:.0f} s away and {what}")
+        if quickest is not None:
+            capped_s = request.max_output_tokens / self._pace[kind] if kind in self._pace else quickest
+            if left < min(quickest, capped_s):
+                why = (f"{request.max_output_tokens} output tokens take {capped_s:.0f} s at the pace of the "
+                       f"{request.role}'s earlier answers to the same instructions") if capped_s < quickest else \
+                    f"no {request.role} answer to the same instructions so far took less than {quickest:.0f} s"
+                raise StopRequested(f"the deadline (deadline_minutes) is {left:.0f} s away and {why}")
         return dataclasses.replace(request, timeout_s=left) if left < request.timeout_s else request
 
     def _cached(self, key: str, role: str) -> Outcome | None:
