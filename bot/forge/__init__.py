@@ -1,9 +1,10 @@
 """Forges: where the ensemble's work lands. The ensemble does not know which one it works for.
 
 A forge hands out one `Workspace` per team (a git worktree on the run's base commit), and
-publishes the winning workspace's commits as the branch `ensemble/<slug>`. `LocalForge`
-(bot/forge/local.py) does this on a plain local checkout, which under GitHub Actions is the
-handler's clone: pushing, the pull request and comments are `actions/github`'s, not the engine's.
+publishes the winning workspace's commits as the branch `ensemble/<slug>`, leaving out any that
+hold a change the kept tree does not. `LocalForge` (bot/forge/local.py) does this on a plain
+local checkout, which under GitHub Actions is the handler's clone: pushing, the pull request and
+comments are `actions/github`'s, not the engine's.
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ class Forge(Protocol):
         ...
 
     def publish(self, workspace: Workspace) -> list[Commit]:
-        """Make the workspace's commits the branch; returns the commits added."""
+        """Make the workspace's kept change the branch, with no commit holding a change it does not (a refused
+        round's); returns the commits added."""
         ...
 
     def cleanup(self) -> None:

@@ -2,8 +2,9 @@
 
 All work happens in worktrees under `.ensemble/worktrees/` that start detached at the base
 commit, so the user's current branch, index and uncommitted files are never touched. The
-winning worktree's commits become the branch with `git update-ref` (a fast-forward); when
-the branch already exists, the run continues from its tip instead of starting over.
+winning worktree's commits become the branch with `git update-ref` (a fast-forward), less any
+holding a change the kept tree does not (a refused round: bot/forge/history.py); when the
+branch already exists, the run continues from its tip instead of starting over.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import shutil
 from pathlib import Path
 
 from bot.forge import BRANCH_PREFIX, Commit, Workspace
+from bot.forge.history import commits_between, rebuild
 from bot.forge.policy import DEFAULT_MAX_FILE_BYTES, ChangeRefused, staged_problems
 from bot.redact import clip, scrub
 from bot.trace import span
@@ -118,8 +120,7 @@ class GitWorkspace:
 
     def commits(self) -> list[Commit]:
         """Commits since the base, oldest first."""
-        out = git(self.path, "log", "--reverse", "--format=%H%x00%s", f"{self.base}..HEAD")
-        return [Commit(*line.split("\0", 1)) for line in out.splitlines() if line]
+        return commits_between(self.path, self.base, "HEAD")
 
 
 def grep(tree: Path, text: str, max_hits: int = 30) -> list[tuple[str, int, str]]:
@@ -201,18 +202,22 @@ class LocalForge:
         return workspace
 
     def publish(self, workspace: Workspace) -> list[Commit]:
-        """Point the branch at the workspace's HEAD (a fast-forward from the base)."""
-        commits = workspace.commits()
-        if not commits:
+        """Point the branch at the workspace's kept change (a fast-forward from the base): its commits, less those
+        holding a change the kept tree does not (bot/forge/history.py)."""
+        made = workspace.commits()
+        if not made:
             return []
-        head = commits[-1].sha
         if self._checked_out_elsewhere():
             raise GitError(f"{self.branch} is checked out in your working tree; switch to another branch "
                            "so the bot can update it, then run again")
         old = self.base if self.continued else "0" * 40  # zeros: the branch must not exist yet
-        with span("git.publish", branch=self.branch, head=head, commits=len(commits), continued=self.continued):
+        with span("git.publish", branch=self.branch, continued=self.continued) as s:
+            rebuilt = rebuild(self.repo_dir, self.base, made[-1].sha)
+            commits = commits_between(self.repo_dir, self.base, rebuilt.head)
+            s.set(head=rebuilt.head, commits=len(commits), folded=[f"{sha[:10]} {summary}"
+                                                                   for sha, summary in rebuilt.folded])
             git(self.repo_dir, "update-ref", "-m", f"ensemble run {self.run_id}", f"refs/heads/{self.branch}",
-                head, old)
+                rebuilt.head, old)
         return commits
 
     def cleanup(self) -> None:

@@ -4,8 +4,9 @@ The real engine (`run_task`) on small repositories, with a scripted coder that t
 (an expected value changed, a test moved away and weakened, tests hidden from the runner, the
 runner killed half-way, the reproduction test rewritten) and the real fix second. The tests run in
 the real sandbox (the local backend here; Docker below), under the base's test command and files.
-Each cheat ends with a branch whose base tests are the base's and pass, the refusal in the result
-and the PR body; with no real fix offered, nothing is published as a success.
+Each cheat ends with a branch whose base tests are the base's and pass, no commit in its history
+holding the cheat, the refusal in the result and the PR body; with no real fix offered, nothing is
+published as a success.
 """
 
 from __future__ import annotations
@@ -121,6 +122,37 @@ def test_a_cheat_first_is_never_delivered_and_the_real_fix_second_is(sample: Pat
     else:  # refused and undone by the guard, and said so to the user
         assert result.refused, result.refused
         assert "Refused edits" in pr_body(result, 7) and result.refused[0].split(": ", 1)[1][:40] in pr_body(result, 7)
+
+
+HONEST_TEST = "from stats import median\n\n\ndef test_four():\n    assert median([4, 1, 3, 2]) == 2.5\n"
+
+
+def created(reply: str) -> str:
+    """The content a reply's file-creating edit block writes."""
+    return reply.split("=======\n", 1)[1].split("\n>>>>>>>", 1)[0]
+
+
+def branch_log(repo: Path, branch: str, *args: str) -> str:
+    return subprocess.run(["git", "log", f"main..{branch}", *args], cwd=repo, capture_output=True, text=True,
+                          check=True).stdout
+
+
+@pytest.mark.parametrize("cheat", [name for name, (_, leftover) in CHEATS.items() if leftover])
+def test_a_cheat_first_leaves_no_commit_in_the_branch_only_the_kept_change(sample: Path, cheat: str) -> None:
+    attack, leftover = CHEATS[cheat]  # a new test file the judge lets through, and judges: round 1 is committed
+    result = run(sample, [attack, FIX + "\n\n" + edit(leftover, created(attack), HONEST_TEST.rstrip("\n"))])
+    assert result.success and result.teams[0].rounds == 2, (result.stop_detail, result.judgement)
+    assert created(attack).splitlines()[-1] not in branch_log(sample, result.branch, "-p")  # no commit holds the cheat
+    touching = branch_log(sample, result.branch, "--format=%H", "--", leftover).split()
+    assert [show(sample, sha, leftover) for sha in touching] == [HONEST_TEST] * len(touching)
+    changed = subprocess.run(["git", "diff", "--name-only", "main", result.branch], cwd=sample, capture_output=True,
+                             text=True, check=True).stdout.split()
+    search = FIX.split("<<<<<<< SEARCH\n", 1)[1].split("\n=======", 1)[0]
+    fixed = (show(sample, "main", "stats/core.py") or "").replace(search, created(FIX), 1)
+    assert changed == ["stats/core.py", leftover] and show(sample, result.branch, "stats/core.py") == fixed
+    assert [c.sha for c in result.commits] == branch_log(sample, result.branch, "--reverse", "--format=%H").split()
+    messages = branch_log(sample, result.branch, "--format=%B%x00").split("\0")[:-1]
+    assert messages and all(f"Ensemble-Run: {result.run_id}" in m for m in messages)
 
 
 @pytest.mark.parametrize("cheat", ["expected value changed", "moved and weakened", "addopts -k in the runner config",
