@@ -17,9 +17,25 @@ from typing import NamedTuple
 
 from common.testfiles import is_harness_path, is_test_path
 from sandbox.agreement import findings
-from sandbox.model import KILLED_EXITS, OWNED_CHANGED, RUNNER_PATCHED, ExecResult, Finding
+from sandbox.model import (
+    FORGED_VALUE,
+    KILLED_EXITS,
+    OWNED_CHANGED,
+    READS_TESTS,
+    RUNNER_PATCHED,
+    ExecResult,
+    Finding,
+)
 from sandbox.results import read_tests, running_test
-from sandbox.scripts import OWNED_LOG, PATCHES_LOG, PLUGINS_DIR, READS_LOG, RESULTS_DIR, RUN_FILES
+from sandbox.scripts import (
+    HONESTY_LOG,
+    OWNED_LOG,
+    PATCHES_LOG,
+    PLUGINS_DIR,
+    READS_LOG,
+    RESULTS_DIR,
+    RUN_FILES,
+)
 
 MAX_READS = 5000  # repository files reported as read by one run
 MAX_REFUSALS = 50  # refused changes to the judge's files reported for one run
@@ -46,8 +62,22 @@ def result_of(ended: Ended, files: Mapping[str, bytes], reports: Mapping[str, by
     killed = ended.timed_out or ended.oom_killed or ended.exit_code in KILLED_EXITS
     found = findings(runner, tests, ended.exit_code, killed, ended.stdout, ended.stderr, own)
     runner, running = running_test(runner, own, ended.stdout, ended.stderr, repo_dir)
-    return ExecResult(*ended, tests=tests, runner=runner, reads=reads_of(own.get(READS_LOG, b"")), running=running,
-                      findings=(*found, *refusals_of(own.get(OWNED_LOG, b"")), *patches_of(own.get(PATCHES_LOG, b""))))
+    reads = own.get(READS_LOG, b"")
+    return ExecResult(*ended, tests=tests, runner=runner, reads=reads_of(reads), opened=opened_of(reads),
+                      running=running, findings=(*found, *refusals_of(own.get(OWNED_LOG, b"")),
+                                                 *patches_of(own.get(PATCHES_LOG, b"")),
+                                                 *honesty_of(own.get(HONESTY_LOG, b""))))
+
+
+def honesty_of(log: bytes) -> tuple[Finding, ...]:
+    """The values of the code under test that the tests' comparisons could not trust, and the tests' files the code
+    under test read (sandbox/run_hooks.py, `kind<TAB>detail` lines): one finding each, in the order seen."""
+    found: dict[str, Finding] = {}
+    for line in log.decode("utf-8", "replace").splitlines():
+        kind, _, detail = line.strip().partition("\t")
+        if kind in (FORGED_VALUE, READS_TESTS) and detail and len(found) < MAX_REFUSALS:
+            found.setdefault(detail, Finding(kind, detail))
+    return tuple(found.values())
 
 
 def patches_of(log: bytes) -> tuple[Finding, ...]:
@@ -89,16 +119,26 @@ def refusals_of(log: bytes) -> tuple[Finding, ...]:
                  for (path, opener), events in sorted(found.items()))
 
 
+def opened_of(log: bytes) -> tuple[tuple[str, str], ...]:
+    """Each repository file a reads log names with the repository file whose code opened it (`<doctest>` for a file
+    whose examples ran as doctests; none for what the runner read with no repository frame on the stack): the
+    raw pairs the judge learns the tests' closure from. Sorted, unique, capped."""
+    found = set()
+    for line in log.decode("utf-8", "replace").splitlines():
+        name, _, opener = line.strip().partition("\t")
+        if name and opener and _inside(name) and (opener.startswith("<") or _inside(opener)):
+            found.add((PurePosixPath(name).as_posix(), opener))
+    return tuple(sorted(found)[:MAX_READS])
+
+
+def _inside(name: str) -> bool:
+    """True for a repository-relative path that is not the sandbox's own."""
+    path = PurePosixPath(name)
+    return not (path.is_absolute() or ".." in path.parts or path.parts[0] in (RESULTS_DIR, PLUGINS_DIR))
+
+
 def reads_of(log: bytes) -> tuple[str, ...]:
     """The files the tests themselves read, from a reads log (`path<TAB>opener` lines): those whose opener, the
     innermost frame of the repository's code at the open, is a test file (common/testfiles.py); not what the code
     under test reads, nor what the runner reads with no repository frame on the stack. Sorted, unique, capped."""
-    found = set()
-    for line in log.decode("utf-8", "replace").splitlines():
-        name, _, opener = line.strip().partition("\t")
-        path = PurePosixPath(name)
-        if not name or path.is_absolute() or ".." in path.parts or path.parts[0] in (RESULTS_DIR, PLUGINS_DIR):
-            continue
-        if opener and is_test_path(opener):
-            found.add(path.as_posix())
-    return tuple(sorted(found)[:MAX_READS])
+    return tuple(sorted({path for path, opener in opened_of(log) if is_test_path(opener)}))

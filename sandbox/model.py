@@ -135,7 +135,10 @@ class TestCase:
 OWNED_CHANGED = "owned_changed"  # a run changed a file its caller owns, or tried to and was refused
 # (sandbox/local.py after the run; sandbox/run_hooks.py in the run)
 RUNNER_PATCHED = "runner_patched"  # code that is not the tests' patched a runner's or the standard library's class
-TAMPERING = (OWNED_CHANGED, RUNNER_PATCHED)  # the findings that are the run's doing, not the runner's disagreement
+FORGED_VALUE = "forged_value"  # a value of the code under test that no comparison can trust (sandbox/run_hooks.py)
+READS_TESTS = "reads_tests"  # the code under test opened a file of the tests' code (sandbox/run_hooks.py)
+# the findings that are the run's doing, not the runner's disagreement
+TAMPERING = (OWNED_CHANGED, RUNNER_PATCHED, FORGED_VALUE, READS_TESTS)
 
 
 @dataclass(frozen=True)
@@ -145,7 +148,7 @@ class Finding:
     The sandbox only reports findings; the judge weighs them against the base run's.
     """
 
-    kind: str  # "exit_status" | "tally" | "unlisted" | "result_file" | OWNED_CHANGED | RUNNER_PATCHED
+    kind: str  # "exit_status" | "tally" | "unlisted" | "result_file" | one of TAMPERING
     detail: str  # plain words, naming the numbers
 
 
@@ -166,6 +169,9 @@ class ExecResult:
     incomplete_reason: str = ""
     findings: tuple[Finding, ...] = ()  # where the per-test results disagree with the runner (sandbox/agreement.py)
     reads: tuple[str, ...] = ()  # repository files the tests' Python processes opened, when traced
+    # when traced, each repository file opened with the repository file whose code opened it ('<doctest>': a
+    # file whose examples ran as doctests): what the judge learns the tests' closure from (bot/ensemble/closure.py)
+    opened: tuple[tuple[str, str], ...] = ()
     runner: str = ""  # whose report gave the results (or named the running test): pytest, junit, go, cargo, tap ...
 
     @property

@@ -31,6 +31,7 @@ _started: list[str] = []
 _hooks = sys.modules.get("sitecustomize")
 _hooks = _hooks if hasattr(_hooks, "check_runner") else None
 if _hooks is not None:
+    _hooks.check_pytest()  # a judged run's comparisons routed through the judge's checks (never raises)
     _hooks.snapshot_runner()  # never raises: a failure is recorded as evidence
 
 

@@ -33,6 +33,7 @@ module runs on whatever Python the image has.
 
 from __future__ import annotations
 
+import contextlib  # loaded by `site` already too, where a .pth file is read
 import os
 import sys
 import types  # loaded by `site` already: costs this module nothing
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
 READS_LOG = "reads.log"
 OWNED_LOG = "owned.log"
 PATCHES_LOG = "patches.log"
+HONESTY_LOG = "honesty.log"
+DOCTEST_OPENER = "<doctest>"  # reads.log's opener for a file whose examples ran as doctests
 RUNNER_ROOTS = frozenset({"unittest", "pytest", "_pytest", "pluggy", "doctest", "nose", "nose2", "xdist"})
 # the runners' modules whose classes run a test, decide its outcome and report it: checked after each test (all of
 # RUNNER_ROOTS' classes at the first test and at the process's end)
@@ -59,7 +62,19 @@ OWNED_LIST = "ensemble_owned.txt"  # beside this module, written by the sandbox 
 MAX_READS = 20_000  # files one process records
 MAX_REFUSALS = 200  # refusals one process records (each is refused whether recorded or not)
 OWN_FOLDERS = (".ensemble-results", ".ensemble-plugins")
+OFFSET = 7_000_003  # how far a changed copy of a number is moved (bot/ensemble/twins.py moves literals as far)
 WRITE_MODES = frozenset("wax")
+# the comparisons the judge's code makes that route through `__ensemble_compare__`, by the number it passes
+COMPARISONS = ("==", "!=", "in", "not in")
+PLAIN = frozenset({int, float, complex, str, bytes, bool, type(None)})  # values whose equality is C's alone
+BUILTIN_VALUES = (bool, int, float, complex, str, bytes, tuple, list, dict, set, frozenset)
+HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class written in Python (not C's)
+MAX_ELEMENTS = 200  # elements of a container compared that are examined, per level
+MAX_DEPTH = 3  # levels of containers examined
+UNITTEST_COMPARISONS = {"assertEqual": 0, "assertNotEqual": 1, "assertIn": 2, "assertNotIn": 3,
+                        "assertCountEqual": 0, "assertListEqual": 0, "assertTupleEqual": 0, "assertDictEqual": 0,
+                        "assertSetEqual": 0, "assertSequenceEqual": 0, "assertMultiLineEqual": 0,
+                        "assertAlmostEqual": 0, "assertNotAlmostEqual": 1}
 # the audit events that change a file or a folder, and the positions of the paths they change in their arguments
 CHANGES = {"os.rename": (0, 1), "os.remove": (0,), "os.rmdir": (0,), "os.truncate": (0,), "os.chmod": (0,),
            "os.chown": (0,), "shutil.rmtree": (0,), "os.link": (1,), "os.symlink": (1,)}
@@ -97,7 +112,6 @@ def _guard_owned(workspace: str, results: str, listing: str) -> None:
     """Refuse every change this process tries to make to the files named in `listing` (repository paths), to the
     folders above them and to this module's own logs, recording each in `results`/owned.log (the module's
     docstring)."""
-    import contextlib
     import errno
     import threading
 
@@ -105,9 +119,10 @@ def _guard_owned(workspace: str, results: str, listing: str) -> None:
     with open(listing, encoding="utf-8") as f:
         names = [line.rstrip("\n") for line in f if line.strip()]
     log, patches = os.path.join(results, OWNED_LOG), os.path.join(results, PATCHES_LOG)  # the latter: _watch_runner
+    honesty = os.path.join(results, HONESTY_LOG)  # _check_honesty's
     # the logs of this hook too (the traced reads are written by another hook, in the base's run alone)
-    files = {os.path.realpath(os.path.join(root, name)) for name in names} | {os.path.realpath(log),
-                                                                              os.path.realpath(patches)}
+    files = {os.path.realpath(os.path.join(root, name)) for name in names} | {
+        os.path.realpath(log), os.path.realpath(patches), os.path.realpath(honesty)}
     folders = {os.path.realpath(root), os.path.realpath(results), os.path.realpath(os.path.dirname(results))}
     for name in names:
         parent = os.path.dirname(name)
@@ -118,14 +133,18 @@ def _guard_owned(workspace: str, results: str, listing: str) -> None:
     seen: set[tuple[str, str, str]] = set()
     busy = threading.local()
 
-    def write_patch(line: str) -> None:  # check_runner's log, which this hook refuses to anyone else
-        busy.on = True
-        try:
-            _append(patches, line)
-        finally:
-            busy.on = False
+    def writer(path: str) -> Callable[[str], None]:  # a log of the sandbox's, which this hook refuses to anyone else
+        def write(line: str) -> None:
+            busy.on = True
+            try:
+                _append(path, line)
+            finally:
+                busy.on = False
 
-    _WRITE_PATCH.append(write_patch)
+        return write
+
+    _WRITE_PATCH.append(writer(patches))
+    _WRITE_HONESTY.append(writer(honesty))
 
     def record(path: str, entry: tuple[str, str, str]) -> None:
         if entry not in seen and len(seen) < MAX_REFUSALS:
@@ -162,6 +181,7 @@ def _guard_owned(workspace: str, results: str, listing: str) -> None:
 _RUNNER: dict[str, tuple[type, dict[str, Any], tuple[str, ...], tuple[Any, ...]]] = {}
 _PATCHES: list[str] = []  # where patches.log goes (one entry: the path), once the run is guarded
 _WRITE_PATCH: list[Callable[[str], None]] = []  # how a line gets into it past the guard (_guard_owned)
+_WRITE_HONESTY: list[Callable[[str], None]] = []  # how a line gets into honesty.log past the guard
 _REPORTED: set[str] = set()
 _CHECKED: list[bool] = []  # unittest's first test was preceded by a full check
 
@@ -303,6 +323,298 @@ def _watch_runner(results: str, skip: frozenset[str]) -> None:
     atexit.register(check_runner)  # the first registered runs last
 
 
+class _Fresh:
+    """An object of a class no code under test has seen: honest equality never holds with it."""
+
+    __slots__ = ()
+
+
+class _Honesty:
+    """Checks of the values the judge's code compares and of what the code under test reads (the module's
+    docstring), recorded in honesty.log."""
+
+    def __init__(self, root: str, owned: set[str], write: Callable[[str], None]) -> None:
+        self.root = root  # the workspace, with a trailing separator
+        self.owned = owned  # real paths of the judge's Python files
+        self.write = write
+        self.product: dict[type, bool] = {}  # class -> whether its equality is the code under test's
+        self.reported: set[str] = set()
+
+    def compare(self, left: Any, right: Any, op: int, where: str) -> Any:
+        """`left op right` as the judge's code wrote it, its values examined after."""
+        result = left == right if op == 0 else left != right if op == 1 else left in right if op == 2 \
+            else left not in right
+        self.examine(left, right, op, where)
+        return result
+
+    def examine(self, left: Any, right: Any, op: int, where: str) -> None:
+        """Record each forged value among the two sides of a comparison (and their elements)."""
+        try:
+            if op < 2:
+                self._value(left, right, where, 0)
+                self._value(right, left, where, 0)
+            else:
+                self._value(left, None, where, 0)
+                self._value(right, left, where, 0)
+        except Exception:  # noqa: BLE001 - the check must never fail the test; its code is the code under test's
+            pass
+
+    def _value(self, value: Any, other: Any, where: str, depth: int) -> None:
+        kind = type(value)
+        if kind in PLAIN:
+            return
+        if kind in (list, tuple, set, frozenset, dict):
+            if depth < MAX_DEPTH:
+                elements = list(value.items() if kind is dict else value)[:MAX_ELEMENTS]
+                for element in elements:
+                    for item in (element if kind is dict else (element,)):
+                        self._value(item, None, where, depth + 1)
+            return
+        if not self._product_equality(kind):
+            return
+        reason = self._forged(value, other)
+        if reason:
+            self._record("forged_value", f"{where}: a {kind.__module__}.{kind.__qualname__} of the code under test "
+                                         f"{reason}: a comparison with it proves nothing")
+
+    def _forged(self, value: Any, other: Any) -> str:
+        """Why `value` (compared with `other`) is no honest value, or ''."""
+        if _holds(lambda: value == _Fresh()):
+            return "equals an object of a class it has never seen"
+        base: Any = next((b for b in BUILTIN_VALUES if isinstance(value, b)), None)
+        if base is not None:
+            changed = _changed_copy(value, base)
+            if changed is not None and _holds(lambda: value == changed):
+                return f"equals a {base.__name__} other than its own value"
+            honest = base.__eq__  # the builtin's own equality, whatever the subclass says
+            if type(other) is base and _holds(lambda: value == other) != _holds(lambda: honest(value, other)):
+                return f"is equal where {base.__name__}'s own equality says otherwise"
+        if other is not None and _holds(lambda: value == other) and _holds(lambda: value != other):
+            return "compares equal and unequal at once"
+        return ""
+
+    def _product_equality(self, kind: type) -> bool:
+        """True when the equality of `kind` is written in the repository, outside the judge's files."""
+        known = self.product.get(kind)
+        if known is None:
+            known = self.product[kind] = self._written_here(kind)
+        return known
+
+    def _written_here(self, kind: type) -> bool:
+        owner = next((k for k in kind.__mro__ if "__eq__" in vars(k) or "__ne__" in vars(k)), None)
+        if owner is None or not owner.__flags__ & HEAP_TYPE:
+            return False
+        files = []
+        for name in ("__eq__", "__ne__"):
+            code = getattr(vars(owner).get(name), "__code__", None)
+            if code is not None and not code.co_filename.startswith("<"):
+                files.append(code.co_filename)
+        module = sys.modules.get(owner.__module__)
+        where = vars(module).get("__file__") if isinstance(module, types.ModuleType) else None
+        if isinstance(where, str):
+            files.append(where)
+        return any(self.is_product(f) for f in files)
+
+    def is_product(self, filename: str) -> bool:
+        """True for a file of the repository that is neither the judge's nor the sandbox's."""
+        full = os.path.realpath(filename)
+        if not full.startswith(self.root) or full in self.owned:
+            return False
+        return full[len(self.root):].split(os.sep, 1)[0] not in OWN_FOLDERS
+
+    def reads(self, event: str, args: tuple[Any, ...]) -> None:
+        """Record the code under test opening one of the judge's Python files (not for a traceback's source)."""
+        if event != "open" or _writes(args):
+            return
+        full = _real(args[0] if args else None)
+        if full is None or full not in self.owned:
+            return
+        frame: Any = sys._getframe(1)
+        while frame is not None:
+            name = frame.f_code.co_filename
+            if name.endswith(("linecache.py", os.path.join("_pytest", "_code", "source.py"))):
+                return  # source shown in a traceback, a warning or a report
+            here = "" if name.startswith("<") else os.path.realpath(name)
+            if here.startswith(self.root):
+                if self.is_product(here):
+                    self._record("reads_tests", f"{_relative(here, self.root)} read {_relative(full, self.root)}, "
+                                                "a file of the tests: code under test that reads its tests can "
+                                                "answer what they expect")
+                return
+            frame = frame.f_back
+
+    def _record(self, kind: str, detail: str) -> None:
+        if detail in self.reported or len(self.reported) >= MAX_REFUSALS:
+            return
+        self.reported.add(detail)
+        with contextlib.suppress(OSError):  # a full disk must not fail the tests
+            self.write(f"{kind}\t{detail}")
+
+    def transform(self, tree: Any, filename: str) -> None:
+        """Route each single comparison of `tree` (a module's `ast`) through `__ensemble_compare__`."""
+        import ast
+
+        ops = {ast.Eq: 0, ast.NotEq: 1, ast.In: 2, ast.NotIn: 3}
+        rel = _relative(filename, self.root)
+
+        class Route(ast.NodeTransformer):
+            def visit_Compare(self, node: ast.Compare) -> ast.AST:
+                self.generic_visit(node)
+                op = ops.get(type(node.ops[0])) if len(node.ops) == 1 else None
+                if op is None:
+                    return node
+                call = ast.Call(ast.Name("__ensemble_compare__", ast.Load()),
+                                [node.left, node.comparators[0], ast.Constant(op),
+                                 ast.Constant(f"{rel}:{node.lineno}")], [])
+                # at the comparison's start alone: a rewritten node's end may stand before its start (pytest's)
+                for made in (call, call.func, *call.args[2:]):
+                    made.lineno, made.col_offset = node.lineno, node.col_offset
+                    made.end_lineno, made.end_col_offset = node.lineno, node.col_offset
+                return call
+
+        Route().visit(tree)  # each node made has its place: filling in others' would give pytest's ends before starts
+
+
+_HONESTY: list[_Honesty] = []  # this process's checks, once the run is guarded
+
+
+def _holds(test: Callable[[], Any]) -> bool:
+    """The truth of a comparison made by the code under test; False where it raises or has no truth value."""
+    try:
+        return bool(test())
+    except Exception:  # noqa: BLE001 - honest equality may refuse a stranger
+        return False
+
+
+def _changed_copy(value: Any, base: type) -> Any:
+    """A `base` value other than `value`'s own (None where none is made cheaply)."""
+    if base is bool:
+        return not bool(value)
+    if base in (int, float, complex):
+        return base(value) + OFFSET
+    if base is str:
+        return str.__str__(value) + "\x00ensemble"
+    if base is bytes:
+        return bytes(value) + b"\x00ensemble"
+    if base in (tuple, list):
+        return base([*value, _Fresh()])
+    if base in (set, frozenset):
+        return base({*value, _Fresh()})
+    return {**value, _Fresh(): None} if base is dict else None
+
+
+def _relative(filename: str, root: str) -> str:
+    return filename[len(root):].replace(os.sep, "/") if filename.startswith(root) else filename
+
+
+def _check_honesty(workspace: str, results: str, names: list[str]) -> None:
+    """Check the values the judge's Python files compare and the files the code under test reads (the module's
+    docstring): `names` are the judge's files, repository-relative."""
+    import builtins
+
+    root = os.path.join(os.path.realpath(workspace), "")
+    owned = {os.path.realpath(os.path.join(root, n)) for n in names if n.endswith(".py")}
+    log = os.path.join(results, HONESTY_LOG)
+    honesty = _Honesty(root, owned, _WRITE_HONESTY[0] if _WRITE_HONESTY else lambda line: _append(log, line))
+    _HONESTY.append(honesty)
+    builtins.__ensemble_compare__ = honesty.compare  # type: ignore[attr-defined]
+    sys.meta_path.insert(0, _judged_finder(honesty))
+    sys.addaudithook(honesty.reads)
+    _check_unittest(honesty)
+
+
+def _judged_finder(honesty: _Honesty) -> Any:
+    """A finder that compiles the judge's Python files with their comparisons routed (`_Honesty.transform`): those
+    not loaded by pytest's assertion rewriting, which routes them as it rewrites (`check_pytest`)."""
+    from importlib.machinery import PathFinder, SourceFileLoader
+
+    class JudgedLoader(SourceFileLoader):
+        def get_code(self, fullname: str) -> Any:
+            import ast
+
+            path = self.get_filename(fullname)
+            tree = ast.parse(self.get_data(path), path)
+            honesty.transform(tree, path)
+            return compile(tree, path, "exec", dont_inherit=True)
+
+    class JudgedFinder:
+        @staticmethod
+        def find_spec(fullname: str, path: Any = None, target: Any = None) -> Any:
+            spec = PathFinder.find_spec(fullname, path, target)
+            if spec is None or not isinstance(spec.loader, SourceFileLoader) or not spec.origin \
+                    or os.path.realpath(spec.origin) not in honesty.owned:
+                return None
+            spec.loader = JudgedLoader(spec.loader.name, spec.loader.path)
+            return spec
+
+    return JudgedFinder
+
+
+def _check_unittest(honesty: _Honesty) -> None:
+    """Examine the values unittest's comparing assertions are given, as `_Honesty.compare` does for `==`."""
+    import unittest
+
+    def checked(name: str, op: int) -> Callable[..., Any]:
+        original = getattr(unittest.TestCase, name)
+
+        def assertion(self: Any, first: Any, second: Any, *args: Any, **kwargs: Any) -> Any:
+            frame = sys._getframe(1)
+            honesty.examine(first, second, op, f"{_relative(frame.f_code.co_filename, honesty.root)}:{frame.f_lineno}")
+            return original(self, first, second, *args, **kwargs)
+
+        assertion.__name__ = assertion.__qualname__ = name
+        return assertion
+
+    for name, op in UNITTEST_COMPARISONS.items():
+        if name in vars(unittest.TestCase):
+            setattr(unittest.TestCase, name, checked(name, op))
+
+
+def check_pytest() -> None:
+    """In a judged run, when pytest loads the sandbox's plugin: route the comparisons of the modules pytest rewrites
+    (tests, conftest) as they are rewritten, never from a cached rewrite, and never tell the code which test runs."""
+    if not _HONESTY:
+        return
+    honesty = _HONESTY[0]
+    try:
+        import _pytest.assertion.rewrite as rewrite
+        import _pytest.runner as runner
+    except Exception:  # noqa: BLE001 - another pytest: its comparisons go unchecked, its tests run all the same
+        return
+    original = rewrite.rewrite_asserts
+
+    def rewrite_asserts(mod: Any, source: bytes, module_path: str | None = None, config: Any = None) -> None:
+        original(mod, source, module_path, config)
+        if module_path is not None and os.path.realpath(module_path) in honesty.owned:
+            honesty.transform(mod, str(module_path))
+
+    rewrite.rewrite_asserts = rewrite_asserts
+    rewrite._read_pyc = lambda *args, **kwargs: None  # a cached rewrite has no routed comparisons
+    runner._update_current_test_var = lambda item, when: None  # PYTEST_CURRENT_TEST: which test runs
+
+
+def _trace_doctests(workspace: str, results: str) -> None:
+    """Record each repository file whose text or docstrings become doctest examples (the module's docstring)."""
+    import doctest
+
+    root = os.path.join(os.path.abspath(workspace), "")
+    log = os.path.join(results, READS_LOG)
+    seen: set[str] = set()
+    original = doctest.DocTestParser.get_doctest
+
+    def get_doctest(self: Any, string: str, globs: Any, name: str, filename: str | None, lineno: int | None) -> Any:
+        test = original(self, string, globs, name, filename, lineno)
+        if test.examples and filename:
+            full = os.path.realpath(filename)
+            if full.startswith(root) and full not in seen:
+                seen.add(full)
+                with contextlib.suppress(OSError):  # a full disk must not fail the tests
+                    _append(log, f"{_relative(full, root)}\t{DOCTEST_OPENER}")
+        return test
+
+    doctest.DocTestParser.get_doctest = get_doctest  # type: ignore[method-assign]
+
+
 def _writes(args: tuple[Any, ...]) -> bool:
     """True for an `open` audit event that opens a file to change it (by its path, not a descriptor)."""
     path, mode, flags = (tuple(args) + (None, None, None))[:3]
@@ -439,11 +751,15 @@ def _install() -> None:
     workspace, results = env.get("ENSEMBLE_WORKSPACE") or os.getcwd(), env.get("ENSEMBLE_RESULTS")
     guarded = bool(results) and os.path.isfile(os.path.join(os.path.dirname(os.path.abspath(__file__)), OWNED_LIST))
     skip = frozenset(filter(None, env.get("ENSEMBLE_SKIP", "").splitlines()))
+    listing = os.path.join(os.path.dirname(os.path.abspath(__file__)), OWNED_LIST)
     if results and guarded and hasattr(sys, "addaudithook"):
-        _guard_owned(workspace, results, os.path.join(os.path.dirname(os.path.abspath(__file__)), OWNED_LIST))
+        _guard_owned(workspace, results, listing)
     if results and env.get("ENSEMBLE_TRACE_READS") and hasattr(sys, "addaudithook"):
         _trace_reads(workspace, results)
+        _trace_doctests(workspace, results)
     if results and guarded:
+        with open(listing, encoding="utf-8") as f:
+            _check_honesty(workspace, results, [line.rstrip("\n") for line in f if line.strip()])
         _watch_runner(results, skip)
     elif skip:
         _wrap_unittest(skip)

@@ -27,7 +27,8 @@ READS_LOG = "reads.log"  # sandbox/run_hooks.py, when the run traces reads
 OWNED_LOG = "owned.log"  # sandbox/run_hooks.py: the changes to the judge's files the run's Python processes tried
 OWNED_LIST = f"{PLUGINS_DIR}/ensemble_owned.txt"  # the judge's files, for sandbox/run_hooks.py
 PATCHES_LOG = "patches.log"  # sandbox/run_hooks.py: the runner's and the standard library's classes patched in the run
-RUN_FILES = (PYTEST_JUNIT, PYTEST_PROGRESS, JEST_JUNIT, CTEST_JUNIT, READS_LOG, OWNED_LOG, PATCHES_LOG)
+HONESTY_LOG = "honesty.log"  # sandbox/run_hooks.py: forged values compared by the tests, tests read by the code
+RUN_FILES = (PYTEST_JUNIT, PYTEST_PROGRESS, JEST_JUNIT, CTEST_JUNIT, READS_LOG, OWNED_LOG, PATCHES_LOG, HONESTY_LOG)
 CA_VARIABLES = ("SSL_CERT_FILE", "PIP_CERT", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "CURL_CA_BUNDLE",
                 "GIT_SSL_CAINFO")
 

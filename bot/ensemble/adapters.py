@@ -180,7 +180,7 @@ def outcome_of(result: ExecResult, known_failures: Collection[str] = (),
                        round(result.duration_s, 2), tuple((t.name, t.outcome) for t in result.tests),
                        result.timed_out, result.complete, result.incomplete_reason,
                        tuple(f"{f.kind}: {f.detail}" for f in result.findings), result.reads,
-                       None if listed is None else tuple(listed))
+                       None if listed is None else tuple(listed), opened=result.opened)
 
 
 def _files_hash(root: Path, paths: Sequence[str]) -> str:

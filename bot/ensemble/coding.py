@@ -25,6 +25,7 @@ from typing import Literal
 
 from bot.ensemble import prompts
 from bot.ensemble.asking import ask
+from bot.ensemble.closure import NO_CLOSURE, Closure
 from bot.ensemble.edit_format import BLOCKS, EditFormat
 from bot.ensemble.edit_parsing import ParseResult, cut_oversized_blocks, reply_key
 from bot.ensemble.edits import (
@@ -276,9 +277,11 @@ class _Conversation:
     reply_by: float | None = None  # a short round's time the replies must be done by (the model client cuts them)
 
 
-def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Collection[str] = ()) -> RoundEdits:
+def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Collection[str] = (),
+                 closure: Closure = NO_CLOSURE) -> RoundEdits:
     """The coder's turns in one round: edits asked for, applied and guarded (`frozen`: the reproduction test as
-    the judge keeps it, which no edit may weaken; `data`: the files the base's tests read, which are the judge's)."""
+    the judge keeps it, which no edit may weaken; `data`: the files the base's tests read, which are the judge's, as
+    is the rest of the tests' `closure`)."""
     plan, edit_format = brief.plan, brief.edit_format
     # a direct attempt's first feedback is the base's failures itself: each text once
     shown = shown_files(coder, plan, brief.found, "\n".join(dict.fromkeys(filter(None, [brief.feedback, brief.failing]))))
@@ -300,7 +303,7 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Co
     talk = _Conversation(coder, prompt, limits, tuple(shown), shown_whole, edit_format.example(paths),
                          edit_format.stops({p: shown[p] for p in shown_whole}, judged, coder.task.text),
                          brief.temperature, brief.reply_by)
-    return _guard(coder, _converse(talk), frozen, data)
+    return _guard(coder, _converse(talk), frozen, data, closure)
 
 
 def _converse(talk: _Conversation) -> RoundEdits:
@@ -462,7 +465,8 @@ def _answer(coder: Coder, asked: list[tuple[str, str]]) -> str:
     return "\n\n".join(parts) + "\n\nNow reply with the edit blocks."
 
 
-def _guard(coder: Coder, edits: RoundEdits, frozen: Mapping[str, str], data: Collection[str] = ()) -> RoundEdits:
+def _guard(coder: Coder, edits: RoundEdits, frozen: Mapping[str, str], data: Collection[str] = (),
+           closure: Closure = NO_CLOSURE) -> RoundEdits:
     """Undo this round's edits to any file where they delete, skip or weaken tests or touch CI config."""
     if not edits.originals:
         return edits
@@ -470,7 +474,8 @@ def _guard(coder: Coder, edits: RoundEdits, frozen: Mapping[str, str], data: Col
     before = {p: frozen[p] if p in frozen else coder.workspace.base_text(p) for p in changed}
     files = WorkspaceFiles(coder.workspace.path)  # one listing of the tree, not one per changed path
     after = {p: files.read(p) for p in changed}
-    found = [t for t in find_test_tampering(before, after, coder.task.text, data, base=coder.workspace.base_text)
+    found = [t for t in find_test_tampering(before, after, coder.task.text, data, base=coder.workspace.base_text,
+                                            closure=closure)
              if t.path in edits.originals]
     if not found:
         return edits

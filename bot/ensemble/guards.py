@@ -12,6 +12,9 @@ file or the test and an action on it (`task_names_change`):
 - CI configuration, unless the task asks for CI work;
 - the tests' data: an edit to a file in a data folder (`fixtures/`, `testdata/`, ...) or to one of the files
   the base's tests read or name (`data`; common/testfiles.py `is_test_data`);
+- the rest of the tests' closure (bot/ensemble/closure.py): an edit to a module only the tests use (an assertion
+  helper, a table of expected values: `support`), and a removed doctest example or a changed expected output in a
+  file whose examples ran as doctests at the base (`doctests`);
 - a new module named like a standard-library module or one the runner imports (`argparse.py`, `json/`,
   `pluggy.py`), which would replace it inside the test process (`shadowed_module`);
 - a line of code that reaches into the test runner (bot/ensemble/screen.py): patching `unittest`, pytest
@@ -30,6 +33,7 @@ import re
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 
+from bot.ensemble.closure import NO_CLOSURE, Closure, doctest_changes
 from bot.ensemble.screen import runner_hooks
 from common.languages import is_language, language_of
 from common.testfiles import (
@@ -61,6 +65,10 @@ ADVICE = {
     "ci_config": "leave CI configuration alone unless the task asks for it",
     "edited_test_data": "the tests' data is the judge's: it runs the base's version, so change the code to give the "
                         "values the tests expect",
+    "edited_test_support": "the modules only the tests use (their helpers, their tables of expected values) are the "
+                           "judge's: it runs the base's version, so change the code the tests check",
+    "edited_doctest": "doctest examples are tests: keep their expected output and change the code to give it "
+                      "(a new example is welcome)",
     "shadows_module": "give the module another name: a module named like one of Python's or the test runner's "
                       "replaces it inside the test process",
     "runner_tampering": "leave the test runner alone: change the code so the tests pass as they are",
@@ -141,13 +149,14 @@ SPECS = {"go": GO, "rust": RUST, "javascript": JS, "typescript": JS, "tsx": JS, 
 
 
 def find_test_tampering(before: Mapping[str, str | None], after: Mapping[str, str | None], task_text: str,
-                        data: Collection[str] = (), base: Callable[[str], str | None] | None = None
-                        ) -> list[Tampering]:
+                        data: Collection[str] = (), base: Callable[[str], str | None] | None = None,
+                        closure: Closure = NO_CLOSURE) -> list[Tampering]:
     """Every edit to tests, test harness, test data or CI in a change (path -> text before and after), and every
     line that reaches into the test runner, less what the task asks for. `before` holds the base's texts (the
     frozen reproduction test's, once it is written); `data` are files the base's tests read or name
-    (bot/ensemble/judged.py `judged_data`), the judge's like test files; `base` reads any file at the base (for
-    pytest's `pythonpath` setting; without it only the change's own files are read)."""
+    (bot/ensemble/judged.py `judged_data`), the judge's like test files, as are `closure`'s support modules and
+    doctest examples; `base` reads any file at the base (for pytest's `pythonpath` setting; without it only the
+    change's own files are read)."""
     found: list[Tampering] = []
     pythonpath = pytest_pythonpath(lambda name: before[name] if name in before else base(name) if base else None)
     for path in sorted(set(before) | set(after)):
@@ -169,6 +178,13 @@ def find_test_tampering(before: Mapping[str, str | None], after: Mapping[str, st
             if not task_names_change(task_text, path):
                 found.append(Tampering(path, "edited_test_data", f"the test data in {path} was "
                                        f"{'deleted' if new is None else 'edited'}"))
+        elif path in closure.support:
+            if not task_names_change(task_text, path):
+                found.append(Tampering(path, "edited_test_support", f"{path}, a module only the tests use, was "
+                                       f"{'deleted' if new is None else 'edited'}"))
+        elif path in closure.doctests and not task_names_change(task_text, path):
+            found += [Tampering(path, "edited_doctest", change) for change in doctest_changes(path, old, new)[:3]]
+            found += _runner_tampering(path, old, new, task_text) if new is not None else []
         elif new is not None:
             if _analysed(path):  # tests inside a source file (Rust's #[cfg(test)] modules)
                 found += [t for t in _test_changes(path, old, new, after)

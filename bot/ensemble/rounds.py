@@ -31,7 +31,7 @@ def play_round(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner,
                kind: RoundKind = "fix", reproduction: str | None = None) -> Round:
     """Round `number`: the coder's change, compile-checked, then tested with the judge's files and judged against the
     base (`reproduction`: the test being written, required while the judge has none)."""
-    edits = write_change(coder, brief, judge.frozen, judge.data)
+    edits = write_change(coder, brief, judge.frozen, judge.data, judge.closure)
     rnd = Round(number, kind, brief.edit_format.name, replies=edits.replies, refused=edits.refused(coder.team),
                 follow_up_s=edits.follow_up_s, reply_s=edits.reply_s, short=brief.reply_by is not None)
     if not edits.changed:

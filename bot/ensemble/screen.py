@@ -268,6 +268,8 @@ class _PythonScreen:
             self._compare(node)
         elif isinstance(node, ast.Subscript):
             self._subscript(node)
+        elif isinstance(node, ast.Attribute) and node.attr == "f_locals" and not self.tooling:
+            self._add(node, "reads the local variables of a running frame, where a calling test keeps what it expects")
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             if any(self._dotted(d) == "atexit.register" for d in node.decorator_list) and self._exits(node):
                 self._add(node, "registers an exit of the process at interpreter shutdown")

@@ -32,6 +32,8 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
+from bot.ensemble.closure import Closure, test_closure
+from bot.ensemble.guards import task_names_change
 from bot.ensemble.judge import judge
 from bot.ensemble.judged import allowed_changes, guarded, judged_data, judged_files
 from bot.ensemble.ports import TestRunner
@@ -73,6 +75,7 @@ class BaseRun:
     calibration: Calibration = Calibration()
     data: frozenset[str] = frozenset()
     named: frozenset[str] = frozenset()  # the data the base's tests name: guarded in every run (judged.guarded)
+    closure: Closure = Closure()  # the modules only the tests use and the files whose doctests ran (closure.py)
 
 
 def run_base(runner: TestRunner, workspace: Workspace) -> BaseRun:
@@ -93,8 +96,13 @@ def run_base(runner: TestRunner, workspace: Workspace) -> BaseRun:
         log.warning("known-answer checks are unavailable in this repository (%s): a forged result can only be "
                     "caught by the agreement checks and the static screen", calibration.note)
     clean = _without_checks(tests, planted)
-    traced = judged_data((), files.read, [p for p in tests.reads if files.read(p)])  # the named ones are read above
-    return BaseRun(clean, calibration, named | traced, named)
+    closure = test_closure(tests.opened, files.read)
+    # the named ones are read above
+    traced = judged_data((), files.read, [p for p in {*tests.reads, *closure.data} if files.read(p)])
+    if closure.support or closure.doctests:
+        log.info("the tests' closure: modules only the tests use %s; doctests in %s", sorted(closure.support)[:10],
+                 sorted(closure.doctests)[:10])
+    return BaseRun(clean, calibration, named | traced, named, replace(closure, data=named | traced))
 
 
 def _not_asked_for(findings: Sequence[str], allowed: Sequence[RunnerHook]) -> list[str]:
@@ -130,13 +138,14 @@ class TeamJudge:
     calibration: Calibration = Calibration()  # the known-answer checks the base run reported as written
     data: frozenset[str] = frozenset()  # files the base's tests read: the judge's, like test files
     named_data: frozenset[str] = frozenset()  # those the base's tests name: no test process may change them
+    closure: Closure = Closure()  # the modules only the tests use, and the files whose doctests ran at the base
 
     @classmethod
     def of(cls, task_text: str, base: BaseRun, required: Sequence[str] = ()) -> TeamJudge:
         """The judge of a task's candidates against `base` (its outcome, known-answer checks and data), requiring
         the `required` tests too."""
         return cls(task_text, base.tests, tuple(required), calibration=base.calibration, data=base.data,
-                   named_data=base.named)
+                   named_data=base.named, closure=base.closure)
 
     def with_reproduction(self, path: str, text: str | None) -> TeamJudge:
         """This judge, also requiring the reproduction test at `path`, judged as `text` from now on."""
@@ -147,7 +156,7 @@ class TeamJudge:
         the judge's files over the tree, known-answer checks in each process (see the module's docstring)."""
         files = WorkspaceFiles(workspace.path)  # one listing of the tree for the whole run
         overlay = self._overlay(workspace, files.read)
-        owned = guarded({*files, *overlay}, self.named_data)  # what no test process may change
+        owned = [*guarded({*files, *overlay}, self.named_data), *self.closure.support]  # no test process changes these
         judged = _judged_tree(overlay, files.read)
         new = sorted(p for p in {*workspace.changed_paths(), *self.frozen}
                      if is_test_path(p) and workspace.base_text(p) is None and overlay.get(p, b"") is not None
@@ -269,7 +278,10 @@ class TeamJudge:
     def _overlay(self, workspace: Workspace, read: Read) -> dict[str, bytes | None]:
         changed = workspace.changed_paths()
         allowed = allowed_changes(self.task_text, changed, workspace.base_text, self.data)
-        return judged_files(changed, workspace.base_text, read, self.frozen, allowed, self.data)
+        # the modules only the tests use are run as the base has them, like the frozen reproduction test
+        support = {p: text for p in changed if p in self.closure.support and not task_names_change(self.task_text, p)
+                   and (text := workspace.base_text(p)) is not None}
+        return judged_files(changed, workspace.base_text, read, {**support, **self.frozen}, allowed, self.data)
 
     def test_changes(self, workspace: Workspace) -> list[TestChange]:
         """The changes to existing tests and harness the task asked for, each with its diff (shown in the PR)."""

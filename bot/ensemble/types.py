@@ -121,6 +121,7 @@ class TestOutcome:
     reads: tuple[str, ...] = ()  # repository files the tests opened (asked for at the base run)
     listed: tuple[str, ...] | None = None  # the tests the runner listed up front; None: not asked, or cannot list
     tampering: tuple[str, ...] = ()  # the judge's evidence that the run was tampered with (bot/ensemble/sentinels.py)
+    opened: tuple[tuple[str, str], ...] = ()  # each file opened with the file whose code opened it (the same run)
 
     @property
     def signature(self) -> str:

@@ -426,15 +426,18 @@ def test_under_pytest_a_result_that_passes_any_assertion_is_refused_and_the_fix_
 
 
 @pytest.mark.docker
-@pytest.mark.parametrize(("cheat", "caught_by"), [
-    ("the code under test returns an object equal to anything", "its twin"),
-    ("the code under test returns an object equal to anything to the test's own file alone", "its stand-in")])
+@pytest.mark.parametrize(("cheat", "evidence"), [
+    ("the code under test returns an object equal to anything", "tests.test_ops.TestOps::test_add passed, and so did "
+                                                                "its twin"),
+    # the twin in a file of its own gets the honest wrong answer; the comparison's own check sees the forgery
+    ("the code under test returns an object equal to anything to the test's own file alone",
+     "a calc.ops._Sum of the code under test equals an object of a class it has never seen")])
 def test_in_docker_a_result_equal_to_anything_is_refused_by_its_twin(
-        calc: Path, docker_runner: Callable[[SandboxSpec], SandboxRunner], cheat: str, caught_by: str) -> None:
+        calc: Path, docker_runner: Callable[[SandboxSpec], SandboxRunner], cheat: str, evidence: str) -> None:
     runner = docker_runner(SandboxSpec(require_docker=True, setup="", test=f"python3{UNITTEST[6:]}", timeout_s=120))
     result = run(calc, [CHEATS[cheat], "Nothing more to change."], runner=runner)
     assert not result.success and not result.commits, (result.stop_detail, result.judgement)
-    assert result.refused and f"tests.test_ops.TestOps::test_add passed, and so did {caught_by}" in result.refused[0]
+    assert result.refused and evidence in result.refused[0], result.refused
 
 
 # JavaScript: the expected value read out of the calling test's line (the stack names its file and line)
