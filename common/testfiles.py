@@ -23,6 +23,10 @@ disagree about which files are the tests' and which are the code's.
   folders named by pytest's `pythonpath` setting, and every test folder (pytest inserts the first folder above a
   test file that is not a package, and `unittest discover -s tests` inserts `tests/` even when it is one). `.pth`
   files and `sitecustomize` count wherever they are.
+- A *fixture conftest* is a new `conftest.py` that only imports, defines fixtures and helpers and names values
+  (`conftest_harness` finds nothing else in it): no more than a new test module can hold, so the judge runs it with the
+  candidate's new tests, apart from the base's. Where base tests sit in its folder, it must not reach them either
+  (`conftest_reach`: an autouse fixture, a fixture named like one they request).
 - *Test data* is the tests' too: files in `fixtures/`, `__fixtures__/`, `testdata/`, `test_data/`, `test-data/`,
   `__snapshots__/`, snapshot and golden files (`*.snap`, `*.ambr`, `*.golden`), the files a base test names in a
   string literal (`data_named_by_tests`), and the files the base's tests were seen reading; never code, manifests
@@ -33,6 +37,7 @@ Pure functions over paths and text: no I/O.
 
 from __future__ import annotations
 
+import ast
 import configparser
 import json
 import posixpath
@@ -81,6 +86,9 @@ PARTLY_HARNESS = {"pyproject.toml", "setup.cfg", "package.json", "Cargo.toml", "
                   "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "Makefile", "makefile", "GNUmakefile",
                   "CMakeLists.txt", "CMakePresets.json", "CMakeUserPresets.json", "go.mod", "go.work", ".npmrc"}
 _VITE_CONFIG = re.compile(r"^vite\.config\.\w+$")
+CONFTEST = "conftest.py"
+# Names pytest reads off a conftest module besides its `pytest_*` hooks: what it collects and which plugins it loads.
+CONFTEST_SETTINGS = frozenset({"collect_ignore", "collect_ignore_glob", "pytest_plugins"})
 # Files at the repository's root that the runners read settings from when no file of their own exists.
 ROOT_SETTINGS = {"pyproject.toml", "setup.cfg", "package.json", ".npmrc", "go.work", "CMakePresets.json",
                  "CMakeUserPresets.json"}
@@ -152,6 +160,139 @@ def is_new_harness(path: str, text: str) -> bool:
     except ValueError:
         return bool(part.strip())
     return any(v not in (None, {}, []) for v in value.values()) if isinstance(value, dict) else bool(value)
+
+
+def runs_apart(path: str, text: str) -> bool:
+    """True for a new harness file the judge runs with the candidate's new tests alone, never the base's: a
+    `conftest.py` that only defines fixtures and helpers (`conftest_harness` finds nothing)."""
+    return posixpath.basename(path) == CONFTEST and conftest_harness(text) is None
+
+
+def conftest_harness(text: str) -> str | None:
+    """What in a `conftest.py` decides how every test of the session runs, wherever the file sits: a hook (a `pytest_*`
+    name), a collection or plugin setting (`collect_ignore`, `pytest_plugins`), a star import (which may bring either)
+    or a statement run for its effect as the file loads (`sys.path.insert(...)`, `stats.median = f`); None when it
+    only imports, defines fixtures and helpers and names values."""
+    try:
+        module = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return "it does not parse"
+    for node in _module_statements(module.body):
+        found = _conftest_statement(node)
+        if found:
+            return f"line {node.lineno}: {found}"
+    return None
+
+
+def conftest_reach(path: str, text: str, base_tests: Collection[str], read: Callable[[str], str | None]) -> str | None:
+    """What in a new `conftest.py` at `path` reaches the base's tests that sit in its folder or below (`base_tests`:
+    the base's Python test files, conftests included; `read` gives one's text): an autouse fixture, or a name it
+    defines that they or the base's conftests above them request as a fixture. None when nothing does, or no base
+    test sits there."""
+    folder = posixpath.dirname(path)
+    below = [p for p in base_tests if _within(p, folder) and posixpath.basename(p) != CONFTEST]
+    if not below:
+        return None
+    try:
+        module = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return "it does not parse"
+    if _autouse(module):
+        return f"an autouse fixture would run around the existing tests in {folder or 'the repository'}/"
+    above = [p for p in base_tests if posixpath.basename(p) == CONFTEST and _within(folder, posixpath.dirname(p))]
+    requested = set().union(*(_requested(read(p) or "") for p in sorted({*below, *above})))
+    clash = sorted(_bound_names(module) & requested)
+    return f"it defines {', '.join(f'`{n}`' for n in clash[:3])}, which the existing tests there request as a " \
+           f"fixture" if clash else None
+
+
+def _within(path: str, folder: str) -> bool:
+    return not folder or path.startswith(folder + "/") or path == folder
+
+
+def _module_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements a module runs as it loads, with those inside its `if` and `try` blocks (version checks,
+    optional imports)."""
+    found: list[ast.stmt] = []
+    for node in body:
+        if isinstance(node, ast.If):
+            found += _module_statements(node.body + node.orelse)
+        elif isinstance(node, ast.Try):
+            found += _module_statements(node.body + node.orelse + node.finalbody
+                                        + [s for h in node.handlers for s in h.body])
+        else:
+            found.append(node)
+    return found
+
+
+def _conftest_statement(node: ast.stmt) -> str | None:
+    """What one module-level statement of a conftest.py does beyond defining fixtures and helpers (None: nothing)."""
+    if isinstance(node, ast.Pass) or isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+        return None  # a docstring
+    if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+        return f"a star import from {node.module or '.'} (it may bring hooks in)"
+    if isinstance(node, ast.Assign | ast.AnnAssign) and not all(
+            _names_only(t) for t in (node.targets if isinstance(node, ast.Assign) else [node.target])):
+        return f"`{ast.unparse(node)[:60]}` changes a value outside the file as it loads"
+    if not isinstance(node, ast.Import | ast.ImportFrom | ast.Assign | ast.AnnAssign | ast.FunctionDef
+                      | ast.AsyncFunctionDef | ast.ClassDef):
+        return f"`{ast.unparse(node).splitlines()[0][:60]}` runs as the file loads"
+    names = sorted(n for n in _bound_names_of(node) if n.startswith("pytest_") or n in CONFTEST_SETTINGS)
+    return f"the hook or setting `{names[0]}`" if names else None
+
+
+def _names_only(target: ast.expr) -> bool:
+    """True for an assignment target that binds names and changes nothing else (`x`, `a, *b`)."""
+    if isinstance(target, ast.Tuple | ast.List):
+        return all(_names_only(e) for e in target.elts)
+    return _names_only(target.value) if isinstance(target, ast.Starred) else isinstance(target, ast.Name)
+
+
+def _bound_names(module: ast.Module) -> set[str]:
+    """The names a module binds as it loads: what pytest may take for a fixture or a hook."""
+    return {n for node in _module_statements(module.body) for n in _bound_names_of(node)}
+
+
+def _bound_names_of(node: ast.stmt) -> set[str]:
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        fixture = [k.value.value for d in node.decorator_list if isinstance(d, ast.Call) for k in d.keywords
+                   if k.arg == "name" and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)]
+        return {node.name, *fixture}  # `@pytest.fixture(name="x")` is requested as `x`
+    if isinstance(node, ast.Import):  # a module is never a fixture, but a hook may hide behind its name
+        return {a.asname for a in node.names if a.asname}
+    if isinstance(node, ast.ImportFrom):
+        return {a.asname or a.name for a in node.names}
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _autouse(module: ast.Module) -> bool:
+    """True when the module calls a fixture decorator with `autouse` set to anything but a literal false."""
+    return any(isinstance(n, ast.Call) and dotted_name(n.func).rsplit(".", 1)[-1].endswith("fixture")
+               and any(k.arg == "autouse" and not (isinstance(k.value, ast.Constant) and not k.value.value)
+                       for k in n.keywords) for n in ast.walk(module))
+
+
+def _requested(text: str) -> set[str]:
+    """The fixture names a Python test file may request: its functions' parameters and the names it passes to
+    `usefixtures` or `getfixturevalue`; every word of a file that does not parse."""
+    try:
+        module = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set(re.findall(r"\w+", text))
+    params = {a.arg for n in ast.walk(module) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+              for a in (*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs)}
+    named = {a.value for n in ast.walk(module) if isinstance(n, ast.Call)
+             and dotted_name(n.func).rsplit(".", 1)[-1] in ("usefixtures", "getfixturevalue")
+             for a in n.args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
+    return params | named
+
+
+def dotted_name(node: ast.AST) -> str:
+    """The dotted name an expression spells (`pytest.fixture`), "" for anything but names and attributes."""
+    if isinstance(node, ast.Attribute):
+        return f"{dotted_name(node.value)}.{node.attr}"
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def shadows_runner(path: str, pythonpath: Collection[str] = ()) -> bool:

@@ -475,8 +475,7 @@ def _guard(coder: Coder, edits: RoundEdits, frozen: Mapping[str, str], data: Col
     files = WorkspaceFiles(coder.workspace.path)  # one listing of the tree, not one per changed path
     after = {p: files.read(p) for p in changed}
     found = [t for t in find_test_tampering(before, after, coder.task.text, data, base=coder.workspace.base_text,
-                                            closure=closure)
-             if t.path in edits.originals]
+                                            closure=closure, tree=files) if t.path in edits.originals]
     if not found:
         return edits
     undone = ({t.path for t in found} | {t.also for t in found if t.kind == "moved_test"}) & set(edits.originals)

@@ -8,7 +8,10 @@ file or the test and an action on it (`task_names_change`):
   away into a new file), and to a test defined inside a source file (Rust's `#[cfg(test)]` modules);
 - any change to a harness file's test settings (`conftest.py`, pytest/tox config, package.json
   scripts, a Makefile's test target, Surefire settings, `Cargo.toml`'s test targets) and a new
-  harness file (common/testfiles.py says which files those are);
+  harness file (common/testfiles.py says which files those are), but a new `conftest.py` that only adds
+  fixtures and helpers for the new tests: the judge runs it with them alone, and it is refused only where it
+  would reach the base's tests once merged (an autouse fixture, or a fixture named like one they request, in
+  their folder);
 - CI configuration, unless the task asks for CI work;
 - the tests' data: an edit to a file in a data folder (`fixtures/`, `testdata/`, ...) or to one of the files
   the base's tests read or name (`data`; common/testfiles.py `is_test_data`);
@@ -38,6 +41,9 @@ from bot.ensemble.screen import runner_hooks
 from common.languages import is_language, language_of
 from common.testfiles import (
     STDLIB_MODULES,
+    conftest_harness,
+    conftest_reach,
+    dotted_name,
     harness_part,
     is_ci_path,
     is_harness_path,
@@ -46,6 +52,7 @@ from common.testfiles import (
     is_test_path,
     is_whole_harness,
     pytest_pythonpath,
+    runs_apart,
     shadowed_module,
 )
 
@@ -61,7 +68,10 @@ ADVICE = {
                    "test in a new test file",
     "moved_test": "leave the test in its file and fix the code",
     "edited_harness": "the judge runs the base's test settings; change the code, not how the tests run",
-    "new_harness": "put fixtures and helpers inside the new test file itself",
+    "new_harness": "a new conftest.py may only import and define fixtures and helpers (no hooks, collection "
+                   "settings or code run as it loads); or put them inside the new test file itself",
+    "conftest_reach": "ask for the fixture by name instead of autouse, give it a name the existing tests do not use, "
+                      "or put the conftest.py in the new tests' own folder",
     "ci_config": "leave CI configuration alone unless the task asks for it",
     "edited_test_data": "the tests' data is the judge's: it runs the base's version, so change the code to give the "
                         "values the tests expect",
@@ -150,15 +160,17 @@ SPECS = {"go": GO, "rust": RUST, "javascript": JS, "typescript": JS, "tsx": JS, 
 
 def find_test_tampering(before: Mapping[str, str | None], after: Mapping[str, str | None], task_text: str,
                         data: Collection[str] = (), base: Callable[[str], str | None] | None = None,
-                        closure: Closure = NO_CLOSURE) -> list[Tampering]:
+                        closure: Closure = NO_CLOSURE, tree: Mapping[str, str] | None = None) -> list[Tampering]:
     """Every edit to tests, test harness, test data or CI in a change (path -> text before and after), and every
     line that reaches into the test runner, less what the task asks for. `before` holds the base's texts (the
     frozen reproduction test's, once it is written); `data` are files the base's tests read or name
     (bot/ensemble/judged.py `judged_data`), the judge's like test files, as are `closure`'s support modules and
-    doctest examples; `base` reads any file at the base (for pytest's `pythonpath` setting; without it only the
-    change's own files are read)."""
+    doctest examples; `base` reads any file at the base (for pytest's `pythonpath` setting) and `tree` is the
+    changed tree (path -> text, read lazily: for the base's tests a new `conftest.py` would reach); without them
+    only the change's own files are read."""
     found: list[Tampering] = []
     pythonpath = pytest_pythonpath(lambda name: before[name] if name in before else base(name) if base else None)
+    base_tests = _BaseTests(before, tree if tree is not None else {p: t for p, t in after.items() if t is not None})
     for path in sorted(set(before) | set(after)):
         old, new = before.get(path), after.get(path)
         if old == new:
@@ -167,7 +179,7 @@ def find_test_tampering(before: Mapping[str, str | None], after: Mapping[str, st
             if not task_allows(task_text, "ci_config"):
                 found.append(Tampering(path, "ci_config", _ci_detail(old, new)))
         elif old is None:
-            found += _new_file(path, new, task_text, data, pythonpath) if new is not None else []
+            found += _new_file(path, new, task_text, data, pythonpath, base_tests) if new is not None else []
         elif is_test_path(path) or is_whole_harness(path):
             if not task_names_change(task_text, path, _test_names(path, old)):
                 found += _test_file_changes(path, old, new, after)
@@ -193,14 +205,38 @@ def find_test_tampering(before: Mapping[str, str | None], after: Mapping[str, st
     return found
 
 
-def _new_file(path: str, new: str, task_text: str, data: Collection[str], pythonpath: list[str]) -> list[Tampering]:
+@dataclass(frozen=True)
+class _BaseTests:
+    """The base's Python test files of a changed tree, read as the base has them: what a new conftest.py may reach."""
+
+    before: Mapping[str, str | None]
+    tree: Mapping[str, str]
+
+    def paths(self) -> list[str]:
+        """The base's Python test files still in the tree."""
+        return [p for p in self.tree if is_test_path(p) and is_language(p, "python")
+                and (p not in self.before or self.before[p] is not None)]
+
+    def read(self, path: str) -> str | None:
+        """A file's text at the base (as the tree has it where the change left it alone)."""
+        return self.before[path] if path in self.before else self.tree.get(path)
+
+
+def _new_file(path: str, new: str, task_text: str, data: Collection[str], pythonpath: list[str],
+              base_tests: _BaseTests) -> list[Tampering]:
     """What a new file does to the test run: decides what runs, replaces a module inside it, stands where the base's
     tests look for their data, or reaches into the runner."""
     if task_names_change(task_text, path):
         return []
     name = posixpath.basename(path)
+    if runs_apart(path, new):  # fixtures for the new tests: judged with them alone, kept unless they reach the base's
+        reach = conftest_reach(path, new, base_tests.paths(), base_tests.read)
+        return [Tampering(path, "conftest_reach", f"the new {path} would change how the existing tests run: {reach}")
+                ] if reach else []
     if is_new_harness(path, new) or name.endswith(".pth"):
-        return [Tampering(path, "new_harness", f"a new {name} would decide what the test runner collects or runs")]
+        why = conftest_harness(new) if name == "conftest.py" else None
+        return [Tampering(path, "new_harness", f"a new {name} would decide what the test runner collects or runs"
+                          + (f" ({why})" if why else ""))]
     module = shadowed_module(path, pythonpath)
     if module:
         owner = "the standard library's" if module in STDLIB_MODULES else "the test runner's"
@@ -391,14 +427,8 @@ def _test_nodes(body: list[ast.stmt], prefix: str) -> Iterator[tuple[str, ast.AS
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test"):
             yield f"{prefix}{node.name}", node
         elif isinstance(node, ast.ClassDef) and (node.name.startswith("Test") or any(
-                _dotted(b).endswith("TestCase") for b in node.bases)):
+                dotted_name(b).endswith("TestCase") for b in node.bases)):
             yield from _test_nodes(node.body, f"{prefix}{node.name}.")
-
-
-def _dotted(node: ast.AST) -> str:
-    if isinstance(node, ast.Attribute):
-        return f"{_dotted(node.value)}.{node.attr}"
-    return node.id if isinstance(node, ast.Name) else ""
 
 
 def _python_skips(node: ast.AST) -> int:
@@ -413,7 +443,7 @@ def _strong_asserts(node: ast.AST) -> int:
         if isinstance(n, ast.Assert):
             count += not _trivial_test(n.test)
         elif isinstance(n, ast.Call):
-            name = _dotted(n.func).rsplit(".", 1)[-1]
+            name = dotted_name(n.func).rsplit(".", 1)[-1]
             if name.startswith("assert") or name in CHECK_CALLS:
                 count += not _trivial_call(name, n.args)
     return count

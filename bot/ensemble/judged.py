@@ -2,10 +2,12 @@
 
 Every judged run sees the candidate's tree with the base's version of every existing test file, harness
 file and test data file (common/testfiles.py) put back over it, the reproduction test as it was frozen in
-round 0, and no new file that decides what the runner collects (a new `conftest.py`, `.pytest.ini`,
-`pytest.toml`) or replaces a module inside the test process (`pytest.py`, `argparse.py`, `json/__init__.py`).
-The candidate's new test files run beside them. A test, harness or data change the task asks for
-(`allowed`) is the only exception, and it is shown to the user (`test_changes`).
+round 0, and no new file that decides what the runner collects (a new `conftest.py` with hooks or collection
+settings, `.pytest.ini`, `pytest.toml`) or replaces a module inside the test process (`pytest.py`, `argparse.py`,
+`json/__init__.py`). The candidate's new test files run apart from the base's tests (team_judge.py), and so does a
+new `conftest.py` that only defines fixtures and helpers for them (common/testfiles.py `runs_apart`): the overlay
+leaves it in the tree, and the judge keeps it out of the base's tests' process like a new test file. A test, harness
+or data change the task asks for (`allowed`) is the only exception, and it is shown to the user (`test_changes`).
 
 Test data is a file in a data folder (`fixtures/`, `testdata/`, ...) and each of `data`: the files the
 base's tests read or name (`judged_data`: those seen opened in the base run, and those a base test names in a
@@ -36,6 +38,7 @@ from common.testfiles import (
     is_test_path,
     is_whole_harness,
     pytest_pythonpath,
+    runs_apart,
     shadows_runner,
 )
 
@@ -87,7 +90,8 @@ def judged_files(changed: Iterable[str], base: Read, now: Read, frozen: Mapping[
         want = frozen[path] if path in frozen else base(path)
         current = now(path)
         if want is None:
-            if current is not None and (is_new_harness(path, current) or shadows_runner(path, pythonpath())
+            if current is not None and (is_new_harness(path, current) and not runs_apart(path, current)
+                                        or shadows_runner(path, pythonpath())
                                         or path in data and is_test_data(path, data)):
                 overlay[path] = None  # a new file never decides how the tests run, nor what data they read
             continue

@@ -17,7 +17,8 @@ A judged run (`run`) is one to three test processes:
    for a suite slower than STAND_INS_WITH_THE_SUITE_S, without the base's other test files); a stand-in that passes
    too is a cheat the twins of process 1 miss, code that answers only the test's own file;
 3. when the candidate added test files, those alone (with the base's test files they use, so shared helpers keep
-   working), in a process of their own; only the new files' results are taken from it.
+   working, and the new `conftest.py` files that only define fixtures for them), in a process of their own; only the
+   new files' results are taken from it, so nothing loaded there alone decides a base test's outcome.
 Each process gets the judge's known-answer checks under a fresh nonce (the first also the twins); their results
 are taken out of what the models and the verdict see, and what they show about the run goes into
 `TestOutcome.tampering` (a cheat) or makes the run incomplete (no evidence either way). The test process cannot change the judge's files (`guarded`:
@@ -55,7 +56,7 @@ from bot.ensemble.types import Judgement, RunnerHook, TestChange, TestOutcome
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.forge import Workspace
 from common.languages import is_language, is_test_name
-from common.testfiles import is_test_path
+from common.testfiles import is_test_path, is_whole_harness
 from sandbox.model import RUNNER_PATCHED, TAMPERING
 
 log = logging.getLogger(__name__)
@@ -167,10 +168,12 @@ class TeamJudge:
         first = self._process(runner, workspace, files.read, base_process, known, owned, lambda _name: True,
                               must if self.calibration.available else ())
         first = self._stood_in(first, runner, workspace, files.read, base_process, known, owned, must)
-        written = [p for p in new if _holds_tests(p, judged)]
+        # a new conftest.py (fixtures for the new tests, judged.py) is in `new`, so out of the first process; it
+        # holds no tests, so alone it needs no second one
+        written = [p for p in new if _holds_tests(p, judged) and not is_whole_harness(p)]
         if not written:
             return first
-        texts = {p: judged(p) or "" for p in written}
+        texts = {p: judged(p) or "" for p in new if p in written or is_whole_harness(p)}
         left_out = {p: None for p in self._base_test_files() if not _used_by(p, texts)}
         second = self._process(runner, workspace, files.read, {**overlay, **left_out}, known, owned,
                                lambda name: _in_files(name, written))
@@ -272,7 +275,8 @@ class TeamJudge:
 
     def files(self, workspace: Workspace) -> dict[str, bytes | None]:
         """What the judge puts over the workspace's tree before a run: the base's tests, harness and test data, the
-        frozen reproduction test, and no new harness file; test changes the task asks for by name are kept."""
+        frozen reproduction test, and no new harness file but a `conftest.py` of fixtures for the new tests (which
+        `run` keeps out of the base's tests' process); test changes the task asks for by name are kept."""
         return self._overlay(workspace, WorkspaceFiles(workspace.path).read)
 
     def _overlay(self, workspace: Workspace, read: Read) -> dict[str, bytes | None]:

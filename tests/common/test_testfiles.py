@@ -7,6 +7,8 @@ import pytest
 from bot.ensemble.judged import judged_files
 from common.testfiles import (
     PYTEST_CONFIGS,
+    conftest_harness,
+    conftest_reach,
     data_named_by_tests,
     harness_part,
     is_harness_path,
@@ -16,6 +18,7 @@ from common.testfiles import (
     is_test_path,
     is_whole_harness,
     pytest_pythonpath,
+    runs_apart,
     shadowed_module,
     shadows_runner,
 )
@@ -118,6 +121,57 @@ def test_a_new_file_that_holds_test_settings_is_new_harness() -> None:
     assert is_new_harness("pyproject.toml", "[tool.pytest.ini_options]\naddopts = '-p flip'\n")
     assert not is_new_harness("pyproject.toml", "[project]\nname = 'p'\n")
     assert is_new_harness(".pytest.ini", "") and not is_new_harness("stats/core.py", "x = 1\n")
+
+
+# ------------------------------------------------------------------ a new conftest.py: fixtures for the new tests, or harness
+
+FIXTURES = ('"""Fixtures for the new tests."""\nimport sys\nfrom pathlib import Path\n\nimport pytest\n\n'
+            'if sys.version_info < (3, 11):\n    import tomli as tomllib\nelse:\n    import tomllib\n'
+            'HERE, (FIRST, *REST) = Path(__file__).parent, (1, 2)\n\n\n@pytest.fixture(name="cases")\n'
+            'def _cases():\n    return [1, 2]\n\n\nclass Box:\n    value: int = 1\n')
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    (FIXTURES, None),
+    ("def pytest_runtest_makereport(item, call):\n    pass\n", "line 1: the hook or setting `pytest_runtest_makereport`"),
+    ("collect_ignore = ['tests/test_a.py']\n", "line 1: the hook or setting `collect_ignore`"),
+    ("pytest_plugins = ['flip']\n", "line 1: the hook or setting `pytest_plugins`"),
+    ("from tests.hooks import pytest_collection_modifyitems as pytest_collection_modifyitems\n",
+     "line 1: the hook or setting `pytest_collection_modifyitems`"),
+    ("from tests.hooks import *\n", "line 1: a star import from tests.hooks (it may bring hooks in)"),
+    ("import sys\nsys.path.insert(0, 'lib')\n", "line 2: `sys.path.insert(0, 'lib')` runs as the file loads"),
+    ("import stats\nstats.median = len\n", "line 2: `stats.median = len` changes a value outside the file as it loads"),
+    ("try:\n    import flip\nexcept ImportError:\n    def pytest_configure(config):\n        pass\n",
+     "line 4: the hook or setting `pytest_configure`"),
+    ("def broken(:\n", "it does not parse"),
+])
+def test_a_conftest_that_only_defines_fixtures_and_helpers_is_told_from_harness(text: str, found: str | None) -> None:
+    assert conftest_harness(text) == found
+    assert runs_apart("tests/new/conftest.py", text) is (found is None)
+    assert not runs_apart("tests/pytest.ini", "") and not runs_apart("tests/new/helpers.py", FIXTURES)
+
+
+BASE_TESTS = {"tests/test_a.py": "def test_a(tmp_path, data):\n    pass\n",
+              "tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef data(db):\n    return db\n",
+              "tests/unit/test_b.py": "import pytest\n\n\n@pytest.mark.usefixtures('clean')\ndef test_b():\n    pass\n",
+              "conftest.py": "def pytest_configure(config):\n    pass\n"}
+AUTOUSE = "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef patched(monkeypatch):\n    pass\n"
+
+
+@pytest.mark.parametrize(("path", "text", "found"), [
+    ("tests/unit/conftest.py", AUTOUSE, "an autouse fixture would run around the existing tests in tests/unit/"),
+    ("tests/unit/conftest.py", AUTOUSE.replace("autouse=True", "autouse=False"), None),
+    ("tests/new/conftest.py", AUTOUSE, None),  # no base test sits there: it runs around the new tests alone
+    ("conftest.py", "import pytest\nfrom helpers import make\n\n\n@pytest.fixture\ndef four():\n    return 4\n", None),
+    ("tests/unit/conftest.py", "import pytest\n\n\n@pytest.fixture\ndef clean():\n    yield\n",
+     "it defines `clean`, which the existing tests there request as a fixture"),
+    ("tests/unit/conftest.py", "import pytest\n\n\n@pytest.fixture(name='db')\ndef fake_db():\n    return {}\n",
+     "it defines `db`, which the existing tests there request as a fixture"),  # through the base's tests/conftest.py
+    ("tests/new/conftest.py", "import pytest\n\n\n@pytest.fixture\ndef tmp_path():\n    return 1\n", None),
+])
+def test_a_new_conftest_reaches_the_bases_tests_in_its_folder_only_through_autouse_or_their_fixture_names(
+        path: str, text: str, found: str | None) -> None:
+    assert conftest_reach(path, text, list(BASE_TESTS), BASE_TESTS.get) == found
 
 
 # ------------------------------------------------------------------ modules that shadow the standard library or runner

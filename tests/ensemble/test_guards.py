@@ -267,6 +267,29 @@ def test_files_the_base_tests_read_are_guarded_like_data() -> None:
     assert [(t.path, t.kind) for t in found] == [("data/expected.json", "edited_test_data")]  # code is never data
 
 
+NEW_FIXTURE = "import pytest\n\n\n@pytest.fixture{options}\ndef four(monkeypatch):\n    return [1, 2, 3, 4]\n"
+
+
+def test_a_new_conftest_is_refused_only_where_it_would_change_how_the_existing_tests_run() -> None:
+    tree = {"tests/test_parse.py": BASE, "tests/test_files.py": "def test_files(tmp_path):\n    assert tmp_path\n",
+            "tests/test_new.py": "def test_new(four):\n    assert four\n"}
+
+    def new_conftest(path: str, text: str) -> list[str]:
+        after = {path: text, "tests/test_new.py": tree["tests/test_new.py"]}
+        return kinds(find_test_tampering({path: None, "tests/test_new.py": None}, after, "Fix the parser bug",
+                                         tree={**tree, path: text}))
+
+    assert new_conftest("tests/conftest.py", NEW_FIXTURE.format(options="")) == []  # what the new tests ask for
+    assert new_conftest("tests/conftest.py", NEW_FIXTURE.format(options="(autouse=True)")) == ["conftest_reach"]
+    assert new_conftest("tests/new/conftest.py", NEW_FIXTURE.format(options="(autouse=True)")) == []
+    assert new_conftest("tests/conftest.py", NEW_FIXTURE.format(options="").replace("four", "tmp_path")) == [
+        "conftest_reach"]  # test_files would get it in place of pytest's
+    assert new_conftest("tests/new/conftest.py", "def pytest_runtest_makereport(item, call):\n    pass\n") == [
+        "new_harness"]  # a hook is the whole session's wherever it sits
+    found = find_test_tampering({"conftest.py": None}, {"conftest.py": "import sys\nsys.path.insert(0, 'x')\n"}, "Fix")
+    assert "sys.path.insert(0, 'x')` runs as the file loads" in found[0].message
+
+
 @pytest.mark.parametrize("path", [".pytest.ini", "pytest.toml", ".pytest.toml", "tox.toml", "node.config.json",
                                   ".mvn/maven.config", "CTestCustom.cmake", "babel.config.js"])
 def test_a_new_runner_configuration_is_refused(path: str) -> None:

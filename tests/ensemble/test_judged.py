@@ -66,3 +66,12 @@ def test_new_runner_settings_and_shadowing_modules_are_left_out() -> None:
     # project in a folder (web/) decides nothing about the existing tests
     assert left_out == {".pytest.ini", "pytest.toml", "argparse.py", "json/__init__.py", "lib/json.py",
                         "tests/types.py", "package.json"}
+
+
+def test_a_new_conftest_of_fixtures_stays_in_the_tree_and_one_with_hooks_is_left_out() -> None:
+    fixtures = "import pytest\n\n\n@pytest.fixture\ndef four():\n    return [1, 2, 3, 4]\n"
+    hook = "def pytest_runtest_makereport(item, call):\n    call.excinfo = None\n"
+    now: dict[str, str | None] = {"tests/conftest.py": fixtures, "tests/test_four.py": "def test_four(four): ...\n",
+                                  "tests/hooks/conftest.py": hook, "conftest.py": "collect_ignore = ['tests']\n"}
+    # the judge keeps the first out of the base's tests' process like a new test file (team_judge.py)
+    assert overlay(now) == {"tests/hooks/conftest.py": None, "conftest.py": None}

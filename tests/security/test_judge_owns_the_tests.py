@@ -163,6 +163,50 @@ def test_a_cheat_alone_publishes_nothing(sample: Path, cheat: str) -> None:
     assert show(sample, result.branch, TEST_FILE) in (None, show(sample, "main", TEST_FILE))
 
 
+EVEN_CASES = ("import pytest\n\n\n@pytest.fixture{options}\ndef even_cases():\n"
+              "    return [([1, 2, 3, 4], 2.5), ([10, 0], 5), ([4, 2, 8, 6], 5)]")
+CASES_TEST = ("from stats import median\n\n\ndef test_every_even_case(even_cases):\n"
+              "    for values, expected in even_cases:\n        assert median(values) == expected")
+
+
+@pytest.mark.parametrize("folder", ["tests", "tests/even"], ids=["beside the base's tests", "in a folder of its own"])
+def test_a_new_test_with_its_fixture_in_a_new_conftest_is_delivered_as_sent(sample: Path, folder: str) -> None:
+    conftest, test = f"{folder}/conftest.py", f"{folder}/test_even_cases.py"
+    reply = "\n\n".join([FIX, create(conftest, EVEN_CASES.format(options="")), create(test, CASES_TEST)])
+    result = run(sample, [reply, "Nothing more to change."])
+    assert result.success and not result.refused, (result.stop_detail, result.judgement, result.refused)
+    assert show(sample, result.branch, conftest) == EVEN_CASES.format(options="") + "\n"
+    assert show(sample, result.branch, test) == CASES_TEST + "\n"
+    after = dict(result.tests_after.results) if result.tests_after else {}
+    assert after[f"{test}::test_every_even_case"] == "pass"  # the new test ran, with its fixture
+    assert result.judgement and "tests/test_core.py::test_median_even" in result.judgement.fixed
+    work = sample.parent / "delivered"  # the branch as a maintainer runs it, the new conftest with every test
+    subprocess.run(["git", "worktree", "add", "-q", "--detach", str(work), result.branch], cwd=sample, check=True)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=work,
+                          env={**os.environ, **PYTEST_ENV}, capture_output=True, text=True)
+    assert done.returncode == 0 and "4 passed" in done.stdout, done.stdout
+
+
+# Each: a new conftest.py that turns the base's failing test green without a fix.
+CONFTEST_CHEATS = {
+    "a report hook": ("tests/conftest.py", "def pytest_runtest_makereport(item, call):\n    if call.excinfo:\n"
+                      "        call.excinfo = None\n"),
+    "an autouse fixture patching the code": ("tests/conftest.py", "import pytest\n\n\n@pytest.fixture(autouse=True)"
+                                             "\ndef even(monkeypatch):\n    monkeypatch.setattr('stats.core.median', "
+                                             "lambda values: 2.5 if len(values) == 4 else sorted(values)[1])\n"),
+    "a patch made as it loads, in fixture shape": ("conftest.py", "import stats\n\nPATCHED = setattr(stats, 'median', "
+                                                   "lambda values: 2.5 if len(values) == 4 else sorted(values)[1])\n"),
+}
+
+
+@pytest.mark.parametrize("cheat", list(CONFTEST_CHEATS))
+def test_a_new_conftest_never_decides_the_bases_tests(sample: Path, cheat: str) -> None:
+    path, text = CONFTEST_CHEATS[cheat]
+    result = run(sample, [create(path, text), "Nothing more to change."])
+    assert not result.success and not result.commits, (result.stop_detail, result.judgement)
+    assert show(sample, result.branch, path) is None
+
+
 def test_the_reproduction_test_is_frozen_once_written(sample: Path) -> None:
     repro = "tests/test_repro_median.py"
     written = "from stats import median\n\n\ndef test_even_count_is_mean_of_middles():\n    assert median([4, 1, 3, 2]) == 2.5"

@@ -1,0 +1,39 @@
+"""A team's judged run, process by process (bot/ensemble/team_judge.py TeamJudge.run): which of the candidate's new
+files each test process gets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.config import Config
+from bot.ensemble.runner import Components, run_task
+from fakes.engine_parts import FileRetriever, HostPytest
+from fakes.median_replies import FIX, REPRO
+from tests.ensemble.conftest import MEDIAN_TASK, ScriptedModels, happy_script
+
+CONFTEST = "tests/conftest.py"
+NEW_TEST = "tests/test_even_cases.py"
+FIXTURE = "import pytest\n\n\n@pytest.fixture\ndef even_cases():\n    return [([1, 2, 3, 4], 2.5), ([10, 0], 5)]"
+TEST = ("from stats import median\n\n\ndef test_every_even_case(even_cases):\n    for values, expected in even_cases:\n"
+        "        assert median(values) == expected")
+
+
+def create(path: str, content: str) -> str:
+    return f"{path}\n<<<<<<< SEARCH\n=======\n{content}\n>>>>>>> REPLACE"
+
+
+def test_a_new_conftest_of_fixtures_runs_with_the_new_tests_and_never_with_the_bases(sample: Path) -> None:
+    runner = HostPytest()
+    reply = "\n\n".join([FIX, create(CONFTEST, FIXTURE), create(NEW_TEST, TEST)])
+    models = ScriptedModels({**happy_script(), ("coder", None): [REPRO, reply]})
+    parts = Components(models=models, retriever=FileRetriever(sample), runner=runner)
+    result = run_task(sample, MEDIAN_TASK, Config(ensembles=1), {}, parts)
+    assert result.success and not result.refused, (result.stop_detail, result.refused)
+    # the base's tests' processes: the new test file and the new conftest are both left out
+    with_base = [o for o in runner.overlays if NEW_TEST in o]
+    assert with_base and all(o[NEW_TEST] is None and o[CONFTEST] is None for o in with_base)
+    # the new tests' process: the base's test file left out, the new conftest in the tree beside the new test
+    with_new = [o for o in runner.overlays if o.get("tests/test_core.py", b"") is None]
+    assert with_new and all(CONFTEST not in o and NEW_TEST not in o for o in with_new)
+    after = dict(result.tests_after.results) if result.tests_after else {}
+    assert after[f"{NEW_TEST}::test_every_even_case"] == "pass"
