@@ -6,8 +6,10 @@ candidate code) records each repository file a Python process opened with the re
 it, and each file whose text became doctest examples (sandbox/run_hooks.py). From those pairs:
 
 - *support modules*: Python modules, wherever they are in the tree, that only the tests (and other support
-  modules) load, and that are the tests' by what they hold: they import a test framework, make assertions, or hold
-  data alone (no function or class, no import of the repository's code). A module the code under test loads is
+  modules) load, and that are the tests' by what they hold or where they are: they import a test framework, hold
+  data alone (no function or class, no import of the repository's code), or sit where test tooling is named
+  (`testing_support/`, `test_helpers.py`: bot/ensemble/screen.py `TEST_SUPPORT`). An assertion alone says
+  nothing: a library's own invariants raise AssertionError too. A module the code under test loads is
   the code's; so is a module only the tests load that defines the functions they call (the code under test of a
   library whose modules import nothing of each other). The judge runs the base's version of each, compiles their
   comparisons through its checks, and refuses an edit to one unless the task asks for it.
@@ -25,6 +27,7 @@ import doctest
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from bot.ensemble.screen import TEST_SUPPORT
 from common.languages import is_language
 from common.testfiles import STDLIB_MODULES, is_test_path
 
@@ -76,8 +79,8 @@ def _only_theirs(openers: set[str], support: set[str]) -> bool:
 
 
 def _is_support(path: str, text: str | None) -> bool:
-    """True for a Python module outside the test folders that holds tests' things: it imports a test framework,
-    asserts, or is data alone (module docstring)."""
+    """True for a Python module outside the test folders that holds tests' things: it imports a test framework, is
+    data alone, or is named as test tooling (module docstring)."""
     if text is None or is_test_path(path) or not is_language(path, "python"):
         return False
     try:
@@ -85,9 +88,7 @@ def _is_support(path: str, text: str | None) -> bool:
     except (SyntaxError, ValueError):
         return False
     imported = {name.split(".")[0] for node in ast.walk(tree) for name in _imports(node)}
-    if imported & TEST_FRAMEWORKS or any(_asserts(node) for node in ast.walk(tree)):
-        return True
-    return _data_alone(tree)
+    return bool(imported & TEST_FRAMEWORKS or TEST_SUPPORT.search(path)) or _data_alone(tree)
 
 
 def _imports(node: ast.AST) -> list[str]:
@@ -96,19 +97,6 @@ def _imports(node: ast.AST) -> list[str]:
     if isinstance(node, ast.ImportFrom):
         return ["." if node.level else node.module or ""]
     return []
-
-
-def _asserts(node: ast.AST) -> bool:
-    """An assertion: `assert`, `raise AssertionError`, or a call of an `assert...` method or function."""
-    if isinstance(node, ast.Assert):
-        return True
-    if isinstance(node, ast.Raise) and node.exc is not None:
-        target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-        return isinstance(target, ast.Name) and target.id == "AssertionError"
-    if isinstance(node, ast.Call):
-        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-        return name.startswith("assert")
-    return False
 
 
 def _data_alone(tree: ast.Module) -> bool:
