@@ -101,6 +101,8 @@ def _backing(result: RunResult) -> list[str]:
     lines = [f"- backed by: {inert(line)}" for line in result.corroboration]
     if result.sentinels:
         lines.append(f"- the judge's known-answer checks (against forged test results): {inert(result.sentinels)}")
+    if result.unchecked:
+        lines.append(f"- checks that did not apply: {inert(result.unchecked)}")
     return lines
 
 

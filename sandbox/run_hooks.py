@@ -336,6 +336,11 @@ class _Honesty:
     def __init__(self, root: str, owned: set[str], write: Callable[[str], None]) -> None:
         self.root = root  # the workspace, with a trailing separator
         self.owned = owned  # real paths of the judge's Python files
+        self.inodes = set()  # the same files by device and inode, which an open is checked against
+        for path in owned:
+            with contextlib.suppress(OSError):
+                found = os.stat(path)
+                self.inodes.add((found.st_dev, found.st_ino))
         self.write = write
         self.product: dict[type, bool] = {}  # class -> whether its equality is the code under test's
         self.reported: set[str] = set()
@@ -424,10 +429,16 @@ class _Honesty:
 
     def reads(self, event: str, args: tuple[Any, ...]) -> None:
         """Record the code under test opening one of the judge's Python files (not for a traceback's source)."""
-        if event != "open" or _writes(args):
+        if event != "open" or not args or isinstance(args[0], int) or _writes(args):
             return
-        full = _real(args[0] if args else None)
-        if full is None or full not in self.owned:
+        try:
+            found = os.stat(args[0])  # one call, links followed: a link or a hard link to a test is the test
+        except Exception:  # noqa: BLE001 - no such file, or a path-like object's own code: the open goes on
+            return
+        if (found.st_dev, found.st_ino) not in self.inodes:
+            return
+        full = _real(args[0])
+        if full is None:
             return
         frame: Any = sys._getframe(1)
         while frame is not None:

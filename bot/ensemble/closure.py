@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from bot.ensemble.screen import TEST_SUPPORT
-from common.languages import is_language
+from common.languages import is_language, language_of
 from common.testfiles import STDLIB_MODULES, is_test_path
 
 Read = Callable[[str], "str | None"]
@@ -48,7 +48,7 @@ class Closure:
 NO_CLOSURE = Closure()
 
 
-def test_closure(opened: Iterable[tuple[str, str]], base: Read) -> Closure:
+def closure_of(opened: Iterable[tuple[str, str]], base: Read) -> Closure:
     """The closure of the base's tests from a traced run's `(file, opener)` pairs; `base` reads a file at the
     base."""
     openers: dict[str, set[str]] = {}
@@ -113,6 +113,18 @@ def _data_alone(tree: ast.Module) -> bool:
         elif not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)):
             return False
     return assigned
+
+
+def unchecked(test_files: Iterable[str]) -> str:
+    """What the pull request says of the tests the closure, comparison and reads checks cannot reach: they run in
+    Python processes, so another language's tests (of `test_files`, the base's) have only the twins, stand-ins and
+    known-answer checks. '' when every test file is Python's."""
+    others = sorted({found.name for path in test_files if (found := language_of(path)) and found.name != "python"})
+    if not others:
+        return ""
+    return (f"the tests in {', '.join(others)}: their comparisons are not checked for forged values, and their helper "
+            "modules and the files they read are not owned beyond their data folders (these checks run in Python "
+            "processes); the twins, stand-ins and known-answer checks still judge them")
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from bot.config import ROLES, Config
 from bot.ensemble.adapters import TeamModels
+from bot.ensemble.closure import unchecked
 from bot.ensemble.corroborate import Candidate, backing, corroborate
 from bot.ensemble.insights import Embed, InsightBoard, InsightStore, Lesson
 from bot.ensemble.instructions import Instructions
@@ -30,7 +31,7 @@ from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.select import choose_winner, describe, is_partial, rank_key
 from bot.ensemble.team import Team, crashed, run_team
 from bot.ensemble.team_judge import TeamJudge, run_base
-from bot.ensemble.testids import matching_tests
+from bot.ensemble.testids import file_of_test, matching_tests
 from bot.ensemble.types import (
     CRASHED,
     QUESTIONS,
@@ -141,6 +142,7 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
         result.environment = runner.environment
         hosts = ", ".join(base.calibration.hosts)
         result.sentinels = f"run beside {hosts} in every judged run" if hosts else f"unavailable: {base.calibration.note}"
+        result.unchecked = unchecked(file_of_test(name) for name, _ in base.tests.results)
         s.set(passed=result.tests_before.passed, failing=list(result.tests_before.failing[:20]),
               sentinel_hosts=list(base.calibration.hosts), exit_counts=base.calibration.exit_counts,
               test_data=sorted(base.data)[:50])

@@ -33,7 +33,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
-from bot.ensemble.closure import Closure, test_closure
+from bot.ensemble.closure import Closure, closure_of
 from bot.ensemble.guards import task_names_change
 from bot.ensemble.judge import judge
 from bot.ensemble.judged import allowed_changes, guarded, judged_data, judged_files
@@ -97,7 +97,7 @@ def run_base(runner: TestRunner, workspace: Workspace) -> BaseRun:
         log.warning("known-answer checks are unavailable in this repository (%s): a forged result can only be "
                     "caught by the agreement checks and the static screen", calibration.note)
     clean = _without_checks(tests, planted)
-    closure = test_closure(tests.opened, files.read)
+    closure = closure_of(tests.opened, files.read)
     # the named ones are read above
     traced = judged_data((), files.read, [p for p in {*tests.reads, *closure.data} if files.read(p)])
     if closure.support or closure.doctests:

@@ -411,6 +411,7 @@ class RunResult:
     notes: list[str] = field(default_factory=list)
     environment: str = ""  # where the tests ran: language, sandbox backend, image and how it was found
     sentinels: str = ""  # where the judge's known-answer checks ran, or why they could not
+    unchecked: str = ""  # the tests the judge's Python-only checks do not reach (closure.unchecked)
     refused: list[str] = field(default_factory=list)  # edits refused by policy, every team
     trace: str = ""  # the run's trace.jsonl (`ensemble report` reads it)
     judgement: Judgement | None = None  # the winner's tests against the base: fixed, still failing, broken

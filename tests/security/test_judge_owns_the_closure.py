@@ -20,6 +20,7 @@ from bot.ensemble.types import RunResult, Task
 from fakes.engine_parts import FileRetriever
 from fakes.median_replies import ACCEPT, ENOUGH
 from tests.ensemble.conftest import ScriptedModels
+from tests.security.test_judge_owns_the_process import committed
 from tests.security.test_judge_owns_the_tests import create, edit, local_runner
 
 PYTEST = "python -m pytest -q -p no:cacheprovider"
@@ -38,14 +39,7 @@ EQUAL_TO_INTS = ("class _Sum(int):\n    def __eq__(self, other):\n        return
 
 
 def repo_with(tmp_path: Path, files: dict[str, str]) -> Path:
-    repo = tmp_path / "calc"
-    for rel, text in {"calc/__init__.py": "", "calc/ops.py": OPS, "tests/__init__.py": "", **files}.items():
-        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
-        (repo / rel).write_text(text)
-    for command in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"],
-                    ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "calc"]):
-        subprocess.run(command, cwd=repo, check=True)
-    return repo
+    return committed(tmp_path / "calc", {"calc/__init__.py": "", "calc/ops.py": OPS, "tests/__init__.py": "", **files})
 
 
 def run(repo: Path, coder: list[str], test: str = PYTEST) -> RunResult:

@@ -82,18 +82,22 @@ EMPTIES_THE_TEST = ("import importlib as _il\nimport threading as _t\n\n\ndef _e
                     "_t.Thread(target=_empty, daemon=True).start()\n\n\ndef add(a, b):\n    return a - b")
 
 
-@pytest.fixture
-def calc(tmp_path: Path) -> Path:
-    """A unittest project whose add() subtracts: tests.test_ops.TestOps.test_add fails at the base."""
-    repo = tmp_path / "calc"
-    for rel, text in {"calc/__init__.py": "", "calc/ops.py": OPS, "tests/__init__.py": "",
-                      "tests/test_ops.py": TESTS}.items():
+def committed(repo: Path, files: dict[str, str]) -> Path:
+    """A new git repository at `repo` whose one commit on main holds `files` (path -> text)."""
+    for rel, text in files.items():
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         (repo / rel).write_text(text)
     for command in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"],
                     ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "calc"]):
         subprocess.run(command, cwd=repo, check=True)
     return repo
+
+
+@pytest.fixture
+def calc(tmp_path: Path) -> Path:
+    """A unittest project whose add() subtracts: tests.test_ops.TestOps.test_add fails at the base."""
+    return committed(tmp_path / "calc", {"calc/__init__.py": "", "calc/ops.py": OPS, "tests/__init__.py": "",
+                                         "tests/test_ops.py": TESTS})
 
 
 def run(repo: Path, coder: list[str], ensembles: int = 1, script: dict | None = None,

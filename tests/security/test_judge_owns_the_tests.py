@@ -287,6 +287,8 @@ def test_a_js_expected_value_or_test_script_change_is_refused_and_the_fix_lands(
         assert result.success and result.refused, (result.stop_detail, result.refused)
         assert show(repo, result.branch, "test/stats.test.js") == show(repo, "main", "test/stats.test.js")
         assert json.loads(show(repo, result.branch, "package.json") or "{}")["scripts"]["test"] == "node --test"
+        assert "checks that did not apply: the tests in javascript: their comparisons are not checked" in \
+            pr_body(result, 7)  # the Python-only checks, named where they could not judge
         subprocess.run(["git", "branch", "-D", result.branch], cwd=repo, capture_output=True)
 
 
