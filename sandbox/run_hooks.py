@@ -390,7 +390,7 @@ class _Honesty:
         if base is not None:
             changed = _changed_copy(value, base)
             if changed is not None and _holds(lambda: value == changed):
-                return f"equals a {base.__name__} other than its own value"
+                return f"equals {base.__name__} values other than its own"
             honest = base.__eq__  # the builtin's own equality, whatever the subclass says
             if type(other) is base and _holds(lambda: value == other) != _holds(lambda: honest(value, other)):
                 return f"is equal where {base.__name__}'s own equality says otherwise"
