@@ -88,7 +88,8 @@ server_installed() { "$LLAMA_VENV/bin/python" -c 'import llama_cpp.server' >/dev
 
 # llama.cpp builds for the CPU it is built on (-march=native) by default; a virtual machine that advertises AMX or
 # AVX-512 its kernel has not enabled then gets a server that dies of an invalid opcode at its first request. On x86-64
-# build for AVX2 (every machine of the last decade has it) unless CMAKE_ARGS says otherwise.
+# build for AVX2 (every machine of the last decade has it) unless CMAKE_ARGS says otherwise; never from pip's wheel
+# cache, which keeps a native build whatever CMAKE_ARGS now says.
 portable_cmake_args() {
   case "$(uname -m)" in
     x86_64|amd64) echo "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" ;;
@@ -107,7 +108,7 @@ build() {
   [ -x "$LLAMA_VENV/bin/python" ] || "$PYTHON" -m venv "$LLAMA_VENV"
   "$LLAMA_VENV/bin/pip" install -q --upgrade pip
   CMAKE_ARGS="${CMAKE_ARGS:-$(portable_cmake_args)}" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" \
-    "$LLAMA_VENV/bin/pip" install --no-binary llama-cpp-python "llama-cpp-python[server]"
+    "$LLAMA_VENV/bin/pip" install --no-cache-dir --no-binary llama-cpp-python "llama-cpp-python[server]"
   server_installed || die "llama_cpp.server does not import from $LLAMA_VENV; see the pip output above"
 }
 
