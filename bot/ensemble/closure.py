@@ -41,7 +41,7 @@ class Closure:
     """What the base's tests use beside their own files: the judge's like test files."""
 
     support: frozenset[str] = frozenset()
-    data: frozenset[str] = frozenset()  # every file the tests or their support read (the judge filters it)
+    data: frozenset[str] = frozenset()  # every file the tests or their support read (judged.judged_data keeps the data)
     doctests: frozenset[str] = frozenset()
 
 

@@ -103,7 +103,7 @@ def run_base(runner: TestRunner, workspace: Workspace) -> BaseRun:
     if closure.support or closure.doctests:
         log.info("the tests' closure: modules only the tests use %s; doctests in %s", sorted(closure.support)[:10],
                  sorted(closure.doctests)[:10])
-    return BaseRun(clean, calibration, named | traced, named, replace(closure, data=named | traced))
+    return BaseRun(clean, calibration, named | traced, named, closure)
 
 
 def _not_asked_for(findings: Sequence[str], allowed: Sequence[RunnerHook]) -> list[str]:
