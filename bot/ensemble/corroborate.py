@@ -71,6 +71,10 @@ def backing(result: TeamResult, teams: int) -> list[str]:
     lines = [f"its own reproduction test `{own}` (written before the fix, failing at the base)"] if own else []
     lines += [f"team {c.team}'s reproduction test, run on this change: " + ("passes" if c.passed else "FAILS")
               + f" ({c.detail})" for c in result.cross]
+    if result.hidden:
+        lines.append(result.hidden.line)
+    if result.hidden and result.hidden.backs:
+        return lines
     if teams == 1:
         lines.append("only one team worked on this task, so no independently written test backs the change: "
                      "review the change for answers special-cased to the tests' inputs")

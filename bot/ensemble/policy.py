@@ -78,6 +78,7 @@ class Limits:
     started: float | None = None  # the clock's time the run began: with `deadline`, the budget's whole length
     samples: bool = False  # independent samples after a failed attempt (Config.samples)
     review: bool = True  # the critic reviews a change the judge found good (Config.review)
+    hidden_check: bool = True  # a good change is judged by a check the coder never saw too (Config.hidden_check)
 
 
 @dataclass(frozen=True)

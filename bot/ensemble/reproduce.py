@@ -54,15 +54,16 @@ def reproduce(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner, 
                         refused=tuple(refused)), judge
 
 
-def fresh_test_path(path: str, exists: Callable[[str], bool]) -> str:
-    """A new test file's path beside `path`, named the way its runner finds tests (`x_test.go` -> `x_repro_test.go`)."""
+def fresh_test_path(path: str, exists: Callable[[str], bool], mark: str = "_repro") -> str:
+    """A new test file's path beside `path`, named the way its runner finds tests (`x_test.go` -> `x_repro_test.go`,
+    `mark` being what sets it apart)."""
     folder, _, name = path.rpartition("/")
     for marker in ("_test.", ".test.", ".spec.", "."):
         if marker in name:
             stem, _, rest = name.rpartition(marker) if marker == "." else name.partition(marker)
             break
     for n in range(1, 100):
-        suffix = "_repro" if n == 1 else f"_repro{n}"
+        suffix = mark if n == 1 else f"{mark}{n}"
         candidate = f"{stem}{suffix}{marker}{rest}"
         full = f"{folder}/{candidate}" if folder else candidate
         if not exists(full):

@@ -175,7 +175,7 @@ def _limits(config: Config, env: Mapping[str, str], deadline: float | None, bega
     coder = config.models.for_role("coder")
     samples = config.samples == "on" or (config.samples == "auto" and is_local(base_url(coder, env)))
     return Limits(config.round_cap(), deadline, config.edit_format, started=began, samples=samples,
-                  review=config.review == "always")
+                  review=config.review == "always", hidden_check=config.hidden_check == "on")
 
 
 def _final_judge(team: Team, outcome: TeamResult) -> TeamJudge:

@@ -24,9 +24,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.config import ExploreSpec
-from bot.ensemble import round_text
+from bot.ensemble import hidden, round_text
 from bot.ensemble.coding import Brief, Coder
 from bot.ensemble.critic import Critic, review
+from bot.ensemble.hidden import HiddenCheck
 from bot.ensemble.insights import InsightBoard
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.planner import TaskPlanner, direct_plan, first_look, plan_task
@@ -48,10 +49,12 @@ from bot.ensemble.rounds import commit_change, committed, play_round
 from bot.ensemble.screen import hooks_in
 from bot.ensemble.select import LIMITS, best_partial_round
 from bot.ensemble.team_judge import TeamJudge
+from bot.ensemble.testids import file_of_test
 from bot.ensemble.types import (
     ACCEPTED,
     CRASHED,
     Exploration,
+    HiddenResult,
     Judgement,
     Phase,
     Plan,
@@ -194,6 +197,7 @@ class _State:
     rounds: tuple[Round, ...] = ()
     replanned: int = -1  # rounds played when the planner last re-planned
     start: str = ""  # the commit the rounds begin from (after the reproduction test): a new attempt's starting point
+    hidden: HiddenCheck | None = None  # the check the coder never sees, once the first good change asked for it
 
 
 def _loop(team: Team) -> tuple[_State, Stop]:
@@ -215,6 +219,7 @@ def _loop(team: Team) -> tuple[_State, Stop]:
                 case Continue() as step:
                     started = team.clock()
                     state = _play(team, state, step)
+                    state = _hidden(team, state)
                     state = _review(team, state, started)
     except Exception as exc:  # noqa: BLE001 - the budget, a stop request, or a crash: one team's end, not the run's
         stop = interrupted(exc)
@@ -300,6 +305,43 @@ def _play(team: Team, state: _State, step: Continue) -> _State:
     return replace(state, rounds=(*state.rounds, rnd))
 
 
+def _hidden(team: Team, state: _State) -> _State:
+    """The hidden check (hidden.py) on the last round's change when the judge found it good: written and run at the
+    base the first time a change is good; a change that leaves its failures exactly as the base had them is refused
+    as special-cased (the round is not good, and the coder is told why, not what the check asks)."""
+    rnd = state.rounds[-1]
+    if not (team.limits.hidden_check and rnd.good and rnd.judgement is not None):
+        return state
+    check = state.hidden or _hidden_check(team, state, rnd.judgement)
+    state = replace(state, hidden=check)
+    if not check.usable:
+        return replace(state, rounds=(*state.rounds[:-1], replace(rnd, hidden=check.result())))
+    team.reporter.begin(Phase.TESTING, rnd.number, f"the hidden check {check.path}")
+    seen = hidden.judge_candidate(check, state.judge, team.runner, team.workspace)
+    log.info("team %s, round %d: %s", team.name, rnd.number, seen.result().line)
+    if seen.special_cased:
+        rnd = replace(rnd, judgement=replace(rnd.judgement, good=False, reason=hidden.REFUSAL,
+                                             special_cased=tuple(check.base)))
+    return replace(state, rounds=(*state.rounds[:-1], replace(rnd, hidden=seen.result())))
+
+
+def _hidden_check(team: Team, state: _State, judgement: Judgement) -> HiddenCheck:
+    """The team's hidden check, written by the coder apart from the change and run at the base: a variation of the
+    reproduction test, or else of a test the change fixed."""
+    repro = state.reproduction
+    source = repro.path if repro and repro.failed_before and repro.path else None
+    source = source or next((file_of_test(n) for n in judgement.fixed), None)
+    text = (state.judge.frozen.get(source) or team.workspace.base_text(source)) if source else None
+    if not source or not text:
+        return hidden.none("no test the change fixed, to write the hidden check from")
+    team.reporter.begin(Phase.TESTING, len(state.rounds), "writing the hidden check")
+    plan = state.plan or Plan("")
+    code = hidden.shown_code([p for p in plan.files if not is_test_path(p)], team.workspace.base_text)
+    check = hidden.write_check(team.models, team.name, team.task.text, source, text, code, team.workspace,
+                               team.conventions([source]))
+    return hidden.at_base(check, state.judge, team.runner, team.workspace) if check.text else check
+
+
 def _review(team: Team, state: _State, started: float) -> _State:
     """The critic's review of the last round's change when the judge found it good (and the run has reviews); the
     round's time; its lesson shared with the other teams."""
@@ -339,8 +381,16 @@ def _ended(team: Team, state: _State, stop: Stop, kept: _Kept | None = None,
                       accepted=kept.accepted, diff=workspace.diff() if workspace else "",
                       models=team.trailers.get("Ensemble-Model", ""), retrieved=state.found.retrieved, error=stop.error,
                       kept=kept.why, judgement=kept.judgement, frozen=dict(state.judge.frozen),
+                      hidden=_hidden_line(state, kept),
                       test_changes=state.judge.test_changes(workspace) if workspace else [],
                       runner_hooks=hooks_in(workspace) if workspace else [])
+
+
+def _hidden_line(state: _State, kept: _Kept) -> HiddenResult | None:
+    """What the hidden check showed of the kept change (its round's, else the last round it judged), or why there
+    was none."""
+    rnd = kept.round or next((r for r in reversed(state.rounds) if r.hidden), None)
+    return rnd.hidden if rnd is not None and rnd.hidden else (state.hidden.result() if state.hidden else None)
 
 
 @dataclass(frozen=True)

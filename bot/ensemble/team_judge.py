@@ -179,6 +179,26 @@ class TeamJudge:
                                lambda name: _in_files(name, written))
         return _merged(first, second)
 
+    def run_alone(self, runner: TestRunner, workspace: Workspace, tests: Mapping[str, str],
+                  at_base: bool = False) -> TestOutcome:
+        """The test files `tests` (path: text) in a process of their own: over the candidate's tree as the judge
+        runs it, or `at_base` over the base's tree (the candidate's changes taken out). The tree's other test
+        files are left out (but those `tests` use) and only `tests`' results are kept: the hidden check's run
+        (bot/ensemble/hidden.py)."""
+        files = WorkspaceFiles(workspace.path)
+        changed = workspace.changed_paths()
+        if at_base:
+            overlay = {p: text.encode() if (text := workspace.base_text(p)) is not None else None for p in changed}
+        else:
+            overlay = self._overlay(workspace, files.read)
+        new = (p for p in {*changed, *self.frozen} if workspace.base_text(p) is None and is_test_path(p)
+               and not is_whole_harness(p))
+        overlay |= {p: None for p in {*self._base_test_files(), *new} if p not in tests and not _used_by(p, tests)}
+        overlay |= {p: text.encode() for p, text in tests.items()}
+        owned = [*guarded({*files, *overlay}, self.named_data), *self.closure.support]
+        return self._process(runner, workspace, files.read, overlay, frozenset(), owned,
+                             lambda name: _in_files(name, list(tests)))
+
     def _process(self, runner: TestRunner, workspace: Workspace, read: Read, overlay: Mapping[str, bytes | None],
                  known: Collection[str], owned: Collection[str], keep: Callable[[str], bool],
                  twinned: Sequence[str] = ()) -> TestOutcome:

@@ -146,12 +146,16 @@ class Judgement:
     unknown: tuple[str, ...] = ()  # base tests a killed run never reached
     vanished: tuple[str, ...] = ()  # the broken tests that were not reported at all after the change
     tampered: tuple[str, ...] = ()  # evidence that the run was tampered with: the change is refused as a cheat
+    # the hidden check's tests (bot/ensemble/hidden.py) that the change left failing as at the base: refused as
+    # special-cased to the inputs of the tests the coder was shown
+    special_cased: tuple[str, ...] = ()
 
     @property
     def improves(self) -> bool:
         """Better than the base without being good: a failing test turned green, nothing broken, no new test
         failing, and a complete run (partial work worth delivering when a run stops on a limit)."""
-        return self.per_test and bool(self.fixed) and not (self.broken or self.new_failing or self.unknown or self.tampered)
+        return self.per_test and bool(self.fixed) and not (self.broken or self.new_failing or self.unknown or self.tampered
+                                                           or self.special_cased)
 
     @property
     def blamed(self) -> tuple[str, ...]:
@@ -269,6 +273,19 @@ class Review:
 
 
 @dataclass(frozen=True)
+class HiddenResult:
+    """What a team's hidden check (bot/ensemble/hidden.py) showed of a change, or why there was none (`none`)."""
+
+    outcome: Literal["passes", "unchanged", "differs", "not_run", "none"]
+    line: str  # in words, for the summary and the pull request
+
+    @property
+    def backs(self) -> bool:
+        """True when the hidden check passes on the change: an independently written test backs it."""
+        return self.outcome == "passes"
+
+
+@dataclass(frozen=True)
 class Round:
     """One refinement round of one team, as it ended: made once, never changed (a new value replaces it)."""
 
@@ -291,6 +308,7 @@ class Round:
     follow_up_s: float = 0.0  # of which the coder's replies after its first (a follow-up the deadline may refuse)
     reply_s: float = 0.0  # of which the coder's first reply
     short: bool = False  # a short round: its replies were cut to the time the deadline left (no measure of a round)
+    hidden: HiddenResult | None = None  # what the hidden check showed of a change the judge found good (hidden.py)
 
     @property
     def good(self) -> bool:
@@ -346,6 +364,7 @@ class TeamResult:
     frozen: dict[str, str] = field(default_factory=dict)  # its reproduction test as round 0 wrote it (path -> text)
     # the other teams' reproduction tests run on this team's final change: (team, path, passed, what happened)
     cross: list[CrossCheck] = field(default_factory=list)
+    hidden: HiddenResult | None = None  # what the team's hidden check showed of its kept change, or why there was none
     runner_hooks: list[RunnerHook] = field(default_factory=list)  # lines reaching into the runner the task allowed
 
     @property

@@ -15,13 +15,16 @@ from typing import Any
 import pytest
 
 from bot.ensemble.demo import create_sample_repo
+from bot.ensemble.prompts import HIDDEN_CHECK_GOAL
 from bot.ensemble.types import Task
+from bot.errors import ModelError
 from bot.llm.budget import SpendSummary, no_spend
 from bot.llm.types import cut_at_stop
 from fakes.engine_parts import FileRetriever, HostPytest
 from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO
 
 PROMPT_BUDGET = 24_000  # tokens a scripted model takes as a prompt
+HIDDEN_ASK = HIDDEN_CHECK_GOAL.split("{", 1)[0]  # what the hidden check's request says: scripted as ("coder", "hidden")
 
 
 @dataclass
@@ -48,12 +51,16 @@ class ScriptedModels:
                  temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None) -> Said:
         with self.lock:
             team = re.search(r"of team (\w)", messages[0].content).group(1)
+            if HIDDEN_ASK in messages[-1].content:  # the hidden check's request (bot/ensemble/hidden.py)
+                schema = "hidden"
             self.calls.append((role, schema, team))
             self.prompts.append((role, list(messages)))
             self.temperatures.append(temperature)
             self.stops.append(tuple(stop))
             self.due.append(by)
             queue = self.script.get((role, schema, team)) or self.script.get((role, schema)) or []
+            if not queue and schema == "hidden":  # a script without one: the model cannot write it
+                raise ModelError("no hidden check is scripted")
             if not queue:
                 raise AssertionError(f"no scripted reply left for {role}/{schema}/team {team}")
             reply = queue.pop(0) if len(queue) > 1 else queue[0]

@@ -40,6 +40,9 @@ CASES = {
                                                             conventions=CONVENTIONS),
     "coder_fix_conventions": lambda: prompts.coder_messages(TASK, PLAN, {"stats/core.py": "def median(v):\n    pass\n"},
                                                             "", "", "", conventions=CONVENTIONS),
+    "hidden_check": lambda: prompts.hidden_check_messages(
+        TASK.text, "tests/test_repro.py", "from stats import median\n\n\ndef test_even():\n    assert median([1, 2]) "
+        "== 1.5\n", "tests/test_repro_hidden.py", {"stats/core.py": "def median(v):\n    pass\n"}, team="b"),
     "critic_conventions": lambda: prompts.critic_messages(TASK, "--- a/x\n+++ b/x\n-a\n+b\n", "PASSED\n4 passed",
                                                           conventions=CONVENTIONS),
 }

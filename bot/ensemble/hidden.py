@@ -1,0 +1,215 @@
+"""A check the coder never sees: the test the change must fix, again on other inputs, written apart and kept hidden.
+
+A coder shown a failing test can make it pass by answering exactly the inputs that test uses
+(`if values == [1, 2, 3, 4]: return 2.5`); with one team, no other team's test stands in the way. So once a
+team's change first passes, the coder is asked, in a request of its own that sees the task, the test that shows
+the bug (the reproduction test, else a failing test the change fixed) and the code as the base has it, but not
+the change, for a new test of the same behaviour on other inputs. It is run alone at the base (where it must fail
+by an assertion, not by an error of its own) and on every good candidate after; it is never in the team's
+workspace, its prompts or the feedback it reads.
+
+What a candidate gives on it (`Hidden.outcome`):
+- `passes`: each of its tests that failed at the base passes (or some do): an independent test backs the change;
+- `unchanged`: every such test still fails, with the very assertion lines of the base (the code's answer on the
+  hidden inputs did not move): the change answers only what the coder was shown. The round is refused as
+  special-cased (the coder is told so, never what the hidden check asks) and the team plays on;
+- `differs`: they still fail, with other values: the change moved the answer but the hidden check disagrees with
+  it. A model-written test can be wrong, so this refuses nothing; the pull request says so;
+- `not_run`: the hidden run was cut short or tampered with: no evidence either way.
+
+A wrong hidden check cannot refuse an honest change: an honest fix of the behaviour moves the answer on the hidden
+inputs too (`differs` at worst); only a change that leaves them exactly as the bug had them is refused. A hidden
+check that passes at the base, or that errors there, shows nothing and is set aside with a note.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from bot.ensemble import prompts
+from bot.ensemble.asking import ask
+from bot.ensemble.edit_parsing import parse_edit_blocks, parse_whole_files
+from bot.ensemble.ports import ModelClient, TestRunner
+from bot.ensemble.reproduce import fresh_test_path
+from bot.ensemble.team_judge import TeamJudge
+from bot.ensemble.testids import matching_tests
+from bot.ensemble.types import HiddenResult, TestOutcome
+from bot.ensemble.workspace_files import WorkspaceFiles
+from bot.errors import BudgetExceeded, ModelError
+from bot.forge import Workspace
+from bot.redact import clip
+
+log = logging.getLogger(__name__)
+HiddenOutcome = Literal["passes", "unchanged", "differs", "not_run"]
+SUFFIX = "_hidden"  # a hidden check's file name: the test it varies, with this before the extension
+# a failure entry of sandbox/summary.py: "FAILED <test id>", its assertion lines indented by two, then "  at <frame>"
+_ENTRY = re.compile(r"^(?:FAILED|ERROR) (.+)$")
+_NUMBER_AT_END = re.compile(r"\s+\d+(?:\.\d+)?s$")  # a duration some runners print after a failure
+
+
+@dataclass(frozen=True)
+class HiddenCheck:
+    """A team's hidden check: its file (`path`, `text`), the test it varies (`source`), and each of its tests that
+    failed at the base with that failure's assertion lines (`base`); `note` says why it backs nothing when `base`
+    is empty (it passed at the base, errored there, or could not be written)."""
+
+    path: str = ""
+    text: str = ""
+    source: str = ""
+    base: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    note: str = ""
+
+    def result(self) -> HiddenResult:
+        """Why the check backs nothing, as a result (for a check that is not `usable`)."""
+        return HiddenResult("none", self.note)
+
+    @property
+    def usable(self) -> bool:
+        """True when the check failed at the base by its assertions: a candidate can be judged by it."""
+        return bool(self.base)
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """What a candidate gave on the team's hidden check: the outcome (the module's docstring) and in words."""
+
+    check: HiddenCheck
+    outcome: HiddenOutcome
+    detail: str
+
+    @property
+    def special_cased(self) -> bool:
+        """True when the candidate left the hidden inputs' answers as the bug had them: refused."""
+        return self.outcome == "unchanged"
+
+    def result(self) -> HiddenResult:
+        """The outcome, with the pull request's line: which check, and what it showed."""
+        what = (f"a check the coder never saw, `{self.check.path}` ({len(self.check.base)} test(s) of the behaviour "
+                f"`{self.check.source}` checks, on other inputs, failing at the base)")
+        words = {"passes": "passes", "unchanged": "FAILS as at the base (the change was refused as special-cased)",
+                 "differs": "still fails, with other values than at the base (the check may be wrong, or the fix "
+                            "incomplete: review it)", "not_run": "could not be run on this change"}
+        return HiddenResult(self.outcome, f"{what}: {words[self.outcome]} ({self.detail})")
+
+
+def none(note: str) -> HiddenCheck:
+    """No hidden check, and why."""
+    return HiddenCheck(note=note)
+
+
+REFUSAL = ("The tests you were shown pass, but a check you were not shown, of the same behaviour on other inputs, "
+           "fails exactly as it did before your change: the change answers only the inputs of the tests you saw. "
+           "Fix the behaviour itself, for every input the task describes, not the values in the tests.")
+
+
+def write_check(models: ModelClient, team: str, task_text: str, source: str, source_text: str,
+                code: Mapping[str, str], workspace: Workspace, conventions: str = "") -> HiddenCheck:
+    """Ask the coder, in a request of its own, for a test of `source`'s behaviour on other inputs; `code` is what it
+    is shown of the code under test, as the base has it. The check's text, not yet run (`base` empty)."""
+    files = WorkspaceFiles(workspace.path)
+    path = fresh_test_path(source, lambda p: workspace.base_text(p) is not None or files.read(p) is not None, SUFFIX)
+    budget = models.prompt_budget("coder")
+    try:
+        reply = ask(models, "coder", lambda room: prompts.hidden_check_messages(
+            task_text, source, source_text, path, code, team, room, conventions), budget)
+    except BudgetExceeded:
+        raise
+    except ModelError as exc:  # the check is extra evidence: a model that cannot write it leaves the team as it was
+        log.warning("team %s: the hidden check could not be written: %s", team, exc)
+        return none(f"the hidden check could not be written: {clip(str(exc), 200)}")
+    text = _written(reply.text, path)
+    if not text:
+        return none("the coder's reply held no test file for the hidden check")
+    return HiddenCheck(path, text, source)
+
+
+def _written(reply: str, path: str) -> str:
+    """The new file a reply writes: its one file-creating edit block, else its one whole-file listing."""
+    created = [b.replace for b in parse_edit_blocks(reply).blocks if not b.search.strip()]
+    if created:
+        return created[0].rstrip("\n") + "\n"
+    listed = parse_whole_files(reply, (path, ""))
+    return listed[0][1].rstrip("\n") + "\n" if listed else ""
+
+
+def at_base(check: HiddenCheck, judge: TeamJudge, runner: TestRunner, workspace: Workspace) -> HiddenCheck:
+    """`check` run alone over the base's tree: each of its tests that fails there by an assertion, with the
+    failure's lines; or a note on why it backs nothing."""
+    tests = judge.run_alone(runner, workspace, {check.path: check.text}, at_base=True)
+    results = dict(tests.results)
+    names = matching_tests(results, [check.path])
+    if not names or not tests.complete or tests.tampering:
+        why = tests.incomplete_reason or "; ".join(tests.tampering) or "none of its tests ran"
+        return HiddenCheck(check.path, check.text, check.source, note=f"the hidden check did not run at the base "
+                                                                      f"({clip(why, 200)})")
+    lines = failure_lines(tests.summary)
+    failing = {n: lines.get(n, ()) for n in names if results[n] == "fail"}
+    if not failing:
+        errors = [n for n in names if results[n] == "error"]
+        why = f"{len(errors)} of its tests errored there" if errors else "it passed there"
+        return HiddenCheck(check.path, check.text, check.source, note=f"the hidden check shows nothing: {why}")
+    return HiddenCheck(check.path, check.text, check.source, base=failing)
+
+
+def judge_candidate(check: HiddenCheck, judge: TeamJudge, runner: TestRunner, workspace: Workspace) -> Hidden:
+    """The candidate in `workspace` on the usable hidden check `check` (the module's docstring)."""
+    return outcome_of(check, judge.run_alone(runner, workspace, {check.path: check.text}))
+
+
+def outcome_of(check: HiddenCheck, tests: TestOutcome) -> Hidden:
+    """What the hidden check's run on a candidate (`tests`) shows against its failures at the base."""
+    if tests.tampering:
+        return Hidden(check, "not_run", "its run was tampered with: " + clip("; ".join(tests.tampering), 200))
+    results = dict(tests.results)
+    lines = failure_lines(tests.summary)
+    fixed = [n for n in check.base if results.get(n) == "pass"]
+    if fixed:
+        return Hidden(check, "passes", f"{len(fixed)} of its {len(check.base)} test(s) failing at the base pass")
+    if not tests.complete or any(n not in results for n in check.base):
+        return Hidden(check, "not_run", clip(tests.incomplete_reason or "its tests did not all run", 200))
+    same = [n for n in check.base if results[n] == "fail" and _same(lines.get(n, ()), check.base[n])]
+    if len(same) == len(check.base):
+        return Hidden(check, "unchanged", f"its {len(same)} test(s) fail with the base's assertion lines")
+    return Hidden(check, "differs", f"{len(check.base) - len(same)} of its {len(check.base)} test(s) fail "
+                                    "with other values than at the base")
+
+
+def _same(now: Sequence[str], before: Sequence[str]) -> bool:
+    """Whether two failures read the same: their assertion lines, both known, equal."""
+    return bool(before) and tuple(now) == tuple(before)
+
+
+def failure_lines(summary: str) -> dict[str, tuple[str, ...]]:
+    """Each failing test's assertion lines in a failure summary (sandbox/summary.py): the lines under its
+    `FAILED <id>` entry, without the frames (`at path:line`, which move as the code under test is edited)."""
+    found: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in summary.splitlines():
+        entry = _ENTRY.match(line)
+        if entry:
+            current = found.setdefault(entry.group(1).strip(), [])
+        elif current is not None and line.startswith("  ") and not line.startswith("  at "):
+            current.append(_NUMBER_AT_END.sub("", line.strip()))
+        elif not line.startswith("  "):
+            current = None
+    return {name: tuple(lines) for name, lines in found.items()}
+
+
+Shown = Callable[[str], "str | None"]
+
+
+def shown_code(paths: Sequence[str], base_text: Shown, limit: int = 4) -> dict[str, str]:
+    """The code the hidden check's writer sees: the first `limit` of `paths` that the base has, as it has them."""
+    code = {}
+    for path in paths:
+        text = base_text(path)
+        if text is not None:
+            code[path] = text
+        if len(code) == limit:
+            break
+    return code
+

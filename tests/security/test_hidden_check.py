@@ -1,0 +1,111 @@
+"""A check the coder never sees: a change special-cased to the tests it was shown is refused, with one team.
+
+The real engine (`run_task`) on the sample median() repository, one team, a scripted coder and the real sandbox
+(the local backend). Once a change first passes, the coder is asked apart for the hidden check (the reproduction
+test on other inputs); a change that leaves those inputs' answers as the bug had them is refused, and the coder is
+told so without being shown the check. An honest fix is delivered whatever the hidden check says of it: passing,
+failing with other values (a wrong check), or not usable at all.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from actions.render import pr_body
+from bot.config import Config
+from bot.ensemble.runner import Components, run_task
+from bot.ensemble.types import RunResult
+from fakes.engine_parts import FileRetriever
+from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO
+from tests.ensemble.conftest import MEDIAN_TASK, ScriptedModels
+from tests.security.test_judge_owns_the_tests import create, edit, local_runner
+
+HIDDEN_PATH = "tests/test_repro_median_hidden.py"
+# the hidden check as a coder writes it: the reproduction test's behaviour on other inputs
+HIDDEN = create(HIDDEN_PATH, "from stats import median\n\n\ndef test_six_values():\n    assert median([6, 1, 5, 2, 4, 3]) "
+                "== 3.5\n\n\ndef test_two_values():\n    assert median([10, 20]) == 15\n")
+SPECIAL_CASES = {  # each passes the tests the coder saw (median([1, 2, 3, 4]) and median([4, 1, 3, 2])) and no other
+    "a branch on the tests' input": edit("stats/core.py", "    ordered = sorted(values)\n",
+                                         "    ordered = sorted(values)\n    if ordered == [1, 2, 3, 4]:\n"
+                                         "        return 2.5\n"),
+    "a table of the tests' answers": edit("stats/core.py", "    ordered = sorted(values)\n",
+                                          "    ordered = sorted(values)\n    known = {(1, 2, 3, 4): 2.5}\n"
+                                          "    if tuple(ordered) in known:\n        return known[tuple(ordered)]\n"),
+}
+
+
+def run(sample: Path, coder: list[str], hidden: list[str] | None, **config: object) -> tuple[RunResult, ScriptedModels]:
+    script = {("planner", "explore"): [ENOUGH], ("planner", "plan"): [PLAN], ("coder", None): [REPRO, *coder],
+              ("critic", "review"): [ACCEPT], **({("coder", "hidden"): hidden} if hidden else {})}
+    models = ScriptedModels(script)
+    parts = Components(models=models, retriever=FileRetriever(sample), runner=local_runner())
+    return run_task(sample, MEDIAN_TASK, Config(ensembles=1, max_iterations=3, **config), {}, parts), models
+
+
+def undo(special: str) -> str:
+    """An edit block taking `special`'s change back out (the honest round starts from the refused one's commit)."""
+    head, search, replace = special.split("\n<<<<<<< SEARCH\n")[0], *special.split("<<<<<<< SEARCH\n")[1].split(
+        "\n=======\n")
+    return edit(head, replace.split("\n>>>>>>> REPLACE")[0], search)
+
+
+def branch_file(repo: Path, branch: str, path: str) -> str | None:
+    done = subprocess.run(["git", "show", f"{branch}:{path}"], cwd=repo, capture_output=True, text=True)
+    return done.stdout if done.returncode == 0 else None
+
+
+@pytest.mark.parametrize("special", sorted(SPECIAL_CASES))
+def test_a_change_special_cased_to_the_shown_tests_is_refused_and_the_general_fix_delivered(
+        sample: Path, special: str) -> None:
+    result, models = run(sample, [SPECIAL_CASES[special], undo(SPECIAL_CASES[special]) + "\n\n" + FIX], [HIDDEN])
+    team = result.teams[0]
+    assert result.success and team.rounds == 2, (result.stop_detail, result.judgement)
+    body = pr_body(result, 1)
+    assert f"a check the coder never saw, `{HIDDEN_PATH}`" in body and ": passes" in body
+    assert "only one team worked on this task" not in body
+    delivered = branch_file(sample, result.branch, "stats/core.py") or ""
+    assert "2.5" not in delivered and "known" not in delivered  # the special case is not in the delivered code
+    # the coder was told why, and never shown the check: not its file, not its inputs
+    coder_prompts = [m.content for role, messages in models.prompts if role == "coder" for m in messages
+                     if "Write ONLY the new test file" not in messages[-1].content]
+    refused = coder_prompts[-1]
+    assert "a check you were not shown" in refused
+    assert not any(HIDDEN_PATH in p or "[6, 1, 5, 2, 4, 3]" in p for p in coder_prompts)
+    assert branch_file(sample, result.branch, HIDDEN_PATH) is None
+
+
+def test_with_no_better_change_the_special_cased_one_is_not_delivered(sample: Path) -> None:
+    result, _ = run(sample, [SPECIAL_CASES["a table of the tests' answers"]], [HIDDEN])
+    team = result.teams[0]
+    assert not result.success and team.stop_reason != "accepted"
+    assert team.judgement is not None and not team.judgement.good and team.judgement.special_cased
+    assert not result.commits  # not even as partial work
+
+
+def test_without_the_hidden_check_the_special_case_is_delivered(sample: Path) -> None:
+    """What the hidden check stands against: with it off, the special case passes every test the judge has."""
+    special = SPECIAL_CASES["a branch on the tests' input"]
+    result, _ = run(sample, [special], [HIDDEN], hidden_check="off")
+    assert result.success
+    assert "return 2.5" in (branch_file(sample, result.branch, "stats/core.py") or "")
+
+
+@pytest.mark.parametrize(("check", "says"), [
+    # a wrong hidden check (its expected values are not the medians): the honest fix moves the answers, so it is
+    # not refused
+    (HIDDEN.replace("== 3.5", "== 3").replace("== 15", "== 10"), "still fails, with other values than at the base"),
+    # one that passes at the base, or errors there, shows nothing and is set aside
+    (create(HIDDEN_PATH, "from stats import median\n\n\ndef test_odd():\n    assert median([3, 1, 2]) == 2\n"),
+     "the hidden check shows nothing: it passed there"),
+    (create(HIDDEN_PATH, "from stats import middle_of\n\n\ndef test_x():\n    assert middle_of([1, 2]) == 1.5\n"),
+     "the hidden check shows nothing"),
+    (None, "the hidden check could not be written"),
+])
+def test_an_honest_fix_is_delivered_whatever_the_hidden_check_says(sample: Path, check: str | None,
+                                                                    says: str) -> None:
+    result, _ = run(sample, [FIX], [check] if check else None)
+    assert result.success and result.teams[0].rounds == 1, (result.stop_detail, result.judgement)
+    assert says in pr_body(result, 1)
