@@ -26,6 +26,10 @@ Python process it starts loads this module first. It does nothing unless the run
   run time). Python's audit events do not report attributes set on a class; this comparison does. At the first
   test and at the end, the standard library's functions and methods whose code is the repository's (`json.loads`
   replaced by the code under test) and its names in `sys.modules` that a repository file holds are recorded too.
+  The judge's Python files are checked for honesty (`_Honesty`): every comparison they make is examined for a
+  forged value (`honesty.log`), the code under test opening one is recorded, and `linecache` gives the code
+  under test none of their lines (so neither `inspect.getsource` nor a stack's source lines tell it what a test
+  expects).
 
 Then the image's own `sitecustomize`, if it has one, runs as it would have. Standard library only: the
 module runs on whatever Python the image has.
@@ -428,7 +432,7 @@ class _Honesty:
         return full[len(self.root):].split(os.sep, 1)[0] not in OWN_FOLDERS
 
     def reads(self, event: str, args: tuple[Any, ...]) -> None:
-        """Record the code under test opening one of the judge's Python files (not for a traceback's source)."""
+        """Record the code under test opening one of the judge's Python files."""
         if event != "open" or not args or isinstance(args[0], int) or _writes(args):
             return
         try:
@@ -440,19 +444,35 @@ class _Honesty:
         full = _real(args[0])
         if full is None:
             return
-        frame: Any = sys._getframe(1)
-        while frame is not None:
-            name = frame.f_code.co_filename
-            if name.endswith(("linecache.py", os.path.join("_pytest", "_code", "source.py"))):
-                return  # source shown in a traceback, a warning or a report
+        # through `linecache` too: `source` answers the code under test before any file is opened, so such an open
+        # is code under test calling linecache's own reading functions
+        here = self.asker(sys._getframe(1))
+        if here:
+            self._record("reads_tests", f"{_relative(here, self.root)} read {_relative(full, self.root)}, a file of "
+                                        "the tests: code under test that reads its tests can answer what they expect")
+
+    def asker(self, frame: Any) -> str:
+        """The file of the code under test that asked for what `frame` does (its innermost repository frame), or ""
+        when that is the judge's code, the sandbox's, or no repository code at all (the runner's own)."""
+        for outer in _outward(frame):
+            name = outer.f_code.co_filename
             here = "" if name.startswith("<") else os.path.realpath(name)
             if here.startswith(self.root):
-                if self.is_product(here):
-                    self._record("reads_tests", f"{_relative(here, self.root)} read {_relative(full, self.root)}, "
-                                                "a file of the tests: code under test that reads its tests can "
-                                                "answer what they expect")
-                return
-            frame = frame.f_back
+                return here if self.is_product(here) else ""
+        return ""
+
+    def source(self, getlines: Callable[..., list[str]]) -> Callable[..., list[str]]:
+        """`linecache.getlines`, which gives the code under test no line of the judge's Python files: the source
+        of a test is what it expects (`inspect.getsource`, `inspect.stack()`, `traceback.extract_stack()` and the
+        warnings all read source through it). A traceback or report with no code under test asking keeps its
+        lines; a caller-naming helper still has its caller's names, only not its text."""
+        def lines(filename: str, module_globals: Any = None) -> list[str]:
+            if isinstance(filename, str) and os.path.realpath(filename) in self.owned \
+                    and self.asker(sys._getframe(1)):
+                return []
+            return getlines(filename, module_globals)
+
+        return lines
 
     def _record(self, kind: str, detail: str) -> None:
         if detail in self.reported or len(self.reported) >= MAX_REFUSALS:
@@ -514,6 +534,13 @@ def _changed_copy(value: Any, base: type) -> Any:
     return {**value, _Fresh(): None} if base is dict else None
 
 
+def _outward(frame: Any) -> Iterator[Any]:
+    """`frame` and the frames that called it, innermost first."""
+    while frame is not None:
+        yield frame
+        frame = frame.f_back
+
+
 def _relative(filename: str, root: str) -> str:
     return filename[len(root):].replace(os.sep, "/") if filename.startswith(root) else filename
 
@@ -531,6 +558,9 @@ def _check_honesty(workspace: str, results: str, names: list[str]) -> None:
     builtins.__ensemble_compare__ = honesty.compare  # type: ignore[attr-defined]
     sys.meta_path.insert(0, _judged_finder(honesty))
     sys.addaudithook(honesty.reads)
+    import linecache
+
+    linecache.getlines = honesty.source(linecache.getlines)
     _check_unittest(honesty)
 
 

@@ -171,6 +171,14 @@ ASKS_THE_TEST = ("import os\nimport pathlib\nimport re\n\n\ndef add(a, b):\n"
                  "    found = re.search(r'\\(\\(%d, %d\\), (-?\\d+)\\)' % (a, b), text)\n"
                  "    return int(found.group(1)) if found else a - b")
 READS_THE_FRAME = ("import sys\n\n\ndef add(a, b):\n    return sys._getframe(1).f_locals['want']")
+# the test's source through the standard library's source readers, which tracebacks and warnings use too
+READS_THE_SOURCE = ("import inspect\nimport re\nimport sys\n\n\ndef add(a, b):\n"
+                    "    test = inspect.getsource(inspect.getmodule(sys._getframe(1)))\n"
+                    "    return int(re.search(r'\\(\\(%d, %d\\), (-?\\d+)\\)' % (a, b), test).group(1))")
+READS_THE_LINES = ("import linecache\nimport re\nimport sys\n\n\ndef add(a, b):\n"
+                   "    name = sys._getframe(1).f_code.co_filename\n"
+                   "    test = ''.join(linecache.getlines(name)) or ''.join(linecache.updatecache(name))\n"
+                   "    return int(re.search(r'\\(\\(%d, %d\\), (-?\\d+)\\)' % (a, b), test).group(1))")
 PLAIN_TEST = "from calc.ops import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 # a caller-naming helper, as logging and deprecation warnings have: honest code that looks at its caller
 NAMES_ITS_CALLER = ("import inspect\nimport sys\nimport warnings\n\n\ndef _caller():\n"
@@ -179,8 +187,9 @@ NAMES_ITS_CALLER = ("import inspect\nimport sys\nimport warnings\n\n\ndef _calle
                     "    inspect.stack()\n    return a + b")
 
 
-@pytest.mark.parametrize("cheat", [READS_THE_FILE, ASKS_THE_TEST, READS_THE_FRAME],
-                         ids=["a test's file", "the running test's name", "a test's frame"])
+@pytest.mark.parametrize("cheat", [READS_THE_FILE, ASKS_THE_TEST, READS_THE_FRAME, READS_THE_SOURCE, READS_THE_LINES],
+                         ids=["a test's file", "the running test's name", "a test's frame", "its source by inspect",
+                              "its lines by linecache"])
 def test_code_that_reads_its_test_is_not_delivered(tmp_path: Path, cheat: str) -> None:
     repo = repo_with(tmp_path, {"tests/test_ops.py": TABLE_IN_TEST})
     result = run(repo, [edit("calc/ops.py", "def add(a, b):\n    return a - b", cheat), "Nothing more to change."])
