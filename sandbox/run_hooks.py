@@ -465,12 +465,20 @@ class _Honesty:
         """`linecache.getlines`, which gives the code under test no line of the judge's Python files: the source
         of a test is what it expects (`inspect.getsource`, `inspect.stack()`, `traceback.extract_stack()` and the
         warnings all read source through it). A traceback or report with no code under test asking keeps its
-        lines; a caller-naming helper still has its caller's names, only not its text."""
+        lines; a caller-naming helper still has its caller's names, only not its text. The code under test asking
+        linecache itself is evidence too (`reads_tests`)."""
         def lines(filename: str, module_globals: Any = None) -> list[str]:
-            if isinstance(filename, str) and os.path.realpath(filename) in self.owned \
-                    and self.asker(sys._getframe(1)):
-                return []
-            return getlines(filename, module_globals)
+            if not (isinstance(filename, str) and os.path.realpath(filename) in self.owned):
+                return getlines(filename, module_globals)
+            here = self.asker(sys._getframe(1))
+            if not here:
+                return getlines(filename, module_globals)
+            caller = next(f for f in _outward(sys._getframe(1)) if not f.f_code.co_filename.endswith("linecache.py"))
+            if os.path.realpath(caller.f_code.co_filename) == here:  # linecache called by the code under test itself
+                self._record("reads_tests", f"{_relative(here, self.root)} read {_relative(filename, self.root)}'s "
+                                            "lines, a file of the tests: code under test that reads its tests can "
+                                            "answer what they expect")
+            return []
 
         return lines
 

@@ -164,6 +164,7 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
     return [system_message, *example, user]
 
 
+HIDDEN_CHECK_ROLE = "Here you write one new test file, and change nothing else."
 HIDDEN_CHECK_GOAL = "Write ONLY the new test file {path}: the behaviour the test {source} checks, on OTHER inputs"
 TOY_TEST = "from {module} import total\n\n\ndef test_none_counts_as_zero():\n    assert total([1, None]) == 1\n"
 TOY_HIDDEN = ("from {module} import total\n\n\ndef test_none_among_prices():\n    assert total([None, 2, 3]) == 5\n\n\n"
@@ -192,8 +193,8 @@ def hidden_check_messages(task_text: str, source: str, source_text: str, path: s
                        f"show the format (not your task): {EXAMPLE_TASK} "
                        + HIDDEN_CHECK_GOAL.format(path=written, source=shown) + "."),
                Message("assistant", render_block(written, "", TOY_HIDDEN.format(module=_module(toy))))]
-    system = (f"You are the coder of team {team}: fast and exact. " + DATA_RULE + _rule(conventions) + "\n\n"
-              + BLOCKS.rules([path]))
+    system = (f"You are the coder of team {team}: fast and exact. {HIDDEN_CHECK_ROLE} " + DATA_RULE
+              + _rule(conventions) + "\n\n" + BLOCKS.rules([path]))
     pieces = [
         _conventions(conventions),
         ContextPiece(f"test {source}", data(f"test {source}", source_text), 90),

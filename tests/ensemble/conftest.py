@@ -45,6 +45,7 @@ class ScriptedModels:
         self.temperatures: list[float | None] = []  # the temperature each call asked for (None: the model's own)
         self.stops: list[tuple[str, ...]] = []  # the stop sequences each call sent
         self.due: list[float | None] = []  # the time each call's reply was due by (None: no short round)
+        self.unanswered: list[tuple[str, list[Any]]] = []  # hidden-check requests the script has no reply for
         self.lock = threading.Lock()
 
     def complete(self, role: str, messages: Sequence[Any], schema: str | None = None,
@@ -53,14 +54,17 @@ class ScriptedModels:
             team = re.search(r"of team (\w)", messages[0].content).group(1)
             if HIDDEN_ASK in messages[-1].content:  # the hidden check's request (bot/ensemble/hidden.py)
                 schema = "hidden"
+                if self.unscripted_hidden(messages):
+                    # a script without one: the model cannot write it, and the request is kept apart from the
+                    # conversation the script is about
+                    self.unanswered.append((role, list(messages)))
+                    raise ModelError("no hidden check is scripted")
             self.calls.append((role, schema, team))
             self.prompts.append((role, list(messages)))
             self.temperatures.append(temperature)
             self.stops.append(tuple(stop))
             self.due.append(by)
             queue = self.script.get((role, schema, team)) or self.script.get((role, schema)) or []
-            if not queue and schema == "hidden":  # a script without one: the model cannot write it
-                raise ModelError("no hidden check is scripted")
             if not queue:
                 raise AssertionError(f"no scripted reply left for {role}/{schema}/team {team}")
             reply = queue.pop(0) if len(queue) > 1 else queue[0]
@@ -71,6 +75,13 @@ class ScriptedModels:
         if isinstance(reply, dict):
             return Said(json.dumps(reply), reply)
         return Said(cut_at_stop(reply, tuple(stop)))  # as a server sent the stop sequences answers
+
+    def unscripted_hidden(self, messages: Sequence[Any]) -> bool:
+        """Whether `messages` ask for a hidden check the script has no reply for (answered at once, by an error)."""
+        if HIDDEN_ASK not in messages[-1].content:
+            return False
+        team = re.search(r"of team (\w)", messages[0].content).group(1)
+        return not (self.script.get(("coder", "hidden", team)) or self.script.get(("coder", "hidden")))
 
     def prompt_budget(self, role: str) -> int:
         return PROMPT_BUDGET

@@ -11,6 +11,7 @@ import pytest
 
 from bot.cli import main
 from bot.ensemble.demo import TASK_BODY, TASK_TITLE, create_sample_repo
+from bot.ensemble.prompts import HIDDEN_CHECK_ROLE
 from fakes.gemini_server import FakeGemini
 from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO
 from fakes.openai_server import FakeOpenAI
@@ -59,11 +60,16 @@ def run_cli(repo: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict]:
     return code, json.loads(capsys.readouterr().out)
 
 
+HIDDEN = ("tests/test_repro_median_hidden.py\n<<<<<<< SEARCH\n=======\nfrom stats import median\n\n\n"
+          "def test_six():\n    assert median([6, 1, 5, 2, 4, 3]) == 3.5\n>>>>>>> REPLACE")
+
+
 def test_seeded_bug_is_fixed_on_a_branch_and_the_dirty_checkout_is_untouched(
         servers: tuple[FakeOpenAI, FakeGemini], checkout: Path, capsys: pytest.CaptureFixture[str]) -> None:
     openai, gemini = servers
     openai.reply(data=PLAN, schema="plan", times=0)  # the first matching rule answers: schema rule first
     openai.reply(ENOUGH, marker="You are the planner", times=0)
+    openai.reply(HIDDEN, marker=HIDDEN_CHECK_ROLE, times=0)  # the hidden check, asked apart
     openai.reply("I think the fix is obvious.", marker="You are the coder")  # garbage: no edit blocks
     openai.reply(REPRO, marker="You are the coder")
     openai.reply(FIX, marker="You are the coder", times=0)
@@ -79,7 +85,9 @@ def test_seeded_bug_is_fixed_on_a_branch_and_the_dirty_checkout_is_untouched(
     assert "median([4, 1, 3, 2]) == 2.5" in git(checkout, "show", f"{branch}:tests/test_repro_median.py")
     assert git(checkout, "status", "--porcelain") == status_before
     assert (checkout / "stats" / "core.py").read_text().endswith("# user's work\n")
-    assert result["usage"]["by_role"]["coder"]["calls"] == 3
+    assert result["usage"]["by_role"]["coder"]["calls"] == 4  # the repro (twice), the fix, the hidden check
+    assert any("a check the coder never saw, `tests/test_repro_median_hidden.py`" in line and ": passes" in line
+               for line in result["corroboration"]), "\n".join(result["corroboration"])
     assert any("the reply holds no edit blocks" in r.last_user for r in openai.requests)  # garbage went back
 
 

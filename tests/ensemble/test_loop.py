@@ -387,7 +387,7 @@ class SlowCoder(ScriptedModels):
         return self.now
 
     def complete(self, role: str, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
-        if role == "coder":
+        if role == "coder" and not self.unscripted_hidden(args[0]):  # type: ignore[arg-type]
             self.coder_calls += 1
             if spent := self.seconds(self.coder_calls):
                 by = kwargs.get("by")

@@ -43,6 +43,7 @@ def test_team_b_codes_with_its_own_model(sample: Path) -> None:
     assert coders_on_gemini == {"gemini-2.5-pro"}
     assert all("coder of team b" not in r.system for r in openai.requests)
     assert any("coder of team a" in r.system for r in openai.requests)
-    assert result.usage["by_role"]["coder@b"]["calls"] == 2 and result.usage["by_role"]["coder"]["calls"] == 2
+    # each: the reproduction test, the fix, and the hidden check's request (answered with no test file: no check)
+    assert result.usage["by_role"]["coder@b"]["calls"] == 3 and result.usage["by_role"]["coder"]["calls"] == 3
     assert {t.name: t.models for t in result.teams} == {"a": "gpt-4o/gpt-4o-mini/gemini-2.5-flash",
                                                               "b": "gpt-4o/gemini-2.5-pro/gemini-2.5-flash"}

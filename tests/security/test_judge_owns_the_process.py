@@ -405,6 +405,10 @@ PYTEST_CHEATS = {
                                  "    __hash__ = float.__hash__\n\n\n",
     "the answer read from the calling line": "import linecache as _lc\nimport re as _re\nimport sys as _sys\n\n\n",
 }
+PYTEST_EVIDENCE = {
+    "a float equal to anything": "tests/test_core.py::test_median_even passed, and so did its twin the judge planted",
+    "the answer read from the calling line": "stats/core.py read tests/test_core.py's lines, a file of the tests",
+}
 PYTEST_RETURNS = {
     "a float equal to anything": "    return _Middle(ordered[middle])",
     "the answer read from the calling line": (
@@ -416,15 +420,15 @@ PYTEST_RETURNS = {
 @pytest.mark.parametrize("cheat", list(PYTEST_CHEATS))
 def test_under_pytest_a_result_that_passes_any_assertion_is_refused_and_the_fix_lands(sample: Path, cheat: str) -> None:
     """The demo's pytest project: median() returns what passes `assert median([1, 2, 3, 4]) == 2.5` whatever it is
-    compared with. The test's twin, which expects another value, passes too: the change is refused as a cheat."""
+    compared with. The test's twin, which expects another value, passes too; the answer read off the calling line
+    is read from a file of the tests (and linecache gives it nothing): the change is refused as a cheat."""
     from tests.security.test_judge_owns_the_tests import run as run_pytest
 
     attack = edit("stats/core.py", "def median(values):", PYTEST_CHEATS[cheat] + "def median(values):") + "\n\n" + \
         edit("stats/core.py", "    return ordered[middle]", PYTEST_RETURNS[cheat])
     result = run_pytest(sample, [attack, "Nothing more to change."])
     assert not result.success and not result.commits, (result.stop_detail, result.judgement)
-    assert result.refused and "its twin the judge planted" in result.refused[0], result.refused
-    assert "tests/test_core.py::test_median_even passed" in result.refused[0]
+    assert result.refused and PYTEST_EVIDENCE[cheat] in result.refused[0], result.refused
     result = run_pytest(sample, [attack, FIX_MEDIAN], iterations=3)
     assert result.success, (result.stop_detail, result.judgement, result.refused)
 
