@@ -26,8 +26,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from actions.context import NEEDS_ENGINE, Context, EngineNeeded, Outcome, branch_of_issue, issue_of_branch
-from actions.engine import Engine, Planner, Updater
-from actions.engine_process import ChildEngine, ChildPlanner, ChildUpdater
+from actions.engine import Engine, Planner, Updater, Verifier
+from actions.engine_process import ChildEngine, ChildPlanner, ChildUpdater, ChildVerifier
 from actions.events import Event, load_event
 from actions.github.markdown import allowed_hosts, neutralise_links
 from actions.github.snapshot import SnapshotPlan
@@ -47,7 +47,7 @@ QUIET_RESULTS = ("nothing-to-do", "refused", "flaky")
 
 
 def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: Planner | None = None,
-                 updater: Updater | None = None) -> Outcome:
+                 updater: Updater | None = None, verifier: Verifier | None = None) -> Outcome:
     """Handle the event described by `env`; write GITHUB_OUTPUT and GITHUB_STEP_SUMMARY."""
     event = load_event(env)
     handler = route(event.name, event.action)
@@ -57,7 +57,7 @@ def handle_event(env: Mapping[str, str], engine: Engine | None = None, planner: 
     else:
         tracer = Tracer.for_run(runs_dir(env, _temp_root(env) / "ensemble-runs"), env=env)
         with tracer.activate(), span("ensemble.event", event=event.name, action=event.action) as s:
-            ctx = build_context(env, event, engine, planner, updater)
+            ctx = build_context(env, event, engine, planner, updater, verifier)
             s.set(run_key=ctx.run_key)
             try:
                 outcome = handler(ctx)
@@ -88,7 +88,7 @@ def _temp_root(env: Mapping[str, str]) -> Path:
 
 
 def build_context(env: Mapping[str, str], event: Event, engine: Engine | None, planner: Planner | None,
-                  updater: Updater | None = None) -> Context:
+                  updater: Updater | None = None, verifier: Verifier | None = None) -> Context:
     """A Context from the environment; a missing token or repository is a usage error."""
     from actions.github import GitHubRepo
 
@@ -105,6 +105,7 @@ def build_context(env: Mapping[str, str], event: Event, engine: Engine | None, p
     bots = {"github-actions[bot]", *filter(None, [env.get("ENSEMBLE_BOT_LOGIN", "")])}
     ctx = Context(event=event, github=github, env=env, workdir=workdir / secrets.token_hex(4),
                   engine=engine or ChildEngine(), planner=planner or ChildPlanner(), updater=updater or ChildUpdater(),
+                  verifier=verifier or ChildVerifier(),
                   config_path=env.get("ENSEMBLE_CONFIG_PATH") or None,
                   default_token=env.get("ENSEMBLE_DEFAULT_TOKEN", "true").lower() == "true",
                   run_key=env.get("GITHUB_RUN_ID", "local"), bot_logins=frozenset(bots),
@@ -142,11 +143,13 @@ def _config_label(ctx: Context) -> str:
 
 
 def write_outputs(env: Mapping[str, str], outcome: Outcome, spans: Iterable[dict[str, object]] = ()) -> None:
-    """`pr-number` and `result` to GITHUB_OUTPUT (with a random delimiter), the run's summary to the step summary."""
+    """`pr-number`, `result` and `evidence` (a verification's file, for a job that could not post it) to GITHUB_OUTPUT
+    (with a random delimiter), the run's summary to the step summary."""
     if path := env.get("GITHUB_OUTPUT"):
         delimiter = f"ghadelim_{secrets.token_hex(8)}"
         append_text(Path(path), f"pr-number<<{delimiter}\n{outcome.pr_number or ''}\n{delimiter}\n"
-                                f"result<<{delimiter}\n{outcome.result}\n{delimiter}\n")
+                                f"result<<{delimiter}\n{outcome.result}\n{delimiter}\n"
+                                f"evidence<<{delimiter}\n{outcome.evidence}\n{delimiter}\n")
     if (path := env.get("GITHUB_STEP_SUMMARY")) and outcome.result != NEEDS_ENGINE:  # the second pass reports
         url = pull_url(env.get("GITHUB_SERVER_URL", "https://github.com"), env.get("GITHUB_REPOSITORY", ""),
                        outcome.pr_number)

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 PREFIX = "/ensemble"
-VERBS = ("run", "retry", "revise", "update", "stop", "status", "help", "approve-plan")
+VERBS = ("run", "retry", "revise", "update", "verify", "stop", "status", "help", "approve-plan")
 NEEDS_ARGUMENT = {"revise": "instructions"}
 
 HELP_TEXT = """\
@@ -25,6 +25,7 @@ HELP_TEXT = """\
 | `/ensemble retry` | run again; after a human pushed to the bot's branch, let the bot push there again |
 | `/ensemble revise <instructions>` | on the bot's pull request: change it as instructed and push a new commit |
 | `/ensemble update` | on the bot's pull request (or its issue): bring its branch onto the default branch as it is now, resolve conflicts, judge it again there |
+| `/ensemble verify` | on any open pull request: judge its head against its merge base in the sandbox and post what its tests prove (fixed, broken, new tests that fail without it, test edits) |
 | `/ensemble stop` | stop the run in progress at its next checkpoint |
 | `/ensemble status` | say what the bot is doing on this issue or pull request |
 | `/ensemble approve-plan` | with `require_plan_approval: true`: let the bot code the posted plan, as its comment reads now (edit the steps first if you like) |

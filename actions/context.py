@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from actions.engine import Engine, Planner, Updater
+from actions.engine import Engine, Planner, Updater, Verifier
 from actions.events import Event
 from actions.github import CommentInfo, GitHubRepo, PullInfo
 from actions.markers import read_marker
@@ -39,6 +39,7 @@ class Outcome:
     heal: str = ""  # e.g. "attempt 1 of 2: pushed a fix"
     update: str = ""  # e.g. "merged main (abc1234): clean, no model call; re-judged there: 1 test fixed"
     spend: str = ""  # with caps across runs: this run, its issue and its day in the spend ledger (actions/ledger.py)
+    evidence: str = ""  # a verification this job could not post (a read-only token): the file holding its evidence
 
 
 class EngineNeeded(Exception):
@@ -58,6 +59,7 @@ class Context:
     engine: Engine
     planner: Planner
     updater: Updater | None = None  # None: `ChildUpdater`, the Action's (actions/engine_process.py)
+    verifier: Verifier | None = None  # None: `ChildVerifier`, the Action's
     trigger_label: str = "ensemble"
     config_path: str | None = None
     default_token: bool = True

@@ -1,7 +1,7 @@
 """The engine as the handlers see it: two small Protocols, and adapters over `bot.ensemble`.
 
 Handlers never import the ensemble directly, so end-to-end tests drive them with a
-deterministic engine that makes real commits in the clone. The contract of `Engine`: run
+deterministic engine that makes real commits in the clone (and a `Verifier` for `/ensemble verify`). The contract of `Engine`: run
 the task in `repo_dir` (a clone whose default branch is checked out), leave the result as
 commits on the local branch `ensemble/<task.slug>` (continuing from it when it exists),
 each with an `Ensemble-Run:` trailer, and return a `RunResult`. Under the Action `ensemble_engine`
@@ -22,6 +22,7 @@ from bot.ensemble.types import Plan, Progress, RunResult, Task
 if TYPE_CHECKING:
     from bot.ensemble.runner import Components
     from bot.ensemble.update import UpdateJob, UpdateResult
+    from bot.ensemble.verify import VerifyJob, VerifyResult
 
 # The clone's default branch: the repository's instructions (AGENTS.md ...) are read from it, never
 # from a pull request's head, so a PR cannot bring instructions of its own.
@@ -44,6 +45,16 @@ class Updater(Protocol):
     def __call__(self, repo_dir: Path, job: UpdateJob, config: Config, env: Mapping[str, str], *,
                  run_id: str, progress: Progress, stop: threading.Event) -> UpdateResult:
         """Update the branch; `stop` is set when a human asks the run to stop."""
+        ...
+
+
+class Verifier(Protocol):
+    """Judges a pull request's head against its merge base in `repo_dir` (`bot.ensemble.verify`): what its tests
+    prove. No model call unless `verify.review` is on."""
+
+    def __call__(self, repo_dir: Path, job: VerifyJob, config: Config, env: Mapping[str, str], *,
+                 run_id: str, progress: Progress, stop: threading.Event) -> VerifyResult:
+        """Verify the pull request; `stop` is set when the job is asked to stop."""
         ...
 
 
@@ -84,6 +95,20 @@ def ensemble_updater(repo_dir: Path, job: UpdateJob, config: Config, env: Mappin
 
     parts = replace(components or Components(), progress=progress, stop=stop, instructions_ref=DEFAULT_BRANCH)
     return update_branch(repo_dir, job, config, env, parts, run_id=run_id)
+
+
+def ensemble_verifier(repo_dir: Path, job: VerifyJob, config: Config, env: Mapping[str, str], *,
+                      run_id: str, progress: Progress, stop: threading.Event,
+                      components: Components | None = None) -> VerifyResult:
+    """The real verification: `bot.ensemble.verify.verify_pull` (the judge only, and the critic with `verify.review:
+    on`). `components` passes in models or a test runner (tests); the rest is built from the config."""
+    from dataclasses import replace
+
+    from bot.ensemble.runner import Components
+    from bot.ensemble.verify import verify_pull
+
+    parts = replace(components or Components(), progress=progress, stop=stop, instructions_ref=DEFAULT_BRANCH)
+    return verify_pull(repo_dir, job, config, env, parts, run_id=run_id)
 
 
 def ensemble_planner(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str]) -> Plan:

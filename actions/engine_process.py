@@ -5,11 +5,13 @@ models, runs in `python -m actions.engine_process` with the environment `actions
 allows (model keys, no GitHub or Actions credential) on a clone that stores none. They exchange
 data only, one JSON object a line:
 
-    handler -> engine (stdin)   {"mode": "run" | "plan" | "update", "entry": "module:function", "repo_dir": ...,
-                                 "task": Task, "config": Config, "run_id": ...}     ("job": UpdateJob for an update)
+    handler -> engine (stdin)   {"mode": "run" | "plan" | "update" | "verify", "entry": "module:function",
+                                 "repo_dir": ..., "task": Task, "config": Config, "run_id": ...}
+                                ("job": UpdateJob for an update, VerifyJob for a verification)
                                 {"stop": true}          a human asked the run to stop (EOF: the same)
     engine -> handler (stdout)  {"progress": [team, phase, round, detail]}   any number of these
-                                {"result": RunResult | UpdateResult} | {"plan": Plan} | {"error": "Type: message"}
+                                {"result": RunResult | UpdateResult | VerifyResult} | {"plan": Plan}
+                                | {"error": "Type: message"}
 
 Anything else the engine prints goes to its stderr, which the handler passes on to its own, masked,
 keeping the end of it for the message when the engine dies without a word. A stop gives the engine
@@ -42,12 +44,14 @@ from bot.redact import clip, scrub
 
 if TYPE_CHECKING:
     from bot.ensemble.update import UpdateJob, UpdateResult
+    from bot.ensemble.verify import VerifyJob, VerifyResult
 
 log = logging.getLogger(__name__)
 CHILD_MODULE = "actions.engine_process"
 ENGINE_ENTRY = "actions.engine:ensemble_engine"
 PLANNER_ENTRY = "actions.engine:ensemble_planner"
 UPDATER_ENTRY = "actions.engine:ensemble_updater"
+VERIFIER_ENTRY = "actions.engine:ensemble_verifier"
 GRACE_MARGIN_S = 60.0
 LOG_TAIL_LINES = 30
 
@@ -59,7 +63,7 @@ class EngineProcessError(RuntimeError):
 class Request(TypedDict, total=False):
     """The handler's first line: what to run on which clone; `task` and `config` as bot/ensemble/wire.py dumps them."""
 
-    mode: Literal["run", "plan", "update"]
+    mode: Literal["run", "plan", "update", "verify"]
     entry: str
     repo_dir: str
     task: object
@@ -113,6 +117,26 @@ class ChildUpdater:
         grace = self.grace_s or grace_for(config)
         reply = EngineProcess(env, progress, stop, _limit_s(config, grace), grace).run(request)
         return load(UpdateResult, reply)
+
+
+@dataclass(frozen=True)
+class ChildVerifier:
+    """The `Verifier` of the Action: `entry` (the real verification by default) run in a child process."""
+
+    entry: str = VERIFIER_ENTRY
+    grace_s: float | None = None  # None: from the config (see `grace`)
+
+    def __call__(self, repo_dir: Path, job: VerifyJob, config: Config, env: Mapping[str, str], *,
+                 run_id: str, progress: Progress, stop: threading.Event) -> VerifyResult:
+        """Verify the pull request in a child process whose whole environment is `env`."""
+        from bot.ensemble.verify import VerifyResult
+        from bot.ensemble.wire import dump, load
+
+        request = Request(mode="verify", entry=self.entry, repo_dir=str(repo_dir), job=dump(job), config=dump(config),
+                          run_id=run_id)
+        grace = self.grace_s or grace_for(config)
+        reply = EngineProcess(env, progress, stop, _limit_s(config, grace), grace).run(request)
+        return load(VerifyResult, reply)
 
 
 @dataclass(frozen=True)
@@ -294,10 +318,12 @@ def _serve(request: Request, progress: Progress, stop: threading.Event) -> Answe
 
     entry = _entry(request["entry"])
     repo_dir, config = Path(request["repo_dir"]), load(Config, request["config"])
-    if request["mode"] == "update":
+    if request["mode"] in ("update", "verify"):
         from bot.ensemble.update import UpdateJob
+        from bot.ensemble.verify import VerifyJob
 
-        job = load(UpdateJob, request["job"])
+        job: UpdateJob | VerifyJob = load(UpdateJob, request["job"]) if request["mode"] == "update" else \
+            load(VerifyJob, request["job"])
         return Answer(result=dump(entry(repo_dir, job, config, dict(os.environ), run_id=request["run_id"],
                                         progress=progress, stop=stop)))
     task = load(Task, request["task"])
@@ -307,10 +333,12 @@ def _serve(request: Request, progress: Progress, stop: threading.Event) -> Answe
     return Answer(result=dump(result))
 
 
-def _entry(name: str) -> Callable[..., RunResult | Plan | UpdateResult]:
-    """The function `module:function` names: an `Engine`, a `Planner` or an `Updater` (actions/engine.py)."""
+def _entry(name: str) -> Callable[..., RunResult | Plan | UpdateResult | VerifyResult]:
+    """The function `module:function` names: an `Engine`, a `Planner`, an `Updater` or a `Verifier`
+    (actions/engine.py)."""
     module, _, function = name.partition(":")
-    found: Callable[..., RunResult | Plan | UpdateResult] = getattr(importlib.import_module(module), function)
+    found: Callable[..., RunResult | Plan | UpdateResult | VerifyResult] = getattr(importlib.import_module(module),
+                                                                                    function)
     return found
 
 

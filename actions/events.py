@@ -14,7 +14,7 @@ from typing import TypedDict
 
 from bot.errors import UsageError
 
-SUPPORTED = ("issues", "issue_comment", "pull_request_review", "pull_request_review_comment",
+SUPPORTED = ("issues", "issue_comment", "pull_request", "pull_request_review", "pull_request_review_comment",
              "workflow_run", "check_suite", "workflow_dispatch", "push")
 
 
@@ -51,6 +51,10 @@ class Event:
     inputs: Mapping[str, str] = field(default_factory=dict)
     delivery: str = ""  # the same for a re-delivered event, different for a new one ('' for manual dispatch)
     default_branch: str = ""  # the repository's, as GitHub sent it with the event ('' when the payload has none)
+    author: str = ""  # a pull request's: who opened it
+    head_repo: str = ""  # a pull request's or a workflow run's: the repository its head lives in (a fork's)
+    trigger: str = ""  # a workflow run's: the event that started it (`pull_request`, `push` ...)
+    workflow: str = ""  # a workflow run's: its workflow's name
 
 
 def load_event(env: Mapping[str, str]) -> Event:
@@ -107,6 +111,10 @@ class _Specific(TypedDict, total=False):
     check_suite_id: int | None
     inputs: Mapping[str, str]
     delivery: str
+    author: str
+    head_repo: str
+    trigger: str
+    workflow: str
 
 
 def parse_event(name: str, payload: object) -> Event:
@@ -175,6 +183,14 @@ def _review(p: _Fields) -> _Specific:
             "review_body": p.text("review.body", optional=True), "delivery": f"review:{p.number('review.id')}"}
 
 
+def _pull_request(p: _Fields) -> _Specific:
+    return {"number": p.number("pull_request.number"), "is_pull": True, "title": p.text("pull_request.title"),
+            "body": p.text("pull_request.body", optional=True), "head_branch": p.text("pull_request.head.ref"),
+            "head_sha": p.text("pull_request.head.sha"), "author": p.text("pull_request.user.login"),
+            "head_repo": p.text("pull_request.head.repo.full_name", optional=True),
+            "delivery": f"pull:{p.number('pull_request.number')}:{p.text('pull_request.head.sha')}"}
+
+
 def _review_comment(p: _Fields) -> _Specific:
     return {"number": p.number("pull_request.number"), "is_pull": True, "head_branch": p.text("pull_request.head.ref"),
             "comment_id": p.number("comment.id"), "comment_body": p.text("comment.body", optional=True),
@@ -186,6 +202,8 @@ def _workflow_run(p: _Fields) -> _Specific:
             "conclusion": p.text("workflow_run.conclusion", optional=True), "run_id": p.number("workflow_run.id"),
             "run_attempt": p.number("workflow_run.run_attempt", optional=True) or 1,
             "check_suite_id": p.number("workflow_run.check_suite_id", optional=True),
+            "trigger": p.text("workflow_run.event", optional=True), "workflow": p.text("workflow_run.name", optional=True),
+            "head_repo": p.text("workflow_run.head_repository.full_name", optional=True),
             "delivery": f"run:{p.number('workflow_run.id')}:{p.number('workflow_run.run_attempt', optional=True) or 1}"}
 
 
@@ -210,6 +228,7 @@ def _dispatch(p: _Fields) -> _Specific:
             "number": int(number) if number else None, "head_branch": p.text("ref", optional=True).removeprefix("refs/heads/")}
 
 
-_PARSERS = {"issues": _issues, "issue_comment": _issue_comment, "pull_request_review": _review,
+_PARSERS = {"issues": _issues, "issue_comment": _issue_comment, "pull_request": _pull_request,
+            "pull_request_review": _review,
             "pull_request_review_comment": _review_comment, "workflow_run": _workflow_run,
             "check_suite": _check_suite, "workflow_dispatch": _dispatch, "push": _push}

@@ -121,8 +121,8 @@ def tests_section(result: RunResult) -> list[str]:
                       f"passes after it: {yes_no(repro.passed_after)}")
     else:
         repro_line = f"none ({repro.note})" if repro and repro.note else "none"
-    return [f"- before: {tests_line(result.tests_before, _code)}", f"- after: {tests_line(result.tests_after, _code)}",
-            f"- reproduction test: {repro_line}", *judged_lines(result, _code), *_backing(result)]
+    return [f"- before: {tests_line(result.tests_before, code_span)}", f"- after: {tests_line(result.tests_after, code_span)}",
+            f"- reproduction test: {repro_line}", *judged_lines(result, code_span), *_backing(result)]
 
 
 def _partial(result: RunResult) -> list[str]:
@@ -131,14 +131,14 @@ def _partial(result: RunResult) -> list[str]:
     if not result.partial or judged is None:
         return []
     why = result.stop_words + (f" ({result.stop_detail})" if result.stop_detail else "")
-    left = [f"- required by the task, still failing: {name_list(judged.required_failing, _code)}"] \
+    left = [f"- required by the task, still failing: {name_list(judged.required_failing, code_span)}"] \
         if judged.required_failing else []
-    left += [f"- failed before the change and still fail: {name_list(judged.still_failing, _code)}"] \
+    left += [f"- failed before the change and still fail: {name_list(judged.still_failing, code_span)}"] \
         if judged.still_failing else []
     return ["## Partial work",
             f"The run stopped before the task was done: {inert(why)}. This draft keeps its best change, which "
             "fixes some failing tests and breaks none. Comment `/ensemble retry` on the issue to continue from it.",
-            "", "**Done** (red → green):", f"- {name_list(judged.fixed, _code)}", "",
+            "", "**Done** (red → green):", f"- {name_list(judged.fixed, code_span)}", "",
             "**Left**:", *(left or ["- (no test names it; see the task)"]), ""]
 
 
@@ -153,7 +153,7 @@ def nothing_kept(result: RunResult) -> str:
         return "the tests gave no per-test results, so no change could be shown to fix a test without breaking another"
     if judged.broken or judged.new_failing:
         broke = (*judged.broken, *judged.new_failing)
-        return f"the best change broke tests ({name_list(broke, _code, 5)}), and a change that breaks tests is never published"
+        return f"the best change broke tests ({name_list(broke, code_span, 5)}), and a change that breaks tests is never published"
     if judged.unknown:
         return "the last test run was cut short, so whether the change broke a test is unknown"
     if not judged.fixed:
@@ -172,7 +172,7 @@ def _test_changes(result: RunResult) -> list[str]:
              "names them:"]
     for change in result.test_changes:
         fence = "````" if "```" in change.diff else "```"
-        lines += [f"- {_code(change.path)}", "", f"{fence}diff", clip(without_markers(change.diff), 6000), fence, ""]
+        lines += [f"- {code_span(change.path)}", "", f"{fence}diff", clip(without_markers(change.diff), 6000), fence, ""]
     return lines
 
 
@@ -184,7 +184,7 @@ def _runner_hooks(result: RunResult) -> list[str]:
              "These lines reach into what runs the tests (they could make failing tests pass); the task asked for "
              "them, so they were kept. Check each one:"]
     for hook in result.runner_hooks[:20]:
-        lines.append(f"- {_code(f'{hook.path}:{hook.line}')} {inert(hook.what)}: {_code(clip(hook.code, 200))}")
+        lines.append(f"- {code_span(f'{hook.path}:{hook.line}')} {inert(hook.what)}: {code_span(clip(hook.code, 200))}")
     if len(result.runner_hooks) > 20:
         lines.append(f"- … and {len(result.runner_hooks) - 20} more")
     return [*lines, ""]
@@ -262,13 +262,13 @@ def _calls(n: int) -> str:
     return f"{n} call" if n == 1 else f"{n} calls"
 
 
-def _code(name: str) -> str:
+def code_span(name: str) -> str:
     """A name as an inline code span that can carry no marker."""
     return f"`{inert(name).replace('`', '')}`"
 
 
 def _code_names(names: tuple[str, ...]) -> str:
-    return name_list(names, _code)
+    return name_list(names, code_span)
 
 
 def fenced(text: str, limit: int = 3000) -> str:
@@ -335,7 +335,7 @@ def updated_pr_body(body: str, update: UpdateResult, base_name: str, updates: in
     run = update.run
     base = f"`{inert(base_name)}`"
     how = f"the branch rebased onto {base}" if update.strategy == "rebase" else f"{base} merged into the branch"
-    resolved = (f"; the conflicts in {name_list(update.conflicts, _code)} resolved by the coder and judged like any "
+    resolved = (f"; the conflicts in {name_list(update.conflicts, code_span)} resolved by the coder and judged like any "
                 "change" if update.conflicts else "; no conflicts, no model call")
     tests = ["## Tests", f"Judged again on {base} at {update.base[:7]} (update {updates}: {how}{resolved}):",
              *tests_section(run), ""]
@@ -362,7 +362,7 @@ def updated_pr_body(body: str, update: UpdateResult, base_name: str, updates: in
 
 def update_left_comment(update: UpdateResult, base_name: str, head: str) -> str:
     """Why an update left the pull request's branch as it was, and what to do about it."""
-    files = f" The files that conflict: {name_list(update.conflicts, _code)}." if update.conflicts else ""
+    files = f" The files that conflict: {name_list(update.conflicts, code_span)}." if update.conflicts else ""
     return (f"I could not bring this pull request onto `{inert(base_name)}` at {update.base[:7]}: {inert(update.why)}."
             f"{files} The branch is left as it was, at {head[:7]}, and nothing was pushed. Resolve it by hand (a "
             "commit of yours on the branch keeps me off it until `/ensemble retry`), or comment `/ensemble update` "
@@ -385,13 +385,13 @@ def red_branch_issue(base: str, head: str, green: str, checks: list[str], tests:
 
     def author(commit: CommitInfo) -> str:
         if not commit.login:
-            return f" by {_code(commit.name)}" if commit.name else ""
-        return f" by @{commit.login}" if mention else f" by {_code(commit.login)}"
+            return f" by {code_span(commit.name)}" if commit.name else ""
+        return f" by @{commit.login}" if mention else f" by {code_span(commit.login)}"
 
     listed = [f"- {c.sha[:7]} {inert(clip(c.summary, 100))}{author(c)}" for c in suspects]
     lines = [f"{named} failed on `{inert(base)}` at {head[:7]} (workflow run {run_id}), twice: a re-run of the failed "
              f"jobs failed again, so it is not a flaky test. It passed at {green[:7]}.", "",
-             "**Failing tests**", *([f"- {_code(t)}" for t in tests] or ["- (the logs name none; see below)"]), "",
+             "**Failing tests**", *([f"- {code_span(t)}" for t in tests] or ["- (the logs name none; see below)"]), "",
              f"**Suspect commits** (after the last green {green[:7]}, newest first)", *listed, "",
              "**The failing part of the logs**", fenced(excerpt, 6000), "",
              f"_Opened by the ensemble bot (`heal.default_branch: issue`). Label this issue `{inert(label)}` to let it "

@@ -1,6 +1,9 @@
-"""Settings read before any clone: the repository's config file from its default branch, via the API."""
+"""Settings read before any clone: the repository's config file from its default branch, via the API (or from a
+named commit: a pull request is verified with its base's config)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from actions.context import Context
 from bot.config import CONFIG_PATH, Config, apply_env_overrides, parse_config
@@ -10,9 +13,16 @@ from bot.trace import current_tracer
 
 def remote_config(ctx: Context) -> Config:
     """The config on the default branch (the trusted one), with environment overrides applied."""
+    return config_at(ctx, ctx.github.default_branch())
+
+
+def config_at(ctx: Context, ref: str, read: Callable[[str], str | None] | None = None) -> Config:
+    """The config as commit or branch `ref` holds it (read through the API, or by `read` from a clone's objects, never
+    from a checkout), with environment overrides applied and its secrets registered."""
     path = ctx.config_path or CONFIG_PATH
-    text = ctx.github.read_file(path, ctx.github.default_branch())
-    config = apply_env_overrides(parse_config(text, path) if text is not None else Config(), ctx.env)
+    text = read(path) if read is not None else ctx.github.read_file(path, ref)
+    config = apply_env_overrides(parse_config(text, path) if text is not None else Config(),
+                                 ctx.env)
     register_secrets(ctx, config)
     return config
 

@@ -185,6 +185,16 @@ class BudgetSpec:
         return self.issue_usd is not None or self.day_usd is not None
 
 
+@dataclass(frozen=True)
+class VerifySpec:
+    """`/ensemble verify`, the judge's evidence on anyone's pull request (docs/github.md): `auto` also verifies the
+    pull requests of people outside the repository's writers when they are opened or pushed to (`verify: auto` for
+    short); `review: on` has the critic add a few findings tied to lines, as one review that only comments."""
+
+    when: Literal["off", "auto"] = field(default="off", metadata={"shorthand": True})
+    review: Literal["off", "on"] = "off"
+
+
 DEFAULT_ROUNDS = 4  # rounds per team when neither `max_iterations` nor a budget bounds them
 
 
@@ -247,6 +257,9 @@ class Config:
     update: Literal["off", "auto"] = "off"
     update_strategy: Literal["merge", "rebase"] = "merge"
     max_updates_per_pr: int = field(default=3, metadata={"min": 1})
+    # Verifying pull requests (`/ensemble verify` on any open one): `auto` for those from outside the writers, and
+    # the critic's line-tied review on or off.
+    verify: VerifySpec = VerifySpec()
     require_plan_approval: bool = False
     # Who may run the bot (label, `/ensemble run`, `retry`), revise its PRs and approve a plan: `write` (write,
     # maintain or admin permission), `codeowners` (writers run; approving a plan needs an owner in CODEOWNERS of

@@ -2,7 +2,8 @@
 
 `build_checked` walks the data against a dataclass's fields and type hints (bool, int, float, str,
 Literal, tuples, mappings, optionals, unions of scalars, nested dataclasses) and the bounds in each field's
-metadata (`min`, `max`, `pattern` with a `hint`, `required`; a mapping's `keys` and `items`), and reports each problem as a `ConfigIssue` with the file, the
+metadata (`min`, `max`, `pattern` with a `hint`, `required`; a mapping's `keys` and `items`; `shorthand`: the field a
+lone value given for the whole section sets), and reports each problem as a `ConfigIssue` with the file, the
 line of the key, the key path, the bad value and what was expected.
 """
 
@@ -70,6 +71,9 @@ class _Checker:
         self.issues.append(ConfigIssue(self.filename, line, path or "(top level)", message))
 
     def build(self, cls: type, data: object, path: str, base: Any = None) -> Any:
+        short = next((f.name for f in dataclasses.fields(cls) if f.metadata.get("shorthand")), None)
+        if short is not None and not isinstance(data, dict | list):  # `verify: auto` for `verify: {when: auto}`
+            data = {short: data}
         if not isinstance(data, dict):
             self.fail(path, f"expected a mapping of keys to values, got {_describe(data)}")
             return base if base is not None else cls()

@@ -16,13 +16,16 @@ import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from actions.app import handle_event
 from actions.context import Outcome
-from actions.engine import Updater
+from actions.engine import Updater, Verifier
 from fakes.github_server import FakeGitHub
 from fakes.scripted_engine import ScriptedEngine
+
+if TYPE_CHECKING:
+    from github import Github
 
 REPO = "octo/demo"
 WEBHOOKS = Path(__file__).parent / "webhooks"
@@ -48,6 +51,7 @@ class Hub:
         self.outputs = tmp / "github_output"
         self.summary = tmp / "step_summary"
         self.updater: Updater | None = None  # None: the Action's own, in a child process
+        self.verifier: Verifier | None = None  # None: the Action's own, in a child process
         self.pushes = itertools.count()
 
     def env(self, name: str, payload: dict[str, Any], run_id: int | None = None) -> dict[str, str]:
@@ -61,7 +65,8 @@ class Hub:
                 "ENSEMBLE_STOP_POLL_S": "0.05", **self.extra_env}
 
     def send(self, name: str, payload: dict[str, Any], run_id: int | None = None) -> Outcome:
-        return handle_event(self.env(name, payload, run_id), engine=self.engine, updater=self.updater)
+        return handle_event(self.env(name, payload, run_id), engine=self.engine, updater=self.updater,
+                            verifier=self.verifier)
 
     # -- payloads shaped like GitHub's (from @octokit/webhooks-examples) ---------------------
     def _base(self, name: str, sender: str) -> dict[str, Any]:
@@ -108,11 +113,19 @@ class Hub:
         payload["review"] |= {"id": review["id"], "state": state.lower(), "body": body, "commit_id": review["commit_id"]}
         return payload
 
+    def pull_request(self, number: int, action: str = "opened") -> dict[str, Any]:
+        """The `pull_request` payload of PR #number (its author is the sender)."""
+        pull = self.fake.pull_json(self.fake.repos[REPO], self.fake.repos[REPO].pulls[number])
+        payload = self._base("pull_request", pull["user"]["login"]) | {"action": action, "number": number}
+        payload["pull_request"] |= {k: pull[k] for k in ("number", "title", "body", "user", "head", "base", "draft",
+                                                         "state")}
+        return payload
+
     def workflow_run(self, run: dict[str, Any]) -> dict[str, Any]:
         payload = self._base("workflow_run", "bob")
         current = self.fake.run_json(self.fake.repos[REPO], self.fake.repos[REPO].runs[run["id"]])
         payload["workflow_run"] |= {k: current[k] for k in ("id", "head_branch", "head_sha", "conclusion", "status",
-                                                             "run_attempt", "check_suite_id", "event")}
+                                                             "run_attempt", "check_suite_id", "event", "name")}
         return payload
 
     def push(self, before: str, after: str, sender: str = "alice", branch: str = "main") -> dict[str, Any]:
@@ -147,11 +160,38 @@ class Hub:
         _git(work, "-c", auth, "push", "-q", "origin", branch)
         return before, _git(work, "rev-parse", "HEAD")
 
+    def propose(self, branch: str, files: dict[str, str | None], title: str, body: str = "",
+                author: str = "alice") -> int:
+        """A person's pull request: `files` (None deletes one) committed on a new `branch` of the repository, pushed
+        over git's smart HTTP, and opened into the default branch; its number."""
+        work = self.tmp / f"person-{next(self.pushes)}"
+        auth = "http.extraheader=AUTHORIZATION: basic " + base64.b64encode(f"x:{self.fake.token}".encode()).decode()
+        _git(self.tmp, "-c", auth, "clone", "-q", f"{self.fake.server_url}/{REPO}.git", str(work))
+        _git(work, "checkout", "-q", "-b", branch)
+        for name, text in files.items():
+            if text is None:
+                (work / name).unlink()
+                continue
+            (work / name).parent.mkdir(parents=True, exist_ok=True)
+            (work / name).write_text(text)
+        _git(work, "add", "-A")
+        who = {f"GIT_{role}_{part}": value for role in ("AUTHOR", "COMMITTER")
+               for part, value in (("NAME", author), ("EMAIL", f"{author}@example.com"))}
+        _git(work, "commit", "-qm", title, env=who)
+        _git(work, "-c", auth, "push", "-q", "origin", branch)
+        return self.fake.add_pull(REPO, branch, title, body, user=author)
+
     # -- playing CI ------------------------------------------------------------------------
     def ci(self, conclusion: str, log: str = "", branch: str = "ensemble/issue-1") -> dict[str, Any]:
         """A completed CI run on the branch's current head."""
         sha = self.fake.head_sha(REPO, branch)
         return self.fake.add_run(REPO, branch, sha, conclusion, (("test", conclusion, log),))
+
+    def github_client(self) -> Github:
+        """PyGithub on the fake, as the bot makes it (for what GitHub itself would do: render markdown, say)."""
+        from common.github import github_client
+
+        return github_client(self.fake.api_url, self.fake.token)
 
     def outputs_text(self) -> str:
         return self.outputs.read_text() if self.outputs.exists() else ""

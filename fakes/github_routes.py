@@ -263,9 +263,27 @@ def create_review(fake, repo, m, q, body, login) -> Reply:
     if event in ("APPROVE", "REQUEST_CHANGES") and repo.issues[pull["number"]]["user"]["login"] == login:
         return 422, {}, {"message": "Unprocessable Entity", "errors": [
             f"Can not {'approve' if event == 'APPROVE' else 'request changes on'} your own pull request"]}
+    inline = tuple((c["path"], int(c["line"]), c["body"]) for c in (body or {}).get("comments") or [])
     review = fake.add_review(repo.full_name, pull["number"], REVIEW_EVENTS.get(event or "", "PENDING"),
-                             (body or {}).get("body") or "", user=login)
+                             (body or {}).get("body") or "", user=login, inline=inline,
+                             commit=(body or {}).get("commit_id"))
     return 200, {}, review
+
+
+def pull_files(fake, repo, m, q, body, login) -> Reply:
+    """GET /pulls/{n}/files: the files the pull request changes, from its merge base to its head."""
+    from fakes.github_server import _git
+
+    pull = repo.pulls.get(int(m["n"]))
+    if not pull:
+        return NOT_FOUND
+    head = fake.pull_json(repo, pull)["head"]["sha"]
+    base = _git(repo.bare, "merge-base", f"refs/heads/{pull['base_ref']}", head).strip()
+    out = _git(repo.bare, "diff", "--name-status", "--no-renames", base, head)
+    statuses = {"A": "added", "M": "modified", "D": "removed"}
+    files = [{"sha": head, "filename": name, "status": statuses.get(kind[:1], "modified"), "additions": 0,
+              "deletions": 0, "changes": 0} for kind, _, name in (line.partition("\t") for line in out.splitlines())]
+    return _page(fake, m.string, q, files)
 
 
 def get_review(fake, repo, m, q, body, login) -> Reply:
@@ -626,6 +644,35 @@ def _check_run_json(fake, repo, run: dict) -> dict:
         "check_suite": {"id": run.get("suite")}}
 
 
+def create_check_run(fake, repo, m, q, body, login) -> Reply:
+    """POST /check-runs: a check run of the token's app on `head_sha` (a completed one needs a conclusion)."""
+    if not body.get("name") or not body.get("head_sha"):
+        return _validation("CheckRun", "missing_field", field="name" if not body.get("name") else "head_sha")
+    status = body.get("status") or ("completed" if body.get("conclusion") else "queued")
+    if status == "completed" and not body.get("conclusion"):
+        return _validation("CheckRun", "missing_field", "conclusion is required when status is completed")
+    run = fake.add_check_run(repo.full_name, body["head_sha"], body["name"], status=status,
+                             conclusion=body.get("conclusion"), app=login.removesuffix("[bot]") or "app",
+                             output=body.get("output") or {})
+    return 201, {}, _check_run_json(fake, repo, run)
+
+
+def get_check_run(fake, repo, m, q, body, login) -> Reply:
+    run = next((r for r in repo.check_runs if r["id"] == int(m["id"])), None)
+    return (200, {}, _check_run_json(fake, repo, run)) if run else NOT_FOUND
+
+
+def update_check_run(fake, repo, m, q, body, login) -> Reply:
+    """PATCH /check-runs/{id}: its status, conclusion and output."""
+    run = next((r for r in repo.check_runs if r["id"] == int(m["id"])), None)
+    if not run:
+        return NOT_FOUND
+    run.update({k: body[k] for k in ("status", "conclusion", "output", "name") if k in body})
+    if body.get("conclusion"):
+        run["status"] = "completed"
+    return 200, {}, _check_run_json(fake, repo, run)
+
+
 def suite_check_runs(fake, repo, m, q, body, login) -> Reply:
     suite = repo.suites.get(int(m["id"]))
     if not suite:
@@ -752,6 +799,7 @@ ROUTES: list[tuple[str, str, Any]] = [
     ("GET", R + r"/pulls/(?P<n>\d+)/reviews$", list_reviews),
     ("POST", R + r"/pulls/(?P<n>\d+)/reviews$", create_review),
     ("GET", R + r"/pulls/(?P<n>\d+)/reviews/(?P<id>\d+)$", get_review),
+    ("GET", R + r"/pulls/(?P<n>\d+)/files$", pull_files),
     ("GET", R + r"/pulls/(?P<n>\d+)/reviews/(?P<id>\d+)/comments$", review_comments),
     ("GET", R + r"/pulls/(?P<n>\d+)/comments$", review_comments),
     ("POST", R + r"/pulls/(?P<n>\d+)/comments/(?P<id>\d+)/replies$", reply_review_comment),
@@ -779,6 +827,9 @@ ROUTES: list[tuple[str, str, Any]] = [
     ("GET", R + r"/check-suites/(?P<id>\d+)/check-runs$", suite_check_runs),
     ("POST", R + r"/check-suites/(?P<id>\d+)/rerequest$", rerequest_suite),
     ("GET", R + r"/check-runs/(?P<id>\d+)/annotations$", check_run_annotations),
+    ("POST", R + r"/check-runs$", create_check_run),
+    ("GET", R + r"/check-runs/(?P<id>\d+)$", get_check_run),
+    ("PATCH", R + r"/check-runs/(?P<id>\d+)$", update_check_run),
     ("GET", R + r"/commits$", list_commits),
     ("GET", R + r"/commits/(?P<sha>[0-9a-f]{7,40})$", get_commit),
     ("GET", R + r"/commits/(?P<sha>[0-9a-f]{40})/check-runs$", commit_check_runs),
@@ -799,8 +850,21 @@ def team_membership(fake: FakeGitHub, m: re.Match[str]) -> Reply:
     return 200, {}, {"url": url, "role": "member", "state": state}
 
 
+def render_markdown(body: Any) -> Reply:
+    """POST /markdown: GitHub-flavoured markdown as GitHub renders it for a comment (tables, strikethrough, raw HTML
+    such as `<details>`), its HTML comments (the bot's markers) dropped as GitHub's sanitizer drops them; answered as
+    `text/html`, not JSON."""
+    from markdown_it import MarkdownIt
+
+    renderer = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    html = re.sub(r"<!--.*?-->", "", renderer.render(str((body or {}).get("text", ""))), flags=re.DOTALL)
+    return 200, {"Content-Type": "text/html;charset=utf-8"}, html.encode()
+
+
 def handle_api(fake: FakeGitHub, method: str, path: str, query: dict, body: Any, login: str) -> Reply:
     """Route one API request; unknown routes answer 404 like GitHub does."""
+    if method == "POST" and path == "/markdown":
+        return render_markdown(body)
     if method == "GET" and path == "/user":
         if login.endswith("[bot]"):  # App and Actions tokens cannot read /user
             return 403, {}, {"message": "Resource not accessible by integration",

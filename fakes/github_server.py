@@ -106,6 +106,7 @@ class FakeGitHub:
         self.root = Path(root)
         self.tokens: dict[str, str] = {token: token_user}
         self.token = token
+        self.read_only: set[str] = set()  # tokens that may read and nothing else (a fork's pull_request job's)
         self.repos: dict[str, RepoState] = {}
         self.requests: list[Logged] = []
         self.git_requests: list[str] = []  # "METHOD /path" of each git smart-HTTP request (clone, fetch, push)
@@ -211,22 +212,56 @@ class FakeGitHub:
         repo.issues[number]["comments"] += 1
         return self.comment_json(repo, comment)
 
-    def add_fork_pull(self, full_name: str, fork_owner: str, branch: str, title: str) -> int:
-        """An open PR from `branch` of `fork_owner`'s fork (its head is the default branch's commit)."""
+    def add_fork_pull(self, full_name: str, fork_owner: str, branch: str, title: str,
+                      files: dict[str, str | None] | None = None, body: str = "from a fork") -> int:
+        """An open PR from `branch` of `fork_owner`'s fork: its head is the default branch's commit, or a commit of
+        `files` (None deletes one) on it, which only `refs/pull/<N>/head` names here, as on GitHub."""
         repo = self.repos[full_name]
-        issue = self.add_issue(full_name, title, "from a fork", user=fork_owner)
+        head = self.head_sha(full_name, repo.default_branch) or ""
+        if files:
+            head = self.make_commit(full_name, head, files, author=(fork_owner, f"{fork_owner}@example.com"))
+        issue = self.add_issue(full_name, title, body, user=fork_owner)
         repo.pulls[issue["number"]] = {"id": self.next_id(), "number": issue["number"], "head_ref": branch,
                                        "base_ref": repo.default_branch, "draft": False, "merged": False,
-                                       "fork": fork_owner, "last_head_sha": self.head_sha(full_name, repo.default_branch)}
+                                       "fork": fork_owner, "last_head_sha": head}
+        _git(repo.bare, "update-ref", f"refs/pull/{issue['number']}/head", head)
         return issue["number"]
 
+    def add_pull(self, full_name: str, branch: str, title: str, body: str = "", user: str = "alice") -> int:
+        """An open PR from `branch` of the repository itself into the default branch, opened by `user`."""
+        repo = self.repos[full_name]
+        issue = self.add_issue(full_name, title, body, user=user)
+        repo.pulls[issue["number"]] = {"id": self.next_id(), "number": issue["number"], "head_ref": branch,
+                                       "base_ref": repo.default_branch, "draft": False, "merged": False}
+        return issue["number"]
+
+    def make_commit(self, full_name: str, parent: str, files: dict[str, str | None], message: str = "a change",
+                    author: tuple[str, str] = ("Octo", "octo@example.com")) -> str:
+        """A commit of `files` (None deletes one) on `parent` in the repository, on no branch; its SHA."""
+        repo = self.repos[full_name]
+        with tempfile.TemporaryDirectory() as work:
+            index = {"GIT_INDEX_FILE": str(Path(work) / "index")}
+            _git_env(repo.bare, index, "read-tree", parent)
+            for name, text in files.items():
+                if text is None:
+                    _git_env(repo.bare, index, "update-index", "--force-remove", name)
+                    continue
+                blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo.bare, input=text,
+                                      capture_output=True, text=True, check=True).stdout.strip()
+                _git_env(repo.bare, index, "update-index", "--add", "--cacheinfo", f"100644,{blob},{name}")
+            tree = _git_env(repo.bare, index, "write-tree").strip()
+        who = {f"GIT_{role}_{part}": value for role in ("AUTHOR", "COMMITTER")
+               for part, value in (("NAME", author[0]), ("EMAIL", author[1]))}
+        return _git_env(repo.bare, who, "commit-tree", tree, "-p", parent, "-m", message).strip()
+
     def add_review(self, full_name: str, number: int, state: str, body: str, user: str = "alice",
-                   inline: tuple[tuple[str, int, str], ...] = ()) -> dict:
+                   inline: tuple[tuple[str, int, str], ...] = (), commit: str | None = None) -> dict:
         """A submitted review (APPROVED, CHANGES_REQUESTED, COMMENTED) with inline (path, line, body)."""
         repo = self.repos[full_name]
         pull = repo.pulls[number]
+        head = commit or self.head_sha(full_name, pull["head_ref"]) or pull.get("last_head_sha")
         review = {"id": self.next_id(), "pull_number": number, "user": self.user(user), "body": body, "state": state,
-                  "commit_id": self.head_sha(full_name, pull["head_ref"]), "submitted_at": _now(),
+                  "commit_id": head, "submitted_at": _now(),
                   "author_association": "MEMBER"}
         repo.reviews[review["id"]] = review
         for path, line, text in inline:
@@ -321,6 +356,15 @@ class FakeGitHub:
         """Answer the next matching API request(s) with an error (default: a secondary rate limit)."""
         headers = {"retry-after": str(retry_after)} if retry_after is not None else {}
         self.injected.append(Injected(status, message, headers, times, method, path_pattern, body_pattern))
+
+    def sync_pull_refs(self) -> None:
+        """`refs/pull/<N>/head` at each same-repository pull request's branch head, as GitHub keeps it."""
+        with self._lock:
+            for repo in self.repos.values():
+                for number, pull in repo.pulls.items():
+                    head = None if pull.get("fork") else self.head_sha(repo.full_name, pull["head_ref"])
+                    if head:
+                        _git(repo.bare, "update-ref", f"refs/pull/{number}/head", head)
 
     # -- queries for assertions ------------------------------------------------------------
     def head_sha(self, full_name: str, branch: str) -> str | None:
@@ -461,6 +505,16 @@ def _git(cwd: Path, *args: str) -> str:
     return result.stdout
 
 
+def _git_env(cwd: Path, env: dict[str, str], *args: str) -> str:
+    """`_git` with variables added to the environment (an index file of its own, an author)."""
+    import os
+
+    result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env={**os.environ, **env})
+    if result.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)} failed in {cwd}: {result.stderr}")
+    return result.stdout
+
+
 class _Handler(BaseHTTPRequestHandler):
     """Routes API requests to `fakes.github_routes` and git requests to `git http-backend`."""
 
@@ -515,8 +569,9 @@ class _Handler(BaseHTTPRequestHandler):
         with self.fake._lock:
             self.fake.requests.append(entry)
             status, headers, payload = self._injected(method, entry.path, raw) or self._authorized() or \
+                self._writable(method, entry.path, body) or \
                 handle_api(self.fake, method, entry.path, entry.query, body, self._login())
-        data = b"" if payload is None else json.dumps(payload).encode()
+        data = b"" if payload is None else payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         if method == "GET" and status == 200:  # as GitHub: an ETag on every read, 304 when it still holds
             headers["ETag"] = etag(data, headers.get("Link", ""))
             if headers["ETag"] in _if_none_match(self.headers.get("If-None-Match", "")):
@@ -528,6 +583,19 @@ class _Handler(BaseHTTPRequestHandler):
         auth = self.headers.get("Authorization", "")
         token = auth.split(" ", 1)[1] if " " in auth else ""
         return self.fake.tokens.get(token, "")
+
+    def _token(self) -> str:
+        auth = self.headers.get("Authorization", "")
+        return auth.split(" ", 1)[1] if " " in auth else ""
+
+    def _writable(self, method: str, path: str, body: Any) -> tuple[int, dict, Any] | None:
+        """403 for a read-only token's write (a GraphQL mutation included), as GitHub answers a fork's job."""
+        query = str((body or {}).get("query", "")) if isinstance(body, dict) else ""
+        writes = method != "GET" and not (path.endswith("graphql") and not query.lstrip().startswith("mutation"))
+        if writes and self._token() in self.fake.read_only:
+            return 403, {}, {"message": "Resource not accessible by integration",
+                             "documentation_url": "https://docs.github.com/rest"}
+        return None
 
     def _authorized(self) -> tuple[int, dict, Any] | None:
         if self._login():
@@ -564,6 +632,9 @@ class _Handler(BaseHTTPRequestHandler):
                "REMOTE_ADDR": "127.0.0.1", "CONTENT_TYPE": self.headers.get("Content-Type", ""),
                "CONTENT_LENGTH": str(len(raw)), "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding", ""),
                "GIT_PROTOCOL": self.headers.get("Git-Protocol", ""), "PATH": "/usr/bin:/bin"}
+        if "git-receive-pack" in parsed.path + parsed.query and token in self.fake.read_only:
+            return self._send(403, {}, b"write access to repository not granted\n")
+        self.fake.sync_pull_refs()
         self.fake.git_requests.append(f"{method} {parsed.path}")
         out = subprocess.run(["git", "http-backend"], input=raw, env=env, capture_output=True)
         head, _, body = out.stdout.partition(b"\r\n\r\n")

@@ -1,4 +1,5 @@
-"""Branches, workflow runs, check suites and commit statuses: what self-healing reads and restarts."""
+"""Branches, workflow runs, check suites and commit statuses: what self-healing reads and restarts; the bot's own
+check runs (`ensemble/verify`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ if TYPE_CHECKING:
 
 GREEN = ("success", "skipped", "neutral")
 ACTIVE = ("queued", "in_progress", "waiting", "pending")  # the `status` filters for runs not finished
+MAX_CHECK_TEXT = 65_000  # GitHub takes 65,535 characters of a check run's summary
 
 
 class CheckCalls(GitHubBase):
@@ -120,6 +122,19 @@ class CheckCalls(GitHubBase):
 
     def rerun_failed_jobs(self, run_id: int) -> bool:
         return self.call(f"re-run failed jobs of run {run_id}", lambda: self._repo.get_workflow_run(run_id).rerun_failed_jobs())
+
+    def start_check(self, sha: str, name: str, title: str, summary: str) -> int:
+        """A check run `name` on `sha`, in progress, with its output; its id."""
+        output: dict[str, str | list[dict[str, str | int]]] = {"title": self.outgoing(title)[:250],
+                                                               "summary": self.outgoing(summary)[:MAX_CHECK_TEXT]}
+        return self.call(f"start the check {name} on {sha[:7]}", lambda: self._repo.create_check_run(
+            name, sha, status="in_progress", output=output).id, repeatable=False)
+
+    def finish_check(self, check_id: int, conclusion: str, title: str, summary: str) -> None:
+        """Complete check run `check_id` with `conclusion` (success, neutral, failure ...) and its output."""
+        output = {"title": self.outgoing(title)[:250], "summary": self.outgoing(summary)[:MAX_CHECK_TEXT]}
+        self.call(f"complete check run {check_id}", lambda: self._repo.get_check_run(check_id).edit(
+            status="completed", conclusion=conclusion, output=output))
 
     def dispatch(self, workflow: str, ref: str) -> None:
         """Start `workflow` (file name or id) on `ref` through workflow_dispatch."""

@@ -35,6 +35,9 @@ class PullInfo:
     url: str
     head_repo: str = ""  # full name of the repository the head branch lives in ("" when it was deleted)
     labels: tuple[str, ...] = ()
+    base_ref: str = ""  # the branch it would merge into
+    author: str = ""  # who opened it
+    title: str = ""
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,8 @@ def pull_info(pull: PullRequest) -> PullInfo:
     """A PyGithub pull request as `PullInfo`."""
     head_repo = pull.head.repo.full_name if pull.head.repo is not None else ""
     return PullInfo(pull.number, pull.head.ref, pull.head.sha, bool(pull.draft), pull.state, pull.body or "",
-                    pull.html_url, head_repo, tuple(label.name for label in pull.labels))
+                    pull.html_url, head_repo, tuple(label.name for label in pull.labels), pull.base.ref,
+                    pull.user.login if pull.user is not None else "", pull.title or "")
 
 
 def run_info(run: WorkflowRun) -> RunInfo:

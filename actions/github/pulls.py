@@ -108,6 +108,25 @@ class PullCalls(GitHubBase):
         self.forget_pulls()
         self.call(f"merge PR #{number}", lambda: self._repo.get_pull(number).merge(merge_method=method, sha=sha))
 
+    def comment_review(self, number: int, sha: str, body: str, comments: list[tuple[str, int, str]]) -> int:
+        """One review of PR #`number` at commit `sha` that only comments (event COMMENT: it neither approves nor
+        requests changes), with `comments` (path, line of the head, text) on the lines; its id."""
+        body = self.outgoing(body)
+        inline = [{"path": path, "line": line, "side": "RIGHT", "body": self.outgoing(text)}
+                  for path, line, text in comments]
+
+        def create() -> int:
+            pull = self._repo.get_pull(number)
+            return pull.create_review(commit=self._repo.get_commit(sha), body=body, event="COMMENT",
+                                      comments=inline).id  # type: ignore[arg-type]  # PyGithub types the dicts
+
+        return self.call(f"review PR #{number}", create, repeatable=False)
+
+    def pull_files(self, number: int) -> list[str]:
+        """The paths PR #`number` changes (GitHub lists up to 3,000)."""
+        return self.call(f"list the files of PR #{number}",
+                         lambda: [f.filename for f in self._repo.get_pull(number).get_files()])
+
     def review(self, number: int, review_id: int) -> ReviewInfo:
         """A review with its inline comments."""
         def fetch() -> ReviewInfo:

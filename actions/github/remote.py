@@ -78,6 +78,18 @@ class RemoteCalls(GitHubBase):
                              "repository") from exc
         return git(repo, "rev-parse", f"refs/remotes/origin/{branch}").strip()
 
+    def fetch_pull(self, repo: Path, number: int) -> str:
+        """Fetch PR #`number`'s head into `repo` as `refs/remotes/origin/pull/<number>` (from `refs/pull/<number>/head`,
+        which GitHub keeps for a fork's pull request too); its SHA."""
+        ref = f"refs/remotes/origin/pull/{number}"
+        try:
+            with span("git.fetch", pull=number):
+                git(repo, "fetch", "-q", "origin", f"+refs/pull/{number}/head:{ref}", env=self.git_env())
+        except GitError as exc:
+            raise GitHubError(f"could not fetch the head of PR #{number}: {git_words(exc)}; check the token can read "
+                             "the repository") from exc
+        return git(repo, "rev-parse", ref).strip()
+
     def push(self, clone: Path, branch: str, expected: str | None, source: str | None = None,
              verified: bool = False, rewrite: bool = False) -> dict[str, str]:
         """Push local `branch` (or `source`) to `branch`, only if the remote is still at `expected` (None: absent).

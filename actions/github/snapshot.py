@@ -33,8 +33,8 @@ GRANTS = ("admin", "write")
 COMMENT_FIELDS = "databaseId body createdAt author { __typename login }"  # what `comment_info` reads
 _THREAD = f"comments(first: {PAGE}) {{ pageInfo {{ hasNextPage }} nodes {{ {COMMENT_FIELDS} }} }}"
 _LABELS = f"labels(first: {PAGE}) {{ pageInfo {{ hasNextPage }} nodes {{ name }} }}"
-_PULL = "number headRefName headRefOid isDraft state body url headRepository { nameWithOwner } " \
-        "headRepositoryOwner { login } " + _LABELS
+_PULL = "number title headRefName headRefOid baseRefName isDraft state body url headRepository { nameWithOwner } " \
+        "headRepositoryOwner { login } author { __typename login } " + _LABELS
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class SnapshotPlan:
         if self.number:
             parts.append(f"issueOrPullRequest(number: $number) {{ __typename "
                          f"... on Issue {{ id title body {_LABELS} {_THREAD} }} "
-                         f"... on PullRequest {{ id title {_PULL} headRef {{ target {{ oid }} }} {_THREAD} }} }}")
+                         f"... on PullRequest {{ id {_PULL} headRef {{ target {{ oid }} }} {_THREAD} }} }}")
         if self.branch:
             parts.append("pullRequests(headRefName: $branch, states: [OPEN], first: 5, "
                          f"orderBy: {{field: CREATED_AT, direction: DESC}}) {{ pageInfo {{ hasNextPage }} nodes {{ {_PULL} }} }}")
@@ -209,6 +209,9 @@ def _pull(node: Json) -> PullInfo | None:
         return None
     state = "open" if node.get("state") == "OPEN" else "closed"
     head_repo = str(_obj(node.get("headRepository")).get("nameWithOwner") or "")
+    author = _obj(node.get("author"))
+    login = str(author.get("login") or "ghost") + ("[bot]" if author.get("__typename") == "Bot" else "")
     return PullInfo(int(str(node["number"])), str(node.get("headRefName") or ""), str(node.get("headRefOid") or ""),
                     bool(node.get("isDraft")), state, str(node.get("body") or ""), str(node.get("url") or ""),
-                    head_repo, tuple(str(_obj(label).get("name")) for label in labels))
+                    head_repo, tuple(str(_obj(label).get("name")) for label in labels),
+                    str(node.get("baseRefName") or ""), login, str(node.get("title") or ""))

@@ -1,4 +1,4 @@
-"""`issue_comment.created`: slash commands on issues and on the bot's pull requests."""
+"""`issue_comment.created`: slash commands on issues and on pull requests (the bot's, and any for `verify`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from actions.commands import HELP_TEXT, Command, parse_command
 from actions.context import WORKING, Context, Outcome, branch_of_issue, issue_of_branch, issue_of_pull
 from actions.engine import plan_from_text
 from actions.flow import revise_pull, run_issue
-from actions.handlers import queued, update
+from actions.handlers import queued, update, verify
 from actions.handlers.replies import admit, reply_once
 from actions.loops import cancel_thread_runs
 from actions.markers import has_marker
@@ -161,5 +161,6 @@ def _approve_plan(ctx: Context, command: Command, number: int) -> Outcome:
     return run_issue(ctx, issue, ctx.event.sender, approved_plan=plan)
 
 
-VERBS = {"run": _run, "retry": _retry, "revise": _revise, "update": update.command, "stop": _stop,
+VERBS = {"run": _run, "retry": _retry, "revise": _revise, "update": update.command, "verify": verify.command,
+         "stop": _stop,
          "status": _status, "help": _help, "approve-plan": _approve_plan}

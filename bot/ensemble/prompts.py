@@ -244,6 +244,25 @@ def critic_messages(task: Task, diff: str, test_summary: str, team: str = "a",
     return _messages(system, pieces, instructions, budget or PLANNER_CONTEXT_TOKENS)
 
 
+def pull_review_messages(title: str, body: str, diff: str, evidence: str, limit: int,
+                         budget: int | None = None) -> list[Message]:
+    """Ask the critic for the `findings` reply on someone's pull request: at most `limit` defects, each on a line the
+    pull request added, read with what the judge's runs proved (`evidence`)."""
+    system = ("You are the critic: you review someone's pull request like a strict maintainer, after the tests have "
+              "run. " + DATA_RULE)
+    pieces = [
+        ContextPiece("pull request", data("pull request", f"{title}\n\n{body}".strip()), 90),
+        ContextPiece("evidence", data("what the tests prove", evidence), 95),
+        ContextPiece("diff", data("diff", diff or "(no changes)"), 70),
+    ]
+    instructions = ('Reply with JSON: {"findings": [{"path": "file", "line": number, "comment": "..."}]}, at most '
+                    f"{limit} findings, each on a line the diff adds (its number in the new file), each a defect you "
+                    "can point at: a wrong result, a case the change misses, a test that checks less than it claims, "
+                    "code that answers the tests' own inputs. No praise, no style remarks; reply "
+                    '{"findings": []} when you find no defect.')
+    return _messages(system, pieces, instructions, budget or PLANNER_CONTEXT_TOKENS)
+
+
 def render_plan(plan: Plan) -> str:
     """The plan as readable text."""
     steps = "\n".join(f"{i}. {step}" for i, step in enumerate(plan.steps, 1))

@@ -4,7 +4,8 @@ The Action runs the engine in a child process that holds no GitHub token
 (`actions/engine_process.py`); what goes in and what comes back is this data and nothing else.
 One Pydantic `TypeAdapter` per type reads and writes the dataclasses as they are, nested ones
 (`Plan`, `TestOutcome`, `Judgement`, `Reproduction`, `TestChange`, `Retrieved`) and enums
-included (an update's job and result, `bot/ensemble/update.py`, too), so a value read back equals the value written.
+included (an update's job and result, `bot/ensemble/update.py`, and a verification's, `bot/ensemble/verify.py`, too),
+so a value read back equals the value written.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from pydantic import TypeAdapter
 from bot.config import Config
 from bot.ensemble.types import Plan, RunResult, Task
 from bot.ensemble.update import UpdateJob, UpdateResult
+from bot.ensemble.verify import VerifyJob, VerifyResult
 
-T = TypeVar("T", Config, Plan, RunResult, Task, UpdateJob, UpdateResult)
+T = TypeVar("T", Config, Plan, RunResult, Task, UpdateJob, UpdateResult, VerifyJob, VerifyResult)
 _ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}  # one adapter per type: the dict holds several types
 
 
@@ -28,7 +30,7 @@ def _adapter(kind: type[Any]) -> TypeAdapter[Any]:
     return _ADAPTERS[kind]
 
 
-def dump(value: Config | Plan | RunResult | Task | UpdateJob | UpdateResult) -> object:
+def dump(value: Config | Plan | RunResult | Task | UpdateJob | UpdateResult | VerifyJob | VerifyResult) -> object:
     """`value` as JSON-ready data (dicts, lists, strings, numbers)."""
     data: object = _adapter(type(value)).dump_python(value, mode="json")
     return data

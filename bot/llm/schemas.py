@@ -1,7 +1,7 @@
 """Structured replies (DESIGN.md, "Model roles and structured replies"): their models, strict schemas, and parsing.
 
-`plan` is the planner's reply, `review` the critic's, and `explore` the planner's requests
-to look around the repository before planning. Each is a Pydantic model that reads sloppy
+`plan` is the planner's reply, `review` the critic's, `explore` the planner's requests
+to look around the repository before planning, and `findings` the critic's line-tied notes on someone's pull request. Each is a Pydantic model that reads sloppy
 replies leniently; the JSON schema sent to providers is generated from it in the strict
 shape OpenAI's `json_schema` mode demands (every property required, no others allowed).
 
@@ -92,7 +92,23 @@ class Explore(_Reply):
         return value
 
 
-MODELS: dict[str, type[_Reply]] = {"plan": Plan, "review": Review, "explore": Explore}
+class LineNote(_Reply):
+    """One finding of the critic on a pull request, tied to a line of its head."""
+
+    path: str
+    line: int
+    comment: str
+
+
+class Findings(_Reply):
+    """The critic's findings on someone's pull request (`/ensemble verify` with `verify.review: on`)."""
+
+    findings: list[LineNote] = []
+
+    _lists = field_validator("findings", mode="before")(_as_list)
+
+
+MODELS: dict[str, type[_Reply]] = {"plan": Plan, "review": Review, "explore": Explore, "findings": Findings}
 
 
 def strict_schema(model: type[BaseModel]) -> JsonObject:
@@ -104,6 +120,8 @@ def strict_schema(model: type[BaseModel]) -> JsonObject:
 
 def _json_type(hint: object) -> JsonObject:
     origin = typing.get_origin(hint)
+    if isinstance(hint, type) and issubclass(hint, BaseModel):
+        return strict_schema(hint)
     if origin is list:
         return {"type": "array", "items": _json_type(typing.get_args(hint)[0])}
     if origin is Literal:
@@ -115,7 +133,9 @@ def _json_type(hint: object) -> JsonObject:
 PLAN_SCHEMA = strict_schema(Plan)
 REVIEW_SCHEMA = strict_schema(Review)
 EXPLORE_SCHEMA = strict_schema(Explore)
-SCHEMAS: dict[str, JsonObject] = {"plan": PLAN_SCHEMA, "review": REVIEW_SCHEMA, "explore": EXPLORE_SCHEMA}
+FINDINGS_SCHEMA = strict_schema(Findings)
+SCHEMAS: dict[str, JsonObject] = {"plan": PLAN_SCHEMA, "review": REVIEW_SCHEMA, "explore": EXPLORE_SCHEMA,
+                                  "findings": FINDINGS_SCHEMA}
 
 
 class SchemaViolation(ValueError):
