@@ -98,7 +98,8 @@ def _counts(result: VerifyResult) -> list[str]:
             f"| fixed: red at the base, green at the head | {len(result.fixed)} |",
             f"| broken: green at the base, not at the head | {len(result.broken)} |",
             f"| still failing: red at the base and at the head | {len(result.still_failing)} |",
-            f"| new: added by this pull request | {len(new)} ({proving} fail without the change) |",
+            f"| new: added by this pull request | {len(new)}, of which {proving} fail without the change and pass "
+            "with it |",
             f"| flaky: a second run disagreed with the first | {len(result.flaky)} |",
             f"| edits to the tests or what they use | {len(result.edits)} |"]
 
@@ -178,6 +179,8 @@ def _how(result: VerifyResult) -> list[str]:
     before, after = result.tests_before, result.tests_after
     return ["<details><summary>How this was checked, and what it cost</summary>", "",
             f"- where: {inert(result.environment) or 'the sandbox'}; no network, no secrets, no token",
+            *([f"- its changes to {name_list(result.pinned, code_span, 5)} were not used: the tests ran with the "
+               "base's CI recipe and the bot's config as the base has them"] if result.pinned else []),
             f"- tests at the base: {_count(before)}; at the head: {_count(after)}",
             f"- {result.test_runs} test run{'' if result.test_runs == 1 else 's'} in {result.test_s:.0f} s; "
             f"{result.duration_s:.0f} s in all; {models}",

@@ -88,6 +88,7 @@ class VerifyResult:
     doubts: tuple[Doubt, ...] = ()
     findings: tuple[LineFinding, ...] = ()  # the critic's, with `verify.review: on`
     environment: str = ""
+    pinned: tuple[str, ...] = ()  # its files under `.github/`, which were tested as the base has them
     test_runs: int = 0
     test_s: float = 0.0
     duration_s: float = 0.0
@@ -185,14 +186,14 @@ class _Verification:
         try:
             git(self.repo_dir, "worktree", "add", "-q", "--detach", str(base_path), self.job.base)
             git(self.repo_dir, "worktree", "add", "-q", "--detach", str(head_path), self.job.head)
-            _pin(head_path, self.job.base)
+            pinned = _pin(head_path, self.job.base)
             result = self._judged(runner, GitWorkspace(base_path, self.job.base),
                                   GitWorkspace(head_path, self.job.base))
         finally:
             for path in (base_path, head_path):
                 git(self.repo_dir, "worktree", "remove", "--force", str(path), check=False)
         return replace(result, test_runs=runner.runs, test_s=round(runner.seconds, 2),
-                       environment=runner.environment)
+                       environment=runner.environment, pinned=pinned)
 
     def _judged(self, runner: TestRunner, base_ws: GitWorkspace, head_ws: GitWorkspace) -> VerifyResult:
         """The runs and what they prove."""
@@ -289,14 +290,17 @@ def _compact(tests: TestOutcome) -> TestOutcome:
     return replace(tests, reads=(), opened=())
 
 
-def _pin(tree: Path, base: str) -> None:
+def _pin(tree: Path, base: str) -> tuple[str, ...]:
     """The base's `.github/` folder over the worktree `tree`: the files the pull request added there removed, the
-    ones it changed or deleted put back."""
-    added = git(tree, "diff", "--no-renames", "--name-only", "-z", "--diff-filter=A", base, "HEAD", "--", PINNED)
-    for path in filter(None, added.split("\0")):
-        (tree / path).unlink(missing_ok=True)
+    ones it changed or deleted put back; the files it changed there."""
+    changed = git(tree, "diff", "--no-renames", "--name-status", "-z", base, "HEAD", "--", PINNED).split("\0")
+    pairs = list(zip(changed[0::2], changed[1::2], strict=False))
+    for status, path in pairs:
+        if status == "A":
+            (tree / path).unlink(missing_ok=True)
     if git_succeeds(tree, "cat-file", "-e", f"{base}:{PINNED}"):
         git(tree, "checkout", "-q", base, "--", PINNED)
+    return tuple(path for _, path in pairs)
 
 
 def _text_at(repo_dir: Path, ref: str, path: str) -> str | None:

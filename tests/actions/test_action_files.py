@@ -17,7 +17,7 @@ def test_action_is_composite_with_the_documented_inputs_and_outputs() -> None:
     assert ACTION["runs"]["using"] == "composite"
     assert set(ACTION["inputs"]) == {"github-token", "openai-api-key", "gemini-api-key", "openai-base-url",
                                      "config-path", "budget-usd", "trigger-label", "bot-login", "torch-install",
-                                     "upload-trace", "job-timeout-minutes"}
+                                     "upload-trace", "job-timeout-minutes", "verify-evidence"}
     assert set(ACTION["outputs"]) == {"pr-number", "result"}
 
 
@@ -60,10 +60,38 @@ def test_action_caches_both_environments_by_os_python_and_its_own_version() -> N
 def test_action_uploads_the_folder_its_traces_go_to_unless_told_not_to() -> None:
     steps = ACTION["runs"]["steps"]
     handle = next(step for step in steps if step.get("id") == "handle")
-    upload = next(step for step in steps if step.get("uses", "").startswith("actions/upload-artifact@"))
+    upload = next(step for step in steps if step.get("name") == "Keep the execution traces")
+    assert upload["uses"].startswith("actions/upload-artifact@")
     assert upload["with"]["path"] == handle["env"]["ENSEMBLE_RUNS_DIR"]
     assert "always()" in upload["if"] and "inputs.upload-trace == 'true'" in upload["if"]
     assert steps.index(upload) > steps.index(handle)
+
+
+def test_action_uploads_the_evidence_a_read_only_job_could_not_post() -> None:
+    steps = ACTION["runs"]["steps"]
+    handle = next(step for step in steps if step.get("id") == "handle")
+    evidence = next(step for step in steps if step.get("name") == "Keep the verification's evidence")
+    assert evidence["uses"].startswith("actions/upload-artifact@")
+    assert evidence["with"]["name"] == "ensemble-verify-evidence" and "outputs.evidence" in evidence["with"]["path"]
+    assert "steps.handle.outputs.evidence != ''" in evidence["if"] and steps.index(evidence) > steps.index(handle)
+    assert handle["env"]["ENSEMBLE_VERIFY_EVIDENCE"] == "${{ inputs.verify-evidence }}"
+
+
+def test_verify_runs_on_pull_request_with_the_bases_action_and_posts_through_workflow_run() -> None:
+    triggers = WORKFLOW[True]
+    assert "pull_request" in triggers and "pull_request_target" not in triggers
+    assert "ensemble" in triggers["workflow_run"]["workflows"]  # its own runs: a fork's evidence to post
+    verify, post = WORKFLOW["jobs"]["verify"], WORKFLOW["jobs"]["post-verify"]
+    assert verify["if"] == "github.event_name == 'pull_request'"
+    assert verify["steps"][0]["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"  # never the head
+    assert verify["permissions"] == {"contents": "read", "pull-requests": "write", "issues": "write", "checks": "write"}
+    assert "github.event.workflow_run.event == 'pull_request'" in post["if"]
+    download = next(s for s in post["steps"] if s.get("uses", "").startswith("actions/download-artifact@"))
+    assert download["with"]["run-id"] == "${{ github.event.workflow_run.id }}" and download["continue-on-error"]
+    assert post["steps"][-1]["with"]["verify-evidence"].endswith("/evidence.json")
+    assert "contents" in post["permissions"] and post["permissions"]["contents"] == "read"
+    # the bot's own job ignores this workflow's runs: a failed verification is no red branch to heal or report
+    assert WORKFLOW["jobs"]["ensemble"]["if"].count("github.event.workflow_run.name != github.workflow") == 2
 
 
 def test_workflow_triggers_permissions_and_concurrency() -> None:

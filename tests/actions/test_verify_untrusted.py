@@ -109,6 +109,7 @@ def test_nothing_leaks_from_the_sandbox_and_the_base_config_decides(world: World
         assert SECRET not in text and READ_ONLY not in text and world.fake.token not in text
     assert not [r for r in world.fake.requests if "steal" in r.path]  # the test reached nothing
     assert "image ensemble-base" in report and "evil" not in report  # the base's config, not the fork's
+    assert "its changes to `.github/ensemble.yml` were not used" in report
 
 
 def test_a_maintainers_re_run_edits_the_same_comment(world: World, fork: ForkRun) -> None:

@@ -12,14 +12,22 @@ PLAN = {"summary": "Add greet()", "files": ["app.py"], "steps": ["write it"], "q
 
 
 def test_schemas_are_the_design_contract_in_openais_strict_shape():
-    assert list(SCHEMAS) == ["plan", "review", "explore"] and get_schema("plan") is PLAN_SCHEMA
+    assert list(SCHEMAS) == ["plan", "review", "explore", "findings"] and get_schema("plan") is PLAN_SCHEMA
     assert PLAN_SCHEMA["required"] == ["summary", "files", "steps", "questions"]
     assert REVIEW_SCHEMA["properties"]["verdict"] == {"type": "string", "enum": ["accept", "revise"]}
     assert EXPLORE_SCHEMA["required"] == ["search", "open", "symbols", "grep", "done"]
     assert EXPLORE_SCHEMA["properties"]["done"] == {"type": "boolean"}
     assert EXPLORE_SCHEMA["properties"]["grep"] == {"type": "array", "items": {"type": "string"}}
-    for schema in SCHEMAS.values():
+    note = SCHEMAS["findings"]["properties"]["findings"]["items"]  # an array of objects, strict all the way down
+    assert note["required"] == ["path", "line", "comment"] and note["properties"]["line"] == {"type": "integer"}
+    for schema in [*SCHEMAS.values(), note]:
         assert schema["additionalProperties"] is False and schema["required"] == list(schema["properties"])
+
+
+def test_findings_read_a_sloppy_reply_and_default_to_none():
+    reply = '<think>hmm</think> {"findings": [{"path": "calc.py", "line": "4", "comment": "wrong sign", "x": 1}]}'
+    assert parse_structured(reply, "findings") == {"findings": [{"path": "calc.py", "line": 4, "comment": "wrong sign"}]}
+    assert parse_structured('{"findings": null}', "findings") == {"findings": []}
 
 
 @pytest.mark.parametrize("text", [
