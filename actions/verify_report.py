@@ -45,11 +45,10 @@ def headline(result: VerifyResult) -> str:
     if result.broken:
         return f"Breaks {_tests(len(result.broken))} that passed at the base"
     if failing:
-        return f"{_tests(len(failing), 'new')} of this pull request fail{'s' if len(failing) == 1 else ''}"
+        return f"{_tests(len(failing), 'new')} of this pull request {_verb(len(failing), 'fail')}"
     if result.fixed or proving:
         what = [f"fixes {_tests(len(result.fixed))} that failed at the base"] if result.fixed else []
-        what += [f"{_tests(len(proving), 'new')} fail{'s' if len(proving) == 1 else ''} without the change"] \
-            if proving else []
+        what += [f"{_tests(len(proving), 'new')} {_verb(len(proving), 'fail')} without the change"] if proving else []
         return "Proven: " + " and ".join(what)
     if idle:
         return (f"Not proven: {'its new test passes' if len(idle) == 1 else 'its new tests pass'} at the base too, "
@@ -98,8 +97,8 @@ def _counts(result: VerifyResult) -> list[str]:
             f"| fixed: red at the base, green at the head | {len(result.fixed)} |",
             f"| broken: green at the base, not at the head | {len(result.broken)} |",
             f"| still failing: red at the base and at the head | {len(result.still_failing)} |",
-            f"| new: added by this pull request | {len(new)}, of which {proving} fail without the change and pass "
-            "with it |",
+            f"| new: added by this pull request | {len(new)}; failing without the change and passing with it: "
+            f"{proving} |",
             f"| flaky: a second run disagreed with the first | {len(result.flaky)} |",
             f"| edits to the tests or what they use | {len(result.edits)} |"]
 
@@ -169,7 +168,7 @@ def _review_part(result: VerifyResult) -> list[str]:
     if not result.findings:
         return []
     return ["#### The critic's review", "",
-            f"{len(result.findings)} finding(s) on the lines they concern, in a review that only comments."]
+            f"{_plural(len(result.findings), 'finding')} on the lines they concern, in a review that only comments."]
 
 
 def _how(result: VerifyResult) -> list[str]:
@@ -190,7 +189,7 @@ def _how(result: VerifyResult) -> list[str]:
 def review_body(result: VerifyResult) -> str:
     """The body of the critic's review (its findings are the review's line comments)."""
     return (f"The critic read this pull request's diff with what its tests prove ({inert(headline(result))}) and left "
-            f"{len(result.findings)} note(s) on the lines below. This review only comments: it neither approves nor "
+            f"{_plural(len(result.findings), 'note')} on the lines below. This review only comments: it neither approves nor "
             "requests changes.")
 
 
@@ -204,8 +203,16 @@ def _count(tests: TestOutcome | None) -> int:
 
 
 def _tests(n: int, kind: str = "") -> str:
-    word = f"{kind} test" if kind else "test"
+    return _plural(n, f"{kind} test" if kind else "test")
+
+
+def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _verb(n: int, verb: str) -> str:
+    """`verb` agreeing with a count: 1 fails, 2 fail."""
+    return f"{verb}s" if n == 1 else verb
 
 
 def _cell(text: str) -> str:

@@ -5,7 +5,7 @@ A pull request is judged as a candidate is (team_judge.py): the base's tests, as
 That says which tests it fixes, breaks or leaves failing. What it adds is read apart from that verdict:
 - its new tests (`new_tests`), run as it wrote them at its base (without its change) and at its head: a new test
   that passes at the base too proves nothing about the change (`NewTest.proves`, `NewTest.idle`);
-- its edits to the judge's files (`test_edits`): the guard's findings (bot/ensemble/guards.py: tests deleted,
+- its edits to the judge's files (`placed_edits`): the guard's findings (bot/ensemble/guards.py: tests deleted,
   skipped, weakened, changed or moved, harness, data, test helpers and doctests), each placed on a line of the diff
   with the line as it was and as it is;
 - a test whose outcome changed from the base to the head, run once more on both sides: one whose second run
@@ -145,7 +145,7 @@ def flaky(names: Iterable[str], first: Sequence[TestOutcome | None], second: Seq
 # --------------------------------------------------------------------------------------------- the edits
 
 
-def test_edits(findings: Iterable[Tampering], texts: Texts, diff: str) -> tuple[TestEdit, ...]:
+def placed_edits(findings: Iterable[Tampering], texts: Texts, diff: str) -> tuple[TestEdit, ...]:
     """The guard's findings on a pull request (its changes to the judge's files), each placed on a line: a test's
     own hunk, else the file's first; `texts` are the changed files' texts and `diff` their zero-context diff. A test
     file the change only added lines to (new tests) is no edit: its tests are new tests."""

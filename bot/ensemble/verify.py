@@ -39,7 +39,7 @@ from bot.ensemble.proof import (
     backing,
     flaky,
     new_tests,
-    test_edits,
+    placed_edits,
     uncovered,
 )
 from bot.ensemble.runner import Components, config_secret_names
@@ -226,7 +226,7 @@ class _Verification:
         tampering = tuple(dict.fromkeys(t for run in (after, at_base, at_head) if run for t in run.tampering))
         usage, lines = self._review(diff, judgement, new)
         return VerifyResult(self.run_id, self.job.head, self.job.base, judgement, _compact(base.tests),
-                            _compact(after), new, shaky, test_edits(findings, texts, diff),
+                            _compact(after), new, shaky, placed_edits(findings, texts, diff),
                             tuple(change_hooks(before, now)), tampering, doubts, lines, usage=usage)
 
     def _again(self, runner: TestRunner, judge: TeamJudge, head_ws: GitWorkspace,
