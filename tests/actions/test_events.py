@@ -30,6 +30,17 @@ def test_comment_review_and_runs() -> None:
     assert inline.review_id and inline.head_branch
 
 
+def test_a_pull_request_names_its_author_head_and_where_the_head_lives() -> None:
+    payload = webhook_payload("pull_request")
+    payload["pull_request"]["head"]["repo"] |= {"full_name": "mallory/Hello-World"}
+    event = parse_event("pull_request", payload)
+    assert (event.action, event.number, event.is_pull, event.author) == ("opened", 2, True, "Codertocat")
+    assert event.head_sha == payload["pull_request"]["head"]["sha"] and event.head_repo == "mallory/Hello-World"
+    run = parse_event("workflow_run", webhook_payload("workflow_run"))
+    assert (run.trigger, run.workflow) == (webhook_payload("workflow_run")["workflow_run"]["event"],
+                                           webhook_payload("workflow_run")["workflow_run"]["name"])
+
+
 def test_workflow_dispatch_takes_the_issue_input() -> None:
     payload = webhook_payload("workflow_dispatch") | {"inputs": {"issue": "7"}}
     event = parse_event("workflow_dispatch", payload)

@@ -267,3 +267,14 @@ def test_a_budget_bounds_the_rounds_unless_max_iterations_caps_them() -> None:
     assert parse_config("budget_tokens: 50000\n", "x").round_cap() is None
     assert parse_config("deadline_minutes: 5\nmax_iterations: 6\n", "x").round_cap() == 6
     assert parse_config("max_iterations: 2\n", "x").round_cap() == 2
+
+
+def test_verify_is_off_by_default_auto_for_short_and_a_section_for_the_review() -> None:
+    assert (Config().verify.when, Config().verify.review) == ("off", "off")
+    assert parse_config("verify: auto\n").verify.when == "auto"
+    assert parse_config("verify: {when: auto, review: on}\n").verify.review == "on"  # YAML's `on` is a boolean
+    assert parse_config("verify: off\n").verify.when == "off"
+    with pytest.raises(ConfigError, match=r"verify.when: unknown value 'always'; expected one of off, auto"):
+        parse_config("verify: always\n")
+    with pytest.raises(ConfigError, match=r"verify.reviews: unknown key; did you mean 'review'"):
+        parse_config("verify: {reviews: on}\n")
