@@ -36,24 +36,10 @@ Conclusion = Literal["neutral", "failure"]
 
 
 def headline(result: VerifyResult) -> str:
-    """The verdict in one sentence, the most telling fact first."""
-    proving = [t for t in result.new if t.proves and t.name not in result.flaky]
-    idle = [t for t in result.new if t.idle]
-    failing = [t for t in result.new if t.at_head in ("fail", "error") and t.name not in result.flaky]
-    if result.tampering:
-        return "Not evidence: the test runs were tampered with"
-    if result.broken:
-        return f"Breaks {_tests(len(result.broken))} that passed at the base"
-    if failing:
-        return f"{_tests(len(failing), 'new')} of this pull request {_verb(len(failing), 'fail')}"
-    if result.fixed or proving:
-        what = [f"fixes {_tests(len(result.fixed))} that failed at the base"] if result.fixed else []
-        what += [f"{_tests(len(proving), 'new')} {_verb(len(proving), 'fail')} without the change"] if proving else []
-        return "Proven: " + " and ".join(what)
-    if idle:
-        return (f"Not proven: {'its new test passes' if len(idle) == 1 else 'its new tests pass'} at the base too, "
-                "so they show nothing about the change")
-    return "Not proven: no test shows what the change does"
+    """The verdict in one sentence (the engine's words: bot/ensemble/verify.py `verdict`)."""
+    from bot.ensemble.verify import verdict
+
+    return verdict(result)
 
 
 def conclusion(result: VerifyResult) -> Conclusion:
@@ -202,17 +188,11 @@ def _count(tests: TestOutcome | None) -> int:
     return (tests.total or len(tests.results)) if tests is not None else 0
 
 
-def _tests(n: int, kind: str = "") -> str:
-    return _plural(n, f"{kind} test" if kind else "test")
-
-
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _verb(n: int, verb: str) -> str:
-    """`verb` agreeing with a count: 1 fails, 2 fail."""
-    return f"{verb}s" if n == 1 else verb
+
 
 
 def _cell(text: str) -> str:

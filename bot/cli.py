@@ -22,8 +22,8 @@ from typing import Protocol, runtime_checkable
 from bot import __version__
 from bot.redact import RedactingFilter, scrub
 
-ENGINE_COMMANDS = ("bot.commands.doctor", "bot.commands.run", "bot.commands.report", "bot.commands.index",
-                   "bot.commands.search")
+ENGINE_COMMANDS = ("bot.commands.doctor", "bot.commands.run", "bot.commands.verify", "bot.commands.report",
+                   "bot.commands.index", "bot.commands.search")
 PLUGIN_GROUP = "ensemble.commands"
 OWN_PACKAGES = ("bot", "actions", "sandbox", "indexer", "common")
 CHATTY_LIBRARIES = ("bm25s",)

@@ -47,7 +47,7 @@ from bot.ensemble.screen import change_hooks
 from bot.ensemble.team_judge import BaseRun, TeamJudge, changed_definitions, run_base
 from bot.ensemble.testids import file_of_test
 from bot.ensemble.types import Judgement, Phase, RunnerHook, TestOutcome
-from bot.forge.local import GitWorkspace
+from bot.forge.local import WORKTREES, GitWorkspace, exclude_ensemble_dir
 from bot.llm.budget import SpendSummary, no_spend
 from bot.redact import exempt_secret_names, register_secrets, secret_values
 from bot.trace import Tracer, new_run_id, runs_dir, span
@@ -56,7 +56,6 @@ from common.languages import is_code
 from common.testfiles import is_ci_path, is_test_path
 
 log = logging.getLogger(__name__)
-WORKTREES = Path(".ensemble") / "worktrees"
 PINNED = ".github"  # the head is tested with the base's: its CI recipe and the bot's config
 
 
@@ -121,6 +120,32 @@ class VerifyResult:
         return bool(self.broken or failing or weakening or self.screen or self.tampering)
 
 
+def verdict(result: VerifyResult) -> str:
+    """The verdict in one sentence, the most telling fact first (the report's heading, the check run's title)."""
+    proving = [t for t in result.new if t.proves and t.name not in result.flaky]
+    idle = [t for t in result.new if t.idle]
+    failing = [t for t in result.new if t.at_head in ("fail", "error") and t.name not in result.flaky]
+    if result.tampering:
+        return "Not evidence: the test runs were tampered with"
+    if result.broken:
+        return f"Breaks {_count(len(result.broken), 'test')} that passed at the base"
+    if failing:
+        return f"{_count(len(failing), 'new test')} of this pull request {'fails' if len(failing) == 1 else 'fail'}"
+    if result.fixed or proving:
+        what = [f"fixes {_count(len(result.fixed), 'test')} that failed at the base"] if result.fixed else []
+        what += [f"{_count(len(proving), 'new test')} {'fails' if len(proving) == 1 else 'fail'} without the "
+                 "change"] if proving else []
+        return "Proven: " + " and ".join(what)
+    if idle:
+        return (f"Not proven: {'its new test passes' if len(idle) == 1 else 'its new tests pass'} at the base too, "
+                "so they show nothing about the change")
+    return "Not proven: no test shows what the change does"
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def verify_pull(repo_dir: Path, job: VerifyJob, config: Config, env: Mapping[str, str],
                 parts: Components | None = None, run_id: str | None = None,
                 bases: MutableMapping[str, BaseRun] | None = None) -> VerifyResult:
@@ -183,6 +208,7 @@ class _Verification:
         where = self.repo_dir / WORKTREES
         base_path, head_path = where / f"{self.run_id}-base", where / f"{self.run_id}-head"
         runner = _Counted(self.parts.runner or _runner(self.config, self.env))
+        exclude_ensemble_dir(self.repo_dir)
         try:
             git(self.repo_dir, "worktree", "add", "-q", "--detach", str(base_path), self.job.base)
             git(self.repo_dir, "worktree", "add", "-q", "--detach", str(head_path), self.job.head)

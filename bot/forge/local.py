@@ -187,7 +187,7 @@ class LocalForge:
         existing = git(self.repo_dir, "rev-parse", "--verify", "-q", f"refs/heads/{self.branch}", check=False).strip()
         self.continued = bool(existing)
         self.base = existing or git(self.repo_dir, "rev-parse", "HEAD").strip()
-        _exclude_ensemble_dir(self.repo_dir)
+        exclude_ensemble_dir(self.repo_dir)
         return self.branch
 
     def workspace(self, name: str) -> GitWorkspace:
@@ -236,7 +236,7 @@ class LocalForge:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def _exclude_ensemble_dir(repo_dir: Path) -> None:
+def exclude_ensemble_dir(repo_dir: Path) -> None:
     """Keep `.ensemble/` out of the user's `git status` via .git/info/exclude (not a tracked file)."""
     if _ignored(repo_dir):
         return
