@@ -94,9 +94,7 @@ class ChildEngine:
 
         request = Request(mode="run", entry=self.entry, repo_dir=str(repo_dir), task=dump(task), config=dump(config),
                           run_id=run_id)
-        grace = self.grace_s or grace_for(config)
-        reply = EngineProcess(env, progress, stop, _limit_s(config, grace), grace).run(request)
-        return load(RunResult, reply)
+        return load(RunResult, _reply(request, config, env, progress, stop, self.grace_s))
 
 
 @dataclass(frozen=True)
@@ -114,9 +112,7 @@ class ChildUpdater:
 
         request = Request(mode="update", entry=self.entry, repo_dir=str(repo_dir), job=dump(job), config=dump(config),
                           run_id=run_id)
-        grace = self.grace_s or grace_for(config)
-        reply = EngineProcess(env, progress, stop, _limit_s(config, grace), grace).run(request)
-        return load(UpdateResult, reply)
+        return load(UpdateResult, _reply(request, config, env, progress, stop, self.grace_s))
 
 
 @dataclass(frozen=True)
@@ -134,9 +130,7 @@ class ChildVerifier:
 
         request = Request(mode="verify", entry=self.entry, repo_dir=str(repo_dir), job=dump(job), config=dump(config),
                           run_id=run_id)
-        grace = self.grace_s or grace_for(config)
-        reply = EngineProcess(env, progress, stop, _limit_s(config, grace), grace).run(request)
-        return load(VerifyResult, reply)
+        return load(VerifyResult, _reply(request, config, env, progress, stop, self.grace_s))
 
 
 @dataclass(frozen=True)
@@ -151,9 +145,14 @@ class ChildPlanner:
         from bot.ensemble.wire import dump, load
 
         request = Request(mode="plan", entry=self.entry, repo_dir=str(repo_dir), task=dump(task), config=dump(config))
-        grace = self.grace_s or grace_for(config)
-        reply = EngineProcess(env, None, threading.Event(), _limit_s(config, grace), grace).run(request)
-        return load(Plan, reply)
+        return load(Plan, _reply(request, config, env, None, threading.Event(), self.grace_s))
+
+
+def _reply(request: Request, config: Config, env: Mapping[str, str], progress: Progress | None,
+           stop: threading.Event, grace_s: float | None) -> object:
+    """The child's answer to `request`, under the config's deadline and a grace (`grace_s`, else `grace_for`)."""
+    grace = grace_s or grace_for(config)
+    return EngineProcess(env, progress, stop, _limit_s(config, grace), grace).run(request)
 
 
 def grace_for(config: Config) -> float:

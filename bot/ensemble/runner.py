@@ -81,12 +81,9 @@ def run_task(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str],
     parts = parts or Components()
     repo_dir = Path(repo_dir).resolve()
     run_id = run_id or new_run_id()
-    exempt_secret_names(config.not_secret_env)  # before anything masks: the tracer reads the environment too
-    tracer = Tracer.for_run(runs_dir(env, repo_dir / ".ensemble" / "runs"), run_id, env,
-                            secret_names=config_secret_names(config))
+    tracer = run_tracer(repo_dir, config, env, run_id)
     started = time.monotonic()
     result = RunResult(run_id, task, trace=str(tracer.path))
-    register_secrets(secret_values(env, config_secret_names(config)))
     forge = parts.forge or LocalForge(repo_dir, run_id, config.paths.max_file_kb * 1024, config.commit.signoff)
     with tracer.activate(), span("ensemble.run", run_id=run_id, task=clip(task.title, 200),
                                  settings=run_settings(config)) as s:
@@ -99,6 +96,17 @@ def run_task(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str],
                   decision=result.decision, branch=result.branch,
                   reproduction_test=bool(result.reproduction and result.reproduction.path))
     return result
+
+
+def run_tracer(repo_dir: Path, config: Config, env: Mapping[str, str], run_id: str) -> Tracer:
+    """The trace of an engine's run (a task, an update, a verification) under `.ensemble/runs/` (or the environment's
+    runs folder), with the config's secrets known to every redactor of the process first: `not_secret_env`
+    exempted before anything masks (the tracer reads the environment too), then the secrets' values registered."""
+    exempt_secret_names(config.not_secret_env)
+    tracer = Tracer.for_run(runs_dir(env, repo_dir / ".ensemble" / "runs"), run_id, env,
+                            secret_names=config_secret_names(config))
+    register_secrets(secret_values(env, config_secret_names(config)))
+    return tracer
 
 
 def config_secret_names(config: Config) -> tuple[str, ...]:

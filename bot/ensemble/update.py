@@ -33,7 +33,7 @@ from bot.ensemble.conflicts import (
 )
 from bot.ensemble.edits import denial
 from bot.ensemble.ports import ModelClient, TestRunner
-from bot.ensemble.runner import Components, config_secret_names, named_tests
+from bot.ensemble.runner import Components, named_tests, run_tracer
 from bot.ensemble.team_judge import BaseRun, TeamJudge, run_base
 from bot.ensemble.testids import matching_tests
 from bot.ensemble.types import (
@@ -54,8 +54,8 @@ from bot.forge import BRANCH_PREFIX, Commit
 from bot.forge.local import GitWorkspace, format_message
 from bot.forge.onto import Conflict, Onto, is_ancestor
 from bot.forge.policy import ChangeRefused
-from bot.redact import clip, exempt_secret_names, register_secrets, secret_values
-from bot.trace import Tracer, new_run_id, runs_dir, span
+from bot.redact import clip
+from bot.trace import new_run_id, span
 from common.git import git, git_succeeds
 
 log = logging.getLogger(__name__)
@@ -103,10 +103,7 @@ def update_branch(repo_dir: Path, job: UpdateJob, config: Config, env: Mapping[s
     parts = parts or Components()
     repo_dir = Path(repo_dir).resolve()
     run_id = run_id or new_run_id()
-    exempt_secret_names(config.not_secret_env)
-    tracer = Tracer.for_run(runs_dir(env, repo_dir / ".ensemble" / "runs"), run_id, env,
-                            secret_names=config_secret_names(config))
-    register_secrets(secret_values(env, config_secret_names(config)))
+    tracer = run_tracer(repo_dir, config, env, run_id)
     started = time.monotonic()
     result = UpdateResult(RunResult(run_id, job.task, branch=BRANCH_PREFIX + job.task.slug, trace=str(tracer.path)),
                           base=job.base, strategy=job.strategy)

@@ -42,15 +42,14 @@ from bot.ensemble.proof import (
     placed_edits,
     uncovered,
 )
-from bot.ensemble.runner import Components, config_secret_names
+from bot.ensemble.runner import Components, run_tracer
 from bot.ensemble.screen import change_hooks
 from bot.ensemble.team_judge import BaseRun, TeamJudge, changed_definitions, run_base
 from bot.ensemble.testids import file_of_test
 from bot.ensemble.types import Judgement, Phase, RunnerHook, TestOutcome
 from bot.forge.local import WORKTREES, GitWorkspace, exclude_ensemble_dir
 from bot.llm.budget import SpendSummary, no_spend
-from bot.redact import exempt_secret_names, register_secrets, secret_values
-from bot.trace import Tracer, new_run_id, runs_dir, span
+from bot.trace import new_run_id, span
 from common.git import git, git_bytes, git_succeeds
 from common.languages import is_code
 from common.testfiles import is_ci_path, is_test_path
@@ -154,10 +153,7 @@ def verify_pull(repo_dir: Path, job: VerifyJob, config: Config, env: Mapping[str
     parts = parts or Components()
     repo_dir = Path(repo_dir).resolve()
     run_id = run_id or new_run_id()
-    exempt_secret_names(config.not_secret_env)
-    tracer = Tracer.for_run(runs_dir(env, repo_dir / ".ensemble" / "runs"), run_id, env,
-                            secret_names=config_secret_names(config))
-    register_secrets(secret_values(env, config_secret_names(config)))
+    tracer = run_tracer(repo_dir, config, env, run_id)
     started = time.monotonic()
     with tracer.activate(), span("ensemble.verify", run_id=run_id, head=job.head, base=job.base) as s:
         result = _Verification(repo_dir, job, config, env, parts, run_id, bases if bases is not None else {}).run()

@@ -8,7 +8,16 @@ import subprocess
 from pathlib import Path
 
 from bot.ensemble.guards import find_test_tampering
-from bot.ensemble.proof import NewTest, TestEdit, backing, flaky, hunks_by_file, new_tests, placed_edits, uncovered
+from bot.ensemble.proof import (
+    NewTest,
+    TestEdit,
+    backing,
+    flaky,
+    hunks_by_file,
+    new_tests,
+    placed_edits,
+    uncovered,
+)
 from bot.ensemble.types import TestOutcome
 from bot.ensemble.verify import VerifyResult
 from bot.ensemble.wire import dump, load
