@@ -201,7 +201,7 @@ def _run_verifier(ctx: Context, clone: Path, job: VerifyJob, config: Config) -> 
 @dataclass
 class _Report:
     """The report comment and the check run of one verification, as they go; `read_only` once GitHub refused the
-    first write (a fork's `pull_request` job)."""
+    first write (a fork's `pull_request` job), `checks` False once it refused the check run."""
 
     ctx: Context
     number: int
@@ -210,12 +210,12 @@ class _Report:
     comment_id: int | None = None
     check_id: int | None = None
     read_only: bool = False
+    checks: bool = True  # False once GitHub refused the check run
 
     def start(self, base: str) -> None:
-        """The check run, in progress, and the comment saying the verification runs: the first write."""
+        """The comment saying the verification runs (the first write: refused, the job is read-only), and the check
+        run, in progress (refused, the report goes without one: the token lacks `checks: write`)."""
         try:
-            self.check_id = self.ctx.github.start_check(self.head, CHECK_NAME, "Verifying",
-                                                        f"Verifying {self.head[:7]} against {base[:7]}.")
             self._write(started_comment(self.head, base, self.by))
         except GitHubError as exc:
             if exc.status != 403:
@@ -223,14 +223,24 @@ class _Report:
             log.info("GitHub refused the first write (%s): verifying, and leaving the evidence for a job that can "
                      "post it", exc)
             self.read_only = True
+            return
+        try:
+            self.check_id = self.ctx.github.start_check(self.head, CHECK_NAME, "Verifying",
+                                                        f"Verifying {self.head[:7]} against {base[:7]}.")
+        except GitHubError as exc:
+            if exc.status != 403:
+                raise
+            log.warning("no check run %s: GitHub refused it (%s); give the job `checks: write`", CHECK_NAME, exc)
+            self.checks = False
 
     def finish(self, result: VerifyResult) -> None:
         """The report, the check run's conclusion, and the critic's review when it has findings."""
         self._write(verify_comment(result, self.number, self.by))
         summary = report_text(result, self.by)
-        if self.check_id is None:
+        if self.checks and self.check_id is None:
             self.check_id = self.ctx.github.start_check(self.head, CHECK_NAME, "Verified", summary)
-        self.ctx.github.finish_check(self.check_id, conclusion(result), headline(result), summary)
+        if self.check_id is not None:
+            self.ctx.github.finish_check(self.check_id, conclusion(result), headline(result), summary)
         if result.findings:
             self.ctx.github.comment_review(self.number, self.head, review_body(result), review_comments(result))
 

@@ -100,7 +100,7 @@ def test_workflow_triggers_permissions_and_concurrency() -> None:
             "workflow_dispatch"} <= set(triggers)
     assert "pull_request_target" not in triggers
     assert WORKFLOW["permissions"] == {"contents": "write", "pull-requests": "write", "issues": "write",
-                                       "actions": "write", "checks": "read", "statuses": "read"}
+                                       "actions": "write", "checks": "write", "statuses": "read"}
     job = WORKFLOW["jobs"]["ensemble"]
     assert "concurrency" not in WORKFLOW  # on the job, so events its `if:` skips never join (and evict) the group
     group = job["concurrency"]["group"]

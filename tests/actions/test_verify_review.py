@@ -1,5 +1,5 @@
 """End to end: `verify: {review: on}` adds the critic's line-tied findings to a verification, as one review that only
-comments.
+comments; the merge base's config decides; a token that may not write check runs still gets the report comment.
 
 The critic is the config's model behind the fake OpenAI server (real client, real wire protocol); the tests run with
 pytest on the host (fakes/engine_parts.py), since this is about what the critic's answer becomes on GitHub.
@@ -81,3 +81,14 @@ def test_the_merge_bases_config_decides_not_the_pull_requests(reviewed: tuple[Hu
     assert hub.send("issue_comment", hub.comment(later, "/ensemble verify")).result == "verified"
     assert openai.count(schema="findings") == 1  # no model call for a pull request on the new base
     assert not [r for r in hub.fake.repos[REPO].reviews.values() if r["user"]["login"] == BOT]  # no findings: no review
+
+
+def test_a_token_that_may_not_write_checks_still_posts_the_report(reviewed: tuple[Hub, FakeOpenAI, int]) -> None:
+    hub, openai, pr = reviewed
+    openai.reply(data={"findings": []}, schema="findings")
+    hub.fake.fail_next(403, "Resource not accessible by integration", retry_after=None, method="POST",
+                       path_pattern=r"/check-runs$", times=2)
+    outcome = hub.send("issue_comment", hub.comment(pr, "/ensemble verify"))
+    assert outcome.result == "verified", outcome.message
+    assert [c for c in hub.fake.comments_on(REPO, pr) if "### ensemble verify: Proven" in c["body"]]
+    assert not hub.fake.repos[REPO].check_runs
