@@ -138,7 +138,7 @@ def _screen_part(result: VerifyResult) -> list[str]:
         return []
     items = [f"- {code_span(f'{h.path}:{h.line}')} {inert(h.what)}: {code_span(clip(h.code, 160))}"
              for h in result.screen[:SHOWN]]
-    items += [f"- in the test run: {code_span(clip(t, 300))}" for t in result.tampering[:SHOWN]]
+    items += [f"- in the test run: {code_span(clip(t, 500))}" for t in result.tampering[:SHOWN]]
     return ["#### Static screen and the run's checks", "", *items]
 
 

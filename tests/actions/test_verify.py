@@ -69,6 +69,15 @@ def edits_data(hub: Hub) -> int:
         "data/cases.json": CASES.replace('"expected": [2, 4]', '"expected": [2, 5]')}, "Offset scale", author="carol")
 
 
+def forges(hub: Hub) -> int:
+    """Makes `add` return a value equal to anything, and imports the test runner into library code."""
+    return hub.propose("always-equal", {"calc.py": "import unittest\n\n\nclass Anything(int):\n"
+                                                  "    def __eq__(self, other):\n        return True\n\n"
+                                                  "    __hash__ = int.__hash__\n\n\n" + CALC.replace(
+                                                      "return a - b", "return Anything(a - b)")},
+                       "Make add robust", author="carol")
+
+
 def test_a_fix_whose_new_test_fails_at_the_base_is_reported_as_proven(world: World) -> None:
     pr = world.verified("fix", fix)
     assert world.outcomes["fix"].result == "verified", world.outcomes["fix"].message
@@ -115,6 +124,15 @@ def test_an_edited_expected_value_in_the_tests_data_is_named_with_its_line(world
     assert '`{"values": [1, 2], "factor": 2, "expected": [2, 4]},` → `{"values": [1, 2], "factor": 2, "expected": ' \
            '[2, 5]},`' in report
     assert "- **Broken**: `tests/test_calc.py::test_scale_cases`" in report
+
+
+def test_an_answer_equal_to_anything_and_a_line_into_the_runner_are_shown_and_fail_the_check(world: World) -> None:
+    pr = world.verified("forges", forges)
+    report = world.report(pr)
+    assert "### ensemble verify: Not evidence: the test runs were tampered with" in report
+    assert "#### Static screen and the run's checks" in report and "- `calc.py:1` imports unittest" in report
+    assert re.search(r"- in the test run: `[^`]*(?:Anything|equal)[^`]*`", report), report
+    assert world.check(pr)["conclusion"] == "failure"
 
 
 def test_someone_without_write_access_is_refused_and_nothing_runs(world: World) -> None:

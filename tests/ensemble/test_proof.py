@@ -123,7 +123,7 @@ def test_a_test_is_flaky_when_a_second_run_of_one_side_disagrees_with_the_first(
 def test_a_changed_function_no_test_names_and_a_fix_only_its_own_tests_back_are_doubts() -> None:
     texts = {"calc.py": ("def mul(a, b):\n    return a * b\n", "def mul(a, b):\n    return b * a\n\n\n"
                                                                  "def scaled(a):\n    return 2 * a\n")}
-    [doubt] = uncovered({"mul", "scaled"}, texts, ["from calc import mul\n"])
+    [doubt] = uncovered({"mul", "scaled", "__eq__"}, texts, ["from calc import mul\n"])
     assert (doubt.kind, doubt.path, doubt.line) == ("uncovered", "calc.py", 5) and "`scaled`" in doubt.detail
     proving = NewTest("tests/test_new.py::test_it", "fail", "pass")
     assert [d.kind for d in backing((), [proving], True)] == ["own-tests-only"]
