@@ -589,11 +589,17 @@ class _Handler(BaseHTTPRequestHandler):
         return auth.split(" ", 1)[1] if " " in auth else ""
 
     def _writable(self, method: str, path: str, body: Any) -> tuple[int, dict, Any] | None:
-        """403 for a read-only token's write (a GraphQL mutation included), as GitHub answers a fork's job."""
+        """403 for a read-only token's write (a GraphQL mutation included) or its question about someone's
+        permission, as GitHub answers a fork's job."""
         query = str((body or {}).get("query", "")) if isinstance(body, dict) else ""
         writes = method != "GET" and not (path.endswith("graphql") and not query.lstrip().startswith("mutation"))
-        if writes and self._token() in self.fake.read_only:
+        if self._token() not in self.fake.read_only:
+            return None
+        if writes:
             return 403, {}, {"message": "Resource not accessible by integration",
+                             "documentation_url": "https://docs.github.com/rest"}
+        if "/collaborators/" in path:  # reading someone's permission needs push access
+            return 403, {}, {"message": "Must have push access to view repository collaborators.",
                              "documentation_url": "https://docs.github.com/rest"}
         return None
 
