@@ -82,7 +82,7 @@ def test_verify_runs_on_pull_request_with_the_bases_action_and_posts_through_wor
     assert "pull_request" in triggers and "pull_request_target" not in triggers
     assert "ensemble" in triggers["workflow_run"]["workflows"]  # its own runs: a fork's evidence to post
     verify, post = WORKFLOW["jobs"]["verify"], WORKFLOW["jobs"]["post-verify"]
-    assert verify["if"] == "github.event_name == 'pull_request'"
+    assert verify["if"].startswith("github.event_name == 'pull_request' && ")  # not for the bot's own branches
     assert verify["steps"][0]["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"  # never the head
     assert verify["permissions"] == {"contents": "read", "pull-requests": "write", "issues": "write", "checks": "write"}
     assert "github.event.workflow_run.event == 'pull_request'" in post["if"]
