@@ -112,11 +112,17 @@ class VerifyResult:
 
     @property
     def alarming(self) -> bool:
-        """True when the evidence speaks against the pull request: a test it breaks, a new test of its that fails,
-        an edit that weakens what the tests check, a line that reaches into the runner, a tampered run."""
+        """True when the evidence speaks against the pull request: a test it breaks (flaky or not), a new test of its
+        that fails, an edit to the tests, a line that reaches into the runner, a tampered run."""
         weakening = [e for e in self.edits if e.kind not in ("ci_config", "conftest_reach")]
         failing = [t for t in self.new if t.at_head in ("fail", "error") and t.name not in self.flaky]
-        return bool(self.broken or failing or weakening or self.screen or self.tampering)
+        return bool(self.broken or self.shaken or failing or weakening or self.screen or self.tampering)
+
+    @property
+    def shaken(self) -> tuple[str, ...]:
+        """Tests that passed at the base and failed at the head, whose second runs disagreed with their first: flaky,
+        but a change can make a test flaky, so they still speak against it."""
+        return tuple(n for n in (self.judgement.broken if self.judgement else ()) if n in self.flaky)
 
 
 def verdict(result: VerifyResult) -> str:
@@ -128,6 +134,9 @@ def verdict(result: VerifyResult) -> str:
         return "Not evidence: the test runs were tampered with"
     if result.broken:
         return f"Breaks {_count(len(result.broken), 'test')} that passed at the base"
+    if result.shaken:
+        return (f"Unsettled: {_count(len(result.shaken), 'test')} that passed at the base failed at the head, and "
+                "a second run disagreed")
     if failing:
         return f"{_count(len(failing), 'new test')} of this pull request {'fails' if len(failing) == 1 else 'fail'}"
     if result.fixed or proving:

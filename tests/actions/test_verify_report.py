@@ -68,6 +68,8 @@ def test_untrusted_names_and_notes_stay_inert() -> None:
       "new": (NewTest("n", "pass", "pass"),)}, "Not proven: its new test passes at the base too", "neutral"),
     ({"judgement": Judgement(True, "", per_test=True), "edits": (), "screen": (), "new": ()},
      "Not proven: no test shows what the change does", "neutral"),
+    ({"flaky": ("tests/test_calc.py::test_mul",), "edits": (), "screen": (), "new": ()},
+     "Unsettled: 1 test that passed at the base failed at the head, and a second run disagreed", "failure"),
 ])
 def test_the_headline_and_the_checks_conclusion(changes: dict[str, object], words: str, verdict: str) -> None:
     made = result(**changes)
