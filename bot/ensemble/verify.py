@@ -5,10 +5,10 @@
 The pull request is judged as any candidate of the bot's own is (team_judge.py), with no model call: the base's
 tests run once at the merge base (`run_base`: known-answer checks, the files they read, their closure), then the
 head is run the judge's way (the base's tests, harness and data put back over it, its new test files apart) and
-judged against them: the tests it fixes, breaks or leaves failing. Its own tests are then run as it wrote them
-(`TeamJudge.run_as_written`) over the base and, when it added tests to existing files, over the head: a new test
-that passes at the base proves nothing. A test whose outcome differed is run once more on each side (flaky when it
-disagrees with itself). The guard's findings on its edits to the tests and their closure, and the static screen's
+judged against them: the tests it fixes, breaks or leaves failing. Its own test files (with the data they bring)
+are then run alone as it wrote them (`TeamJudge.run_alone`) over the base and, when it added tests to files that
+existed, over the head: a new test that passes at the base proves nothing. A test whose outcome differed is run once
+more on each side, each side as the first time (flaky when it disagrees with itself). The guard's findings on its edits to the tests and their closure, and the static screen's
 on its code, are read from its diff (proof.py, guards.py, screen.py). With `verify.review: on` the critic then
 reads the diff with this evidence and points at a few lines (pr_review.py).
 
