@@ -37,11 +37,11 @@ from bot.ensemble.edits import (
     write_changes,
 )
 from bot.ensemble.fileview import focus_from_text, render_file
-from bot.ensemble.guards import find_test_tampering
+from bot.ensemble.guards import RUNNER_KINDS, find_test_tampering
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.ports import ModelClient, ModelReply
 from bot.ensemble.testids import file_of_test
-from bot.ensemble.types import Exploration, Plan, Task
+from bot.ensemble.types import Exploration, Plan, Refusal, RefusalKind, Task
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import ContextTooLong, PromptTooLong, StopRequested
 from bot.forge import Workspace
@@ -58,7 +58,9 @@ EDIT_FOLLOW_UPS = 2  # extra coder turns in a round for blocks that did not appl
 CODE_REQUEST_TURNS = 2  # coder turns in a round that may ask for more code instead of editing
 WARM_RETRIES = 1  # replies sent in an earlier round that are asked for again, warmer, in a round
 MAX_CODE_REQUESTS = 3
-POLICY_REASONS = ("denied", "link", "bad_path", "tampering", "content")  # failures that are refusals, shown to the user
+# the failures that are refusals, shown to the user, and their kind: a guard's on the tests or on what runs them
+POLICY_REASONS: dict[str, RefusalKind] = {"denied": "policy", "link": "policy", "bad_path": "policy",
+                                          "content": "policy", "tampering": "tests", "runner": "runner"}
 REPLY_TRACE_CHARS = 1500  # of a coder reply whose blocks did not all apply, kept in the trace
 MIN_PROMPT_TOKENS = 1000  # the least room kept for the task, plan and files in a follow-up turn
 MAX_FOCUS_LINES = 200  # a retrieved range longer than this says little about where to look
@@ -251,12 +253,13 @@ class RoundEdits:
         """What the coder is told when the turns changed nothing: the failures, or that the change is already in."""
         return describe_failures(self.failures) or (ALREADY_IN_FILES if self.unchanged else "the edits changed nothing")
 
-    def refused(self, team: str) -> tuple[str, ...]:
-        """The edits refused by policy in the round's turns, once each, as "path: why" (and logged for `team`)."""
-        refused: list[str] = []
+    def refused(self, team: str) -> tuple[Refusal, ...]:
+        """The edits refused in the round's turns, once each (and logged for `team`)."""
+        refused: list[Refusal] = []
         for f in [*self.refusals, *self.failures]:
-            refusal = f"{f.path}: {f.message}"
-            if f.reason in POLICY_REASONS and refusal not in refused:
+            kind = POLICY_REASONS.get(f.reason)
+            refusal = Refusal(kind, f.path, f.message) if kind else None
+            if refusal is not None and refusal not in refused:
                 refused.append(refusal)
                 log.warning("team %s: edit refused: %s", team, refusal)
         return tuple(refused)
@@ -486,6 +489,7 @@ def _guard(coder: Coder, edits: RoundEdits, frozen: Mapping[str, str], data: Col
         else:
             write_changes(coder.workspace.path, {path: original})
     originals = {p: text for p, text in edits.originals.items() if p not in undone}
-    tampering = tuple(EditFailure(t.path, "tampering", t.message.removeprefix(f"{t.path}: ")) for t in found)
+    tampering = tuple(EditFailure(t.path, "runner" if t.kind in RUNNER_KINDS else "tampering",
+                                  t.message.removeprefix(f"{t.path}: ")) for t in found)
     return replace(edits, originals=originals, failures=(*edits.failures, *tampering),
                    applied=edits.applied if originals else 0)

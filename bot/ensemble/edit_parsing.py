@@ -43,7 +43,7 @@ class EditFailure:
     """Why an edit block (or a piece of the reply) could not be used, written for the coder."""
 
     path: str
-    reason: str  # parse | no_match | multiple_matches | denied | link | missing_file | exists | bad_path
+    reason: str  # parse | no_match | multiple_matches | denied | link | missing_file | exists | bad_path | tampering | runner
     message: str
 
 

@@ -87,6 +87,9 @@ CONFIG_SKIP = re.compile(r"collect_ignore|--deselect\b|--ignore(?:-glob)?\b|-k\s
 SKIP_NAMES = {"skip", "skipif", "xfail", "skipIf", "skipUnless", "expectedFailure", "skipTest", "SkipTest"}
 CHECK_CALLS = {"raises", "warns", "fail"}
 
+# the guards' findings about what runs the tests rather than the tests themselves: refusals of kind `runner`
+RUNNER_KINDS = frozenset({"ci_config", "edited_harness", "new_harness", "conftest_reach", "shadows_module",
+                          "runner_tampering"})
 
 @dataclass(frozen=True)
 class Tampering:

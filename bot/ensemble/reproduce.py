@@ -10,7 +10,7 @@ from bot.ensemble.coding import Brief, Coder
 from bot.ensemble.ports import TestRunner
 from bot.ensemble.rounds import Begin, commit_change, committed, play_round
 from bot.ensemble.team_judge import TeamJudge
-from bot.ensemble.types import Judgement, Phase, Reproduction, TestOutcome
+from bot.ensemble.types import Judgement, Phase, Refusal, Reproduction, TestOutcome
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.redact import clip
 
@@ -33,7 +33,7 @@ def reproduce(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner, 
     if workspace.base_text(path) is not None:  # an existing test file is the judge's: write a new one
         path = fresh_test_path(path, lambda p: workspace.base_text(p) is not None)
         plan = replace(plan, reproduction_test=path)
-    feedback, refused = "", list[str]()
+    feedback, refused = "", list[Refusal]()
     for _attempt in range(ATTEMPTS):
         begin(Phase.REPRODUCING, 0, path)
         rnd = play_round(coder, replace(brief, plan=plan, feedback=feedback, reproduce=True), judge, runner, begin,

@@ -48,8 +48,9 @@ def feedback(rnd: Round, last_tested: Round | None = None, repeated: bool = Fals
         parts.append(REPEATED)
     if rnd.partial:
         parts.append("Some of your blocks did not apply:\n" + rnd.partial)
-    if rnd.refused:
-        parts.append("Refused edits (undone):\n" + "\n".join(f"- {r}" for r in rnd.refused))
+    undone = [r for r in rnd.refused if r.kind != "special-cased"]  # that one's reason is the judgement's, below
+    if undone:
+        parts.append("Refused edits (undone):\n" + "\n".join(f"- {r}" for r in undone))
     if rnd.judgement is not None and not rnd.good:
         parts.append(rnd.judgement.reason)
     if rnd.tests and not rnd.good:

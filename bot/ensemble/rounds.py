@@ -17,7 +17,7 @@ from bot.ensemble.coding import Brief, Coder, write_change
 from bot.ensemble.edits import describe_failures
 from bot.ensemble.ports import TestRunner
 from bot.ensemble.team_judge import TeamJudge
-from bot.ensemble.types import Phase, Round, RoundKind
+from bot.ensemble.types import Phase, Refusal, Round, RoundKind
 from bot.forge import Commit, Workspace
 from bot.forge.policy import ChangeRefused
 
@@ -53,7 +53,7 @@ def _refuse_cheat(team: str, workspace: Workspace, rnd: Round) -> Round:
     evidence = rnd.judgement.tampered if rnd.judgement else ()
     log.warning("team %s: the change was refused: its test run was tampered with: %s", team, "; ".join(evidence))
     workspace.discard()
-    refused = [f"test run tampered with: {e}" for e in evidence]
+    refused = [Refusal("cheat", "", f"test run tampered with: {e}") for e in evidence]
     return replace(rnd, applied=False, refused=tuple(dict.fromkeys([*rnd.refused, *refused])), edit_errors=(
         "the change was refused and undone: the judge's test run shows it tampered with how the tests run or "
         "report, instead of fixing the code:\n" + "\n".join(f"- {e}" for e in evidence)
@@ -81,6 +81,7 @@ def committed(rnd: Round, outcome: Commit | Refused | None) -> Round:
     """The round once its change was committed, or refused: then it counts as not applied (what was tested is gone)."""
     if not isinstance(outcome, Refused):
         return replace(rnd, commit=outcome.sha if outcome else None)
-    return replace(rnd, applied=False, tests=None, judgement=None, refused=tuple(dict.fromkeys([*rnd.refused, *outcome.problems])),
+    refused = (Refusal("commit", "", p) for p in outcome.problems)
+    return replace(rnd, applied=False, tests=None, judgement=None, refused=tuple(dict.fromkeys([*rnd.refused, *refused])),
                    edit_errors="the change was refused before commit and undone:\n" + "\n".join(f"- {p}" for p in outcome.problems))
 

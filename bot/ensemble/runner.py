@@ -300,7 +300,8 @@ def _safe_team(team: Team) -> TeamResult:
 def _fill(result: RunResult, outcomes: list[TeamResult], winner: TeamResult | None, models: ModelClient) -> None:
     ranks = {t.name: i for i, t in enumerate(sorted(outcomes, key=rank_key, reverse=True), 1)}
     result.teams = [TeamSummary(t.name, ranks[t.name], describe(t), t.stop_reason, len(t.rounds), t.passed, t.accepted,
-                                t.diff_size, t.error, t.kept, tuple(t.refused), t.models, t.judgement, tuple(t.cross))
+                                t.diff_size, t.error, t.kept, tuple(map(str, t.refused)), t.models, t.judgement,
+                                tuple(t.cross))
                    for t in outcomes]
     result.refused = [f"team {t.name}: {r}" for t in outcomes for r in t.refused]
     result.usage = models.spend()

@@ -59,6 +59,7 @@ from bot.ensemble.types import (
     Phase,
     Plan,
     Progress,
+    Refusal,
     Reproduction,
     Round,
     Task,
@@ -175,7 +176,8 @@ def run_team(team: Team) -> TeamResult:
             team.workspace.reset(kept.round.commit or "")
         result = _ended(team, state, stop, kept, team.workspace)
         s.set(stop_reason=result.stop_reason, rounds=len(result.rounds), passed=result.passed,
-              accepted=result.accepted, diff_lines=result.diff_size, refused=result.refused, kept=result.kept)
+              accepted=result.accepted, diff_lines=result.diff_size, refused=[str(r) for r in result.refused],
+              kept=result.kept)
     return result
 
 
@@ -320,8 +322,10 @@ def _hidden(team: Team, state: _State) -> _State:
     seen = hidden.judge_candidate(check, state.judge, team.runner, team.workspace)
     log.info("team %s, round %d: %s", team.name, rnd.number, seen.result().line)
     if seen.special_cased:
+        refusal = Refusal("special-cased", "", f"round {rnd.number}'s change passes the tests the coder saw and leaves the "
+                                               f"hidden check {check.path} failing as at the base ({seen.detail})")
         rnd = replace(rnd, judgement=replace(rnd.judgement, good=False, reason=hidden.REFUSAL,
-                                             special_cased=tuple(check.base)))
+                                             special_cased=tuple(check.base)), refused=(*rnd.refused, refusal))
     return replace(state, rounds=(*state.rounds[:-1], replace(rnd, hidden=seen.result())))
 
 

@@ -229,7 +229,7 @@ class Reproduction:
     failed_before: bool | None = None
     passed_after: bool | None = None
     note: str = ""
-    refused: tuple[str, ...] = ()  # edits refused by policy while the test was written
+    refused: tuple[Refusal, ...] = ()  # what was refused while the test was written
 
 
 @dataclass(frozen=True)
@@ -272,6 +272,24 @@ class Review:
         return self.verdict == "accept"
 
 
+RefusalKind = Literal["policy", "tests", "runner", "commit", "cheat", "special-cased"]
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Something the bot refused and undid, written where it was decided: an edit to a denied path or with a secret
+    (`policy`), an edit to the tests or their closure (`tests`), to what runs them (`runner`), a change the commit
+    policy refused (`commit`), a change whose test run was tampered with (`cheat`), one special-cased to the tests the
+    coder saw (`special-cased`, bot/ensemble/hidden.py). `path` is the file it was about ("" for a whole change)."""
+
+    kind: RefusalKind
+    path: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.why}" if self.path else self.why
+
+
 @dataclass(frozen=True)
 class HiddenResult:
     """What a team's hidden check (bot/ensemble/hidden.py) showed of a change, or why there was none (`none`)."""
@@ -300,7 +318,7 @@ class Round:
     judgement: Judgement | None = None  # the tests judged against the base
     review: Review | None = None  # None: no review (the change was not judged good, or the run stopped first)
     commit: str | None = None
-    refused: tuple[str, ...] = ()  # "path: why" for edits refused by policy (deny list, links)
+    refused: tuple[Refusal, ...] = ()  # what the round's change or edits had refused, where it was decided
     partial: str = ""  # blocks that did not apply in a round where others did
     replies: tuple[str, ...] = ()  # the coder's replies (edit_parsing.reply_key): a repeat is asked anew
     idle: bool = False  # the coder's reply changed nothing and nothing in it failed: no edit, or its files sent back
@@ -368,8 +386,8 @@ class TeamResult:
     runner_hooks: list[RunnerHook] = field(default_factory=list)  # lines reaching into the runner the task allowed
 
     @property
-    def refused(self) -> list[str]:
-        """Every edit refused by policy in this team's rounds (the reproduction round's first), once each."""
+    def refused(self) -> list[Refusal]:
+        """Everything refused in this team's rounds (the reproduction round's first), once each."""
         early = self.reproduction.refused if self.reproduction else ()
         return list(dict.fromkeys([*early, *(r for rnd in self.rounds for r in rnd.refused)]))
 

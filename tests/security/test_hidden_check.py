@@ -83,6 +83,7 @@ def test_with_no_better_change_the_special_cased_one_is_not_delivered(sample: Pa
     assert not result.success and team.stop_reason != "accepted"
     assert team.judgement is not None and not team.judgement.good and team.judgement.special_cased
     assert not result.commits  # not even as partial work
+    assert any("change passes the tests the coder saw and leaves the hidden check" in r for r in result.refused)
 
 
 def test_without_the_hidden_check_the_special_case_is_delivered(sample: Path) -> None:
