@@ -201,27 +201,37 @@ def decide(history: History, now: float, limits: Limits) -> Reproduce | Continue
     cap = limits.max_iterations
     if cap is not None and len(rounds) >= cap:
         return Stop(MAX_ITERATIONS, _with_budget(f"{cap} rounds used (max_iterations)", left, limits))
-    # a round the deadline would cut off is not started: the run would deliver what it has anyway, only later and
-    # with a model call spent for nothing; without a good change, a round of the other format that was quick
-    # enough before is played instead (edit blocks are often a fraction of a whole file's time), else a short
-    # round: a fix is often a few lines of a reply, and a reply cut short is still read for the edits it holds
-    reply_by = None
-    if left is not None and expected is not None and left < expected.seconds:
-        why = f"another round would not end before the deadline ({left:.0f} s left, {expected.measure} {expected.seconds:.0f} s)"
-        good = next((r for r in reversed(rounds) if r.good and r.commit), None)
-        if good:
-            return Stop(TESTS_PASS, f"{why}; round {good.number}'s change passed the tests")
-        other = BLOCKS if edit_format.name == WHOLE.name else WHOLE
-        quicker = estimate(rounds, other)
-        if quicker is not None and left >= quicker.seconds:
-            edit_format = other
-        elif (short := _short_round(rounds, left)) is not None:
-            edit_format, reply_by = short[0], now + short[1]
-        else:
-            return Stop(STOPPED, _with_budget(f"{why}, nor a short round (a reply of {SHORT_SHARE:.0%} of an "
-                                              "earlier first reply's time, and the round's tests)", left, limits))
+    fitted = _fit_deadline(rounds, now, left, expected, edit_format, limits)
+    if isinstance(fitted, Stop):
+        return fitted
+    edit_format, reply_by = fitted
     return Continue(len(rounds) + 1, edit_format, one_turn=revisions >= 0, repeated=same > 1 and approach == REFINE,
                     approach=approach, reply_by=reply_by)
+
+
+def _fit_deadline(rounds: Sequence[Round], now: float, left: float | None, expected: Estimate | None,
+                  edit_format: EditFormat, limits: Limits) -> tuple[EditFormat, float | None] | Stop:
+    """The next round as the deadline lets it be played: its format and the clock's time its replies are cut at
+    (None: not cut), or the stop when none fits.
+
+    A round the deadline would cut off is not started: the run would deliver what it has anyway, only later and
+    with a model call spent for nothing. Without a good change, a round of the other format that was quick enough
+    before is played instead (edit blocks are often a fraction of a whole file's time), else a short round: a fix
+    is often a few lines of a reply, and a reply cut short is still read for the edits it holds."""
+    if left is None or expected is None or left >= expected.seconds:
+        return edit_format, None
+    why = f"another round would not end before the deadline ({left:.0f} s left, {expected.measure} {expected.seconds:.0f} s)"
+    good = next((r for r in reversed(rounds) if r.good and r.commit), None)
+    if good:
+        return Stop(TESTS_PASS, f"{why}; round {good.number}'s change passed the tests")
+    other = BLOCKS if edit_format.name == WHOLE.name else WHOLE
+    quicker = estimate(rounds, other)
+    if quicker is not None and left >= quicker.seconds:
+        return other, None
+    if (short := _short_round(rounds, left)) is not None:
+        return short[0], now + short[1]
+    return Stop(STOPPED, _with_budget(f"{why}, nor a short round (a reply of {SHORT_SHARE:.0%} of an earlier first "
+                                      "reply's time, and the round's tests)", left, limits))
 
 
 def _short_round(rounds: Sequence[Round], left: float) -> tuple[EditFormat, float] | None:
