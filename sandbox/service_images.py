@@ -14,17 +14,16 @@ is built once per machine.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sandbox.debian_build import ensure_built, run_build
+from sandbox.debian_build import APT_INSTALL, DebianImage, ensure_image, find_image
 from sandbox.docker_json import Limits, image_config
-from sandbox.errors import ImageMissing, ServiceFailed
+from sandbox.errors import ServiceFailed
 from sandbox.images import BASE_IMAGE
 from sandbox.model import ServiceImage
-from sandbox.ownership import LABEL, labels, remove_container
+from sandbox.ownership import LABEL
 from sandbox.recipe import Service
 
 if TYPE_CHECKING:
@@ -33,7 +32,6 @@ if TYPE_CHECKING:
 
 SERVICE_REPOSITORY = "ensemble-service"
 VERSIONS_LABEL = "ensemble.service.versions"
-BUILD_TIMEOUT_S = 1800
 
 
 @dataclass(frozen=True)
@@ -68,14 +66,8 @@ printf '#!/bin/sh\nexec mariadb-admin ping -h 127.0.0.1 --silent\n' > /usr/local
 chmod 755 /usr/local/bin/healthcheck.sh
 """),
 }
-BUILD_SCRIPT = r"""
-set -e
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends "$@"
-apt-get clean
-rm -rf /var/lib/apt/lists/*
-sh -ec "$ENSEMBLE_PREPARE"
+# The packages installed, then the kind's `prepare` run, then the packages' versions written for the image's label.
+BUILD_SCRIPT = APT_INSTALL + r"""sh -ec "$ENSEMBLE_PREPARE"
 echo "ensemble-versions: $(dpkg-query -W -f '${Package} ${Version} ' "$@")"
 """
 
@@ -98,10 +90,17 @@ def default_health(image: str) -> str | None:
     return kind.health if kind else None
 
 
+def service_build(kind: ServiceKind) -> DebianImage:
+    """How the kind's image is built: the base image with its packages installed and its `prepare` run."""
+    return DebianImage(SERVICE_REPOSITORY, kind.name, kind.packages, BUILD_SCRIPT, "service-build",
+                       f"the {kind.name} service image",
+                       "name an image you have under `sandbox.services` in .github/ensemble.yml", "a minute or two",
+                       hashed=(kind.prepare,), environment=(("ENSEMBLE_PREPARE", kind.prepare),))
+
+
 def service_tag(kind: ServiceKind, base_id: str) -> str:
     """`ensemble-service:<kind>-<hash of the base image, packages and build script>`."""
-    parts = (base_id, BUILD_SCRIPT, kind.prepare, *kind.packages)
-    return f"{SERVICE_REPOSITORY}:{kind.name}-{hashlib.sha256(chr(0).join(parts).encode()).hexdigest()[:12]}"
+    return service_build(kind).tag(base_id)
 
 
 def entrypoint(kind: ServiceKind) -> list[str]:
@@ -111,50 +110,22 @@ def entrypoint(kind: ServiceKind) -> list[str]:
 
 def find_service_image(client: DockerClient, kind: ServiceKind, base: str = BASE_IMAGE) -> Image | None:
     """The kind's image built from the current base image, or None (also when the base is missing)."""
-    import docker.errors
-
-    try:
-        return client.images.get(service_tag(kind, client.images.get(base).id))
-    except docker.errors.ImageNotFound:
-        return None
+    return find_image(client, service_build(kind), base)
 
 
 def ensure_service_image(client: DockerClient, kind: ServiceKind, base: str = BASE_IMAGE,
                          limits: Limits | None = None) -> tuple[Image, bool]:
     """(image, built now): the kind's image, built from the base image with Debian packages when missing."""
-    import docker.errors
-
-    try:
-        base_image = client.images.get(base)
-    except docker.errors.ImageNotFound:
-        raise ImageMissing(f"the base image {base} is missing, so the {kind.name} service image "
-                           f"({', '.join(kind.packages)}) cannot be built; run `bash scripts/setup.sh`, or name an "
-                           "image you have under `sandbox.services` in .github/ensemble.yml") from None
-    tag = service_tag(kind, base_image.id)
-    return ensure_built(client, tag, lambda: _build(client, base_image, base, kind, tag, limits),
-                        f"the {kind.name} service image from {base} with Debian packages {' '.join(kind.packages)} "
-                        "(a minute or two)")
+    return ensure_image(client, service_build(kind), base, limits, lambda _base, output: _commit_conf(kind, output))
 
 
-def _build(client: DockerClient, base_image: Image, base: str, kind: ServiceKind, tag: str,
-           limits: Limits | None) -> None:
-    container = client.containers.create(
-        base_image.id, entrypoint=["sh", "-c", BUILD_SCRIPT, "ensemble-service"], command=list(kind.packages),
-        environment={"ENSEMBLE_PREPARE": kind.prepare}, user="0:0", labels=labels("service-build", BUILD_TIMEOUT_S),
-        security_opt=["no-new-privileges"], log_config={"type": "json-file", "config": {"max-size": "5m"}},
-        **(limits or Limits()))
-    command = f"apt-get install {' '.join(kind.packages)}"
-    try:
-        output = run_build(container, command, base, BUILD_TIMEOUT_S, f"the {kind.name} service image is built with "
-                           "the Debian mirror in the base image's apt sources: make it reachable, or name an image "
-                           "you have under `sandbox.services` in .github/ensemble.yml")
-        versions = next((line.split(":", 1)[1].strip() for line in output.splitlines()
-                         if line.startswith("ensemble-versions:")), "")
-        container.commit(repository=SERVICE_REPOSITORY, tag=tag.split(":", 1)[1], conf={
-            "Labels": {LABEL: "service", VERSIONS_LABEL: versions}, "Entrypoint": [], "Cmd": ["sh"], "User": kind.user, "Env": ["LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"],
-            "WorkingDir": "/tmp"})
-    finally:
-        remove_container(container)
+def _commit_conf(kind: ServiceKind, output: str) -> dict[str, object]:
+    """The service image's config: no entry point of its own (the current one is given at start, see `entrypoint`),
+    the kind's user, and the packages' versions the build printed as a label."""
+    versions = next((line.split(":", 1)[1].strip() for line in output.splitlines()
+                     if line.startswith("ensemble-versions:")), "")
+    return {"Labels": {LABEL: "service", VERSIONS_LABEL: versions}, "Entrypoint": [], "Cmd": ["sh"], "User": kind.user,
+            "Env": ["LANG=C.UTF-8", "PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"], "WorkingDir": "/tmp"}
 
 
 def service_image(client: DockerClient, service: Service, limits: Limits) -> ServiceImage:

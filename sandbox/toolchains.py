@@ -11,22 +11,19 @@ package list, so a toolchain image is built once per machine and reused like an 
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sandbox.debian_build import ensure_built, run_build
+from sandbox.debian_build import APT_INSTALL, DebianImage, ensure_image, find_image
 from sandbox.docker_json import Limits, committed_config
-from sandbox.errors import ImageMissing
 from sandbox.images import BASE_IMAGE
-from sandbox.ownership import LABEL, labels, remove_container
+from sandbox.ownership import LABEL
 
 if TYPE_CHECKING:
     from docker import DockerClient
     from docker.models.images import Image
 
 TOOLCHAIN_REPOSITORY = "ensemble-toolchain"
-BUILD_TIMEOUT_S = 1800
 
 
 @dataclass(frozen=True)
@@ -49,15 +46,6 @@ TOOLCHAINS = {
 LANGUAGE_TOOLCHAINS = {"go": "go", "rust": "rust", "javascript": "node", "make": "c", "cmake": "c",
                        "java-maven": "java", "java-gradle": "java"}
 
-INSTALL_SCRIPT = r"""
-set -e
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends "$@"
-apt-get clean
-rm -rf /var/lib/apt/lists/*
-"""
-
 
 def toolchain_for(language: str) -> Toolchain | None:
     """The toolchain a detected language needs, or None when the base image serves it."""
@@ -65,52 +53,26 @@ def toolchain_for(language: str) -> Toolchain | None:
     return TOOLCHAINS[name] if name else None
 
 
+def toolchain_image(toolchain: Toolchain) -> DebianImage:
+    """How the toolchain's image is built: the base image with its packages installed, nothing more."""
+    return DebianImage(TOOLCHAIN_REPOSITORY, toolchain.name, toolchain.packages, APT_INSTALL, "toolchain",
+                       f"the {toolchain.name} toolchain image",
+                       "set `sandbox.image` in .github/ensemble.yml to an image that has the toolchain", "a few minutes")
+
+
 def toolchain_tag(toolchain: Toolchain, base_id: str) -> str:
-    """`ensemble-toolchain:<name>-<hash of base image id and packages>`."""
-    digest = hashlib.sha256("\0".join((base_id, INSTALL_SCRIPT, *toolchain.packages)).encode()).hexdigest()
-    return f"{TOOLCHAIN_REPOSITORY}:{toolchain.name}-{digest[:12]}"
+    """`ensemble-toolchain:<name>-<hash of the base image's id, the install script and the packages>`."""
+    return toolchain_image(toolchain).tag(base_id)
 
 
 def find_toolchain_image(client: DockerClient, toolchain: Toolchain, base: str = BASE_IMAGE) -> Image | None:
     """The toolchain image built from the current base image, or None (also when the base is missing)."""
-    import docker.errors
-
-    try:
-        base_image = client.images.get(base)
-        return client.images.get(toolchain_tag(toolchain, base_image.id))
-    except docker.errors.ImageNotFound:
-        return None
+    return find_image(client, toolchain_image(toolchain), base)
 
 
 def ensure_toolchain_image(client: DockerClient, toolchain: Toolchain, base: str = BASE_IMAGE,
                            limits: Limits | None = None) -> tuple[Image, bool]:
     """(image, built now): the toolchain image, built from the base image with Debian packages when missing."""
-    import docker.errors
-
-    try:
-        base_image = client.images.get(base)
-    except docker.errors.ImageNotFound:
-        raise ImageMissing(f"the base image {base} is missing, so the {toolchain.name} toolchain "
-                           f"({', '.join(toolchain.packages)}) cannot be built; run `bash scripts/setup.sh`, or set "
-                           "`sandbox.image` in .github/ensemble.yml to an image that has it") from None
-    tag = toolchain_tag(toolchain, base_image.id)
-    return ensure_built(client, tag, lambda: _install(client, base_image, base, toolchain, tag, limits),
-                        f"the {toolchain.name} toolchain image from {base} with Debian packages "
-                        f"{' '.join(toolchain.packages)} (a few minutes)")
-
-
-def _install(client: DockerClient, base_image: Image, base: str, toolchain: Toolchain, tag: str,
-             limits: Limits | None) -> None:
-    container = client.containers.create(
-        base_image.id, entrypoint=["sh", "-c", INSTALL_SCRIPT, "ensemble-toolchain"], command=list(toolchain.packages),
-        user="0:0", labels=labels("toolchain", BUILD_TIMEOUT_S), security_opt=["no-new-privileges"],
-        log_config={"type": "json-file", "config": {"max-size": "5m"}}, **(limits or Limits()))
-    command = f"apt-get install {' '.join(toolchain.packages)}"
-    try:
-        run_build(container, command, base, BUILD_TIMEOUT_S, f"the {toolchain.name} toolchain image is built with "
-                  "the Debian mirror in the base image's apt sources: make it reachable, or set `sandbox.image` in "
-                  ".github/ensemble.yml to an image that has the toolchain")
-        container.commit(repository=TOOLCHAIN_REPOSITORY, tag=tag.split(":", 1)[1], conf=committed_config(
-            base_image, {LABEL: "toolchain", "ensemble.toolchain.packages": " ".join(toolchain.packages)}))
-    finally:
-        remove_container(container)
+    labels = {LABEL: "toolchain", "ensemble.toolchain.packages": " ".join(toolchain.packages)}
+    return ensure_image(client, toolchain_image(toolchain), base, limits,
+                        lambda base_image, _output: committed_config(base_image, labels))
