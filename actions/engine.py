@@ -32,7 +32,7 @@ DEFAULT_BRANCH = "origin/HEAD"
 class Engine(Protocol):
     """Runs one task to a branch."""
 
-    def __call__(self, repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], *,
+    def __call__(self, repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], /, *,
                  run_id: str, progress: Progress, stop: threading.Event) -> RunResult:
         """Run the task; `stop` is set when a human asks the run to stop."""
         ...
@@ -42,7 +42,7 @@ class Updater(Protocol):
     """Brings the bot's branch `ensemble/<job.task.slug>` onto a moved base in `repo_dir` and judges it there
     (`bot.ensemble.update`); the local branch moves only when the result is good."""
 
-    def __call__(self, repo_dir: Path, job: UpdateJob, config: Config, env: Mapping[str, str], *,
+    def __call__(self, repo_dir: Path, job: UpdateJob, config: Config, env: Mapping[str, str], /, *,
                  run_id: str, progress: Progress, stop: threading.Event) -> UpdateResult:
         """Update the branch; `stop` is set when a human asks the run to stop."""
         ...
@@ -52,7 +52,7 @@ class Verifier(Protocol):
     """Judges a pull request's head against its merge base in `repo_dir` (`bot.ensemble.verify`): what its tests
     prove. No model call unless `verify.review` is on."""
 
-    def __call__(self, repo_dir: Path, job: VerifyJob, config: Config, env: Mapping[str, str], *,
+    def __call__(self, repo_dir: Path, job: VerifyJob, config: Config, env: Mapping[str, str], /, *,
                  run_id: str, progress: Progress, stop: threading.Event) -> VerifyResult:
         """Verify the pull request; `stop` is set when the job is asked to stop."""
         ...

@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Literal, TypedDict, cast
+from typing import IO, TYPE_CHECKING, Literal, TypedDict, cast, overload
 
 from bot.config import Config
 from bot.ensemble.types import Phase, Plan, Progress, RunResult, Task
@@ -48,10 +48,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 CHILD_MODULE = "actions.engine_process"
-ENGINE_ENTRY = "actions.engine:ensemble_engine"
-PLANNER_ENTRY = "actions.engine:ensemble_planner"
-UPDATER_ENTRY = "actions.engine:ensemble_updater"
-VERIFIER_ENTRY = "actions.engine:ensemble_verifier"
+Mode = Literal["run", "plan", "update", "verify"]
+# What the child runs for each mode, unless a role names another function (tests do): actions/engine.py's.
+ENTRIES: dict[Mode, str] = {"run": "actions.engine:ensemble_engine", "plan": "actions.engine:ensemble_planner",
+                            "update": "actions.engine:ensemble_updater", "verify": "actions.engine:ensemble_verifier"}
 GRACE_MARGIN_S = 60.0
 LOG_TAIL_LINES = 30
 
@@ -63,7 +63,7 @@ class EngineProcessError(RuntimeError):
 class Request(TypedDict, total=False):
     """The handler's first line: what to run on which clone; `task` and `config` as bot/ensemble/wire.py dumps them."""
 
-    mode: Literal["run", "plan", "update", "verify"]
+    mode: Mode
     entry: str
     repo_dir: str
     task: object
@@ -81,78 +81,75 @@ class Answer(TypedDict, total=False):
 
 
 @dataclass(frozen=True)
-class ChildEngine:
-    """The `Engine` of the Action: `entry` (the real engine by default) run in a child process."""
+class ChildRole:
+    """What the Action's engine, updater, verifier and planner share: the function `entry` names, run in a child
+    process whose whole environment is the one given, under the run's deadline and a stop's grace."""
 
-    entry: str = ENGINE_ENTRY
-    grace_s: float | None = None  # None: from the config (see `grace`)
+    entry: str | None = None  # "module:function"; None: actions/engine.py's for what runs (ENTRIES)
+    grace_s: float | None = None  # None: from the config (see `grace_for`)
 
-    def __call__(self, repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], *,
-                 run_id: str, progress: Progress, stop: threading.Event) -> RunResult:
-        """Run the task in a child process whose whole environment is `env`."""
-        from bot.ensemble.wire import dump, load
-
-        request = Request(mode="run", entry=self.entry, repo_dir=str(repo_dir), task=dump(task), config=dump(config),
-                          run_id=run_id)
-        return load(RunResult, _reply(request, config, env, progress, stop, self.grace_s))
-
-
-@dataclass(frozen=True)
-class ChildUpdater:
-    """The `Updater` of the Action: `entry` (the real update by default) run in a child process."""
-
-    entry: str = UPDATER_ENTRY
-    grace_s: float | None = None  # None: from the config (see `grace`)
-
-    def __call__(self, repo_dir: Path, job: UpdateJob, config: Config, env: Mapping[str, str], *,
-                 run_id: str, progress: Progress, stop: threading.Event) -> UpdateResult:
-        """Update the branch in a child process whose whole environment is `env`."""
-        from bot.ensemble.update import UpdateResult
-        from bot.ensemble.wire import dump, load
-
-        request = Request(mode="update", entry=self.entry, repo_dir=str(repo_dir), job=dump(job), config=dump(config),
-                          run_id=run_id)
-        return load(UpdateResult, _reply(request, config, env, progress, stop, self.grace_s))
+    def ask(self, mode: Mode, request: Request, config: Config, env: Mapping[str, str],
+            progress: Progress | None = None, stop: threading.Event | None = None) -> object:
+        """The child's `result` or `plan` for `request` in `mode` (the entry filled in); EngineProcessError when it
+        failed, died or was killed."""
+        grace = self.grace_s or grace_for(config)
+        process = EngineProcess(env, progress, stop or threading.Event(), _limit_s(config, grace), grace)
+        return process.run({**request, "mode": mode, "entry": self.entry or ENTRIES[mode]})
 
 
 @dataclass(frozen=True)
-class ChildVerifier:
-    """The `Verifier` of the Action: `entry` (the real verification by default) run in a child process."""
+class ChildRun(ChildRole):
+    """A run in the child that reports progress and stops when asked: a task's (the engine's, answering a RunResult),
+    an update job's (the updater's, an UpdateResult) or a verify job's (the verifier's, a VerifyResult). What the
+    child runs follows from what it is given; the update's module is imported only when an update or a verification
+    runs, the verification's only when one does."""
 
-    entry: str = VERIFIER_ENTRY
-    grace_s: float | None = None  # None: from the config (see `grace`)
+    @overload
+    def __call__(self, repo_dir: Path, work: Task, config: Config, env: Mapping[str, str], /, *, run_id: str,
+                 progress: Progress, stop: threading.Event) -> RunResult: ...
 
-    def __call__(self, repo_dir: Path, job: VerifyJob, config: Config, env: Mapping[str, str], *,
-                 run_id: str, progress: Progress, stop: threading.Event) -> VerifyResult:
-        """Verify the pull request in a child process whose whole environment is `env`."""
+    @overload
+    def __call__(self, repo_dir: Path, work: UpdateJob, config: Config, env: Mapping[str, str], /, *, run_id: str,
+                 progress: Progress, stop: threading.Event) -> UpdateResult: ...
+
+    @overload
+    def __call__(self, repo_dir: Path, work: VerifyJob, config: Config, env: Mapping[str, str], /, *, run_id: str,
+                 progress: Progress, stop: threading.Event) -> VerifyResult: ...
+
+    def __call__(self, repo_dir: Path, work: Task | UpdateJob | VerifyJob, config: Config, env: Mapping[str, str],
+                 /, *, run_id: str, progress: Progress,
+                 stop: threading.Event) -> RunResult | UpdateResult | VerifyResult:
+        """Run the task, update the branch or verify the pull request, in a child process whose whole environment
+        is `env`."""
+        from bot.ensemble.wire import dump, load
+
+        request = Request(repo_dir=str(repo_dir), config=dump(config), run_id=run_id)
+        if isinstance(work, Task):
+            return load(RunResult, self.ask("run", {**request, "task": dump(work)}, config, env, progress, stop))
+        from bot.ensemble.update import UpdateJob, UpdateResult
+
+        if isinstance(work, UpdateJob):
+            return load(UpdateResult, self.ask("update", {**request, "job": dump(work)}, config, env, progress, stop))
         from bot.ensemble.verify import VerifyResult
-        from bot.ensemble.wire import dump, load
 
-        request = Request(mode="verify", entry=self.entry, repo_dir=str(repo_dir), job=dump(job), config=dump(config),
-                          run_id=run_id)
-        return load(VerifyResult, _reply(request, config, env, progress, stop, self.grace_s))
+        return load(VerifyResult, self.ask("verify", {**request, "job": dump(work)}, config, env, progress, stop))
+
+
+# The Action's `Engine`, `Updater` and `Verifier` (actions/engine.py's protocols) are one class: what the child runs
+# follows from what it is given; `entry` (a test's function) and `grace_s` can be given to each.
+ChildEngine = ChildUpdater = ChildVerifier = ChildRun
 
 
 @dataclass(frozen=True)
-class ChildPlanner:
-    """The `Planner` of the Action: `entry` (the real planner by default) run in a child process."""
-
-    entry: str = PLANNER_ENTRY
-    grace_s: float | None = None  # None: from the config (see `grace`)
+class ChildPlanner(ChildRole):
+    """The `Planner` of the Action: the planner (or `entry`) run in a child process."""
 
     def __call__(self, repo_dir: Path, task: Task, config: Config, env: Mapping[str, str]) -> Plan:
-        """The plan, made in a child process whose whole environment is `env`."""
+        """The plan, made in a child process whose whole environment is `env` (no progress; nothing stops it)."""
         from bot.ensemble.wire import dump, load
 
-        request = Request(mode="plan", entry=self.entry, repo_dir=str(repo_dir), task=dump(task), config=dump(config))
-        return load(Plan, _reply(request, config, env, None, threading.Event(), self.grace_s))
-
-
-def _reply(request: Request, config: Config, env: Mapping[str, str], progress: Progress | None,
-           stop: threading.Event, grace_s: float | None) -> object:
-    """The child's answer to `request`, under the config's deadline and a grace (`grace_s`, else `grace_for`)."""
-    grace = grace_s or grace_for(config)
-    return EngineProcess(env, progress, stop, _limit_s(config, grace), grace).run(request)
+        request = Request(repo_dir=str(repo_dir), task=dump(task), config=dump(config))
+        return load(Plan, self.ask("plan", request, config, env))
 
 
 def grace_for(config: Config) -> float:
