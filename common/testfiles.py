@@ -70,6 +70,13 @@ RUNNER_MODULES = frozenset({
     "pytest_randomly", "pytest_subtests", "pytest_rerunfailures", "pytest_django", "pytest_benchmark",
     "pytest_metadata", "pytest_html", "pytest_env", "hypothesis", "_hypothesis_pytestplugin", "nose", "nose2",
     "unittest2", "mock", "sitecustomize", "usercustomize"})
+# The test runners' own top-level packages, whose classes collect, run, judge and report the tests: code that patches
+# them patches the verdict. sandbox/run_hooks.py, which runs inside the test process with the standard library alone,
+# keeps a copy that tests/sandbox/test_run_hooks.py holds equal to this one.
+RUNNER_ROOTS = frozenset({"unittest", "pytest", "_pytest", "pluggy", "doctest", "nose", "nose2", "xdist"})
+# Standard-library modules whose attributes are settings or hooks an application sets (`sys.stdout`,
+# `logging.raiseExceptions`, `warnings.showwarning`, `threading.excepthook`): setting one patches nothing.
+STDLIB_SETTINGS = frozenset({"sys", "logging", "warnings", "threading"})
 # The standard library's top-level modules, with those of releases newer than the one running this code.
 STDLIB_MODULES = frozenset(sys.stdlib_module_names) | {"annotationlib", "compression", "_colorize", "_pyrepl"}
 JUDGE_MODULE_PREFIX = "ensemble_"  # the sandbox's own plugins (sandbox/scripts.py)

@@ -52,6 +52,7 @@ OWNED_LOG = "owned.log"
 PATCHES_LOG = "patches.log"
 HONESTY_LOG = "honesty.log"
 DOCTEST_OPENER = "<doctest>"  # reads.log's opener for a file whose examples ran as doctests
+# common/testfiles.py's, copied for a module that imports nothing outside the standard library (held equal by a test)
 RUNNER_ROOTS = frozenset({"unittest", "pytest", "_pytest", "pluggy", "doctest", "nose", "nose2", "xdist"})
 # the runners' modules whose classes run a test, decide its outcome and report it: checked after each test (all of
 # RUNNER_ROOTS' classes at the first test and at the process's end)
@@ -60,7 +61,7 @@ REPORTING = frozenset({"unittest.case", "unittest.result", "unittest.runner", "u
                        "_pytest.terminal", "_pytest.unittest", "_pytest.outcomes", "_pytest.assertion.rewrite",
                        "_pytest.assertion.util", "_pytest.fixtures", "pluggy._hooks", "pluggy._callers",
                        "pluggy._manager"})
-STDLIB_SETTINGS = frozenset({"sys", "logging", "warnings", "threading"})  # modules applications set hooks in
+STDLIB_SETTINGS = frozenset({"sys", "logging", "warnings", "threading"})  # common/testfiles.py's too: held equal
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) - {"__main__"}
 OWNED_LIST = "ensemble_owned.txt"  # beside this module, written by the sandbox (sandbox/scripts.py)
 MAX_READS = 20_000  # files one process records
