@@ -11,8 +11,8 @@ are substituted from the chosen entry and the variables (sandbox/ci_expressions.
 `uses:` steps: actions/checkout (the repository is already there), actions/cache (the environment image is
 the cache), actions/setup-python, -node and -go (the language and its version) and the uv and Poetry
 installers are mapped; any other is named as skipped. The YAML is read as GitHub reads it (YAML 1.2:
-`on:` is a key, not `True`; `22:22` is a string). A workflow that cannot be read raises `RecipeError`
-naming the file and the fix.
+`on:` is a key, not `True`; `22:22` is a string) into the typed models of sandbox/ci_workflow.py. A workflow
+that cannot be read raises `RecipeError` naming the file and the fix.
 """
 
 from __future__ import annotations
@@ -20,14 +20,26 @@ from __future__ import annotations
 import itertools
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from sandbox.ci_expressions import Evaluation, ExpressionError, Partial, condition, substitute
+from sandbox.ci_workflow import (
+    EnvBlock,
+    Job,
+    JobStep,
+    RunDefaults,
+    RunsOn,
+    Scalar,
+    Workflow,
+    WorkflowError,
+    load_workflow,
+    read_job,
+    read_workflow,
+)
 from sandbox.errors import RecipeError
 from sandbox.recipe import (
     Recipe,
@@ -72,60 +84,42 @@ INSTALLERS = {  # actions that install a tool: the same tool from the package in
 VERSIONED_IMAGES = {"python": "python:{}-slim", "javascript": "node:{}-bookworm-slim", "go": "golang:{}-bookworm"}
 
 
-class _WorkflowLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no type hints
-    """YAML as GitHub reads a workflow (1.2): `on`, `yes` and `no` stay strings, `22:22` and `0755` are not numbers
-    of base 60 or 8, dates stay strings."""
-
-
-_REPLACED = ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:timestamp")
-_WorkflowLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in found if tag not in _REPLACED]
-    for first, found in yaml.SafeLoader.yaml_implicit_resolvers.items()}
-_WorkflowLoader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
-                                      list("tTfF"))
-_WorkflowLoader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
-                                      list("-+0123456789"))
-_WorkflowLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:float", re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-                                          r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"), list("-+.0123456789"))
-
-
-def _integer(loader: yaml.SafeLoader, node: yaml.Node) -> int:
-    text = str(loader.construct_scalar(node))
-    return int(text, 16) if text.startswith("0x") else int(text, 8) if text.startswith("0o") else int(text)
-
-
-_WorkflowLoader.add_constructor("tag:yaml.org,2002:int", _integer)
-
-
-def load_workflow(text: str) -> object:
-    """A workflow's YAML as GitHub reads it."""
-    return yaml.load(text, Loader=_WorkflowLoader)  # a SafeLoader, with YAML 1.2's scalars
-
-
 @dataclass
 class _Job:
     """A job that runs the tests: where it is, and how it ranks against the others."""
 
     path: str
     name: str
-    job: Mapping[str, Any]
-    workflow: Mapping[str, Any]
+    job: Job
+    workflow: Workflow
     test_index: int
     rank: tuple[int, ...] = ()
 
 
 @dataclass
 class _Reading:
-    """What the recipe is being built from, and what it took and skipped on the way."""
+    """What the recipe is being built from, what it took and skipped on the way, and what its expressions see."""
 
     job: _Job
-    contexts: dict[str, Any]
     setup_env: Mapping[str, str]  # variable -> secret name, from `sandbox.setup_env`
+    matrix: dict[str, object] = field(default_factory=dict)  # the chosen matrix entry
+    env: dict[str, str] = field(default_factory=dict)  # the workflow's, container's and job's variables, once read
+    services: dict[str, object] = field(default_factory=dict)  # `job.services`: each one's ports, id and network
     taken: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     language: str | None = None
     version: str | None = None
+
+    def contexts(self, env: Mapping[str, str] | None = None) -> dict[str, object]:
+        """The contexts expressions are evaluated in: what the sandbox knows of each, with `env` over the
+        variables read so far."""
+        return {
+            "runner": Partial("runner", {"os": "Linux", "arch": "X64", "temp": variable("TMPDIR"),
+                                         "tool_cache": variable("TMPDIR")}),
+            "github": Partial("github", {"workspace": variable("ENSEMBLE_WORKSPACE")}),
+            "matrix": self.matrix, "env": {**self.env, **(env or {})},
+            "job": Partial("job", {"services": self.services}), "strategy": Partial("strategy", {}),
+        }
 
 
 def read_recipe(repo: Path, setup_env: Mapping[str, str] | None = None) -> Recipe | None:
@@ -150,56 +144,60 @@ def workflow_files(repo: Path) -> list[Path]:
 def _test_jobs(repo: Path, path: Path) -> list[_Job]:
     rel = path.relative_to(repo).as_posix()
     try:
-        workflow = load_workflow(path.read_text(encoding="utf-8", errors="replace"))
+        loaded = load_workflow(path.read_text(encoding="utf-8", errors="replace"))
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        marked = isinstance(exc, yaml.MarkedYAMLError)
+        where = f" (line {exc.problem_mark.line + 1})" if marked and exc.problem_mark is not None else ""
+        problem = (exc.problem if marked else None) or str(exc).splitlines()[0]
         raise RecipeError(f"{rel}{where} is not valid YAML: {problem}; fix the workflow, or {FIX}") from None
-    if not isinstance(workflow, dict) or not isinstance(workflow.get("jobs"), dict):
+    if not isinstance(loaded, dict) or not isinstance(loaded.get("jobs"), dict):
         raise RecipeError(f"{rel} has no `jobs:` mapping, so it is not a workflow the sandbox can read; fix it, or {FIX}")
-    triggers = workflow.get("on", workflow.get(True))
-    pushed = any(t in str(triggers) for t in ("push", "pull_request"))
+    try:
+        workflow = read_workflow(loaded)
+    except WorkflowError as exc:
+        raise RecipeError(f"{rel}: {exc}; fix the workflow, or {FIX}") from None
+    pushed = any(t in str(workflow.on) for t in ("push", "pull_request"))
     found: list[_Job] = []
-    for order, (name, job) in enumerate(workflow["jobs"].items()):
-        if not isinstance(job, dict) or "uses" in job:  # a reusable workflow's job runs elsewhere
+    for order, (name, raw) in enumerate(workflow.jobs.items()):
+        try:
+            job = read_job(raw)
+        except WorkflowError as exc:
+            raise RecipeError(f"{rel}, job `{name}`: {exc}; fix the workflow, or {FIX}") from None
+        if job is None:
             continue
-        steps = job.get("steps")
-        if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
-            raise RecipeError(f"{rel}, job `{name}`: `steps:` must be a list of steps; fix the workflow, or {FIX}")
-        index = _test_step(steps)
-        if index is None or not _may_run_on_linux(job.get("runs-on")):
+        index = _test_step(job.steps)
+        if index is None or not _may_run_on_linux(job.runs_on):
             continue
-        texts = f"{name} {job.get('name', '')}".lower()
-        rank = (int(pushed), int(bool(job.get("services"))), int("test" in texts), -order)  # ties: the first file
+        texts = f"{name} {'' if job.name is None else job.name}".lower()
+        rank = (int(pushed), int(bool(job.services)), int("test" in texts), -order)  # ties: the first file
         found.append(_Job(rel, str(name), job, workflow, index, rank))
     return found
 
 
-def _test_step(steps: list[Mapping[str, Any]]) -> int | None:
+def _test_step(steps: list[JobStep]) -> int | None:
     """The index of the first step whose script runs a test command (not one that only installs a test tool)."""
     for index, step in enumerate(steps):
-        script = step.get("run")
+        script = step.run
         if isinstance(script, str) and any(_TEST.search(s) and not Step("", s).installs
                                            for s in _SEGMENTS.split(script)):
             return index
     return None
 
 
-def _may_run_on_linux(runs_on: object) -> bool:
+def _may_run_on_linux(runs_on: RunsOn) -> bool:
     text = str(runs_on or "").lower()
     return not text or "${{" in text or not re.search(r"windows|macos|mac-", text) or "ubuntu" in text
 
 
 def _recipe(job: _Job, setup_env: Mapping[str, str]) -> Recipe:
-    reading = _Reading(job, _base_contexts(), setup_env)
+    reading = _Reading(job, setup_env)
     entry = _choose_entry(reading)
-    reading.contexts["matrix"] = entry
+    reading.matrix = entry
     services = _services(reading)  # first: the job's variables may name their ports (`job.services.db.ports[5432]`)
-    blocks = [job.workflow.get("env"), _container(job.job).get("env"), job.job.get("env")]
-    env, setup_only = _variables(reading, blocks, "variable", setup_too=True)
-    reading.contexts["env"] = dict(env)
-    steps = job.job["steps"]
+    container_env = job.job.container.env if job.job.container else None
+    env, setup_only = _variables(reading, [job.workflow.env, container_env, job.job.env], "variable", setup_too=True)
+    reading.env = dict(env)
+    steps = job.job.steps
     setup, before = _steps_before(reading, steps[:job.test_index])
     test = _step(reading, steps[job.test_index], "test", job.test_index)
     assert test is not None  # the test step is never skipped: what it cannot have is left empty and named
@@ -213,46 +211,34 @@ def _recipe(job: _Job, setup_env: Mapping[str, str]) -> Recipe:
         skipped=tuple(dict.fromkeys(reading.skipped)))
 
 
-def _base_contexts() -> dict[str, Any]:
-    return {
-        "runner": Partial("runner", {"os": "Linux", "arch": "X64", "temp": variable("TMPDIR"),
-                                     "tool_cache": variable("TMPDIR")}),
-        "github": Partial("github", {"workspace": variable("ENSEMBLE_WORKSPACE")}),
-        "matrix": {}, "env": {}, "job": Partial("job", {"services": {}}), "strategy": Partial("strategy", {}),
-    }
-
-
-def _choose_entry(reading: _Reading) -> dict[str, Any]:
+def _choose_entry(reading: _Reading) -> dict[str, object]:
     """The matrix entry: one that runs on Linux, the newest release of the setup action's language version."""
-    strategy = reading.job.job.get("strategy") or {}
-    matrix = strategy.get("matrix") if isinstance(strategy, dict) else None
+    job = reading.job.job
+    matrix = job.strategy.matrix if job.strategy else None
     if matrix is None:
         return {}
     if not isinstance(matrix, dict):
         reading.skipped.append(f"matrix {str(matrix)[:60]!r} (computed when the workflow runs)")
         return {}
     entries = expand_matrix(matrix)
-    linux = [e for e in entries if _may_run_on_linux(substitute(str(reading.job.job.get("runs-on", "")),
-                                                                {**reading.contexts, "matrix": e}))]
+    linux = [e for e in entries if _may_run_on_linux(substitute(str(job.runs_on if job.runs_on is not None else ""),
+                                                                {**reading.contexts(), "matrix": e}))]
     entries = linux or entries
-    key = _version_key(reading.job.job["steps"][:reading.job.test_index], entries)
+    key = _version_key(job.steps[:reading.job.test_index], entries)
     if key is None or not entries:
         return entries[0] if entries else {}
     return max(entries, key=lambda e: _version_order(stringify(e.get(key))))
 
 
-def expand_matrix(matrix: Mapping[str, Any]) -> list[dict[str, Any]]:
+def expand_matrix(matrix: Mapping[str, object]) -> list[dict[str, object]]:
     """A matrix's entries as GitHub makes them: the product of its lists, less `exclude`, with `include` added."""
     axes = {k: v if isinstance(v, list) else [v] for k, v in matrix.items() if k not in ("include", "exclude")}
     entries = [dict(zip(axes, values, strict=True)) for values in itertools.islice(
         itertools.product(*axes.values()), MAX_MATRIX)] if axes else []
-    for rule in matrix.get("exclude") or []:
-        if isinstance(rule, dict):
-            entries = [e for e in entries if not all(e.get(k) == v for k, v in rule.items())]
+    for rule in _rules(matrix.get("exclude")):
+        entries = [e for e in entries if not all(e.get(k) == v for k, v in rule.items())]
     originals = [dict(e) for e in entries]
-    for extra in matrix.get("include") or []:
-        if not isinstance(extra, dict):
-            continue
+    for extra in _rules(matrix.get("include")):
         matched = False
         for entry, original in zip(entries, originals, strict=True):
             if all(original.get(k, v) == v for k, v in extra.items() if k in axes):
@@ -263,12 +249,17 @@ def expand_matrix(matrix: Mapping[str, Any]) -> list[dict[str, Any]]:
     return entries
 
 
-def _version_key(steps: list[Mapping[str, Any]], entries: list[dict[str, Any]]) -> str | None:
+def _rules(listed: object) -> list[dict[str, object]]:
+    """The entries of a matrix's `include:` or `exclude:` (an expression, or an entry not a mapping, adds none)."""
+    return [rule for rule in listed if isinstance(rule, dict)] if isinstance(listed, list) else []
+
+
+def _version_key(steps: list[JobStep], entries: list[dict[str, object]]) -> str | None:
     """The matrix key a setup action's version comes from, or a conventional one (`python-version`, `node`)."""
     for step in steps:
         action = _action(step)
-        if action in SETUP_ACTIONS and isinstance(step.get("with"), dict):
-            found = _MATRIX_KEY.search(str(step["with"].get(SETUP_ACTIONS[action][1], "")))
+        if action in SETUP_ACTIONS and step.with_ is not None:
+            found = _MATRIX_KEY.search(str(step.with_.get(SETUP_ACTIONS[action][1], "")))
             if found:
                 return found.group(1)
     keys = {k for e in entries for k in e}
@@ -283,16 +274,16 @@ def _version_order(value: str) -> tuple[int, tuple[int, ...]]:
     return 0, ()
 
 
-def _action(step: Mapping[str, Any]) -> str:
-    return str(step.get("uses", "")).split("@", 1)[0].lower()
+def _action(step: JobStep) -> str:
+    return str(step.uses if step.uses is not None else "").split("@", 1)[0].lower()
 
 
-def _name(step: Mapping[str, Any], index: int) -> str:
-    return str(step.get("name") or step.get("uses") or (str(step.get("run", "")).strip().splitlines() or [""])[0]
-               or f"step {index + 1}")[:80]
+def _name(step: JobStep, index: int) -> str:
+    run = str(step.run if step.run is not None else "")
+    return str(step.name or step.uses or (run.strip().splitlines() or [""])[0] or f"step {index + 1}")[:80]
 
 
-def _variables(reading: _Reading, blocks: list[object], what: str,
+def _variables(reading: _Reading, blocks: list[EnvBlock], what: str,
                setup_too: bool = False) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """(variables, setup-only variables) of `env:` blocks (later ones win), expressions substituted. A value made
     of secrets is left out and named; with `setup_too`, one whose secrets `sandbox.setup_env` maps all goes to the
@@ -303,20 +294,20 @@ def _variables(reading: _Reading, blocks: list[object], what: str,
     for block in blocks:
         if block is None:
             continue
-        if not isinstance(block, dict):
-            raise ValueError(f"`env:` must be a mapping of names to values, not {str(block)[:40]!r}")
+        if isinstance(block, str):
+            raise ValueError(f"`env:` must be a mapping of names to values, not {block[:40]!r}")
         for name, raw in block.items():
             seen = Evaluation()
-            value = substitute(stringify(raw), {**reading.contexts, "env": {**reading.contexts["env"], **found}}, seen,
+            value = substitute(stringify(raw), reading.contexts(found), seen,
                                secret=lambda s: variable(exported[s]) if s in exported else "")
             _note_unknown(reading, f"{what} {name}", seen)
             if not seen.secrets:
-                found[str(name)] = value
+                found[name] = value
                 continue
             refs = ", ".join(f"secrets.{s}" for s in dict.fromkeys(seen.secrets))
             if setup_too and all(s in exported for s in seen.secrets):
                 reading.taken.append(f"{what} {name} ({refs}): for the setup phase only, by `sandbox.setup_env`")
-                setup_only[str(name)] = value
+                setup_only[name] = value
             else:
                 reading.skipped.append(f"{what} {name} (it needs {refs}, and no secret reaches the tests; "
                                        "`sandbox.setup_env` in .github/ensemble.yml can give one to the setup phase)")
@@ -333,48 +324,33 @@ def _note_unknown(reading: _Reading, what: str, seen: Evaluation) -> None:
         reading.skipped.append(f"{', '.join(dict.fromkeys(seen.unknown))} in {what} (not known in the sandbox: empty)")
 
 
-def _container(job: Mapping[str, Any]) -> dict[str, Any]:
-    container = job.get("container")
-    if isinstance(container, str):
-        return {"image": container}
-    return container if isinstance(container, dict) else {}
-
-
 def _container_image(reading: _Reading) -> str | None:
-    image = _container(reading.job.job).get("image")
-    return substitute(str(image), reading.contexts) or None if image else None
+    container = reading.job.job.container
+    image = container.image if container else None
+    return substitute(str(image), reading.contexts()) or None if image else None
 
 
 def _services(reading: _Reading) -> tuple[Service, ...]:
-    declared = reading.job.job.get("services") or {}
-    if not isinstance(declared, dict):
-        raise ValueError("`services:` must be a mapping of service names to their image, env, ports and options")
     services = []
-    for name, spec in declared.items():
-        spec = {"image": spec} if isinstance(spec, str) else spec
-        if not isinstance(spec, dict):
-            raise ValueError(f"service `{name}` must be a mapping with image, env, ports and options")
-        image = substitute(stringify(spec.get("image", "")), reading.contexts).strip()
+    for name, spec in (reading.job.job.services or {}).items():
+        image = substitute(stringify(spec.image), reading.contexts()).strip()
         if not image:
             reading.skipped.append(f"service {name} (its image is empty for this matrix entry, as on GitHub)")
             continue
-        env, _ = _variables(reading, [spec.get("env")], f"service {name}'s variable")
-        ports = spec.get("ports") or []
-        if not isinstance(ports, list):
-            raise ValueError(f"service `{name}`: `ports:` must be a list like [\"5432:5432\"]")
-        ports = [substitute(stringify(p), reading.contexts) for p in ports]
-        made = service(str(name), image, tuple(env), ports, substitute(stringify(spec.get("options", "")),
-                                                                        reading.contexts))
-        made = replace(made, ignored=(*made.ignored, *(f"`{k}:` (not used in the sandbox)"
-                                                       for k in ("credentials", "volumes") if spec.get(k))))
+        env, _ = _variables(reading, [spec.env], f"service {name}'s variable")
+        ports: list[object] = [substitute(stringify(p), reading.contexts()) for p in spec.ports]
+        made = service(name, image, tuple(env), ports, substitute(stringify(spec.options), reading.contexts()))
+        unused = [f"`{key}:` (not used in the sandbox)" for key, given in (("credentials", spec.credentials),
+                                                                            ("volumes", spec.volumes)) if given]
+        made = replace(made, ignored=(*made.ignored, *unused))
         reading.skipped += [f"service {name}'s {item}" for item in made.ignored]
-        reading.contexts["job"]["services"][str(name)] = {"ports": {str(p): str(local) for local, p in made.ports},
-                                                          "id": str(name), "network": "ensemble"}
+        reading.services[name] = {"ports": {str(p): str(local) for local, p in made.ports}, "id": name,
+                                  "network": "ensemble"}
         services.append(made)
     return tuple(services)
 
 
-def _steps_before(reading: _Reading, steps: list[Mapping[str, Any]]) -> tuple[list[Step], list[Step]]:
+def _steps_before(reading: _Reading, steps: list[JobStep]) -> tuple[list[Step], list[Step]]:
     """The steps before the test step: installs for the setup phase, the others before the tests in every run."""
     setup: list[Step] = []
     before: list[Step] = []
@@ -382,64 +358,63 @@ def _steps_before(reading: _Reading, steps: list[Mapping[str, Any]]) -> tuple[li
         name = _name(raw, index)
         if not _runs(reading, raw, name):
             continue
-        if "uses" in raw:
+        if raw.uses is not None:
             setup += _uses(reading, raw, name)
-        elif not isinstance(raw.get("run"), str):
+        elif not isinstance(raw.run, str):
             reading.skipped.append(f"step `{name}` (neither `run:` nor `uses:`)")
-        elif Step("", str(raw["run"])).installs:
+        elif Step("", raw.run).installs:
             setup += [made] if (made := _step(reading, raw, "setup", index)) else []
         else:
             before += [made] if (made := _step(reading, raw, "before", index)) else []
     return setup, before
 
 
-def _runs(reading: _Reading, step: Mapping[str, Any], name: str) -> bool:
-    if "if" not in step:
+def _runs(reading: _Reading, step: JobStep, name: str) -> bool:
+    if step.if_ is None:
         return True
     seen = Evaluation()
-    decided = condition(stringify(step["if"]), reading.contexts, seen)
+    decided = condition(stringify(step.if_), reading.contexts(), seen)
     if decided is None:
-        reading.skipped.append(f"the condition of step `{name}` ({str(step['if'])[:60]}): not known here, so the step runs")
+        reading.skipped.append(f"the condition of step `{name}` ({str(step.if_)[:60]}): not known here, so the step runs")
     elif not decided:
         reading.skipped.append(f"step `{name}` (its `if:` is false for this matrix entry)")
     return decided is not False
 
 
-def _uses(reading: _Reading, step: Mapping[str, Any], name: str) -> list[Step]:
+def _uses(reading: _Reading, step: JobStep, name: str) -> list[Step]:
     action = _action(step)
-    given = step.get("with")
-    given = given if isinstance(given, dict) else {}
+    given = step.with_ or {}
     if action in SETUP_ACTIONS:
         language, version_input, meaning = SETUP_ACTIONS[action]
-        version = substitute(stringify(given.get(version_input, "")), reading.contexts).strip()
+        version = substitute(stringify(given.get(version_input, "")), reading.contexts()).strip()
         reading.language = language
         reading.version = version if _RELEASE.match(version) else None
-        reading.taken.append(f"{step['uses']}: {meaning}" + (f" ({language} {version})" if version else ""))
+        reading.taken.append(f"{step.uses}: {meaning}" + (f" ({language} {version})" if version else ""))
         return []
     if action in NO_OPS:
-        reading.taken.append(f"{step['uses']}: {NO_OPS[action]}")
+        reading.taken.append(f"{step.uses}: {NO_OPS[action]}")
         return []
     if action in INSTALLERS:
-        reading.taken.append(f"{step['uses']}: `{INSTALLERS[action]}` in the setup phase")
+        reading.taken.append(f"{step.uses}: `{INSTALLERS[action]}` in the setup phase")
         return [Step(name, INSTALLERS[action])]
-    reading.skipped.append(f"step `{name}` ({step['uses']}: no local equivalent)")
+    reading.skipped.append(f"step `{name}` ({step.uses}: no local equivalent)")
     return []
 
 
-def _step(reading: _Reading, raw: Mapping[str, Any], phase: str, index: int) -> Step | None:
+def _step(reading: _Reading, raw: JobStep, phase: str, index: int) -> Step | None:
     """A `run:` step with its expressions substituted (`phase`: setup, before or test), or None, named as skipped,
     when it needs what the sandbox cannot give it: a shell other than sh, bash or python, or a secret outside the
     setup phase (the test step itself runs, with the secret left empty)."""
     name = _name(raw, index)
-    shell = str(raw.get("shell") or _default(reading, "shell") or "bash")
+    shell = str(raw.shell or _run_default(reading, lambda run: run.shell) or "bash")
     if shell.split()[0] not in ("bash", "sh", "python", "python3") and phase != "test":
         reading.skipped.append(f"step `{name}` (shell {shell}: not in the sandbox)")
         return None
-    env, setup_only = _variables(reading, [raw.get("env")], f"step `{name}`'s variable", setup_too=phase == "setup")
-    contexts = {**reading.contexts, "env": {**reading.contexts["env"], **dict(env)}}
+    env, setup_only = _variables(reading, [raw.env], f"step `{name}`'s variable", setup_too=phase == "setup")
+    contexts = reading.contexts(dict(env))
     seen = Evaluation()
     exported = _exported(reading) if phase == "setup" else {}
-    script = substitute(str(raw["run"]), contexts, seen, secret=lambda s: variable(exported[s]) if s in exported else "")
+    script = substitute(str(raw.run), contexts, seen, secret=lambda s: variable(exported[s]) if s in exported else "")
     missing = [f"secrets.{s}" for s in dict.fromkeys(seen.secrets) if s not in exported]
     if missing and phase != "test":
         where = ("the setup phase unless `sandbox.setup_env` maps it" if phase == "setup"
@@ -451,18 +426,17 @@ def _step(reading: _Reading, raw: Mapping[str, Any], phase: str, index: int) -> 
     _note_unknown(reading, f"step `{name}`", seen)
     if shell.startswith("python"):
         script = f"python3 -c {shlex.quote(script)}"
-    directory = substitute(str(raw.get("working-directory") or _default(reading, "working-directory") or "."),
-                           reading.contexts)
+    directory = substitute(str(raw.working_directory or _run_default(reading, lambda run: run.working_directory)
+                               or "."), reading.contexts())
     return Step(name, script_text(script), _relative(directory), (*env, *setup_only),
-                allow_failure=raw.get("continue-on-error") is True and phase != "test")
+                allow_failure=raw.continue_on_error is True and phase != "test")
 
 
-def _default(reading: _Reading, key: str) -> object:
-    for owner in (reading.job.job, reading.job.workflow):
-        defaults = owner.get("defaults")
-        run = defaults.get("run") if isinstance(defaults, dict) else None
-        if isinstance(run, dict) and run.get(key):
-            return run[key]
+def _run_default(reading: _Reading, setting: Callable[[RunDefaults], Scalar]) -> Scalar:
+    """A `defaults: run:` setting of the job, else of the workflow (None where neither sets it)."""
+    for defaults in (reading.job.job.defaults, reading.job.workflow.defaults):
+        if defaults is not None and defaults.run is not None and (value := setting(defaults.run)):
+            return value
     return None
 
 
