@@ -44,8 +44,16 @@ import types  # loaded by `site` already: costs this module nothing
 
 TYPE_CHECKING = False  # typing itself costs every Python process of the run milliseconds: only mypy reads these
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
-    from typing import Any
+    import ast
+    import doctest
+    import threading
+    import unittest
+    from collections.abc import Callable, Iterator, Sequence
+    from importlib.machinery import ModuleSpec
+    from typing import Any, TypeGuard
+
+    from _pytest.config import Config
+    from _typeshed.importlib import MetaPathFinderProtocol
 
 READS_LOG = "reads.log"
 OWNED_LOG = "owned.log"
@@ -62,7 +70,17 @@ REPORTING = frozenset({"unittest.case", "unittest.result", "unittest.runner", "u
                        "_pytest.assertion.util", "_pytest.fixtures", "pluggy._hooks", "pluggy._callers",
                        "pluggy._manager"})
 STDLIB_SETTINGS = frozenset({"sys", "logging", "warnings", "threading"})  # common/testfiles.py's too: held equal
-_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) - {"__main__"}
+
+
+def _newer_sys(name: str) -> object:
+    """`sys.<name>`, or None on a Python too old to have it: the one place this module asks which Python runs it
+    (the tests may run on any)."""
+    return getattr(sys, name, None)
+
+
+_STDLIB_NAMES = _newer_sys("stdlib_module_names")  # Python 3.10
+_STDLIB = frozenset(_STDLIB_NAMES if isinstance(_STDLIB_NAMES, (frozenset, set, tuple)) else ()) - {"__main__"}
+AUDIT_HOOKS = _newer_sys("addaudithook") is not None  # Python 3.8
 OWNED_LIST = "ensemble_owned.txt"  # beside this module, written by the sandbox (sandbox/scripts.py)
 MAX_READS = 20_000  # files one process records
 MAX_REFUSALS = 200  # refusals one process records (each is refused whether recorded or not)
@@ -73,6 +91,7 @@ WRITE_MODES = frozenset("wax")
 COMPARISONS = ("==", "!=", "in", "not in")
 PLAIN = frozenset({int, float, complex, str, bytes, bool, type(None)})  # values whose equality is C's alone
 BUILTIN_VALUES = (bool, int, float, complex, str, bytes, tuple, list, dict, set, frozenset)
+CONTAINERS = (list, tuple, set, frozenset, dict)  # a compared value of one of these: its elements are examined
 HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class written in Python (not C's)
 MAX_ELEMENTS = 200  # elements of a container compared that are examined, per level
 MAX_DEPTH = 3  # levels of containers examined
@@ -85,17 +104,26 @@ CHANGES = {"os.rename": (0, 1), "os.remove": (0,), "os.rmdir": (0,), "os.truncat
            "os.chown": (0,), "shutil.rmtree": (0,), "os.link": (1,), "os.symlink": (1,)}
 
 
-def _trace_reads(workspace: str, results: str) -> None:
-    """Record each repository file a process opens for reading (not the seeds linked in, not the sandbox's own)."""
+def _thread_flag() -> threading.local:
+    """A flag each thread holds apart, False until that thread sets it: whether a hook is at work in the thread
+    already (its own reads and writes are not hooked again)."""
     import threading
 
+    class Flag(threading.local):
+        on = False
+
+    return Flag()
+
+
+def _trace_reads(workspace: str, results: str) -> None:
+    """Record each repository file a process opens for reading (not the seeds linked in, not the sandbox's own)."""
     root = os.path.join(os.path.abspath(workspace), "")
     log = os.path.join(results, READS_LOG)
     seen: set[tuple[str, str]] = set()
-    busy = threading.local()
+    busy = _thread_flag()
 
-    def hook(event: str, args: tuple[Any, ...]) -> None:
-        if event != "open" or getattr(busy, "on", False) or len(seen) >= MAX_READS:
+    def hook(event: str, args: tuple[object, ...]) -> None:
+        if event != "open" or busy.on or len(seen) >= MAX_READS:
             return
         busy.on = True
         try:
@@ -118,7 +146,6 @@ def _guard_owned(workspace: str, results: str, listing: str) -> None:
     folders above them and to this module's own logs, recording each in `results`/owned.log (the module's
     docstring)."""
     import errno
-    import threading
 
     root = os.path.abspath(workspace)
     with open(listing, encoding="utf-8") as f:
@@ -136,7 +163,7 @@ def _guard_owned(workspace: str, results: str, listing: str) -> None:
             parent = os.path.dirname(parent)
     prefix = os.path.join(root, "")
     seen: set[tuple[str, str, str]] = set()
-    busy = threading.local()
+    busy = _thread_flag()
 
     def writer(path: str) -> Callable[[str], None]:  # a log of the sandbox's, which this hook refuses to anyone else
         def write(line: str) -> None:
@@ -157,14 +184,14 @@ def _guard_owned(workspace: str, results: str, listing: str) -> None:
             with contextlib.suppress(OSError):  # a full disk: a refused change is refused all the same
                 _append(path, "\t".join(entry))
 
-    def hook(event: str, args: tuple[Any, ...]) -> None:
+    def hook(event: str, args: tuple[object, ...]) -> None:
         if event == "open":
             targets = [args[0]] if _writes(args) else []
         elif event in CHANGES:
             targets = [args[i] for i in CHANGES[event] if i < len(args)]
         else:
             return
-        if getattr(busy, "on", False):
+        if busy.on:
             return
         busy.on = True
         try:
@@ -183,7 +210,7 @@ def _guard_owned(workspace: str, results: str, listing: str) -> None:
 
 # The runners' classes as they were before any repository code ran: "module:Class" -> (the class, its methods, the
 # names in its namespace then, and their values in that order: what `check_runner` compares, quickly)
-_RUNNER: dict[str, tuple[type, dict[str, Any], tuple[str, ...], tuple[Any, ...]]] = {}
+_RUNNER: dict[str, tuple[type, dict[str, object], tuple[str, ...], tuple[object, ...]]] = {}
 _PATCHES: list[str] = []  # where patches.log goes (one entry: the path), once the run is guarded
 _WRITE_PATCH: list[Callable[[str], None]] = []  # how a line gets into it past the guard (_guard_owned)
 _WRITE_HONESTY: list[Callable[[str], None]] = []  # how a line gets into honesty.log past the guard
@@ -295,14 +322,14 @@ def _package_folder(name: str) -> str:
     return os.path.join(os.path.dirname(where), "") if isinstance(where, str) else ""
 
 
-def _methods(cls: type) -> dict[str, Any]:
+def _methods(cls: type) -> dict[str, object]:
     """The attributes of `cls` itself that are code: functions, methods, properties (not data, not classes)."""
     return {name: value for name, value in list(vars(cls).items())
             if isinstance(value, (staticmethod, classmethod, property))
             or (callable(value) and not isinstance(value, type))}
 
 
-def _origin(value: Any, root: str) -> str:
+def _origin(value: object, root: str) -> str:
     """Where the code of `value` is: its file (repository-relative inside the repository), "removed", or the kind of
     object it is when it has no code of its own (a builtin, a partial, a mock)."""
     if value is None:
@@ -350,14 +377,14 @@ class _Honesty:
         self.product: dict[type, bool] = {}  # class -> whether its equality is the code under test's
         self.reported: set[str] = set()
 
-    def compare(self, left: Any, right: Any, op: int, where: str) -> Any:
+    def compare(self, left: object, right: Any, op: int, where: str) -> object:  # right: anything `in` may take
         """`left op right` as the judge's code wrote it, its values examined after."""
         result = left == right if op == 0 else left != right if op == 1 else left in right if op == 2 \
             else left not in right
         self.examine(left, right, op, where)
         return result
 
-    def examine(self, left: Any, right: Any, op: int, where: str) -> None:
+    def examine(self, left: object, right: object, op: int, where: str) -> None:
         """Record each forged value among the two sides of a comparison (and their elements)."""
         try:
             if op < 2:
@@ -369,13 +396,13 @@ class _Honesty:
         except Exception:  # noqa: BLE001 - the check must never fail the test; its code is the code under test's
             pass
 
-    def _value(self, value: Any, other: Any, where: str, depth: int) -> None:
+    def _value(self, value: object, other: object, where: str, depth: int) -> None:
         kind = type(value)
         if kind in PLAIN:
             return
-        if kind in (list, tuple, set, frozenset, dict):
-            if depth < MAX_DEPTH:
-                elements = list(value.items() if kind is dict else value)[:MAX_ELEMENTS]
+        if kind in CONTAINERS:  # the builtins themselves (a subclass's equality may be the code under test's)
+            if depth < MAX_DEPTH and isinstance(value, CONTAINERS):
+                elements = list(value.items() if isinstance(value, dict) else value)[:MAX_ELEMENTS]
                 for element in elements:
                     for item in (element if kind is dict else (element,)):
                         self._value(item, None, where, depth + 1)
@@ -387,13 +414,13 @@ class _Honesty:
             self._record("forged_value", f"{where}: a {kind.__module__}.{kind.__qualname__} of the code under test "
                                          f"{reason}: a comparison with it proves nothing")
 
-    def _forged(self, value: Any, other: Any) -> str:
+    def _forged(self, value: object, other: object) -> str:
         """Why `value` (compared with `other`) is no honest value, or ''."""
         if _holds(lambda: value == _Fresh()):
             return "equals an object of a class it has never seen"
-        base: Any = next((b for b in BUILTIN_VALUES if isinstance(value, b)), None)
+        base: type[object] | None = next((b for b in BUILTIN_VALUES if isinstance(value, b)), None)
         if base is not None:
-            changed = _changed_copy(value, base)
+            changed = _changed_copy(value)
             if changed is not None and _holds(lambda: value == changed):
                 return f"equals {base.__name__} values other than its own"
             honest = base.__eq__  # the builtin's own equality, whatever the subclass says
@@ -416,9 +443,9 @@ class _Honesty:
             return False
         files = []
         for name in ("__eq__", "__ne__"):
-            code = getattr(vars(owner).get(name), "__code__", None)
-            if code is not None and not code.co_filename.startswith("<"):
-                files.append(code.co_filename)
+            function = vars(owner).get(name)
+            if isinstance(function, types.FunctionType) and not function.__code__.co_filename.startswith("<"):
+                files.append(function.__code__.co_filename)
         module = sys.modules.get(owner.__module__)
         where = vars(module).get("__file__") if isinstance(module, types.ModuleType) else None
         if isinstance(where, str):
@@ -432,9 +459,9 @@ class _Honesty:
             return False
         return full[len(self.root):].split(os.sep, 1)[0] not in OWN_FOLDERS
 
-    def reads(self, event: str, args: tuple[Any, ...]) -> None:
+    def reads(self, event: str, args: tuple[object, ...]) -> None:
         """Record the code under test opening one of the judge's Python files."""
-        if event != "open" or not args or isinstance(args[0], int) or _writes(args):
+        if event != "open" or not args or not _is_path(args[0]) or _writes(args):
             return
         try:
             found = os.stat(args[0])  # one call, links followed: a link or a hard link to a test is the test
@@ -452,7 +479,7 @@ class _Honesty:
             self._record("reads_tests", f"{_relative(here, self.root)} read {_relative(full, self.root)}, a file of "
                                         "the tests: code under test that reads its tests can answer what they expect")
 
-    def asker(self, frame: Any) -> str:
+    def asker(self, frame: types.FrameType | None) -> str:
         """The file of the code under test that asked for what `frame` does (its innermost repository frame), or ""
         when that is the judge's code, the sandbox's, or no repository code at all (the runner's own)."""
         for outer in _outward(frame):
@@ -468,7 +495,7 @@ class _Honesty:
         warnings all read source through it). A traceback or report with no code under test asking keeps its
         lines; a caller-naming helper still has its caller's names, only not its text. The code under test asking
         linecache itself is evidence too (`reads_tests`)."""
-        def lines(filename: str, module_globals: Any = None) -> list[str]:
+        def lines(filename: str, module_globals: dict[str, object] | None = None) -> list[str]:
             if not (isinstance(filename, str) and os.path.realpath(filename) in self.owned):
                 return getlines(filename, module_globals)
             here = self.asker(sys._getframe(1))
@@ -490,7 +517,7 @@ class _Honesty:
         with contextlib.suppress(OSError):  # a full disk must not fail the tests
             self.write(f"{kind}\t{detail}")
 
-    def transform(self, tree: Any, filename: str) -> None:
+    def transform(self, tree: ast.AST, filename: str) -> None:
         """Route each single comparison of `tree` (a module's `ast`) through `__ensemble_compare__`."""
         import ast
 
@@ -518,7 +545,7 @@ class _Honesty:
 _HONESTY: list[_Honesty] = []  # this process's checks, once the run is guarded
 
 
-def _holds(test: Callable[[], Any]) -> bool:
+def _holds(test: Callable[[], object]) -> bool:
     """The truth of a comparison made by the code under test; False where it raises or has no truth value."""
     try:
         return bool(test())
@@ -526,24 +553,31 @@ def _holds(test: Callable[[], Any]) -> bool:
         return False
 
 
-def _changed_copy(value: Any, base: type) -> Any:
-    """A `base` value other than `value`'s own (None where none is made cheaply)."""
-    if base is bool:
+def _changed_copy(value: object) -> object:
+    """A value of `value`'s builtin base (the first of BUILTIN_VALUES it is an instance of) other than its own;
+    None where none is made cheaply."""
+    if isinstance(value, bool):
         return not bool(value)
-    if base in (int, float, complex):
-        return base(value) + OFFSET
-    if base is str:
+    if isinstance(value, int):
+        return int(value) + OFFSET
+    if isinstance(value, float):
+        return float(value) + OFFSET
+    if isinstance(value, complex):
+        return complex(value) + OFFSET
+    if isinstance(value, str):
         return str.__str__(value) + "\x00ensemble"
-    if base is bytes:
+    if isinstance(value, bytes):
         return bytes(value) + b"\x00ensemble"
-    if base in (tuple, list):
-        return base([*value, _Fresh()])
-    if base in (set, frozenset):
-        return base({*value, _Fresh()})
-    return {**value, _Fresh(): None} if base is dict else None
+    for sequence in (tuple, list):
+        if isinstance(value, sequence):
+            return sequence([*value, _Fresh()])
+    for collection in (set, frozenset):
+        if isinstance(value, collection):
+            return collection({*value, _Fresh()})
+    return {**value, _Fresh(): None} if isinstance(value, dict) else None
 
 
-def _outward(frame: Any) -> Iterator[Any]:
+def _outward(frame: types.FrameType | None) -> Iterator[types.FrameType]:
     """`frame` and the frames that called it, innermost first."""
     while frame is not None:
         yield frame
@@ -573,13 +607,13 @@ def _check_honesty(workspace: str, results: str, names: list[str]) -> None:
     _check_unittest(honesty)
 
 
-def _judged_finder(honesty: _Honesty) -> Any:
+def _judged_finder(honesty: _Honesty) -> MetaPathFinderProtocol:
     """A finder that compiles the judge's Python files with their comparisons routed (`_Honesty.transform`): those
     not loaded by pytest's assertion rewriting, which routes them as it rewrites (`check_pytest`)."""
     from importlib.machinery import PathFinder, SourceFileLoader
 
     class JudgedLoader(SourceFileLoader):
-        def get_code(self, fullname: str) -> Any:
+        def get_code(self, fullname: str) -> types.CodeType:
             import ast
 
             path = self.get_filename(fullname)
@@ -589,7 +623,8 @@ def _judged_finder(honesty: _Honesty) -> Any:
 
     class JudgedFinder:
         @staticmethod
-        def find_spec(fullname: str, path: Any = None, target: Any = None) -> Any:
+        def find_spec(fullname: str, path: Sequence[str] | None = None,
+                      target: types.ModuleType | None = None) -> ModuleSpec | None:
             spec = PathFinder.find_spec(fullname, path, target)
             if spec is None or not isinstance(spec.loader, SourceFileLoader) or not spec.origin \
                     or os.path.realpath(spec.origin) not in honesty.owned:
@@ -604,10 +639,9 @@ def _check_unittest(honesty: _Honesty) -> None:
     """Examine the values unittest's comparing assertions are given, as `_Honesty.compare` does for `==`."""
     import unittest
 
-    def checked(name: str, op: int) -> Callable[..., Any]:
-        original = getattr(unittest.TestCase, name)
-
-        def assertion(self: Any, first: Any, second: Any, *args: Any, **kwargs: Any) -> Any:
+    def checked(name: str, op: int, original: Callable[..., object]) -> Callable[..., object]:
+        def assertion(self: unittest.TestCase, first: object, second: object, *args: object,
+                      **kwargs: object) -> object:
             frame = sys._getframe(1)
             honesty.examine(first, second, op, f"{_relative(frame.f_code.co_filename, honesty.root)}:{frame.f_lineno}")
             return original(self, first, second, *args, **kwargs)
@@ -616,8 +650,9 @@ def _check_unittest(honesty: _Honesty) -> None:
         return assertion
 
     for name, op in UNITTEST_COMPARISONS.items():
-        if name in vars(unittest.TestCase):
-            setattr(unittest.TestCase, name, checked(name, op))
+        original = vars(unittest.TestCase).get(name)
+        if original is not None:
+            setattr(unittest.TestCase, name, checked(name, op, original))
 
 
 def check_pytest() -> None:
@@ -633,7 +668,8 @@ def check_pytest() -> None:
         return
     original = rewrite.rewrite_asserts
 
-    def rewrite_asserts(mod: Any, source: bytes, module_path: str | None = None, config: Any = None) -> None:
+    def rewrite_asserts(mod: ast.Module, source: bytes, module_path: str | None = None,
+                        config: Config | None = None) -> None:
         original(mod, source, module_path, config)
         if module_path is not None and os.path.realpath(module_path) in honesty.owned:
             honesty.transform(mod, str(module_path))
@@ -652,7 +688,8 @@ def _trace_doctests(workspace: str, results: str) -> None:
     seen: set[str] = set()
     original = doctest.DocTestParser.get_doctest
 
-    def get_doctest(self: Any, string: str, globs: Any, name: str, filename: str | None, lineno: int | None) -> Any:
+    def get_doctest(self: doctest.DocTestParser, string: str, globs: dict[str, object], name: str,
+                    filename: str | None, lineno: int | None) -> doctest.DocTest:
         test = original(self, string, globs, name, filename, lineno)
         if test.examples and filename:
             full = os.path.realpath(filename)
@@ -665,7 +702,7 @@ def _trace_doctests(workspace: str, results: str) -> None:
     doctest.DocTestParser.get_doctest = get_doctest  # type: ignore[method-assign]
 
 
-def _writes(args: tuple[Any, ...]) -> bool:
+def _writes(args: tuple[object, ...]) -> bool:
     """True for an `open` audit event that opens a file to change it (by its path, not a descriptor)."""
     path, mode, flags = (tuple(args) + (None, None, None))[:3]
     if isinstance(path, int) or path is None:
@@ -675,9 +712,14 @@ def _writes(args: tuple[Any, ...]) -> bool:
     return isinstance(flags, int) and bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_TRUNC))
 
 
-def _real(path: Any) -> str | None:
+def _is_path(value: object) -> TypeGuard[str | bytes | os.PathLike[str] | os.PathLike[bytes]]:
+    """True for what an audit event names a file by (a string, bytes or a path-like object), not a descriptor."""
+    return isinstance(value, (str, bytes, os.PathLike))
+
+
+def _real(path: object) -> str | None:
     """The absolute path, links resolved, of an audit event's path argument (None for a descriptor)."""
-    if isinstance(path, int) or path is None:
+    if not _is_path(path):
         return None
     try:
         return os.path.realpath(os.path.join(os.getcwd(), os.fsdecode(os.fspath(path))))
@@ -685,7 +727,7 @@ def _real(path: Any) -> str | None:
         return None
 
 
-def _opener(frame: Any, root: str) -> str:
+def _opener(frame: types.FrameType | None, root: str) -> str:
     """The repository-relative file of the innermost frame that runs the repository's own code ('' for none)."""
     while frame is not None:
         name: str = frame.f_code.co_filename
@@ -697,14 +739,14 @@ def _opener(frame: Any, root: str) -> str:
     return ""
 
 
-def _repository_path(args: tuple[Any, ...], root: str) -> str | None:
+def _repository_path(args: tuple[object, ...], root: str) -> str | None:
     """The repository-relative path an `open` audit event reads, or None (a write, or outside the repository)."""
     path, mode, flags = (tuple(args) + (None, None, None))[:3]
     if isinstance(mode, str) and WRITE_MODES & set(mode) and "+" not in mode:
         return None
     if mode is None and isinstance(flags, int) and flags & os.O_ACCMODE == os.O_WRONLY:
         return None
-    if isinstance(path, int) or path is None:
+    if not _is_path(path):
         return None  # a file descriptor: already opened by path
     full = os.path.normpath(os.path.join(os.getcwd(), os.fsdecode(os.fspath(path))))
     if not full.startswith(root):
@@ -737,9 +779,9 @@ def _wrap_unittest(skip: frozenset[str], check: bool = False) -> None:
     the runners' classes before and after each test (`check_runner`)."""
     import unittest
 
-    original: Callable[..., Any] = unittest.TestCase.__call__
+    original: Callable[..., object] = unittest.TestCase.__call__
 
-    def call(self: unittest.TestCase, *args: Any, **kwargs: Any) -> Any:
+    def call(self: unittest.TestCase, *args: object, **kwargs: object) -> object:
         if _result_name(self.id()) in skip:
             return None
         if not check:
@@ -752,15 +794,16 @@ def _wrap_unittest(skip: frozenset[str], check: bool = False) -> None:
         finally:
             check_runner(full=False)
 
-    unittest.TestCase.__call__ = call  # type: ignore[method-assign]
+    unittest.TestCase.__call__ = call  # type: ignore[method-assign,assignment]  # any arguments, passed on
 
 
 def _list_unittest(token: str) -> None:
     """Make unittest's main program print the tests its loader found instead of running them."""
     import unittest
 
-    def list_tests(program: Any) -> None:
-        lines = [token, *(f"{token}\t{_result_name(test.id())}" for test in _leaves(program.test)
+    def list_tests(program: unittest.TestProgram) -> None:
+        found = program.test  # type: ignore[attr-defined]  # set as the program loads the tests; typeshed lacks it
+        lines = [token, *(f"{token}\t{_result_name(test.id())}" for test in _leaves(found)
                           if type(test).__module__ != "unittest.loader")]  # a module that failed to import
         sys.stdout.write("".join(f"{line}\n" for line in lines))
         sys.stdout.flush()
@@ -769,7 +812,7 @@ def _list_unittest(token: str) -> None:
     unittest.TestProgram.runTests = list_tests  # type: ignore[method-assign,assignment]
 
 
-def _leaves(suite: Any) -> Iterator[Any]:
+def _leaves(suite: unittest.TestSuite | unittest.TestCase) -> Iterator[unittest.TestCase]:
     import unittest
 
     if isinstance(suite, unittest.TestSuite):
@@ -802,9 +845,9 @@ def _install() -> None:
     guarded = bool(results) and os.path.isfile(os.path.join(os.path.dirname(os.path.abspath(__file__)), OWNED_LIST))
     skip = frozenset(filter(None, env.get("ENSEMBLE_SKIP", "").splitlines()))
     listing = os.path.join(os.path.dirname(os.path.abspath(__file__)), OWNED_LIST)
-    if results and guarded and hasattr(sys, "addaudithook"):
+    if results and guarded and AUDIT_HOOKS:
         _guard_owned(workspace, results, listing)
-    if results and env.get("ENSEMBLE_TRACE_READS") and hasattr(sys, "addaudithook"):
+    if results and env.get("ENSEMBLE_TRACE_READS") and AUDIT_HOOKS:
         _trace_reads(workspace, results)
         _trace_doctests(workspace, results)
     if results and guarded:
