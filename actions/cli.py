@@ -20,13 +20,14 @@ def run(args: argparse.Namespace) -> int:
     """Handle the event; one log line says what happened. Known errors also reach the step summary."""
     from actions.app import environment, handle_event, write_outputs
     from actions.context import Outcome
+    from bot.cli import exit_code_of
 
     env = environment()
     try:
         outcome = handle_event(env)
     except Exception as exc:
-        code = getattr(exc, "exit_code", None)
-        if isinstance(code, int):
+        code = exit_code_of(exc)
+        if code is not None:
             write_outputs(env, Outcome("error", str(exc), exit_code=code))
         raise
     log.info("%s: %s", outcome.result, outcome.message)

@@ -145,7 +145,7 @@ class _Fields:
                 raise EventError(f"{self.name} payload: missing field `{dotted}`; the payload is malformed or truncated")
             node = node[part]
         if not isinstance(node, kind) or (kind is int and isinstance(node, bool)):
-            expected = getattr(kind, "__name__", "value")
+            expected = kind.__name__ if isinstance(kind, type) else "value"
             raise EventError(f"{self.name} payload: field `{dotted}` should be {expected}, got {type(node).__name__}")
         return node
 

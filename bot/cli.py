@@ -67,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # noqa: BLE001 - the boundary: known errors become messages
-        code = _exit_code(exc)
+        code = exit_code_of(exc)
         if code is None:
             raise
         report_error(str(exc))
@@ -113,7 +113,7 @@ class _Explained(Protocol):
     exit_code: int
 
 
-def _exit_code(exc: Exception) -> int | None:
+def exit_code_of(exc: Exception) -> int | None:
     """The exit status of one of the project's own errors; None for any other exception. (A structural check:
     the core install has no numpy, so the indexer's error classes cannot be imported to compare with.)"""
     return exc.exit_code if isinstance(exc, _Explained) else None

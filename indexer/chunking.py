@@ -54,9 +54,11 @@ def chunk_python(path: str, text: str) -> list[Chunk] | None:
     return chunks
 
 
-def _first_line(node: ast.AST) -> int:
-    decorators = getattr(node, "decorator_list", [])
-    return min([int(getattr(node, "lineno", 1)), *(int(d.lineno) for d in decorators)])
+def _first_line(node: ast.stmt) -> int:
+    """The statement's first line: its first decorator's, for a decorated definition."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    return node.lineno
 
 
 def _python_definition(path: str, lines: list[str], node: ast.AST, prefix: str, context: str) -> list[Chunk]:
@@ -92,11 +94,10 @@ def _python_class(path: str, lines: list[str], node: ast.ClassDef, symbol: str, 
     return chunks
 
 
-def _signature(lines: list[str], node: ast.AST) -> str:
+def _signature(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
     """The `def`/`class` header lines up to the body, without decorators."""
-    body = getattr(node, "body", [])
-    first = node.lineno  # type: ignore[attr-defined]
-    last = max(first, body[0].lineno - 1) if body else first
+    first = node.lineno
+    last = max(first, node.body[0].lineno - 1) if node.body else first
     header = [line.rstrip() for line in lines[first - 1:last]]
     text = "\n".join(h for h in header if h.strip())
     return text.rstrip() or lines[first - 1].rstrip()

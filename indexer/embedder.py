@@ -119,14 +119,16 @@ def _quantized(model: SentenceTransformer) -> SentenceTransformer:
 
     import torch
 
-    quantize = getattr(getattr(torch, "ao", None), "quantization", None)
-    if quantize is None or not hasattr(quantize, "quantize_dynamic"):
+    try:
+        from torch.ao.quantization import quantize_dynamic
+    except ImportError:  # a torch without it: the int8 model cannot be made
         raise EmbedderError(f"torch {torch.__version__} has no dynamic quantization for the int8: embedding "
                             f"model; install torch==2.13.0 (see the README) or set index.embedding_model: "
-                            f"{DEFAULT_MODEL} to use the full-precision model")
+                            f"{DEFAULT_MODEL} to use the full-precision model") from None
     with warnings.catch_warnings():
         # torch 2.13 marks its quantized tensor API as deprecated on every call; the pinned version has it.
         warnings.simplefilter("ignore", UserWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
-        quantized: SentenceTransformer = quantize.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+        quantize: Callable[..., SentenceTransformer] = quantize_dynamic  # untyped in torch
+        quantized = quantize(model, {torch.nn.Linear}, dtype=torch.qint8)
     return quantized

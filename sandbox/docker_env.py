@@ -95,7 +95,8 @@ def pull_image(client: DockerClient, name: str) -> tuple[Image | None, str]:
         log.info("pulling sandbox image %s", name)
         return client.images.pull(name), ""
     except (docker.errors.APIError, requests.exceptions.RequestException) as exc:  # refused, or dropped
-        return None, f"{name} cannot be pulled: {getattr(exc, 'explanation', None) or exc}"
+        explanation = exc.explanation if isinstance(exc, docker.errors.APIError) else None
+        return None, f"{name} cannot be pulled: {explanation or exc}"
 
 
 def image_path(image: Image) -> str | None:
