@@ -11,7 +11,7 @@ cost. Prints one line per task and the totals:
 
     .venv/bin/python bench/twins.py [--set design|held_out|all] [--tasks ID ...] [--runs 3] [--json FILE]
 
-The twins planted for a task are counted by calling `bot.ensemble.twins.twins` (and its stand-ins by
+The twins planted for a task are counted by calling `bot.ensemble.judge.twins.twins` (and its stand-ins by
 `stand_ins`) on the tests the task's judge requires at the base (those it names and the base's failures).
 """
 
@@ -47,11 +47,12 @@ def _real_model() -> Any:
 real_model = _real_model()
 git, load_task, make_repo, task_ids = real_model.git, real_model.load_task, real_model.make_repo, real_model.task_ids
 
-import bot.ensemble.sentinels as sentinels  # noqa: E402
-import bot.ensemble.team_judge as team_judge  # noqa: E402
+# switching the twins and stand-ins off (the "without" column) reaches inside the judge on purpose
+import bot.ensemble.judge.runs as team_judge  # noqa: E402
+import bot.ensemble.judge.sentinels as sentinels  # noqa: E402
 from bot.config import Config, Models, RoleModel  # noqa: E402
+from bot.ensemble.judge.twins import stand_ins, twins  # noqa: E402
 from bot.ensemble.runner import Components, run_task  # noqa: E402
-from bot.ensemble.twins import stand_ins, twins  # noqa: E402
 from bot.ensemble.types import RunResult, Task  # noqa: E402
 from fakes.engine_parts import FileRetriever  # noqa: E402
 

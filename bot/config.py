@@ -240,7 +240,7 @@ class Config:
     review: Literal["always", "off"] = "always"
     # A check the coder never sees: once a team's change first passes, the coder writes, in a request of its own,
     # the reproduction test again on other inputs; a change that leaves those failing exactly as the bug had them
-    # is refused as special-cased to the tests it was shown (bot/ensemble/hidden.py). `off` saves that request.
+    # is refused as special-cased to the tests it was shown (bot/ensemble/judge/hidden.py). `off` saves that request.
     hidden_check: Literal["on", "off"] = "on"
     llm: LLMSpec = LLMSpec()
     sandbox: SandboxSpec = SandboxSpec()

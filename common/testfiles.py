@@ -573,3 +573,20 @@ _PARTS = {"pyproject.toml": _pyproject, "setup.cfg": _setup_cfg, "package.json":
           "CMakeUserPresets.json": _json_keys("testPresets"), "go.mod": _lines(_GO_REPLACE),
           "go.work": _lines(_GO_REPLACE), ".npmrc": _lines(_NPMRC)}
 assert set(_PARTS) == PARTLY_HARNESS
+
+
+def fresh_test_path(path: str, exists: Callable[[str], bool], mark: str = "_repro") -> str:
+    """A new test file's path beside `path`, named the way its runner finds tests (`x_test.go` -> `x_repro_test.go`,
+    `mark` being what sets it apart)."""
+    folder, _, name = path.rpartition("/")
+    for marker in ("_test.", ".test.", ".spec.", "."):
+        if marker in name:
+            stem, _, rest = name.rpartition(marker) if marker == "." else name.partition(marker)
+            break
+    for n in range(1, 100):
+        suffix = mark if n == 1 else f"{mark}{n}"
+        candidate = f"{stem}{suffix}{marker}{rest}"
+        full = f"{folder}/{candidate}" if folder else candidate
+        if not exists(full):
+            return full
+    return path

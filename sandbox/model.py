@@ -170,7 +170,7 @@ class ExecResult:
     findings: tuple[Finding, ...] = ()  # where the per-test results disagree with the runner (sandbox/agreement.py)
     reads: tuple[str, ...] = ()  # repository files the tests' Python processes opened, when traced
     # when traced, each repository file opened with the repository file whose code opened it ('<doctest>': a
-    # file whose examples ran as doctests): what the judge learns the tests' closure from (bot/ensemble/closure.py)
+    # file whose examples ran as doctests): what the judge learns the tests' closure from (bot/ensemble/judge/closure.py)
     opened: tuple[tuple[str, str], ...] = ()
     runner: str = ""  # whose report gave the results (or named the running test): pytest, junit, go, cargo, tap ...
 

@@ -85,7 +85,7 @@ OWNED_LIST = "ensemble_owned.txt"  # beside this module, written by the sandbox 
 MAX_READS = 20_000  # files one process records
 MAX_REFUSALS = 200  # refusals one process records (each is refused whether recorded or not)
 OWN_FOLDERS = (".ensemble-results", ".ensemble-plugins")
-OFFSET = 7_000_003  # how far a changed copy of a number is moved (bot/ensemble/twins.py moves literals as far)
+OFFSET = 7_000_003  # how far a changed copy of a number is moved (bot/ensemble/judge/twins.py moves literals as far)
 WRITE_MODES = frozenset("wax")
 # the comparisons the judge's code makes that route through `__ensemble_compare__`, by the number it passes
 COMPARISONS = ("==", "!=", "in", "not in")

@@ -128,6 +128,33 @@ def test_every_package_imports_only_the_layers_below_it() -> None:
     assert layer_violations(graph(modules(ROOT, PACKAGES + HARNESS))) == []
 
 
+# a role's package and its face: nothing outside the package imports its inner modules (docs/architecture.md)
+FACES = ("bot.ensemble.judge",)
+
+
+def face_violations(edges: dict[str, set[str]], faces: tuple[str, ...] = FACES) -> list[str]:
+    """Each import of a role's inner module from outside its package, in words."""
+    return sorted(f"{module} imports {target}, inside {face}" for face in faces for module, targets in edges.items()
+                  if module != face and not module.startswith(face + ".")
+                  for target in targets if target.startswith(face + "."))
+
+
+def test_no_module_reaches_past_a_roles_face(edges: dict[str, set[str]]) -> None:
+    assert face_violations(edges) == []
+
+
+def test_reaching_past_a_face_is_found(tmp_path: Path) -> None:
+    (tmp_path / "bot" / "ensemble" / "judge").mkdir(parents=True)
+    for init in ("bot", "bot/ensemble", "bot/ensemble/judge"):
+        (tmp_path / init / "__init__.py").write_text("")
+    (tmp_path / "bot" / "ensemble" / "judge" / "twins.py").write_text("")
+    (tmp_path / "bot" / "ensemble" / "team.py").write_text("from bot.ensemble.judge import twins\n")
+    (tmp_path / "bot" / "ensemble" / "rounds.py").write_text("def f():\n    from bot.ensemble.judge.twins import x\n")
+    found = face_violations(graph(modules(tmp_path, ("bot",))))
+    assert found == ["bot.ensemble.rounds imports bot.ensemble.judge.twins, inside bot.ensemble.judge",
+                     "bot.ensemble.team imports bot.ensemble.judge.twins, inside bot.ensemble.judge"]
+
+
 def test_the_product_importing_the_fakes_and_bench_importing_tests_are_found(tmp_path: Path) -> None:
     for package in (*PACKAGES, *HARNESS):
         (tmp_path / package).mkdir()

@@ -25,7 +25,6 @@ from typing import Literal
 
 from bot.ensemble import prompts
 from bot.ensemble.asking import ask
-from bot.ensemble.closure import NO_CLOSURE, Closure
 from bot.ensemble.edit_format import BLOCKS, EditFormat
 from bot.ensemble.edit_parsing import ParseResult, cut_oversized_blocks, reply_key
 from bot.ensemble.edits import (
@@ -37,10 +36,9 @@ from bot.ensemble.edits import (
     write_changes,
 )
 from bot.ensemble.fileview import focus_from_text, render_file
-from bot.ensemble.guards import RUNNER_KINDS, find_test_tampering
 from bot.ensemble.instructions import Instructions
+from bot.ensemble.judge import NO_CLOSURE, RUNNER_KINDS, Closure, find_test_tampering
 from bot.ensemble.ports import ModelClient, ModelReply
-from bot.ensemble.testids import file_of_test
 from bot.ensemble.types import Exploration, Plan, Refusal, RefusalKind, Task
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import ContextTooLong, PromptTooLong, StopRequested
@@ -51,6 +49,7 @@ from bot.llm.reasoning import strip_reasoning
 from bot.llm.types import Message
 from bot.redact import clip
 from bot.trace import span
+from common.testids import file_of_test
 from common.tokens import chars_for_tokens, estimate_tokens
 
 log = logging.getLogger(__name__)

@@ -102,10 +102,10 @@ class TestRunner(Protocol):
 
         `known_failures` are tests that failed at the base: the summary leaves them out. `files`
         replaces files (bytes) or leaves them out (None) in the tested copy, never in the workspace:
-        how the judge runs the base's tests on a candidate (bot/ensemble/team_judge.py). `trace_reads`
+        how the judge runs the base's tests on a candidate (bot/ensemble/judge/runs.py). `trace_reads`
         records the repository files the tests open (`TestOutcome.reads`); `listing` lists the tests
         up front where the runner can (`TestOutcome.listed`), so a killed run's unreached tests are known.
-        Tests whose ids hold `checks` are the judge's own (bot/ensemble/sentinels.py): kept in the results,
+        Tests whose ids hold `checks` are the judge's own (bot/ensemble/judge/sentinels.py): kept in the results,
         left out of the summary the models read. The test process cannot change the files in `owned` (the judge's
         tests, harness and data), or changing them is a finding (`TestOutcome.findings`).
         """

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from bot.ensemble.edit_format import BLOCKS, EXAMPLE_FILE, EXAMPLE_TASK, EditFormat, render_block
-from bot.ensemble.guards import task_names_change, tests_in
+from bot.ensemble.judge import task_names_change, tests_in
 from bot.ensemble.types import Plan, Task
 from bot.llm.tokens import ContextPiece, fit_context, join_context
 from bot.llm.types import Message
@@ -184,7 +184,7 @@ def _toy_name(toy: str, prefix: str, suffix: str = "") -> str:
 
 def hidden_check_messages(task_text: str, source: str, source_text: str, path: str, code: Mapping[str, str],
                           team: str = "a", budget: int | None = None, conventions: str = "") -> list[Message]:
-    """Ask the coder for a hidden check (bot/ensemble/hidden.py): a new test of the behaviour `source` (shown as
+    """Ask the coder for a hidden check (bot/ensemble/judge/hidden.py): a new test of the behaviour `source` (shown as
     `source_text`) checks, on other inputs, with the code under test as the base has it (`code`). The coder of the
     change never sees it, so this request stands alone: no plan, no change, no feedback."""
     toy = BLOCKS.example([path])[0]
@@ -223,7 +223,7 @@ def judged_tests(files: Mapping[str, str], task: Task, plan: Plan, reproduce: bo
 def critic_messages(task: Task, diff: str, test_summary: str, team: str = "a",
                     budget: int | None = None, conventions: str = "", runner_changes: str = "") -> list[Message]:
     """Ask for the `review` reply: accept or revise, with feedback for the coder; `runner_changes` lists the lines
-    of the change that reach into the test runner (bot/ensemble/screen.py), which the task allowed."""
+    of the change that reach into the test runner (bot/ensemble/judge/screen.py), which the task allowed."""
     system = (f"You are the critic of team {team}: you review a change like a strict maintainer. " + DATA_RULE
               + _rule(conventions))
     pieces = [  # the task, the judgement and the diff: what a wrong change shows itself in, and cheap to read

@@ -5,7 +5,7 @@ A pull request is judged as a candidate is (team_judge.py): the base's tests, as
 That says which tests it fixes, breaks or leaves failing. What it adds is read apart from that verdict:
 - its new tests (`new_tests`), run as it wrote them at its base (without its change) and at its head: a new test
   that passes at the base too proves nothing about the change (`NewTest.proves`, `NewTest.idle`);
-- its edits to the judge's files (`placed_edits`): the guard's findings (bot/ensemble/guards.py: tests deleted,
+- its edits to the judge's files (`placed_edits`): the guard's findings (bot/ensemble/judge/guards.py: tests deleted,
   skipped, weakened, changed or moved, harness, data, test helpers and doctests), each placed on a line of the diff
   with the line as it was and as it is;
 - a test whose outcome changed from the base to the head, run once more on both sides: one whose second run
@@ -20,11 +20,11 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.ensemble.guards import Tampering
-from bot.ensemble.testids import belongs_to, file_of_test
+from bot.ensemble.judge import Tampering
 from bot.ensemble.types import TestOutcome
 from common.languages import is_code
 from common.testfiles import is_test_path
+from common.testids import belongs_to, file_of_test
 from sandbox.model import COLLECTION
 
 FAILED = ("fail", "error")

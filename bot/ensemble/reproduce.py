@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 
 from bot.ensemble import round_text
 from bot.ensemble.coding import Brief, Coder
+from bot.ensemble.judge import TeamJudge
 from bot.ensemble.ports import TestRunner
 from bot.ensemble.rounds import Begin, commit_change, committed, play_round
-from bot.ensemble.team_judge import TeamJudge
 from bot.ensemble.types import Judgement, Phase, Refusal, Reproduction, TestOutcome
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.redact import clip
+from common.testfiles import fresh_test_path
 
 ATTEMPTS = 2  # the coder's tries at a reproduction test that applies, compiles and runs
 
@@ -52,23 +52,6 @@ def reproduce(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner, 
         feedback = rnd.edit_errors or rnd.compile_error
     return Reproduction(path, note=f"the coder could not write a working reproduction test: {clip(feedback, 300)}",
                         refused=tuple(refused)), judge
-
-
-def fresh_test_path(path: str, exists: Callable[[str], bool], mark: str = "_repro") -> str:
-    """A new test file's path beside `path`, named the way its runner finds tests (`x_test.go` -> `x_repro_test.go`,
-    `mark` being what sets it apart)."""
-    folder, _, name = path.rpartition("/")
-    for marker in ("_test.", ".test.", ".spec.", "."):
-        if marker in name:
-            stem, _, rest = name.rpartition(marker) if marker == "." else name.partition(marker)
-            break
-    for n in range(1, 100):
-        suffix = mark if n == 1 else f"{mark}{n}"
-        candidate = f"{stem}{suffix}{marker}{rest}"
-        full = f"{folder}/{candidate}" if folder else candidate
-        if not exists(full):
-            return full
-    return path
 
 
 def reproduces(judgement: Judgement, tests: TestOutcome) -> bool:

@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 
 from bot.ensemble.coding import Brief, Coder, write_change
 from bot.ensemble.edits import describe_failures
+from bot.ensemble.judge import TeamJudge
 from bot.ensemble.ports import TestRunner
-from bot.ensemble.team_judge import TeamJudge
 from bot.ensemble.types import Phase, Refusal, Round, RoundKind
 from bot.forge import Commit, Workspace
 from bot.forge.policy import ChangeRefused
@@ -42,8 +42,8 @@ def play_round(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner,
     if rnd.compile_error:
         return rnd
     begin(Phase.TESTING, number, "")
-    tests = judge.run(runner, workspace)
-    rnd = replace(rnd, tests=tests, judgement=judge.judge(tests, workspace, reproduction))
+    tests, judgement = judge.verdict(runner, workspace, reproduction)
+    rnd = replace(rnd, tests=tests, judgement=judgement)
     return _refuse_cheat(coder.team, workspace, rnd) if rnd.judgement and rnd.judgement.tampered else rnd
 
 

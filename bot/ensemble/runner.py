@@ -22,16 +22,13 @@ from pathlib import Path
 
 from bot.config import ROLES, Config
 from bot.ensemble.adapters import TeamModels
-from bot.ensemble.closure import unchecked
-from bot.ensemble.corroborate import Candidate, backing, corroborate
 from bot.ensemble.insights import Embed, InsightBoard, InsightStore, Lesson
 from bot.ensemble.instructions import Instructions
+from bot.ensemble.judge import Candidate, TeamJudge, backing, corroborate, run_base, unchecked
 from bot.ensemble.policy import Limits
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.select import choose_winner, describe, is_partial, rank_key
 from bot.ensemble.team import Team, crashed, run_team
-from bot.ensemble.team_judge import TeamJudge, run_base
-from bot.ensemble.testids import file_of_test, matching_tests
 from bot.ensemble.types import (
     CRASHED,
     QUESTIONS,
@@ -50,6 +47,7 @@ from bot.forge.local import LocalForge, slugify
 from bot.llm.local import base_url, is_local
 from bot.redact import clip, exempt_secret_names, register_secrets, secret_values
 from bot.trace import Tracer, new_run_id, propagate, runs_dir, span
+from common.testids import file_of_test, matching_tests
 
 log = logging.getLogger(__name__)
 TEAM_NAMES = "abcdefgh"

@@ -7,7 +7,7 @@ round, re-plan, or stop, and why), and this module carries it out. A team may go
 task, those failures and the files they and retrieval point at, with no exploring or planning
 call, and the planner first comes in when a failure repeats.
 
-Every test run is judged against the base run (bot/ensemble/judge.py): tests that already failed
+Every test run is judged against the base run (bot/ensemble/judge/verdict.py): tests that already failed
 before the change never block it and are not fed to the coder as its own. Only a change the judge
 found good goes to the critic, whose job is the green but wrong change. Every round whose edits
 applied and compile becomes one commit in the team's workspace, made before the review (so a stop
@@ -24,12 +24,22 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.config import ExploreSpec
-from bot.ensemble import hidden, round_text
+from bot.ensemble import round_text
 from bot.ensemble.coding import Brief, Coder
 from bot.ensemble.critic import Critic, review
-from bot.ensemble.hidden import HiddenCheck
 from bot.ensemble.insights import InsightBoard
 from bot.ensemble.instructions import Instructions
+from bot.ensemble.judge import (
+    SPECIAL_CASED,
+    HiddenCheck,
+    TeamJudge,
+    hidden_check_at_base,
+    hidden_check_code,
+    hooks_in,
+    judge_by_hidden_check,
+    no_hidden_check,
+    write_hidden_check,
+)
 from bot.ensemble.planner import TaskPlanner, direct_plan, first_look, plan_task
 from bot.ensemble.policy import (
     APPROACH_WORDS,
@@ -46,10 +56,7 @@ from bot.ensemble.policy import (
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.reproduce import reproduce
 from bot.ensemble.rounds import commit_change, committed, play_round
-from bot.ensemble.screen import hooks_in
 from bot.ensemble.select import LIMITS, best_partial_round
-from bot.ensemble.team_judge import TeamJudge
-from bot.ensemble.testids import file_of_test
 from bot.ensemble.types import (
     ACCEPTED,
     CRASHED,
@@ -75,6 +82,7 @@ from bot.redact import clip
 from bot.trace import span
 from common.languages import is_code
 from common.testfiles import is_test_path
+from common.testids import file_of_test
 
 log = logging.getLogger(__name__)
 
@@ -319,12 +327,12 @@ def _hidden(team: Team, state: _State) -> _State:
     if not check.usable:
         return replace(state, rounds=(*state.rounds[:-1], replace(rnd, hidden=check.result())))
     team.reporter.begin(Phase.TESTING, rnd.number, f"the hidden check {check.path}")
-    seen = hidden.judge_candidate(check, state.judge, team.runner, team.workspace)
+    seen = judge_by_hidden_check(check, state.judge, team.runner, team.workspace)
     log.info("team %s, round %d: %s", team.name, rnd.number, seen.result().line)
     if seen.special_cased:
         refusal = Refusal("special-cased", "", f"round {rnd.number}'s change passes the tests the coder saw and leaves the "
                                                f"hidden check {check.path} failing as at the base ({seen.detail})")
-        rnd = replace(rnd, judgement=replace(rnd.judgement, good=False, reason=hidden.REFUSAL,
+        rnd = replace(rnd, judgement=replace(rnd.judgement, good=False, reason=SPECIAL_CASED,
                                              special_cased=tuple(check.base)), refused=(*rnd.refused, refusal))
     return replace(state, rounds=(*state.rounds[:-1], replace(rnd, hidden=seen.result())))
 
@@ -337,13 +345,13 @@ def _hidden_check(team: Team, state: _State, judgement: Judgement) -> HiddenChec
     source = source or next((file_of_test(n) for n in judgement.fixed), None)
     text = (state.judge.frozen.get(source) or team.workspace.base_text(source)) if source else None
     if not source or not text:
-        return hidden.none("no test the change fixed, to write the hidden check from")
+        return no_hidden_check("no test the change fixed, to write the hidden check from")
     team.reporter.begin(Phase.TESTING, len(state.rounds), "writing the hidden check")
     plan = state.plan or Plan("")
-    code = hidden.shown_code([p for p in plan.files if not is_test_path(p)], team.workspace.base_text)
-    check = hidden.write_check(team.models, team.name, team.task.text, source, text, code, team.workspace,
+    code = hidden_check_code([p for p in plan.files if not is_test_path(p)], team.workspace.base_text)
+    check = write_hidden_check(team.models, team.name, team.task.text, source, text, code, team.workspace,
                                team.conventions([source]))
-    return hidden.at_base(check, state.judge, team.runner, team.workspace) if check.text else check
+    return hidden_check_at_base(check, state.judge, team.runner, team.workspace) if check.text else check
 
 
 def _review(team: Team, state: _State, started: float) -> _State:

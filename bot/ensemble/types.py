@@ -102,7 +102,7 @@ class TestOutcome:
 
     `passed` is the test command's own status (exit 0 within its limits); `results` holds each
     test's outcome ('pass', 'fail', 'error', 'skip') where the runner reports them, which is
-    what judging against the base needs (bot/ensemble/judge.py).
+    what judging against the base needs (bot/ensemble/judge/verdict.py).
     """
 
     __test__ = False  # not a pytest class
@@ -120,7 +120,7 @@ class TestOutcome:
     findings: tuple[str, ...] = ()  # "kind: detail": where the results disagree with the runner (sandbox.Finding)
     reads: tuple[str, ...] = ()  # repository files the tests opened (asked for at the base run)
     listed: tuple[str, ...] | None = None  # the tests the runner listed up front; None: not asked, or cannot list
-    tampering: tuple[str, ...] = ()  # the judge's evidence that the run was tampered with (bot/ensemble/sentinels.py)
+    tampering: tuple[str, ...] = ()  # the judge's evidence that the run was tampered with (bot/ensemble/judge/sentinels.py)
     opened: tuple[tuple[str, str], ...] = ()  # each file opened with the file whose code opened it (the same run)
 
     @property
@@ -146,7 +146,7 @@ class Judgement:
     unknown: tuple[str, ...] = ()  # base tests a killed run never reached
     vanished: tuple[str, ...] = ()  # the broken tests that were not reported at all after the change
     tampered: tuple[str, ...] = ()  # evidence that the run was tampered with: the change is refused as a cheat
-    # the hidden check's tests (bot/ensemble/hidden.py) that the change left failing as at the base: refused as
+    # the hidden check's tests (bot/ensemble/judge/hidden.py) that the change left failing as at the base: refused as
     # special-cased to the inputs of the tests the coder was shown
     special_cased: tuple[str, ...] = ()
 
@@ -244,7 +244,7 @@ class TestChange:
 
 @dataclass(frozen=True)
 class RunnerHook:
-    """A line of a change that reaches into the test runner (bot/ensemble/screen.py), kept because the task asked for
+    """A line of a change that reaches into the test runner (bot/ensemble/judge/screen.py), kept because the task asked for
     it: shown to the critic and in the PR."""
 
     path: str
@@ -280,7 +280,7 @@ class Refusal:
     """Something the bot refused and undid, written where it was decided: an edit to a denied path or with a secret
     (`policy`), an edit to the tests or their closure (`tests`), to what runs them (`runner`), a change the commit
     policy refused (`commit`), a change whose test run was tampered with (`cheat`), one special-cased to the tests the
-    coder saw (`special-cased`, bot/ensemble/hidden.py). `path` is the file it was about ("" for a whole change)."""
+    coder saw (`special-cased`, bot/ensemble/judge/hidden.py). `path` is the file it was about ("" for a whole change)."""
 
     kind: RefusalKind
     path: str
@@ -292,7 +292,7 @@ class Refusal:
 
 @dataclass(frozen=True)
 class HiddenResult:
-    """What a team's hidden check (bot/ensemble/hidden.py) showed of a change, or why there was none (`none`)."""
+    """What a team's hidden check (bot/ensemble/judge/hidden.py) showed of a change, or why there was none (`none`)."""
 
     outcome: Literal["passes", "unchanged", "differs", "not_run", "none"]
     line: str  # in words, for the summary and the pull request

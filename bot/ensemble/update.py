@@ -32,10 +32,9 @@ from bot.ensemble.conflicts import (
     unresolvable,
 )
 from bot.ensemble.edits import denial
+from bot.ensemble.judge import BaseRun, TeamJudge, run_base
 from bot.ensemble.ports import ModelClient, TestRunner
 from bot.ensemble.runner import Components, named_tests, run_tracer
-from bot.ensemble.team_judge import BaseRun, TeamJudge, run_base
-from bot.ensemble.testids import matching_tests
 from bot.ensemble.types import (
     ACCEPTED,
     CRASHED,
@@ -57,6 +56,7 @@ from bot.forge.policy import ChangeRefused
 from bot.redact import clip
 from bot.trace import new_run_id, span
 from common.git import git, git_succeeds
+from common.testids import matching_tests
 
 log = logging.getLogger(__name__)
 WORKTREES = Path(".ensemble") / "worktrees"
@@ -241,8 +241,7 @@ class _Update:
         judge = TeamJudge.of(self.job.task.text, self.base, required)
         judge = judge.with_reproduction(repro, frozen.get(repro)) if repro else judge
         self._notify("a", Phase.TESTING, self.result.rounds, "")
-        run.tests_after = judge.run(runner, workspace)
-        run.judgement = judge.judge(run.tests_after, workspace)
+        run.tests_after, run.judgement = judge.verdict(runner, workspace)
         if repro:
             run.reproduction = _reproduction(repro, run.tests_before, run.tests_after)
         return run.judgement
@@ -258,7 +257,7 @@ class _Update:
                 before = run_base(runner, workspace)
                 git(path, "checkout", "-q", "--detach", self.head)
                 judge = TeamJudge.of(self.job.task.text, before)
-                fixed = judge.judge(judge.run(runner, workspace), workspace).fixed
+                fixed = judge.verdict(runner, workspace)[1].fixed
             finally:
                 git(self.repo_dir, "worktree", "remove", "--force", str(path), check=False)
             s.set(fixed=list(fixed))

@@ -27,8 +27,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bot.config import Config
-from bot.ensemble.guards import find_test_tampering
-from bot.ensemble.judged import owned_by_judge
+from bot.ensemble.judge import (
+    BaseRun,
+    TeamJudge,
+    change_hooks,
+    changed_definitions,
+    find_test_tampering,
+    owned_by_judge,
+    run_base,
+)
 from bot.ensemble.ports import ModelClient, TestRunner
 from bot.ensemble.proof import (
     Doubt,
@@ -43,9 +50,6 @@ from bot.ensemble.proof import (
     uncovered,
 )
 from bot.ensemble.runner import Components, run_tracer
-from bot.ensemble.screen import change_hooks
-from bot.ensemble.team_judge import BaseRun, TeamJudge, changed_definitions, run_base
-from bot.ensemble.testids import file_of_test
 from bot.ensemble.types import Judgement, Phase, RunnerHook, TestOutcome
 from bot.forge.local import WORKTREES, GitWorkspace, exclude_ensemble_dir
 from bot.llm.budget import SpendSummary, no_spend
@@ -53,6 +57,7 @@ from bot.trace import new_run_id, span
 from common.git import git, git_bytes, git_succeeds
 from common.languages import is_code
 from common.testfiles import is_ci_path, is_test_path
+from common.testids import file_of_test
 
 log = logging.getLogger(__name__)
 PINNED = ".github"  # the head is tested with the base's: its CI recipe and the bot's config
@@ -234,8 +239,7 @@ class _Verification:
         self.bases[self.job.base] = base
         judge = TeamJudge.of("", base)  # no task asks for any test edit: every one is reported
         self._notify("-", Phase.TESTING, 0, self.job.head)
-        after = judge.run(runner, head_ws)
-        judgement = judge.judge(after, head_ws)
+        after, judgement = judge.verdict(runner, head_ws)
         texts = self._texts()
         own = {p: text for p, (_, text) in texts.items()  # its tests as it wrote them, with their new data
                if text is not None and owned_by_judge(p, base.data) and not is_ci_path(p)}

@@ -139,7 +139,7 @@ def test_models_fall_back_to_the_teams_configured_models() -> None:
 
 
 def test_a_partial_pr_lists_a_required_test_still_failing_as_blocking_only() -> None:
-    from bot.ensemble.judge import judge
+    from bot.ensemble.judge.verdict import judge
 
     left, fixed, kept = "tests/test_calc.py::test_neg", "tests/test_calc.py::test_add", "tests/test_calc.py::test_mul"
     before = types.TestOutcome(False, (fixed, left), total=3, results=((fixed, "fail"), (left, "fail"), (kept, "pass")))

@@ -17,7 +17,7 @@ from typing import Any
 
 from actions.context import Outcome
 from bot.config import Config
-from bot.ensemble.team_judge import BaseRun
+from bot.ensemble.judge.runs import BaseRun
 from bot.ensemble.types import Progress
 from bot.ensemble.verify import VerifyJob, VerifyResult, verify_pull
 from fakes.github_hub import REPO, Hub

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.ensemble.team_judge import changed_definitions
-from bot.ensemble.testids import file_of_test
+from bot.ensemble.judge.blame import changed_definitions
 from common.languages import CODE_SUFFIXES, is_code, is_test_name, language, language_of, tree_sitter_grammars
 from common.testfiles import is_test_path
+from common.testids import file_of_test
 from indexer.files import is_auxiliary_path
 from sandbox import detect_project
 from sandbox.detect import find_test_files

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.ensemble.judged import judged_files
+from bot.ensemble.judge.files import judged_files
 from common.testfiles import (
     PYTEST_CONFIGS,
     conftest_harness,

@@ -52,7 +52,7 @@ class ScriptedModels:
                  temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None) -> Said:
         with self.lock:
             team = re.search(r"of team (\w)", messages[0].content).group(1)
-            if HIDDEN_ASK in messages[-1].content:  # the hidden check's request (bot/ensemble/hidden.py)
+            if HIDDEN_ASK in messages[-1].content:  # the hidden check's request (bot/ensemble/judge/hidden.py)
                 schema = "hidden"
                 if self.unscripted_hidden(messages):
                     # a script without one: the model cannot write it, and the request is kept apart from the

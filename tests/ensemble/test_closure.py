@@ -3,7 +3,7 @@ where the Python-only checks cannot reach."""
 
 from __future__ import annotations
 
-from bot.ensemble.closure import DOCTEST, closure_of, doctest_changes, unchecked
+from bot.ensemble.judge.closure import DOCTEST, closure_of, doctest_changes, unchecked
 
 FILES = {
     "calc/ops.py": "def add(a, b):\n    return a + b\n",

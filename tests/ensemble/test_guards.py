@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.ensemble.guards import (
+from bot.ensemble.judge.guards import (
     Tampering,
     find_test_tampering,
     is_ci_path,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.ensemble.demo.languages import SAMPLES
-from bot.ensemble.guards import find_test_tampering
+from bot.ensemble.judge.guards import find_test_tampering
 
 GO = SAMPLES["go"].files["stats_test.go"]
 RUST = SAMPLES["rust"].files["tests/stats.rs"]

@@ -1,8 +1,8 @@
-"""The hidden check's reading of a run: which failures moved, which stayed as the bug had them (bot/ensemble/hidden.py)."""
+"""The hidden check's reading of a run: which failures moved, which stayed as the bug had them (bot/ensemble/judge/hidden.py)."""
 
 from __future__ import annotations
 
-from bot.ensemble.hidden import HiddenCheck, failure_lines, outcome_of
+from bot.ensemble.judge.hidden import HiddenCheck, failure_lines, outcome_of
 from bot.ensemble.types import TestOutcome
 
 SIX, TWO = "tests/test_x_hidden.py::test_six", "tests/test_x_hidden.py::test_two"

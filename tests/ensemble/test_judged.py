@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.ensemble.judged import allowed_changes, judged_data, judged_files, owned_by_judge
+from bot.ensemble.judge.files import allowed_changes, judged_data, judged_files, owned_by_judge
 
 BASE = {
     "stats/core.py": "def median(v): ...\n",

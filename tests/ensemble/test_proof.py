@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from bot.ensemble.guards import find_test_tampering
+from bot.ensemble.judge.guards import find_test_tampering
 from bot.ensemble.proof import (
     NewTest,
     TestEdit,

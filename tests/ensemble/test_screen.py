@@ -8,8 +8,8 @@ import pytest
 from actions.render import pr_body
 from bot.ensemble import prompts
 from bot.ensemble.critic import runner_lines
-from bot.ensemble.guards import find_test_tampering, task_allows
-from bot.ensemble.screen import change_hooks, runner_hooks
+from bot.ensemble.judge.guards import find_test_tampering, task_allows
+from bot.ensemble.judge.screen import change_hooks, runner_hooks
 from bot.ensemble.types import RunnerHook, RunResult, Task
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.ensemble.sentinels import (
+from bot.ensemble.judge.sentinels import (
     Calibration,
     calibrate,
     candidate_hosts,

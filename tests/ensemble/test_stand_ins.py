@@ -1,5 +1,5 @@
 """The judge's stand-ins in a team's run: where the tests a change must fix passed, one more process with each such
-test's file in its own place, expecting another value (bot/ensemble/twins.py, TeamJudge._stood_in)."""
+test's file in its own place, expecting another value (bot/ensemble/judge/twins.py, TeamJudge._stood_in)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.config import Config
+from bot.ensemble.judge.runs import STAND_INS_WITH_THE_SUITE_S
 from bot.ensemble.runner import Components, run_task
-from bot.ensemble.team_judge import STAND_INS_WITH_THE_SUITE_S
 from bot.ensemble.types import TestOutcome
 from fakes.engine_parts import FileRetriever, HostPytest
 from tests.ensemble.conftest import ScriptedModels, happy_script

@@ -1,4 +1,4 @@
-"""A team's judged run, process by process (bot/ensemble/team_judge.py TeamJudge.run): which of the candidate's new
+"""A team's judged run, process by process (bot/ensemble/judge/runs.py TeamJudge.run): which of the candidate's new
 files each test process gets."""
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """Which runner patches the sandbox saw in a judged run count as tampering: all but those of a line the static
-screen read and the task asked for (bot/ensemble/team_judge.py)."""
+screen read and the task asked for (bot/ensemble/judge/runs.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.ensemble.team_judge import _not_asked_for
+from bot.ensemble.judge.runs import _not_asked_for
 from bot.ensemble.types import RunnerHook
 
 BUILTIN = RunnerHook("stats/__init__.py", 5, "patches builtins.median", "builtins.median = median")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.ensemble.twins import (
+from bot.ensemble.judge.twins import (
     MAX_TWINS,
     contradictions,
     defined_tests,

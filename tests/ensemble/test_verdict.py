@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from bot.ensemble.judge import judge
-from bot.ensemble.testids import file_of_test, matching_tests
+from bot.ensemble.judge.verdict import judge
 from bot.ensemble.types import TestOutcome
+from common.testids import file_of_test, matching_tests
 
 
 def outcome(exit_ok: bool, **results: str) -> TestOutcome:
@@ -108,7 +108,7 @@ def test_editing_a_dependency_file_prepares_the_environment_again(tmp_path) -> N
 
 
 def test_a_failing_test_that_uses_the_changed_code_is_the_changes_business() -> None:
-    from bot.ensemble.team_judge import related_failures
+    from bot.ensemble.judge.blame import related_failures
 
     files = {"tests/test_core.py": "from stats.core import median\n", "tests/test_net.py": "import socket\n",
              "tests/test_legacy.py": "import stats.core as core\n"}
@@ -121,7 +121,7 @@ def test_a_failing_test_that_uses_the_changed_code_is_the_changes_business() -> 
 
 
 def test_the_definitions_a_diff_touches_are_named_from_hunk_headers_and_changed_lines() -> None:
-    from bot.ensemble.team_judge import changed_definitions
+    from bot.ensemble.judge.blame import changed_definitions
 
     diff = ("--- a/stats/core.py\n+++ b/stats/core.py\n@@ -12,3 +12,5 @@ def median(values):\n"
             "     middle = len(ordered) // 2\n+    if even:\n+def helper(x):\n"

@@ -3,7 +3,7 @@ their methods is a finding, however it named what it replaced.
 
 Python's audit events do not report attributes set on a class, so the sandbox's hooks take the runners' classes
 down before any repository code runs and compare them after each test and at the end (sandbox/run_hooks.py); the
-judge refuses a change whose run has a finding the base's run did not have (bot/ensemble/team_judge.py). A test's
+judge refuses a change whose run has a finding the base's run did not have (bot/ensemble/judge/runs.py). A test's
 own patch of the runner (pytest's `monkeypatch`) is the test's to make.
 """
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from bot.ensemble.testids import belongs_to, matching_tests
 from bot.ensemble.types import Judgement, TestOutcome
+from common.testids import belongs_to, matching_tests
 from sandbox.model import COLLECTION
 
 FAILED = ("fail", "error")

@@ -33,15 +33,15 @@ from typing import Literal
 from bot.ensemble import prompts
 from bot.ensemble.asking import ask
 from bot.ensemble.edit_parsing import parse_edit_blocks, parse_whole_files
+from bot.ensemble.judge.runs import TeamJudge
 from bot.ensemble.ports import ModelClient, TestRunner
-from bot.ensemble.reproduce import fresh_test_path
-from bot.ensemble.team_judge import TeamJudge
-from bot.ensemble.testids import matching_tests
 from bot.ensemble.types import HiddenResult, TestOutcome
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import BudgetExceeded, ModelError
 from bot.forge import Workspace
 from bot.redact import clip
+from common.testfiles import fresh_test_path
+from common.testids import matching_tests
 
 log = logging.getLogger(__name__)
 HiddenOutcome = Literal["passes", "unchanged", "differs", "not_run"]
@@ -96,17 +96,17 @@ class Hidden:
         return HiddenResult(self.outcome, f"{what}: {words[self.outcome]} ({self.detail})")
 
 
-def none(note: str) -> HiddenCheck:
+def no_hidden_check(note: str) -> HiddenCheck:
     """No hidden check, and why."""
     return HiddenCheck(note=note)
 
 
-REFUSAL = ("The tests you were shown pass, but a check you were not shown, of the same behaviour on other inputs, "
+SPECIAL_CASED = ("The tests you were shown pass, but a check you were not shown, of the same behaviour on other inputs, "
            "fails exactly as it did before your change: the change answers only the inputs of the tests you saw. "
            "Fix the behaviour itself, for every input the task describes, not the values in the tests.")
 
 
-def write_check(models: ModelClient, team: str, task_text: str, source: str, source_text: str,
+def write_hidden_check(models: ModelClient, team: str, task_text: str, source: str, source_text: str,
                 code: Mapping[str, str], workspace: Workspace, conventions: str = "") -> HiddenCheck:
     """Ask the coder, in a request of its own, for a test of `source`'s behaviour on other inputs; `code` is what it
     is shown of the code under test, as the base has it. The check's text, not yet run (`base` empty)."""
@@ -120,10 +120,10 @@ def write_check(models: ModelClient, team: str, task_text: str, source: str, sou
         raise
     except ModelError as exc:  # the check is extra evidence: a model that cannot write it leaves the team as it was
         log.warning("team %s: the hidden check could not be written: %s", team, exc)
-        return none(f"the hidden check could not be written: {clip(str(exc), 200)}")
+        return no_hidden_check(f"the hidden check could not be written: {clip(str(exc), 200)}")
     text = _written(reply.text, path)
     if not text:
-        return none("the coder's reply held no test file for the hidden check")
+        return no_hidden_check("the coder's reply held no test file for the hidden check")
     return HiddenCheck(path, text, source)
 
 
@@ -136,7 +136,7 @@ def _written(reply: str, path: str) -> str:
     return listed[0][1].rstrip("\n") + "\n" if listed else ""
 
 
-def at_base(check: HiddenCheck, judge: TeamJudge, runner: TestRunner, workspace: Workspace) -> HiddenCheck:
+def hidden_check_at_base(check: HiddenCheck, judge: TeamJudge, runner: TestRunner, workspace: Workspace) -> HiddenCheck:
     """`check` run alone over the base's tree: each of its tests that fails there by an assertion, with the
     failure's lines; or a note on why it backs nothing."""
     tests = judge.run_alone(runner, workspace, {check.path: check.text}, at_base=True)
@@ -155,7 +155,7 @@ def at_base(check: HiddenCheck, judge: TeamJudge, runner: TestRunner, workspace:
     return HiddenCheck(check.path, check.text, check.source, base=failing)
 
 
-def judge_candidate(check: HiddenCheck, judge: TeamJudge, runner: TestRunner, workspace: Workspace) -> Hidden:
+def judge_by_hidden_check(check: HiddenCheck, judge: TeamJudge, runner: TestRunner, workspace: Workspace) -> Hidden:
     """The candidate in `workspace` on the usable hidden check `check` (the module's docstring)."""
     return outcome_of(check, judge.run_alone(runner, workspace, {check.path: check.text}))
 
@@ -202,7 +202,7 @@ def failure_lines(summary: str) -> dict[str, tuple[str, ...]]:
 Shown = Callable[[str], "str | None"]
 
 
-def shown_code(paths: Sequence[str], base_text: Shown, limit: int = 4) -> dict[str, str]:
+def hidden_check_code(paths: Sequence[str], base_text: Shown, limit: int = 4) -> dict[str, str]:
     """The code the hidden check's writer sees: the first `limit` of `paths` that the base has, as it has them."""
     code = {}
     for path in paths:

@@ -6,7 +6,7 @@ The code under test runs inside the test process, so a line of it can decide the
 `os._exit(0)` before the failures are written, behave differently when it sees the runner
 (`'pytest' in sys.modules`, `PYTEST_CURRENT_TEST`), write into the folder the judge reads results from, or
 print lines shaped like the runner's report. This module finds such lines in a change to non-test files;
-the guard (bot/ensemble/guards.py) refuses them unless the task asks for them, and what the task allowed
+the guard (bot/ensemble/judge/guards.py) refuses them unless the task asks for them, and what the task allowed
 is shown to the critic and in the PR.
 
 Python is read with `ast`, following what a name is bound to (`import unittest as u`, `from unittest

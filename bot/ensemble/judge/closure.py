@@ -8,7 +8,7 @@ it, and each file whose text became doctest examples (sandbox/run_hooks.py). Fro
 - *support modules*: Python modules, wherever they are in the tree, that only the tests (and other support
   modules) load, and that are the tests' by what they hold or where they are: they import a test framework, hold
   data alone (no function or class, no import of the repository's code), or sit where test tooling is named
-  (`testing_support/`, `test_helpers.py`: bot/ensemble/screen.py `TEST_SUPPORT`). An assertion alone says
+  (`testing_support/`, `test_helpers.py`: bot/ensemble/judge/screen.py `TEST_SUPPORT`). An assertion alone says
   nothing: a library's own invariants raise AssertionError too. A module the code under test loads is
   the code's; so is a module only the tests load that defines the functions they call (the code under test of a
   library whose modules import nothing of each other). The judge runs the base's version of each, compiles their
@@ -27,7 +27,7 @@ import doctest
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from bot.ensemble.screen import TEST_SUPPORT
+from bot.ensemble.judge.screen import TEST_SUPPORT
 from common.languages import is_language, language_of
 from common.testfiles import STDLIB_MODULES, is_test_path
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bot.ensemble.judge.runs import TeamJudge
 from bot.ensemble.ports import TestRunner
-from bot.ensemble.reproduce import fresh_test_path
-from bot.ensemble.team_judge import TeamJudge
-from bot.ensemble.testids import matching_tests
 from bot.ensemble.types import CrossCheck, TeamResult
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.forge import Workspace
 from bot.redact import clip
+from common.testfiles import fresh_test_path
+from common.testids import matching_tests
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.ensemble.twins import Twin, contradictions, twins
+from bot.ensemble.judge.twins import Twin, contradictions, twins
 from common.languages import is_code, language_of
 from common.testfiles import planted_name
 

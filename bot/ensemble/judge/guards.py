@@ -1,6 +1,6 @@
 """No green by cheating: edits to the tests and to what runs them are refused, unless the task asks for them.
 
-The judge runs every candidate with the base's test files and harness (bot/ensemble/judged.py), so an
+The judge runs every candidate with the base's test files and harness (bot/ensemble/judge/files.py), so an
 edited test cannot win; this module refuses such edits before they reach a commit, names what they
 did, and lets the round undo them, so the next round starts clean. Refused, unless the task names the
 file or the test and an action on it (`task_names_change`):
@@ -15,12 +15,12 @@ file or the test and an action on it (`task_names_change`):
 - CI configuration, unless the task asks for CI work;
 - the tests' data: an edit to a file in a data folder (`fixtures/`, `testdata/`, ...) or to one of the files
   the base's tests read or name (`data`; common/testfiles.py `is_test_data`);
-- the rest of the tests' closure (bot/ensemble/closure.py): an edit to a module only the tests use (an assertion
+- the rest of the tests' closure (bot/ensemble/judge/closure.py): an edit to a module only the tests use (an assertion
   helper, a table of expected values: `support`), and a removed doctest example or a changed expected output in a
   file whose examples ran as doctests at the base (`doctests`);
 - a new module named like a standard-library module or one the runner imports (`argparse.py`, `json/`,
   `pluggy.py`), which would replace it inside the test process (`shadowed_module`);
-- a line of code that reaches into the test runner (bot/ensemble/screen.py): patching `unittest`, pytest
+- a line of code that reaches into the test runner (bot/ensemble/judge/screen.py): patching `unittest`, pytest
   or `builtins`, writing `sys.modules`, `os._exit`, telling when it runs under test, forging the runner's
   report, unless the task asks for work on the test tooling itself.
 
@@ -36,8 +36,8 @@ import re
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from bot.ensemble.closure import NO_CLOSURE, Closure, doctest_changes
-from bot.ensemble.screen import runner_hooks
+from bot.ensemble.judge.closure import NO_CLOSURE, Closure, doctest_changes
+from bot.ensemble.judge.screen import runner_hooks
 from common.languages import is_language, language_of
 from common.testfiles import (
     STDLIB_MODULES,
@@ -167,7 +167,7 @@ def find_test_tampering(before: Mapping[str, str | None], after: Mapping[str, st
     """Every edit to tests, test harness, test data or CI in a change (path -> text before and after), and every
     line that reaches into the test runner, less what the task asks for. `before` holds the base's texts (the
     frozen reproduction test's, once it is written); `data` are files the base's tests read or name
-    (bot/ensemble/judged.py `judged_data`), the judge's like test files, as are `closure`'s support modules and
+    (bot/ensemble/judge/files.py `judged_data`), the judge's like test files, as are `closure`'s support modules and
     doctest examples; `base` reads any file at the base (for pytest's `pythonpath` setting) and `tree` is the
     changed tree (path -> text, read lazily: for the base's tests a new `conftest.py` would reach); without them
     only the change's own files are read."""

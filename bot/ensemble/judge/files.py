@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping
 from functools import cache
 
-from bot.ensemble.guards import task_names_change, tests_in
+from bot.ensemble.judge.guards import task_names_change, tests_in
 from common.languages import is_code
 from common.testfiles import (
     data_named_by_tests,

@@ -29,17 +29,16 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
-from bot.ensemble.closure import Closure, closure_of
-from bot.ensemble.guards import task_names_change
-from bot.ensemble.judge import judge
-from bot.ensemble.judged import allowed_changes, guarded, judged_data, judged_files
-from bot.ensemble.ports import TestRunner
-from bot.ensemble.screen import hooks_in
-from bot.ensemble.sentinels import (
+from bot.ensemble.judge.blame import related_failures, stem
+from bot.ensemble.judge.closure import Closure, closure_of
+from bot.ensemble.judge.files import allowed_changes, guarded, judged_data, judged_files
+from bot.ensemble.judge.guards import task_names_change
+from bot.ensemble.judge.screen import hooks_in
+from bot.ensemble.judge.sentinels import (
     NOTHING,
     Calibration,
     Planted,
@@ -50,13 +49,15 @@ from bot.ensemble.sentinels import (
     nonexistent,
     plant,
 )
-from bot.ensemble.testids import file_of_test
-from bot.ensemble.twins import defined_tests, passing, stand_in_passes, stand_ins
+from bot.ensemble.judge.twins import defined_tests, passing, stand_in_passes, stand_ins
+from bot.ensemble.judge.verdict import judge
+from bot.ensemble.ports import TestRunner
 from bot.ensemble.types import Judgement, RunnerHook, TestChange, TestOutcome
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.forge import Workspace
 from common.languages import is_language, is_test_name
 from common.testfiles import is_test_path, is_whole_harness
+from common.testids import file_of_test
 from sandbox.model import RUNNER_PATCHED, TAMPERING
 
 log = logging.getLogger(__name__)
@@ -108,7 +109,7 @@ def run_base(runner: TestRunner, workspace: Workspace) -> BaseRun:
 
 def _not_asked_for(findings: Sequence[str], allowed: Sequence[RunnerHook]) -> list[str]:
     """`findings` less the runner patches the sandbox saw of what a line the static screen read patches and the task
-    asked for (`builtins.median = median`, shown to the critic and in the PR, bot/ensemble/screen.py): a patch of
+    asked for (`builtins.median = median`, shown to the critic and in the PR, bot/ensemble/judge/screen.py): a patch of
     anything else, or that the screen could not read at all (names built at run time), matches no such line."""
     def asked(finding: str) -> bool:
         target = finding.removeprefix(f"{RUNNER_PATCHED}: ").partition(": ")[0]
@@ -152,6 +153,13 @@ class TeamJudge:
         """This judge, also requiring the reproduction test at `path`, judged as `text` from now on."""
         return replace(self, reproduction=path, frozen=MappingProxyType({**self.frozen, **({path: text} if text else {})}))
 
+    def verdict(self, runner: TestRunner, workspace: Workspace,
+                reproduction: str | None = None) -> tuple[TestOutcome, Judgement]:
+        """The candidate in `workspace` run as the judge runs it (`run`) and judged against the base (`judge`;
+        `reproduction`: the test being written, required while this judge has none)."""
+        tests = self.run(runner, workspace)
+        return tests, self.judge(tests, workspace, reproduction)
+
     def run(self, runner: TestRunner, workspace: Workspace) -> TestOutcome:
         """The candidate in `workspace` run as the judge runs it: the base's tests apart from the new test files,
         the judge's files over the tree, known-answer checks in each process (see the module's docstring)."""
@@ -184,7 +192,7 @@ class TeamJudge:
         """The test files `tests` (path: text) in a process of their own: over the candidate's tree as the judge
         runs it, or `at_base` over the base's tree (the candidate's changes taken out). The tree's other test
         files are left out (but those `tests` use) and only `tests`' results are kept: the hidden check's run
-        (bot/ensemble/hidden.py)."""
+        (bot/ensemble/judge/hidden.py)."""
         files = WorkspaceFiles(workspace.path)
         changed = workspace.changed_paths()
         if at_base:
@@ -338,12 +346,12 @@ def _decoded(data: bytes | None) -> str | None:
 
 def _used_by(base_file: str, texts: Mapping[str, str]) -> bool:
     """Whether a new test file uses the base test file `base_file`: it names its module, or (Go) shares its package."""
-    stem = _stem(base_file)
+    name = stem(base_file)
     folder = base_file.rpartition("/")[0]
     for path, text in texts.items():
         if is_language(base_file, "go") and is_language(path, "go") and path.rpartition("/")[0] == folder:
             return True
-        if re.search(rf"\b{re.escape(stem)}\b", text):
+        if re.search(rf"\b{re.escape(name)}\b", text):
             return True
     return False
 
@@ -387,56 +395,3 @@ def _diff_by_file(diff: str) -> dict[str, str]:
         path = header.rsplit(" b/", 1)[-1] if " b/" in header else header
         parts[path] = "diff --git " + chunk.rstrip("\n")
     return parts
-
-
-# Blame: a test that already failed at the base is the change's business when its file uses the code the change edits.
-
-
-def related_failures(failed: Iterable[str], changed: Sequence[str], read: Callable[[str], str | None],
-                     is_test: Callable[[str], bool], diff: str = "") -> list[str]:
-    """The tests of `failed` whose test file uses the code the change edits: the change's business.
-
-    A test that already failed at the base is not blocking, unless it exercises the code the change
-    touched: then it is likely the bug's own test, and a change that leaves it red has not fixed it.
-    A test file uses the code when it names an edited source module or a function or class whose
-    definition the diff touches (from its hunk headers and changed definition lines).
-    """
-    names = {_stem(path) for path in changed if not is_test(path)} | changed_definitions(diff)
-    names -= {"", "__init__", "index", "main", "lib", "mod", "test", "tests"}
-    if not names:
-        return []
-    words = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, names))) + r")\b")
-    texts: dict[str, str | None] = {}
-    related = []
-    for name in failed:
-        path = file_of_test(name, lambda p: read(p) is not None)
-        if path not in texts:
-            texts[path] = read(path)
-        if texts[path] and words.search(texts[path] or ""):
-            related.append(name)
-    return related
-
-
-_DEFINITION = re.compile(r"\b(?:def|class|func|function|fn|struct|interface)\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)")
-
-
-def changed_definitions(diff: str) -> set[str]:
-    """Names of functions and classes a unified diff touches, outside test files."""
-    names: set[str] = set()
-    test_file = False
-    for line in diff.splitlines():
-        if line.startswith("+++ "):
-            test_file = is_test_path(line[4:].strip().removeprefix("b/"))
-        elif test_file:
-            continue
-        elif line.startswith("@@"):
-            names.update(_DEFINITION.findall(line.split("@@", 2)[-1]))
-        elif line[:1] in "+-" and not line.startswith(("+++", "---")):
-            names.update(_DEFINITION.findall(line))
-    return names
-
-
-def _stem(path: str) -> str:
-    """A file's name without its folder and every extension (`tests/test_x.py` -> `test_x`)."""
-    name = path.rsplit("/", 1)[-1]
-    return name.split(".", 1)[0]

@@ -47,9 +47,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeGuard
 
-from bot.ensemble.testids import file_of_test
 from common.languages import is_language
 from common.testfiles import planted_name
+from common.testids import file_of_test
 
 if TYPE_CHECKING:
     from tree_sitter import Node

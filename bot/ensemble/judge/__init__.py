@@ -1,0 +1,60 @@
+"""The judge: what decides whether a candidate change is good, and what keeps it honest. Its one face.
+
+A team asks the judge once per round (`TeamJudge.verdict`: the candidate run as the judge runs it, and judged
+against the base run `run_base` made before any model call); the coder's edits pass its guards
+(`find_test_tampering`) before they are tested; a good change meets the hidden check; with two teams, each team's
+reproduction test judges the other's change (`corroborate`). Nothing outside this package imports its inner
+modules (tests/test_imports.py holds it to that).
+
+Which cheat each detector catches, and where it lives:
+
+| a change that ...                                                        | caught by                          | module            |
+| ---                                                                      | ---                                | ---               |
+| edits, skips, weakens, moves or deletes a test; edits CI or the harness  | the edit guards, refused and undone| `guards.py`       |
+| edits what the tests read (helper modules, data, doctest examples)       | the tests' closure, learned at base| `closure.py`      |
+| reaches into the runner, patches the standard library, reads a frame     | the static screen                  | `screen.py`       |
+| hides a test, forges results, or breaks what passed at the base          | per-test red/green against the base| `verdict.py`      |
+| rewrites the tests' files while they run                                 | the files put back, guarded        | `files.py`        |
+| forges the runner's report or exit status                                | known-answer sentinels             | `sentinels.py`    |
+| answers only the test's own assertion (a value equal to anything)        | twins and stand-ins                | `twins.py`        |
+| answers only the inputs of the tests the coder saw                       | the hidden check                   | `hidden.py`       |
+| ... and, with two teams, the other team's independently written test     | corroboration                      | `corroboration.py`|
+
+The judged run itself (its processes, overlay and evidence) is `runs.py`; which of the base's failing tests a
+change is answerable for is `blame.py`. Inside the test process the comparisons, reads of the tests and the
+runner's integrity are checked by the sandbox (sandbox/run_hooks.py).
+"""
+
+from __future__ import annotations
+
+from bot.ensemble.judge.blame import changed_definitions, related_failures
+from bot.ensemble.judge.closure import NO_CLOSURE, Closure, unchecked
+from bot.ensemble.judge.corroboration import Candidate, backing, corroborate
+from bot.ensemble.judge.files import owned_by_judge
+from bot.ensemble.judge.guards import (
+    RUNNER_KINDS,
+    Tampering,
+    find_test_tampering,
+    task_names_change,
+    tests_in,
+)
+from bot.ensemble.judge.hidden import (  # noqa: I001 - after the run: the hidden check runs candidates with it
+    SPECIAL_CASED,
+    HiddenCheck,
+    hidden_check_at_base,
+    hidden_check_code,
+    judge_by_hidden_check,
+    no_hidden_check,
+    write_hidden_check,
+)
+from bot.ensemble.judge.runs import BaseRun, TeamJudge, run_base
+from bot.ensemble.judge.screen import change_hooks, hooks_in
+from bot.ensemble.judge.verdict import judge
+
+__all__ = [
+    "NO_CLOSURE", "RUNNER_KINDS", "SPECIAL_CASED", "BaseRun", "Candidate", "Closure", "HiddenCheck", "Tampering",
+    "TeamJudge", "backing", "change_hooks", "changed_definitions", "corroborate", "find_test_tampering",
+    "hidden_check_at_base", "hidden_check_code", "hooks_in", "judge", "judge_by_hidden_check", "no_hidden_check",
+    "owned_by_judge", "related_failures", "run_base", "task_names_change", "tests_in", "unchecked",
+    "write_hidden_check",
+]
