@@ -31,14 +31,15 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from bot.ensemble.types import RunnerHook
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.forge import Workspace
+from common import testfiles
 from common.languages import is_code, is_language
 from common.testfiles import RUNNER_MODULES, STDLIB_MODULES, is_harness_path, is_test_path
 
 Read = Callable[[str], "str | None"]
 Finding = tuple[int, str]  # (line, what)
 
-RUNNER_ROOTS = frozenset({"unittest", "pytest", "_pytest", "pluggy", "builtins", "__builtin__", "nose", "nose2",
-                          "xdist", "doctest"})
+# the test runners' packages, and the builtins every runner's assertions read (common/testfiles.py spells the runners)
+RUNNER_ROOTS = testfiles.RUNNER_ROOTS | {"builtins", "__builtin__"}
 EXITS = frozenset({"os._exit", "posix._exit", "sys.exit", "builtins.exit", "builtins.quit", "os.kill"})
 HOOKS = frozenset({"sys.settrace", "sys.setprofile", "threading.settrace", "threading.setprofile",
                    "threading.settrace_all_threads", "sys.addaudithook"})
@@ -47,7 +48,7 @@ MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__seti
 PATCHERS = frozenset({"setattr", "delattr", "patch", "object", "setitem", "delitem", "__setattr__", "__delattr__"})
 # Standard-library modules whose attributes are settings or hooks an application sets (`sys.stdout`,
 # `logging.raiseExceptions`, `warnings.showwarning`, `threading.excepthook`): assigning them patches nothing.
-STDLIB_SETTINGS = frozenset({"sys", "logging", "warnings", "threading"})
+STDLIB_SETTINGS = testfiles.STDLIB_SETTINGS
 IMPORT_SYSTEM = frozenset({"sys.modules", "sys.meta_path", "sys.path_hooks", "sys.path_importer_cache",
                            "sys.pycache_prefix"})  # the last: where compiled modules are read from
 ENVIRON_READS = frozenset({"os.getenv", "os.environ.get", "os.environ.__getitem__", "os.environ.__contains__",
