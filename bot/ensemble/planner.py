@@ -26,7 +26,7 @@ from typing import Literal, TypedDict
 from bot.config import ExploreSpec
 from bot.ensemble import prompts
 from bot.ensemble.asking import ask
-from bot.ensemble.fileview import PATH_LINE
+from bot.ensemble.coder import PATH_LINE
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.ports import ModelClient, ModelReply, Retriever
 from bot.ensemble.types import Exploration, Plan, Retrieved, Task

@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.config import EditFormatName
-from bot.ensemble.edit_format import BLOCKS, WHOLE, EditFormat
+from bot.ensemble.coder import BLOCKS, WHOLE, EditFormat
 from bot.ensemble.types import (
     ACCEPTED,
     BUDGET,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from bot.ensemble.edit_format import BLOCKS, EXAMPLE_FILE, EXAMPLE_TASK, EditFormat, render_block
+from bot.ensemble.coder import BLOCKS, EXAMPLE_FILE, EXAMPLE_TASK, EditFormat, render_block
 from bot.ensemble.judge import task_names_change, tests_in
 from bot.ensemble.types import Plan, Task
 from bot.llm.tokens import ContextPiece, fit_context, join_context

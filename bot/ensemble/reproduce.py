@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot.ensemble import round_text
-from bot.ensemble.coding import Brief, Coder
+from bot.ensemble.coder import Brief, Coder
 from bot.ensemble.judge import TeamJudge
 from bot.ensemble.ports import TestRunner
 from bot.ensemble.rounds import Begin, commit_change, committed, play_round

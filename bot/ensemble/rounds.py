@@ -13,8 +13,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from bot.ensemble.coding import Brief, Coder, write_change
-from bot.ensemble.edits import describe_failures
+from bot.ensemble.coder import Brief, Coder, describe_failures, write_change
 from bot.ensemble.judge import TeamJudge
 from bot.ensemble.ports import TestRunner
 from bot.ensemble.types import Phase, Refusal, Round, RoundKind

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from bot.config import ExploreSpec
 from bot.ensemble import round_text
-from bot.ensemble.coding import Brief, Coder
+from bot.ensemble.coder import Brief, Coder
 from bot.ensemble.critic import Critic, review
 from bot.ensemble.insights import InsightBoard
 from bot.ensemble.instructions import Instructions

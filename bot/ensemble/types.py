@@ -309,7 +309,7 @@ class Round:
 
     number: int
     kind: RoundKind = "fix"
-    edit_format: str = "blocks"  # how the coder wrote this round's change (bot/ensemble/edit_format.py)
+    edit_format: str = "blocks"  # how the coder wrote this round's change (bot/ensemble/coder/formats.py)
     approach: str = "refine"  # how the round went about it: refining the last change, or a new attempt (policy.py)
     applied: bool = False
     edit_errors: str = ""

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Literal
 
 from bot.config import DEFAULT_ROUNDS, Config
+from bot.ensemble.coder import denial
 from bot.ensemble.conflicts import (
     apply_resolutions,
     hunks,
@@ -31,7 +32,6 @@ from bot.ensemble.conflicts import (
     resolution_messages,
     unresolvable,
 )
-from bot.ensemble.edits import denial
 from bot.ensemble.judge import BaseRun, TeamJudge, run_base
 from bot.ensemble.ports import ModelClient, TestRunner
 from bot.ensemble.runner import Components, named_tests, run_tracer

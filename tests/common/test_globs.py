@@ -46,7 +46,7 @@ def test_windows_separators_comments_and_blank_lines() -> None:
 @pytest.mark.parametrize(("path", "pattern"), [
     ("deep/key.pem", "*.pem"), ("secrets/key.txt", "secrets/"), ("app/migrations/x.py", "migrations")])
 def test_the_deny_list_and_the_index_read_patterns_alike(path: str, pattern: str) -> None:
-    from bot.ensemble.edits import denial
+    from bot.ensemble.coder.apply import denial
     from indexer.files import wanted
 
     assert denial(path, (pattern,)) is not None

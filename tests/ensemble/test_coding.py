@@ -1,4 +1,4 @@
-"""The coder's turns in a round (bot/ensemble/coding.py `next_turn`): after which reply the coder is asked again,
+"""The coder's turns in a round (bot/ensemble/coder/turns.py `next_turn`): after which reply the coder is asked again,
 how, and when the round's turns are over."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from bot.ensemble.coding import Ask, Done, Turn, TurnLimits, next_turn
-from bot.ensemble.edit_format import BLOCKS, WHOLE
-from bot.ensemble.edits import EditFailure
+from bot.ensemble.coder.apply import EditFailure
+from bot.ensemble.coder.formats import BLOCKS, WHOLE
+from bot.ensemble.coder.turns import Ask, Done, Turn, TurnLimits, next_turn
 from bot.llm.manager import warmer
 
 SENT = ("an earlier round's reply",)

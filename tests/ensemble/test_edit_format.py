@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bot.ensemble import prompts
-from bot.ensemble.edit_format import BLOCKS, EXAMPLE, EXAMPLE_FILE, EXAMPLE_PATH, EXAMPLE_WHY, WHOLE
-from bot.ensemble.edits import apply_edit_blocks, parse_edit_blocks
+from bot.ensemble.coder.apply import apply_edit_blocks, parse_edit_blocks
+from bot.ensemble.coder.formats import BLOCKS, EXAMPLE, EXAMPLE_FILE, EXAMPLE_PATH, EXAMPLE_WHY, WHOLE
 from bot.ensemble.planner import parse_plan
 from bot.ensemble.types import Task
 
@@ -39,8 +39,8 @@ def test_the_example_never_shares_a_file_or_folder_name_with_the_task() -> None:
     assert toy != "shop/cart.py" and not {"shop", "cart.py"} & set(toy.split("/"))
     assert "shop/cart.py" not in messages[1].content + messages[2].content
     # a copy of the example as shown is still recognised as the example, not applied
-    from bot.ensemble.coding import _without_example
-    from bot.ensemble.edit_format import example
+    from bot.ensemble.coder.formats import example
+    from bot.ensemble.coder.turns import _without_example
 
     parsed = parse_edit_blocks(messages[2].content)
     kept, copied = _without_example(parsed, example(["shop/cart.py"]))
@@ -48,7 +48,7 @@ def test_the_example_never_shares_a_file_or_folder_name_with_the_task() -> None:
 
 
 def test_whole_file_listings_are_read_with_their_paths_and_never_from_a_cut_or_block_fence() -> None:
-    from bot.ensemble.edit_parsing import parse_whole_files
+    from bot.ensemble.coder.parsing import parse_whole_files
 
     reply = ("I will pad the numbers.\n\ntimefmt.py\n```python\ndef f():\n    return 1\n```\n\n"
              "```python src/y.py\ny = 2\n```\n"
@@ -58,7 +58,7 @@ def test_whole_file_listings_are_read_with_their_paths_and_never_from_a_cut_or_b
 
 
 def test_a_listing_names_its_file_in_a_first_line_comment_or_is_the_one_file_to_change() -> None:
-    from bot.ensemble.edit_parsing import parse_whole_files
+    from bot.ensemble.coder.parsing import parse_whole_files
 
     commented = "Here it is:\n```python\n# shop/cart.py\nx = 2\n```\n```js\n// lib/emitter.js\nlet y = 1;\n```\n"
     assert parse_whole_files(commented) == [("shop/cart.py", "x = 2\n"), ("lib/emitter.js", "let y = 1;\n")]
@@ -74,7 +74,7 @@ def test_a_listing_names_its_file_in_a_first_line_comment_or_is_the_one_file_to_
 
 
 def test_the_whole_format_asks_for_whole_files_and_shows_its_example_so() -> None:
-    from bot.ensemble.edit_parsing import parse_whole_files
+    from bot.ensemble.coder.parsing import parse_whole_files
 
     assert "complete file" in WHOLE.rules(["a.py"]) and "SEARCH" not in WHOLE.rules(["a.py"])[:200]
     path, search, content = WHOLE.example(["a.py"])

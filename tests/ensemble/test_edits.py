@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.ensemble.edits import (
+from bot.ensemble.coder.apply import (
     EditBlock,
     apply_edit_blocks,
     denial,
@@ -21,7 +21,7 @@ from bot.ensemble.edits import (
     parse_edit_blocks,
     write_changes,
 )
-from bot.ensemble.matching import nearest_lines
+from bot.ensemble.coder.matching import nearest_lines
 
 CORPUS = sorted((Path(__file__).parent / "edit_corpus").glob("*.yaml"))
 DEFAULT_DENY = (".github/workflows/**", "**/*.pem")

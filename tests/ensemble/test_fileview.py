@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bot.ensemble.fileview import focus_from_text, outline, render_file
+from bot.ensemble.coder.fileview import focus_from_text, outline, render_file
 
 BUGGY = '''def parse_duration(text):
     """Seconds in "1h30m"."""

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.config import Config
-from bot.ensemble.coding import EDIT_FOLLOW_UPS
+from bot.ensemble.coder.turns import EDIT_FOLLOW_UPS
 from bot.ensemble.demo import SAMPLE_FILES
 from bot.ensemble.insights import InsightBoard
 from bot.ensemble.policy import SAMPLE_TEMPERATURE

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 import pytest
 
 from bot.config import EditFormatName
-from bot.ensemble.edit_format import BLOCKS, WHOLE
+from bot.ensemble.coder.formats import BLOCKS, WHOLE
 from bot.ensemble.policy import (
     FORMAT,
     NEXT_FILE,

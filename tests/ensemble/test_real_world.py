@@ -217,7 +217,7 @@ def test_the_coder_may_read_code_before_editing(sample: Path) -> None:
 
 
 def test_a_copy_of_the_format_example_is_never_applied(sample: Path) -> None:
-    from bot.ensemble.edit_format import BLOCKS, EXAMPLE_FILE, EXAMPLE_PATH
+    from bot.ensemble.coder.formats import BLOCKS, EXAMPLE_FILE, EXAMPLE_PATH
 
     commit_file(sample, EXAMPLE_PATH, EXAMPLE_FILE)  # even where the toy file exists, the copy is refused
     script = {**happy_script(), ("coder", None): [REPRO, BLOCKS.example_answer(()), FIX]}
@@ -230,7 +230,7 @@ def test_a_copy_of_the_format_example_is_never_applied(sample: Path) -> None:
 
 
 def test_a_reply_with_the_example_beside_its_change_is_tested_without_a_follow_up(sample: Path) -> None:
-    from bot.ensemble.edit_format import BLOCKS
+    from bot.ensemble.coder.formats import BLOCKS
 
     script = {**happy_script(), ("coder", None): [REPRO, BLOCKS.example_answer(()) + "\n\n" + FIX]}
     result, models, _ = run(sample, script)

@@ -215,7 +215,7 @@ def test_the_file_of_a_unittest_id_that_names_its_class_is_the_module() -> None:
 
 
 def test_the_coder_is_shown_the_file_of_a_failing_unittest() -> None:
-    from bot.ensemble.coding import failing_test_files
+    from bot.ensemble.coder.turns import failing_test_files
 
     feedback = "`python3 -m unittest discover -v`: 1 failed\nFAILED tests.test_numerals.ToRomanTest::test_sub\n  + IV"
     assert failing_test_files(feedback, exists={"tests/test_numerals.py"}.__contains__) == ["tests/test_numerals.py"]

@@ -32,7 +32,7 @@ from typing import Literal
 
 from bot.ensemble import prompts
 from bot.ensemble.asking import ask
-from bot.ensemble.edit_parsing import parse_edit_blocks, parse_whole_files
+from bot.ensemble.coder import parse_edit_blocks, parse_whole_files
 from bot.ensemble.judge.runs import TeamJudge
 from bot.ensemble.ports import ModelClient, TestRunner
 from bot.ensemble.types import HiddenResult, TestOutcome

@@ -1,7 +1,7 @@
 """Matching a SEARCH part against a file: exactly, then up to indentation, then also up to blank lines
 inside it, or the nearest lines.
 
-Pure text functions for the edit applier (bot/ensemble/edits.py), which turns a `Miss` into
+Pure text functions for the edit applier (bot/ensemble/coder/apply.py), which turns a `Miss` into
 the message the coder reads. Lines are compared without trailing whitespace; the loose match
 also ignores indentation and re-indents the replacement to fit the file. Every tier must pick
 exactly one place, or the block does not apply.

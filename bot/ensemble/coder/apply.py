@@ -1,6 +1,6 @@
 """Edit blocks: parse the coder's SEARCH/REPLACE blocks and apply every one that fits.
 
-The format (DESIGN.md; bot/ensemble/edit_format.py writes the instructions):
+The format (DESIGN.md; bot/ensemble/coder/formats.py writes the instructions):
 
     src/calc.py
     <<<<<<< SEARCH
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.config import ALWAYS_DENIED
-from bot.ensemble.edit_parsing import EditBlock, EditFailure, ParseResult, clean_path, parse_edit_blocks
-from bot.ensemble.matching import HINT_LINES, Miss, count_matches, replace_once
+from bot.ensemble.coder.matching import HINT_LINES, Miss, count_matches, replace_once
+from bot.ensemble.coder.parsing import EditBlock, EditFailure, ParseResult, clean_path, parse_edit_blocks
 from common.globs import matches_any
 
 __all__ = [

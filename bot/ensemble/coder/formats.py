@@ -19,8 +19,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
-from bot.ensemble.edit_parsing import EditBlock, EditFailure, ParseResult, parse_whole_files
-from bot.ensemble.edits import NO_BLOCKS, describe_failures, parse_edit_blocks
+from bot.ensemble.coder.apply import NO_BLOCKS, describe_failures, parse_edit_blocks
+from bot.ensemble.coder.parsing import EditBlock, EditFailure, ParseResult, parse_whole_files
 from bot.llm.types import STOP_LIMIT
 from common.testfiles import is_test_path
 

@@ -3,7 +3,7 @@
 Reasoning blocks are removed first, so a block drafted while thinking is never read. The
 path may sit on the line above the SEARCH marker (decorated, bold, backticked, a heading, in
 prose) or in a fence's info string; a block without one reuses the previous block's path.
-A block that is not closed is reported and the others are kept. bot/ensemble/edits.py
+A block that is not closed is reported and the others are kept. bot/ensemble/coder/apply.py
 applies what this module finds.
 """
 

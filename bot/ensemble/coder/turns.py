@@ -25,9 +25,7 @@ from typing import Literal
 
 from bot.ensemble import prompts
 from bot.ensemble.asking import ask
-from bot.ensemble.edit_format import BLOCKS, EditFormat
-from bot.ensemble.edit_parsing import ParseResult, cut_oversized_blocks, reply_key
-from bot.ensemble.edits import (
+from bot.ensemble.coder.apply import (
     NO_BLOCKS,
     EditFailure,
     apply_edit_blocks,
@@ -35,7 +33,9 @@ from bot.ensemble.edits import (
     linked_paths,
     write_changes,
 )
-from bot.ensemble.fileview import focus_from_text, render_file
+from bot.ensemble.coder.fileview import focus_from_text, render_file
+from bot.ensemble.coder.formats import BLOCKS, EditFormat
+from bot.ensemble.coder.parsing import ParseResult, cut_oversized_blocks, reply_key
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.judge import NO_CLOSURE, RUNNER_KINDS, Closure, find_test_tampering
 from bot.ensemble.ports import ModelClient, ModelReply

@@ -1,0 +1,29 @@
+"""The coder: one round's change, asked of the fast-thinker model and applied to the team's workspace. Its one face.
+
+The loop calls `write_change(coder, brief, ...)` once per round and gets `RoundEdits` back (what applied, what was
+refused, what the replies cost); everything between is inside this package:
+
+| what                                                                  | module        |
+| ---                                                                   | ---           |
+| the round's turns: ask, apply, follow up on what did not apply        | `turns.py`    |
+| how the coder writes a change (edit blocks, whole files): rules, examples, follow-ups | `formats.py` |
+| reading a reply: edit blocks and whole-file listings                  | `parsing.py`  |
+| applying blocks to files, refusing denied paths, links and escapes    | `apply.py`    |
+| finding where a SEARCH part that does not match exactly was meant     | `matching.py` |
+| what the coder is shown of a file (outline and windows)               | `fileview.py` |
+
+The prompts of every role, the coder's among them, are bot/ensemble/prompts.py; the guards its edits pass are
+the judge's (bot/ensemble/judge). Nothing outside this package imports its inner modules (tests/test_imports.py).
+"""
+
+from __future__ import annotations
+
+from bot.ensemble.coder.apply import denial, describe_failures  # noqa: I001 - parsing first: the judge's face reads it
+from bot.ensemble.coder.fileview import PATH_LINE
+from bot.ensemble.coder.formats import BLOCKS, EXAMPLE_FILE, EXAMPLE_TASK, WHOLE, EditFormat, render_block
+from bot.ensemble.coder.parsing import parse_edit_blocks, parse_whole_files
+from bot.ensemble.coder.turns import Brief, Coder, RoundEdits, write_change
+
+__all__ = ["BLOCKS", "EXAMPLE_FILE", "EXAMPLE_TASK", "PATH_LINE", "WHOLE", "Brief", "Coder", "EditFormat",
+           "RoundEdits", "denial", "describe_failures", "parse_edit_blocks", "parse_whole_files", "render_block",
+           "write_change"]
