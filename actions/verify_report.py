@@ -16,6 +16,7 @@ from actions.markers import inert, marker
 from actions.render import code_span
 from bot.ensemble.report import name_list
 from bot.redact import clip
+from sandbox.model import FAILING
 
 if TYPE_CHECKING:  # the engine's modules load when a verification runs, not when an event is routed
     from bot.ensemble.proof import NewTest, TestEdit
@@ -113,7 +114,7 @@ def _proof(test: NewTest, flaky: Sequence[str]) -> str:
         return "the change: it fails without it"
     if test.idle:
         return "nothing about the change: it passes without it"
-    if test.at_head in ("fail", "error"):
+    if test.at_head in FAILING:
         return "it fails with the change"
     return "unknown"
 

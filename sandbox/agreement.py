@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from sandbox.model import COLLECTION, Finding, TestCase
+from sandbox.model import COLLECTION, FAILING, Finding, TestCase
 from sandbox.results import cargo_targets, go_events, parse_pytest_progress
 from sandbox.scripts import PYTEST_JUNIT, PYTEST_PROGRESS
 
@@ -40,7 +40,7 @@ def findings(runner: str, tests: Sequence[TestCase], exit_code: int, killed: boo
 
 def exit_status(tests: Sequence[TestCase], exit_code: int) -> list[Finding]:
     """Per-test results that the exit status contradicts, either way."""
-    failing = sum(t.outcome in ("fail", "error") for t in tests)
+    failing = sum(t.outcome in FAILING for t in tests)
     if tests and not failing and exit_code != 0:
         return [Finding("exit_status", f"none of the {len(tests)} reported tests failed, but the test command "
                                        f"exited with status {exit_code}")]
@@ -120,7 +120,7 @@ def unittest_tally(tests: Sequence[TestCase], stdout: str, stderr: str) -> list[
         return [_missing("unittest", "`Ran N tests` line")]
     ran = sum(int(n) for n, _, _ in runs)
     failed = any(status == "FAILED" for _, status, _ in runs)
-    failing = sum(t.outcome in ("fail", "error") for t in tests)
+    failing = sum(t.outcome in FAILING for t in tests)
     if ran != len(tests) or failed != bool(failing):
         return [Finding("tally", f"unittest says it ran {ran} tests and {'FAILED' if failed else 'OK'}, but the "
                                  f"results hold {len(tests)} tests, {failing} of them failing")]

@@ -13,6 +13,7 @@ from typing import Literal, Protocol
 from sandbox.recipe import Recipe, Service
 
 Outcome = Literal["pass", "fail", "error", "skip"]
+FAILING: tuple[Outcome, ...] = ("fail", "error")  # the outcomes of a test that did not pass (a skip is no failure)
 KILLED_EXITS = (137, -9)  # SIGKILL, as the shell and as Python report it
 COLLECTION = "<collection>"  # the name of a file's pseudo-test when its tests could not be collected (import error)
 _SIZE = r"^\d+(\.\d+)?[bkmg]?$"
@@ -187,7 +188,7 @@ class ExecResult:
     @property
     def failures(self) -> list[TestCase]:
         """The tests that failed or errored."""
-        return [t for t in self.tests if t.outcome in ("fail", "error")]
+        return [t for t in self.tests if t.outcome in FAILING]
 
 
 class Sandbox(Protocol):

@@ -17,6 +17,7 @@ from bot.llm.types import Message
 from bot.redact import clip
 from bot.trace import span
 from common.languages import is_language
+from sandbox.model import FAILING
 
 if TYPE_CHECKING:
     import numpy as np
@@ -163,7 +164,7 @@ def outcome_of(result: ExecResult, known_failures: Collection[str] = (),
     failing = tuple(t.name for t in result.failures)
     shown = [t for t in result.tests if not (checks and checks in t.name)]
     only_checks_failed = bool(checks) and len(shown) < len(result.tests) and result.complete and not result.killed \
-        and not any(t.outcome in ("fail", "error") for t in shown)
+        and not any(t.outcome in FAILING for t in shown)
     if result.ok or only_checks_failed:
         passed = sum(t.outcome == "pass" for t in shown)
         summary = f"{passed} passed" if shown else "the test command succeeded"

@@ -11,8 +11,10 @@ never a pull request's head).
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
+
+from bot.ensemble.workspace_files import Read
 
 ROOT_NAMES = ("AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md", "GEMINI.md")
 NESTED_NAMES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
@@ -20,7 +22,6 @@ MAX_CHARS = 8_000  # of all instructions together, in every prompt
 MAX_NESTED = 50  # nested files read at most (each is a `git show`)
 CONFIG_SOURCE = "instructions in .github/ensemble.yml"
 NEAREST_WINS = "Where these files disagree about a file, the one nearest to it in the tree wins."
-Read = Callable[[str], str | None]
 
 
 @dataclass(frozen=True)

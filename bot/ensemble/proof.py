@@ -26,8 +26,8 @@ from common.languages import is_code
 from common.testfiles import is_test_path
 from common.testids import belongs_to, file_of_test
 from sandbox.model import COLLECTION
+from sandbox.model import FAILING as FAILED
 
-FAILED = ("fail", "error")
 Texts = Mapping[str, tuple[str | None, str | None]]  # path -> its text at the base and at the head (None: absent)
 
 

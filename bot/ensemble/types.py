@@ -12,6 +12,7 @@ from bot.forge import Commit
 from bot.llm.budget import SpendSummary, no_spend
 from bot.redact import clip
 from common.tokens import estimate_tokens
+from sandbox.model import FAILING
 
 
 class StopReason(StrEnum):
@@ -467,7 +468,7 @@ class RunResult:
     def pre_existing_failures(self) -> tuple[str, ...]:
         """Tests that already failed before any change."""
         before = self.tests_before
-        return tuple(n for n, o in before.results if o in ("fail", "error")) if before else ()
+        return tuple(n for n, o in before.results if o in FAILING) if before else ()
 
     @property
     def success(self) -> bool:

@@ -57,6 +57,7 @@ from bot.redact import clip
 from bot.trace import new_run_id, span
 from common.git import git, git_succeeds
 from common.testids import matching_tests
+from sandbox.model import FAILING
 
 log = logging.getLogger(__name__)
 WORKTREES = Path(".ensemble") / "worktrees"
@@ -307,7 +308,7 @@ def _reproduction(path: str, before: TestOutcome | None, after: TestOutcome) -> 
     now = dict(after.results)
     at_base = matching_tests(base, [path])
     ran = matching_tests(now, [path])
-    return Reproduction(path, any(base[n] in ("fail", "error") for n in at_base) if at_base else None,
+    return Reproduction(path, any(base[n] in FAILING for n in at_base) if at_base else None,
                         all(now[n] == "pass" for n in ran) if ran else None,
                         "judged again on the new base")
 

@@ -58,6 +58,7 @@ from common.git import git, git_bytes, git_succeeds
 from common.languages import is_code
 from common.testfiles import is_ci_path, is_test_path
 from common.testids import file_of_test
+from sandbox.model import FAILING
 
 log = logging.getLogger(__name__)
 PINNED = ".github"  # the head is tested with the base's: its CI recipe and the bot's config
@@ -120,7 +121,7 @@ class VerifyResult:
         """True when the evidence speaks against the pull request: a test it breaks (flaky or not), a new test of its
         that fails, an edit to the tests, a line that reaches into the runner, a tampered run."""
         weakening = [e for e in self.edits if e.kind not in ("ci_config", "conftest_reach")]
-        failing = [t for t in self.new if t.at_head in ("fail", "error") and t.name not in self.flaky]
+        failing = [t for t in self.new if t.at_head in FAILING and t.name not in self.flaky]
         return bool(self.broken or self.shaken or failing or weakening or self.screen or self.tampering)
 
     @property
@@ -134,7 +135,7 @@ def verdict(result: VerifyResult) -> str:
     """The verdict in one sentence, the most telling fact first (the report's heading, the check run's title)."""
     proving = [t for t in result.new if t.proves and t.name not in result.flaky]
     idle = [t for t in result.new if t.idle]
-    failing = [t for t in result.new if t.at_head in ("fail", "error") and t.name not in result.flaky]
+    failing = [t for t in result.new if t.at_head in FAILING and t.name not in result.flaky]
     if result.tampering:
         return "Not evidence: the test runs were tampered with"
     if result.broken:

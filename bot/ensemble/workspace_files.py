@@ -18,7 +18,7 @@ import struct
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +36,9 @@ RACY_WHOLE_SECOND_NS = 2_000_000_000
 
 Stamp = tuple[tuple[str, int, int], ...]
 INDEX = "\0index"  # the stamp's entry for the index's paths (no file or folder has a NUL in its name)
+
+
+Read = Callable[[str], "str | None"]  # how a tree reads a file: its text, None when it has none
 
 
 @dataclass(frozen=True)

@@ -16,11 +16,12 @@ changed file whole; the team's policy picks one for each round from the config's
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from bot.ensemble.coder.apply import NO_BLOCKS, describe_failures, parse_edit_blocks
 from bot.ensemble.coder.parsing import EditBlock, EditFailure, ParseResult, parse_whole_files
+from bot.ensemble.workspace_files import Read
 from bot.llm.types import STOP_LIMIT
 from common.testfiles import is_test_path
 
@@ -72,7 +73,6 @@ EXAMPLE = (EXAMPLE_PATH, '    """The sum of the prices."""\n    return sum(price
 ECHO_MIN_CHARS = 24  # the shortest opening of a test file sent as a stop sequence (a lone `import x` is too common)
 NO_LISTINGS = EditFailure("?", "parse", "the reply holds no file listing: send each file you change whole, its path "
                           "on its own line right above the opening ```")
-Read = Callable[[str], "str | None"]
 
 
 class EditFormat(Protocol):

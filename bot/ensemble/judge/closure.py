@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import ast
 import doctest
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.ensemble.judge.screen import TEST_SUPPORT
+from bot.ensemble.workspace_files import Read
 from common.languages import is_language, language_of
 from common.testfiles import STDLIB_MODULES, is_test_path
 
-Read = Callable[[str], "str | None"]
 DOCTEST = "<doctest>"  # the opener sandbox/run_hooks.py names for a file whose examples ran as doctests
 TEST_FRAMEWORKS = frozenset({"pytest", "_pytest", "unittest", "hypothesis", "doctest", "nose", "nose2", "testtools"})
 

@@ -24,10 +24,11 @@ Pure functions over paths and text: the caller reads the files.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from functools import cache
 
 from bot.ensemble.judge.guards import task_names_change, tests_in
+from bot.ensemble.workspace_files import Read
 from common.languages import is_code
 from common.testfiles import (
     data_named_by_tests,
@@ -41,8 +42,6 @@ from common.testfiles import (
     runs_apart,
     shadows_runner,
 )
-
-Read = Callable[[str], "str | None"]
 
 
 def owned_by_judge(path: str, data: Collection[str] = ()) -> bool:

@@ -53,15 +53,14 @@ from bot.ensemble.judge.twins import defined_tests, passing, stand_in_passes, st
 from bot.ensemble.judge.verdict import judge
 from bot.ensemble.ports import TestRunner
 from bot.ensemble.types import Judgement, RunnerHook, TestChange, TestOutcome
-from bot.ensemble.workspace_files import WorkspaceFiles
+from bot.ensemble.workspace_files import Read, WorkspaceFiles
 from bot.forge import Workspace
 from common.languages import is_language, is_test_name
 from common.testfiles import is_test_path, is_whole_harness
 from common.testids import file_of_test
-from sandbox.model import RUNNER_PATCHED, TAMPERING
+from sandbox.model import FAILING, RUNNER_PATCHED, TAMPERING
 
 log = logging.getLogger(__name__)
-Read = Callable[[str], "str | None"]
 SIGNALLED = 128  # exit statuses above this are a signal's (the shell's 128 + n)
 # The stand-ins' process is the base's tests' process again when that took at most this long; a slower suite gets
 # the stand-ins' files alone (with the test files they use), so a candidate costs one short process more, not a suite
@@ -323,7 +322,7 @@ class TeamJudge:
     def base_failures(self) -> list[str]:
         """The tests that failed at the base."""
         results = self.baseline.results if self.baseline else ()
-        return [name for name, outcome in results if outcome in ("fail", "error")]
+        return [name for name, outcome in results if outcome in FAILING]
 
     def _related_failures(self, workspace: Workspace) -> list[str]:
         """Base failures whose test file uses a source file the workspace changed."""
@@ -368,7 +367,7 @@ def _without_checks(tests: TestOutcome, planted: Planted, keep: Callable[[str], 
     if not planted.checks and keep("") and all(keep(n) for n, _ in tests.results):
         return tests
     results = tuple((n, o) for n, o in tests.results if not planted.owns(n) and keep(n))
-    failing = tuple(n for n, o in results if o in ("fail", "error"))
+    failing = tuple(n for n, o in results if o in FAILING)
     passed = tests.passed if not planted.checks else (bool(results) and not failing and tests.complete)
     return replace(tests, results=results, failing=failing, passed=passed, total=len(results) or None)
 

@@ -26,16 +26,15 @@ import ast
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from bot.ensemble.types import RunnerHook
-from bot.ensemble.workspace_files import WorkspaceFiles
+from bot.ensemble.workspace_files import Read, WorkspaceFiles
 from bot.forge import Workspace
 from common import testfiles
 from common.languages import is_code, is_language
 from common.testfiles import RUNNER_MODULES, STDLIB_MODULES, is_harness_path, is_test_path
 
-Read = Callable[[str], "str | None"]
 Finding = tuple[int, str]  # (line, what)
 
 # the test runners' packages, and the builtins every runner's assertions read (common/testfiles.py spells the runners)

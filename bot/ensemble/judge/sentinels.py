@@ -28,14 +28,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 from bot.ensemble.judge.twins import Twin, contradictions, twins
+from bot.ensemble.workspace_files import Read
 from common.languages import is_code, language_of
 from common.testfiles import planted_name
+from sandbox.model import FAILING as FAILED
 
-Read = Callable[[str], "str | None"]
 Expect = Literal["pass", "fail"]
 HOSTS_PER_LANGUAGE = 3  # folders tried at the base; the ones the runner collects are kept
 MAX_STYLES = 4  # assertion styles per host (each gets a must-fail and a must-pass check)
-FAILED = ("fail", "error")
 
 
 @dataclass(frozen=True)

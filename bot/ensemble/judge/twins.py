@@ -43,10 +43,11 @@ import ast
 import contextlib
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeGuard
 
+from bot.ensemble.workspace_files import Read
 from common.languages import is_language
 from common.testfiles import planted_name
 from common.testids import file_of_test
@@ -54,7 +55,6 @@ from common.testids import file_of_test
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-Read = Callable[[str], "str | None"]
 MAX_TWINS = 4  # per judged run: each loads its test's module once more and runs one test
 EQUALITY_ASSERTS = frozenset({"assertEqual", "assertEquals", "assertListEqual", "assertTupleEqual", "assertDictEqual",
                               "assertSetEqual", "assertSequenceEqual", "assertMultiLineEqual", "assertCountEqual",

@@ -26,8 +26,7 @@ from dataclasses import replace
 from bot.ensemble.types import Judgement, TestOutcome
 from common.testids import belongs_to, matching_tests
 from sandbox.model import COLLECTION
-
-FAILED = ("fail", "error")
+from sandbox.model import FAILING as FAILED
 
 
 def judge(before: TestOutcome | None, after: TestOutcome, required: Sequence[str] = ()) -> Judgement:
