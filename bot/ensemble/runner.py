@@ -162,8 +162,8 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
     outcomes = _run_teams(teams, parts.stop, deadline, config.deadline_minutes, parts.clock)
     if len(teams) > 1 and not parts.stop.is_set():  # a stopped run delivers what it has without another test run
         with span("ensemble.corroborate") as s:
-            corroborate([Candidate(_final_judge(team, outcome), team.workspace, outcome)
-                         for team, outcome in zip(teams, outcomes, strict=True)], runner)
+            outcomes = corroborate([Candidate(_final_judge(team, outcome), team.workspace, outcome)
+                                    for team, outcome in zip(teams, outcomes, strict=True)], runner)
             s.set(cross=[f"{o.name}<-{c.team}: {c.passed}" for o in outcomes for c in o.cross])
     winner, result.decision = choose_winner(outcomes)
     log.info("%s", result.decision)
@@ -256,13 +256,16 @@ def _run_teams(teams: list[Team], stop: threading.Event, deadline: float | None 
         wait(futures)
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
-    results = [f.result() for f in futures]
     late = late or (deadline is not None and clock() > deadline)  # the model calls stop at it too
-    for result in results:
-        if late and result.stop_reason == STOPPED:
-            result.stop_detail = f"the deadline passed (deadline_minutes: {deadline_minutes})" + (
-                f"; {result.kept}" if result.kept else "")
-    return results
+    return [_deadline_noted(f.result(), deadline_minutes) if late else f.result() for f in futures]
+
+
+def _deadline_noted(result: TeamResult, deadline_minutes: float | None) -> TeamResult:
+    """A team the deadline stopped, its stop said to be the deadline's (a new result; the team's is left alone)."""
+    if result.stop_reason != STOPPED:
+        return result
+    return replace(result, stop_detail=f"the deadline passed (deadline_minutes: {deadline_minutes})"
+                   + (f"; {result.kept}" if result.kept else ""))
 
 
 def _safe_progress(progress: Progress | None) -> Progress:

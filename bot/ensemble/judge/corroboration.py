@@ -10,7 +10,7 @@ over) this team's own files, it is a second, independent test of the fix. What i
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.ensemble.judge.runs import TeamJudge
 from bot.ensemble.ports import TestRunner
@@ -54,15 +54,14 @@ def cross_check(candidate: Candidate, runner: TestRunner, team: str, path: str, 
     return CrossCheck(team, where, True, f"its {len(names)} test(s) pass")
 
 
-def corroborate(candidates: Sequence[Candidate], runner: TestRunner) -> None:
-    """Run every team's frozen reproduction test on every other team's change that passes or is partial work."""
+def corroborate(candidates: Sequence[Candidate], runner: TestRunner) -> list[TeamResult]:
+    """Each candidate's result with `cross` filled: every other team's frozen reproduction test run on its change (a
+    team with no change gets none). The results given are left as they are."""
     tests = [(c.result.name, path, text) for c in candidates if c.result.reproduction
              and c.result.reproduction.failed_before for path, text in c.result.frozen.items()]
-    for candidate in candidates:
-        if not candidate.result.diff.strip():
-            continue
-        candidate.result.cross = [cross_check(candidate, runner, team, path, text)
-                                  for team, path, text in tests if team != candidate.result.name]
+    return [replace(c.result, cross=[cross_check(c, runner, team, path, text) for team, path, text in tests
+                                     if team != c.result.name]) if c.result.diff.strip() else c.result
+            for c in candidates]
 
 
 def backing(result: TeamResult, teams: int) -> list[str]:
