@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from common.languages import suffixes_of
+from common.languages import is_test_name, suffixes_of
 from sandbox.detect import find_test_files
 from sandbox.model import COLLECTION, Outcome, TestCase
 from sandbox.scripts import CTEST_JUNIT, JEST_JUNIT, PYTEST_JUNIT, PYTEST_PROGRESS
@@ -301,7 +301,7 @@ def name_go_tests_by_file(cases: list[TestCase], repo_dir: Path) -> list[TestCas
         folder = package[len(module[1]):].strip("/")
         if (folder, "") not in defined:
             defined[(folder, "")] = ""
-            for path in sorted((repo_dir / folder).glob("*_test.go")):
+            for path in sorted(p for p in (repo_dir / folder).glob("*.go") if is_test_name(p.name)):
                 for func in re.findall(r"^func\s+(Test\w*)\s*\(", _read(path), re.M):
                     defined.setdefault((folder, func), path.relative_to(repo_dir).as_posix())
         where = defined.get((folder, test.split("/", 1)[0]))
