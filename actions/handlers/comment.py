@@ -8,7 +8,7 @@ from actions.context import WORKING, Context, Outcome, branch_of_issue, issue_of
 from actions.engine import plan_from_text
 from actions.flow import revise_pull, run_issue
 from actions.handlers import queued, update, verify
-from actions.handlers.replies import admit, reply_once
+from actions.handlers.replies import admit, reply, reply_once, unapproved
 from actions.loops import cancel_thread_runs
 from actions.markers import has_marker
 from actions.render import plan_in_comment
@@ -16,20 +16,18 @@ from actions.render import plan_in_comment
 
 def handle(ctx: Context) -> Outcome:
     event = ctx.event
-    if event.sender_is_bot or event.sender in ctx.bot_logins or has_marker(event.comment_body):
-        return Outcome("nothing-to-do", f"a comment by @{event.sender}, a bot or the bot itself")
+    if has_marker(event.comment_body):
+        return Outcome("nothing-to-do", f"a comment by @{event.sender} with the bot's markers: the bot's own")
     command = parse_command(event.comment_body)
     if command is None:
         return Outcome("nothing-to-do", "no /ensemble command in the comment")
-    if event.sender == ctx.me():
-        return Outcome("nothing-to-do", f"a comment by @{event.sender}, the bot's own account")
     number = event.number or 0
     admitted = admit(ctx, command, number, event.comment_id or 0)
     if isinstance(admitted, Outcome):
         return admitted
     command = admitted
     if command.verb not in queued.QUEUED_VERBS:
-        return VERBS[command.verb](ctx, command, number)
+        return run_command(ctx, command, number)
     queued.drain(ctx, run_command, before=event.comment_id)  # commands whose jobs GitHub cancelled
     outcome = run_command(ctx, command, number)
     queued.answer(ctx, outcome)
@@ -38,7 +36,9 @@ def handle(ctx: Context) -> Outcome:
 
 
 def run_command(ctx: Context, command: Command, number: int) -> Outcome:
-    """Carry out a valid command on #number."""
+    """Carry out an admitted command on #number: one that directs the bot only for its `approvers`."""
+    if command.verb in DIRECTING_VERBS and (refused := unapproved(ctx, number, ctx.event.comment_id or 0)):
+        return refused
     return VERBS[command.verb](ctx, command, number)
 
 
@@ -57,11 +57,6 @@ def answer_queued(ctx: Context) -> list[Outcome]:
     return queued.drain(queued.on_thread(ctx, issue, is_pull=False), run_command)
 
 
-def _reply(ctx: Context, number: int, text: str, result: str) -> Outcome:
-    reply_once(ctx, number, ctx.event.comment_id or 0, text)
-    return Outcome(result, text.splitlines()[0])
-
-
 def _issue_number(ctx: Context, number: int) -> int | None:
     """The issue behind #number: itself, or for the bot's PR the issue of its branch."""
     if not ctx.event.is_pull:
@@ -69,27 +64,17 @@ def _issue_number(ctx: Context, number: int) -> int | None:
     return issue_of_pull(ctx, ctx.github.pull(number))
 
 
-def _refused(ctx: Context, number: int) -> Outcome | None:
-    """A reply naming who may, when the sender is not one of the configured `approvers`."""
-    why = approvers.refusal(ctx, ctx.event.sender)
-    return _reply(ctx, number, why, "refused") if why else None
-
-
 def _run(ctx: Context, command: Command, number: int) -> Outcome:
-    if refused := _refused(ctx, number):
-        return refused
     issue = _issue_number(ctx, number)
     if issue is None:
-        return _reply(ctx, number, "This pull request is not one of mine; comment on the issue instead.", "replied")
+        return reply(ctx, number, "This pull request is not one of mine; comment on the issue instead.", "replied")
     return run_issue(ctx, issue, ctx.event.sender, retry=ctx.event.is_pull)
 
 
 def _retry(ctx: Context, command: Command, number: int) -> Outcome:
-    if refused := _refused(ctx, number):
-        return refused
     issue = _issue_number(ctx, number)
     if issue is None:
-        return _reply(ctx, number, "This pull request is not one of mine; comment on the issue instead.", "replied")
+        return reply(ctx, number, "This pull request is not one of mine; comment on the issue instead.", "replied")
     def acknowledge(head: str | None) -> None:  # only for a run that starts: a refused one says why instead
         if head:
             reply_once(ctx, number, ctx.event.comment_id or 0, f"OK, continuing from `{head[:7]}`.",
@@ -99,11 +84,9 @@ def _retry(ctx: Context, command: Command, number: int) -> Outcome:
 
 
 def _revise(ctx: Context, command: Command, number: int) -> Outcome:
-    if refused := _refused(ctx, number):
-        return refused
     pull = ctx.github.pull(number) if ctx.event.is_pull else None
     if pull is None or issue_of_pull(ctx, pull) is None:
-        return _reply(ctx, number, "`/ensemble revise` works on the pull requests I opened.", "replied")
+        return reply(ctx, number, "`/ensemble revise` works on the pull requests I opened.", "replied")
     return revise_pull(ctx, pull, command.argument, ctx.event.sender, f"revision asked by @{ctx.event.sender}")
 
 
@@ -117,9 +100,9 @@ def _stop(ctx: Context, command: Command, number: int) -> Outcome:
     # only on an issue or the bot's own PR: another PR's thread has no runs of the bot's to cancel
     cancelled = cancel_thread_runs(ctx, issue, related, ctx.event.sender) if ours is not None else []
     if not working and not cancelled:
-        return _reply(ctx, number, "Nothing is running here, so there is nothing to stop.", "replied")
+        return reply(ctx, number, "Nothing is running here, so there is nothing to stop.", "replied")
     runs = f" Cancelled workflow runs {', '.join(str(run) for run in cancelled)}." if cancelled else ""
-    return _reply(ctx, number, f"Stop requested by @{ctx.event.sender}: the run stops at its next checkpoint and "
+    return reply(ctx, number, f"Stop requested by @{ctx.event.sender}: the run stops at its next checkpoint and "
                   f"pushes nothing.{runs}", "stop-requested")
 
 
@@ -131,11 +114,11 @@ def _status(ctx: Context, command: Command, number: int) -> Outcome:
     lines = [f"- labels: {', '.join(f'`{label}`' for label in labels if label.startswith('ensemble')) or 'none'}",
              f"- pull request: #{pull.number} ({'draft' if pull.draft else 'ready'})" if pull else "- pull request: none",
              f"- last run: `{runs[-1][1].get('run')}`: {runs[-1][1].get('note', '')}" if runs else "- no run yet"]
-    return _reply(ctx, number, "**ensemble status**\n" + "\n".join(lines), "replied")
+    return reply(ctx, number, "**ensemble status**\n" + "\n".join(lines), "replied")
 
 
 def _help(ctx: Context, command: Command, number: int) -> Outcome:
-    return _reply(ctx, number, HELP_TEXT, "replied")
+    return reply(ctx, number, HELP_TEXT, "replied")
 
 
 def _approve_plan(ctx: Context, command: Command, number: int) -> Outcome:
@@ -143,24 +126,27 @@ def _approve_plan(ctx: Context, command: Command, number: int) -> Outcome:
 
     issue = _issue_number(ctx, number) or number
     if not remote_config(ctx).require_plan_approval:
-        return _reply(ctx, number, "Plans need no approval in this repository (`require_plan_approval` is off); "
+        return reply(ctx, number, "Plans need no approval in this repository (`require_plan_approval` is off); "
                       "comment `/ensemble run` to start a run.", "replied")
     plans = ctx.own_markers(issue, "plan")
     if not plans:
-        return _reply(ctx, number, "There is no plan waiting for approval here.", "replied")
+        return reply(ctx, number, "There is no plan waiting for approval here.", "replied")
     # The plan that runs is the plan comment as it reads now. Only the bot's own comment counts
     # (own_markers), and GitHub lets no one but its author and people with write access edit a
     # comment; REST shows no edit history, so "edited by a writer" follows from that rule.
     plan = plan_from_text(plan_in_comment(plans[-1][0].body))
     if not plan.steps:
-        return _reply(ctx, number, "The plan comment has no numbered steps left, so there is nothing to approve; "
+        return reply(ctx, number, "The plan comment has no numbered steps left, so there is nothing to approve; "
                       "edit it back or comment `/ensemble run` for a new plan.", "replied")
     posted = plan_from_text(str(plans[-1][1].get("plan") or ""))  # an edit that drops a file does not drop its owners
     if why := approvers.plan_refusal(ctx, ctx.event.sender, plan, posted.files):
-        return _reply(ctx, number, why, "refused")
+        return reply(ctx, number, why, "refused")
     return run_issue(ctx, issue, ctx.event.sender, approved_plan=plan)
 
 
+# The verbs that direct the bot (start or change work): only its `approvers` may (`approve-plan` has its own rule,
+# approvers.plan_refusal).
+DIRECTING_VERBS = frozenset({"run", "retry", "revise", "update", "verify"})
 VERBS = {"run": _run, "retry": _retry, "revise": _revise, "update": update.command, "verify": verify.command,
          "stop": _stop,
          "status": _status, "help": _help, "approve-plan": _approve_plan}

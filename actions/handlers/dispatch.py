@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from actions import approvers
 from actions.context import Context, Outcome
 from actions.flow import run_issue
+from actions.handlers.replies import unapproved
 
 
 def handle(ctx: Context) -> Outcome:
     event = ctx.event
     if event.number is None:
         return Outcome("nothing-to-do", "workflow_dispatch without an `issue` input")
-    if not ctx.may_trigger(event.sender):
-        return Outcome("refused", f"@{event.sender} may not trigger the bot; nothing ran")
-    if why := approvers.refusal(ctx, event.sender):
-        return Outcome("refused", why)
+    if refused := unapproved(ctx, event.number, None):  # no comment to answer: the workflow's log says it
+        return refused
     return run_issue(ctx, event.number, event.sender, retry=event.inputs.get("command") == "retry")

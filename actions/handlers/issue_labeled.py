@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from actions import approvers
 from actions.context import Context, Outcome
 from actions.flow import run_issue
-from actions.handlers.replies import acknowledge, refuse, reply_once
+from actions.handlers.replies import acknowledge, refuse, unapproved
 
 
 def handle(ctx: Context) -> Outcome:
@@ -18,8 +17,7 @@ def handle(ctx: Context) -> Outcome:
         return Outcome("nothing-to-do", "the trigger label works on issues, not pull requests")
     if not ctx.may_trigger(event.sender):
         return refuse(ctx, event.number or 0, event.sender)
-    if why := approvers.refusal(ctx, event.sender):
-        reply_once(ctx, event.number or 0, 0, why)
-        return Outcome("refused", f"@{event.sender} is not one of the configured approvers; nothing ran")
+    if refused := unapproved(ctx, event.number or 0, 0):
+        return refused
     acknowledge(ctx)
     return run_issue(ctx, event.number or 0, event.sender)

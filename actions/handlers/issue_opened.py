@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from actions.commands import parse_command
 from actions.context import Context, Outcome
-from actions.handlers.comment import VERBS
+from actions.handlers.comment import run_command
 from actions.handlers.replies import admit
 
 
@@ -13,8 +13,6 @@ def handle(ctx: Context) -> Outcome:
     command = parse_command(event.body)
     if command is None:
         return Outcome("nothing-to-do", "no /ensemble command in the new issue's body")
-    if event.sender_is_bot or event.sender in ctx.bot_logins or event.sender == ctx.me():
-        return Outcome("nothing-to-do", f"an issue opened by @{event.sender}, a bot or the bot itself")
     number = event.number or 0
     admitted = admit(ctx, command, number, 0)
     if isinstance(admitted, Outcome):
@@ -24,4 +22,4 @@ def handle(ctx: Context) -> Outcome:
     if command.verb in ("run", "retry") and ctx.trigger_label in ctx.github.issue(number)[2]:
         return Outcome("nothing-to-do", f"issue #{number} was opened with the {ctx.trigger_label!r} label, "
                        "whose event starts the run")
-    return VERBS[command.verb](ctx, command, number)
+    return run_command(ctx, command, number)

@@ -1,7 +1,9 @@
 """Replies that must be posted at most once: the refusal (once per issue) and answers to a command comment.
 
-Also the 👀 reaction that says an accepted event is being handled, before any install or run, and
-`admit`, the gate every slash command passes wherever it was written (a comment, a new issue's body).
+Also the 👀 reaction that says an accepted event is being handled, before any install or run, and the
+handlers' gates, each spelled once: `admit`, which every slash command passes wherever it was written (a
+comment, a new issue's body), and `unapproved`, which every event that directs the bot passes (a command that
+runs, revises, updates or verifies; the trigger label; a dispatch).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
+from actions import approvers
 from actions.commands import BadCommand, Command, help_reply
 from actions.context import Context, Outcome
 from actions.github import GitHubError
@@ -56,13 +59,16 @@ def reply_once(ctx: Context, number: int, comment_id: int, text: str,
 
 
 def admit(ctx: Context, command: Command | BadCommand, number: int, reply_to: int) -> Command | Outcome:
-    """The gate for a slash command: its sender may trigger the bot, and it parses.
+    """The gate for a slash command: its sender is a person, not a bot or the bot itself, who may trigger the bot,
+    and it parses.
 
     Returns the command when it may go on. Otherwise returns the outcome, already answered on the
-    thread: one refusal per issue for people without write access, the help text (in reply to
-    `reply_to`, 0 for the issue itself) for a command that does not parse.
+    thread where one is due: one refusal per issue for people without write access, the help text (in reply
+    to `reply_to`, 0 for the issue itself) for a command that does not parse.
     """
     sender = ctx.event.sender
+    if ctx.event.sender_is_bot or sender in ctx.bot_logins or sender == ctx.me():
+        return Outcome("nothing-to-do", f"a command by @{sender}, a bot or the bot itself")
     if not ctx.may_trigger(sender):
         return refuse(ctx, number, sender)
     acknowledge(ctx)
@@ -70,3 +76,21 @@ def admit(ctx: Context, command: Command | BadCommand, number: int, reply_to: in
         reply_once(ctx, number, reply_to, help_reply(command.reason))
         return Outcome("replied", f"answered a bad command with the help text: {command.reason}")
     return command
+
+
+def unapproved(ctx: Context, number: int, reply_to: int | None) -> Outcome | None:
+    """The refusal when the event's sender may not direct the bot (write access, and one of the `approvers`),
+    answered on #number in reply to `reply_to` (0: on the issue itself; None: nowhere, as for a dispatch);
+    None when they may."""
+    why = approvers.refusal(ctx, ctx.event.sender)
+    if not why:
+        return None
+    if reply_to is not None:
+        reply_once(ctx, number, reply_to, why)
+    return Outcome("refused", why.splitlines()[0])
+
+
+def reply(ctx: Context, number: int, text: str, result: str, pr_number: int | None = None) -> Outcome:
+    """Answer the event's comment on #number with `text` (once), and the outcome that says so in its first line."""
+    reply_once(ctx, number, ctx.event.comment_id or 0, text)
+    return Outcome(result, text.splitlines()[0], pr_number)

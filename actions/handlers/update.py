@@ -22,14 +22,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from actions import approvers
 from actions.commands import Command
 from actions.context import NEEDS_HUMAN, WORKING, Context, Outcome, branch_of_issue, issue_of_pull
 from actions.engine_env import engine_environment
 from actions.flow import already_handled, dispatch_checks, push_branch, run_config
 from actions.github import CommentInfo, PullInfo
 from actions.gitops import check_hold, prepare_clone
-from actions.handlers.replies import reply_once
+from actions.handlers.replies import reply
 from actions.ledger import run_spend
 from actions.loops import run_limit
 from actions.markers import evidence, marker, read_marker
@@ -50,19 +49,16 @@ UPDATE = "update"
 
 
 def command(ctx: Context, command: Command, number: int) -> Outcome:
-    """`/ensemble update` on the bot's pull request, or on its issue."""
-    if why := approvers.refusal(ctx, ctx.event.sender):
-        reply_once(ctx, number, ctx.event.comment_id or 0, why)
-        return Outcome("refused", why.splitlines()[0])
+    """`/ensemble update` on the bot's pull request, or on its issue, by someone who may direct the bot
+    (comment.run_command)."""
     if ctx.event.is_pull:
         pull: PullInfo | None = ctx.github.pull(number)
         pull = pull if pull is not None and issue_of_pull(ctx, pull) is not None and pull.state == "open" else None
     else:
         pull = ctx.github.find_pull(branch_of_issue(number))
     if pull is None:
-        text = "`/ensemble update` works on the open pull requests I opened (or their issues)."
-        reply_once(ctx, number, ctx.event.comment_id or 0, text)
-        return Outcome("replied", text)
+        return reply(ctx, number, "`/ensemble update` works on the open pull requests I opened (or their issues).",
+                     "replied")
     return update_pull(ctx, pull, ctx.event.sender, automatic=False)
 
 

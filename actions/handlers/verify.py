@@ -25,12 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from actions import approvers
 from actions.commands import Command
 from actions.context import Context, Outcome, issue_of_pull
 from actions.engine_env import engine_environment
 from actions.github import GitHubError, PullInfo
-from actions.handlers.replies import reply_once
+from actions.handlers.replies import reply
 from actions.markers import inert, marker
 from actions.settings import config_at
 from actions.verify_report import (
@@ -61,12 +60,11 @@ AUTO_ACTIONS = ("opened", "synchronize", "reopened")
 
 
 def command(ctx: Context, command: Command, number: int) -> Outcome:
-    """`/ensemble verify` on an open pull request, by someone who may direct the bot."""
-    if why := approvers.refusal(ctx, ctx.event.sender):
-        return _reply(ctx, number, why, "refused")
+    """`/ensemble verify` on an open pull request, by someone who may direct the bot (comment.run_command)."""
     pull = ctx.github.pull(number) if ctx.event.is_pull else None
     if pull is None or pull.state != "open":
-        return _reply(ctx, number, "`/ensemble verify` works on open pull requests: comment it on one.", "replied")
+        return reply(ctx, number, "`/ensemble verify` works on open pull requests: comment it on one.", "replied",
+                     number)
     return verify(ctx, pull, by=ctx.event.sender)
 
 
@@ -287,7 +285,3 @@ def _committed(clone: Path, commit: str, path: str) -> str | None:
         return None
     return git(clone, "show", f"{commit}:{path}")
 
-
-def _reply(ctx: Context, number: int, text: str, result: str) -> Outcome:
-    reply_once(ctx, number, ctx.event.comment_id or 0, text)
-    return Outcome(result, text.splitlines()[0], number)
