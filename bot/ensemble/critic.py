@@ -33,13 +33,12 @@ class Critic:
     instructions: Instructions = Instructions()
 
 
-def review(critic: Critic, task: Task, diff: str, changed: list[str], rnd: Round,
-           hooks: Sequence[RunnerHook] = ()) -> Review:
+def review(critic: Critic, task: Task, diff: str, changed: list[str], rnd: Round) -> Review:
     """The critic's answer on the round's change (`diff`, touching `changed`, with the lines that reach into the test
-    runner the task allowed, `hooks`), and whether its feedback points at the change; `UNREAD` without a usable
-    reply."""
+    runner the task allowed, `rnd.runner_hooks`), and whether its feedback points at the change; `UNREAD` without a
+    usable reply."""
     conventions = critic.instructions.applying_to(changed).render()
-    runner = runner_lines(hooks)
+    runner = runner_lines(rnd.runner_hooks)
     try:
         reply = ask(critic.models, "critic", lambda size: prompts.critic_messages(
             task, diff, test_report(rnd), critic.team, size, conventions, runner),

@@ -8,7 +8,7 @@ from bot.ensemble import round_text
 from bot.ensemble.coder import Brief, Coder
 from bot.ensemble.judge import TeamJudge
 from bot.ensemble.ports import TestRunner
-from bot.ensemble.rounds import Begin, commit_change, committed, play_round
+from bot.ensemble.rounds import Begin, commit_round, play_round
 from bot.ensemble.types import Judgement, Phase, Refusal, Reproduction, TestOutcome
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.redact import clip
@@ -39,8 +39,8 @@ def reproduce(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner, 
         rnd = play_round(coder, replace(brief, plan=plan, feedback=feedback, reproduce=True), judge, runner, begin,
                          0, kind="reproduce", reproduction=path)
         if rnd.applied and not rnd.compile_error and rnd.tests is not None:
-            rnd = committed(rnd, commit_change(workspace, f"Add reproduction test {path}",
-                                               round_text.round_body(plan, rnd, "reproduction test"), trailers))
+            rnd = commit_round(rnd, workspace, f"Add reproduction test {path}",
+                               round_text.round_body(plan, rnd, "reproduction test"), trailers)
         refused += rnd.refused
         if rnd.commit and rnd.tests is not None and rnd.judgement is not None:
             if reproduces(rnd.judgement, rnd.tests):  # from now on the test is judged as round 0 wrote it

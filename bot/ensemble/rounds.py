@@ -1,8 +1,8 @@
 """One round of a team's loop: the coder's change, compile-checked, tested and judged against the base; committing it.
 
 A round is a function of its inputs (the coder, what it is told, the team's judge and test
-runner) and returns a new `Round`; committing returns the `Commit`, or what the commit policy
-`Refused`, and `committed` makes the round that follows from it. The team's loop (team.py) and its
+runner) and returns a new `Round`; committing it (`commit_round`) returns the round that follows from
+the commit, or from what the commit policy refused. The team's loop (team.py) and its
 policy (policy.py) decide what comes next. The reproduction step (reproduce.py) plays the same round
 with the coder writing a test.
 """
@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from bot.ensemble.coder import Brief, Coder, describe_failures, write_change
-from bot.ensemble.judge import TeamJudge
+from bot.ensemble.judge import TeamJudge, hooks_in
 from bot.ensemble.ports import TestRunner
 from bot.ensemble.types import Phase, Refusal, Round, RoundKind
-from bot.forge import Commit, Workspace
+from bot.forge import Workspace
 from bot.forge.policy import ChangeRefused
 
 log = logging.getLogger(__name__)
@@ -29,7 +29,8 @@ Begin = Callable[[Phase, int, str], None]  # report the step a team begins (phas
 def play_round(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner, begin: Begin, number: int,
                kind: RoundKind = "fix", reproduction: str | None = None) -> Round:
     """Round `number`: the coder's change, compile-checked, then tested with the judge's files and judged against the
-    base (`reproduction`: the test being written, required while the judge has none)."""
+    base (`reproduction`: the test being written, required while the judge has none), with the lines of it that
+    reach into the test runner (the task allowed them)."""
     edits = write_change(coder, brief, judge.frozen, judge.data, judge.closure)
     rnd = Round(number, kind, brief.edit_format.name, replies=edits.replies, refused=edits.refused(coder.team),
                 follow_up_s=edits.follow_up_s, reply_s=edits.reply_s, short=brief.reply_by is not None)
@@ -42,7 +43,7 @@ def play_round(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner,
         return rnd
     begin(Phase.TESTING, number, "")
     tests, judgement = judge.verdict(runner, workspace, reproduction)
-    rnd = replace(rnd, tests=tests, judgement=judgement)
+    rnd = replace(rnd, tests=tests, judgement=judgement, runner_hooks=tuple(hooks_in(workspace)))
     return _refuse_cheat(coder.team, workspace, rnd) if rnd.judgement and rnd.judgement.tampered else rnd
 
 
@@ -59,28 +60,16 @@ def _refuse_cheat(team: str, workspace: Workspace, rnd: Round) -> Round:
         + "\nFix the code itself; do not touch the test runner, its results or its assertions."))
 
 
-@dataclass(frozen=True)
-class Refused:
-    """A change the commit policy refused (bot/forge/policy.py), and undid: what was wrong with it."""
-
-    problems: tuple[str, ...]
-
-
-def commit_change(workspace: Workspace, summary: str, body: str, trailers: dict[str, str]) -> Commit | Refused | None:
-    """Commit the workspace's change (None: nothing to commit); a change the commit policy refuses is undone."""
+def commit_round(rnd: Round, workspace: Workspace, summary: str, body: str, trailers: dict[str, str]) -> Round:
+    """The round once the workspace's change is committed (`commit`: its sha, None when there was nothing to commit);
+    a change the commit policy refuses (bot/forge/policy.py) is undone, and the round counts as not applied (what
+    was tested is gone)."""
     try:
-        return workspace.commit(summary, body, trailers)
+        commit = workspace.commit(summary, body, trailers)
     except ChangeRefused as exc:
         log.warning("%s", exc)
         workspace.discard()
-        return Refused(tuple(exc.problems))
-
-
-def committed(rnd: Round, outcome: Commit | Refused | None) -> Round:
-    """The round once its change was committed, or refused: then it counts as not applied (what was tested is gone)."""
-    if not isinstance(outcome, Refused):
-        return replace(rnd, commit=outcome.sha if outcome else None)
-    refused = (Refusal("commit", "", p) for p in outcome.problems)
-    return replace(rnd, applied=False, tests=None, judgement=None, refused=tuple(dict.fromkeys([*rnd.refused, *refused])),
-                   edit_errors="the change was refused before commit and undone:\n" + "\n".join(f"- {p}" for p in outcome.problems))
-
+        refused = (Refusal("commit", "", p) for p in exc.problems)
+        return replace(rnd, applied=False, tests=None, judgement=None, refused=tuple(dict.fromkeys([*rnd.refused, *refused])),
+                       edit_errors="the change was refused before commit and undone:\n" + "\n".join(f"- {p}" for p in exc.problems))
+    return replace(rnd, commit=commit.sha if commit else None)

@@ -28,7 +28,7 @@ from bot.ensemble.judge import Candidate, TeamJudge, backing, corroborate, run_b
 from bot.ensemble.policy import Limits
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.select import choose_winner, describe, is_partial, rank_key
-from bot.ensemble.team import Team, crashed, run_team
+from bot.ensemble.team import Reporter, Team, crashed, run_team
 from bot.ensemble.types import (
     CRASHED,
     QUESTIONS,
@@ -128,20 +128,20 @@ def run_settings(config: Config) -> dict[str, object]:
 
 def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], parts: Components,
          forge: Forge, result: RunResult) -> None:
-    notify = _safe_progress(parts.progress)
+    report = Reporter("-", parts.progress, parts.stop)  # the run's own steps; each team reports through its own
     # The deadline counts from here, as the model manager's does: indexing and the base run spend it too.
     began = parts.clock()
     deadline = began + config.deadline_minutes * 60 if config.deadline_minutes else None
     result.branch = forge.start(task.slug or slugify(task.title))
     first = forge.workspace(TEAM_NAMES[0])  # the committed base: what the index and every team read
-    notify("-", Phase.INDEXING, 0, str(repo_dir))
+    report.tell(Phase.INDEXING, 0, str(repo_dir))
     models, retriever, runner = _components(repo_dir, config, env, parts, first.path)
     store = InsightStore(repo_dir / ".ensemble" / "insights.jsonl", parts.embed or retriever.embed)
     with span("insights.recall") as s:  # the first embedding: this is where the embedding model loads
         relevant = store.relevant(task.text)
         s.set(lessons=len(relevant))
     lessons = "\n".join(x.text() for x in relevant)
-    notify("-", Phase.BASELINE, 0, "")
+    report.tell(Phase.BASELINE)
     with span("ensemble.baseline") as s:
         base = run_base(runner, first)
         result.tests_before = base.tests
@@ -155,7 +155,7 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
     common = Team(name=TEAM_NAMES[0], task=task, models=models, retriever=retriever, runner=runner,
                   workspace=first, board=InsightBoard(), limits=_limits(config, env, deadline, began),
                   deny=tuple(config.paths.deny), lessons=lessons, max_file_bytes=config.paths.max_file_kb * 1024,
-                  stop=parts.stop, progress=notify, explore_budget=config.explore,
+                  stop=parts.stop, progress=parts.progress, explore_budget=config.explore,
                   judge=TeamJudge.of(task.text, base, named_tests(task.text, base.tests)),
                   instructions=_instructions(repo_dir, config, parts.instructions_ref), clock=parts.clock)
     teams = [_team(i, common, config, forge, result.run_id) for i in range(config.ensembles)]
@@ -266,18 +266,6 @@ def _deadline_noted(result: TeamResult, deadline_minutes: float | None) -> TeamR
         return result
     return replace(result, stop_detail=f"the deadline passed (deadline_minutes: {deadline_minutes})"
                    + (f"; {result.kept}" if result.kept else ""))
-
-
-def _safe_progress(progress: Progress | None) -> Progress:
-    """The progress view, made harmless: a view that fails is logged, never the end of the run."""
-    def notify(team: str, phase: Phase, rnd: int, detail: str) -> None:
-        if progress is None:
-            return
-        try:
-            progress(team, phase, rnd, detail)
-        except Exception as exc:  # noqa: BLE001 - reporting is not the work
-            log.warning("progress report failed (%s: %s); carrying on", type(exc).__name__, exc)
-    return notify
 
 
 def named_tests(text: str, baseline: TestOutcome | None) -> tuple[str, ...]:

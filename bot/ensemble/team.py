@@ -55,7 +55,7 @@ from bot.ensemble.policy import (
 )
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.reproduce import reproduce
-from bot.ensemble.rounds import commit_change, committed, play_round
+from bot.ensemble.rounds import commit_round, play_round
 from bot.ensemble.select import LIMITS, best_partial_round
 from bot.ensemble.types import (
     ACCEPTED,
@@ -89,19 +89,25 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Reporter:
-    """A team's progress reports, and the stop check made between its steps."""
+    """A team's progress reports (the run's own too, as team "-"), and the stop check made between its steps."""
 
     team: str
-    progress: Progress
+    progress: Progress | None  # None: no view
     stop: threading.Event
 
-    def begin(self, phase: Phase, rnd: int = 0, detail: str = "") -> None:
-        """Report the step the team begins (a failing progress view never stops the work); then, when a stop was
-        requested (Ctrl-C, `/ensemble stop`, the deadline), raise StopRequested: the team stops here."""
+    def tell(self, phase: Phase, rnd: int = 0, detail: str = "") -> None:
+        """Report a step: the one place a progress view is called, and a failing one never stops the work."""
+        if self.progress is None:
+            return
         try:
             self.progress(self.team, phase, rnd, detail)
         except Exception as exc:  # noqa: BLE001 - reporting (a comment, a terminal) is not the work
             log.warning("team %s: progress report failed (%s: %s); carrying on", self.team, type(exc).__name__, exc)
+
+    def begin(self, phase: Phase, rnd: int = 0, detail: str = "") -> None:
+        """Report the step the team begins (`tell`); then, when a stop was requested (Ctrl-C, `/ensemble stop`, the
+        deadline), raise StopRequested: the team stops here."""
+        self.tell(phase, rnd, detail)
         if self.stop.is_set():
             raise StopRequested("a stop was requested")
 
@@ -127,7 +133,7 @@ class Team:
     lessons: str = ""
     trailers: dict[str, str] = field(default_factory=dict)
     stop: threading.Event = field(default_factory=threading.Event)
-    progress: Progress = lambda team, phase, rnd, detail: None  # noqa: E731
+    progress: Progress | None = None  # where progress is reported (through its Reporter), None: nowhere
     # the judge before any reproduction test: the base run (which every candidate is judged against), what it learned
     # there, and the tests the task names
     judge: TeamJudge = TeamJudge("")
@@ -308,8 +314,8 @@ def _play(team: Team, state: _State, step: Continue) -> _State:
     rnd = play_round(team.coder, _brief(team, state, step), state.judge, team.runner, report.begin, step.number)
     rnd = replace(rnd, approach=step.approach)
     if rnd.applied and not rnd.compile_error:
-        rnd = committed(rnd, commit_change(workspace, f"{clip(team.task.title, 60)} (round {step.number})",
-                                           round_text.round_body(state.plan or Plan(""), rnd, "fix"), team.trailers))
+        rnd = commit_round(rnd, workspace, f"{clip(team.task.title, 60)} (round {step.number})",
+                           round_text.round_body(state.plan or Plan(""), rnd, "fix"), team.trailers)
     if not (rnd.applied and not rnd.compile_error):
         workspace.discard()  # the next round starts from the last commit
     return replace(state, rounds=(*state.rounds, rnd))
@@ -347,10 +353,9 @@ def _hidden_check(team: Team, state: _State, judgement: Judgement) -> HiddenChec
     if not source or not text:
         return no_hidden_check("no test the change fixed, to write the hidden check from")
     team.reporter.begin(Phase.TESTING, len(state.rounds), "writing the hidden check")
-    plan = state.plan or Plan("")
+    plan, conventions = state.plan or Plan(""), team.conventions([source])
     code = hidden_check_code([p for p in plan.files if not is_test_path(p)], team.workspace.base_text)
-    check = write_hidden_check(team.models, team.name, team.task.text, source, text, code, team.workspace,
-                               team.conventions([source]))
+    check = write_hidden_check(team.models, team.name, team.task.text, source, text, code, team.workspace, conventions)
     return hidden_check_at_base(check, state.judge, team.runner, team.workspace) if check.text else check
 
 
@@ -361,7 +366,7 @@ def _review(team: Team, state: _State, started: float) -> _State:
     if rnd.good and team.limits.review:
         team.reporter.begin(Phase.REVIEWING, rnd.number)
         rnd = replace(rnd, review=review(team.critic, team.task, team.workspace.diff(),
-                                         team.workspace.changed_paths(), rnd, hooks_in(team.workspace)))
+                                         team.workspace.changed_paths(), rnd))
     rnd = replace(rnd, seconds=team.clock() - started)
     team.board.publish(team.name, round_text.insight(rnd))
     return replace(state, rounds=(*state.rounds[:-1], rnd))

@@ -328,6 +328,9 @@ class Round:
     reply_s: float = 0.0  # of which the coder's first reply
     short: bool = False  # a short round: its replies were cut to the time the deadline left (no measure of a round)
     hidden: HiddenResult | None = None  # what the hidden check showed of a change the judge found good (hidden.py)
+    # the lines of its tested change that reach into the test runner, let through because the task asked for them
+    # (bot/ensemble/judge/screen.py): what the critic is shown beside the diff
+    runner_hooks: tuple[RunnerHook, ...] = ()
 
     @property
     def good(self) -> bool:
