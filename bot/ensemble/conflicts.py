@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.ensemble.prompts import DATA_RULE, data
+from bot.ensemble.prompt_parts import DATA_RULE, data
 from bot.ensemble.types import Task
 from bot.forge.onto import Conflict
 from bot.llm.reasoning import strip_reasoning

@@ -35,6 +35,11 @@ class Said:
     truncated: bool = False
 
 
+def team_of(messages: Sequence[Any]) -> str:
+    """The team a request is for: prompts name it last ("(You are the coder of team b.)"), after what the teams share."""
+    return re.findall(r"of team (\w)", "\n".join(m.content for m in messages))[-1]
+
+
 class ScriptedModels:
     """Replies per (role, schema) in order; a reply may be an exception to raise. Records every call."""
 
@@ -51,7 +56,7 @@ class ScriptedModels:
     def complete(self, role: str, messages: Sequence[Any], schema: str | None = None,
                  temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None) -> Said:
         with self.lock:
-            team = re.search(r"of team (\w)", messages[0].content).group(1)
+            team = team_of(messages)
             if HIDDEN_ASK in messages[-1].content:  # the hidden check's request (bot/ensemble/judge/hidden.py)
                 schema = "hidden"
                 if self.unscripted_hidden(messages):
@@ -80,7 +85,7 @@ class ScriptedModels:
         """Whether `messages` ask for a hidden check the script has no reply for (answered at once, by an error)."""
         if HIDDEN_ASK not in messages[-1].content:
             return False
-        team = re.search(r"of team (\w)", messages[0].content).group(1)
+        team = team_of(messages)
         return not (self.script.get(("coder", "hidden", team)) or self.script.get(("coder", "hidden")))
 
     def prompt_budget(self, role: str) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.ensemble import prompts
+from bot.ensemble.coder import prompts as coder_prompts
 from bot.ensemble.coder.apply import apply_edit_blocks, parse_edit_blocks
 from bot.ensemble.coder.formats import BLOCKS, EXAMPLE, EXAMPLE_FILE, EXAMPLE_PATH, EXAMPLE_WHY, WHOLE
 from bot.ensemble.planner import parse_plan
@@ -24,17 +24,17 @@ def test_the_worked_example_parses_back_to_its_block_and_applies_to_its_toy_file
 
 def test_the_example_is_an_earlier_exchange_before_the_task() -> None:
     plan = parse_plan({"summary": "s", "files": ["stats/core.py"], "steps": ["Reproduction test: tests/t.py"]})
-    messages = prompts.coder_messages(Task("bug", "median is wrong"), plan, {"stats/core.py": "x = 1\n"}, "", "", "")
+    messages = coder_prompts.coder_messages(Task("bug", "median is wrong"), plan, {"stats/core.py": "x = 1\n"}, "", "", "")
     assert [m.role for m in messages] == ["system", "user", "assistant", "user"]
     assert EXAMPLE_PATH in messages[1].content and messages[2].content == BLOCKS.example_answer(())
-    assert "stats/core.py, tests/t.py" in messages[0].content  # the reproduction test's path too
+    assert "stats/core.py, tests/t.py" in messages[-1].content  # the reproduction test's path too
     assert "<<<BEGIN task>>>" in messages[3].content and EXAMPLE_PATH not in messages[3].content
 
 
 def test_the_example_never_shares_a_file_or_folder_name_with_the_task() -> None:
     # A task whose own file is shop/cart.py: shown a toy shop/cart.py too, a small coder mixed the two up.
     plan = parse_plan({"summary": "s", "files": ["shop/cart.py"], "steps": ["fix"]})
-    messages = prompts.coder_messages(Task("bug", "cart"), plan, {"shop/cart.py": "class Cart: ...\n"}, "", "", "")
+    messages = coder_prompts.coder_messages(Task("bug", "cart"), plan, {"shop/cart.py": "class Cart: ...\n"}, "", "", "")
     toy = messages[2].content.splitlines()[0]
     assert toy != "shop/cart.py" and not {"shop", "cart.py"} & set(toy.split("/"))
     assert "shop/cart.py" not in messages[1].content + messages[2].content

@@ -11,9 +11,11 @@ refused, what the replies cost); everything between is inside this package:
 | applying blocks to files, refusing denied paths, links and escapes    | `apply.py`    |
 | finding where a SEARCH part that does not match exactly was meant     | `matching.py` |
 | what the coder is shown of a file (outline and windows)               | `fileview.py` |
+| its prompt: the round's request, with the plan and the files shown    | `prompts.py`  |
 
-The prompts of every role, the coder's among them, are bot/ensemble/prompts.py; the guards its edits pass are
-the judge's (bot/ensemble/judge). Nothing outside this package imports its inner modules (tests/test_imports.py).
+The parts every role's prompt shares (the data fence, the order) are bot/ensemble/prompt_parts.py; the guards its
+edits pass are the judge's (bot/ensemble/judge). Nothing outside this package imports its inner modules
+(tests/test_imports.py).
 """
 
 from __future__ import annotations

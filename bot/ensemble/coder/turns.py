@@ -23,7 +23,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from bot.ensemble import prompts
+from bot.ensemble import prompt_parts
 from bot.ensemble.asking import ask
 from bot.ensemble.coder.apply import (
     NO_BLOCKS,
@@ -36,6 +36,7 @@ from bot.ensemble.coder.apply import (
 from bot.ensemble.coder.fileview import focus_from_text, render_file
 from bot.ensemble.coder.formats import BLOCKS, EditFormat
 from bot.ensemble.coder.parsing import ParseResult, cut_oversized_blocks, reply_key
+from bot.ensemble.coder.prompts import coder_messages, judged_tests, render_plan
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.judge import NO_CLOSURE, RUNNER_KINDS, Closure, find_test_tampering
 from bot.ensemble.ports import ModelClient, ModelReply
@@ -209,7 +210,7 @@ def _tail(turns: Sequence[Turn], edit_format: EditFormat) -> tuple[Message, ...]
             tail += [Message("assistant", turn.text), Message("user", turn.answer)]
         elif turn.kind == "edits":
             said = edit_format.follow_up(turn.failures, applied, turn.cut_off)
-            tail += [Message("assistant", turn.text), Message("user", prompts.data("edit results", said))]
+            tail += [Message("assistant", turn.text), Message("user", prompt_parts.data("edit results", said))]
     return tuple(tail)
 
 
@@ -292,12 +293,12 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Co
         [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else [])]).render()
 
     def prompt(budget: int) -> list[Message]:
-        return prompts.coder_messages(coder.task, plan, shown, nearby, brief.feedback, brief.notes,
-                                      reproduce=brief.reproduce, team=coder.team, budget=budget,
-                                      conventions=conventions, edit_format=edit_format, failing=brief.failing)
+        return coder_messages(coder.task, plan, shown, nearby, brief.feedback, brief.notes,
+                              reproduce=brief.reproduce, team=coder.team, budget=budget, conventions=conventions,
+                              edit_format=edit_format, failing=brief.failing)
 
     paths = list(dict.fromkeys([*shown, *([plan.reproduction_test] if plan.reproduction_test else [])]))
-    judged = prompts.judged_tests(shown, coder.task, plan, brief.reproduce)
+    judged = judged_tests(shown, coder.task, plan, brief.reproduce)
     shown_whole = edit_format.shown_whole(shown, WorkspaceFiles(coder.workspace.path).read)
     limits = TurnLimits(0, 0, 0) if brief.one_turn else TurnLimits(sent=brief.sent)
     own = brief.temperature if brief.temperature is not None else coder.temperature or 0.0
@@ -411,7 +412,7 @@ def shown_files(coder: Coder, plan: Plan, found: Exploration, feedback: str) -> 
     if not contents:
         return {}
     per_file = chars_for_tokens(coder.prompt_budget // 2) // len(contents)  # the files take half the budget
-    hints = "\n".join([coder.task.text, prompts.render_plan(plan), feedback])
+    hints = "\n".join([coder.task.text, render_plan(plan), feedback])
     views = {}
     for path, text in contents.items():
         # What the task, plan and test output name comes first; then the chunks retrieval found.
@@ -459,11 +460,11 @@ def _answer(coder: Coder, asked: list[tuple[str, str]]) -> str:
             text = files.read(what)
             body = render_file(what, text, focus_from_text(what, text, coder.task.text), budget) \
                 if text is not None else "(no such file)"
-            parts.append(prompts.data(f"file {what}", body))
+            parts.append(prompt_parts.data(f"file {what}", body))
         else:
             hits = coder.workspace.grep(what)
             listing = "\n".join(f"{p}:{n}: {line}" for p, n, line in hits) or "(no matches)"
-            parts.append(prompts.data(f"matches of {what[:60]}", listing))
+            parts.append(prompt_parts.data(f"matches of {what[:60]}", listing))
     return "\n\n".join(parts) + "\n\nNow reply with the edit blocks."
 
 

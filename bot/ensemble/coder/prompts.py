@@ -1,0 +1,111 @@
+"""The coder's prompts: a round's request for a change, with the plan and the files it is shown.
+
+Pure functions from plain data to chat messages, built from the shared parts (bot/ensemble/prompt_parts.py): the
+system prompt holds only the role and the edit format's rules, the same for every team, task and round; what the
+task names (its paths, its files, the plan) follows in the user message, and the team's name comes last. The
+rendered prompts are golden-file tested (tests/ensemble/golden/; update with UPDATE_GOLDEN=1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from bot.ensemble.coder.formats import BLOCKS, EXAMPLE_FILE, EXAMPLE_TASK, EditFormat
+from bot.ensemble.judge import task_names_change, tests_in
+from bot.ensemble.prompt_parts import (
+    CODER_CONTEXT_TOKENS,
+    CODER_ROLE,
+    DATA_RULE,
+    conventions_piece,
+    conventions_rule,
+    data,
+    fitted_messages,
+    signed,
+)
+from bot.ensemble.types import Plan, Task
+from bot.llm.tokens import ContextPiece
+from bot.llm.types import Message
+from common.testfiles import is_test_path
+from common.tokens import estimate_tokens
+
+CODE_REQUESTS = ("If you must see more code before you can edit, reply instead with lines `READ path/of/file` "
+                 "or `FIND exact text` (at most 3) and nothing else; you will get the code and can then edit.")
+
+
+def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str, feedback: str,
+                   insights: str, reproduce: bool = False, team: str = "a", budget: int | None = None,
+                   conventions: str = "", edit_format: EditFormat = BLOCKS, failing: str = "") -> list[Message]:
+    """Ask the coder for edit blocks: the reproduction test only, or the change itself.
+
+    `files` maps each path to what the coder is shown of it (the whole file, or its outline and
+    windows around the relevant code); `failing`, the tests that fail at the base (a direct attempt);
+    `edit_format`, how the coder writes its change (edit blocks, or whole files).
+    A worked example comes first as its own exchange. The evidence comes before the code and the
+    task after it: the judge's tests, what they report now, the files to change, then the task and
+    plan, so what the model reads last is what to do, not an assertion to rewrite (shown the failing
+    output last, a 1.5B coder edited the assertions; shown it before the code, it fixed the code:
+    bench/peers.py's first coder calls). The system prompt and the example are the same for every team
+    and round; what changes from call to call (the other team's notes, the feedback on the last attempt,
+    the team's name) comes last, so a server that caches prompt prefixes reuses the head.
+    """
+    paths = list(dict.fromkeys([*files, *([plan.reproduction_test] if plan.reproduction_test else [])]))
+    # the judge's tests are shown to read, not as files to edit: small models otherwise send them back as blocks
+    judged = judged_tests(files, task, plan, reproduce)
+    asked = [p for p in files if is_test_path(p) and p not in judged and p != plan.reproduction_test]
+    editable = [p for p in paths if p not in judged] or paths
+    toy, answer = edit_format.example(paths)[0], edit_format.example_answer(paths)
+    # the worked example, as an earlier exchange: the toy task on a toy file, and the answer in the round's format
+    example = [Message("user", f"{data(f'file {toy}', EXAMPLE_FILE)}\n\nAn example, to show the format (not your "
+                       f"task): {EXAMPLE_TASK}"), Message("assistant", answer)]
+    system = (CODER_ROLE + DATA_RULE + conventions_rule(conventions) + "\n\n" + edit_format.rules(()) + "\n\n"
+              + CODE_REQUESTS)
+    planned = bool(plan.summary or plan.steps)  # a direct attempt has no plan, only the files to show
+    goal = (f"Write ONLY the reproduction test {plan.reproduction_test}: a test that fails on the current "
+            "code because of the bug and will pass once it is fixed. Do not fix the bug yet."
+            if reproduce else ("Implement the plan." if planned else "Change the code so that the task is done and "
+            "the failing tests pass.") + " The existing tests and the reproduction test are the judge's and run as "
+            "they are: the tests are right and the code is wrong, so change the code, not them; a new test goes "
+            "in a new test file." + (f" Only {', '.join(asked)} you change as the task asks." if asked else ""))
+    failing = failing.strip()
+    pieces = [
+        conventions_piece(conventions),
+        *[ContextPiece(f"test {path}", data(f"test {path}", content), 70) for path, content in files.items()
+          if path in judged],
+        ContextPiece("failing", data("tests that fail now", failing), 90, "tail") if failing else None,
+        *[ContextPiece(f"file {path}", data(f"file {path}", content), 70) for path, content in files.items()
+          if path not in judged],
+        ContextPiece("nearby", data("related code", nearby), 30) if nearby else None,
+        ContextPiece("task", data("task", task.text), 100),
+        ContextPiece("plan", data("plan", render_plan(plan)), 95) if planned else None,
+        # last: what changes from call to call
+        ContextPiece("insights", data("notes from the other team", insights), 20) if insights else None,
+        ContextPiece("feedback", data("feedback on your last attempt", feedback), 90, "tail")
+        if feedback.strip() and feedback.strip() != failing else None,
+    ]
+    instructions = f"{goal} Edit the files of this task, not the example.{named_paths(edit_format, editable)}"
+    room = (budget or CODER_CONTEXT_TOKENS) - sum(estimate_tokens(m.content) for m in example)
+    system_message, user = fitted_messages(system, pieces, signed(instructions, "coder", team), room)
+    return [system_message, *example, user]
+
+
+def named_paths(edit_format: EditFormat, paths: Sequence[str]) -> str:
+    """The format's sentence naming the task's paths (so the coder writes them, not a placeholder): what its rules
+    add when they name `paths`. Said after the task, not in the system prompt every team and round shares."""
+    return edit_format.rules(paths).removeprefix(edit_format.rules(()))
+
+
+def judged_tests(files: Mapping[str, str], task: Task, plan: Plan, reproduce: bool = False) -> set[str]:
+    """The test files among `files` (path: what the coder is shown of it) that are the judge's: shown to read, not
+    to edit. Not the reproduction test being written, nor a test file the task asks to change by name
+    (guards.task_names_change, which lets such a change through)."""
+    if reproduce:
+        return set()
+    return {p for p, text in files.items() if is_test_path(p) and p != plan.reproduction_test
+            and not task_names_change(task.text, p, tests_in(p, text))}
+
+
+def render_plan(plan: Plan) -> str:
+    """The plan as readable text."""
+    steps = "\n".join(f"{i}. {step}" for i, step in enumerate(plan.steps, 1))
+    files = ", ".join(plan.files) or "(none named)"
+    return f"{plan.summary}\n\nFiles: {files}\n\nSteps:\n{steps}"
