@@ -4,7 +4,9 @@ Reads the `llm.complete` spans the model query manager writes, the `ensemble.run
 runner and the `ensemble.update` spans of pull request updates (bot/ensemble/update.py: listed with
 the runs, saying whether they were clean, resolved conflicts or were left to a human), and aggregates
 per role and model: calls, failures, tokens, cost, latency percentiles,
-cache hits, retries, repaired and unparseable structured replies, and fallbacks. The other
+cache hits, retries, repaired and unparseable structured replies, and fallbacks; and per role, the share of
+prompt tokens the provider served from its prefix cache and, where the server says (llama.cpp's `timings`), the
+seconds it spent reading prompts and writing replies (a hosted API says neither: shown as unknown). The other
 operations (index, sandbox, git, GitHub API) are totalled per span name, so a slow run shows
 where its time went. Pure functions over span records; `load_traces` is the only I/O.
 """
@@ -18,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.errors import UsageError
-from bot.report_data import ModelRow, OperationRow, ReportData, RunSummary
+from bot.report_data import ModelRow, OperationRow, PromptCacheRow, ReportData, RunSummary
 from bot.trace import TRACE_FILE
 
 MODEL_SPAN = "llm.complete"
@@ -51,6 +53,9 @@ class ModelStats:
     unparseable: int = 0
     fallbacks: int = 0
     replayed: int = 0
+    timed: int = 0  # calls whose server said how long it read the prompt and wrote the reply
+    prompt_s: float = 0.0
+    reply_s: float = 0.0
     latencies: list[float] = field(default_factory=list)
 
     def add(self, record: Record) -> None:
@@ -70,6 +75,10 @@ class ModelStats:
         self.unparseable += "raw_repair_reply" in a
         self.fallbacks += bool(a.get("fallback_from"))
         self.replayed += bool(a.get("replayed"))
+        if "prompt_s" in a and "reply_s" in a:
+            self.timed += 1
+            self.prompt_s += number(a["prompt_s"])
+            self.reply_s += number(a["reply_s"])
         if a.get("latency_s") is not None and not a.get("cache_hit"):
             self.latencies.append(number(a["latency_s"]))
 
@@ -286,6 +295,7 @@ def render(report: Report) -> str:
         lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
         total = sum(s.cost_usd for s in report.models)
         lines.append(f"total cost ${total:.4f} over {sum(s.calls for s in report.models)} call(s)")
+        lines += render_prompt_cache(prompt_cache(report.models))
     if report.operations:
         lines.append("time by operation (model calls above):")
         op_rows = [("operation", "count", "errors", "total", "longest")]
@@ -298,6 +308,43 @@ def render(report: Report) -> str:
     return "\n".join(lines)
 
 
+def prompt_cache(models: Iterable[ModelStats]) -> list[PromptCacheRow]:
+    """Per role, all its models together: the prompt tokens served from cache, and the servers' time split."""
+    by_role: dict[str, list[ModelStats]] = {}
+    for s in models:
+        by_role.setdefault(s.role, []).append(s)
+    rows = []
+    for role, stats in sorted(by_role.items(), key=lambda item: _role_order(item[0])):
+        tokens_in, cached = sum(s.tokens_in for s in stats), sum(s.tokens_cached for s in stats)
+        timed = sum(s.timed for s in stats)
+        rows.append(PromptCacheRow(
+            role=role, calls=sum(s.calls for s in stats), tokens_in=tokens_in, tokens_cached=cached,
+            cached_share=round(cached / tokens_in, 4) if tokens_in else None, timed_calls=timed,
+            prompt_s=round(sum(s.prompt_s for s in stats), 3) if timed else None,
+            reply_s=round(sum(s.reply_s for s in stats), 3) if timed else None))
+    return rows
+
+
+def render_prompt_cache(rows: list[PromptCacheRow]) -> list[str]:
+    """The per-role table of prompt tokens from cache and the time reading prompts versus writing replies."""
+    def share(row: PromptCacheRow) -> str:
+        return "-" if row["cached_share"] is None else f"{100 * row['cached_share']:.0f}%"
+
+    def seconds(value: float | None, row: PromptCacheRow) -> str:
+        if value is None:
+            return "unknown"
+        return f"{value:.2f}s" + (f" ({row['timed_calls']} of {row['calls']} calls)"
+                                  if row["timed_calls"] < row["calls"] else "")
+
+    table = [("role", "tok in", "from cache", "share", "reading prompts", "writing replies")]
+    table += [(r["role"], str(r["tokens_in"]), str(r["tokens_cached"]), share(r), seconds(r["prompt_s"], r),
+               seconds(r["reply_s"], r)) for r in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    lines = ["prompt tokens served from the provider's cache, and the server's time reading prompts and writing "
+             "replies (unknown where the server does not say: hosted APIs), per role:"]
+    return lines + ["  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in table]
+
+
 def to_json(report: Report) -> ReportData:
     """The report as JSON-ready data, with latency percentiles instead of raw samples."""
     models = [ModelRow(role=s.role, provider=s.provider, model=s.model, calls=s.calls, failures=s.failures,
@@ -305,9 +352,10 @@ def to_json(report: Report) -> ReportData:
                        cost_usd=round(s.cost_usd, 6), cache_hits=s.cache_hits, retries=s.retries,
                        rate_limited=s.rate_limited, repaired=s.repaired, unparseable=s.unparseable,
                        fallbacks=s.fallbacks, replayed=s.replayed, latency_p50_s=s.latency(0.5),
-                       latency_p95_s=s.latency(0.95)) for s in report.models]
+                       latency_p95_s=s.latency(0.95), prompt_s=round(s.prompt_s, 3) if s.timed else None,
+                       reply_s=round(s.reply_s, 3) if s.timed else None) for s in report.models]
     operations = [OperationRow(name=o.name, count=o.count, errors=o.errors, total_s=round(o.total_s, 3),
                                longest_s=round(o.longest_s, 3)) for o in report.operations]
-    return ReportData(files=report.files, runs=report.runs, models=models, operations=operations,
-                      malformed_lines=report.malformed_lines)
+    return ReportData(files=report.files, runs=report.runs, models=models, prompt_cache=prompt_cache(report.models),
+                      operations=operations, malformed_lines=report.malformed_lines)
 

@@ -45,6 +45,21 @@ class ModelRow(TypedDict):
     replayed: int
     latency_p50_s: float | None
     latency_p95_s: float | None
+    prompt_s: float | None  # seconds the server said it spent reading prompts (None: no call said)
+    reply_s: float | None  # and writing replies
+
+
+class PromptCacheRow(TypedDict):
+    """One role's prompt tokens served from the provider's cache, and its servers' split of their time."""
+
+    role: str
+    calls: int
+    tokens_in: int
+    tokens_cached: int
+    cached_share: float | None  # tokens_cached / tokens_in (None: no prompt tokens)
+    timed_calls: int  # calls whose server said how it spent its time (llama.cpp's `timings`)
+    prompt_s: float | None  # seconds reading prompts over the timed calls (None: no call was timed)
+    reply_s: float | None  # seconds writing replies over the timed calls
 
 
 class OperationRow(TypedDict):
@@ -63,6 +78,7 @@ class ReportData(TypedDict):
     files: int
     runs: list[RunSummary]
     models: list[ModelRow]
+    prompt_cache: list[PromptCacheRow]
     operations: list[OperationRow]
     malformed_lines: int
 

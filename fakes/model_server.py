@@ -7,6 +7,8 @@ A request no rule matches gets the `default` reply, or a 400 that says what was 
 
     server.reply("text", marker="You are the coder")
     server.reply("the first half", finish="length")  # cut off by the output cap
+    server.reply("text", usage=(1000, 50, 800))  # 800 of the 1000 prompt tokens read from the provider's cache
+    server.reply("text", extra={"timings": {"prompt_ms": 120.0, "predicted_ms": 900.0}})  # as llama.cpp answers
     server.reply(data={"verdict": "accept", "feedback": "ok"}, schema="review")
     server.rate_limit(retry_after=2)            # 429 + Retry-After, then the next rule
     server.server_error(times=3)                # a 500 storm
@@ -66,6 +68,7 @@ class Rule:
     details: list[dict[str, Any]] | None = None  # provider-specific error details (Gemini's QuotaFailure, ...)
     usage: tuple[int, int, int] | None = None
     finish: str = "stop"  # "stop" or "length" (cut off by the output cap); each fake words it its own way
+    extra: dict[str, Any] | None = None  # fields added to the reply's body (llama.cpp's `timings`)
     hang_s: float = HANG_LIMIT_S
     schema: str | None = None
     marker: str | None = None
@@ -125,11 +128,12 @@ class FakeModelServer:
         return rule
 
     def reply(self, text: str | None = None, *, data: dict[str, Any] | None = None,
-              usage: tuple[int, int, int] | None = None, finish: str = "stop", times: int = 1, **match: Any) -> Rule:
+              usage: tuple[int, int, int] | None = None, finish: str = "stop", times: int = 1,
+              extra: dict[str, Any] | None = None, **match: Any) -> Rule:
         """Answer with `text`, or with `data` as JSON text; usage is (input, output, cached) tokens;
-        `finish="length"` says the output cap cut the reply off."""
+        `finish="length"` says the output cap cut the reply off; `extra` adds fields to the reply's body."""
         body = json.dumps(data) if data is not None else (text if text is not None else "")
-        return self.add(Rule("reply", text=body, usage=usage, finish=finish, times=times, **match))
+        return self.add(Rule("reply", text=body, usage=usage, finish=finish, times=times, extra=extra, **match))
 
     def set_default(self, text: str | None = None, *, data: dict[str, Any] | None = None) -> None:
         """The reply for requests no rule matches (instead of a 400)."""
@@ -190,7 +194,7 @@ class FakeModelServer:
             return self._send(handler, request, rule.status, body, headers)
         text = _cut_at_stop(rule.text or "", request.stop)
         usage = rule.usage or (_estimate(request), _estimate_text(text), 0)
-        body = self.success_body(request, text, usage, next(self._ids), rule.finish)
+        body = {**self.success_body(request, text, usage, next(self._ids), rule.finish), **(rule.extra or {})}
         return self._send(handler, request, 200, body, {"x-request-id": f"req_{len(self.requests)}"})
 
     def _send(self, handler: BaseHTTPRequestHandler, request: Logged, status: int, body: Any,

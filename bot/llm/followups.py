@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from bot.errors import ContextTooLong, PromptTooLong, StopRequested, StructuredReplyError
 from bot.llm.schemas import SchemaViolation, parse_structured
-from bot.llm.types import LENGTH, ChatRequest, JsonObject, Message, Usage
+from bot.llm.types import LENGTH, ChatRequest, JsonObject, Message, ServerTiming, Usage, add_timing
 from bot.redact import clip
 from bot.trace import Span
 
@@ -49,6 +49,7 @@ class Outcome:
     repaired: bool = False
     finish_reason: str = "stop"
     truncated: bool = False
+    timing: ServerTiming | None = None  # the server's split of its time reading the prompt and writing the reply
 
 
 Send = Callable[[ChatRequest], Outcome]
@@ -56,10 +57,11 @@ Record = Callable[[str], None]  # counts a ledger event for the role: parse_fail
 
 
 def then(first: Outcome, second: Outcome) -> Outcome:
-    """`second`, carrying the usage, cost and retries of both rounds."""
+    """`second`, carrying the usage, cost, retries and server time of both rounds."""
     return dataclasses.replace(second, usage=first.usage + second.usage, cost_usd=first.cost_usd + second.cost_usd,
                                retries=first.retries + second.retries,
-                               rate_limited=first.rate_limited + second.rate_limited)
+                               rate_limited=first.rate_limited + second.rate_limited,
+                               timing=add_timing(first.timing, second.timing))
 
 
 def parse(outcome: Outcome, schema: str, cap: int) -> JsonObject:

@@ -1,9 +1,14 @@
-"""Servers on this machine (llama.cpp, Ollama, vLLM on loopback): recognised, and asked one at a time.
+"""Servers on this machine (llama.cpp, Ollama, vLLM on loopback): recognised, asked one at a time, told to keep prompts.
 
 A local server usually decodes one request at a time and queues the rest, so with two teams
 the second request's clock would run while it waits behind the first and time out for no
 fault of its own. Requests to a loopback server therefore wait for their turn here, on our
 side, and their timeout starts only once they are sent: queue time never counts.
+
+A local server is also sent `cache_prompt: true` (`server_extras`): llama.cpp's server (and llama-cpp-python's)
+then keeps the prompt it read, and reads only what follows the prefix the next request shares with it. vLLM
+caches prefixes by itself and Ollama ignores the field; a hosted API is never sent it (OpenAI's own caching is
+automatic, and an unknown field is not its to ignore).
 """
 
 from __future__ import annotations
@@ -35,6 +40,12 @@ def is_local(url: str | None) -> bool:
     """Whether `url` points at this machine (a llama.cpp, Ollama or vLLM server, say)."""
     host = (urlsplit(url).hostname or "") if url else ""
     return host in LOCAL_HOSTS or host.startswith("127.") or host.endswith(".localhost")
+
+
+def server_extras(url: str | None) -> dict[str, object]:
+    """Fields a request to the server at `url` carries besides OpenAI's: prefix reuse for a local server, none
+    for a hosted one."""
+    return {"cache_prompt": True} if is_local(url) else {}
 
 
 @contextlib.contextmanager

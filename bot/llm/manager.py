@@ -226,7 +226,7 @@ class ModelManager:
             self.ledger.record_event(request.role, "truncated")
         return Outcome(completion.text, None, completion.usage, cost, completion.request_id, record.retries,
                        rate_limited=sum(e.startswith("RateLimited") for e in record.errors),
-                       replayed=completion.replayed, finish_reason=completion.finish_reason)
+                       replayed=completion.replayed, finish_reason=completion.finish_reason, timing=completion.timing)
 
     def _timed(self, model: ChatModel, request: ChatRequest, measure: bool = True) -> Completion:
         """One attempt at `request` within the deadline; an answered one's seconds are remembered for its kind, when
@@ -319,7 +319,7 @@ class ModelManager:
                      latency_s=latency, request_id=outcome.request_id, provider=link.model.provider,
                      model=link.model.model, role=role, cached=outcome.cached, replayed=outcome.replayed,
                      fallback_from=fallback_from, retries=outcome.retries, repaired=outcome.repaired,
-                     finish_reason=outcome.finish_reason, truncated=outcome.truncated)
+                     finish_reason=outcome.finish_reason, truncated=outcome.truncated, timing=outcome.timing)
 
     @staticmethod
     def _trace(s: Span, reply: Reply) -> None:
@@ -328,6 +328,8 @@ class ModelManager:
               latency_s=round(reply.latency_s, 3), cache_hit=reply.cached, retries=reply.retries,
               fallback_from=reply.fallback_from, request_id=reply.request_id, replayed=reply.replayed,
               repaired=reply.repaired, finish_reason=reply.finish_reason, truncated=reply.truncated)
+        if reply.timing is not None:  # the server's own split (llama.cpp); `ensemble report` sums it per role
+            s.set(prompt_s=round(reply.timing.prompt_s, 3), reply_s=round(reply.timing.reply_s, 3))
 
     @staticmethod
     def _final_error(role: str, link: Link, exc: ModelError | PromptTooLong, failures: list[str]) -> Exception:

@@ -35,10 +35,10 @@ from bot.errors import (
     UnreadableReply,
 )
 from bot.llm import refusals
-from bot.llm.local import server_turn
+from bot.llm.local import server_extras, server_turn
 from bot.llm.retry import parse_retry_after
 from bot.llm.schemas import get_schema
-from bot.llm.types import STOP_LIMIT, ChatRequest, Completion, Usage, cut_at_stop
+from bot.llm.types import STOP_LIMIT, ChatRequest, Completion, ServerTiming, Usage, cut_at_stop
 from bot.redact import Redactor, clip
 
 if TYPE_CHECKING:  # the SDK loads on the first call (bot/llm/__init__.py)
@@ -151,6 +151,8 @@ class OpenAIChatModel:
             kwargs["max_tokens"] = request.max_output_tokens
         if stop:
             kwargs["stop"] = list(request.stop[:STOP_LIMIT])
+        if extras := server_extras(self.base_url):  # a local server keeps the prompt's prefix for the next request
+            kwargs["extra_body"] = extras
         if request.schema and fmt == "json_schema":
             kwargs["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": request.schema, "schema": get_schema(request.schema), "strict": True}}
@@ -174,13 +176,19 @@ class OpenAIChatModel:
         message = choice.message
         text = message.content or message.refusal or ""
         usage = completion.usage
+        timings = _timings(completion.model_extra)
         details = usage.prompt_tokens_details if usage else None
+        # OpenAI's (and vLLM's) cached prompt tokens; llama.cpp's server counts the prefix it reused in `timings`
         cached = (details.cached_tokens or 0) if details else 0
-        tokens = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0, cached) if usage else Usage()
+        prompt = (usage.prompt_tokens or 0) if usage else 0
+        cached = min(cached or int(timings.get("cache_n", 0)), prompt)
+        tokens = Usage(prompt, usage.completion_tokens or 0, cached) if usage else Usage()
         request_id = completion._request_id or completion.id  # the x-request-id header, as the SDK documents it
         finish = str(choice.finish_reason or "stop").lower()
+        timing = ServerTiming(timings["prompt_ms"] / 1000, timings["predicted_ms"] / 1000) \
+            if {"prompt_ms", "predicted_ms"} <= timings.keys() else None
         return Completion(text=text, usage=tokens, request_id=request_id, finish_reason=finish,
-                          model=str(completion.model or ""))
+                          model=str(completion.model or ""), timing=timing)
 
     def _map_error(self, exc: Exception, timeout_s: float) -> ProviderError:
         """The SDK's exception as one of ours, with a message that says what to do and no secret in it
@@ -224,6 +232,14 @@ class OpenAIChatModel:
         if status >= 500:
             return ModelServerError(f"{self.where} failed ({status}: {detail})", status, retry_after)
         return ModelRequestError(f"{self.where} refused the request ({status}: {detail})", status)
+
+
+def _timings(extra: Mapping[str, object] | None) -> dict[str, float]:
+    """The numbers of llama.cpp's `timings` in a reply's body (prompt_ms, predicted_ms, cache_n, ...); none elsewhere."""
+    timings = (extra or {}).get("timings")
+    if not isinstance(timings, Mapping):
+        return {}
+    return {str(k): float(v) for k, v in timings.items() if isinstance(v, int | float) and not isinstance(v, bool)}
 
 
 def _error_text(exc: APIStatusError) -> str:

@@ -63,6 +63,23 @@ def cut_at_stop(text: str, stop: tuple[str, ...]) -> str:
 
 
 @dataclass(frozen=True)
+class ServerTiming:
+    """Seconds a server says it spent reading the prompt and writing the reply (llama.cpp's `timings`: prompt_ms,
+    predicted_ms). Hosted APIs say neither, and a whole reply's latency does not split into the two."""
+
+    prompt_s: float
+    reply_s: float
+
+    def __add__(self, other: ServerTiming) -> ServerTiming:
+        return ServerTiming(self.prompt_s + other.prompt_s, self.reply_s + other.reply_s)
+
+
+def add_timing(first: ServerTiming | None, second: ServerTiming | None) -> ServerTiming | None:
+    """Both parts' timing together; unknown when either part's is (a sum of known and unknown is no split)."""
+    return first + second if first is not None and second is not None else None
+
+
+@dataclass(frozen=True)
 class Completion:
     """A provider's raw answer to one request."""
 
@@ -73,6 +90,7 @@ class Completion:
     data: JsonObject | None = None  # set by providers that return parsed data (scripted)
     finish_reason: str = "stop"  # lower case; "length" when the output cap cut the reply
     model: str = ""  # the model (with its version) as the provider reported it, when it did
+    timing: ServerTiming | None = None  # how the server split its time, when it said (llama.cpp's `timings`)
 
 
 @dataclass(frozen=True)
@@ -95,6 +113,7 @@ class Reply:
     repaired: bool = False
     finish_reason: str = "stop"  # of the last part; "length" when the output cap cut it
     truncated: bool = False  # still cut off by the output cap after asking the model to continue
+    timing: ServerTiming | None = None  # the server's own split of its time (None: it did not say)
 
 
 class ChatModel(Protocol):
