@@ -72,8 +72,10 @@ class FakeGemini(FakeModelServer):
         config = body.get("generationConfig") or {}
         schema_spec = config.get("responseSchema") or config.get("responseJsonSchema") or {}
         schema = schema_spec.get("title") if isinstance(schema_spec, dict) else None
+        cap = config.get("maxOutputTokens")
         return Logged(path, headers, body, match.group(1) if match else None, schema, system, messages,
-                      stop=tuple(map(str, config.get("stopSequences") or ())))
+                      stop=tuple(map(str, config.get("stopSequences") or ())),
+                      max_tokens=cap if isinstance(cap, int) else None)
 
     def check(self, request: Logged) -> tuple[int, Any] | None:
         if request.model is None:

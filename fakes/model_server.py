@@ -4,6 +4,10 @@ A rule is a reply or a fault, matched against each request by schema name, by a 
 (a substring of the system prompt, or of any message when there is no system prompt) and
 by model; the first matching rule answers and is used up after `times` uses (0: forever).
 A request no rule matches gets the `default` reply, or a 400 that says what was asked.
+Like a real server the fakes end a reply at the request's output cap (`max_tokens`, a fake token being
+4 characters; finish "length") and before its first stop sequence; a streamed request (`stream: true`)
+is answered as server-sent events, a token at a time, and each request logs how many tokens it sent
+before the client closed the connection (`sent_tokens`).
 
     server.reply("text", marker="You are the coder")
     server.reply("the first half", finish="length")  # cut off by the output cap
@@ -15,6 +19,7 @@ A request no rule matches gets the `default` reply, or a 400 that says what was 
     server.hang()                               # no answer until the client gives up
     server.malformed_body()                     # a 200 whose body is not JSON
     server.requests                             # what was asked, in order
+    server.token_delay_s = 0.002                # a streamed reply's pace: one fake token (4 characters) at a time
     FakeOpenAI(trace_peers=True)                # each request's `peer`: the sending process and its environment
 
 Subclasses speak one provider's wire format (`openai_server.FakeOpenAI`, `gemini_server.FakeGemini`).
@@ -25,6 +30,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -32,6 +38,7 @@ from typing import Any
 from fakes.peers import Peer, peer_of
 
 HANG_LIMIT_S = 30.0
+CHARS_PER_TOKEN = 4  # a fake token: the unit of output caps, usage and streamed pieces
 
 
 @dataclass
@@ -48,6 +55,10 @@ class Logged:
     status: int = 0
     peer: Peer | None = None  # the process that sent it, when the server looks (`trace_peers`)
     stop: tuple[str, ...] = ()  # the stop sequences it sent: a reply ends before the first of them
+    max_tokens: int | None = None  # the output cap it sent
+    stream: bool = False  # asked for server-sent events
+    sent_tokens: int = 0  # the reply's tokens (4 characters each) written before the reply ended or the client left
+    closed_early: bool = False  # the client closed the connection before the reply's end
 
     @property
     def last_user(self) -> str:
@@ -95,6 +106,7 @@ class FakeModelServer:
         self._lock = threading.Lock()
         self._release = threading.Event()
         self._ids = itertools.count(1)
+        self.token_delay_s = 0.0  # between a streamed reply's tokens
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
@@ -192,10 +204,41 @@ class FakeModelServer:
             if rule.details is not None and isinstance(body.get("error"), dict):
                 body["error"]["details"] = rule.details
             return self._send(handler, request, rule.status, body, headers)
-        text = _cut_at_stop(rule.text or "", request.stop)
+        text, finish = _cut_at_stop(rule.text or "", request.stop), rule.finish
+        if request.max_tokens is not None and len(text) > request.max_tokens * CHARS_PER_TOKEN:
+            text, finish = text[:request.max_tokens * CHARS_PER_TOKEN], "length"
         usage = rule.usage or (_estimate(request), _estimate_text(text), 0)
-        body = {**self.success_body(request, text, usage, next(self._ids), rule.finish), **(rule.extra or {})}
-        return self._send(handler, request, 200, body, {"x-request-id": f"req_{len(self.requests)}"})
+        headers = {"x-request-id": f"req_{len(self.requests)}"}
+        if request.stream:
+            return self._stream(handler, request, text, usage, next(self._ids), finish, headers)
+        request.sent_tokens = _estimate_text(text)
+        body = {**self.success_body(request, text, usage, next(self._ids), finish), **(rule.extra or {})}
+        return self._send(handler, request, 200, body, headers)
+
+    def _stream(self, handler: BaseHTTPRequestHandler, request: Logged, text: str, usage: tuple[int, int, int],
+                number: int, finish: str, headers: dict[str, str]) -> None:
+        """`text` as server-sent events, a token at a time (chunked transfer), until its end or the client leaves."""
+        request.status = 200
+        pieces = [text[i:i + CHARS_PER_TOKEN] for i in range(0, len(text), CHARS_PER_TOKEN)]
+        try:
+            handler.send_response(200)
+            handler.send_header("Content-Type", "text/event-stream")
+            handler.send_header("Transfer-Encoding", "chunked")
+            for name, value in headers.items():
+                handler.send_header(name, value)
+            handler.end_headers()
+            for index, piece in enumerate(pieces):
+                _write_chunk(handler, self.stream_event(request, piece, None, None, number))
+                request.sent_tokens = index + 1
+                if self.token_delay_s:
+                    time.sleep(self.token_delay_s)
+            _write_chunk(handler, self.stream_event(request, "", finish, usage, number))
+            for event in self.stream_end():
+                _write_chunk(handler, event)
+            handler.wfile.write(b"0\r\n\r\n")
+            handler.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            request.closed_early = True  # the client read what it needed and closed the connection
 
     def _send(self, handler: BaseHTTPRequestHandler, request: Logged, status: int, body: Any,
               headers: dict[str, str] | None = None) -> None:
@@ -257,6 +300,20 @@ class FakeModelServer:
                      finish: str = "stop") -> Any:
         raise NotImplementedError
 
+    def stream_event(self, request: Logged, piece: str, finish: str | None, usage: tuple[int, int, int] | None,
+                     number: int) -> bytes:
+        """One server-sent event of a streamed reply: a piece of its text, or its end (finish reason and usage)."""
+        raise NotImplementedError
+
+    def stream_end(self) -> list[bytes]:
+        """The events after the last one (OpenAI's `data: [DONE]`)."""
+        return []
+
+
+def _write_chunk(handler: BaseHTTPRequestHandler, data: bytes) -> None:
+    handler.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+    handler.wfile.flush()
+
 
 def _estimate(request: Logged) -> int:
     return _estimate_text(request.system + "".join(m["content"] for m in request.messages))
@@ -269,4 +326,4 @@ def _cut_at_stop(text: str, stop: tuple[str, ...]) -> str:
 
 
 def _estimate_text(text: str) -> int:
-    return max(1, len(text) // 4)
+    return max(1, len(text) // CHARS_PER_TOKEN)

@@ -18,6 +18,7 @@ the 429 `insufficient_quota` that retrying cannot fix, `context_too_long()` the 
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -80,8 +81,10 @@ class FakeOpenAI(FakeModelServer):
         schema = (fmt.get("json_schema") or {}).get("name") if fmt.get("type") == "json_schema" else None
         system = "\n".join(m["content"] for m in messages if m["role"] in ("system", "developer"))
         stop = body.get("stop") or ()
+        cap = body.get("max_completion_tokens", body.get("max_tokens"))
         return Logged(path, headers, body, body.get("model"), schema, system, messages,
-                      stop=(stop,) if isinstance(stop, str) else tuple(map(str, stop)))
+                      stop=(stop,) if isinstance(stop, str) else tuple(map(str, stop)),
+                      max_tokens=cap if isinstance(cap, int) else None, stream=body.get("stream") is True)
 
     def check(self, request: Logged) -> tuple[int, Any] | None:
         if request.path.split("?")[0] != PATH:
@@ -118,6 +121,23 @@ class FakeOpenAI(FakeModelServer):
                       "prompt_tokens_details": {"cached_tokens": cached}},
             "system_fingerprint": "fp_fake",
         }
+
+    def stream_event(self, request: Logged, piece: str, finish: str | None, usage: tuple[int, int, int] | None,
+                     number: int) -> bytes:
+        choices = [{"index": 0, "delta": {"content": piece} if piece else {}, "logprobs": None,
+                    "finish_reason": finish}]
+        chunk: dict[str, Any] = {"id": f"chatcmpl-fake{number}", "object": "chat.completion.chunk",
+                                 "created": int(time.time()), "model": request.model, "choices": choices}
+        events = [chunk]
+        if usage is not None and (request.body.get("stream_options") or {}).get("include_usage"):
+            prompt, completion, cached = usage
+            events.append({**chunk, "choices": [], "usage": {
+                "prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
+                "prompt_tokens_details": {"cached_tokens": cached}}})
+        return b"".join(f"data: {json.dumps(event)}\n\n".encode() for event in events)
+
+    def stream_end(self) -> list[bytes]:
+        return [b"data: [DONE]\n\n"]
 
 
 def _content(content: Any) -> str:

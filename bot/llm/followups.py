@@ -100,11 +100,13 @@ def repair(send: Send, request: ChatRequest, first: Outcome, record: Record, s: 
     return dataclasses.replace(merged, data=data)
 
 
-def continue_cut_off(send: Send, request: ChatRequest, first: Outcome, room: Callable[[ChatRequest], int]) -> Outcome:
+def continue_cut_off(send: Send, request: ChatRequest, first: Outcome, room: Callable[[ChatRequest], int],
+                     limit: int | None = None) -> Outcome:
     """`first`, continued while the output cap cut it off (at most MAX_CONTINUATIONS times), parts joined.
 
     `room(request)` is how many output tokens the window leaves for a continuation request. The parts
-    together stay within the request's output cap: what the first part used is not asked for again.
+    together stay within `limit` (default: the request's output cap; the configured cap for a request asked
+    with less, what its reply was reckoned to need): what the first part used is not asked for again.
     When what is left is too small to be worth asking, or the deadline leaves no time to ask, the reply stays
     cut off.
     """
@@ -117,9 +119,10 @@ def continue_cut_off(send: Send, request: ChatRequest, first: Outcome, room: Cal
             break
         messages = (*request.messages, Message("assistant", "".join(parts)), Message("user", CONTINUE_PROMPT))
         follow = dataclasses.replace(request, messages=messages)
-        left = request.max_output_tokens - outcome.usage.output_tokens
+        total = request.max_output_tokens if limit is None else limit
+        left = total - outcome.usage.output_tokens
         cap = min(left, room(follow))
-        if cap < min(request.max_output_tokens, 256):
+        if cap < min(total, 256):
             log.info("%s: %s; not continuing the cut-off reply", request.role,
                      "it used the whole output cap" if left < 256 else "no room left in the window")
             break

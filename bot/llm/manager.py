@@ -36,9 +36,10 @@ from bot.llm.budget import Ledger, SpendSummary
 from bot.llm.cache import CachedReply, ReplyCache, cache_key
 from bot.llm.followups import Outcome
 from bot.llm.prices import PriceTable
+from bot.llm.reasoning import reasoned, thinks
 from bot.llm.registry import create_model
 from bot.llm.retry import RetryLog, RetryPolicy, call_with_retries
-from bot.llm.schemas import get_schema
+from bot.llm.schemas import REPLY_TOKENS, get_schema
 from bot.llm.tokens import count_message_tokens
 from bot.llm.types import LENGTH, ChatModel, ChatRequest, Completion, Message, Reply
 from bot.redact import withhold_secrets
@@ -50,6 +51,7 @@ log = logging.getLogger(__name__)
 REPEAT_WARMING = 0.3  # added to the temperature for each repeat of a request within the run
 MAX_REPEAT_TEMPERATURE = 1.0
 MIN_SHORT_REPLY = 128  # output tokens: a reply due by a time (`by`) that leaves fewer is not asked for
+MIN_NEED_TOKENS = 256  # the lowest output cap a request is sent with for what its reply needs
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,7 @@ class ModelManager:
         self._answered: dict[str, int] = {}  # request key -> how often this run has answered it
         self._quickest: dict[tuple[str, str], float] = {}  # _kind(request) -> seconds of its quickest answer
         self._pace: dict[tuple[str, str], float] = {}  # _kind(request) -> output tokens a second, answer read too
+        self._full_cap: set[tuple[str, str]] = set()  # (model label, role): asked with the configured cap only
         self._lock = threading.Lock()
 
     @classmethod
@@ -133,9 +136,15 @@ class ModelManager:
         return self.chains[role]
 
     def complete(self, role: str, messages: Sequence[Message], schema: str | None = None,
-                 temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None) -> Reply:
+                 temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None,
+                 max_tokens: int | None = None) -> Reply:
         """Ask `role`'s model; with a schema ('plan', 'review', 'explore') the reply's `data` is the validated JSON;
         a reply ends before the first of the `stop` sequences.
+
+        The output cap sent is what the reply can need (`max_tokens`, else the schema's REPLY_TOKENS), never above
+        `llm.max_output_tokens`: on a slow server a reply's length is its time, and a model that rambles is
+        stopped. A reply that cap cuts off is asked again (a structured one) or continued (text) within the
+        configured cap, and the role's model is asked with the configured cap from then on.
 
         `by` (a `clock()` time) is when the reply must be done: its output cap is what the model writes in the
         time until then, at the pace its earlier answers to the same instructions were written (a short reply
@@ -151,7 +160,8 @@ class ModelManager:
                 start = self.clock()
                 s.set(provider=link.model.provider, model=link.model.model)
                 try:
-                    outcome = self._ask(link, role, tuple(messages), schema, temperature, s, tuple(stop), by)
+                    outcome = self._ask(link, role, tuple(messages), schema, temperature, s, tuple(stop), by,
+                                        max_tokens)
                 except (ProviderError, StructuredReplyError, PromptTooLong) as exc:
                     failures.append(f"{link.label}: {type(exc).__name__}: {exc}")
                     s.set(failovers=list(failures))
@@ -167,10 +177,12 @@ class ModelManager:
         raise AssertionError("unreachable: a chain has at least one model")
 
     def _ask(self, link: Link, role: str, messages: tuple[Message, ...], schema: str | None,
-             temperature: float | None, s: Span, stop: tuple[str, ...] = (), by: float | None = None) -> Outcome:
+             temperature: float | None, s: Span, stop: tuple[str, ...] = (), by: float | None = None,
+             need: int | None = None) -> Outcome:
         """One model's answer: from the cache, or sent (warmer when this run already answered the same request)."""
         temp = link.temperature if temperature is None else temperature
-        request = ChatRequest(role, messages, schema, temp, self._output_cap(link), self.timeout_s, stop)
+        cap = self._need_cap(link, role, need if need is not None else REPLY_TOKENS.get(schema or ""))
+        request = ChatRequest(role, messages, schema, temp, cap, self.timeout_s, stop)
         if by is not None:
             request = self._due(request, by)
         params: dict[str, object] = {"temperature": temp, "max_output_tokens": request.max_output_tokens,
@@ -187,33 +199,46 @@ class ModelManager:
         cacheable = self.cache is not None and temp == 0 and not repeat and link.model.provider != "scripted"
         outcome = self._cached(key, role) if cacheable else None
         if outcome is None:
-            outcome = self._answer(link, request, s)
+            outcome = self._answer(link, request, s, cap)
             if cacheable:
                 self._store(key, link, outcome)
         with self._lock:
             self._answered[key] = self._answered.get(key, 0) + 1
         return outcome
 
-    def _answer(self, link: Link, request: ChatRequest, s: Span) -> Outcome:
-        """Send `request`, then repair a structured reply or continue a plain one the output cap cut off."""
-        def send(follow: ChatRequest) -> Outcome:
-            return self._send(link, follow)
+    def _answer(self, link: Link, request: ChatRequest, s: Span, cap: int) -> Outcome:
+        """Send `request`, then repair a structured reply or continue a plain one the output cap cut off; a reply
+        cut off at `cap`, the cap of what it was reckoned to need, gets the configured cap for the rest."""
+        def send(follow: ChatRequest) -> Outcome:  # an answer asked with the cap chosen for it times answers
+            return self._send(link, follow, measure=follow.max_output_tokens >= cap)
 
         outcome = send(request)
+        full = self._output_cap(link)
+        outran = outcome.finish_reason == LENGTH and request.max_output_tokens == cap < full
+        if outran or reasoned(outcome.text):  # the reckoning was short, or the model thinks out loud first
+            with self._lock:
+                self._full_cap.add((link.label, request.role))
+        if outran:
+            log.info("%s: the reply outran its cap of %d tokens; asking with the configured %d", request.role, cap, full)
+            s.set(outran_cap=cap)
         if request.schema:
+            if outran:  # a JSON object cut off is no answer: asked again with room, not told to be shorter
+                request = dataclasses.replace(request, max_output_tokens=full)
+                outcome = followups.then(outcome, send(request))
             return followups.repair(send, request, outcome, lambda event: self.ledger.record_event(request.role, event), s)
-        return followups.continue_cut_off(send, request, outcome, lambda follow: self._room(link, follow))
+        return followups.continue_cut_off(lambda follow: self._send(link, follow, measure=False), request, outcome,
+                                          lambda follow: self._room(link, follow), full if outran else None)
 
-    def _send(self, link: Link, request: ChatRequest) -> Outcome:
-        """One request fitted to the window, with retries, checked against and recorded in the budget."""
+    def _send(self, link: Link, request: ChatRequest, measure: bool = True) -> Outcome:
+        """One request fitted to the window, with retries, checked against and recorded in the budget; the time of
+        a `measure` request (an answer asked with its whole cap, not a reply cut short nor the rest of one) is
+        remembered as a measure of answers to the same instructions."""
         model = link.model
         tokens = count_message_tokens(request.messages, model.model)
         window.check_fits(tokens, request.max_output_tokens, self._window(link), model.model)
         reservation = self.ledger.reserve(request.role, link.label, model.model, tokens)
         record = RetryLog()
         try:
-            # an answer asked with the whole output cap (not a reply cut short, nor the rest of one) times answers
-            measure = request.max_output_tokens >= self._output_cap(link)
             completion: Completion = call_with_retries(lambda: self._timed(model, request, measure), self.policy,
                                                        sleep=self.sleep, rng=self.rng, log_to=record)
         except BaseException:
@@ -309,6 +334,17 @@ class ModelManager:
 
     def _output_cap(self, link: Link) -> int:
         return window.output_cap(self._window(link), self.max_output_tokens)
+
+    def _need_cap(self, link: Link, role: str, need: int | None) -> int:
+        """The output cap for a reply that can need `need` tokens (None: unknown): at least MIN_NEED_TOKENS and at
+        most the configured cap, which a model that thinks before answering always gets (its thoughts count as
+        output), as does one whose replies for the role outran such a cap or held reasoning before."""
+        full = self._output_cap(link)
+        with self._lock:
+            learned = (link.label, role) in self._full_cap
+        if need is None or learned or thinks(link.model.provider, link.model.model):
+            return full
+        return min(full, max(need, MIN_NEED_TOKENS))
 
     def _room(self, link: Link, request: ChatRequest) -> int:
         """Output tokens the model's window leaves after `request`'s messages."""

@@ -9,6 +9,9 @@ then with the schema in the prompt alone, and the manager validates whatever com
 server that refuses stop sequences is asked without them, and its reply is cut at the first one
 here. What a server refused is remembered per base URL and model, for this process and for later
 runs (bot/llm/refusals.py), so every role on that model skips what it cannot do.
+A structured reply is streamed and read only until its JSON object is complete: what a model writes
+after it is never waited for, and closing the connection stops a local server's decoding (a server
+that refuses to stream is asked without streaming from then on).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import dataclasses
 import json
 import logging
 import threading
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
@@ -36,22 +40,24 @@ from bot.errors import (
 )
 from bot.llm import refusals
 from bot.llm.local import server_extras, server_turn
+from bot.llm.reasoning import REASONING_PREFIXES
 from bot.llm.retry import parse_retry_after
-from bot.llm.schemas import get_schema
+from bot.llm.schemas import SchemaViolation, get_schema, parse_structured
+from bot.llm.tokens import count_tokens
 from bot.llm.types import STOP_LIMIT, ChatRequest, Completion, ServerTiming, Usage, cut_at_stop
 from bot.redact import Redactor, clip
 
 if TYPE_CHECKING:  # the SDK loads on the first call (bot/llm/__init__.py)
-    from openai import APIStatusError, OpenAI
-    from openai.types.chat import ChatCompletion
+    from openai import APIStatusError, OpenAI, Stream
+    from openai.types import CompletionUsage
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "the OpenAI API"
 DEFAULT_KEY_VAR = "OPENAI_API_KEY"
 FORMAT_LEVELS = ("json_schema", "json_object", "prompt")
-# these accept only the default temperature, and take max_completion_tokens instead of max_tokens
-REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
+# REASONING_PREFIXES: these accept only the default temperature, and take max_completion_tokens instead of max_tokens
 # words of a refused response_format: OpenAI, vLLM ("guided"), Ollama, llama.cpp ("grammar", and
 # llama-cpp-python's pydantic text "Input should be 'text' or 'json_object'"); "not supported" alone
 # is not enough ("'max_tokens' is not supported with this model" is about something else)
@@ -62,6 +68,11 @@ UNSUPPORTED_WORDS = ("not supported", "unsupported")
 # ("Unsupported parameter: 'stop' is not supported with this model."), strict servers' "unknown field"
 STOP_WORDS = ("'stop'", '"stop"', "`stop`", "stop sequence")
 STOP_REFUSED_WORDS = (*UNSUPPORTED_WORDS, "not permitted", "not allowed", "unknown", "unrecognized", "invalid")
+STREAM = "stream"  # the feature name of streamed replies (bot/llm/refusals.py)
+# pieces (about a token each) read after a structured reply's answer: enough for the end of a stream (its finish
+# reason and usage) to come, far too few for a model that goes on writing to cost time
+AFTER_ANSWER = 16
+STREAM_WORDS = ("'stream", '"stream', "`stream", "stream_options", "streaming")
 
 
 def format_level(refused: frozenset[str]) -> int:
@@ -128,10 +139,11 @@ class OpenAIChatModel:
             level = format_level(refused)
             reasoning = self.model.startswith(REASONING_PREFIXES)  # which take no stop sequences
             stop = bool(request.stop) and refusals.STOP not in refused and not reasoning
+            stream = bool(request.schema) and STREAM not in refused
             try:
-                completion = self._send(request, FORMAT_LEVELS[level] if request.schema else None, stop)
+                completion = self._send(request, FORMAT_LEVELS[level] if request.schema else None, stop, stream)
             except ProviderError as exc:
-                feature = _refused_feature(exc, request, level, stop)
+                feature = _refused_feature(exc, request, level, stop, stream)
                 if feature is None:
                     raise
                 log.info("%s refused %s for %s (%s); asking without it", self.where, feature, self.model, exc)
@@ -139,7 +151,7 @@ class OpenAIChatModel:
                 continue
             return completion if stop else _cut(completion, request.stop)
 
-    def _send(self, request: ChatRequest, fmt: str | None, stop: bool) -> Completion:
+    def _send(self, request: ChatRequest, fmt: str | None, stop: bool, stream: bool = False) -> Completion:
         import openai
 
         messages = [{"role": m.role, "content": m.content} for m in request.messages]
@@ -160,12 +172,68 @@ class OpenAIChatModel:
             messages.insert(0, {"role": "system", "content": schema_instruction(request.schema)})
             if fmt == "json_object":
                 kwargs["response_format"] = {"type": "json_object"}
+        if stream:
+            kwargs.update(stream=True, stream_options={"include_usage": True})
         try:
             with server_turn(self.base_url):  # a local server's queue is ours, outside the timeout
                 completion = self.client().chat.completions.create(**kwargs)
+                if stream:
+                    return self._read_stream(completion, request.schema or "", messages, request.timeout_s)
         except (openai.OpenAIError, ValueError) as exc:  # ValueError: a body that is not JSON
             raise self._map_error(exc, request.timeout_s) from exc
         return self._read(completion)
+
+    def _read_stream(self, stream: Stream[ChatCompletionChunk], schema: str, messages: list[dict[str, str]],
+                     timeout_s: float) -> Completion:
+        """A streamed structured reply, read until it holds a JSON object that validates as `schema` (the first such
+        object is the answer) and then at most AFTER_ANSWER more pieces, within `timeout_s` in all as an answer that
+        is not streamed. A reply that ends there (a server that enforces the schema ends it right after the object)
+        brings the server's usage, cached tokens included; one that goes on is cut: the connection is closed, which
+        stops a local server's decoding, and its usage is counted here from the prompt and the text read."""
+        import openai
+
+        parts: list[str] = []
+        finish, usage, model, chunk_id, answered, cut = "stop", None, "", None, -1, False
+        timings: dict[str, float] = {}
+        ends = time.monotonic() + timeout_s
+        try:
+            for chunk in stream:
+                if time.monotonic() > ends:
+                    raise openai.APITimeoutError(request=stream.response.request)
+                chunk_id, model = chunk_id or chunk.id, model or str(chunk.model or "")
+                usage = chunk.usage or usage
+                timings = _timings(chunk.model_extra) or timings  # llama.cpp's, on its last event
+                choice = chunk.choices[0] if chunk.choices else None
+                piece = (choice.delta.content or "") if choice is not None and choice.delta else ""
+                if choice is not None and choice.finish_reason:
+                    finish = str(choice.finish_reason).lower()
+                if piece and answered >= 0 and len(parts) - answered >= AFTER_ANSWER:
+                    cut = True  # the model goes on writing after its answer: not waited for
+                    break
+                parts.append(piece)
+                if answered < 0 and "}" in piece and _holds_answer("".join(parts), schema):
+                    answered = len(parts)
+        except openai.OpenAIError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the SDK maps transport errors (httpx's or httpx2's) before the
+            # stream, not while it is read: they are mapped by name, as bot/llm/gemini.py does
+            names = {cls.__name__ for cls in type(exc).__mro__}
+            if "TimeoutException" in names:
+                raise openai.APITimeoutError(request=stream.response.request) from exc
+            if names & {"TransportError", "HTTPError", "StreamError"}:
+                raise openai.APIConnectionError(request=stream.response.request) from exc
+            raise
+        finally:
+            stream.close()
+        text = "".join(parts)
+        if chunk_id is None:
+            raise UnreadableReply(f"{self.where} answered a streamed request without any event; is it an "
+                                  "OpenAI-compatible server?")
+        tokens = _usage(usage, timings) if usage is not None and not cut else Usage(
+            sum(count_tokens(m["content"], self.model) + 4 for m in messages), count_tokens(text, self.model))
+        request_id = stream.response.headers.get("x-request-id") or chunk_id
+        return Completion(text=text, usage=tokens, request_id=request_id, finish_reason="stop" if cut else finish,
+                          model=model, timing=_timing(timings))
 
     def _read(self, completion: ChatCompletion) -> Completion:
         # The SDK builds replies without validating them: a field a compatible server left out is None,
@@ -175,20 +243,12 @@ class OpenAIChatModel:
         choice = completion.choices[0]
         message = choice.message
         text = message.content or message.refusal or ""
-        usage = completion.usage
         timings = _timings(completion.model_extra)
-        details = usage.prompt_tokens_details if usage else None
-        # OpenAI's (and vLLM's) cached prompt tokens; llama.cpp's server counts the prefix it reused in `timings`
-        cached = (details.cached_tokens or 0) if details else 0
-        prompt = (usage.prompt_tokens or 0) if usage else 0
-        cached = min(cached or int(timings.get("cache_n", 0)), prompt)
-        tokens = Usage(prompt, usage.completion_tokens or 0, cached) if usage else Usage()
+        tokens = _usage(completion.usage, timings) if completion.usage else Usage()
         request_id = completion._request_id or completion.id  # the x-request-id header, as the SDK documents it
         finish = str(choice.finish_reason or "stop").lower()
-        timing = ServerTiming(timings["prompt_ms"] / 1000, timings["predicted_ms"] / 1000) \
-            if {"prompt_ms", "predicted_ms"} <= timings.keys() else None
         return Completion(text=text, usage=tokens, request_id=request_id, finish_reason=finish,
-                          model=str(completion.model or ""), timing=timing)
+                          model=str(completion.model or ""), timing=_timing(timings))
 
     def _map_error(self, exc: Exception, timeout_s: float) -> ProviderError:
         """The SDK's exception as one of ours, with a message that says what to do and no secret in it
@@ -242,6 +302,32 @@ def _timings(extra: Mapping[str, object] | None) -> dict[str, float]:
     return {str(k): float(v) for k, v in timings.items() if isinstance(v, int | float) and not isinstance(v, bool)}
 
 
+def _timing(timings: Mapping[str, float]) -> ServerTiming | None:
+    """Seconds the server spent reading the prompt and writing the reply, where it says (llama.cpp's `timings`)."""
+    if not {"prompt_ms", "predicted_ms"} <= timings.keys():
+        return None
+    return ServerTiming(timings["prompt_ms"] / 1000, timings["predicted_ms"] / 1000)
+
+
+def _usage(usage: CompletionUsage, timings: Mapping[str, float] | None = None) -> Usage:
+    """A reply's tokens: OpenAI's (and vLLM's) cached prompt tokens, or the prefix llama.cpp's server reused, counted
+    in its `timings` (`cache_n`)."""
+    details = usage.prompt_tokens_details
+    cached = (details.cached_tokens or 0) if details else 0
+    prompt = usage.prompt_tokens or 0
+    cached = min(cached or int((timings or {}).get("cache_n", 0)), prompt)
+    return Usage(prompt, usage.completion_tokens or 0, cached)
+
+
+def _holds_answer(text: str, schema: str) -> bool:
+    """Whether `text` already holds its answer: a JSON object that validates as `schema`."""
+    try:
+        parse_structured(text, schema)
+    except SchemaViolation:
+        return False
+    return True
+
+
 def _error_text(exc: APIStatusError) -> str:
     body = exc.body  # the error's JSON, or its text when it was not JSON
     if isinstance(body, dict):
@@ -251,16 +337,24 @@ def _error_text(exc: APIStatusError) -> str:
     return clip(str(exc.message or exc), 500)
 
 
-def _refused_feature(exc: ProviderError, request: ChatRequest, level: int, stop: bool) -> str | None:
+def _refused_feature(exc: ProviderError, request: ChatRequest, level: int, stop: bool,
+                     stream: bool = False) -> str | None:
     """The feature a server's error says it refused, when asking without it may work; None for other errors."""
     if exc.status is None:  # no answer at all: nothing was refused
         return None
     message = str(exc)
+    if stream and _refuses_stream(message):
+        return STREAM
     if request.schema and level < len(FORMAT_LEVELS) - 1 and _refuses_format(message):
         return FORMAT_LEVELS[level]
     if stop and _refuses_stop(message):
         return refusals.STOP
     return None
+
+
+def _refuses_stream(message: str) -> bool:
+    text = message.lower()
+    return any(word in text for word in STREAM_WORDS) and any(word in text for word in STOP_REFUSED_WORDS)
 
 
 def _refuses_stop(message: str) -> bool:

@@ -136,6 +136,12 @@ EXPLORE_SCHEMA = strict_schema(Explore)
 FINDINGS_SCHEMA = strict_schema(Findings)
 SCHEMAS: dict[str, JsonObject] = {"plan": PLAN_SCHEMA, "review": REVIEW_SCHEMA, "explore": EXPLORE_SCHEMA,
                                   "findings": FINDINGS_SCHEMA}
+# What a structured reply can need, in output tokens: the cap it is asked with (never above llm.max_output_tokens),
+# from what its prompt asks for, with room to spare. A plan is a paragraph, the files and up to a dozen short steps
+# (a few hundred tokens); an explore request at most four entries in each of four lists; a review a verdict and a
+# few sentences that quote a line; findings at most a few notes of a sentence or two (bot/ensemble/prompts.py). A
+# reply the cap cuts anyway is asked again with the configured cap (bot/llm/manager.py).
+REPLY_TOKENS: dict[str, int] = {"plan": 1024, "explore": 512, "review": 512, "findings": 1024}
 
 
 class SchemaViolation(ValueError):

@@ -1,0 +1,136 @@
+"""Replies no longer than they need: the output cap each request is sent with, what a reply that outruns it gets, and
+a structured reply read only until its answer is complete (bot/llm/manager.py, bot/llm/openai.py), over the fakes'
+wire protocols."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from bot.llm.manager import MIN_NEED_TOKENS
+from bot.llm.openai import AFTER_ANSWER
+from bot.llm.schemas import REPLY_TOKENS
+from bot.llm.types import Message
+from fakes.gemini_server import FakeGemini
+from fakes.openai_server import FakeOpenAI
+from tests.llm.conftest import PLAN, REVIEW, make_config, role
+
+ASK = [Message("system", "You are the planner."), Message("user", "Plan the change.")]
+CODE = [Message("system", "You are the coder."), Message("user", "Fix it.")]
+RAMBLE = "\n\nThat is the plan. Let me explain each step in detail. " * 80  # about 1,100 fake tokens after the JSON
+
+
+def test_each_role_is_sent_the_cap_its_reply_can_need_never_above_the_configured_one(
+        openai_server: FakeOpenAI, gemini_server: FakeGemini, make_manager) -> None:
+    config = make_config(critic=role("gemini", "gemini-2.0-flash"), llm_max_output_tokens=4096)
+    manager = make_manager(config)
+    openai_server.reply(data=PLAN, schema="plan")
+    openai_server.reply("a.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE", marker="You are the coder")
+    openai_server.reply("a.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE", marker="You are the coder")
+    gemini_server.reply(data=REVIEW, schema="review")
+    manager.complete("planner", ASK, schema="plan")
+    manager.complete("coder", CODE, max_tokens=900)  # what the coder's round reckons it can need
+    manager.complete("coder", CODE, max_tokens=90_000)  # more than configured: the configured cap
+    manager.complete("critic", [Message("user", "Review this.")], schema="review")
+    planner, coder, coder_big = openai_server.requests
+    assert planner.max_tokens == REPLY_TOKENS["plan"] < 4096
+    assert coder.max_tokens == 900 and coder_big.max_tokens == 4096
+    assert gemini_server.requests[0].max_tokens == REPLY_TOKENS["review"]
+    assert gemini_server.requests[0].body["generationConfig"]["maxOutputTokens"] == REPLY_TOKENS["review"]
+
+
+def test_a_cap_is_never_below_the_least_a_reply_needs(openai_server: FakeOpenAI, make_manager) -> None:
+    openai_server.reply("ok", marker="You are the coder")
+    make_manager().complete("coder", CODE, max_tokens=10)
+    assert openai_server.requests[0].max_tokens == MIN_NEED_TOKENS
+
+
+def test_models_that_think_before_answering_get_the_configured_cap(
+        openai_server: FakeOpenAI, gemini_server: FakeGemini, make_manager) -> None:
+    """Their thoughts count against the cap: a reply capped at what its answer needs would be spent on thinking."""
+    config = make_config(planner=role("openai", "o3-mini"), critic=role("gemini", "gemini-2.5-flash"),
+                         llm_max_output_tokens=4096)
+    manager = make_manager(config)
+    openai_server.reply(data=PLAN, schema="plan")
+    gemini_server.reply(data=REVIEW, schema="review")
+    manager.complete("planner", ASK, schema="plan")
+    manager.complete("critic", [Message("user", "Review this.")], schema="review")
+    assert openai_server.requests[0].body["max_completion_tokens"] == 4096
+    assert gemini_server.requests[0].max_tokens == 4096
+
+
+def test_a_structured_reply_the_cap_cuts_is_asked_again_with_the_configured_cap_and_the_role_keeps_it(
+        openai_server: FakeOpenAI, make_manager) -> None:
+    """A local model that thinks out loud, or a long plan: the cut JSON is no answer and the model did nothing wrong,
+    so it is asked again with room (not told to be shorter), and later requests of the role get the room at once."""
+    long_plan = {**PLAN, "steps": [f"step {n}: change the part of the code that does thing number {n}"
+                                   for n in range(80)]}  # about 1,500 fake tokens: more than a plan's cap
+    openai_server.reply(data=long_plan, schema="plan", times=2)
+    openai_server.reply(data=PLAN, schema="plan")
+    manager = make_manager(make_config(llm_max_output_tokens=4096))
+    reply = manager.complete("planner", ASK, schema="plan")
+    assert reply.data is not None and len(reply.data["steps"]) == 80 and not reply.repaired
+    first, again = openai_server.requests
+    assert first.max_tokens == REPLY_TOKENS["plan"] and again.max_tokens == 4096
+    assert again.messages == first.messages  # the same request, with room: no repair prompt
+    manager.complete("planner", [*ASK, Message("user", "Plan again.")], schema="plan")
+    assert openai_server.requests[-1].max_tokens == 4096
+
+
+def test_a_text_reply_the_cap_cuts_is_continued_within_the_configured_cap(
+        openai_server: FakeOpenAI, make_manager) -> None:
+    whole = "src/a.py\n```python\n" + "".join(f"value_{n} = {n}\n" for n in range(300)) + "```\n"  # ~1,100 tokens
+    openai_server.reply(whole, marker="You are the coder")
+    openai_server.reply(whole[300 * 4:], marker="You are the coder")  # the rest, after 300 fake tokens
+    reply = make_manager(make_config(llm_max_output_tokens=4096)).complete("coder", CODE, max_tokens=300)
+    first, rest = openai_server.requests
+    assert first.max_tokens == 300 and first.status == 200
+    assert "Continue exactly where you stopped" in rest.last_user and 300 < rest.max_tokens <= 4096 - 300
+    assert reply.text == whole and reply.finish_reason == "stop" and not reply.truncated
+
+
+def test_a_model_that_rambles_after_its_json_is_not_read_to_the_end(make_manager, clock) -> None:
+    """The reply is streamed and the connection closed once it holds a valid answer: the server writes a few
+    tokens more, not the thousand after the JSON (on a local server, the seconds they would take)."""
+    with FakeOpenAI(api_key=None) as server:
+        server.token_delay_s = 0.002
+        answer = json.dumps(REVIEW)
+        server.reply(answer + RAMBLE, schema="review")
+        config = make_config(critic=role("openai", "gpt-4o-mini"))
+        from bot.llm import ModelManager
+
+        manager = ModelManager.from_config(config, server.env(), clock=clock, sleep=clock.sleep)
+        reply = manager.complete("critic", [Message("user", "Review this.")], schema="review")
+        request = server.requests[0]
+        assert reply.data == REVIEW
+        waited = time.monotonic() + 5  # the server notices the closed connection at its next write
+        while not request.closed_early and time.monotonic() < waited:
+            time.sleep(0.01)
+        assert request.stream and request.closed_early
+        total = (len(answer) + len(RAMBLE)) // 4
+        assert request.sent_tokens <= len(answer) // 4 + 2 * AFTER_ANSWER + 8 < total // 5
+        assert reply.usage.output_tokens < total // 5  # what was read is what is counted
+
+
+def test_a_streamed_structured_reply_that_ends_with_its_json_brings_the_servers_usage(
+        openai_server: FakeOpenAI, make_manager) -> None:
+    """A server that ends the reply with its object (one that enforces the schema) sends its usage, cached
+    tokens included, after the last piece: it is read, not estimated."""
+    openai_server.reply(data=PLAN, schema="plan", usage=(1200, 40, 1024))
+    reply = make_manager().complete("planner", ASK, schema="plan")
+    assert openai_server.requests[0].stream and not openai_server.requests[0].closed_early
+    assert (reply.usage.input_tokens, reply.usage.output_tokens, reply.usage.cached_tokens) == (1200, 40, 1024)
+    assert reply.request_id == "req_1"  # the x-request-id header
+
+
+def test_a_server_that_refuses_to_stream_is_asked_without_streaming(make_manager, clock) -> None:
+    from bot.llm import ModelManager
+
+    with FakeOpenAI(api_key=None) as server:
+        server.fail(400, "'stream' is not supported by this server", schema="review")
+        server.reply(data=REVIEW, schema="review", times=2)
+        config = make_config(critic=role("openai", "local-model"))
+        manager = ModelManager.from_config(config, server.env(), clock=clock, sleep=clock.sleep)
+        assert manager.complete("critic", [Message("user", "Review this.")], schema="review").data == REVIEW
+        assert manager.complete("critic", [Message("user", "Again.")], schema="review").data == REVIEW
+        assert [r.stream for r in server.requests] == [True, False, False]
