@@ -427,7 +427,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--from-json", type=Path, metavar="FILE",
                         help="run nothing: print the report of the records a run wrote with --json")
     parser.add_argument("--budget-s", type=float, default=900, help="wall seconds per agent and task (default 900)")
-    parser.add_argument("--edit-format", choices=("blocks", "whole", "alternate"), default="alternate",
+    parser.add_argument("--edit-format", choices=("blocks", "whole", "alternate", "auto"), default="alternate",
                         help="the engine coder's edit format (default alternate, the local-model profile's)")
     parser.add_argument("--max-output-tokens", type=int, default=2048,
                         help="every agent's replies are capped at this many tokens by the proxy (default 2048, "

@@ -446,7 +446,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--llm-timeout-s", type=float, default=600, help="per model request (default 600)")
     parser.add_argument("--n-ctx", type=int, default=16384, help="the server's context window (default 16384)")
     parser.add_argument("--max-output-tokens", type=int, default=2048, help="room kept for replies (default 2048)")
-    parser.add_argument("--edit-format", choices=("blocks", "whole", "alternate"), default="alternate",
+    parser.add_argument("--edit-format", choices=("blocks", "whole", "alternate", "auto"), default="alternate",
                         help="the coder's edit format (default alternate, the local-model profile's)")
     parser.add_argument("--explore-tokens", type=int, default=3000,
                         help="tokens of code the planner gathers before planning (default 3000: prompts stay quick)")

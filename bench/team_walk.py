@@ -87,7 +87,8 @@ class ScriptedClient:
         self.lock = threading.Lock()
 
     def complete(self, role: str, messages: Sequence[Message], schema: str | None = None,
-                 temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None) -> _Reply:
+                 temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None,
+                 max_tokens: int | None = None) -> _Reply:
         with self.lock:
             queue = self.script[(role, schema)]
             reply = queue.pop(0) if len(queue) > 1 else queue[0]

@@ -33,7 +33,7 @@ ROLES = ("planner", "coder", "critic")
 Provider = Literal["openai", "gemini", "scripted"]
 
 
-EditFormatName = Literal["blocks", "whole", "alternate"]  # see Config.edit_format
+EditFormatName = Literal["blocks", "whole", "alternate", "auto"]  # see Config.edit_format
 
 @dataclass(frozen=True)
 class ModelChoice:
@@ -227,7 +227,8 @@ class Config:
     # How the coder writes a change: `blocks` (SEARCH/REPLACE edit blocks), `whole`: each file it was shown
     # whole comes back whole (files shown in part still take blocks), or `alternate`: whole in a team's first
     # round, and the other format after each round whose change was not good (a small model that repeats a
-    # wrong change in one format often writes a different one in the other).
+    # wrong change in one format often writes a different one in the other), or `auto`: as `alternate`, but in its
+    # whole-file rounds only the files that are shorter to write whole come back whole, larger ones take blocks.
     edit_format: EditFormatName = "blocks"
     # Independent samples: after a failed attempt, later attempts include fresh ones (a clean context, the coder's
     # reply sampled at a temperature above 0), each judged like any candidate; the judge keeps the best. `auto`: on

@@ -224,10 +224,12 @@ class TeamModels:
         self.team = team
 
     def complete(self, role: str, messages: Sequence[Message], schema: str | None = None,
-                 temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None) -> ModelReply:
+                 temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None,
+                 max_tokens: int | None = None) -> ModelReply:
         """Ask the team's model for `role` (its own when configured), at the team's temperature unless given."""
         chosen = self.temperature if temperature is None else temperature
-        return self.models.complete(self._role(role), messages, schema=schema, temperature=chosen, stop=stop, by=by)
+        return self.models.complete(self._role(role), messages, schema=schema, temperature=chosen, stop=stop, by=by,
+                                    max_tokens=max_tokens)
 
     def prompt_budget(self, role: str) -> int:
         """Tokens the team's model for `role` can take as a prompt."""

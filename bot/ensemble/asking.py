@@ -22,11 +22,12 @@ ATTEMPTS = 3
 
 def ask(models: ModelClient, role: str, build: Callable[[int], list[Message]], budget: int,
         schema: str | None = None, temperature: float | None = None, stop: Sequence[str] = (),
-        by: float | None = None) -> ModelReply:
+        by: float | None = None, max_tokens: int | None = None) -> ModelReply:
     """`models.complete(role, build(budget))`, built again smaller while the prompt does not fit."""
     for attempt in range(1, ATTEMPTS + 1):
         try:
-            return models.complete(role, build(budget), schema=schema, temperature=temperature, stop=stop, by=by)
+            return models.complete(role, build(budget), schema=schema, temperature=temperature, stop=stop, by=by,
+                                   max_tokens=max_tokens)
         except (ContextTooLong, PromptTooLong) as exc:
             if attempt == ATTEMPTS:
                 raise

@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.config import EditFormatName
-from bot.ensemble.coder import BLOCKS, WHOLE, EditFormat
+from bot.ensemble.coder import BLOCKS, FORMATS, MIXED, WHOLE, EditFormat
 from bot.ensemble.types import (
     ACCEPTED,
     BUDGET,
@@ -186,7 +186,7 @@ def decide(history: History, now: float, limits: Limits) -> Reproduce | Continue
                                                 f"({tried})", left, limits))
             approach = chosen
             if approach == FORMAT:
-                edit_format = BLOCKS if edit_format.name == WHOLE.name else WHOLE
+                edit_format = other_format(edit_format, limits.edit_format)
         else:
             replan = same == REPLAN_AFTER and history.replanned != len(rounds) and _rounds_left(limits, rounds) > 1
     expected = estimate(rounds, edit_format)  # the next round's, in the format now chosen for it
@@ -224,7 +224,7 @@ def _fit_deadline(rounds: Sequence[Round], now: float, left: float | None, expec
     good = next((r for r in reversed(rounds) if r.good and r.commit), None)
     if good:
         return Stop(TESTS_PASS, f"{why}; round {good.number}'s change passed the tests")
-    other = BLOCKS if edit_format.name == WHOLE.name else WHOLE
+    other = other_format(edit_format, limits.edit_format)
     quicker = estimate(rounds, other)
     if quicker is not None and left >= quicker.seconds:
         return other, None
@@ -244,7 +244,7 @@ def _short_round(rounds: Sequence[Round], left: float) -> tuple[EditFormat, floa
     share, rnd = max(fits, key=lambda fit: fit[0], default=(0.0, None))
     if rnd is None or share < SHORT_SHARE:
         return None
-    return (WHOLE if rnd.edit_format == WHOLE.name else BLOCKS), share * rnd.reply_s
+    return FORMATS.get(rnd.edit_format, BLOCKS), share * rnd.reply_s
 
 
 def _attempt(rounds: Sequence[Round]) -> Sequence[Round]:
@@ -255,7 +255,7 @@ def _attempt(rounds: Sequence[Round]) -> Sequence[Round]:
 
 def _approaches(limits: Limits) -> tuple[str, ...]:
     """The approaches a new attempt may take: the other format only when the format does not already alternate."""
-    return tuple(a for a in APPROACHES if not (a == FORMAT and limits.edit_format == "alternate"))
+    return tuple(a for a in APPROACHES if not (a == FORMAT and limits.edit_format in ("alternate", "auto")))
 
 
 def _next_approach(rounds: Sequence[Round], limits: Limits) -> str | None:
@@ -280,8 +280,19 @@ def _with_budget(detail: str, left: float | None, limits: Limits) -> str:
 
 def for_round(choice: EditFormatName, misses: int) -> EditFormat:
     """The format of a round after `misses` rounds whose change was not good: the config's choice, or under
-    `alternate` whole files first and edit blocks after each miss, in turn."""
+    `alternate` whole files first and edit blocks after each miss, in turn (under `auto` each file in the form that is
+    shorter to write, then edit blocks)."""
+    if choice == "auto":
+        return MIXED if misses % 2 == 0 else BLOCKS
     return WHOLE if choice == "whole" or (choice == "alternate" and misses % 2 == 0) else BLOCKS
+
+
+def other_format(edit_format: EditFormat, choice: EditFormatName) -> EditFormat:
+    """The format to switch to from `edit_format`: edit blocks from either of the others, and from blocks the
+    config's other one (whole files, or under `auto` each file by its cost)."""
+    if edit_format.name != BLOCKS.name:
+        return BLOCKS
+    return MIXED if choice == "auto" else WHOLE
 
 
 def interrupted(exc: BaseException) -> Stop:

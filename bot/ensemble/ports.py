@@ -44,9 +44,11 @@ class ModelClient(Protocol):
     """Role-based completion: `complete("planner", messages, schema="plan")`."""
 
     def complete(self, role: str, messages: Sequence[Message], schema: str | None = None,
-                 temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None) -> ModelReply:
+                 temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None,
+                 max_tokens: int | None = None) -> ModelReply:
         """One reply for `role`; schema replies carry parsed `data`; a reply ends before the first `stop` sequence;
-        with `by` (the clock's time) it is cut short to be done by then."""
+        with `by` (the clock's time) it is cut short to be done by then; `max_tokens` is what the reply can need
+        (None: what the role's model may write), a cap below the configured one."""
         ...
 
     def prompt_budget(self, role: str) -> int:

@@ -50,11 +50,13 @@ class ScriptedModels:
         self.temperatures: list[float | None] = []  # the temperature each call asked for (None: the model's own)
         self.stops: list[tuple[str, ...]] = []  # the stop sequences each call sent
         self.due: list[float | None] = []  # the time each call's reply was due by (None: no short round)
+        self.caps: list[int | None] = []  # what each call said its reply can need (None: the model's own cap)
         self.unanswered: list[tuple[str, list[Any]]] = []  # hidden-check requests the script has no reply for
         self.lock = threading.Lock()
 
     def complete(self, role: str, messages: Sequence[Any], schema: str | None = None,
-                 temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None) -> Said:
+                 temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None,
+                 max_tokens: int | None = None) -> Said:
         with self.lock:
             team = team_of(messages)
             if HIDDEN_ASK in messages[-1].content:  # the hidden check's request (bot/ensemble/judge/hidden.py)
@@ -69,6 +71,7 @@ class ScriptedModels:
             self.temperatures.append(temperature)
             self.stops.append(tuple(stop))
             self.due.append(by)
+            self.caps.append(max_tokens)
             queue = self.script.get((role, schema, team)) or self.script.get((role, schema)) or []
             if not queue:
                 raise AssertionError(f"no scripted reply left for {role}/{schema}/team {team}")

@@ -6,7 +6,7 @@ refused, what the replies cost); everything between is inside this package:
 | what                                                                  | module        |
 | ---                                                                   | ---           |
 | the round's turns: ask, apply, follow up on what did not apply        | `turns.py`    |
-| how the coder writes a change (edit blocks, whole files): rules, examples, follow-ups | `formats.py` |
+| how the coder writes a change (edit blocks, whole files, each by its cost): rules, examples, follow-ups, caps | `formats.py` |
 | reading a reply: edit blocks and whole-file listings                  | `parsing.py`  |
 | applying blocks to files, refusing denied paths, links and escapes    | `apply.py`    |
 | finding where a SEARCH part that does not match exactly was meant     | `matching.py` |
@@ -22,10 +22,19 @@ from __future__ import annotations
 
 from bot.ensemble.coder.apply import denial, describe_failures  # noqa: I001 - parsing first: the judge's face reads it
 from bot.ensemble.coder.fileview import PATH_LINE
-from bot.ensemble.coder.formats import BLOCKS, EXAMPLE_FILE, EXAMPLE_TASK, WHOLE, EditFormat, render_block
+from bot.ensemble.coder.formats import (
+    BLOCKS,
+    EXAMPLE_FILE,
+    EXAMPLE_TASK,
+    FORMATS,
+    MIXED,
+    WHOLE,
+    EditFormat,
+    render_block,
+)
 from bot.ensemble.coder.parsing import parse_edit_blocks, parse_whole_files
 from bot.ensemble.coder.turns import Brief, Coder, RoundEdits, write_change
 
-__all__ = ["BLOCKS", "EXAMPLE_FILE", "EXAMPLE_TASK", "PATH_LINE", "WHOLE", "Brief", "Coder", "EditFormat",
+__all__ = ["BLOCKS", "EXAMPLE_FILE", "EXAMPLE_TASK", "FORMATS", "MIXED", "PATH_LINE", "WHOLE", "Brief", "Coder", "EditFormat",
            "RoundEdits", "denial", "describe_failures", "parse_edit_blocks", "parse_whole_files", "render_block",
            "write_change"]

@@ -9,8 +9,10 @@ form and has no reason to repeat. A copy of it is recognised and never applied (
 
 A format is an object (`EditFormat`): its rules, its worked example, how a reply in it is read, what a
 follow-up says and where a reply should stop. `EditBlocks` asks for SEARCH/REPLACE blocks, `WholeFiles` for each
-changed file whole; the team's policy picks one for each round from the config's `edit_format`
-(bot/ensemble/policy.py: `alternate` switches after each round whose change was not good).
+changed file whole, `MixedFiles` each file in the form that is shorter to write (a small file whole, edit blocks in
+a large one); the team's policy picks one for each round from the config's `edit_format` (bot/ensemble/policy.py:
+`alternate` and `auto` switch after each round whose change was not good). A round's reply is capped by what
+it can need (`reply_tokens`): the files it may send whole, and a bound per file it changes with blocks.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from bot.ensemble.coder.parsing import EditBlock, EditFailure, ParseResult, pars
 from bot.ensemble.workspace_files import Read
 from bot.llm.types import STOP_LIMIT
 from common.testfiles import is_test_path
+from common.tokens import estimate_tokens
 
 RULES = """Reply with edit blocks, one per change. A block is the file's path on its own line, then
 <<<<<<< SEARCH, the lines to find, =======, the lines that replace them, and >>>>>>> REPLACE.
@@ -52,6 +55,42 @@ Rules:
   an edit block instead: its path on its own line, then <<<<<<< SEARCH, the exact lines to find,
   =======, the lines that replace them, and >>>>>>> REPLACE.
 - First say in one or two sentences what is wrong and how you change it, then send the files."""
+
+MIXED_RULES = """Send each file you change in the form that is shorter to write: a small file whole, a large file
+with edit blocks.
+- A whole file: the file's path on its own line, then the complete file between a line ``` and a line ```. Copy
+  every line you do not change exactly as it is: never skip, shorten or elide anything (no "..." and no "rest of
+  the code" comments). A new file is sent whole.
+- An edit block: the file's path on its own line, then <<<<<<< SEARCH, the exact lines to find, =======, the lines
+  that replace them, and >>>>>>> REPLACE. Copy the SEARCH lines exactly from the file, indentation included; they
+  must match exactly one place. Never write line numbers. A file shown to you in part is changed this way.
+
+Rules:
+- The path goes on its own line right above the opening ``` or <<<<<<< SEARCH: the real path of the file,
+  relative to the repository root, exactly as it was shown to you.
+- Send only the files you change.
+- First say in one or two sentences what is wrong and how you change it, then send the files."""
+
+# What a change costs to write, in output tokens: on a local server a round's time is mostly its reply's length.
+# A whole file costs its own tokens; an edit block costs its path and markers and its SEARCH and REPLACE parts (the
+# changed lines and the context that makes SEARCH unique, each written twice): a median of about 120 tokens, one
+# block a reply, in the local 1.5B coder's recorded block replies (bench/peers.py's model.jsonl; /tmp/peers-*).
+# A SEARCH part that does not match costs the block again in a follow-up turn, which a whole file cannot miss: with
+# half of a small model's blocks missing, a block costs twice its length on average, so a file is worth sending whole
+# while it costs no more than that (about 25 lines of code); a larger one is cheaper changed in place.
+BLOCK_TOKENS = 120
+WHOLE_MAX_TOKENS = 2 * BLOCK_TOKENS
+# The reply cap (`reply_tokens`): what a reply in the round's format can need. A file sent whole may grow by a new
+# function or two; the token estimate can undercount a local tokenizer on code by about a tenth (common/tokens.py).
+GROWTH_TOKENS = 256  # what a change may add to a file sent whole
+ESTIMATE_SLACK = 1.1
+FRAME_TOKENS = 16  # a file's path line and its fences or markers
+PROSE_TOKENS = 192  # the sentence or two before the files, or a few READ/FIND requests
+NEW_FILE_TOKENS = 1024  # a new file (a reproduction test, a module the plan names): no size to go by
+# A file changed with blocks: never more than all of it written twice (SEARCH and REPLACE), and blocks change a few
+# places each (the rules ask for small blocks): BLOCKS_PER_FILE blocks of up to four times the median block.
+MAX_BLOCK_TOKENS = 4 * BLOCK_TOKENS
+BLOCKS_PER_FILE = 3
 
 MAX_NAMED_PATHS = 8
 PLAIN_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}")  # a path that can carry no instruction
@@ -105,6 +144,14 @@ class EditFormat(Protocol):
         """The files among `shown` (path: what the coder was shown of it) that a reply may send back whole."""
         ...
 
+    def fitted(self, shown: Mapping[str, str], read: Read) -> EditFormat:
+        """This format for a round that shows the coder `shown`: one that picks a form per file names its choices."""
+        ...
+
+    def written_whole(self, shown: Mapping[str, str], read: Read) -> frozenset[str]:
+        """The files among `shown` the coder is asked to send back whole (the rest take edit blocks)."""
+        ...
+
     def parse(self, text: str, read: Read, shown_whole: frozenset[str]) -> ParseResult:
         """The changes in a reply, as edit blocks, and what could not be read."""
         ...
@@ -138,6 +185,14 @@ class EditBlocks:
 
     def shown_whole(self, shown: Mapping[str, str], read: Read) -> frozenset[str]:
         """None: blocks change files in place."""
+        return frozenset()
+
+    def fitted(self, shown: Mapping[str, str], read: Read) -> EditFormat:
+        """The same for every round."""
+        return self
+
+    def written_whole(self, shown: Mapping[str, str], read: Read) -> frozenset[str]:
+        """None: every file takes blocks."""
         return frozenset()
 
     def parse(self, text: str, read: Read, shown_whole: frozenset[str]) -> ParseResult:
@@ -178,6 +233,14 @@ class WholeFiles:
     def shown_whole(self, shown: Mapping[str, str], read: Read) -> frozenset[str]:
         """The files the coder was shown as they are, not in part."""
         return frozenset(p for p, view in shown.items() if view == read(p))
+
+    def fitted(self, shown: Mapping[str, str], read: Read) -> EditFormat:
+        """The same for every round."""
+        return self
+
+    def written_whole(self, shown: Mapping[str, str], read: Read) -> frozenset[str]:
+        """Every file shown whole."""
+        return self.shown_whole(shown, read)
 
     def parse(self, text: str, read: Read, shown_whole: frozenset[str]) -> ParseResult:
         """The reply's edit blocks and its whole-file listings as blocks: a listing replaces a file the coder was
@@ -226,8 +289,68 @@ class WholeFiles:
         return tuple(stops[:STOP_LIMIT])
 
 
+class MixedFiles(WholeFiles):
+    """Each file in the form that is shorter to write: whole when it costs no more than WHOLE_MAX_TOKENS, else edit
+    blocks. A reply is read as a whole-file reply is (listings and blocks are told apart by their markers), so a
+    large file the coder sends whole anyway still applies; only the rules, and the reply's cap, differ."""
+
+    name = "mixed"
+    no_edit = EditFailure("?", "parse", "the reply holds no change: send each small file you change whole under its "
+                          "path, and edit blocks for the large ones")
+
+    def __init__(self, whole: Sequence[str] = (), blocks: Sequence[str] = ()):
+        self.whole = tuple(whole)  # the files of the round to send whole, once fitted
+        self.blocks = tuple(blocks)  # those to change with edit blocks
+
+    def fitted(self, shown: Mapping[str, str], read: Read) -> EditFormat:
+        """The format naming which of `shown` go whole and which take blocks."""
+        whole = self.written_whole(shown, read)
+        return MixedFiles(sorted(whole), sorted(p for p in shown if p not in whole))
+
+    def written_whole(self, shown: Mapping[str, str], read: Read) -> frozenset[str]:
+        """The files shown whole whose whole costs no more than WHOLE_MAX_TOKENS."""
+        return frozenset(p for p in self.shown_whole(shown, read) if estimate_tokens(shown[p]) <= WHOLE_MAX_TOKENS)
+
+    def rules(self, paths: Sequence[str]) -> str:
+        """The rules, the task's paths, and which files go whole and which take blocks."""
+        rules = _naming(MIXED_RULES, paths)
+        whole = [p for p in self.whole if p in paths and PLAIN_PATH.fullmatch(p)]
+        blocks = [p for p in self.blocks if p in paths and PLAIN_PATH.fullmatch(p)]
+        split = ([f"Send these files whole: {', '.join(whole[:MAX_NAMED_PATHS])}."] if whole else []) + \
+            ([f"Change these with edit blocks: {', '.join(blocks[:MAX_NAMED_PATHS])}."] if blocks else [])
+        return "\n".join([rules, *split])
+
+    def follow_up(self, failures: Sequence[EditFailure], applied: int, cut_off: bool) -> str:
+        """Ask for the changes that did not apply again, each file in its form."""
+        fix = ("Send these changes again: a small file whole, its path on the line above the opening ```; a large "
+               "file with edit blocks, copying SEARCH lines exactly from the file.")
+        return _follow_up(failures, applied, cut_off, "These changes were NOT applied:\n", fix)
+
+
 BLOCKS: EditFormat = EditBlocks()
 WHOLE: EditFormat = WholeFiles()
+MIXED: EditFormat = MixedFiles()
+FORMATS: dict[str, EditFormat] = {f.name: f for f in (BLOCKS, WHOLE, MIXED)}
+
+
+def reply_tokens(edit_format: EditFormat, shown: Mapping[str, str], read: Read, editable: Iterable[str],
+                 new_files: int = 0) -> int:
+    """The output tokens a reply in `edit_format` can need to change the `editable` files of `shown` (path: what
+    the coder was shown of it) and write `new_files` new ones: each file it is asked to send whole at its size and
+    room to grow; each file it changes with blocks BLOCKS_PER_FILE blocks, or the file written twice if less, and
+    no more than the file whole where the format reads it whole too; a new file NEW_FILE_TOKENS; a few sentences.
+    A reply that needs more is continued (bot/llm/manager.py)."""
+    whole, readable = edit_format.written_whole(shown, read), edit_format.shown_whole(shown, read)
+    need = PROSE_TOKENS + new_files * NEW_FILE_TOKENS
+    for path in dict.fromkeys(editable):
+        if path not in shown:
+            continue
+        size = estimate_tokens(shown[path])
+        blocks = min(2 * size + GROWTH_TOKENS, BLOCKS_PER_FILE * MAX_BLOCK_TOKENS)
+        if path in readable:
+            blocks = min(blocks, size + GROWTH_TOKENS)
+        need += FRAME_TOKENS + (size + GROWTH_TOKENS if path in whole else blocks)
+    return int(need * ESTIMATE_SLACK)
 
 
 def _naming(rules: str, paths: Sequence[str]) -> str:

@@ -34,7 +34,7 @@ from bot.ensemble.coder.apply import (
     write_changes,
 )
 from bot.ensemble.coder.fileview import focus_from_text, render_file
-from bot.ensemble.coder.formats import BLOCKS, EditFormat
+from bot.ensemble.coder.formats import BLOCKS, EditFormat, reply_tokens
 from bot.ensemble.coder.parsing import ParseResult, cut_oversized_blocks, reply_key
 from bot.ensemble.coder.prompts import coder_messages, judged_tests, render_plan
 from bot.ensemble.instructions import Instructions
@@ -278,6 +278,7 @@ class _Conversation:
     stops: tuple[str, ...]  # where a reply should end
     temperature: float | None = None  # the round's own temperature (an independent sample), None: the team's
     reply_by: float | None = None  # a short round's time the replies must be done by (the model client cuts them)
+    max_tokens: int | None = None  # what a reply can need (None: the model's configured output cap)
 
 
 def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Collection[str] = (),
@@ -285,9 +286,10 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Co
     """The coder's turns in one round: edits asked for, applied and guarded (`frozen`: the reproduction test as
     the judge keeps it, which no edit may weaken; `data`: the files the base's tests read, which are the judge's, as
     is the rest of the tests' `closure`)."""
-    plan, edit_format = brief.plan, brief.edit_format
+    plan, files = brief.plan, WorkspaceFiles(coder.workspace.path)
     # a direct attempt's first feedback is the base's failures itself: each text once
     shown = shown_files(coder, plan, brief.found, "\n".join(dict.fromkeys(filter(None, [brief.feedback, brief.failing]))))
+    edit_format = brief.edit_format.fitted(shown, files.read)  # a format that picks per file names its picks
     nearby = brief.found.text_outside(shown)
     conventions = coder.instructions.applying_to(
         [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else [])]).render()
@@ -299,13 +301,17 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Co
 
     paths = list(dict.fromkeys([*shown, *([plan.reproduction_test] if plan.reproduction_test else [])]))
     judged = judged_tests(shown, coder.task, plan, brief.reproduce)
-    shown_whole = edit_format.shown_whole(shown, WorkspaceFiles(coder.workspace.path).read)
+    shown_whole = edit_format.shown_whole(shown, files.read)
+    editable = [p for p in paths if p not in judged]
+    planned = [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else [])]
+    new_files = sum(files.read(p) is None for p in dict.fromkeys(planned) if p not in judged)
+    need = reply_tokens(edit_format, shown, files.read, editable, new_files) if shown else None
     limits = TurnLimits(0, 0, 0) if brief.one_turn else TurnLimits(sent=brief.sent)
     own = brief.temperature if brief.temperature is not None else coder.temperature or 0.0
     limits = replace(limits, temperature=own, edit_format=edit_format)
     talk = _Conversation(coder, prompt, limits, tuple(shown), shown_whole, edit_format.example(paths),
                          edit_format.stops({p: shown[p] for p in shown_whole}, judged, coder.task.text),
-                         brief.temperature, brief.reply_by)
+                         brief.temperature, brief.reply_by, need)
     return _guard(coder, _converse(talk), frozen, data, closure)
 
 
@@ -332,8 +338,10 @@ def _converse(talk: _Conversation) -> RoundEdits:
         began = coder.clock()
         try:
             temperature = step.temperature if step.temperature is not None else talk.temperature
+            # after code it asked for, the coder may change a file the round's cap did not count
+            need = None if any(t.kind == "request" for t in turns) else talk.max_tokens
             reply = ask(coder.models, "coder", messages, coder.prompt_budget, temperature=temperature,
-                        stop=talk.stops, by=talk.reply_by)
+                        stop=talk.stops, by=talk.reply_by, max_tokens=need)
         except (ContextTooLong, PromptTooLong):
             if not step.tail:
                 raise
