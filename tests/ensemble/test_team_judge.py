@@ -37,3 +37,20 @@ def test_a_new_conftest_of_fixtures_runs_with_the_new_tests_and_never_with_the_b
     assert with_new and all(CONFTEST not in o and NEW_TEST not in o for o in with_new)
     after = dict(result.tests_after.results) if result.tests_after else {}
     assert after[f"{NEW_TEST}::test_every_even_case"] == "pass"
+
+
+def test_the_reproduction_round_does_not_run_the_bases_tests_again(sample: Path) -> None:
+    """Round 0 only adds the reproduction test, which the base's tests' process leaves out: that process would run
+    the base's tree again, so the base run's outcome stands for it and only the new test runs. The round with the
+    fix runs the base's tests as always."""
+    runner = HostPytest()
+    parts = Components(models=ScriptedModels(happy_script()), retriever=FileRetriever(sample), runner=runner)
+    result = run_task(sample, MEDIAN_TASK, Config(ensembles=1), {}, parts)
+    assert result.success, result.stop_detail
+    repro, base_test = "tests/test_repro_median.py", "tests/test_core.py"
+    # the run after the base run is round 0's: the reproduction test alone, the base's test file left out
+    assert runner.overlays[1].get(base_test, b"") is None and repro not in runner.overlays[1], runner.overlays[1]
+    # the base's tests, the candidate's new test left out, ran only for the fix (and its stand-ins), never in round 0
+    base_processes = [i for i, o in enumerate(runner.overlays) if o.get(repro, b"") is None]
+    assert base_processes and min(base_processes) > 1, [sorted(o) for o in runner.overlays]
+    assert result.reproduction and result.reproduction.failed_before

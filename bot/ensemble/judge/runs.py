@@ -11,7 +11,8 @@ twins.py (copies of the tests a change must fix that expect another answer: no h
 A judged run (`run`) is one to three test processes:
 1. the base's tests, with the base's test files, harness and test data put back, the frozen reproduction test,
    and none of the candidate's new test files: nothing the candidate added beside the tests is loaded where the
-   base's tests run;
+   base's tests run (so where the candidate only added test files, as the reproduction round does, this process
+   would run the base's tree again: the base run's outcome stands for it, `_as_at_base`);
 2. when the tests the change must fix passed there, the same process again with each such test's file replaced,
    in its own place, by its stand-in (twins.stand_ins: the file with the test's assertion expecting another value;
    for a suite slower than STAND_INS_WITH_THE_SUITE_S, without the base's other test files); a stand-in that passes
@@ -172,8 +173,9 @@ class TeamJudge:
         known = self.known_failures(workspace)
         must = self._twinned(workspace, judged)
         base_process = {**overlay, **dict.fromkeys(new)}
-        first = self._process(runner, workspace, files.read, base_process, known, owned, lambda _name: True,
-                              must if self.calibration.available else ())
+        first = self._as_at_base(workspace, new, known) or self._process(
+            runner, workspace, files.read, base_process, known, owned, lambda _name: True,
+            must if self.calibration.available else ())
         first = self._stood_in(first, runner, workspace, files.read, base_process, known, owned, must)
         # a new conftest.py (fixtures for the new tests, judged.py) is in `new`, so out of the first process; it
         # holds no tests, so alone it needs no second one
@@ -185,6 +187,16 @@ class TeamJudge:
         second = self._process(runner, workspace, files.read, {**overlay, **left_out}, known, owned,
                                lambda name: _in_files(name, written))
         return _merged(first, second)
+
+    def _as_at_base(self, workspace: Workspace, new: Collection[str], known: Collection[str]) -> TestOutcome | None:
+        """The base run's outcome when the base's tests' process would run the base's tree itself: every path the
+        candidate changed is a new test file, which that process leaves out (the reproduction round's test). Nothing
+        the candidate wrote is loaded there, so running it again shows nothing the base run did not; None otherwise,
+        and where the coder's summary would have to leave known failures out of the base run's text."""
+        if self.baseline is None or known or not set(workspace.changed_paths()) <= set(new):
+            return None
+        log.info("the candidate only adds test files: the base's tests' process is the base run's")
+        return replace(self.baseline, duration_s=0.0, reads=(), listed=None, opened=())
 
     def run_alone(self, runner: TestRunner, workspace: Workspace, tests: Mapping[str, str],
                   at_base: bool = False) -> TestOutcome:
