@@ -88,8 +88,9 @@ def no_twins() -> Iterator[None]:
         sentinels.twins, team_judge.stand_ins = made, standing
 
 
-def judged(task: dict[str, Any], fix: str, scratch: Path) -> RunResult:
-    """One engine run on a fresh copy of the task's repository, the fix its coder's only reply."""
+def judged(task: dict[str, Any], fix: str, scratch: Path, hidden: str = "") -> RunResult:
+    """One engine run on a fresh copy of the task's repository, the fix its coder's only reply (and `hidden`, when
+    given, its reply to the hidden check's request)."""
     repo = make_repo(task["repo"], scratch / "repo")
     plan = {"summary": task["title"], "files": [], "steps": ["Fix the code"], "questions": []}
     transcript = scratch / "transcript.jsonl"
@@ -97,6 +98,7 @@ def judged(task: dict[str, Any], fix: str, scratch: Path) -> RunResult:
         {"role": "planner", "schema": "plan", "reply": plan, "repeat": True},
         {"role": "planner", "reply": NOTHING_TO_EXPLORE, "repeat": True},
         {"role": "coder", "reply": fix},
+        *([{"role": "coder", "reply": hidden}] if hidden else []),
         {"role": "critic", "reply": ACCEPT, "repeat": True})))
     scripted = RoleModel("scripted", str(transcript))
     config = Config(ensembles=1, max_iterations=1, models=Models(planner=scripted, coder=scripted, critic=scripted))
