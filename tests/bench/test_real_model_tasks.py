@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import shutil
@@ -25,6 +26,12 @@ NON_PYTHON = {"cargo", "go", "node"}
 
 def spec_of(task_id: str):
     return judge.load_spec(real_model.TASKS_DIR / task_id)
+
+
+@functools.cache
+def baseline(task_id: str):
+    """The task's suite on its repository as shipped, run once for the tests below that read it."""
+    return judge.baseline(real_model.TASKS_DIR / task_id)
 
 
 def needs_toolchain(task_id: str) -> None:
@@ -52,7 +59,7 @@ def test_task_fails_at_the_base(task_id: str):
     """What the judge sees on the repository as shipped: the listed tests exist and fail, others pass."""
     needs_toolchain(task_id)
     task = real_model.load_task(task_id)
-    before = judge.baseline(task["folder"])
+    before = baseline(task_id)
     for test_id in (*task["fail_to_pass"], *task["preexisting_failures"]):
         assert before.outcomes.get(test_id) == "failed", f"{test_id}: {before.outcomes}\n{before.output}"
     assert any(outcome == "passed" for outcome in before.outcomes.values()), before.output
@@ -65,7 +72,7 @@ def test_reference_fix_is_solved(task_id: str, tmp_path: Path):
     task = real_model.load_task(task_id)
     tree = shutil.copytree(task["repo"], tmp_path / "repo")
     subprocess.run(["git", "apply", str(task["folder"] / "solution.patch")], cwd=tree, check=True)
-    verdict = judge.judge(task["folder"], tree)
+    verdict = judge.judge(task["folder"], tree, before=baseline(task_id))
     assert verdict.solved, judge.describe(verdict) + "\n" + (verdict.after.output if verdict.after else "")
     for test_id in task["preexisting_failures"]:
         assert not verdict.after.passed(test_id)
