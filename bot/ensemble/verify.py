@@ -240,7 +240,7 @@ class _Verification:
         self.bases[self.job.base] = base
         judge = TeamJudge.of("", base)  # no task asks for any test edit: every one is reported
         self._notify("-", Phase.TESTING, 0, self.job.head)
-        after, judgement = judge.verdict(runner, head_ws)
+        after, judgement = judge.verdict(runner, head_ws, every_check=True)
         texts = self._texts()
         own = {p: text for p, (_, text) in texts.items()  # its tests as it wrote them, with their new data
                if text is not None and owned_by_judge(p, base.data) and not is_ci_path(p)}

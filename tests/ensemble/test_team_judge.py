@@ -54,3 +54,39 @@ def test_the_reproduction_round_does_not_run_the_bases_tests_again(sample: Path)
     base_processes = [i for i, o in enumerate(runner.overlays) if o.get(repro, b"") is None]
     assert base_processes and min(base_processes) > 1, [sorted(o) for o in runner.overlays]
     assert result.reproduction and result.reproduction.failed_before
+
+
+SPECIAL = """stats/core.py
+<<<<<<< SEARCH
+    middle = len(ordered) // 2
+    return ordered[middle]
+=======
+    middle = len(ordered) // 2
+    if values == [1, 2, 3, 4]:
+        return 2.5
+    return ordered[middle]
+>>>>>>> REPLACE"""
+FIX_AFTER_SPECIAL = """stats/core.py
+<<<<<<< SEARCH
+    if values == [1, 2, 3, 4]:
+        return 2.5
+    return ordered[middle]
+=======
+    if len(ordered) % 2 == 0:
+        return (ordered[middle - 1] + ordered[middle]) / 2
+    return ordered[middle]
+>>>>>>> REPLACE"""
+
+
+def test_the_stand_ins_run_only_for_a_change_the_rest_of_the_run_finds_good(sample: Path) -> None:
+    """Round 1 makes the base's failing test pass by its input alone and fails the reproduction test: not good, so
+    its stand-ins' process is not run; round 2's honest fix is good, and its stand-ins are."""
+    runner = HostPytest()
+    models = ScriptedModels({**happy_script(), ("coder", None): [REPRO, SPECIAL, FIX_AFTER_SPECIAL]})
+    parts = Components(models=models, retriever=FileRetriever(sample), runner=runner)
+    result = run_task(sample, MEDIAN_TASK, Config(ensembles=1), {}, parts)
+    assert result.success, result.stop_detail
+    base_test = (sample / "tests/test_core.py").read_bytes()
+    stood_in = [o for o in runner.overlays if o.get("tests/test_core.py") not in (None, base_test)]
+    assert len(stood_in) == 1, len(stood_in)
+    assert b"2.5" not in (stood_in[0]["tests/test_core.py"] or b"")  # the assertion expects another value

@@ -13,7 +13,8 @@ A judged run (`run`) is one to three test processes:
    and none of the candidate's new test files: nothing the candidate added beside the tests is loaded where the
    base's tests run (so where the candidate only added test files, as the reproduction round does, this process
    would run the base's tree again: the base run's outcome stands for it, `_as_at_base`);
-2. when the tests the change must fix passed there, the same process again with each such test's file replaced,
+2. when the tests the change must fix passed there, and the rest of the run finds the change good (`verdict`: a
+   change that is not good is not kept, whatever they show), the same process again with each such test's file replaced,
    in its own place, by its stand-in (twins.stand_ins: the file with the test's assertion expecting another value;
    for a suite slower than STAND_INS_WITH_THE_SUITE_S, without the base's other test files); a stand-in that passes
    too is a cheat the twins of process 1 miss, code that answers only the test's own file;
@@ -154,15 +155,20 @@ class TeamJudge:
         return replace(self, reproduction=path, frozen=MappingProxyType({**self.frozen, **({path: text} if text else {})}))
 
     def verdict(self, runner: TestRunner, workspace: Workspace,
-                reproduction: str | None = None) -> tuple[TestOutcome, Judgement]:
+                reproduction: str | None = None, every_check: bool = False) -> tuple[TestOutcome, Judgement]:
         """The candidate in `workspace` run as the judge runs it (`run`) and judged against the base (`judge`;
-        `reproduction`: the test being written, required while this judge has none)."""
-        tests = self.run(runner, workspace)
-        return tests, self.judge(tests, workspace, reproduction)
+        `reproduction`: the test being written, required while this judge has none). The stand-ins run only for a
+        change the rest of the run finds good (or with `every_check`: a report on any change): what they can show
+        refuses a change, and one that is not good is not kept anyway; a good one is judged again with them."""
+        judged = lambda tests: self.judge(tests, workspace, reproduction)  # noqa: E731
+        tests = self.run(runner, workspace, stand_ins=lambda tests: every_check or judged(tests).good)
+        return tests, judged(tests)
 
-    def run(self, runner: TestRunner, workspace: Workspace) -> TestOutcome:
+    def run(self, runner: TestRunner, workspace: Workspace,
+            stand_ins: Callable[[TestOutcome], bool] = lambda _tests: True) -> TestOutcome:
         """The candidate in `workspace` run as the judge runs it: the base's tests apart from the new test files,
-        the judge's files over the tree, known-answer checks in each process (see the module's docstring)."""
+        the judge's files over the tree, known-answer checks in each process (see the module's docstring); the
+        stand-ins' process where `stand_ins` says the run without it needs one."""
         files = WorkspaceFiles(workspace.path)  # one listing of the tree for the whole run
         overlay = self._overlay(workspace, files.read)
         owned = [*guarded({*files, *overlay}, self.named_data), *self.closure.support]  # no test process changes these
@@ -176,16 +182,17 @@ class TeamJudge:
         first = self._as_at_base(workspace, new, known) or self._process(
             runner, workspace, files.read, base_process, known, owned, lambda _name: True,
             must if self.calibration.available else ())
-        first = self._stood_in(first, runner, workspace, files.read, base_process, known, owned, must)
         # a new conftest.py (fixtures for the new tests, judged.py) is in `new`, so out of the first process; it
         # holds no tests, so alone it needs no second one
         written = [p for p in new if _holds_tests(p, judged) and not is_whole_harness(p)]
-        if not written:
-            return first
-        texts = {p: judged(p) or "" for p in new if p in written or is_whole_harness(p)}
-        left_out = {p: None for p in self._base_test_files() if not _used_by(p, texts)}
-        second = self._process(runner, workspace, files.read, {**overlay, **left_out}, known, owned,
-                               lambda name: _in_files(name, written))
+        second = None
+        if written:
+            texts = {p: judged(p) or "" for p in new if p in written or is_whole_harness(p)}
+            left_out = {p: None for p in self._base_test_files() if not _used_by(p, texts)}
+            second = self._process(runner, workspace, files.read, {**overlay, **left_out}, known, owned,
+                                   lambda name: _in_files(name, written))
+        if stand_ins(_merged(first, second)):
+            first = self._stood_in(first, runner, workspace, files.read, base_process, known, owned, must)
         return _merged(first, second)
 
     def _as_at_base(self, workspace: Workspace, new: Collection[str], known: Collection[str]) -> TestOutcome | None:
@@ -384,8 +391,10 @@ def _without_checks(tests: TestOutcome, planted: Planted, keep: Callable[[str], 
     return replace(tests, results=results, failing=failing, passed=passed, total=len(results) or None)
 
 
-def _merged(first: TestOutcome, second: TestOutcome) -> TestOutcome:
-    """The base's tests' process and the new tests' process as one judged run."""
+def _merged(first: TestOutcome, second: TestOutcome | None) -> TestOutcome:
+    """The base's tests' process and the new tests' process (if there was one) as one judged run."""
+    if second is None:
+        return first
     results = (*first.results, *((n, o) for n, o in second.results if n not in dict(first.results)))
     summary = first.summary if second.passed else f"{first.summary}\n\nThe new test files, run on their own:\n" \
                                                   f"{second.summary}"
