@@ -162,7 +162,13 @@ class DockerSandbox:
         reader = threading.Thread(target=_drain, args=(stream, out, err), daemon=True)
         reader.start()
         timed_out = not _wait_for_exec(api, exec_id, reader, started + timeout)
-        if timed_out:
+
+        def read() -> tuple[dict[str, bytes], dict[str, bytes]]:  # the run's own result files, the runners' reports
+            return (self._result_files(container, [results]),
+                    self._result_files(container, [f"{WORKSPACE}/{path}" for path in env.project.result_paths]))
+
+        if timed_out:  # read before the kill: the workspace's tmpfs volume is unmounted when the container stops
+            own, reports = read()
             _quietly(container.kill)
             reader.join(5)
         duration = time.monotonic() - started
@@ -172,11 +178,11 @@ class DockerSandbox:
                                     "check `docker info` and the daemon's log, then retry")
         code = int(code)
         oom = not timed_out and code != 0 and _oom_killed(api, container)
-        own = self._result_files(container, [results])  # a killed run's progress log too
+        if not timed_out:
+            own, reports = read()  # a killed run's progress log too
         folder = PurePosixPath(results).name
         files = {PurePosixPath(name).name: data for name, data in own.items()
                  if PurePosixPath(name).parent == PurePosixPath(folder)}  # the folder's own files, not deeper ones
-        reports = self._result_files(container, [f"{WORKSPACE}/{path}" for path in env.project.result_paths])
         ended = Ended(command, code, out.text(), err.text(), duration, timed_out, oom)
         return result_of(ended, files, reports, env.repo_dir)
 

@@ -26,12 +26,13 @@ from sandbox.model import (
     ExecResult,
     Finding,
 )
-from sandbox.results import read_tests, running_test
+from sandbox.results import parse_pytest_listing, read_tests, running_test
 from sandbox.scripts import (
     HONESTY_LOG,
     OWNED_LOG,
     PATCHES_LOG,
     PLUGINS_DIR,
+    PYTEST_PROGRESS,
     READS_LOG,
     RESULTS_DIR,
     RUN_FILES,
@@ -63,8 +64,9 @@ def result_of(ended: Ended, files: Mapping[str, bytes], reports: Mapping[str, by
     found = findings(runner, tests, ended.exit_code, killed, ended.stdout, ended.stderr, own)
     runner, running = running_test(runner, own, ended.stdout, ended.stderr, repo_dir)
     reads = own.get(READS_LOG, b"")
+    listed = parse_pytest_listing(own[PYTEST_PROGRESS].decode("utf-8", "replace")) if PYTEST_PROGRESS in own else None
     return ExecResult(*ended, tests=tests, runner=runner, reads=reads_of(reads), opened=opened_of(reads),
-                      running=running, findings=(*found, *refusals_of(own.get(OWNED_LOG, b"")),
+                      running=running, listed=listed, findings=(*found, *refusals_of(own.get(OWNED_LOG, b"")),
                                                  *patches_of(own.get(PATCHES_LOG, b"")),
                                                  *honesty_of(own.get(HONESTY_LOG, b""))))
 

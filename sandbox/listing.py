@@ -18,6 +18,7 @@ from pathlib import Path
 
 from sandbox.model import Environment, Sandbox, TestCase
 from sandbox.output import MARKER_WORDS
+from sandbox.pytest_progress import LISTED_VARIABLE
 from sandbox.results import cargo_targets, cargo_test_name, go_events, name_go_tests_by_file
 from sandbox.workspace import Overlay
 
@@ -29,6 +30,13 @@ _CARGO_LISTED = re.compile(r"^(.+): test$", re.M)
 _CARGO_COUNT = re.compile(r"^\d+ tests?, \d+ benchmarks?$", re.M)
 # `cargo test [options] [-- test arguments]`, up to the end of that command (a redirection, ;, &&, | or the end)
 _CARGO_TEST = re.compile(r"\bcargo\s+(?:\+\S+\s+)?test\b(?P<args>(?:(?!\s*(?:\d?>|&&|\|\||[;|&]))\s*[^\s;&|<>]+)*)")
+
+
+def listing_itself(command: str) -> str:
+    """`command`, its pytest runs told to list the tests they collect before running them (in the progress log:
+    sandbox/pytest_progress.py), so the run's result holds its own listing (`ExecResult.listed`) and needs no
+    listing run; other runners list nothing this way (`list_tests` lists them)."""
+    return f"export {LISTED_VARIABLE}=1; {command}"
 
 
 def list_tests(sandbox: Sandbox, env: Environment, command: str, files: Overlay | None = None

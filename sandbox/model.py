@@ -174,6 +174,7 @@ class ExecResult:
     # file whose examples ran as doctests): what the judge learns the tests' closure from (bot/ensemble/judge/closure.py)
     opened: tuple[tuple[str, str], ...] = ()
     runner: str = ""  # whose report gave the results (or named the running test): pytest, junit, go, cargo, tap ...
+    listed: tuple[str, ...] | None = None  # the tests the run listed itself as it collected them (sandbox/listing.py)
 
     @property
     def ok(self) -> bool:

@@ -11,7 +11,9 @@ classes down as it loads, and compare them at the first test's start and after e
 
 Lines: `session<TAB>start` when pytest starts, `start<TAB>nodeid` and `done<TAB>nodeid<TAB>outcome`
 (pass, fail, error, skip). With `ENSEMBLE_LIST` set (a token) and `--collect-only`, the collected node
-ids are printed as `token<TAB>nodeid`, after a line holding the token alone (sandbox/listing.py).
+ids are printed as `token<TAB>nodeid`, after a line holding the token alone (sandbox/listing.py). With
+`ENSEMBLE_LISTED` set in a run that runs its tests, they are logged as `listed<TAB>nodeid` once collected, and
+`listed<TAB>` ends the listing: the run lists itself, with no listing run of its own.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ if TYPE_CHECKING:  # the sandbox runs this module with the standard library only
     import pytest
 
 LOG_NAME = "pytest-progress.log"
+LISTED_VARIABLE = "ENSEMBLE_LISTED"  # set: the run lists its tests in the log as it collects them, then runs them
 _outcomes: dict[str, str] = {}
 _started: list[str] = []
 # pytest's classes are taken down as this plugin loads (`PYTEST_PLUGINS`): after pytest's own modules, before any
@@ -61,6 +64,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
+    if os.environ.get(LISTED_VARIABLE) and not session.config.getoption("collectonly", False):
+        for item in session.items:  # the listing, written before any test runs (a kill leaves it whole)
+            _write("listed", item.nodeid)
+        _write("listed", "")  # the listing's end: a run killed while it was written has none
     token = os.environ.get("ENSEMBLE_LIST")
     if not token or not session.config.getoption("collectonly", False):
         return

@@ -356,6 +356,15 @@ def parse_pytest_progress(text: str) -> tuple[list[TestCase], str | None]:
     return list(finished.values()), running
 
 
+def parse_pytest_listing(text: str) -> tuple[str, ...] | None:
+    """The tests a run listed in its progress log as pytest collected them (`ENSEMBLE_LISTED`); None where it listed
+    none, or the listing never ended (a kill while it was written)."""
+    listed = [line.split("\t", 1)[1] for line in text.splitlines() if line.startswith("listed\t")]
+    if "" not in listed:
+        return None
+    return tuple(dict.fromkeys(name for name in listed if name))
+
+
 def _distinct(found: list[TestCase], into: dict[str, TestCase]) -> None:
     """Add `found` to `into`; a name reported twice by one source is a collision, kept apart and logged."""
     seen: set[str] = set()

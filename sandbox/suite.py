@@ -10,7 +10,8 @@ names each test as it starts) through a skip list sandbox/run_hooks.py reads; `g
 line, printed first when tests run one at a time, as resumed runs do) through `-- --skip x --exact`.
 The killed test is reported as an error that names the limit.
 
-Given the suite's listing (sandbox/listing.py), a run that leaves a listed test unreported is
+Given the suite's listing (sandbox/listing.py: pytest lists its tests in the run itself, as it collects them;
+other runners in a listing run of their own), a run that leaves a listed test unreported is
 incomplete, and results naming tests the listing lacks are a finding. Without one, a kill that cannot
 be resumed leaves the run incomplete; the judge treats the tests it never reached as unknown.
 """
@@ -24,7 +25,7 @@ from dataclasses import replace
 
 from sandbox.agreement import top_level, unlisted
 from sandbox.evidence import MAX_READS
-from sandbox.listing import list_tests, with_test_args
+from sandbox.listing import list_tests, listing_itself, with_test_args
 from sandbox.model import Environment, ExecResult, Sandbox, TestCase
 from sandbox.results import libtest_name
 from sandbox.workspace import Overlay
@@ -35,7 +36,7 @@ MAX_DESELECT_CHARS = 100_000  # finished tests named on a resume; past this only
 PLUGIN_MISSING = 'Error importing plugin "ensemble_pytest_progress"'  # pytest's words when it cannot import it
 FIRST_FEW = 3
 
-__all__ = ["list_tests", "run_suite"]
+__all__ = ["accounted", "list_tests", "listing_itself", "run_suite"]
 
 
 def run_suite(sandbox: Sandbox, env: Environment, command: str, timeout: float | None = None,
@@ -86,7 +87,8 @@ def _resumed(sandbox: Sandbox, env: Environment, command: str, timeout: float | 
         finished.update((t.name, t) for t in result.tests)
     tests = [*finished.values(), *(k for name, k in killed.items() if name not in finished)]
     complete = not result.killed
-    return replace(result, exit_code=first.exit_code, tests=tests, timed_out=any(r.timed_out for r in runs),
+    return replace(result, exit_code=first.exit_code, tests=tests, listed=first.listed,
+                   timed_out=any(r.timed_out for r in runs),
                    oom_killed=any(r.oom_killed for r in runs), complete=complete, runner=first.runner,
                    incomplete_reason="" if complete else f"killed by {limit_words(result, env)} before the suite "
                    "finished, and the runner did not say which test was running, so the rest could not be resumed",

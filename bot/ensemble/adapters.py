@@ -101,18 +101,21 @@ class SandboxRunner:
         Python processes open; `listing` lists the suite's tests first (where the runner can) and holds
         the run to that listing. The tests cannot change the files in `owned` (the judge's: sandbox/model.py).
         """
-        from sandbox.suite import list_tests, run_suite
+        from sandbox.suite import accounted, list_tests, listing_itself, run_suite
 
         env = self._environment(workspace)
         command = self._command = self._command or env.test_command
-        listed = None
-        if listing:
-            with span("sandbox.list", backend=env.backend) as s:
-                listed = list_tests(self.sandbox, env, command, files)
-                s.set(listed=None if listed is None else len(listed))
         with span("sandbox.run", backend=env.backend, image=env.image) as s:
             s.set(command=command, overlay=sorted(files or ())[:50], trace_reads=trace_reads)
-            result = run_suite(self.sandbox, env, command, self.spec.timeout_s, files, listed, trace_reads, owned)
+            # a listed run lists its tests itself where its runner can (pytest), else in a listing run of its own
+            result = run_suite(self.sandbox, env, listing_itself(command) if listing else command,
+                               self.spec.timeout_s, files, None, trace_reads, owned)
+            listed = result.listed if listing else None
+            if listing and listed is None:
+                with span("sandbox.list", backend=env.backend) as listing_span:
+                    listed = list_tests(self.sandbox, env, command, files)
+                    listing_span.set(listed=None if listed is None else len(listed))
+            result = accounted(result, listed)
             s.set(exit_code=result.exit_code, duration_s=round(result.duration_s, 2), timed_out=result.timed_out,
                   oom_killed=result.oom_killed, tests=len(result.tests), failing=len(result.failures),
                   complete=result.complete, findings=[f"{f.kind}: {f.detail}" for f in result.findings][:10])

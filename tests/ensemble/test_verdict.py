@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from bot.ensemble.judge.verdict import judge
 from bot.ensemble.types import TestOutcome
 from common.testids import file_of_test, matching_tests
@@ -224,3 +228,42 @@ def test_the_coder_is_shown_the_file_of_a_failing_unittest() -> None:
 def test_a_unittest_reproduction_test_is_found_by_its_file_with_the_class_in_its_id() -> None:
     names = ["tests.test_add_repro.TestRepro::test_two_and_three", "tests.test_ops.TestOps::test_add"]
     assert matching_tests(names, ["tests/test_add_repro.py"]) == names[:1]
+
+
+class RunCounting:
+    """A LocalSandbox that counts the commands it runs."""
+
+    def __init__(self) -> None:
+        import sys
+
+        from sandbox import LocalSandbox
+
+        self.local = LocalSandbox(env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"})
+        self.commands: list[str] = []
+
+    def prepare(self, repo_dir, spec):
+        return self.local.prepare(repo_dir, spec)
+
+    def run(self, env, command, timeout=None, files=None, trace_reads=False, owned=()):
+        self.commands.append(command)
+        return self.local.run(env, command, timeout, files, trace_reads=trace_reads, owned=owned)
+
+
+@pytest.mark.parametrize(("test", "runs"), [("python -m pytest -q -p no:cacheprovider", 1),
+                                            ("python -m unittest discover -v", 2)], ids=["pytest", "unittest"])
+def test_a_listed_run_lists_itself_where_the_runner_can(tmp_path, test: str, runs: int) -> None:
+    """The base run is held to its listing: pytest lists what it collects in the run itself, with no listing run of
+    its own; unittest still needs one. Either way every test is listed and accounted for."""
+    from bot.ensemble.adapters import SandboxRunner
+    from sandbox.model import SandboxSpec
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "__init__.py").write_text("")
+    (tmp_path / "tests" / "test_a.py").write_text(
+        "import unittest\n\n\nclass A(unittest.TestCase):\n    def test_one(self):\n        self.assertEqual(1, 1)\n\n"
+        "    def test_two(self):\n        self.assertEqual(1, 2)\n")
+    sandbox = RunCounting()
+    outcome = SandboxRunner(sandbox, SandboxSpec(setup="", test=test, timeout_s=60)).run_tests(tmp_path, listing=True)
+    assert len(sandbox.commands) == runs, sandbox.commands
+    assert len(outcome.listed or ()) == 2 and outcome.complete
+    assert sorted(o for _, o in outcome.results) == ["fail", "pass"]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import DockerSandbox
-from sandbox.suite import list_tests, run_suite
+from sandbox.suite import accounted, list_tests, listing_itself, run_suite
 from tests.sandbox.conftest import prepare_suite
 
 pytestmark = [pytest.mark.docker, pytest.mark.usefixtures("no_leftovers")]
@@ -84,3 +84,35 @@ def test_pytest_lists_its_tests_as_its_results_name_them(sandbox: DockerSandbox,
     assert sorted(t.name for t in result.tests) == sorted(listed) and result.complete and result.findings == ()
     narrowed = run_suite(sandbox, env, f"{env.test_command} -k inside", listed=listed)
     assert not narrowed.complete and "3 of the 4 listed tests were never reported" in narrowed.incomplete_reason
+
+
+PYTEST_LOOPS = '''def test_1_passes():
+    assert True
+
+
+def test_2_hits_the_limit():
+    while True:
+        pass
+
+
+def test_3_later_fails():
+    assert 1 == 2
+'''
+
+
+def test_a_pytest_run_lists_its_own_tests_and_keeps_the_listing_through_a_kill(sandbox: DockerSandbox,
+                                                                                 tmp_path: Path) -> None:
+    """The base run's listing comes from the run itself (no listing run): pytest logs what it collected before any
+    test runs, so a run the time limit kills still has the whole listing, and the resumed suite is held to it."""
+    env = prepare_suite(sandbox, tmp_path, {"conftest.py": "", "tests/test_group.py": PYTEST_SUITE}, timeout_s=20)
+    result = run_suite(sandbox, env, listing_itself(env.test_command))
+    assert result.listed == ("tests/test_group.py::TestGroup::test_inside", "tests/test_group.py::test_numbers[1]",
+                             "tests/test_group.py::test_numbers[2]", "tests/test_group.py::test_skipped")
+    assert run_suite(sandbox, env, env.test_command).listed is None  # only a run told to lists itself
+    looping = prepare_suite(sandbox, tmp_path / "loops", {"conftest.py": "", "tests/test_loops.py": PYTEST_LOOPS},
+                            timeout_s=10)
+    killed = run_suite(sandbox, looping, listing_itself(looping.test_command))
+    names = tuple(f"tests/test_loops.py::{n}" for n in ("test_1_passes", "test_2_hits_the_limit", "test_3_later_fails"))
+    assert killed.listed == names  # the first run's listing, not the resumed run's (which deselects what finished)
+    assert {t.name: t.outcome for t in killed.tests} == dict(zip(names, ("pass", "error", "fail"), strict=True))
+    assert accounted(killed, killed.listed).complete

@@ -13,7 +13,13 @@ from pathlib import Path
 
 from sandbox.listing import parse_listing, with_test_args
 from sandbox.model import Environment, ExecResult, ProjectInfo, SandboxSpec, TestCase
-from sandbox.results import collect_tests, parse_pytest_progress, parse_unittest_verbose, running_test
+from sandbox.results import (
+    collect_tests,
+    parse_pytest_listing,
+    parse_pytest_progress,
+    parse_unittest_verbose,
+    running_test,
+)
 from sandbox.suite import run_suite
 
 JUNIT = b"""<?xml version="1.0"?><testsuites><testsuite>
@@ -184,6 +190,14 @@ def test_listings_are_read_from_each_runners_output() -> None:
     cargo = ("     Running unittests src/lib.rs (target/debug/deps/r-1)\ntests::a: test\n\n1 test, 0 benchmarks\n"
              "   Doc-tests r\nsrc/lib.rs - add (line 2): test\n\n1 test, 0 benchmarks\n")
     assert parse_listing("tok", cargo) == ("src/lib.rs::tests::a", "src/lib.rs - add (line 2)")
+
+
+def test_a_pytest_runs_own_listing_is_read_from_its_progress_log_once_it_ended() -> None:
+    log = "session\tstart\nlisted\tt.py::a\nlisted\tt.py::b[1]\nlisted\t\nstart\tt.py::a\n"
+    assert parse_pytest_listing(log) == ("t.py::a", "t.py::b[1]")
+    assert parse_pytest_listing("session\tstart\nlisted\tt.py::a\n") is None  # killed while it was written
+    assert parse_pytest_listing("session\tstart\nlisted\t\n") == ()  # it collected nothing
+    assert parse_pytest_listing("session\tstart\nstart\tt.py::a\n") is None  # not asked to list
 
 
 def test_cargo_test_arguments_go_after_the_commands_own() -> None:
