@@ -43,5 +43,5 @@ def test_the_scripted_team_is_walked_and_its_merges_printed(capsys: pytest.Captu
     assert walked, out
     stops, modules, returns = map(int, walked.groups())
     assert stops == modules + returns and modules > 1
-    merged = re.search(r"^merging bot\.ensemble\.\w+ into bot\.ensemble\.\w+: (\d+) stops", out, re.MULTILINE)
+    merged = re.search(r"^merging bot\.ensemble\.[\w.]+ into bot\.ensemble\.[\w.]+: (\d+) stops", out, re.MULTILINE)
     assert merged and int(merged.group(1)) < stops, out

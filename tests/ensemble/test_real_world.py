@@ -58,13 +58,14 @@ def test_a_test_that_already_fails_neither_blocks_nor_reaches_the_coder(sample: 
     assert result.judgement.still_failing == ("tests/test_online.py::test_needs_the_network",)
     assert result.pre_existing_failures == ("tests/test_core.py::test_median_even",
                                             "tests/test_online.py::test_needs_the_network")
-    # the base run, then each judged round in two processes (the base's tests, then the new reproduction test), and
-    # for the fix, which passed the tests it must fix, one more: their stand-ins in their place (twins.stand_ins)
-    assert len(runner.known) == 6
+    # the base run; round 0's reproduction test alone (the base's tests' process would run the base's tree again);
+    # the fix's round in two processes (the base's tests, then the new reproduction test) and, as it passed the tests
+    # it must fix and is good, one more: their stand-ins in their place (twins.stand_ins)
+    assert len(runner.known) == 5
     # once the reproduction test shows the bug, the unrelated failure is no longer shown to the coder
-    assert runner.known[1] == runner.known[2] == frozenset()
+    assert runner.known[1] == frozenset()
     # the bug's own failing test exercises the code the fix edits (median), so it stays in view
-    assert runner.known[3] == runner.known[4] == runner.known[5] == {"tests/test_online.py::test_needs_the_network"}
+    assert runner.known[2] == runner.known[3] == runner.known[4] == {"tests/test_online.py::test_needs_the_network"}
     data = result.to_dict()
     assert list(data["judgement"]["still_failing"]) == ["tests/test_online.py::test_needs_the_network"]
 
