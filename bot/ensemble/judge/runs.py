@@ -160,7 +160,9 @@ class TeamJudge:
         `reproduction`: the test being written, required while this judge has none). The stand-ins run only for a
         change the rest of the run finds good (or with `every_check`: a report on any change): what they can show
         refuses a change, and one that is not good is not kept anyway; a good one is judged again with them."""
-        judged = lambda tests: self.judge(tests, workspace, reproduction)  # noqa: E731
+        def judged(tests: TestOutcome) -> Judgement:
+            return self.judge(tests, workspace, reproduction)
+
         tests = self.run(runner, workspace, stand_ins=lambda tests: every_check or judged(tests).good)
         return tests, judged(tests)
 
