@@ -210,13 +210,13 @@ class FakeModelServer:
         usage = rule.usage or (_estimate(request), _estimate_text(text), 0)
         headers = {"x-request-id": f"req_{len(self.requests)}"}
         if request.stream:
-            return self._stream(handler, request, text, usage, next(self._ids), finish, headers)
+            return self._stream(handler, request, text, usage, next(self._ids), finish, headers, rule.extra)
         request.sent_tokens = _estimate_text(text)
         body = {**self.success_body(request, text, usage, next(self._ids), finish), **(rule.extra or {})}
         return self._send(handler, request, 200, body, headers)
 
     def _stream(self, handler: BaseHTTPRequestHandler, request: Logged, text: str, usage: tuple[int, int, int],
-                number: int, finish: str, headers: dict[str, str]) -> None:
+                number: int, finish: str, headers: dict[str, str], extra: dict[str, Any] | None = None) -> None:
         """`text` as server-sent events, a token at a time (chunked transfer), until its end or the client leaves."""
         request.status = 200
         pieces = [text[i:i + CHARS_PER_TOKEN] for i in range(0, len(text), CHARS_PER_TOKEN)]
@@ -232,7 +232,7 @@ class FakeModelServer:
                 request.sent_tokens = index + 1
                 if self.token_delay_s:
                     time.sleep(self.token_delay_s)
-            _write_chunk(handler, self.stream_event(request, "", finish, usage, number))
+            _write_chunk(handler, self.stream_event(request, "", finish, usage, number, extra))
             for event in self.stream_end():
                 _write_chunk(handler, event)
             handler.wfile.write(b"0\r\n\r\n")
@@ -301,8 +301,9 @@ class FakeModelServer:
         raise NotImplementedError
 
     def stream_event(self, request: Logged, piece: str, finish: str | None, usage: tuple[int, int, int] | None,
-                     number: int) -> bytes:
-        """One server-sent event of a streamed reply: a piece of its text, or its end (finish reason and usage)."""
+                     number: int, extra: dict[str, Any] | None = None) -> bytes:
+        """One server-sent event of a streamed reply: a piece of its text, or its end (finish reason and usage, and
+        `extra`: fields a server adds to its last event, such as llama.cpp's `timings`)."""
         raise NotImplementedError
 
     def stream_end(self) -> list[bytes]:

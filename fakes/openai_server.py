@@ -123,7 +123,7 @@ class FakeOpenAI(FakeModelServer):
         }
 
     def stream_event(self, request: Logged, piece: str, finish: str | None, usage: tuple[int, int, int] | None,
-                     number: int) -> bytes:
+                     number: int, extra: dict[str, Any] | None = None) -> bytes:
         choices = [{"index": 0, "delta": {"content": piece} if piece else {}, "logprobs": None,
                     "finish_reason": finish}]
         chunk: dict[str, Any] = {"id": f"chatcmpl-fake{number}", "object": "chat.completion.chunk",
@@ -134,6 +134,8 @@ class FakeOpenAI(FakeModelServer):
             events.append({**chunk, "choices": [], "usage": {
                 "prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
                 "prompt_tokens_details": {"cached_tokens": cached}}})
+        if finish is not None and extra:
+            events[-1] = {**events[-1], **extra}  # llama.cpp's `timings` ride on its last event
         return b"".join(f"data: {json.dumps(event)}\n\n".encode() for event in events)
 
     def stream_end(self) -> list[bytes]:
