@@ -1,20 +1,17 @@
-"""The prompts of the planner, the critic and the judge's hidden check: pure functions from plain data to messages.
+"""The prompts of the planner and the critic: pure functions from plain data to messages.
 
 Built from the shared parts (bot/ensemble/prompt_parts.py: the data fence, the rules, the order from what changes
-least to what changes most, the team's name last); the coder's own prompts are the coder's (bot/ensemble/coder/),
-while the hidden check, a request the judge makes of the coder's model (judge/hidden.py), is here. The
+least to what changes most, the team's name last); the coder's prompts, the hidden check's among them (a request the
+judge makes of the coder's model, judge/hidden.py), are the coder's (bot/ensemble/coder/prompts.py). The
 planner's system prompt is one for exploring and planning, so its calls of a run open alike. The rendered prompts
 are golden-file tested (tests/ensemble/golden/; update with UPDATE_GOLDEN=1).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-from bot.ensemble.coder import BLOCKS, EXAMPLE_TASK, render_block
 from bot.ensemble.prompt_parts import (
-    CODER_CONTEXT_TOKENS,
-    CODER_ROLE,
     DATA_RULE,
     PLANNER_CONTEXT_TOKENS,
     conventions_piece,
@@ -26,7 +23,6 @@ from bot.ensemble.prompt_parts import (
 from bot.ensemble.types import Task
 from bot.llm.tokens import ContextPiece
 from bot.llm.types import Message
-from common.tokens import estimate_tokens
 
 PLANNER_ROLE = ("You are the planner: a careful senior engineer who thinks before acting. Before you plan, you "
                 "explore the repository until you have found the code that must change; then you write the plan, "
@@ -79,52 +75,6 @@ def planner_messages(task: Task, repo_map: str, context: str, insights: str, his
         "'Reproduction test: none - <why>'.")
     return fitted_messages(PLANNER_ROLE + DATA_RULE + conventions_rule(conventions), pieces,
                            signed(instructions, "planner", team), budget or PLANNER_CONTEXT_TOKENS)
-
-
-HIDDEN_CHECK_ROLE = "Here you write one new test file, and change nothing else."
-HIDDEN_CHECK_GOAL = "Write ONLY the new test file {path}: the behaviour the test {source} checks, on OTHER inputs"
-TOY_TEST = "from {module} import total\n\n\ndef test_none_counts_as_zero():\n    assert total([1, None]) == 1\n"
-TOY_HIDDEN = ("from {module} import total\n\n\ndef test_none_among_prices():\n    assert total([None, 2, 3]) == 5\n\n\n"
-              "def test_only_none():\n    assert total([None, None]) == 0\n")
-SUFFIX_EXAMPLE = "_hidden"
-
-
-def _module(toy: str) -> str:
-    """The toy file's module name, as a test imports it."""
-    return toy.rsplit("/", 1)[-1].removesuffix(".py")
-
-
-def _toy_name(toy: str, prefix: str, suffix: str = "") -> str:
-    """A test file's name for the toy file of the worked example (`cart.py` -> `test_cart.py`)."""
-    return f"{prefix}{_module(toy)}{suffix}.py"
-
-
-def hidden_check_messages(task_text: str, source: str, source_text: str, path: str, code: Mapping[str, str],
-                          team: str = "a", budget: int | None = None, conventions: str = "") -> list[Message]:
-    """Ask the coder for a hidden check (bot/ensemble/judge/hidden.py): a new test of the behaviour `source` (shown as
-    `source_text`) checks, on other inputs, with the code under test as the base has it (`code`). The coder of the
-    change never sees it, so this request stands alone: no plan, no change, no feedback."""
-    toy = BLOCKS.example([path])[0]
-    shown, written = _toy_name(toy, "test_"), _toy_name(toy, "test_", SUFFIX_EXAMPLE)
-    example = [Message("user", f"{data(f'test {shown}', TOY_TEST.format(module=_module(toy)))}\n\nAn example, to "
-                       f"show the format (not your task): {EXAMPLE_TASK} "
-                       + HIDDEN_CHECK_GOAL.format(path=written, source=shown) + "."),
-               Message("assistant", render_block(written, "", TOY_HIDDEN.format(module=_module(toy))))]
-    system = (f"{CODER_ROLE}{HIDDEN_CHECK_ROLE} " + DATA_RULE + conventions_rule(conventions) + "\n\n"
-              + BLOCKS.rules([path]))
-    pieces = [
-        conventions_piece(conventions),
-        ContextPiece(f"test {source}", data(f"test {source}", source_text), 90),
-        *[ContextPiece(f"file {p}", data(f"file {p}", text), 60) for p, text in code.items()],
-        ContextPiece("task", data("task", task_text), 100),
-    ]
-    goal = (HIDDEN_CHECK_GOAL.format(path=path, source=source) + " than that test and the task use (two or three "
-            "cases), each expecting the value the task says is right. It must fail on the current code because of "
-            "the bug and pass once the bug is fixed in general. Import what that test imports; create only this "
-            "file, with an empty SEARCH part.")
-    room = (budget or CODER_CONTEXT_TOKENS) - sum(estimate_tokens(m.content) for m in example)
-    system_message, user = fitted_messages(system, pieces, signed(goal, "coder", team), room)
-    return [system_message, *example, user]
 
 
 def critic_messages(task: Task, diff: str, test_summary: str, team: str = "a",

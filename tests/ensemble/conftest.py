@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from bot.ensemble.coder import HIDDEN_CHECK_GOAL
 from bot.ensemble.demo import create_sample_repo
-from bot.ensemble.prompts import HIDDEN_CHECK_GOAL
 from bot.ensemble.types import Task
 from bot.errors import ModelError
 from bot.llm.budget import SpendSummary, no_spend

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
+from bot.ensemble.coder import HIDDEN_CHECK_ROLE
 from bot.ensemble.demo import TASK_BODY, TASK_TITLE, create_sample_repo
-from bot.ensemble.prompts import HIDDEN_CHECK_ROLE
 from fakes.gemini_server import FakeGemini
 from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO
 from fakes.openai_server import FakeOpenAI

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.ensemble import prompt_parts, prompts
+from bot.ensemble import coder, prompt_parts, prompts
 from bot.ensemble.coder import prompts as coder_prompts
 from bot.ensemble.planner import parse_plan, parse_requests
 from bot.ensemble.types import Task
@@ -41,7 +41,7 @@ CASES = {
                                                             conventions=CONVENTIONS),
     "coder_fix_conventions": lambda: coder_prompts.coder_messages(TASK, PLAN, {"stats/core.py": "def median(v):\n    pass\n"},
                                                             "", "", "", conventions=CONVENTIONS),
-    "hidden_check": lambda: prompts.hidden_check_messages(
+    "hidden_check": lambda: coder.hidden_check_messages(
         TASK.text, "tests/test_repro.py", "from stats import median\n\n\ndef test_even():\n    assert median([1, 2]) "
         "== 1.5\n", "tests/test_repro_hidden.py", {"stats/core.py": "def median(v):\n    pass\n"}, team="b"),
     "critic_conventions": lambda: prompts.critic_messages(TASK, "--- a/x\n+++ b/x\n-a\n+b\n", "PASSED\n4 passed",

@@ -20,7 +20,7 @@ edits pass are the judge's (bot/ensemble/judge). Nothing outside this package im
 
 from __future__ import annotations
 
-from bot.ensemble.coder.apply import denial, describe_failures  # noqa: I001 - parsing first: the judge's face reads it
+from bot.ensemble.coder.apply import denial, describe_failures
 from bot.ensemble.coder.fileview import PATH_LINE
 from bot.ensemble.coder.formats import (
     BLOCKS,
@@ -32,9 +32,12 @@ from bot.ensemble.coder.formats import (
     EditFormat,
     render_block,
 )
+from bot.ensemble.coder.hidden_check import HIDDEN_CHECK_GOAL, HIDDEN_CHECK_ROLE, hidden_check_messages
 from bot.ensemble.coder.parsing import parse_edit_blocks, parse_whole_files
+
+# last: its prompts import the judge's face, which reads the hidden check's request and the parsers above
 from bot.ensemble.coder.turns import Brief, Coder, RoundEdits, write_change
 
-__all__ = ["BLOCKS", "EXAMPLE_FILE", "EXAMPLE_TASK", "FORMATS", "MIXED", "PATH_LINE", "WHOLE", "Brief", "Coder", "EditFormat",
-           "RoundEdits", "denial", "describe_failures", "parse_edit_blocks", "parse_whole_files", "render_block",
-           "write_change"]
+__all__ = ["BLOCKS", "EXAMPLE_FILE", "EXAMPLE_TASK", "FORMATS", "HIDDEN_CHECK_GOAL", "HIDDEN_CHECK_ROLE", "MIXED", "PATH_LINE",
+           "WHOLE", "Brief", "Coder", "EditFormat", "RoundEdits", "denial", "describe_failures", "hidden_check_messages",
+           "parse_edit_blocks", "parse_whole_files", "render_block", "write_change"]

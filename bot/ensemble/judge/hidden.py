@@ -30,9 +30,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from bot.ensemble import prompts
 from bot.ensemble.asking import ask
-from bot.ensemble.coder import parse_edit_blocks, parse_whole_files
+from bot.ensemble.coder import hidden_check_messages, parse_edit_blocks, parse_whole_files
 from bot.ensemble.judge.runs import TeamJudge
 from bot.ensemble.ports import ModelClient, TestRunner
 from bot.ensemble.types import HiddenResult, TestOutcome
@@ -114,7 +113,7 @@ def write_hidden_check(models: ModelClient, team: str, task_text: str, source: s
     path = fresh_test_path(source, lambda p: workspace.base_text(p) is not None or files.read(p) is not None, SUFFIX)
     budget = models.prompt_budget("coder")
     try:
-        reply = ask(models, "coder", lambda room: prompts.hidden_check_messages(
+        reply = ask(models, "coder", lambda room: hidden_check_messages(
             task_text, source, source_text, path, code, team, room, conventions), budget)
     except BudgetExceeded:
         raise
