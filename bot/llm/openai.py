@@ -40,7 +40,7 @@ from bot.errors import (
 )
 from bot.llm import refusals
 from bot.llm.local import server_extras, server_turn
-from bot.llm.reasoning import REASONING_PREFIXES
+from bot.llm.reasoning import REASONING_PREFIXES, strip_reasoning
 from bot.llm.retry import parse_retry_after
 from bot.llm.schemas import SchemaViolation, get_schema, parse_structured
 from bot.llm.tokens import count_tokens
@@ -320,7 +320,17 @@ def _usage(usage: CompletionUsage, timings: Mapping[str, float] | None = None) -
 
 
 def _holds_answer(text: str, schema: str) -> bool:
-    """Whether `text` already holds its answer: a JSON object that validates as `schema`."""
+    """Whether `text` already holds its answer: its first JSON object complete (not an object inside it, which can
+    validate alone: a finding before the list of findings closes) and valid as `schema`. Text whose first `{` opens
+    no JSON at all is never taken as answered early: it is read to its end."""
+    body = strip_reasoning(text)
+    start = body.find("{")
+    if start < 0:
+        return False
+    try:
+        json.JSONDecoder().raw_decode(body, start)
+    except json.JSONDecodeError:
+        return False
     try:
         parse_structured(text, schema)
     except SchemaViolation:

@@ -112,6 +112,22 @@ def test_a_model_that_rambles_after_its_json_is_not_read_to_the_end(make_manager
         assert reply.usage.output_tokens < total // 5  # what was read is what is counted
 
 
+def test_a_streamed_answer_is_its_whole_object_not_the_first_object_inside_it(make_manager, clock) -> None:
+    """A finding closes long before the list of findings does, and alone it would validate as a reply with none:
+    the stream is read until the object that opened it closes."""
+    from bot.llm import ModelManager
+
+    findings = {"findings": [{"path": "calc.py", "line": 5, "comment": "a negative `b` is dropped: add(2, -1) returns 2"},
+                             {"path": "calc.py", "line": 1, "comment": "the docstring is fine"},
+                             {"path": "elsewhere.py", "line": 3, "comment": "not in this pull request"}]}
+    with FakeOpenAI(api_key=None) as server:
+        server.reply(data=findings, schema="findings")
+        config = make_config(critic=role("openai", "gpt-4o-mini"))
+        manager = ModelManager.from_config(config, server.env(), clock=clock, sleep=clock.sleep)
+        reply = manager.complete("critic", [Message("user", "Review this pull request.")], schema="findings")
+    assert reply.data == findings
+
+
 def test_a_streamed_structured_reply_that_ends_with_its_json_brings_the_servers_usage(
         openai_server: FakeOpenAI, make_manager) -> None:
     """A server that ends the reply with its object (one that enforces the schema) sends its usage, cached
