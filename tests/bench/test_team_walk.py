@@ -12,7 +12,7 @@ team_walk = load_bench("team_walk")
 
 
 def _walk(*modules: str) -> object:
-    return team_walk.Walk([(m, f"f{i}") for i, m in enumerate(modules)])
+    return team_walk.Walk([(m, f"f{i}", "") for i, m in enumerate(modules)])
 
 
 def test_stops_count_each_module_entered_and_each_return_to_one_left() -> None:
