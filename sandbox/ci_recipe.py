@@ -237,10 +237,10 @@ def expand_matrix(matrix: Mapping[str, object]) -> list[dict[str, object]]:
         itertools.product(*axes.values()), MAX_MATRIX)] if axes else []
     for rule in _rules(matrix.get("exclude")):
         entries = [e for e in entries if not all(e.get(k) == v for k, v in rule.items())]
-    originals = [dict(e) for e in entries]
+    originals = [dict(e) for e in entries]  # an `include` extends these; one it adds is no original combination
     for extra in _rules(matrix.get("include")):
         matched = False
-        for entry, original in zip(entries, originals, strict=True):
+        for entry, original in zip(entries[:len(originals)], originals, strict=True):
             if all(original.get(k, v) == v for k, v in extra.items() if k in axes):
                 entry.update(extra)
                 matched = True

@@ -145,6 +145,12 @@ def test_a_matrix_expands_as_github_expands_it() -> None:
                        {"os": "c", "v": 9}]
 
 
+def test_an_include_that_matches_nothing_is_a_combination_of_its_own_and_the_next_include_still_applies() -> None:
+    entries = expand_matrix({"python": ["3.11", "3.12"],
+                             "include": [{"python": "3.13", "experimental": True}, {"python": "3.12", "extra": "x"}]})
+    assert entries == [{"python": "3.11"}, {"python": "3.12", "extra": "x"}, {"python": "3.13", "experimental": True}]
+
+
 def test_expressions() -> None:
     contexts = {"matrix": {"node": 20}, "env": {"A": "x"}, "runner": {"os": "Linux"}}
     assert substitute("node-${{ matrix.node }}-${{ env.A }}-${{ matrix['node'] }}", contexts) == "node-20-x-20"
