@@ -175,13 +175,14 @@ class TeamJudge:
         overlay = self._overlay(workspace, files.read)
         owned = [*guarded({*files, *overlay}, self.named_data), *self.closure.support]  # no test process changes these
         judged = _judged_tree(overlay, files.read)
-        new = sorted(p for p in {*workspace.changed_paths(), *self.frozen}
+        changed = workspace.changed_paths()
+        new = sorted(p for p in {*changed, *self.frozen}
                      if is_test_path(p) and workspace.base_text(p) is None and overlay.get(p, b"") is not None
                      and (p in overlay or files.read(p) is not None))
         known = self.known_failures(workspace)
         must = self._twinned(workspace, judged)
         base_process = {**overlay, **dict.fromkeys(new)}
-        first = self._as_at_base(workspace, new, known) or self._process(
+        first = self._as_at_base(changed, new, known) or self._process(
             runner, workspace, files.read, base_process, known, owned, lambda _name: True,
             must if self.calibration.available else ())
         # a new conftest.py (fixtures for the new tests, judged.py) is in `new`, so out of the first process; it
@@ -197,12 +198,12 @@ class TeamJudge:
             first = self._stood_in(first, runner, workspace, files.read, base_process, known, owned, must)
         return _merged(first, second)
 
-    def _as_at_base(self, workspace: Workspace, new: Collection[str], known: Collection[str]) -> TestOutcome | None:
+    def _as_at_base(self, changed: Collection[str], new: Collection[str], known: Collection[str]) -> TestOutcome | None:
         """The base run's outcome when the base's tests' process would run the base's tree itself: every path the
         candidate changed is a new test file, which that process leaves out (the reproduction round's test). Nothing
         the candidate wrote is loaded there, so running it again shows nothing the base run did not; None otherwise,
         and where the coder's summary would have to leave known failures out of the base run's text."""
-        if self.baseline is None or known or not set(workspace.changed_paths()) <= set(new):
+        if self.baseline is None or known or not set(changed) <= set(new):
             return None
         log.info("the candidate only adds test files: the base's tests' process is the base run's")
         return replace(self.baseline, duration_s=0.0, reads=(), listed=None, opened=())
