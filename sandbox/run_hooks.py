@@ -85,6 +85,7 @@ OWNED_LIST = "ensemble_owned.txt"  # beside this module, written by the sandbox 
 MAX_READS = 20_000  # files one process records
 MAX_REFUSALS = 200  # refusals one process records (each is refused whether recorded or not)
 OWN_FOLDERS = (".ensemble-results", ".ensemble-plugins")
+CODE = (types.FunctionType, staticmethod, classmethod, types.MethodType, property)  # what `_origin` finds code in
 OFFSET = 7_000_003  # how far a changed copy of a number is moved (bot/ensemble/judge/twins.py moves literals as far)
 WRITE_MODES = frozenset("wax")
 # the comparisons the judge's code makes that route through `__ensemble_compare__`, by the number it passes
@@ -296,7 +297,8 @@ def _repository_code_in_the_standard_library(root: str) -> Iterator[tuple[str, s
     (`json.loads` or `pytest.fail` replaced by a function of the code under test, however it named it), and the
     standard library's and the runners' names in
     `sys.modules` that a repository file holds; but for the modules whose settings applications set (`sys`,
-    `logging`, `warnings`, `threading`). Found by where the code is, so whenever the module was first loaded."""
+    `logging`, `warnings`, `threading`). Found by where the code is, so whenever the module was first loaded.
+    Some twenty thousand values in a pytest process, twice a run: each is let go by its type first."""
     for name, module in list(sys.modules.items()):
         top = name.split(".")[0]
         if not isinstance(module, types.ModuleType) or top not in _STDLIB | RUNNER_ROOTS or top in STDLIB_SETTINGS:
@@ -306,13 +308,31 @@ def _repository_code_in_the_standard_library(root: str) -> Iterator[tuple[str, s
             yield f"sys.modules[{name!r}]", where[len(root):].replace(os.sep, "/")
             continue
         for attr, value in list(vars(module).items()):
-            holders = [(f"{name}.{attr}", value)]
-            if isinstance(value, type) and getattr(value, "__module__", None) == name:
-                holders = [(f"{name}.{value.__qualname__}.{a}", v) for a, v in _methods(value).items()]
-            for target, code in holders:
-                origin = _origin(code, root) if not isinstance(code, type) else ""
-                if origin and not origin.startswith(("/", "a ", "<", "removed", *OWN_FOLDERS)):
-                    yield target, origin
+            if isinstance(value, CODE):
+                if origin := _repository_origin(value, root):
+                    yield f"{name}.{attr}", origin
+            elif isinstance(value, type) and getattr(value, "__module__", None) == name:
+                for method, code in _methods(value).items():
+                    if origin := _repository_origin(code, root):
+                        yield f"{name}.{value.__qualname__}.{method}", origin
+
+
+def _repository_origin(value: object, root: str) -> str:
+    """Where the code of `value` is when it is the repository's (a file inside `root`, or one named relatively: code
+    compiled from a string under a made-up name), repository-relative; '' for anything else (`_origin`'s names of
+    code outside the repository, "<string>" and the like, and of objects with no code of their own)."""
+    if not isinstance(value, types.FunctionType):
+        if isinstance(value, (staticmethod, classmethod, types.MethodType)):
+            value = value.__func__
+        elif isinstance(value, property):
+            value = value.fget
+        if not isinstance(value, types.FunctionType):
+            return ""
+    name = value.__code__.co_filename
+    if name.startswith(root):
+        name = name[len(root):].replace(os.sep, "/")
+        return "" if name.startswith(OWN_FOLDERS) else name
+    return "" if name.startswith(("/", "<")) else name
 
 
 def _package_folder(name: str) -> str:

@@ -16,3 +16,27 @@ def test_the_logs_and_the_owned_list_are_named_as_the_sandbox_reads_them() -> No
     assert (run_hooks.READS_LOG, run_hooks.OWNED_LOG, run_hooks.PATCHES_LOG, run_hooks.HONESTY_LOG) == (
         scripts.READS_LOG, scripts.OWNED_LOG, scripts.PATCHES_LOG, scripts.HONESTY_LOG)
     assert scripts.OWNED_LIST.endswith(f"/{run_hooks.OWNED_LIST}")
+
+
+def test_repository_code_in_the_standard_library_is_found_whatever_its_file_is_named(monkeypatch) -> None:
+    """The check run at a test process's end: a repository function put over `json.loads` or a method of unittest's,
+    also when its file is named like the check's own words ("removed…", "a …") or the code was compiled from a string
+    under a relative name; code outside the repository and the sandbox's own files are not the repository's."""
+    import json
+    import unittest
+
+    root = "/work/repo/"
+    code: dict[str, object] = {}
+    for filename in ("/work/repo/src/core.py", "removed_helpers.py", "a shim.py", "/usr/lib/python3/x.py",
+                     "/work/repo/.ensemble-plugins/guard.py", "<string>"):
+        exec(compile("def replaced(*args, **kwargs):\n    return 0\n", filename, "exec"), namespace := {})
+        code[filename] = namespace["replaced"]
+    monkeypatch.setattr(json, "loads", code["/work/repo/src/core.py"])
+    monkeypatch.setattr(json, "dumps", staticmethod(code["removed_helpers.py"]))
+    monkeypatch.setattr(unittest.TestCase, "fail", code["a shim.py"])
+    monkeypatch.setattr(unittest.TestCase, "skipTest", code["/usr/lib/python3/x.py"])
+    monkeypatch.setattr(json, "load", code["/work/repo/.ensemble-plugins/guard.py"])
+    monkeypatch.setattr(json, "dump", code["<string>"])
+    assert sorted(run_hooks._repository_code_in_the_standard_library(root)) == [
+        ("json.dumps", "removed_helpers.py"), ("json.loads", "src/core.py"),
+        ("unittest.case.TestCase.fail", "a shim.py")]
