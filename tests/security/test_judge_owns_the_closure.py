@@ -21,9 +21,9 @@ from fakes.engine_parts import FileRetriever
 from fakes.median_replies import ACCEPT, ENOUGH
 from tests.ensemble.conftest import ScriptedModels
 from tests.security.test_judge_owns_the_process import committed
-from tests.security.test_judge_owns_the_tests import create, edit, local_runner
+from tests.security.test_judge_owns_the_tests import HOST_PYTEST, create, edit, local_runner
 
-PYTEST = "python -m pytest -q -p no:cacheprovider"
+PYTEST = HOST_PYTEST
 OPS = "def add(a, b):\n    return a - b\n"
 TASK = Task("add() subtracts", "add(2, 3) returns -1; it should return 5.")
 PLAN = {"summary": "Make add() add.", "files": ["calc/ops.py"], "steps": ["Fix add() in calc/ops.py"], "questions": []}
