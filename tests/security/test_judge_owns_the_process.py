@@ -319,7 +319,8 @@ def test_a_result_file_written_by_the_code_under_test_is_not_read(calc: Path) ->
     assert not result.success and not result.commits, (result.stop_detail, result.judgement)
 
 
-HANGS = "import unittest\n\n\nclass TestHang(unittest.TestCase):\n    def test_hangs(self):\n        while True:\n            pass\n"
+# a test that never ends (asleep, so the wait costs the machine nothing)
+HANGS = "import time\nimport unittest\n\n\nclass TestHang(unittest.TestCase):\n    def test_hangs(self):\n        time.sleep(3600)\n"
 SUB = ("import unittest\n\nfrom calc.ops import sub\n\n\nclass TestSub(unittest.TestCase):\n    def test_sub(self):\n"
        "        self.assertEqual(sub(5, 3), 2)\n")
 
@@ -348,7 +349,7 @@ def test_a_test_after_one_the_time_limit_kills_is_still_judged_and_a_break_there
     a test sorting after it is not judged good (before, both runs stopped at the kill and the break went unseen)."""
     repo = killed_suite(calc)
     breaks_sub = FIX + "\n\n" + edit("calc/ops.py", "def sub(a, b):\n    return a - b", "def sub(a, b):\n    return b - a")
-    result = run_with_timeout(repo, [breaks_sub], timeout_s=8)
+    result = run_with_timeout(repo, [breaks_sub], timeout_s=4)
     before = dict(result.tests_before.results) if result.tests_before else {}
     assert before["tests.test_b_hang.TestHang::test_hangs"] == "error" and before["tests.test_c_sub.TestSub::test_sub"] == "pass"
     assert not result.success and result.judgement is not None
@@ -356,7 +357,7 @@ def test_a_test_after_one_the_time_limit_kills_is_still_judged_and_a_break_there
 
 
 def test_the_honest_fix_is_judged_good_though_a_test_at_the_base_is_killed(calc: Path) -> None:
-    result = run_with_timeout(killed_suite(calc), [FIX], timeout_s=8)
+    result = run_with_timeout(killed_suite(calc), [FIX], timeout_s=4)
     assert result.success, (result.stop_detail, result.judgement)
     assert result.judgement and "tests.test_b_hang.TestHang::test_hangs" in result.judgement.still_failing
 
