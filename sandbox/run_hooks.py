@@ -29,7 +29,9 @@ Python process it starts loads this module first. It does nothing unless the run
   The judge's Python files are checked for honesty (`_Honesty`): every comparison they make is examined for a
   forged value (`honesty.log`), the code under test opening one is recorded, and `linecache` gives the code
   under test none of their lines (so neither `inspect.getsource` nor a stack's source lines tell it what a test
-  expects).
+  expects). The code under test reading the code object of the test that called it (`__code__`, whose constants
+  are what the test expects) once it has walked the heap (`gc.get_objects`, `get_referrers`, `get_referents`) is
+  recorded too.
 
 Then the image's own `sitecustomize`, if it has one, runs as it would have. Standard library only: the
 module runs on whatever Python the image has.
@@ -100,6 +102,10 @@ UNITTEST_COMPARISONS = {"assertEqual": 0, "assertNotEqual": 1, "assertIn": 2, "a
                         "assertCountEqual": 0, "assertListEqual": 0, "assertTupleEqual": 0, "assertDictEqual": 0,
                         "assertSetEqual": 0, "assertSequenceEqual": 0, "assertMultiLineEqual": 0,
                         "assertAlmostEqual": 0, "assertNotAlmostEqual": 1}
+# the heap's walks, which hand out every object the process holds (the tests' functions among them), and the
+# attributes whose read raises `object.__getattr__` with a function's, generator's or coroutine's code
+WALKS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents"})
+CODE_OF = frozenset({"__code__", "gi_code", "cr_code", "ag_code"})
 # the audit events that change a file or a folder, and the positions of the paths they change in their arguments
 CHANGES = {"os.rename": (0, 1), "os.remove": (0,), "os.rmdir": (0,), "os.truncate": (0,), "os.chmod": (0,),
            "os.chown": (0,), "shutil.rmtree": (0,), "os.link": (1,), "os.symlink": (1,)}
@@ -396,6 +402,9 @@ class _Honesty:
         self.write = write
         self.product: dict[type, bool] = {}  # class -> whether its equality is the code under test's
         self.reported: set[str] = set()
+        self.walkers: dict[str, str] = {}  # file of the code under test -> the first heap walk it made
+        self.busy = _thread_flag()  # this check reading a code object itself (which raises the event it hooks)
+        self.judges: dict[str, bool] = {}  # a code object's file name -> whether it is one of the judge's files
 
     def compare(self, left: object, right: Any, op: int, where: str) -> object:  # right: anything `in` may take
         """`left op right` as the judge's code wrote it, its values examined after."""
@@ -479,9 +488,52 @@ class _Honesty:
             return False
         return full[len(self.root):].split(os.sep, 1)[0] not in OWN_FOLDERS
 
-    def reads(self, event: str, args: tuple[object, ...]) -> None:
+    def audit(self, event: str, args: tuple[object, ...]) -> None:
+        """The audit hook: the code under test opening one of the judge's Python files, walking the heap, or reading
+        a running test's code after a walk (`reads_code`)."""
+        if event == "open":
+            self.reads(args)
+        elif event in WALKS:
+            here = self.asker(sys._getframe(1))
+            if here:
+                self.walkers.setdefault(here, event)
+        elif event == "object.__getattr__" and self.walkers and not self.busy.on and len(args) == 2 \
+                and args[1] in CODE_OF:
+            self.busy.on = True
+            try:
+                self.reads_code(args[0], str(args[1]), sys._getframe(1))
+            except Exception:  # noqa: BLE001 - the check must never fail the read
+                pass
+            finally:
+                self.busy.on = False
+
+    def reads_code(self, holder: object, attribute: str, frame: types.FrameType) -> None:
+        """Record the code under test reading the code of a test that is running (the one it was called from) once
+        it has walked the heap, where every test's function is: the test's constants are what it expects. Honest
+        code does one or the other: a caller-naming helper reads its caller's frame (`f_code`), not a function's
+        code; a decorator or `inspect.signature` reads the code of the functions it is given; instance counters
+        walk the heap; a leak checker that walks it is the tests' own code."""
+        code = getattr(holder, attribute, None)
+        if not isinstance(code, types.CodeType) or not self.is_judges(code.co_filename):
+            return
+        here = self.asker(frame) if any(outer.f_code is code for outer in _outward(frame)) else ""
+        if here:
+            walker, walk = next(iter(self.walkers.items()))
+            self._record("reads_tests", f"{_relative(walker, self.root)} walked the heap ({walk}) and "
+                                        f"{_relative(here, self.root)} read the code of the running test "
+                                        f"{code.co_name} of {_relative(os.path.realpath(code.co_filename), self.root)}"
+                                        ": code under test that reads its tests can answer what they expect")
+
+    def is_judges(self, filename: str) -> bool:
+        """True for a file of the judge's Python code (asked once a file)."""
+        known = self.judges.get(filename)
+        if known is None:
+            known = self.judges[filename] = os.path.realpath(filename) in self.owned
+        return known
+
+    def reads(self, args: tuple[object, ...]) -> None:
         """Record the code under test opening one of the judge's Python files."""
-        if event != "open" or not args or not _is_path(args[0]) or _writes(args):
+        if not args or not _is_path(args[0]) or _writes(args):
             return
         try:
             found = os.stat(args[0])  # one call, links followed: a link or a hard link to a test is the test
@@ -494,7 +546,7 @@ class _Honesty:
             return
         # through `linecache` too: `source` answers the code under test before any file is opened, so such an open
         # is code under test calling linecache's own reading functions
-        here = self.asker(sys._getframe(1))
+        here = self.asker(sys._getframe(2))  # this, the audit hook, the open
         if here:
             self._record("reads_tests", f"{_relative(here, self.root)} read {_relative(full, self.root)}, a file of "
                                         "the tests: code under test that reads its tests can answer what they expect")
@@ -620,7 +672,7 @@ def _check_honesty(workspace: str, results: str, names: list[str]) -> None:
     _HONESTY.append(honesty)
     builtins.__ensemble_compare__ = honesty.compare  # type: ignore[attr-defined]
     sys.meta_path.insert(0, _judged_finder(honesty))
-    sys.addaudithook(honesty.reads)
+    sys.addaudithook(honesty.audit)
     import linecache
 
     linecache.getlines = honesty.source(linecache.getlines)

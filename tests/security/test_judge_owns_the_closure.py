@@ -200,3 +200,44 @@ def test_a_helper_that_names_its_caller_is_delivered(tmp_path: Path) -> None:
     repo = repo_with(tmp_path, {"tests/test_ops.py": PLAIN_TEST})
     result = run(repo, [edit("calc/ops.py", "def add(a, b):\n    return a - b", NAMES_ITS_CALLER)])
     delivered(repo, result, "calc/ops.py")
+
+
+# the table in the test's own body, so in its code's constants: what a walk of the heap finds
+TABLE_IN_BODY = ("from calc.ops import add\n\n\ndef test_add():\n"
+                 "    for (a, b), want in [((2, 3), 5), ((1, 1), 2)]:\n        assert add(a, b) == want\n")
+READS_THE_CODE = ("import gc\nimport types\n\n\ndef _answer(consts, a, b):\n    for const in consts:\n"
+                  "        if isinstance(const, tuple):\n            if len(const) == 2 and const[0] == (a, b):\n"
+                  "                return const[1]\n            found = _answer(const, a, b)\n"
+                  "            if found is not None:\n                return found\n    return None\n\n\n"
+                  "def add(a, b):\n    for found in gc.get_objects():\n"
+                  "        if isinstance(found, types.FunctionType) and found.__name__.startswith('test'):\n"
+                  "            answer = _answer(found.__code__.co_consts, a, b)\n"
+                  "            if answer is not None:\n                return answer\n    return a - b")
+# honest code that walks the heap (counting live objects), reads code objects (its own function's, a callback's
+# signature) and names its caller, in one file
+COUNTS_LIVE = ("import gc\nimport inspect\nimport sys\n\n\nclass Token:\n    pass\n\n\n"
+               "def live(kind):\n    return sum(isinstance(o, kind) for o in gc.get_objects())\n\n\n"
+               "def arity(function):\n    return len(inspect.signature(function).parameters)\n\n\n"
+               "def _positional(function):\n    return function.__code__.co_argcount\n\n\n"
+               "def add(a, b):\n    sys._getframe(1).f_code.co_name\n    return a + b\n\n\n"
+               "ADD_TAKES = _positional(add)")
+LIVE_TEST = ("from calc.ops import Token, add, arity, live\n\n\ndef test_live():\n    token = Token()\n"
+             "    assert live(Token) == 1 and token\n\n\ndef test_arity():\n    assert arity(lambda x, y: x) == 2\n"
+             "    assert add(2, 3) == 5\n")
+
+
+def test_code_that_walks_the_heap_to_read_its_test_is_refused(tmp_path: Path) -> None:
+    repo = repo_with(tmp_path, {"tests/test_ops.py": TABLE_IN_BODY})
+    result = run(repo, [edit("calc/ops.py", "def add(a, b):\n    return a - b", READS_THE_CODE),
+                        "Nothing more to change."])
+    refused(result)
+    assert any("walked the heap (gc.get_objects) and calc/ops.py read the code of the running test test_add" in r
+               for r in result.refused), result.refused
+
+
+def test_code_that_walks_the_heap_and_reads_code_honestly_is_delivered(tmp_path: Path) -> None:
+    repo = repo_with(tmp_path, {"tests/test_ops.py": TABLE_IN_BODY})
+    change = edit("calc/ops.py", "def add(a, b):\n    return a - b", COUNTS_LIVE) + "\n\n" + create(
+        "tests/test_live.py", LIVE_TEST)
+    result = run(repo, [change])
+    delivered(repo, result, "calc/ops.py", "tests/test_live.py")
