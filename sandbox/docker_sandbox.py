@@ -107,7 +107,7 @@ class DockerSandbox:
                 archive = build_tar(env.repo_dir, max_bytes=size_bytes(env.spec.workspace_size),
                                     extra=plugins.items(), overlay=files, owned=[*owned, *plugins] if owned else ())
                 container.put_archive(WORKSPACE, archive)
-                return self._exec(env, container, command, timeout, started, trace_reads)
+                return self._exec(env, container, command, timeout, started, trace_reads, files)
         finally:
             if container is not None:
                 remove_container(container)
@@ -148,7 +148,7 @@ class DockerSandbox:
         return volume, container
 
     def _exec(self, env: Environment, container: Container, command: str, timeout: float, started: float,
-              trace_reads: bool) -> ExecResult:
+              trace_reads: bool, files: Overlay | None) -> ExecResult:
         api = self.client.api
         base_path = image_path(self.client.images.get(env.image))
         results = f"{WORKSPACE}/{results_folder(new_nonce())}"
@@ -181,10 +181,10 @@ class DockerSandbox:
         if not timed_out:
             own, reports = read()  # a killed run's progress log too
         folder = PurePosixPath(results).name
-        files = {PurePosixPath(name).name: data for name, data in own.items()
-                 if PurePosixPath(name).parent == PurePosixPath(folder)}  # the folder's own files, not deeper ones
+        own_files = {PurePosixPath(name).name: data for name, data in own.items()
+                     if PurePosixPath(name).parent == PurePosixPath(folder)}  # the folder's own files, not deeper ones
         ended = Ended(command, code, out.text(), err.text(), duration, timed_out, oom)
-        return result_of(ended, files, reports, env.repo_dir)
+        return result_of(ended, own_files, reports, env.repo_dir, files)
 
     def _result_files(self, container: Container, paths: list[str]) -> dict[str, bytes]:
         import docker.errors

@@ -37,6 +37,7 @@ from sandbox.scripts import (
     RESULTS_DIR,
     RUN_FILES,
 )
+from sandbox.workspace import Overlay
 
 MAX_READS = 5000  # repository files reported as read by one run
 MAX_REFUSALS = 50  # refused changes to the judge's files reported for one run
@@ -55,14 +56,15 @@ class Ended(NamedTuple):
 
 
 def result_of(ended: Ended, files: Mapping[str, bytes], reports: Mapping[str, bytes],
-              repo_dir: Path | None) -> ExecResult:
+              repo_dir: Path | None, overlay: Overlay | None = None) -> ExecResult:
     """The ExecResult of a finished command: `files` are the run's own result files by name (others are
-    dropped), `reports` the files of the report folders a runner cannot be told to move."""
+    dropped), `reports` the files of the report folders a runner cannot be told to move; `overlay` what the run
+    saw over `repo_dir` (the tests are named by the files of that tree)."""
     own = {name: data for name, data in files.items() if name in RUN_FILES}
-    runner, tests = read_tests(own, ended.stdout, ended.stderr, repo_dir, reports)
+    runner, tests = read_tests(own, ended.stdout, ended.stderr, repo_dir, reports, overlay)
     killed = ended.timed_out or ended.oom_killed or ended.exit_code in KILLED_EXITS
     found = findings(runner, tests, ended.exit_code, killed, ended.stdout, ended.stderr, own)
-    runner, running = running_test(runner, own, ended.stdout, ended.stderr, repo_dir)
+    runner, running = running_test(runner, own, ended.stdout, ended.stderr, repo_dir, overlay)
     reads = own.get(READS_LOG, b"")
     listed = parse_pytest_listing(own[PYTEST_PROGRESS].decode("utf-8", "replace")) if PYTEST_PROGRESS in own else None
     return ExecResult(*ended, tests=tests, runner=runner, reads=reads_of(reads), opened=opened_of(reads),

@@ -50,12 +50,14 @@ def list_tests(sandbox: Sandbox, env: Environment, command: str, files: Overlay 
     result = sandbox.run(env, f"{variables}; {with_test_args(command, ['--list']) or command}", None, files)
     if result.killed or MARKER_WORDS in result.stdout:  # cut short: the listing would be partial
         return None
-    return parse_listing(token, result.stdout, env.repo_dir)
+    return parse_listing(token, result.stdout, env.repo_dir, files)
 
 
-def parse_listing(token: str, stdout: str, repo_dir: Path | None = None) -> tuple[str, ...] | None:
-    """The names in a listing run's output; None when no runner listed anything."""
-    parts = [_python_listed(token, stdout), _go_listed(stdout, repo_dir), _cargo_listed(stdout)]
+def parse_listing(token: str, stdout: str, repo_dir: Path | None = None, overlay: Overlay | None = None
+                  ) -> tuple[str, ...] | None:
+    """The names in a listing run's output (Go's named by the files of `repo_dir` with the run's `overlay` over it);
+    None when no runner listed anything."""
+    parts = [_python_listed(token, stdout), _go_listed(stdout, repo_dir, overlay), _cargo_listed(stdout)]
     if all(part is None for part in parts):
         return None
     return tuple(dict.fromkeys(name for part in parts for name in part or ()))
@@ -68,12 +70,12 @@ def _python_listed(token: str, stdout: str) -> list[str] | None:
     return [line.split("\t", 1)[1] for line in lines if line.startswith(f"{token}\t")]
 
 
-def _go_listed(stdout: str, repo_dir: Path | None) -> list[str] | None:
+def _go_listed(stdout: str, repo_dir: Path | None, overlay: Overlay | None) -> list[str] | None:
     found = list(_go_pairs(stdout))
     if not found:
         return None
     cases = [TestCase(f"{package}::{name}", "pass") for package, name in found if name]
-    return [c.name for c in (name_go_tests_by_file(cases, repo_dir) if repo_dir else cases)]
+    return [c.name for c in (name_go_tests_by_file(cases, repo_dir, overlay) if repo_dir else cases)]
 
 
 def _go_pairs(stdout: str) -> Iterator[tuple[str, str]]:

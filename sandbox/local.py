@@ -161,7 +161,7 @@ class LocalSandbox:
                         for found in (own, reports))
         oom = code != 0 and ("MemoryError" in err[-4000:] or "Cannot allocate memory" in err[-4000:])
         ended = Ended(command, TIMEOUT_EXIT if timed_out else code, out, err, took, timed_out, oom)
-        result = result_of(ended, own, reports, env.repo_dir)
+        result = result_of(ended, own, reports, env.repo_dir, files)
         return replace(result, findings=(*result.findings, *owned_changed(changed))) if changed else result
 
 

@@ -9,17 +9,20 @@ from __future__ import annotations
 import bisect
 import json
 import logging
+import posixpath
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from common.languages import is_test_name, suffixes_of
+from common.languages import is_language, is_test_name, suffixes_of
+from common.testfiles import is_test_path
 from sandbox.detect import find_test_files
 from sandbox.model import COLLECTION, Outcome, TestCase
 from sandbox.scripts import CTEST_JUNIT, JEST_JUNIT, PYTEST_JUNIT, PYTEST_PROGRESS
+from sandbox.workspace import Overlay
 
 log = logging.getLogger(__name__)
 MESSAGE_LIMIT = 4000
@@ -285,10 +288,13 @@ def _tap_diagnostics(lines: list[str], start: int, indent: int) -> str:
     return "\n".join(block)
 
 
-def name_go_tests_by_file(cases: list[TestCase], repo_dir: Path) -> list[TestCase]:
+def name_go_tests_by_file(cases: list[TestCase], repo_dir: Path, overlay: Overlay | None = None) -> list[TestCase]:
     """`example.com/m/pkg::TestX/sub` -> `pkg/x_test.go::TestX/sub`: the file that defines the test, as other
-    runners name theirs (so a reproduction test's file finds its tests). Tests not found keep their name."""
-    module = re.search(r"^module\s+(\S+)", _read(repo_dir / "go.mod"), re.M)
+    runners name theirs (so a reproduction test's file finds its tests), in the tree the run saw (`repo_dir` with
+    the run's `overlay` over it: a test file the judge adds for the run only is named too). Tests not found keep
+    their name."""
+    overlay = overlay or {}
+    module = re.search(r"^module\s+(\S+)", _text(repo_dir, "go.mod", overlay), re.M)
     if module is None:
         return cases
     defined: dict[tuple[str, str], str] = {}
@@ -301,9 +307,9 @@ def name_go_tests_by_file(cases: list[TestCase], repo_dir: Path) -> list[TestCas
         folder = package[len(module[1]):].strip("/")
         if (folder, "") not in defined:
             defined[(folder, "")] = ""
-            for path in sorted(p for p in (repo_dir / folder).glob("*.go") if is_test_name(p.name)):
-                for func in re.findall(r"^func\s+(Test\w*)\s*\(", _read(path), re.M):
-                    defined.setdefault((folder, func), path.relative_to(repo_dir).as_posix())
+            for path, text in _go_test_files(repo_dir, folder, overlay).items():
+                for func in re.findall(r"^func\s+(Test\w*)\s*\(", text, re.M):
+                    defined.setdefault((folder, func), path)
         where = defined.get((folder, test.split("/", 1)[0]))
         renamed.append(replace(case, name=f"{where}::{test}") if where else case)
     return renamed
@@ -313,13 +319,14 @@ JS_SUFFIXES = suffixes_of("javascript", "typescript", "tsx")
 MAX_SCANNED_FILES = 2000
 
 
-def name_tap_tests_by_file(cases: list[TestCase], repo_dir: Path) -> list[TestCase]:
+def name_tap_tests_by_file(cases: list[TestCase], repo_dir: Path, overlay: Overlay | None = None) -> list[TestCase]:
     """`median even` -> `test/stats.test.js::median even` where TAP did not say the file (Node 18 and 20 do not
-    for passing tests): the one JS/TS test file whose text holds the test's name as a string literal."""
+    for passing tests): the one JS/TS test file of the tree the run saw (`repo_dir` with the run's `overlay` over
+    it) whose text holds the test's name as a string literal."""
     if all("::" in c.name for c in cases):
         return cases
-    files = _js_test_files(repo_dir)
-    texts = {p.relative_to(repo_dir).as_posix(): _read(p) for p in files}
+    texts = _seen(repo_dir, _js_test_files(repo_dir), overlay or {},
+                  lambda rel: is_language(rel, "javascript", "typescript", "tsx") and is_test_path(rel))
     renamed = []
     for case in cases:
         leaf = case.name.rsplit(" > ", 1)[-1]
@@ -333,6 +340,29 @@ def name_tap_tests_by_file(cases: list[TestCase], repo_dir: Path) -> list[TestCa
 def _js_test_files(repo_dir: Path) -> list[Path]:
     """The repository's JS/TS test files (common/testfiles.py decides what a test file is), capped in number."""
     return find_test_files(repo_dir, "javascript", "typescript", "tsx", limit=MAX_SCANNED_FILES)
+
+
+def _go_test_files(repo_dir: Path, folder: str, overlay: Overlay) -> dict[str, str]:
+    """The Go test files of the package in `folder` as the run saw them (path: text)."""
+    beside = sorted(p for p in (repo_dir / folder).glob("*.go") if is_test_name(p.name))
+    return _seen(repo_dir, beside, overlay, lambda rel: posixpath.dirname(rel) == folder and rel.endswith(".go")
+                 and is_test_name(rel))
+
+
+def _seen(repo_dir: Path, found: Iterable[Path], overlay: Overlay, wanted: Callable[[str], bool]) -> dict[str, str]:
+    """The files a run saw, by repository path, in path order: `found` (files of `repo_dir`) less those the run's
+    `overlay` removes or replaces, and the overlay's files that `wanted` picks."""
+    texts = {rel: _read(path) for path in found if (rel := path.relative_to(repo_dir).as_posix()) not in overlay}
+    texts |= {rel: data.decode("utf-8", "replace") for rel, data in overlay.items() if data is not None and wanted(rel)}
+    return dict(sorted(texts.items()))
+
+
+def _text(repo_dir: Path, rel: str, overlay: Overlay) -> str:
+    """The text of the file `rel` as the run saw it ('' where it was not there)."""
+    if rel not in overlay:
+        return _read(repo_dir / rel)
+    data = overlay[rel]
+    return data.decode("utf-8", "replace") if data is not None else ""
 
 
 def _read(path: Path) -> str:
@@ -380,16 +410,17 @@ def _distinct(found: list[TestCase], into: dict[str, TestCase]) -> None:
 
 
 def read_tests(files: Mapping[str, bytes], stdout: str, stderr: str, repo_dir: Path | None = None,
-               reports: Mapping[str, bytes] | None = None) -> tuple[str, list[TestCase]]:
+               reports: Mapping[str, bytes] | None = None, overlay: Overlay | None = None
+               ) -> tuple[str, list[TestCase]]:
     """The runner whose report gave the per-test results, and the results.
 
     `files` are the run's own result files by name (scripts.RUN_FILES): what the runners were told to
     write. When pytest ran (its progress log is there), only pytest's report counts: its JUnit file, else
     (a run killed before pytest wrote it) the progress log. Then the other JUnit writers told where to
     write (jest-junit, CTest); then `reports`, the folders of runners that cannot be told (Surefire,
-    Gradle); then the output (`go test -json`, cargo, TAP, `unittest -v`). `repo_dir` lets Go and TAP
-    tests be named by the file that defines them. Two tests reported under one identity by one source
-    are kept apart (`name (duplicate 2)`)."""
+    Gradle); then the output (`go test -json`, cargo, TAP, `unittest -v`). `repo_dir` (with the run's
+    `overlay` over it) lets Go and TAP tests be named by the file that defines them. Two tests reported
+    under one identity by one source are kept apart (`name (duplicate 2)`)."""
     cases: dict[str, TestCase] = {}
     if PYTEST_JUNIT in files or PYTEST_PROGRESS in files:
         if PYTEST_JUNIT in files:
@@ -405,20 +436,21 @@ def read_tests(files: Mapping[str, bytes], stdout: str, stderr: str, repo_dir: P
             _distinct(parse_junit_xml(data), cases)
     if cases:
         return "junit", list(cases.values())
-    return _output_tests(stdout, stderr, repo_dir)
+    return _output_tests(stdout, stderr, repo_dir, overlay)
 
 
-def _output_tests(stdout: str, stderr: str, repo_dir: Path | None) -> tuple[str, list[TestCase]]:
+def _output_tests(stdout: str, stderr: str, repo_dir: Path | None, overlay: Overlay | None
+                  ) -> tuple[str, list[TestCase]]:
     """Per-test results from what the runner printed: the first format that gives any."""
     cases: dict[str, TestCase] = {}
     if found := parse_go_test_json(stdout):
-        cases.update((c.name, c) for c in (name_go_tests_by_file(found, repo_dir) if repo_dir else found))
+        cases.update((c.name, c) for c in (name_go_tests_by_file(found, repo_dir, overlay) if repo_dir else found))
         return "go", list(cases.values())
     if found := parse_cargo_test(stdout):
         _distinct(found, cases)
         return "cargo", list(cases.values())
     if found := parse_tap(stdout):
-        cases.update((c.name, c) for c in (name_tap_tests_by_file(found, repo_dir) if repo_dir else found))
+        cases.update((c.name, c) for c in (name_tap_tests_by_file(found, repo_dir, overlay) if repo_dir else found))
         return "tap", list(cases.values())
     if found := parse_unittest_verbose(stderr + "\n" + stdout):
         _distinct(found, cases)
@@ -433,20 +465,21 @@ def collect_tests(files: Mapping[str, bytes], stdout: str, stderr: str, repo_dir
 
 
 def running_test(runner: str, files: Mapping[str, bytes], stdout: str, stderr: str,
-                 repo_dir: Path | None = None) -> tuple[str, str | None]:
+                 repo_dir: Path | None = None, overlay: Overlay | None = None) -> tuple[str, str | None]:
     """The test that was running when the command ended, named as `runner`'s results name it, and the runner
     that named it: with no results (a kill in the first test), whichever runner's output names one."""
     for kind in [runner] if runner else ["pytest", "go", "cargo", "unittest"]:
-        if name := _running(kind, files, stdout, stderr, repo_dir):
+        if name := _running(kind, files, stdout, stderr, repo_dir, overlay):
             return kind, name
     return runner, None
 
 
-def _running(runner: str, files: Mapping[str, bytes], stdout: str, stderr: str, repo_dir: Path | None) -> str | None:
+def _running(runner: str, files: Mapping[str, bytes], stdout: str, stderr: str, repo_dir: Path | None,
+             overlay: Overlay | None) -> str | None:
     if runner == "pytest" and PYTEST_PROGRESS in files:
         return parse_pytest_progress(files[PYTEST_PROGRESS].decode("utf-8", "replace"))[1]
     if runner == "go" and (name := go_running(stdout)):
-        renamed = name_go_tests_by_file([TestCase(name, "error")], repo_dir) if repo_dir else []
+        renamed = name_go_tests_by_file([TestCase(name, "error")], repo_dir, overlay) if repo_dir else []
         return renamed[0].name if renamed else name
     if runner == "cargo":
         return cargo_running(stdout)

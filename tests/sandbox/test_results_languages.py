@@ -5,7 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sandbox.results import collect_tests, name_go_tests_by_file, parse_cargo_test, parse_junit_xml, parse_tap
+from sandbox.results import (
+    collect_tests,
+    name_go_tests_by_file,
+    parse_cargo_test,
+    parse_junit_xml,
+    parse_tap,
+    read_tests,
+)
 
 CARGO = """\
    Compiling stats v0.1.0 (/workspace)
@@ -168,3 +175,26 @@ def test_node_tests_without_a_file_in_tap_are_named_by_the_test_file_that_holds_
     assert [(c.name, c.outcome) for c in cases] == [
         ("test/stats.test.js::median odd", "pass"), ("test/stats.test.js::median even", "fail"),
         ("shared", "pass")]  # two files hold it: the name stays as it was
+
+
+def test_tests_are_named_by_the_files_the_run_saw_not_only_the_repositorys(tmp_path: Path) -> None:
+    """A test file the judge adds for one run (the hidden check, a twin) is in the run's overlay, not in the
+    repository: its Go and Node tests are named by it, and a file the overlay takes out names none."""
+    (tmp_path / "go.mod").write_text("module example.com/stats\n\ngo 1.19\n")
+    (tmp_path / "stats_test.go").write_text("package stats\n\nfunc TestMedian(t *testing.T) {}\n")
+    overlay: dict[str, bytes | None] = {"stats_hidden_test.go": b"package stats\n\nfunc TestSix(t *testing.T) {}\n"}
+    events = [{"Action": "fail", "Package": "example.com/stats", "Test": "TestSix"},
+              {"Action": "pass", "Package": "example.com/stats", "Test": "TestMedian"}]
+    go = "\n".join(json.dumps(e) for e in events)
+    assert [c.name for c in read_tests({}, go, "", tmp_path, overlay=overlay)[1]] == [
+        "stats_hidden_test.go::TestSix", "stats_test.go::TestMedian"]
+    assert [c.name for c in read_tests({}, go, "", tmp_path, overlay={"stats_test.go": None})[1]] == [
+        "example.com/stats::TestSix", "example.com/stats::TestMedian"]
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "stats.test.js").write_text("test('median even', () => {});\n")
+    hidden = {"test/stats_hidden.test.js": b"test('median of six', () => {});\ntest('median even', () => {});\n"}
+    tap = "TAP version 13\nnot ok 1 - median of six\nnot ok 2 - median even\n1..2\n"
+    assert [c.name for c in read_tests({}, tap, "", tmp_path, overlay={**hidden, "test/stats.test.js": None})[1]] == [
+        "test/stats_hidden.test.js::median of six", "test/stats_hidden.test.js::median even"]
+    assert [c.name for c in read_tests({}, tap, "", tmp_path, overlay=hidden)[1]] == [
+        "test/stats_hidden.test.js::median of six", "median even"]  # two files of the run hold it: not named

@@ -4,7 +4,7 @@ The real engine (`run_task`) on the sample median() repository, one team, a scri
 (the local backend). Once a change first passes, the coder is asked apart for the hidden check (the reproduction
 test on other inputs); a change that leaves those inputs' answers as the bug had them is refused, and the coder is
 told so without being shown the check. An honest fix is delivered whatever the hidden check says of it: passing,
-failing with other values (a wrong check), or not usable at all.
+failing with other values (a wrong check), or not usable at all. The same in JavaScript, with Node's runner.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ import pytest
 
 from actions.render import pr_body
 from bot.config import Config
+from bot.ensemble.demo.languages import create_language_sample
 from bot.ensemble.runner import Components, run_task
-from bot.ensemble.types import RunResult
+from bot.ensemble.types import RunResult, Task
 from fakes.engine_parts import FileRetriever
 from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO
 from tests.ensemble.conftest import MEDIAN_TASK, ScriptedModels
@@ -110,3 +111,32 @@ def test_an_honest_fix_is_delivered_whatever_the_hidden_check_says(sample: Path,
     result, _ = run(sample, [FIX], [check] if check else None)
     assert result.success and result.teams[0].rounds == 1, (result.stop_detail, result.judgement)
     assert says in pr_body(result, 1)
+
+
+JS_SPECIAL = edit("stats.js", "  return ordered[middle];", "  if (ordered.join(',') === '1,2,3,4') {\n    return 2.5;\n  }\n"
+                  "  return ordered[middle];")
+JS_FIX = edit("stats.js", "  return ordered[middle];", "  if (ordered.length % 2 === 0) {\n"
+              "    return (ordered[middle - 1] + ordered[middle]) / 2;\n  }\n  return ordered[middle];")
+# a hidden check in Node's runner, one of its tests titled as the shown test is (both files name it)
+JS_HIDDEN = create("test/stats_hidden.test.js", "'use strict';\nconst test = require('node:test');\n"
+                   "const assert = require('node:assert');\nconst { median } = require('../stats');\n\n"
+                   "test('median even', () => {\n  assert.strictEqual(median([6, 1, 5, 2, 4, 3]), 3.5);\n});\n\n"
+                   "test('median of two', () => {\n  assert.strictEqual(median([10, 20]), 15);\n});\n")
+
+
+def test_in_javascript_a_special_cased_change_is_refused_and_the_general_fix_delivered(tmp_path: Path) -> None:
+    """The hidden check in Node's runner: its file named the runner's way, run alone, its failures read from TAP."""
+    sample = create_language_sample("js", tmp_path / "js")
+    repo = tmp_path / "js"
+    runner = local_runner("node --test")
+    runner.sandbox.env["PATH"] = "/usr/bin:/bin"
+    plan = {**PLAN, "files": ["stats.js", "test/stats.test.js"], "steps": ["Fix median() in stats.js"]}
+    script = {("planner", "explore"): [ENOUGH], ("planner", "plan"): [plan], ("critic", "review"): [ACCEPT],
+              ("coder", None): [JS_SPECIAL, undo(JS_SPECIAL) + "\n\n" + JS_FIX], ("coder", "hidden"): [JS_HIDDEN]}
+    parts = Components(models=ScriptedModels(script), retriever=FileRetriever(repo), runner=runner)
+    result = run_task(repo, Task(MEDIAN_TASK.title, f"{sample.failing_test} fails."),
+                      Config(ensembles=1, max_iterations=3), {}, parts)
+    assert result.success and result.teams[0].rounds == 2, (result.stop_detail, result.judgement, result.refused)
+    assert any("leaves the hidden check test/stats_hidden.test.js failing as at the base" in r for r in result.refused)
+    assert "a check the coder never saw, `test/stats_hidden.test.js` (2 test(s) of the behaviour" in pr_body(result, 1)
+    assert "'1,2,3,4'" not in (branch_file(repo, result.branch, "stats.js") or "")

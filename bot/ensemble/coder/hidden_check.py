@@ -60,7 +60,8 @@ def hidden_check_messages(task_text: str, source: str, source_text: str, path: s
     ]
     goal = (HIDDEN_CHECK_GOAL.format(path=path, source=source) + " than that test and the task use (two or three "
             "cases), each expecting the value the task says is right. It must fail on the current code because of "
-            "the bug and pass once the bug is fixed in general. Import what that test imports; create only this "
+            "the bug and pass once the bug is fixed in general. Import what that test imports, and name its tests "
+            "and helpers apart from that test's (a Go test file shares its package with them); create only this "
             "file, with an empty SEARCH part.")
     room = (budget or CODER_CONTEXT_TOKENS) - sum(estimate_tokens(m.content) for m in example)
     system_message, user = fitted_messages(system, pieces, signed(goal, "coder", team), room)

@@ -35,7 +35,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
-from bot.ensemble.judge.blame import related_failures, stem
+from bot.ensemble.judge.blame import related_failures
 from bot.ensemble.judge.closure import Closure, closure_of
 from bot.ensemble.judge.files import allowed_changes, guarded, judged_data, judged_files
 from bot.ensemble.judge.guards import task_names_change
@@ -366,8 +366,10 @@ def _decoded(data: bytes | None) -> str | None:
 
 
 def _used_by(base_file: str, texts: Mapping[str, str]) -> bool:
-    """Whether a new test file uses the base test file `base_file`: it names its module, or (Go) shares its package."""
-    name = stem(base_file)
+    """Whether a new test file uses the base test file `base_file`: it names its module (`test_x`, `stats.test`: a
+    JavaScript test that imports `../stats` uses the code under test, not `stats.test.js`), or (Go) shares its
+    package."""
+    name = base_file.rpartition("/")[2].rsplit(".", 1)[0]
     folder = base_file.rpartition("/")[0]
     for path, text in texts.items():
         if is_language(base_file, "go") and is_language(path, "go") and path.rpartition("/")[0] == folder:
