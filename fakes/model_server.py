@@ -1,8 +1,9 @@
 """The shared core of the fake model servers: scripted rules, injectable faults, a request log.
 
 A rule is a reply or a fault, matched against each request by schema name, by a marker
-(a substring of the system prompt, or of any message when there is no system prompt) and
-by model; the first matching rule answers and is used up after `times` uses (0: forever).
+(a substring of the system prompt or of the last user message, which says what is asked; of any
+message when there is no system prompt) and by model; the first matching rule answers and is
+used up after `times` uses (0: forever).
 A request no rule matches gets the `default` reply, or a 400 that says what was asked.
 Like a real server the fakes end a reply at the request's output cap (`max_tokens`, a fake token being
 4 characters; finish "length") and before its first stop sequence; a streamed request (`stream: true`)
@@ -88,7 +89,8 @@ class Rule:
     used: int = 0
 
     def matches(self, request: Logged) -> bool:
-        haystack = request.system or "\n".join(m["content"] for m in request.messages)
+        haystack = (f"{request.system}\n{request.last_user}" if request.system
+                    else "\n".join(m["content"] for m in request.messages))
         return ((self.schema is None or self.schema == request.schema)
                 and (self.marker is None or self.marker in haystack)
                 and (self.model is None or self.model == request.model))

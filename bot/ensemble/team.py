@@ -20,12 +20,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.config import ExploreSpec
 from bot.ensemble import round_text
-from bot.ensemble.coder import Brief, Coder
+from bot.ensemble.coder import BLOCKS, FORMATS, Brief, Coder, write_hidden_check
 from bot.ensemble.critic import Critic, review
 from bot.ensemble.insights import InsightBoard
 from bot.ensemble.instructions import Instructions
@@ -34,11 +34,9 @@ from bot.ensemble.judge import (
     HiddenCheck,
     TeamJudge,
     hidden_check_at_base,
-    hidden_check_code,
     hooks_in,
     judge_by_hidden_check,
     no_hidden_check,
-    write_hidden_check,
 )
 from bot.ensemble.planner import TaskPlanner, direct_plan, first_look, plan_task
 from bot.ensemble.policy import (
@@ -146,10 +144,6 @@ class Team:
     def notes(self, reader: str) -> str:
         """Lessons from earlier runs, and the other teams' notes this role of the team has not read yet."""
         return "\n".join(filter(None, [self.lessons, *self.board.unseen(self.name, reader)]))
-
-    def conventions(self, paths: Iterable[str] = ()) -> str:
-        """The repository's instructions that apply to `paths` (the root's alone when none), rendered."""
-        return self.instructions.applying_to(paths).render()
 
     @property
     def reporter(self) -> Reporter:
@@ -353,9 +347,13 @@ def _hidden_check(team: Team, state: _State, judgement: Judgement) -> HiddenChec
     if not source or not text:
         return no_hidden_check("no test the change fixed, to write the hidden check from")
     team.reporter.begin(Phase.TESTING, len(state.rounds), "writing the hidden check")
-    plan, conventions = state.plan or Plan(""), team.conventions([source])
-    code = hidden_check_code([p for p in plan.files if not is_test_path(p)], team.workspace.base_text)
-    check = write_hidden_check(team.models, team.name, team.task.text, source, text, code, team.workspace, conventions)
+    # it opens as the round's request did, in its format, with the files as the base has them, never the change; and
+    # with what exploring found, which is the base's unless a re-plan explored the team's change
+    found = state.found if state.replanned < 0 else Exploration()
+    brief = Brief(state.plan or Plan(""), found, failing=state.failing,
+                  edit_format=FORMATS.get(state.rounds[-1].edit_format, BLOCKS))
+    frozen, base_text = state.judge.frozen, team.workspace.base_text
+    check = write_hidden_check(team.coder, brief, source, text, lambda p: frozen[p] if p in frozen else base_text(p))
     return hidden_check_at_base(check, state.judge, team.runner, team.workspace) if check.text else check
 
 

@@ -21,7 +21,8 @@ from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import RunResult, Task
 from fakes.engine_parts import FileRetriever
 from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO
-from tests.ensemble.conftest import MEDIAN_TASK, ScriptedModels
+from tests.ensemble.conftest import HIDDEN_ASK, MEDIAN_TASK, ScriptedModels
+from tests.ensemble.test_prompts import render, shared_head, through
 from tests.security.test_judge_owns_the_tests import create, edit, local_runner
 
 HIDDEN_PATH = "tests/test_repro_median_hidden.py"
@@ -76,6 +77,16 @@ def test_a_change_special_cased_to_the_shown_tests_is_refused_and_the_general_fi
     assert "a check you were not shown" in refused
     assert not any(HIDDEN_PATH in p or "[6, 1, 5, 2, 4, 3]" in p for p in coder_prompts)
     assert branch_file(sample, result.branch, HIDDEN_PATH) is None
+    # the check was asked for with the special case in the workspace, and never shown it: it opens as the round's
+    # request did through the task (a prefix cache reads that once), the round's files as the base has them
+    asked = [messages for role, messages in models.prompts if role == "coder"]
+    check = next(m for m in asked if HIDDEN_ASK in m[-1].content)
+    fix = next(m for m in asked if "Implement the plan" in m[-1].content)
+    search, replace = SPECIAL_CASES[special].split("<<<<<<< SEARCH\n")[1].split("\n>>>>>>> REPLACE")[0].split(
+        "\n=======\n")
+    added = [line for line in replace.splitlines() if line not in search.splitlines()]
+    assert added and not any(line in render(check) for line in added)
+    assert check[:-1] == fix[:-1] and through(render(fix), "task") in shared_head(fix, check)
 
 
 def test_with_no_better_change_the_special_cased_one_is_not_delivered(sample: Path) -> None:

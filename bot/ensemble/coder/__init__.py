@@ -1,7 +1,8 @@
 """The coder: one round's change, asked of the fast-thinker model and applied to the team's workspace. Its one face.
 
 The loop calls `write_change(coder, brief, ...)` once per round and gets `RoundEdits` back (what applied, what was
-refused, what the replies cost); everything between is inside this package:
+refused, what the replies cost), and `write_hidden_check` once a change first passes; everything between is inside
+this package:
 
 | what                                                                  | module        |
 | ---                                                                   | ---           |
@@ -12,6 +13,7 @@ refused, what the replies cost); everything between is inside this package:
 | finding where a SEARCH part that does not match exactly was meant     | `matching.py` |
 | what the coder is shown of a file (outline and windows)               | `fileview.py` |
 | its prompt: the round's request, with the plan and the files shown    | `prompts.py`  |
+| the hidden check's request, which opens as a round's request does      | `hidden_check.py` |
 
 The parts every role's prompt shares (the data fence, the order) are bot/ensemble/prompt_parts.py; the guards its
 edits pass are the judge's (bot/ensemble/judge). Nothing outside this package imports its inner modules
@@ -32,12 +34,15 @@ from bot.ensemble.coder.formats import (
     EditFormat,
     render_block,
 )
-from bot.ensemble.coder.hidden_check import HIDDEN_CHECK_GOAL, HIDDEN_CHECK_ROLE, hidden_check_messages
+from bot.ensemble.coder.hidden_check import (
+    HIDDEN_CHECK_GOAL,
+    HIDDEN_CHECK_ROLE,
+    hidden_check_messages,
+    write_hidden_check,
+)
 from bot.ensemble.coder.parsing import parse_edit_blocks, parse_whole_files
-
-# last: its prompts import the judge's face, which reads the hidden check's request and the parsers above
 from bot.ensemble.coder.turns import Brief, Coder, RoundEdits, write_change
 
 __all__ = ["BLOCKS", "EXAMPLE_FILE", "EXAMPLE_TASK", "FORMATS", "HIDDEN_CHECK_GOAL", "HIDDEN_CHECK_ROLE", "MIXED", "PATH_LINE",
            "WHOLE", "Brief", "Coder", "EditFormat", "RoundEdits", "denial", "describe_failures", "hidden_check_messages",
-           "parse_edit_blocks", "parse_whole_files", "render_block", "write_change"]
+           "parse_edit_blocks", "parse_whole_files", "render_block", "write_change", "write_hidden_check"]

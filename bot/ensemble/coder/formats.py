@@ -140,6 +140,10 @@ class EditFormat(Protocol):
         """The worked example's answer, as the coder is shown it."""
         ...
 
+    def new_file(self, path: str, content: str) -> str:
+        """A new file at `path` holding `content`, as a reply in this format writes it."""
+        ...
+
     def shown_whole(self, shown: Mapping[str, str], read: Read) -> frozenset[str]:
         """The files among `shown` (path: what the coder was shown of it) that a reply may send back whole."""
         ...
@@ -182,6 +186,10 @@ class EditBlocks:
     def example_answer(self, paths: Sequence[str]) -> str:
         """The block that fixes the toy task."""
         return render_block(*example(paths))
+
+    def new_file(self, path: str, content: str) -> str:
+        """A block with an empty SEARCH part."""
+        return render_block(path, "", content)
 
     def shown_whole(self, shown: Mapping[str, str], read: Read) -> frozenset[str]:
         """None: blocks change files in place."""
@@ -229,6 +237,10 @@ class WholeFiles:
         """What is wrong with the toy file, then the whole fixed toy file."""
         path, _, content = self.example(paths)
         return f"{EXAMPLE_WHY}\n\n{path}\n```\n{content}```"
+
+    def new_file(self, path: str, content: str) -> str:
+        """The file whole under its path."""
+        return f"{path}\n```\n{_body(content)}\n```"
 
     def shown_whole(self, shown: Mapping[str, str], read: Read) -> frozenset[str]:
         """The files the coder was shown as they are, not in part."""

@@ -9,6 +9,7 @@ rendered prompts are golden-file tested (tests/ensemble/golden/; update with UPD
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from bot.ensemble.coder.formats import BLOCKS, EXAMPLE_FILE, EXAMPLE_TASK, EditFormat
 from bot.ensemble.judge import task_names_change, tests_in
@@ -32,6 +33,51 @@ CODE_REQUESTS = ("If you must see more code before you can edit, reply instead w
                  "or `FIND exact text` (at most 3) and nothing else; you will get the code and can then edit.")
 
 
+@dataclass(frozen=True)
+class Opening:
+    """How every coder request about a task opens, byte for byte: the system prompt (the role, the rules on data and
+    conventions, the edit format's rules), the worked example in that format, and what the user message shows of
+    the task before saying what to do (the conventions, the judge's tests, the base's failures, the files, related
+    code, the task). A round's request goes on with the plan and the round's results; the hidden check's request
+    (hidden_check.py) with its own, so a server that caches prompt prefixes reads the opening once for both."""
+
+    system: str
+    example: tuple[Message, ...]
+    context: tuple[ContextPiece | None, ...]
+    toy: str  # the worked example's file
+
+    def messages(self, rest: Sequence[ContextPiece | None], instructions: str, budget: int | None) -> list[Message]:
+        """The request: the opening, then `rest` and `instructions`, the context fitted to `budget` tokens."""
+        room = (budget or CODER_CONTEXT_TOKENS) - sum(estimate_tokens(m.content) for m in self.example)
+        system, user = fitted_messages(self.system, [*self.context, *rest], instructions, room)
+        return [system, *self.example, user]
+
+
+def coder_opening(task: Task, plan: Plan, files: Mapping[str, str], nearby: str = "", reproduce: bool = False,
+                  conventions: str = "", edit_format: EditFormat = BLOCKS, failing: str = "") -> Opening:
+    """The opening of the coder's requests on `task` (`coder_messages` says what each argument is). The judge's
+    tests come before the code: shown to read, not as files to edit (small models otherwise send them back)."""
+    paths = list(dict.fromkeys([*files, *([plan.reproduction_test] if plan.reproduction_test else [])]))
+    judged = judged_tests(files, task, plan, reproduce)
+    toy, answer = edit_format.example(paths)[0], edit_format.example_answer(paths)
+    # the worked example, as an earlier exchange: the toy task on a toy file, and the answer in the round's format
+    example = (Message("user", f"{data(f'file {toy}', EXAMPLE_FILE)}\n\nAn example, to show the format (not your "
+                       f"task): {EXAMPLE_TASK}"), Message("assistant", answer))
+    system = (CODER_ROLE + DATA_RULE + conventions_rule(conventions) + "\n\n" + edit_format.rules(()) + "\n\n"
+              + CODE_REQUESTS)
+    context = (
+        conventions_piece(conventions),
+        *[ContextPiece(f"test {path}", data(f"test {path}", content), 70) for path, content in files.items()
+          if path in judged],
+        ContextPiece("failing", data("tests that fail now", failing), 90, "tail") if failing else None,
+        *[ContextPiece(f"file {path}", data(f"file {path}", content), 70) for path, content in files.items()
+          if path not in judged],
+        ContextPiece("nearby", data("related code", nearby), 30) if nearby else None,
+        ContextPiece("task", data("task", task.text), 100),
+    )
+    return Opening(system, example, context, toy)
+
+
 def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str, feedback: str,
                    insights: str, reproduce: bool = False, team: str = "a", budget: int | None = None,
                    conventions: str = "", edit_format: EditFormat = BLOCKS, failing: str = "") -> list[Message]:
@@ -46,19 +92,14 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
     output last, a 1.5B coder edited the assertions; shown it before the code, it fixed the code:
     bench/peers.py's first coder calls). The system prompt and the example are the same for every team
     and round; what changes from call to call (the other team's notes, the feedback on the last attempt,
-    the team's name) comes last, so a server that caches prompt prefixes reuses the head.
+    the team's name) comes last, so a server that caches prompt prefixes reuses the head (`Opening`).
     """
     paths = list(dict.fromkeys([*files, *([plan.reproduction_test] if plan.reproduction_test else [])]))
-    # the judge's tests are shown to read, not as files to edit: small models otherwise send them back as blocks
     judged = judged_tests(files, task, plan, reproduce)
     asked = [p for p in files if is_test_path(p) and p not in judged and p != plan.reproduction_test]
     editable = [p for p in paths if p not in judged] or paths
-    toy, answer = edit_format.example(paths)[0], edit_format.example_answer(paths)
-    # the worked example, as an earlier exchange: the toy task on a toy file, and the answer in the round's format
-    example = [Message("user", f"{data(f'file {toy}', EXAMPLE_FILE)}\n\nAn example, to show the format (not your "
-                       f"task): {EXAMPLE_TASK}"), Message("assistant", answer)]
-    system = (CODER_ROLE + DATA_RULE + conventions_rule(conventions) + "\n\n" + edit_format.rules(()) + "\n\n"
-              + CODE_REQUESTS)
+    failing = failing.strip()
+    opening = coder_opening(task, plan, files, nearby, reproduce, conventions, edit_format, failing)
     planned = bool(plan.summary or plan.steps)  # a direct attempt has no plan, only the files to show
     goal = (f"Write ONLY the reproduction test {plan.reproduction_test}: a test that fails on the current "
             "code because of the bug and will pass once it is fixed. Do not fix the bug yet."
@@ -66,16 +107,7 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
             "the failing tests pass.") + " The existing tests and the reproduction test are the judge's and run as "
             "they are: the tests are right and the code is wrong, so change the code, not them; a new test goes "
             "in a new test file." + (f" Only {', '.join(asked)} you change as the task asks." if asked else ""))
-    failing = failing.strip()
-    pieces = [
-        conventions_piece(conventions),
-        *[ContextPiece(f"test {path}", data(f"test {path}", content), 70) for path, content in files.items()
-          if path in judged],
-        ContextPiece("failing", data("tests that fail now", failing), 90, "tail") if failing else None,
-        *[ContextPiece(f"file {path}", data(f"file {path}", content), 70) for path, content in files.items()
-          if path not in judged],
-        ContextPiece("nearby", data("related code", nearby), 30) if nearby else None,
-        ContextPiece("task", data("task", task.text), 100),
+    rest = [
         ContextPiece("plan", data("plan", render_plan(plan)), 95) if planned else None,
         # last: what changes from call to call
         ContextPiece("insights", data("notes from the other team", insights), 20) if insights else None,
@@ -83,9 +115,7 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
         if feedback.strip() and feedback.strip() != failing else None,
     ]
     instructions = f"{goal} Edit the files of this task, not the example.{named_paths(edit_format, editable)}"
-    room = (budget or CODER_CONTEXT_TOKENS) - sum(estimate_tokens(m.content) for m in example)
-    system_message, user = fitted_messages(system, pieces, signed(instructions, "coder", team), room)
-    return [system_message, *example, user]
+    return opening.messages(rest, signed(instructions, "coder", team), budget)
 
 
 def named_paths(edit_format: EditFormat, paths: Sequence[str]) -> str:

@@ -41,7 +41,7 @@ from bot.ensemble.instructions import Instructions
 from bot.ensemble.judge import NO_CLOSURE, RUNNER_KINDS, Closure, find_test_tampering
 from bot.ensemble.ports import ModelClient, ModelReply
 from bot.ensemble.types import Exploration, Plan, Refusal, RefusalKind, Task
-from bot.ensemble.workspace_files import WorkspaceFiles
+from bot.ensemble.workspace_files import Read, WorkspaceFiles
 from bot.errors import ContextTooLong, PromptTooLong, StopRequested
 from bot.forge import Workspace
 from bot.forge.policy import DEFAULT_MAX_FILE_BYTES, content_problems, too_large
@@ -83,6 +83,11 @@ class Coder:
     stop: Callable[[], bool] = lambda: False  # True once a stop was requested: no further model call
     temperature: float | None = None  # the team's sampling temperature (None: the coder model's own, taken as 0)
     clock: Callable[[], float] = time.monotonic  # the team's clock: how long each reply took
+
+    def conventions(self, plan: Plan) -> str:
+        """The repository's conventions that apply to the files of `plan`, rendered."""
+        return self.instructions.applying_to(
+            [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else [])]).render()
 
     @property
     def prompt_budget(self) -> int:
@@ -291,8 +296,7 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Co
     shown = shown_files(coder, plan, brief.found, "\n".join(dict.fromkeys(filter(None, [brief.feedback, brief.failing]))))
     edit_format = brief.edit_format.fitted(shown, files.read)  # a format that picks per file names its picks
     nearby = brief.found.text_outside(shown)
-    conventions = coder.instructions.applying_to(
-        [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else [])]).render()
+    conventions = coder.conventions(plan)
 
     def prompt(budget: int) -> list[Message]:
         return coder_messages(coder.task, plan, shown, nearby, brief.feedback, brief.notes,
@@ -411,12 +415,13 @@ def _apply(talk: _Conversation, parsed: ParseResult, text: str, applied_before: 
                 unchanged=0 if changes else result.applied)
 
 
-def shown_files(coder: Coder, plan: Plan, found: Exploration, feedback: str) -> dict[str, str]:
-    """What the coder sees of each file the plan names: whole, or its outline and the relevant windows."""
-    files = WorkspaceFiles(coder.workspace.path)
+def shown_files(coder: Coder, plan: Plan, found: Exploration, feedback: str, read: Read | None = None) -> dict[str, str]:
+    """What the coder sees of each file the plan names: whole, or its outline and the relevant windows; `read` is
+    the tree the files are read from (the workspace's when None)."""
+    read = read or WorkspaceFiles(coder.workspace.path).read
     wanted = [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else []),
-              *failing_test_files(feedback, exists=lambda p: files.read(p) is not None)]
-    contents = {p: c for p in dict.fromkeys(wanted) if (c := files.read(p)) is not None}
+              *failing_test_files(feedback, exists=lambda p: read(p) is not None)]
+    contents = {p: c for p in dict.fromkeys(wanted) if (c := read(p)) is not None}
     if not contents:
         return {}
     per_file = chars_for_tokens(coder.prompt_budget // 2) // len(contents)  # the files take half the budget

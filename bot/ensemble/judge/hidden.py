@@ -4,7 +4,8 @@ A coder shown a failing test can make it pass by answering exactly the inputs th
 (`if values == [1, 2, 3, 4]: return 2.5`); with one team, no other team's test stands in the way. So once a
 team's change first passes, the coder is asked, in a request of its own that sees the task, the test that shows
 the bug (the reproduction test, else a failing test the change fixed) and the code as the base has it, but not
-the change, for a new test of the same behaviour on other inputs. It is run alone at the base (where it must fail
+the change, for a new test of the same behaviour on other inputs (the coder's `write_hidden_check` asks; this
+module runs what it wrote). It is run alone at the base (where it must fail
 by an assertion, not by an error of its own) and on every good candidate after; it is never in the team's
 workspace, its prompts or the feedback it reads.
 
@@ -30,27 +31,19 @@ check that passes at the base, or that errors there, shows nothing and is set as
 
 from __future__ import annotations
 
-import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from bot.ensemble.asking import ask
-from bot.ensemble.coder import hidden_check_messages, parse_edit_blocks, parse_whole_files
 from bot.ensemble.judge.runs import TeamJudge
-from bot.ensemble.ports import ModelClient, TestRunner
+from bot.ensemble.ports import TestRunner
 from bot.ensemble.types import HiddenResult, TestOutcome
-from bot.ensemble.workspace_files import WorkspaceFiles
-from bot.errors import BudgetExceeded, ModelError
 from bot.forge import Workspace
 from bot.redact import clip
-from common.testfiles import fresh_test_path
 from common.testids import matching_tests
 
-log = logging.getLogger(__name__)
 HiddenOutcome = Literal["passes", "unchanged", "differs", "not_run"]
-SUFFIX = "_hidden"  # a hidden check's file name: the test it varies, with this before the extension
 # a failure entry of sandbox/summary.py: "FAILED <test id>", its assertion lines indented by two, then "  at <frame>"
 _ENTRY = re.compile(r"^(?:FAILED|ERROR) (.+)$")
 _NUMBER_AT_END = re.compile(r"\s+\d+(?:\.\d+)?s$")  # a duration some runners print after a failure
@@ -109,36 +102,6 @@ def no_hidden_check(note: str) -> HiddenCheck:
 SPECIAL_CASED = ("The tests you were shown pass, but a check you were not shown, of the same behaviour on other inputs, "
            "fails exactly as it did before your change: the change answers only the inputs of the tests you saw. "
            "Fix the behaviour itself, for every input the task describes, not the values in the tests.")
-
-
-def write_hidden_check(models: ModelClient, team: str, task_text: str, source: str, source_text: str,
-                code: Mapping[str, str], workspace: Workspace, conventions: str = "") -> HiddenCheck:
-    """Ask the coder, in a request of its own, for a test of `source`'s behaviour on other inputs; `code` is what it
-    is shown of the code under test, as the base has it. The check's text, not yet run (`base` empty)."""
-    files = WorkspaceFiles(workspace.path)
-    path = fresh_test_path(source, lambda p: workspace.base_text(p) is not None or files.read(p) is not None, SUFFIX)
-    budget = models.prompt_budget("coder")
-    try:
-        reply = ask(models, "coder", lambda room: hidden_check_messages(
-            task_text, source, source_text, path, code, team, room, conventions), budget)
-    except BudgetExceeded:
-        raise
-    except ModelError as exc:  # the check is extra evidence: a model that cannot write it leaves the team as it was
-        log.warning("team %s: the hidden check could not be written: %s", team, exc)
-        return no_hidden_check(f"the hidden check could not be written: {clip(str(exc), 200)}")
-    text = _written(reply.text, path)
-    if not text:
-        return no_hidden_check("the coder's reply held no test file for the hidden check")
-    return HiddenCheck(path, text, source)
-
-
-def _written(reply: str, path: str) -> str:
-    """The new file a reply writes: its one file-creating edit block, else its one whole-file listing."""
-    created = [b.replace for b in parse_edit_blocks(reply).blocks if not b.search.strip()]
-    if created:
-        return created[0].rstrip("\n") + "\n"
-    listed = parse_whole_files(reply, (path, ""))
-    return listed[0][1].rstrip("\n") + "\n" if listed else ""
 
 
 def hidden_check_at_base(check: HiddenCheck, judge: TeamJudge, runner: TestRunner, workspace: Workspace) -> HiddenCheck:
@@ -202,19 +165,3 @@ def failure_lines(summary: str) -> dict[str, tuple[str, ...]]:
         elif not line.startswith("  "):
             current = None
     return {name: tuple(lines) for name, lines in found.items()}
-
-
-Shown = Callable[[str], "str | None"]
-
-
-def hidden_check_code(paths: Sequence[str], base_text: Shown, limit: int = 4) -> dict[str, str]:
-    """The code the hidden check's writer sees: the first `limit` of `paths` that the base has, as it has them."""
-    code = {}
-    for path in paths:
-        text = base_text(path)
-        if text is not None:
-            code[path] = text
-        if len(code) == limit:
-            break
-    return code
-
