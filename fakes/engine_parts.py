@@ -9,14 +9,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from bot.ensemble.adapters import compile_check
 from bot.ensemble.types import Retrieved, TestOutcome
+from fakes.forked_pytest import run_pytest
 
 
 class FileRetriever:
@@ -71,19 +70,20 @@ class HostPytest:
         self.runs += 1
         self.known.append(frozenset(known_failures))
         self.overlays.append(dict(files or {}))
-        with tempfile.TemporaryDirectory() as out:
-            junit = Path(out) / "junit.xml"
-            tree = Path(out) / "tree"  # the judge's files over a copy, as the sandbox does
+        with tempfile.TemporaryDirectory() as out_dir:
+            junit = Path(out_dir) / "junit.xml"
+            tree = Path(out_dir) / "tree"  # the judge's files over a copy, as the sandbox does
             shutil.copytree(workspace, tree, symlinks=True, ignore=lambda _d, names: [n for n in names if n in EXCLUDED])
             write_overlay(tree, files or {})
-            proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rf",
-                                   f"--junitxml={junit}", "-o", "junit_family=xunit1"],
-                                  cwd=tree, env={**os.environ, **PYTEST_ENV}, capture_output=True, text=True,
-                                  timeout=120)
+            out = Path(out_dir) / "stdout"
+            code = run_pytest(tree, ["-q", "-p", "no:cacheprovider", "-rf", f"--junitxml={junit}", "-o",
+                                     "junit_family=xunit1"], {**os.environ, **PYTEST_ENV}, out,
+                              Path(out_dir) / "stderr", timeout=120)
+            stdout = out.read_text(errors="replace")
             cases = parse_junit_xml(junit.read_bytes()) if junit.exists() else []
         failing = tuple(c.name for c in cases if c.outcome in ("fail", "error"))
-        summary = "\n".join(line for line in proc.stdout.splitlines()
+        summary = "\n".join(line for line in stdout.splitlines()
                             if not any(name.split("::")[-1] in line for name in known_failures)
                             and not (checks and checks in line))
-        return TestOutcome(proc.returncode == 0, failing, summary[-1500:], proc.returncode, len(cases) or None,
+        return TestOutcome(code == 0, failing, summary[-1500:], code, len(cases) or None,
                            results=tuple((c.name, c.outcome) for c in cases))
