@@ -119,7 +119,12 @@ def is_test_path(path: str) -> bool:
     """True for files under test folders (tests/, test/, testing/, __tests__/, __mocks__/, spec/) and files their
     language's test runner collects by name (`test_x.py`, `x_test.go`, `x.test.js`, `FooTest.java`;
     common/languages.py)."""
-    return bool(TEST_FOLDER.search(path)) or is_test_name(path)
+    return in_test_folder(path) or is_test_name(path)
+
+
+def in_test_folder(path: str) -> bool:
+    """True for files under a test folder: tests/, test/, testing/, __tests__/, __mocks__/, spec/."""
+    return bool(TEST_FOLDER.search(path))
 
 
 def planted_name(host: str, part: str) -> str:
@@ -329,7 +334,7 @@ def on_sys_path(folder: str, pythonpath: Collection[str] = ()) -> bool:
     docstring)."""
     folder = folder.strip("/")
     return folder in ("", "src") or folder in {posixpath.normpath(p).strip("/") for p in pythonpath} \
-        or bool(TEST_FOLDER.search(folder + "/"))
+        or in_test_folder(folder + "/")
 
 
 def pytest_pythonpath(read: Callable[[str], str | None]) -> list[str]:

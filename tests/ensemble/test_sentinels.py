@@ -201,6 +201,13 @@ def test_hosts_are_test_files_a_few_per_language_in_distinct_folders() -> None:
                              "tests/unit/test_c.py"]  # docs/ is tried only after three test folders
 
 
+def test_hosts_in_a_testing_folder_come_before_other_folders() -> None:
+    # pytest's own layout: its tests live in testing/, beside test-named scripts its runner never collects
+    paths = ["bench/test_speed.py", "scripts/test_release.py", "examples/test_demo.py", "testing/test_core.py"]
+    hosts = candidate_hosts(paths, is_test_name)
+    assert "testing/test_core.py" in hosts and hosts[0] == "testing/test_core.py"
+
+
 def test_go_and_rust_checks_are_in_the_hosts_package_and_crate() -> None:
     files = {"stats/stats_test.go": 'package stats_test\n\nimport "testing"\n\nfunc TestX(t *testing.T) {\n'
                                     '\tif 1 != 1 {\n\t\tt.Fatalf("no")\n\t}\n}\n',

@@ -30,7 +30,7 @@ from typing import Literal
 from bot.ensemble.judge.twins import Twin, contradictions, twins
 from bot.ensemble.workspace_files import Read
 from common.languages import is_code, language_of
-from common.testfiles import planted_name
+from common.testfiles import in_test_folder, planted_name
 from sandbox.model import FAILING as FAILED
 
 Expect = Literal["pass", "fail"]
@@ -88,9 +88,10 @@ def new_nonce() -> str:
 
 
 def candidate_hosts(paths: Iterable[str], is_test_name: Callable[[str], bool]) -> list[str]:
-    """Test files to plant beside, a few per language: conventional test folders and shallow paths first."""
+    """Test files to plant beside, a few per language: those in test folders (common/testfiles.py) and shallow paths
+    first."""
     by_language: dict[str, list[str]] = {}
-    for path in sorted(paths, key=lambda p: (not _conventional(p), p.count("/"), p)):
+    for path in sorted(paths, key=lambda p: (not in_test_folder(p), p.count("/"), p)):
         found = language_of(path)
         if found is None or found.name not in WRITERS or not is_test_name(path):
             continue
@@ -99,10 +100,6 @@ def candidate_hosts(paths: Iterable[str], is_test_name: Callable[[str], bool]) -
         if len(chosen) < HOSTS_PER_LANGUAGE and posixpath.dirname(path) not in folders:
             chosen.append(path)
     return [p for hosts in by_language.values() for p in hosts]
-
-
-def _conventional(path: str) -> bool:
-    return bool(re.search(r"(^|/)(tests?|__tests__|spec)/", path))
 
 
 def plant(hosts: Sequence[str], read: Read, nonce: str, twinned: Sequence[str] = ()) -> Planted:
