@@ -278,12 +278,22 @@ def named_tests(text: str, baseline: TestOutcome | None) -> tuple[str, ...]:
 
 
 def _safe_team(team: Team) -> TeamResult:
-    try:
-        return run_team(team)
-    except Exception as exc:  # noqa: BLE001 - one team's crash must not end the other's work
-        log.warning("team %s crashed: %s", team.name, exc)
-        log.debug("%s", traceback.format_exc())
-        return crashed(team, exc)
+    """One team's run, in its span (beside the run's other steps' spans): the team's result, or a crashed team's
+    when the run failed outside the team's loop (going back to its best round, say), so the other team carries on.
+    The span carries the result either way, and ends as an error when the team crashed."""
+    with span("ensemble.team", team=team.name) as s:
+        try:
+            result = run_team(team)
+        except Exception as exc:  # noqa: BLE001 - one team's crash must not end the other's work
+            log.warning("team %s crashed: %s", team.name, exc)
+            log.debug("%s", traceback.format_exc())
+            result = crashed(team, exc)
+        if result.error:
+            s.fail(result.error)
+        s.set(stop_reason=result.stop_reason, rounds=len(result.rounds), passed=result.passed,
+              accepted=result.accepted, diff_lines=result.diff_size, refused=[str(r) for r in result.refused],
+              kept=result.kept)
+    return result
 
 
 def _fill(result: RunResult, outcomes: list[TeamResult], winner: TeamResult | None, models: ModelClient) -> None:

@@ -77,7 +77,6 @@ from bot.errors import StopRequested
 from bot.forge import Workspace
 from bot.forge.policy import DEFAULT_MAX_FILE_BYTES
 from bot.redact import clip
-from bot.trace import span
 from common.languages import is_code
 from common.testfiles import is_test_path
 from common.testids import file_of_test
@@ -174,19 +173,12 @@ def run_team(team: Team) -> TeamResult:
     Work that passed is never lost: when the last state fails (or the team crashed) after an
     earlier round passed, the workspace goes back to that round's commit.
     """
-    with span("ensemble.team", team=team.name) as s:
-        state, stop = _loop(team)
-        if stop.error:
-            s.fail(stop.error)
-        team.workspace.discard()  # edits that never became a commit are not part of the result
-        kept = _kept(state.rounds, stop)
-        if kept.round is not None:
-            team.workspace.reset(kept.round.commit or "")
-        result = _ended(team, state, stop, kept, team.workspace)
-        s.set(stop_reason=result.stop_reason, rounds=len(result.rounds), passed=result.passed,
-              accepted=result.accepted, diff_lines=result.diff_size, refused=[str(r) for r in result.refused],
-              kept=result.kept)
-    return result
+    state, stop = _loop(team)
+    team.workspace.discard()  # edits that never became a commit are not part of the result
+    kept = _kept(state.rounds, stop)
+    if kept.round is not None:
+        team.workspace.reset(kept.round.commit or "")
+    return _ended(team, state, stop, kept, team.workspace)
 
 
 def crashed(team: Team, exc: Exception) -> TeamResult:

@@ -21,7 +21,7 @@ from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import Task
 from bot.errors import BudgetExceeded, StopRequested
 from bot.forge import Commit, Workspace
-from bot.forge.local import LocalForge
+from bot.forge.local import GitWorkspace, LocalForge
 from fakes.engine_parts import FileRetriever, HostPytest
 from fakes.median_replies import BAD_FIX, ENOUGH, FIX, NO_MATCH, PLAN, REPRO, REVISE
 from tests.ensemble.conftest import MEDIAN_TASK, ScriptedModels, happy_script, run_scripted
@@ -287,6 +287,31 @@ def test_the_run_works_through_the_forge_it_is_given(sample: Path) -> None:
     assert forge.calls == ["start median", "workspace a", "publish", "cleanup"]
     assert result.success and result.branch == "ensemble/median"
     assert [c.sha for c in result.commits] == git(sample, "log", "--format=%H", "-2", "ensemble/median").split()[::-1]
+
+
+class WorktreeLostForge(RecordingForge):
+    """Hands out workspaces whose worktree is lost once the team's loop is over: the first thing after it, dropping
+    what never became a commit, fails."""
+
+    def workspace(self, name: str) -> Workspace:
+        made = self.inner.workspace(name)
+        return LostWorktree(made.path, made.base, made.max_file_bytes, made.signoff)
+
+
+class LostWorktree(GitWorkspace):
+    def discard(self) -> None:
+        raise RuntimeError(f"the worktree {self.path.name} is gone")
+
+
+def test_a_team_crashing_after_its_loop_is_traced_with_how_it_ended(sample: Path) -> None:
+    parts = Components(models=ScriptedModels(happy_script()), retriever=FileRetriever(sample), runner=HostPytest(),
+                       forge=WorktreeLostForge(sample, "lost-run"))
+    result = run_task(sample, TASK, Config(ensembles=1), {}, parts, run_id="lost-run")
+    assert result.stop_reason == "crashed" and not result.success
+    spans = [json.loads(line) for line in Path(result.trace).read_text().splitlines()]
+    team = next(s for s in spans if s["name"] == "ensemble.team")
+    assert team["status"] == "error" and "the worktree" in team["error"]
+    assert team["attributes"]["stop_reason"] == "crashed" and team["attributes"]["rounds"] == 0
 
 
 def test_a_critic_revising_a_good_change_vaguely_ends_the_run_with_it(sample: Path) -> None:
