@@ -215,7 +215,6 @@ def _loop(team: Team) -> tuple[_State, Stop]:
                     return state, stop
                 case Reproduce() as step:
                     state = _reproduce(team, state, step)
-                    state = replace(state, start=_head(team.workspace))
                 case Replan() as step:
                     state = _replan(team, state, step)
                 case Continue() as step:
@@ -256,10 +255,11 @@ def _base_failures_text(baseline: TestOutcome | None) -> str:
 
 
 def _reproduce(team: Team, state: _State, step: Reproduce) -> _State:
-    """Round 0: the reproduction test the plan names, and the judge that requires it once it failed at the base."""
+    """Round 0: the reproduction test the plan names, and the judge that requires it once it failed at the base; the
+    rounds begin from the workspace's commit after it."""
     reproduction, judge = reproduce(team.coder, _brief(team, state, Continue(0, step.edit_format)), state.judge,
                                     team.runner, team.reporter.begin, team.trailers)
-    return replace(state, reproduction=reproduction, judge=judge)
+    return replace(state, reproduction=reproduction, judge=judge, start=team.workspace.head())
 
 
 def _brief(team: Team, state: _State, step: Continue) -> Brief:
@@ -284,19 +284,13 @@ def _next_file(plan: Plan, found: Exploration, workspace: Workspace) -> str | No
     return next((p for p in dict.fromkeys(ranked) if p not in plan.files and files.read(p) is not None), None)
 
 
-def _head(workspace: Workspace) -> str:
-    """The workspace's last commit (its base when it has none of its own)."""
-    commits = workspace.commits()
-    return commits[-1].sha if commits else workspace.base
-
-
 def _play(team: Team, state: _State, step: Continue) -> _State:
     """Round `step.number`: the coder's change, tested and judged, committed when it applied and compiles."""
     report, workspace = team.reporter, team.workspace
     report.begin(Phase.CODING, step.number, "" if not step.fresh else f"a new attempt: {APPROACH_WORDS[step.approach]}")
     if step.fresh:  # a new attempt starts where the rounds began; earlier rounds' commits stay for the judge to keep
         workspace.discard()
-        workspace.reset(state.start or _head(workspace))
+        workspace.reset(state.start or workspace.head())
     rnd = play_round(team.coder, _brief(team, state, step), state.judge, team.runner, report.begin, step.number)
     rnd = replace(rnd, approach=step.approach)
     if rnd.applied and not rnd.compile_error:

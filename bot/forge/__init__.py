@@ -42,6 +42,10 @@ class Workspace(Protocol):
         """The commits made in this workspace since the base, oldest first."""
         ...
 
+    def head(self) -> str:
+        """The sha of the workspace's last commit (the base's until it has one of its own)."""
+        ...
+
     def reset(self, sha: str) -> None:
         """Go back to one of this workspace's commits, dropping what came after it."""
         ...

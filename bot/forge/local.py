@@ -122,6 +122,10 @@ class GitWorkspace:
         """Commits since the base, oldest first."""
         return commits_between(self.path, self.base, "HEAD")
 
+    def head(self) -> str:
+        """The sha of the last commit (the base's until the workspace has one of its own)."""
+        return git(self.path, "rev-parse", "HEAD").strip()
+
 
 def grep(tree: Path, text: str, max_hits: int = 30) -> list[tuple[str, int, str]]:
     """Exact-text search (`git grep -F`) over the tracked text files of the checkout `tree`: (path, line number,
