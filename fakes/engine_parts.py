@@ -10,10 +10,9 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
-from bot.ensemble.adapters import compile_check
 from bot.ensemble.types import Retrieved, TestOutcome
 from fakes.forked_pytest import run_pytest
 
@@ -57,9 +56,6 @@ class HostPytest:
         self.runs = 0
         self.known: list[frozenset[str]] = []  # the known failures each run was given
         self.overlays: list[dict[str, bytes | None]] = []  # what the judge put over the tree in each run
-
-    def compile_check(self, workspace: Path, paths: Sequence[str]) -> str:
-        return compile_check(workspace, paths)
 
     def run_tests(self, workspace: Path, known_failures: Collection[str] = (),
                   files: Mapping[str, bytes | None] | None = None, *, trace_reads: bool = False,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
@@ -16,7 +15,6 @@ from bot.llm.budget import SpendSummary
 from bot.llm.types import Message
 from bot.redact import clip
 from bot.trace import span
-from common.languages import is_language
 from sandbox.model import FAILING
 
 if TYPE_CHECKING:
@@ -84,10 +82,6 @@ class SandboxRunner:
         self._base_checked = False
         self._command: str | None = None  # the base's test command, fixed by the first run
         self.environment = ""  # where the tests run: backend and image, and how the image was found
-
-    def compile_check(self, workspace: Path, paths: Sequence[str]) -> str:
-        """Syntax-check changed Python and JSON files in-process (nothing is executed)."""
-        return compile_check(workspace, paths)
 
     def run_tests(self, workspace: Path, known_failures: Collection[str] = (),
                   files: Mapping[str, bytes | None] | None = None, *, trace_reads: bool = False,
@@ -196,26 +190,6 @@ def _files_hash(root: Path, paths: Sequence[str]) -> str:
         except OSError:
             digest.update(b"(unreadable)")
     return digest.hexdigest()
-
-
-def compile_check(workspace: Path, paths: Sequence[str]) -> str:
-    """Syntax errors of the given files (Python by `compile`, JSON by parsing), '' when clean."""
-    errors = []
-    for rel in paths:
-        path = workspace / rel
-        if not path.is_file():
-            continue
-        text = path.read_bytes().decode("utf-8", "replace")
-        try:
-            if is_language(rel, "python"):
-                compile(text, rel, "exec", dont_inherit=True)
-            elif rel.endswith(".json"):
-                json.loads(text)
-        except SyntaxError as exc:
-            errors.append(f"{rel}:{exc.lineno}: SyntaxError: {exc.msg}\n    {(exc.text or '').rstrip()}")
-        except ValueError as exc:
-            errors.append(f"{rel}: {exc}")
-    return "\n".join(errors)
 
 
 class TeamModels:

@@ -86,15 +86,11 @@ class Retriever(Protocol):
 
 
 class TestRunner(Protocol):
-    """Checks and tests a workspace."""
+    """Runs a workspace's tests."""
 
     @property
     def environment(self) -> str:
         """Where the tests run (language, backend, image and how it was found); '' before the first run."""
-        ...
-
-    def compile_check(self, workspace: Path, paths: Sequence[str]) -> str:
-        """Syntax errors in the changed files, or '' when they compile."""
         ...
 
     def run_tests(self, workspace: Path, known_failures: Collection[str] = (),

@@ -1,4 +1,4 @@
-"""One round of a team's loop: the coder's change, compile-checked, tested and judged against the base; committing it.
+"""One round of a team's loop: the coder's change, judged against the base when it compiles; its commit.
 
 A round is a function of its inputs (the coder, what it is told, the team's judge and test
 runner) and returns a new `Round`; committing it (`commit_round`) returns the round that follows from
@@ -28,9 +28,9 @@ Begin = Callable[[Phase, int, str], None]  # report the step a team begins (phas
 
 def play_round(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner, begin: Begin, number: int,
                kind: RoundKind = "fix", reproduction: str | None = None) -> Round:
-    """Round `number`: the coder's change, compile-checked, then tested with the judge's files and judged against the
-    base (`reproduction`: the test being written, required while the judge has none), with the lines of it that
-    reach into the test runner (the task allowed them)."""
+    """Round `number`: the coder's change (applied and syntax-checked by the coder), then, when it compiles, tested
+    with the judge's files and judged against the base (`reproduction`: the test being written, required while the
+    judge has none), with the lines of it that reach into the test runner (the task allowed them)."""
     edits = write_change(coder, brief, judge.frozen, judge.data, judge.closure)
     rnd = Round(number, kind, brief.edit_format.name, replies=edits.replies, refused=edits.refused(coder.team),
                 follow_up_s=edits.follow_up_s, reply_s=edits.reply_s, short=brief.reply_by is not None)
@@ -38,7 +38,7 @@ def play_round(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner,
         return replace(rnd, edit_errors=edits.errors(), idle=not (edits.failures or edits.refusals))
     workspace = coder.workspace
     rnd = replace(rnd, applied=True, partial=describe_failures(edits.failures) if edits.failures else "",
-                  compile_error=runner.compile_check(workspace.path, sorted(edits.originals)))
+                  compile_error=edits.compile_error)
     if rnd.compile_error:
         return rnd
     begin(Phase.TESTING, number, "")

@@ -191,9 +191,6 @@ class _Counted:
     def environment(self) -> str:
         return self.runner.environment
 
-    def compile_check(self, workspace: Path, paths: Sequence[str]) -> str:
-        return self.runner.compile_check(workspace, paths)
-
     def run_tests(self, workspace: Path, known_failures: Collection[str] = (),
                   files: Mapping[str, bytes | None] | None = None, *, trace_reads: bool = False,
                   listing: bool = False, checks: str = "", owned: Collection[str] = ()) -> TestOutcome:

@@ -19,6 +19,7 @@ from bot.ensemble.coder.apply import (
     denial,
     describe_failures,
     parse_edit_blocks,
+    syntax_errors,
     write_changes,
 )
 from bot.ensemble.coder.matching import nearest_lines
@@ -66,6 +67,14 @@ def test_write_changes_writes_only_changed_files(tmp_path: Path) -> None:
     assert (tmp_path / "a.py").read_text() == "A = 2\n"
     assert (tmp_path / "b.py").read_text() == "B = 1\n"
     assert (tmp_path / "new/dir/c.py").read_text() == "C = 1\n"
+
+
+def test_what_the_coder_wrote_is_syntax_checked_without_being_run(tmp_path: Path) -> None:
+    write_changes(tmp_path, {"ok.py": "X = 1\n", "bad.py": "def f(:\n    pass\n", "data.json": '{"a": }',
+                             "ends.py": "raise SystemExit('it ran')\n"})
+    errors = syntax_errors(tmp_path, ["ok.py", "bad.py", "data.json", "ends.py", "deleted.py"])
+    assert errors.startswith("bad.py:1: SyntaxError") and "\ndata.json: " in errors
+    assert not any(name in errors for name in ("ok.py", "ends.py", "deleted.py"))
 
 
 def test_crlf_bytes_survive_writing(tmp_path: Path) -> None:

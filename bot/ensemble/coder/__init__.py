@@ -1,15 +1,15 @@
 """The coder: one round's change, asked of the fast-thinker model and applied to the team's workspace. Its one face.
 
 The loop calls `write_change(coder, brief, ...)` once per round and gets `RoundEdits` back (what applied, what was
-refused, what the replies cost), and `write_hidden_check` once a change first passes; everything between is inside
-this package:
+refused, whether it compiles, what the replies cost), and `write_hidden_check` once a change first passes;
+everything between is inside this package:
 
 | what                                                                  | module        |
 | ---                                                                   | ---           |
 | the round's turns: ask, apply, follow up on what did not apply        | `turns.py`    |
 | how the coder writes a change (edit blocks, whole files, each by its cost): rules, examples, follow-ups, caps | `formats.py` |
 | reading a reply: edit blocks and whole-file listings                  | `parsing.py`  |
-| applying blocks to files, refusing denied paths, links and escapes    | `apply.py`    |
+| applying blocks to files, refusing denied paths, links and escapes; the syntax check of what was written | `apply.py` |
 | finding where a SEARCH part that does not match exactly was meant     | `matching.py` |
 | what the coder is shown of a file (outline and windows)               | `fileview.py` |
 | its prompt: the round's request, with the plan and the files shown    | `prompts.py`  |

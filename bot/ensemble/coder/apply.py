@@ -19,6 +19,7 @@ matching in matching.py.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -29,6 +30,7 @@ from bot.config import ALWAYS_DENIED
 from bot.ensemble.coder.matching import HINT_LINES, Miss, count_matches, replace_once
 from bot.ensemble.coder.parsing import EditBlock, EditFailure, ParseResult, clean_path, parse_edit_blocks
 from common.globs import matches_any
+from common.languages import is_language
 
 __all__ = [
     "NO_BLOCKS", "ApplyResult", "EditBlock", "EditFailure", "ParseResult", "apply_edit_blocks", "clean_path",
@@ -291,3 +293,24 @@ def write_changes(root: Path, changes: Mapping[str, str]) -> None:
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
         with os.fdopen(fd, "wb") as fh:
             fh.write(content.encode("utf-8"))
+
+
+def syntax_errors(root: Path, paths: Sequence[str]) -> str:
+    """The syntax errors of the files `paths` under `root` (Python by `compile`, JSON by parsing; nothing is run),
+    '' when they compile."""
+    errors = []
+    for rel in paths:
+        path = root / rel
+        if not path.is_file():
+            continue
+        text = path.read_bytes().decode("utf-8", "replace")
+        try:
+            if is_language(rel, "python"):
+                compile(text, rel, "exec", dont_inherit=True)
+            elif rel.endswith(".json"):
+                json.loads(text)
+        except SyntaxError as exc:
+            errors.append(f"{rel}:{exc.lineno}: SyntaxError: {exc.msg}\n    {(exc.text or '').rstrip()}")
+        except ValueError as exc:
+            errors.append(f"{rel}: {exc}")
+    return "\n".join(errors)

@@ -31,6 +31,7 @@ from bot.ensemble.coder.apply import (
     apply_edit_blocks,
     describe_failures,
     linked_paths,
+    syntax_errors,
     write_changes,
 )
 from bot.ensemble.coder.fileview import focus_from_text, render_file
@@ -235,6 +236,7 @@ class RoundEdits:
     unchanged: int = 0  # blocks whose change was already in the file (sent again): they applied and changed nothing
     follow_up_s: float = 0.0  # the replies after the first one took this long (calls the deadline may refuse)
     reply_s: float = 0.0  # the first reply took this long
+    compile_error: str = ""  # the syntax errors of the files the change left (Python, JSON), '' when they compile
 
     @classmethod
     def of(cls, turns: Sequence[Turn]) -> RoundEdits:
@@ -288,9 +290,9 @@ class _Conversation:
 
 def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Collection[str] = (),
                  closure: Closure = NO_CLOSURE) -> RoundEdits:
-    """The coder's turns in one round: edits asked for, applied and guarded (`frozen`: the reproduction test as
-    the judge keeps it, which no edit may weaken; `data`: the files the base's tests read, which are the judge's, as
-    is the rest of the tests' `closure`)."""
+    """The coder's turns in one round: edits asked for, applied, guarded (`frozen`: the reproduction test as the
+    judge keeps it, which no edit may weaken; `data`: the files the base's tests read, which are the judge's, as is
+    the rest of the tests' `closure`) and syntax-checked (`RoundEdits.compile_error`)."""
     plan, files = brief.plan, WorkspaceFiles(coder.workspace.path)
     # a direct attempt's first feedback is the base's failures itself: each text once
     shown = shown_files(coder, plan, brief.found, "\n".join(dict.fromkeys(filter(None, [brief.feedback, brief.failing]))))
@@ -316,7 +318,10 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Co
     talk = _Conversation(coder, prompt, limits, tuple(shown), shown_whole, edit_format.example(paths),
                          edit_format.stops({p: shown[p] for p in shown_whole}, judged, coder.task.text),
                          brief.temperature, brief.reply_by, need)
-    return _guard(coder, _converse(talk), frozen, data, closure)
+    edits = _guard(coder, _converse(talk), frozen, data, closure)
+    if not edits.changed:
+        return edits
+    return replace(edits, compile_error=syntax_errors(coder.workspace.path, sorted(edits.originals)))
 
 
 def _converse(talk: _Conversation) -> RoundEdits:
