@@ -6,13 +6,12 @@ from dataclasses import replace
 
 from bot.ensemble import round_text
 from bot.ensemble.coder import Brief, Coder
-from bot.ensemble.judge import TeamJudge
+from bot.ensemble.judge import TeamJudge, reproduces
 from bot.ensemble.ports import TestRunner
 from bot.ensemble.rounds import Begin, commit_round, play_round
-from bot.ensemble.types import Judgement, Phase, Refusal, Reproduction, TestOutcome
+from bot.ensemble.types import Phase, Refusal, Reproduction
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.redact import clip
-from common.testfiles import fresh_test_path
 
 ATTEMPTS = 2  # the coder's tries at a reproduction test that applies, compiles and runs
 
@@ -27,12 +26,10 @@ def reproduce(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner, 
     """
     workspace = coder.workspace
     plan = brief.plan
-    path = plan.reproduction_test or ""
-    if not path:
+    if not plan.reproduction_test:
         return Reproduction(None, note=plan.no_test_reason), judge
-    if workspace.base_text(path) is not None:  # an existing test file is the judge's: write a new one
-        path = fresh_test_path(path, lambda p: workspace.base_text(p) is not None)
-        plan = replace(plan, reproduction_test=path)
+    path = judge.new_test_path(plan.reproduction_test, workspace)
+    plan = replace(plan, reproduction_test=path)
     feedback, refused = "", list[Refusal]()
     for _attempt in range(ATTEMPTS):
         begin(Phase.REPRODUCING, 0, path)
@@ -52,10 +49,3 @@ def reproduce(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner, 
         feedback = rnd.edit_errors or rnd.compile_error
     return Reproduction(path, note=f"the coder could not write a working reproduction test: {clip(feedback, 300)}",
                         refused=tuple(refused)), judge
-
-
-def reproduces(judgement: Judgement, tests: TestOutcome) -> bool:
-    """True when the reproduction test fails at the base (without per-test results: the run failed)."""
-    if judgement.per_test:
-        return bool(judgement.required_failing)
-    return not tests.passed

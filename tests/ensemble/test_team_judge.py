@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.config import Config
+from bot.ensemble.judge import TeamJudge
 from bot.ensemble.runner import Components, run_task
+from bot.forge.local import LocalForge
 from fakes.engine_parts import FileRetriever, HostPytest
 from fakes.median_replies import FIX, REPRO
 from tests.ensemble.conftest import MEDIAN_TASK, ScriptedModels, happy_script
@@ -90,3 +92,15 @@ def test_the_stand_ins_run_only_for_a_change_the_rest_of_the_run_finds_good(samp
     stood_in = [o for o in runner.overlays if o.get("tests/test_core.py") not in (None, base_test)]
     assert len(stood_in) == 1, len(stood_in)
     assert b"2.5" not in (stood_in[0]["tests/test_core.py"] or b"")  # the assertion expects another value
+
+
+def test_a_new_test_the_plan_names_at_an_existing_test_file_goes_beside_it(sample: Path) -> None:
+    forge = LocalForge(sample, "new-test-path")
+    forge.start("median")
+    try:
+        workspace = forge.workspace("a")
+        judge = TeamJudge(MEDIAN_TASK.text)
+        assert judge.new_test_path("tests/test_core.py", workspace) == "tests/test_core_repro.py"  # the judge's
+        assert judge.new_test_path("tests/test_median.py", workspace) == "tests/test_median.py"
+    finally:
+        forge.cleanup()

@@ -47,11 +47,11 @@ from bot.ensemble.judge.hidden import (  # noqa: I001 - after the run: the hidde
 )
 from bot.ensemble.judge.runs import BaseRun, TeamJudge, run_base
 from bot.ensemble.judge.screen import change_hooks, hooks_in
-from bot.ensemble.judge.verdict import judge
+from bot.ensemble.judge.verdict import judge, reproduces
 
 __all__ = [
     "NO_CLOSURE", "RUNNER_KINDS", "SPECIAL_CASED", "BaseRun", "Candidate", "Closure", "HiddenCheck", "Tampering",
     "TeamJudge", "backing", "change_hooks", "changed_definitions", "corroborate", "find_test_tampering",
     "hidden_check_at_base", "hooks_in", "judge", "judge_by_hidden_check", "no_hidden_check", "owned_by_judge",
-    "related_failures", "run_base", "task_names_change", "tests_in", "unchecked",
+    "related_failures", "reproduces", "run_base", "task_names_change", "tests_in", "unchecked",
 ]

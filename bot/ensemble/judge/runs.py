@@ -58,7 +58,7 @@ from bot.ensemble.types import Judgement, RunnerHook, TestChange, TestOutcome
 from bot.ensemble.workspace_files import Read, WorkspaceFiles
 from bot.forge import Workspace
 from common.languages import is_language, is_test_name
-from common.testfiles import is_test_path, is_whole_harness
+from common.testfiles import fresh_test_path, is_test_path, is_whole_harness
 from common.testids import file_of_test
 from sandbox.model import FAILING, RUNNER_PATCHED, TAMPERING
 
@@ -153,6 +153,14 @@ class TeamJudge:
     def with_reproduction(self, path: str, text: str | None) -> TeamJudge:
         """This judge, also requiring the reproduction test at `path`, judged as `text` from now on."""
         return replace(self, reproduction=path, frozen=MappingProxyType({**self.frozen, **({path: text} if text else {})}))
+
+    def new_test_path(self, path: str, workspace: Workspace) -> str:
+        """Where a new test file the plan names at `path` is written: there, or beside it where the base has a file
+        at `path` (an existing test file is this judge's, never the new test's)."""
+        def at_base(p: str) -> bool:
+            return workspace.base_text(p) is not None
+
+        return fresh_test_path(path, at_base) if at_base(path) else path
 
     def verdict(self, runner: TestRunner, workspace: Workspace,
                 reproduction: str | None = None, every_check: bool = False) -> tuple[TestOutcome, Judgement]:

@@ -16,6 +16,8 @@ side only the exit status can judge.
 
     judgement = judge(tests_before, tests_after, required=("tests/test_repro.py",))
     judgement.good, judgement.fixed, judgement.broken, judgement.still_failing
+
+Round 0's reproduction test is judged the other way round: it must fail at the base (`reproduces`).
 """
 
 from __future__ import annotations
@@ -68,6 +70,14 @@ def judge(before: TestOutcome | None, after: TestOutcome, required: Sequence[str
         broken=tuple(broken), new_failing=tuple(new_failing), required_failing=tuple(required_failing),
         per_test=True, unknown=tuple(unknown), vanished=tuple(vanished))
     return _with_reason(judgement, after)
+
+
+def reproduces(judgement: Judgement, tests: TestOutcome) -> bool:
+    """True when the reproduction test being written (required in `judgement`) fails at the base: red before the
+    fix (without per-test results: the run failed)."""
+    if judgement.per_test:
+        return bool(judgement.required_failing)
+    return not tests.passed
 
 
 def _collected_now(base: dict[str, str], now: dict[str, str]) -> list[str]:
