@@ -1,7 +1,9 @@
 """The judge: what decides whether a candidate change is good, and what keeps it honest. Its one face.
 
 A team asks the judge once per round (`TeamJudge.verdict`: the candidate run as the judge runs it, and judged
-against the base run `run_base` made before any model call); the coder's edits pass its guards
+against the base run `run_base` made before any model call); round 0's reproduction test goes where the judge
+says (`TeamJudge.new_test_path`: never over an existing test) and must be red at the base (`reproduces`) before
+the judge requires it (`with_reproduction`); the coder's edits pass its guards
 (`find_test_tampering`) before they are tested; a good change meets the hidden check; with two teams, each team's
 reproduction test judges the other's change (`corroborate`). Nothing outside this package imports its inner
 modules (tests/test_imports.py holds it to that).
