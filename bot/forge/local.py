@@ -87,7 +87,7 @@ class GitWorkspace:
             message = scrub(format_message(summary, body, trailers))
             signoff = ["--signoff"] if self.signoff else []
             git(self.path, *identity, "commit", "-q", "--no-verify", *signoff, "-F", "-", stdin=message)
-            sha = git(self.path, "rev-parse", "HEAD").strip()
+            sha = self.head()
             s.set(sha=sha, summary=message.splitlines()[0])
             return Commit(sha, message.splitlines()[0])
 
