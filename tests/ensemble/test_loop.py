@@ -304,7 +304,8 @@ class LostWorktree(GitWorkspace):
 
 
 def test_a_team_crashing_after_its_loop_is_traced_with_how_it_ended(sample: Path) -> None:
-    parts = Components(models=ScriptedModels(happy_script()), retriever=FileRetriever(sample), runner=HostPytest(),
+    asks = {**happy_script(), ("planner", "plan"): [{**PLAN, "questions": ["None or raise on []?"]}]}  # a short loop
+    parts = Components(models=ScriptedModels(asks), retriever=FileRetriever(sample), runner=HostPytest(),
                        forge=WorktreeLostForge(sample, "lost-run"))
     result = run_task(sample, TASK, Config(ensembles=1), {}, parts, run_id="lost-run")
     assert result.stop_reason == "crashed" and not result.success
