@@ -25,14 +25,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
+_POOL_LOCK = threading.Lock()
+_IDLE: list[subprocess.Popen[str]] = []  # servers waiting for a run
+
 
 @contextlib.contextmanager
 def _server() -> Iterator[subprocess.Popen[str]]:
     with _POOL_LOCK:
         proc = _IDLE.pop() if _IDLE else None
     if proc is None or proc.poll() is not None:
-        proc = subprocess.Popen([sys.executable, __file__], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+        proc = subprocess.Popen([sys.executable, __file__], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         yield proc
     except BaseException:
@@ -41,9 +43,6 @@ def _server() -> Iterator[subprocess.Popen[str]]:
     with _POOL_LOCK:
         _IDLE.append(proc)
 
-
-_POOL_LOCK = threading.Lock()
-_IDLE: list[subprocess.Popen[str]] = []
 
 
 def run_pytest(cwd: Path, args: Sequence[str], env: Mapping[str, str], out: Path, err: Path, timeout: float) -> int:
@@ -56,13 +55,14 @@ def run_pytest(cwd: Path, args: Sequence[str], env: Mapping[str, str], out: Path
         proc.stdin.flush()
         started = _read_line(proc.stdout, timeout)
         ended = _read_line(proc.stdout, timeout) if started else started
-        if not ended:
-            if started:
-                with contextlib.suppress(OSError):
-                    os.kill(int(json.loads(started)["pid"]), signal.SIGKILL)
-            raise TimeoutError(f"pytest in {cwd} ran past {timeout} s") if ended is None else RuntimeError(
-                f"the pytest server ended (exit status {proc.wait()}) during a run in {cwd}")
-        return int(json.loads(ended)["code"])
+        if ended:
+            return int(json.loads(ended)["code"])
+        if started:  # the run is still going: it ends with the server
+            with contextlib.suppress(OSError):
+                os.kill(int(json.loads(started)["pid"]), signal.SIGKILL)
+        if ended is None:
+            raise TimeoutError(f"pytest in {cwd} ran past {timeout} s")
+        raise RuntimeError(f"the pytest server ended (exit status {proc.wait()}) during a run in {cwd}")
 
 
 def _read_line(stream: IO[str], timeout: float) -> str | None:

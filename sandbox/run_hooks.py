@@ -327,13 +327,9 @@ def _repository_origin(value: object, root: str) -> str:
     """Where the code of `value` is when it is the repository's (a file inside `root`, or one named relatively: code
     compiled from a string under a made-up name), repository-relative; '' for anything else (`_origin`'s names of
     code outside the repository, "<string>" and the like, and of objects with no code of their own)."""
+    value = _unwrapped(value)
     if not isinstance(value, types.FunctionType):
-        if isinstance(value, (staticmethod, classmethod, types.MethodType)):
-            value = value.__func__
-        elif isinstance(value, property):
-            value = value.fget
-        if not isinstance(value, types.FunctionType):
-            return ""
+        return ""
     name = value.__code__.co_filename
     if name.startswith(root):
         name = name[len(root):].replace(os.sep, "/")
@@ -355,15 +351,19 @@ def _methods(cls: type) -> dict[str, object]:
             or (callable(value) and not isinstance(value, type))}
 
 
+def _unwrapped(value: object) -> object:
+    """The function a method, a static or class method or a property holds; anything else as it is."""
+    if isinstance(value, (staticmethod, classmethod, types.MethodType)):
+        return value.__func__
+    return value.fget if isinstance(value, property) else value
+
+
 def _origin(value: object, root: str) -> str:
     """Where the code of `value` is: its file (repository-relative inside the repository), "removed", or the kind of
     object it is when it has no code of its own (a builtin, a partial, a mock)."""
     if value is None:
         return "removed"
-    if isinstance(value, (staticmethod, classmethod, types.MethodType)):
-        value = value.__func__
-    elif isinstance(value, property):
-        value = value.fget
+    value = _unwrapped(value)
     if not isinstance(value, types.FunctionType):  # no attribute of anything else is read: it could run code
         return f"a {type(value).__name__}"
     name = value.__code__.co_filename
