@@ -8,9 +8,14 @@ nothing is inherited from the host, so no secret can leak in.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import marshal
 import secrets
 import shlex
+import sys
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 from sandbox.model import ProjectInfo
 
@@ -72,14 +77,32 @@ def plugin_files(owned: Iterable[str] = ()) -> dict[str, bytes]:
     """The sandbox's own files every test run gets beside the repository's: the pytest progress plugin, the
     hooks every Python process of the run loads as `sitecustomize`, Node's preload; with `owned` (the files the run may not
     change), their list, which those hooks guard (with these files themselves)."""
-    from pathlib import Path
-
-    here = Path(__file__).parent
-    plugins = {f"{PLUGINS_DIR}/ensemble_pytest_progress.py": (here / "pytest_progress.py").read_bytes(),
-               f"{PLUGINS_DIR}/sitecustomize.py": (here / "run_hooks.py").read_bytes(),
-               f"{PLUGINS_DIR}/ensemble_node_guard.js": (here / "node_guard.js").read_bytes()}
+    plugins = dict(_plugins())
     names = sorted({*owned, *plugins, OWNED_LIST}) if owned else []
     return {**plugins, OWNED_LIST: "".join(f"{name}\n" for name in names).encode()} if names else plugins
+
+
+@functools.cache
+def _plugins() -> tuple[tuple[str, bytes], ...]:
+    """The sandbox's own files of every run, with the Python modules' bytecode beside them: every Python process of a
+    run loads both modules, and runs write no bytecode (PYTHONDONTWRITEBYTECODE), so each would compile them again."""
+    here = Path(__file__).parent
+    sources = {"ensemble_pytest_progress.py": here / "pytest_progress.py", "sitecustomize.py": here / "run_hooks.py"}
+    files = [(f"{PLUGINS_DIR}/ensemble_node_guard.js", (here / "node_guard.js").read_bytes())]
+    for name, source in sources.items():
+        data = source.read_bytes()
+        files.append((f"{PLUGINS_DIR}/{name}", data))
+        files.append((f"{PLUGINS_DIR}/__pycache__/{name[:-3]}.{sys.implementation.cache_tag}.pyc", _bytecode(data, name)))
+    return tuple(files)
+
+
+def _bytecode(source: bytes, name: str) -> bytes:
+    """A hash-checked .pyc of `source` (PEP 552): an interpreter loads it only if its magic number is this one's and
+    the source beside it hashes the same, so another Python, or a changed source, compiles the source as before."""
+    code = compile(source, name, "exec", dont_inherit=True)
+    checked_hash = 0b11  # hash-based, and checked against the source
+    return (importlib.util.MAGIC_NUMBER + checked_hash.to_bytes(4, "little") + importlib.util.source_hash(source)
+            + marshal.dumps(code))
 
 
 def new_nonce() -> str:
