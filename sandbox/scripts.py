@@ -33,6 +33,8 @@ OWNED_LOG = "owned.log"  # sandbox/run_hooks.py: the changes to the judge's file
 OWNED_LIST = f"{PLUGINS_DIR}/ensemble_owned.txt"  # the judge's files, for sandbox/run_hooks.py
 PATCHES_LOG = "patches.log"  # sandbox/run_hooks.py: the runner's and the standard library's classes patched in the run
 HONESTY_LOG = "honesty.log"  # sandbox/run_hooks.py: forged values compared by the tests, tests read by the code
+BUILD_CACHE = "build-cache"  # under $ENSEMBLE_ENV: a compiler cache setup warmed (detect.py), copied into each run
+BUILD_CACHE_COPY = "ENSEMBLE_BUILD_CACHE_COPY"  # the variable naming where a run's copy goes
 RUN_FILES = (PYTEST_JUNIT, PYTEST_PROGRESS, JEST_JUNIT, CTEST_JUNIT, READS_LOG, OWNED_LOG, PATCHES_LOG, HONESTY_LOG)
 CA_VARIABLES = ("SSL_CERT_FILE", "PIP_CERT", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "CURL_CA_BUNDLE",
                 "GIT_SSL_CAINFO")
@@ -61,6 +63,10 @@ if [ -d "$ENSEMBLE_ENV/seed" ]; then
   done
 fi
 mkdir -p "$ENSEMBLE_RESULTS" || exit 93
+# a build cache the setup warmed (Go's): this run's own copy, so nothing one run writes there reaches another
+if [ -n "${ENSEMBLE_BUILD_CACHE_COPY:-}" ] && [ -d "$ENSEMBLE_ENV/build-cache" ]; then
+  cp -R "$ENSEMBLE_ENV/build-cache" "$ENSEMBLE_BUILD_CACHE_COPY" 2>/dev/null
+fi
 # each test's start and outcome as it happens, so a run killed half-way still says how far it got; and
 # sitecustomize (sandbox/run_hooks.py) in every Python process: traced reads, unittest's skips and listing
 export PYTHONPATH="$ENSEMBLE_WORKSPACE/.ensemble-plugins${PYTHONPATH:+:$PYTHONPATH}"

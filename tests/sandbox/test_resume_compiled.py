@@ -95,3 +95,19 @@ def test_a_killed_cargo_suite_is_resumed_one_test_at_a_time_and_listed(sandbox: 
     result = run_suite(sandbox, env, env.test_command, listed=listed)
     assert {t.name: t.outcome for t in result.tests} == dict(zip(names, ("pass", "error", "fail"), strict=True))
     assert result.complete and result.findings == ()
+
+
+def test_each_go_run_starts_from_the_build_cache_setup_warmed_and_keeps_its_writes_to_itself(
+        sandbox: DockerSandbox, docker_client: object, tmp_path: Path) -> None:
+    env = prepare_suite(sandbox, tmp_path, {"go.mod": "module example.com/k\n\ngo 1.19\n",
+                                            "k/k.go": "package k\n\nfunc Add(a, b int) int { return a + b }\n",
+                                            "k/k_test.go": 'package k\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) '
+                                                           '{\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal("no")\n\t}\n}\n'},
+                        image=toolchain(docker_client, "go"), timeout_s=60, setup=None)
+    look = 'find "$GOCACHE" -type f | wc -l; ls "$GOCACHE/planted" 2>&1; touch "$GOCACHE/planted"'
+    first, second = (sandbox.run(env, look) for _ in range(2))
+    assert first.exit_code == 0 and second.exit_code == 0, (first.stderr, second.stderr)
+    entries = int(first.stdout.split()[0])
+    assert entries > 10, first.stdout  # what compiling the tests at setup left: the run need not compile it again
+    assert "No such file" in second.stdout, second.stdout  # the first run's write stayed in the first run
+    assert sandbox.run(env, env.test_command).exit_code == 0
