@@ -178,13 +178,6 @@ def trace_leaks(basetemp: Path, secrets: set[str]) -> list[str]:
     return leaks
 
 
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """Two workers a core (`-n auto`, up to `--maxprocesses`): about half of a test's time is spent waiting on a
-    container, a test process or a server, and a second worker fills it (tests/security on 2 cores: 242 s with 2
-    workers, 214 s with 4, the cores 84 % and 97 % busy)."""
-    return 2 * (os.cpu_count() or 1)
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The files holding `slow` tests run first: xdist hands out whole files in collection order, and a minute-long
     test (mypy on a cold cache, building a virtual environment) that starts last leaves the other workers idle."""
