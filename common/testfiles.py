@@ -580,14 +580,24 @@ _PARTS = {"pyproject.toml": _pyproject, "setup.cfg": _setup_cfg, "package.json":
 assert set(_PARTS) == PARTLY_HARNESS
 
 
+# The class-name endings JVM runners find tests by (Surefire's `**/*Test.java`, `*Tests`, `*TestCase`): a new test
+# file's mark goes before them, so `FooTest.java` becomes `Foo_reproTest.java`, not `FooTest_repro.java`, which no
+# runner would run.
+_JVM_TEST_ENDINGS = ("TestCase", "Tests", "Test")
+_JVM_SOURCES = ("java", "kt", "groovy", "scala")
+
+
 def fresh_test_path(path: str, exists: Callable[[str], bool], mark: str = "_repro") -> str:
     """A new test file's path beside `path`, named the way its runner finds tests (`x_test.go` -> `x_repro_test.go`,
-    `mark` being what sets it apart)."""
+    `FooTest.java` -> `Foo_reproTest.java`, `mark` being what sets it apart)."""
     folder, _, name = path.rpartition("/")
     for marker in ("_test.", ".test.", ".spec.", "."):
         if marker in name:
             stem, _, rest = name.rpartition(marker) if marker == "." else name.partition(marker)
             break
+    ending = next((e for e in _JVM_TEST_ENDINGS if stem.endswith(e) and stem != e), "") if rest in _JVM_SOURCES else ""
+    if ending:
+        stem, marker = stem.removesuffix(ending), f"{ending}{marker}"
     for n in range(1, 100):
         suffix = mark if n == 1 else f"{mark}{n}"
         candidate = f"{stem}{suffix}{marker}{rest}"

@@ -10,11 +10,13 @@ from common.testfiles import (
     conftest_harness,
     conftest_reach,
     data_named_by_tests,
+    fresh_test_path,
     harness_part,
     is_harness_path,
     is_new_harness,
     is_test_data,
     is_test_data_path,
+    is_test_name,
     is_test_path,
     is_whole_harness,
     pytest_pythonpath,
@@ -243,3 +245,19 @@ def test_the_files_a_test_names_in_a_string_literal_are_found() -> None:
     assert data_named_by_tests({"x_test.go": 'os.ReadFile(filepath.Join("testdata", "in.txt"))'},
                                ["testdata/in.txt"]) == {"testdata/in.txt"}
     assert data_named_by_tests({"tests/test_a.py": 'open("../../etc/passwd")'}, ["etc/passwd"]) == set()
+
+
+@pytest.mark.parametrize(("shown", "new"), [
+    ("tests/test_core.py", "tests/test_core_repro.py"),
+    ("k/k_test.go", "k/k_repro_test.go"),
+    ("src/stats.test.js", "src/stats_repro.test.js"),
+    # Surefire runs `*Test.java`, `*Tests.java`, `*TestCase.java` and `Test*.java`: `StatsTest_repro.java` it never ran
+    ("src/test/java/example/StatsTest.java", "src/test/java/example/Stats_reproTest.java"),
+    ("src/test/java/example/StatsTests.java", "src/test/java/example/Stats_reproTests.java"),
+    ("src/test/kotlin/example/StatsTestCase.kt", "src/test/kotlin/example/Stats_reproTestCase.kt"),
+    ("src/test/java/example/TestStats.java", "src/test/java/example/TestStats_repro.java"),
+])
+def test_a_new_test_file_is_named_as_its_runner_finds_tests(shown: str, new: str) -> None:
+    assert fresh_test_path(shown, lambda _path: False) == new
+    assert fresh_test_path(shown, lambda path: path == new).replace("_repro2", "_repro") == new  # a free name beside it
+    assert is_test_name(new) or is_test_path(new)
