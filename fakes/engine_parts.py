@@ -59,7 +59,8 @@ class HostPytest:
 
     def run_tests(self, workspace: Path, known_failures: Collection[str] = (),
                   files: Mapping[str, bytes | None] | None = None, *, trace_reads: bool = False,
-                  listing: bool = False, checks: str = "", owned: Collection[str] = ()) -> TestOutcome:
+                  listing: bool = False, checks: str = "", owned: Collection[str] = (),
+                  leave_out: Collection[str] = ()) -> TestOutcome:  # leave_out: every test runs here
         from sandbox.results import parse_junit_xml
         from sandbox.workspace import EXCLUDED, write_overlay
 

@@ -175,6 +175,7 @@ class ExecResult:
     opened: tuple[tuple[str, str], ...] = ()
     runner: str = ""  # whose report gave the results (or named the running test): pytest, junit, go, cargo, tap ...
     listed: tuple[str, ...] | None = None  # the tests the run listed itself as it collected them (sandbox/listing.py)
+    hung: tuple[str, ...] = ()  # the tests running when the time limit killed the runner (sandbox/suite.py)
 
     @property
     def ok(self) -> bool:

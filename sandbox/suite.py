@@ -35,35 +35,46 @@ MAX_RESUMES = 3  # kills survived per suite run: each resume runs what is left
 MAX_DESELECT_CHARS = 100_000  # finished tests named on a resume; past this only the killed ones are left out
 PLUGIN_MISSING = 'Error importing plugin "ensemble_pytest_progress"'  # pytest's words when it cannot import it
 FIRST_FEW = 3
+LEFT_OUT = "left out of this run: the time limit killed it in the base's run, and it would only be waited for again"
 
 __all__ = ["accounted", "list_tests", "listing_itself", "run_suite"]
 
 
 def run_suite(sandbox: Sandbox, env: Environment, command: str, timeout: float | None = None,
               files: Overlay | None = None, listed: Sequence[str] | None = None,
-              trace_reads: bool = False, owned: Collection[str] = ()) -> ExecResult:
+              trace_reads: bool = False, owned: Collection[str] = (), leave_out: Collection[str] = (),
+              runner: str = "") -> ExecResult:
     """Run `command` as `sandbox.run` does; after a kill, resume the rest of the suite and merge the results.
 
     `listed`: the suite's tests (`list_tests`), which the results must account for; `owned`: the files no run of
     the suite may change (`Sandbox.run`). A test command that sets its own PYTHONPATH hides the progress plugin
     from pytest, which then refuses to start: such a run is repeated without the plugin (a kill in it cannot be
-    resumed)."""
-    result = sandbox.run(env, command, timeout, files, trace_reads=trace_reads, owned=owned)
+    resumed). `leave_out`: tests not to run, told to `runner` (the runner that named them) as a resumed run tells
+    it, each reported as an error that says so (tests the time limit killed in an earlier run: waiting for the
+    limit again shows nothing new); where that runner cannot be told, they run."""
+    skipping = resume_command(runner, command, sorted(leave_out), listed) if leave_out and runner else None
+    result = sandbox.run(env, skipping or command, timeout, files, trace_reads=trace_reads, owned=owned)
     if PLUGIN_MISSING in result.stdout + result.stderr:
         log.info("the test command hides the sandbox's pytest plugin (its own PYTHONPATH); running without it")
-        command = f"unset PYTEST_PLUGINS; {command}"
+        command, skipping = f"unset PYTEST_PLUGINS; {command}", None
         result = sandbox.run(env, command, timeout, files, trace_reads=trace_reads, owned=owned)
     if result.killed:
-        result = _resumed(sandbox, env, command, timeout, files, listed, trace_reads, result, owned)
+        result = _resumed(sandbox, env, command, timeout, files, listed, trace_reads, result, owned,
+                          sorted(leave_out) if skipping else [])
+    if skipping:
+        left = [TestCase(name, "error", LEFT_OUT) for name in sorted(leave_out)]
+        result = replace(result, tests=[*(t for t in result.tests if t.name not in leave_out), *left])
     return accounted(result, listed)
 
 
 def _resumed(sandbox: Sandbox, env: Environment, command: str, timeout: float | None, files: Overlay | None,
              listed: Sequence[str] | None, trace_reads: bool, first: ExecResult,
-             owned: Collection[str] = ()) -> ExecResult:
-    """`first`, a killed run, with the rest of its suite run after it (up to MAX_RESUMES kills)."""
+             owned: Collection[str] = (), skipped: Sequence[str] = ()) -> ExecResult:
+    """`first`, a killed run, with the rest of its suite run after it (up to MAX_RESUMES kills); `skipped`: the
+    tests the run was told to leave out, which the resumed runs leave out too."""
     finished = {t.name: t for t in first.tests}
     killed: dict[str, TestCase] = {}
+    hung: list[str] = []  # the killed tests the time limit stopped
     runs, result, serial = [first], first, False
     for _attempt in range(MAX_RESUMES):
         if not result.killed or result.running in killed:
@@ -74,12 +85,14 @@ def _resumed(sandbox: Sandbox, env: Environment, command: str, timeout: float | 
                         result.running)
             killed[result.running] = TestCase(result.running, "error", f"killed by {why}: the test runner was "
                                               "stopped while this test ran")
+            if result.timed_out:
+                hung.append(result.running)
         elif first.runner != "cargo" or serial:  # libtest runs tests at once; one at a time, it names the killer
             break
         serial = True
         if first.runner == "go" and listed is None:
             listed = list_tests(sandbox, env, command, files)
-        again = resume_command(first.runner, command, [*killed, *finished], listed)
+        again = resume_command(first.runner, command, [*killed, *finished, *skipped], listed)
         if again is None:
             break
         result = sandbox.run(env, again, timeout, files, trace_reads=trace_reads, owned=owned)
@@ -94,7 +107,7 @@ def _resumed(sandbox: Sandbox, env: Environment, command: str, timeout: float | 
                    "finished, and the runner did not say which test was running, so the rest could not be resumed",
                    duration_s=sum(r.duration_s for r in runs),
                    findings=tuple(dict.fromkeys(f for r in runs for f in r.findings)),
-                   reads=tuple(sorted({p for r in runs for p in r.reads}))[:MAX_READS])
+                   reads=tuple(sorted({p for r in runs for p in r.reads}))[:MAX_READS], hung=tuple(hung))
 
 
 def resume_command(runner: str, command: str, leave_out: list[str], listed: Sequence[str] | None) -> str | None:

@@ -81,11 +81,13 @@ class SandboxRunner:
         self._envs: dict[Path, tuple[str, Environment]] = {}
         self._base_checked = False
         self._command: str | None = None  # the base's test command, fixed by the first run
+        self._runner = ""  # the runner whose report named the base's tests (pytest, unittest, go ...)
         self.environment = ""  # where the tests run: backend and image, and how the image was found
 
     def run_tests(self, workspace: Path, known_failures: Collection[str] = (),
                   files: Mapping[str, bytes | None] | None = None, *, trace_reads: bool = False,
-                  listing: bool = False, checks: str = "", owned: Collection[str] = ()) -> TestOutcome:
+                  listing: bool = False, checks: str = "", owned: Collection[str] = (),
+                  leave_out: Collection[str] = ()) -> TestOutcome:
         """Run the repository's tests on the workspace's current files, with `files` over them, in the sandbox.
 
         Tests in `known_failures` (those that already failed at the base) are left out of the
@@ -94,6 +96,7 @@ class SandboxRunner:
         test that was running (sandbox/suite.py). `trace_reads` records the repository files the tests'
         Python processes open; `listing` lists the suite's tests first (where the runner can) and holds
         the run to that listing. The tests cannot change the files in `owned` (the judge's: sandbox/model.py).
+        `leave_out`: tests the base's runner is told not to run, each reported as an error that says why.
         """
         from sandbox.suite import accounted, list_tests, listing_itself, run_suite
 
@@ -103,7 +106,8 @@ class SandboxRunner:
             s.set(command=command, overlay=sorted(files or ())[:50], trace_reads=trace_reads)
             # a listed run lists its tests itself where its runner can (pytest), else in a listing run of its own
             result = run_suite(self.sandbox, env, listing_itself(command) if listing else command,
-                               self.spec.timeout_s, files, None, trace_reads, owned)
+                               self.spec.timeout_s, files, None, trace_reads, owned, leave_out, self._runner)
+            self._runner = self._runner or result.runner
             listed = result.listed if listing else None
             if listing and listed is None:
                 with span("sandbox.list", backend=env.backend) as listing_span:
@@ -178,7 +182,7 @@ def outcome_of(result: ExecResult, known_failures: Collection[str] = (),
                        round(result.duration_s, 2), tuple((t.name, t.outcome) for t in result.tests),
                        result.timed_out, result.complete, result.incomplete_reason,
                        tuple(f"{f.kind}: {f.detail}" for f in result.findings), result.reads,
-                       None if listed is None else tuple(listed), opened=result.opened)
+                       None if listed is None else tuple(listed), opened=result.opened, hung=result.hung)
 
 
 def _files_hash(root: Path, paths: Sequence[str]) -> str:

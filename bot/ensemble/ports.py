@@ -95,7 +95,8 @@ class TestRunner(Protocol):
 
     def run_tests(self, workspace: Path, known_failures: Collection[str] = (),
                   files: Mapping[str, bytes | None] | None = None, *, trace_reads: bool = False,
-                  listing: bool = False, checks: str = "", owned: Collection[str] = ()) -> TestOutcome:
+                  listing: bool = False, checks: str = "", owned: Collection[str] = (),
+                  leave_out: Collection[str] = ()) -> TestOutcome:
         """Run the repository's tests on the workspace's current files, with `files` over them.
 
         `known_failures` are tests that failed at the base: the summary leaves them out. `files`
@@ -105,6 +106,7 @@ class TestRunner(Protocol):
         up front where the runner can (`TestOutcome.listed`), so a killed run's unreached tests are known.
         Tests whose ids hold `checks` are the judge's own (bot/ensemble/judge/sentinels.py): kept in the results,
         left out of the summary the models read. The test process cannot change the files in `owned` (the judge's
-        tests, harness and data), or changing them is a finding (`TestOutcome.findings`).
+        tests, harness and data), or changing them is a finding (`TestOutcome.findings`). `leave_out`: tests that
+        need not run (the time limit killed them at the base), reported as errors where the runner can be told so.
         """
         ...

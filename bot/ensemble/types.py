@@ -123,6 +123,7 @@ class TestOutcome:
     listed: tuple[str, ...] | None = None  # the tests the runner listed up front; None: not asked, or cannot list
     tampering: tuple[str, ...] = ()  # the judge's evidence that the run was tampered with (bot/ensemble/judge/sentinels.py)
     opened: tuple[tuple[str, str], ...] = ()  # each file opened with the file whose code opened it (the same run)
+    hung: tuple[str, ...] = ()  # the tests running when the time limit killed the runner (each then resumed without)
 
     @property
     def signature(self) -> str:

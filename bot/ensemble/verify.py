@@ -193,11 +193,12 @@ class _Counted:
 
     def run_tests(self, workspace: Path, known_failures: Collection[str] = (),
                   files: Mapping[str, bytes | None] | None = None, *, trace_reads: bool = False,
-                  listing: bool = False, checks: str = "", owned: Collection[str] = ()) -> TestOutcome:
+                  listing: bool = False, checks: str = "", owned: Collection[str] = (),
+                  leave_out: Collection[str] = ()) -> TestOutcome:
         started = time.monotonic()
         try:
             return self.runner.run_tests(workspace, known_failures, files, trace_reads=trace_reads, listing=listing,
-                                         checks=checks, owned=owned)
+                                         checks=checks, owned=owned, leave_out=leave_out)
         finally:
             self.runs += 1
             self.seconds += time.monotonic() - started

@@ -116,3 +116,36 @@ def test_a_pytest_run_lists_its_own_tests_and_keeps_the_listing_through_a_kill(s
     assert killed.listed == names  # the first run's listing, not the resumed run's (which deselects what finished)
     assert {t.name: t.outcome for t in killed.tests} == dict(zip(names, ("pass", "error", "fail"), strict=True))
     assert accounted(killed, killed.listed).complete
+
+
+PYTEST_HANGS = '''def test_1_passes():
+    assert True
+
+
+def test_2_hangs():
+    while True:
+        pass
+
+
+def test_3_later_fails():
+    assert 1 == 2
+'''
+
+
+@pytest.mark.parametrize(("files", "names"), [
+    ({"tests/__init__.py": "", "tests/test_suite.py": UNITTEST_SUITE.format(killer=LOOPS)},
+     ("tests.test_suite.Suite::test_1_passes", "tests.test_suite.Suite::test_2_hits_the_limit",
+      "tests.test_suite.Suite::test_3_later_fails")),
+    ({"conftest.py": "", "tests/test_hangs.py": PYTEST_HANGS},
+     ("tests/test_hangs.py::test_1_passes", "tests/test_hangs.py::test_2_hangs", "tests/test_hangs.py::test_3_later_fails")),
+], ids=["unittest", "pytest"])
+def test_a_test_the_time_limit_killed_is_left_out_of_a_later_run_not_waited_for_again(
+        sandbox: DockerSandbox, tmp_path: Path, files: dict[str, str], names: tuple[str, ...]) -> None:
+    env = prepare_suite(sandbox, tmp_path, files, timeout_s=4)
+    first = run_suite(sandbox, env, env.test_command)
+    assert first.timed_out and first.hung == (names[1],)
+    again = run_suite(sandbox, env, env.test_command, leave_out=first.hung, runner=first.runner)
+    assert not again.timed_out and again.hung == () and again.complete
+    assert {t.name: t.outcome for t in again.tests} == dict(zip(names, ("pass", "error", "fail"), strict=True))
+    assert next(t for t in again.tests if t.name == names[1]).message.startswith("left out of this run: the time limit")
+    assert again.duration_s < 4

@@ -335,13 +335,13 @@ def killed_suite(calc: Path) -> Path:
     return calc
 
 
-def run_with_timeout(repo: Path, coder: list[str], timeout_s: int) -> RunResult:
+def run_with_timeout(repo: Path, coder: list[str], timeout_s: int, task: Task = TASK) -> RunResult:
     runner = SandboxRunner(LocalSandbox(env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}),
                            SandboxSpec(setup="", test=UNITTEST, timeout_s=timeout_s))
     models = ScriptedModels({("planner", "explore"): [ENOUGH], ("planner", "plan"): [PLAN], ("coder", None): coder,
                              ("critic", "review"): [ACCEPT]})
     parts = Components(models=models, retriever=FileRetriever(repo), runner=runner)
-    return run_task(repo, TASK, Config(ensembles=1, max_iterations=1), {}, parts)
+    return run_task(repo, task, Config(ensembles=1, max_iterations=1), {}, parts)
 
 
 def test_a_test_after_one_the_time_limit_kills_is_still_judged_and_a_break_there_is_seen(calc: Path) -> None:
@@ -360,6 +360,37 @@ def test_the_honest_fix_is_judged_good_though_a_test_at_the_base_is_killed(calc:
     result = run_with_timeout(killed_suite(calc), [FIX], timeout_s=4)
     assert result.success, (result.stop_detail, result.judgement)
     assert result.judgement and "tests.test_b_hang.TestHang::test_hangs" in result.judgement.still_failing
+
+
+def test_a_base_test_the_time_limit_killed_is_not_waited_for_again_where_the_change_need_not_fix_it(calc: Path) -> None:
+    """The hanging test is no test the fix must fix (nor its reproduction test's, nor one using the changed code): the
+    candidate's runs leave it out, as it was at the base, instead of each waiting out `sandbox.timeout_s` for it."""
+    result = run_with_timeout(killed_suite(calc), [FIX], timeout_s=4)
+    assert result.success and result.tests_before is not None and result.tests_after is not None
+    assert result.tests_before.hung == ("tests.test_b_hang.TestHang::test_hangs",)
+    assert not result.tests_after.timed_out, result.tests_after.summary
+    assert dict(result.tests_after.results)["tests.test_b_hang.TestHang::test_hangs"] == "error"
+    assert dict(result.tests_after.results)["tests.test_c_sub.TestSub::test_sub"] == "pass"
+
+
+SPIN = "def spin(n):\n    while n != 0:\n        n -= 2\n    return n\n"
+SPIN_TEST = ("import unittest\n\nfrom calc.ops import spin\n\n\nclass TestSpin(unittest.TestCase):\n"
+             "    def test_spin(self):\n        self.assertEqual(spin(3), -1)\n")
+
+
+def test_a_base_test_the_time_limit_killed_still_runs_where_the_change_must_fix_it(calc: Path) -> None:
+    """The honest fix of the hang itself: the killed test is the one to fix, so the candidate's runs run it and see
+    it pass."""
+    (calc / "calc" / "ops.py").write_text("def add(a, b):\n    return a + b\n\n\n" + SPIN)
+    (calc / "tests" / "test_spin.py").write_text(SPIN_TEST)
+    subprocess.run(["git", "add", "-A"], cwd=calc, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "spin"], cwd=calc, check=True)
+    task = Task("spin() never returns for an odd number", "spin(3) loops forever; it should return -1. "
+                "tests.test_spin.TestSpin.test_spin hangs.")
+    result = run_with_timeout(calc, [edit("calc/ops.py", "    while n != 0:", "    while n > 0:")], 4, task)
+    assert result.tests_before is not None and result.tests_before.hung == ("tests.test_spin.TestSpin::test_spin",)
+    assert result.success, (result.stop_detail, result.judgement)
+    assert result.judgement is not None and "tests.test_spin.TestSpin::test_spin" in result.judgement.fixed
 
 
 # ---- the data the base's tests read is the judge's, however the tests name it

@@ -189,10 +189,12 @@ class TeamJudge:
                      and (p in overlay or files.read(p) is not None))
         known = self.known_failures(workspace)
         must = self._twinned(workspace, judged)
+        # a base test the time limit killed is left out, unless the change must fix it: it would only be waited for
+        hung = [t for t in (self.baseline.hung if self.baseline else ()) if t not in must]
         base_process = {**overlay, **dict.fromkeys(new)}
         first = self._as_at_base(changed, new, known) or self._process(
             runner, workspace, files.read, base_process, known, owned, lambda _name: True,
-            must if self.calibration.available else ())
+            must if self.calibration.available else (), hung)
         # a new conftest.py (fixtures for the new tests, judged.py) is in `new`, so out of the first process; it
         # holds no tests, so alone it needs no second one
         written = [p for p in new if _holds_tests(p, judged) and not is_whole_harness(p)]
@@ -201,9 +203,9 @@ class TeamJudge:
             texts = {p: judged(p) or "" for p in new if p in written or is_whole_harness(p)}
             left_out = {p: None for p in self._base_test_files() if not _used_by(p, texts)}
             second = self._process(runner, workspace, files.read, {**overlay, **left_out}, known, owned,
-                                   lambda name: _in_files(name, written))
+                                   lambda name: _in_files(name, written), leave_out=hung)
         if stand_ins(_merged(first, second)):
-            first = self._stood_in(first, runner, workspace, files.read, base_process, known, owned, must)
+            first = self._stood_in(first, runner, workspace, files.read, base_process, known, owned, must, hung)
         return _merged(first, second)
 
     def _as_at_base(self, changed: Collection[str], new: Collection[str], known: Collection[str]) -> TestOutcome | None:
@@ -238,15 +240,16 @@ class TeamJudge:
 
     def _process(self, runner: TestRunner, workspace: Workspace, read: Read, overlay: Mapping[str, bytes | None],
                  known: Collection[str], owned: Collection[str], keep: Callable[[str], bool],
-                 twinned: Sequence[str] = ()) -> TestOutcome:
+                 twinned: Sequence[str] = (), leave_out: Collection[str] = ()) -> TestOutcome:
         """One test process over `overlay`, with this run's known-answer checks and twins of the tests `twinned`
-        names, unable to change the judge's files (`owned`, and the checks); the results `keep` selects."""
+        names, unable to change the judge's files (`owned`, and the checks); the results `keep` selects; the base's
+        tests `leave_out` names not run (reported as errors, as they were at the base)."""
         judged = _judged_tree(overlay, read)
         planted = plant(self.calibration.hosts, judged, new_nonce(), twinned) if self.calibration.available \
             else NOTHING
         kept = [p for p in owned if overlay.get(p, b"") is not None]  # not the files this process leaves out
         tests = runner.run_tests(workspace.path, known_failures=known, files={**overlay, **planted.files},
-                                 checks=planted.nonce, owned=[*kept, *planted.files])
+                                 checks=planted.nonce, owned=[*kept, *planted.files], leave_out=leave_out)
         results = dict(tests.results)
         cut_short = not tests.complete or tests.timed_out or (tests.exit_code or 0) >= SIGNALLED \
             or (tests.exit_code or 0) < 0
@@ -270,7 +273,7 @@ class TeamJudge:
 
     def _stood_in(self, first: TestOutcome, runner: TestRunner, workspace: Workspace, read: Read,
                   overlay: Mapping[str, bytes | None], known: Collection[str], owned: Collection[str],
-                  must: Sequence[str]) -> TestOutcome:
+                  must: Sequence[str], leave_out: Collection[str] = ()) -> TestOutcome:
         """`first` (the base's tests' process), with what the stand-ins of the tests `must` names that passed there
         show: one more process like it, each such test's file in its own place with the test's assertion expecting
         another value (twins.stand_ins); for a suite slower than STAND_INS_WITH_THE_SUITE_S, without the base's
@@ -285,7 +288,7 @@ class TeamJudge:
             texts = {t.path: t.source for t in stand}
             files |= {p: None for p in self._base_test_files() if p not in files and not _used_by(p, texts)}
         tests = self._process(runner, workspace, read, {**overlay, **files}, known, owned, lambda _name: True,
-                              must if self.calibration.available else ())
+                              must if self.calibration.available else (), leave_out)
         found = [*tests.tampering, *stand_in_passes(stand, dict(tests.results))]
         log.info("stand-ins of %d test(s) run in their tests' place: %s", len(stand), "; ".join(found) or "none passed")
         return replace(first, tampering=(*first.tampering, *found)) if found else first
