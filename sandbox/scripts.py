@@ -64,8 +64,8 @@ if [ -d "$ENSEMBLE_ENV/seed" ]; then
 fi
 mkdir -p "$ENSEMBLE_RESULTS" || exit 93
 # a build cache the setup warmed (Go's): this run's own copy, so nothing one run writes there reaches another
-if [ -n "${ENSEMBLE_BUILD_CACHE_COPY:-}" ] && [ -d "$ENSEMBLE_ENV/build-cache" ]; then
-  cp -R "$ENSEMBLE_ENV/build-cache" "$ENSEMBLE_BUILD_CACHE_COPY" 2>/dev/null
+if [ -n "${@COPY@:-}" ] && [ -d "$ENSEMBLE_ENV/@CACHE@" ]; then
+  cp -R "$ENSEMBLE_ENV/@CACHE@" "$@COPY@" 2>/dev/null
 fi
 # each test's start and outcome as it happens, so a run killed half-way still says how far it got; and
 # sitecustomize (sandbox/run_hooks.py) in every Python process: traced reads, unittest's skips and listing
@@ -76,7 +76,7 @@ if [ -f "$ENSEMBLE_WORKSPACE/.ensemble-plugins/ensemble_owned.txt" ]; then
   export NODE_OPTIONS="--require \"$ENSEMBLE_WORKSPACE/.ensemble-plugins/ensemble_node_guard.js\"${NODE_OPTIONS:+ $NODE_OPTIONS}"
 fi
 exec sh -c "$1"
-"""
+""".replace("@CACHE@", BUILD_CACHE).replace("@COPY@", BUILD_CACHE_COPY)
 
 
 def plugin_files(owned: Iterable[str] = ()) -> dict[str, bytes]:

@@ -19,10 +19,10 @@ What a candidate gives on it (`Hidden.outcome`):
 - `not_run`: the hidden run was cut short or tampered with: no evidence either way.
 
 In every language the check is a test file named as its runner finds tests (`test_x_hidden.py`,
-`x_hidden_test.go` in the shown test's package, `x_hidden.test.js`, `Foo_hiddenTest.java`), run without the base's other test files (but
-those it uses), its tests named by the file the run saw though it is never in the repository (sandbox/results.py),
-its failures read by their assertion lines in the failure summary (sandbox/summary.py: pytest's `E` lines, Go's
-`t.Errorf` lines, Node's expected and actual values).
+`x_hidden_test.go` in the shown test's package, `x_hidden.test.js`, `Foo_hiddenTest.java`), run without the base's
+other test files (but those it uses), its tests named by the file the run saw though it is never in the repository
+(sandbox/results.py), its failures read by their assertion lines in the failure summary (sandbox/summary.py:
+pytest's `E` lines, Go's `t.Errorf` lines, Node's expected and actual values).
 
 A wrong hidden check cannot refuse an honest change: an honest fix of the behaviour moves the answer on the hidden
 inputs too (`differs` at worst); only a change that leaves them exactly as the bug had them is refused. A hidden
