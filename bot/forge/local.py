@@ -27,6 +27,7 @@ __all__ = ["CommittedTree", "GitError", "GitWorkspace", "LocalForge", "format_me
 log = logging.getLogger(__name__)
 WORKTREES = Path(".ensemble") / "worktrees"
 BOT_NAME, BOT_EMAIL = "ensemble-bot", "ensemble-bot@users.noreply.github.com"
+COMMIT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # a commit named by its object id (SHA-1, SHA-256)
 
 
 def slugify(text: str, limit: int = 40) -> str:
@@ -60,6 +61,7 @@ class GitWorkspace:
         self.base = base
         self.max_file_bytes = max_file_bytes
         self.signoff = signoff  # `Signed-off-by:` the committer on every commit (commit.signoff)
+        self._base_texts: dict[str, str | None] = {}  # `base_text`'s answers, where the base is a commit's id
 
     def diff(self) -> str:
         """The diff since the base commit, new files included (staged with intent-to-add)."""
@@ -108,11 +110,17 @@ class GitWorkspace:
         return sorted(p for p in out.split("\0") if p)
 
     def base_text(self, path: str) -> str | None:
-        """The file's text at the base commit, or None when it did not exist there."""
+        """The file's text at the base commit, or None when it did not exist there. Read once per path where the
+        base is named by its id (a commit's files never change; the judge asks for the same few many times)."""
+        if path in self._base_texts:
+            return self._base_texts[path]
         try:
-            return git(self.path, "show", f"{self.base}:{path}")
+            text: str | None = git(self.path, "show", f"{self.base}:{path}")
         except GitError:
-            return None
+            text = None
+        if COMMIT_ID.fullmatch(self.base):
+            self._base_texts[path] = text
+        return text
 
     def grep(self, text: str, max_hits: int = 30) -> list[tuple[str, int, str]]:
         """Exact-text search (`git grep -F`) over tracked text files: (path, line number, line)."""

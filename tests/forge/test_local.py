@@ -131,3 +131,19 @@ def test_a_committed_tree_follows_a_link_inside_the_tree_only(repo: Path) -> Non
     tree = CommittedTree(repo, "HEAD")
     assert tree.read("AGENTS.md") == "the rules\n"
     assert tree.read("docs/AGENTS.md") is None and tree.read("loop.md") is None
+
+
+def test_the_base_text_is_the_base_commits_whatever_the_workspace_or_its_branch_does_after(repo: Path) -> None:
+    forge = LocalForge(repo, "run-1")
+    forge.start("task")
+    ws = forge.workspace("a")
+    assert ws.base_text("README.md") == git(repo, "show", "HEAD:README.md")
+    assert ws.base_text("new.py") is None
+    (ws.path / "README.md").write_text("edited\n")
+    (ws.path / "new.py").write_text("X = 1\n")
+    ws.commit("Edit", "", {})
+    (repo / "README.md").write_text("moved on\n")  # the user's branch moves on: the base does not
+    git(repo, "commit", "-qam", "later")
+    assert ws.base_text("README.md") != "moved on\n" and ws.base_text("README.md") == git(repo, "show",
+                                                                                          "HEAD~1:README.md")
+    assert ws.base_text("new.py") is None
