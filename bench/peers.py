@@ -277,7 +277,7 @@ def run_engine(task: Mapping[str, Any], args: argparse.Namespace, folder: Path) 
         engine_args = real_model.parse_args(["--base-url", proxy.url, "--model", args.model, "--tasks", task["id"],
                                              "--timeout-s", str(args.budget_s), "--quiet",
                                              "--max-output-tokens", str(args.max_output_tokens),
-                                             "--edit-format", args.edit_format])
+                                             "--edit-format", args.edit_format, "--hidden-check", args.hidden_check])
         outcome = real_model.run_one(dict(task), engine_args, folder)
         record["settled_s"] = settle(proxy, args)
     record["usage"] = proxy.usage.as_dict()
@@ -429,6 +429,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--budget-s", type=float, default=900, help="wall seconds per agent and task (default 900)")
     parser.add_argument("--edit-format", choices=("blocks", "whole", "alternate", "auto"), default="alternate",
                         help="the engine coder's edit format (default alternate, the local-model profile's)")
+    parser.add_argument("--hidden-check", choices=("on", "off"), default="on",
+                        help="the engine's check the coder never sees (default on; off to measure what it costs)")
     parser.add_argument("--max-output-tokens", type=int, default=2048,
                         help="every agent's replies are capped at this many tokens by the proxy (default 2048, "
                              "the local-model profile's)")

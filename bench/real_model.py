@@ -136,14 +136,15 @@ def judge_branch(task: Mapping[str, Any], repo: Path, branch: str, commits: list
 
 def config_text(model: str, ensembles: int, max_iterations: int | None, n_ctx: int, llm_timeout_s: float,
                 max_output_tokens: int, explore_tokens: int | None = None, explore_rounds: int = 3,
-                deadline_s: float | None = None, edit_format: str = "blocks") -> str:
+                deadline_s: float | None = None, edit_format: str = "blocks", hidden_check: str = "on") -> str:
     """The `.github/ensemble.yml` of the local-model profile, every role on `model`.
 
     `explore_tokens` caps what the planner gathers before planning (an engine without the
     `explore` setting gets none: its config would refuse the key); `deadline_s` is the task's
     wall budget, which the engine's own deadline keeps (no model call waits past it); `edit_format` is the
     coder's (`blocks`, the profile's, or `whole`), left out for an engine that has no such setting; `review: off`
-    is the profile's too (an engine without the key reviews every good change).
+    is the profile's too (an engine without the key reviews every good change); `hidden_check: off` turns the check
+    the coder never sees off (to measure what it costs; an engine without the key has none).
     """
     import bot.config
 
@@ -155,6 +156,7 @@ def config_text(model: str, ensembles: int, max_iterations: int | None, n_ctx: i
             + (f"deadline_minutes: {deadline_s / 60:.4f}\n" if deadline_s else "")
             + (f"edit_format: {edit_format}\n" if hasattr(bot.config.Config, "edit_format") else "")
             + ("review: off\n" if hasattr(bot.config.Config, "review") else "")
+            + ("hidden_check: off\n" if hidden_check == "off" and hasattr(bot.config.Config, "hidden_check") else "")
             + "llm:\n"
             f"  timeout_s: {llm_timeout_s}\n"
             "  max_attempts: 2\n"
@@ -297,7 +299,7 @@ def run_one(task: dict[str, Any], args: argparse.Namespace, out_dir: Path) -> di
 
         config = parse_config(config_text(args.model, args.ensembles, args.max_iterations, args.n_ctx,
                                           args.llm_timeout_s, args.max_output_tokens, _explore_tokens(args),
-                                          args.explore_rounds, args.timeout_s, args.edit_format),
+                                          args.explore_rounds, args.timeout_s, args.edit_format, args.hidden_check),
                               "bench profile")
         timer.start()
         result = run_task(repo, Task(task["title"], task["body"]), config, run_env(args.base_url, out_dir),
@@ -448,6 +450,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max-output-tokens", type=int, default=2048, help="room kept for replies (default 2048)")
     parser.add_argument("--edit-format", choices=("blocks", "whole", "alternate", "auto"), default="alternate",
                         help="the coder's edit format (default alternate, the local-model profile's)")
+    parser.add_argument("--hidden-check", choices=("on", "off"), default="on",
+                        help="the check the coder never sees (default on, the engine's; off to measure its cost)")
     parser.add_argument("--explore-tokens", type=int, default=3000,
                         help="tokens of code the planner gathers before planning (default 3000: prompts stay quick)")
     parser.add_argument("--explore-rounds", type=int, default=3,

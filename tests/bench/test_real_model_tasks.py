@@ -112,6 +112,15 @@ def test_config_profile_parses():
     assert config.ensembles == 1 and config.max_iterations == 2
     assert {config.models.for_role(r).provider for r in real_model.ROLES} == {"openai"}
     assert config.llm.prices[0].context_window == 16384 and config.llm.timeout_s == 600
+    assert config.hidden_check == "on"
+
+
+def test_the_hidden_check_can_be_turned_off_to_measure_what_it_costs():
+    from bot.config import parse_config
+
+    args = real_model.parse_args(["--base-url", "http://127.0.0.1:8080/v1", "--hidden-check", "off"])
+    text = real_model.config_text("m", 1, None, 16384, 600, 2048, hidden_check=args.hidden_check)
+    assert parse_config(text, "bench").hidden_check == "off"
 
 
 FAKE = [
