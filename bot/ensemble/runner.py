@@ -16,7 +16,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -240,9 +240,11 @@ def _run_teams(teams: list[Team], stop: threading.Event, deadline: float | None 
     """Run the teams in threads. Ctrl-C, or the deadline (a `clock()` time) passing, asks them to stop
     at their next step and waits for their results (each keeps its best judged change)."""
     pool = ThreadPoolExecutor(max_workers=len(teams), thread_name_prefix="team")
-    futures = [pool.submit(propagate(_safe_team), team) for team in teams]
+    futures: list[Future[TeamResult]] = []
     late = False
-    try:
+    try:  # from the first team's start: a Ctrl-C as the teams start is this run's stop too, not a traceback
+        for team in teams:
+            futures.append(pool.submit(propagate(_safe_team), team))
         while not all(f.done() for f in futures):
             wait(futures, timeout=0.5)  # short waits keep the main thread able to take a KeyboardInterrupt
             if deadline is not None and not late and clock() > deadline:
@@ -253,6 +255,8 @@ def _run_teams(teams: list[Team], stop: threading.Event, deadline: float | None 
     except KeyboardInterrupt:
         log.warning("interrupted: the teams stop after their current step (Ctrl-C again to quit at once)")
         stop.set()
+        # a team not started yet still starts, and stops at its first step: every team reports
+        futures += [pool.submit(propagate(_safe_team), team) for team in teams[len(futures):]]
         wait(futures)
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
