@@ -53,7 +53,8 @@ def server():
 def args_for(server: FakeOpenAI, tmp_path: Path, **overrides) -> argparse.Namespace:
     values = {"base_url": server.url, "model": "m", "agents": ["stand-in"], "tasks": [TASK], "budget_s": 30.0,
               "json": tmp_path / "peers.json", "out_dir": tmp_path / "out", "venvs_dir": tmp_path / "venvs",
-              "quiet": True, "max_output_tokens": 2048, "restart_server": None, "edit_format": "blocks"}
+              "quiet": True, "max_output_tokens": 2048, "restart_server": None, "edit_format": "blocks",
+              "hidden_check": "on"}
     return argparse.Namespace(**{**values, **overrides})
 
 
