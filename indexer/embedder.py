@@ -84,8 +84,9 @@ def load_sentence_model(name: str | None = None) -> SentenceTransformer:
 
 def embedding_dimension(model: SentenceTransformer, name: str | None) -> int:
     """The length of the model's sentence vectors; EmbedderError for a model whose length is not fixed."""
-    dim = (model.get_embedding_dimension() if hasattr(model, "get_embedding_dimension")  # older releases lack it
-           else model.get_sentence_embedding_dimension())
+    dim: int | None = (model.get_embedding_dimension()
+                       if hasattr(model, "get_embedding_dimension")  # older releases lack it
+                       else model.get_sentence_embedding_dimension())
     if dim is None:
         raise EmbedderError(f"embedding model {name or DEFAULT_MODEL!r} does not say the length of its vectors; set "
                             f"index.embedding_model to a sentence-transformers model with a pooling layer")
