@@ -10,8 +10,9 @@ comments are `actions/github`'s, not the engine's.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 BRANCH_PREFIX = "ensemble/"
 
@@ -65,6 +66,49 @@ class Workspace(Protocol):
     def grep(self, text: str, max_hits: int = 30) -> list[tuple[str, int, str]]:
         """Exact-text search over the worktree's tracked files: (path, line number, line)."""
         ...
+
+
+class HeldWorkspace:
+    """A workspace read while nothing changes it: what changed since the base and the diff are asked once (each is a
+    walk of the tree and a git process or two). The judge reads a candidate this way through one verdict, whose
+    tests run on a copy of the tree; a write through it is a mistake in the reader and raises."""
+
+    def __init__(self, workspace: Workspace):
+        self.path = workspace.path
+        self.base = workspace.base
+        self._workspace = workspace
+        self._diff = cache(workspace.diff)
+        self._changed = cache(lambda: tuple(workspace.changed_paths()))
+
+    def diff(self) -> str:
+        return self._diff()
+
+    def changed_paths(self) -> list[str]:
+        return list(self._changed())
+
+    def base_text(self, path: str) -> str | None:
+        return self._workspace.base_text(path)
+
+    def grep(self, text: str, max_hits: int = 30) -> list[tuple[str, int, str]]:
+        return self._workspace.grep(text, max_hits)
+
+    def commits(self) -> list[Commit]:
+        return self._workspace.commits()
+
+    def head(self) -> str:
+        return self._workspace.head()
+
+    def commit(self, summary: str, body: str, trailers: dict[str, str]) -> NoReturn:
+        self._written("commit")
+
+    def reset(self, sha: str) -> NoReturn:
+        self._written("reset")
+
+    def discard(self) -> NoReturn:
+        self._written("discard")
+
+    def _written(self, what: str) -> NoReturn:
+        raise RuntimeError(f"{what} on a workspace held still ({self.path}): its readers assume nothing changes it")
 
 
 class Forge(Protocol):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.forge import HeldWorkspace
 from bot.forge.local import CommittedTree, GitError, LocalForge, format_message, slugify
 
 
@@ -147,3 +148,23 @@ def test_the_base_text_is_the_base_commits_whatever_the_workspace_or_its_branch_
     assert ws.base_text("README.md") != "moved on\n" and ws.base_text("README.md") == git(repo, "show",
                                                                                           "HEAD~1:README.md")
     assert ws.base_text("new.py") is None
+
+
+def test_a_held_workspace_reads_what_changed_once_and_refuses_writes(repo: Path) -> None:
+    """The judge's view of a candidate through one verdict: one read of what changed, the tree left as it is."""
+    forge = LocalForge(repo, "run-1")
+    forge.start("task")
+    ws = forge.workspace("a")
+    (ws.path / "new.py").write_text("X = 1\n")
+    held = HeldWorkspace(ws)
+    assert held.changed_paths() == ["new.py"] and "+X = 1" in held.diff()
+    (ws.path / "later.py").write_text("Y = 2\n")  # nothing should write while it is held: if it does, it is unseen
+    assert held.changed_paths() == ["new.py"] and "later.py" not in held.diff()
+    assert ws.changed_paths() == ["later.py", "new.py"]
+    held.changed_paths().append("mine")  # each caller gets its own list
+    assert held.changed_paths() == ["new.py"]
+    assert held.base_text("README.md") == ws.base_text("README.md") and held.head() == ws.head()
+    for write in (lambda: held.commit("x", "", {}), lambda: held.reset(ws.head()), held.discard):
+        with pytest.raises(RuntimeError, match="held still"):
+            write()
+    assert ws.changed_paths() == ["later.py", "new.py"]  # nothing was written

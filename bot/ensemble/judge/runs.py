@@ -56,7 +56,7 @@ from bot.ensemble.judge.verdict import judge
 from bot.ensemble.ports import TestRunner
 from bot.ensemble.types import Judgement, RunnerHook, TestChange, TestOutcome
 from bot.ensemble.workspace_files import Read, WorkspaceFiles
-from bot.forge import Workspace
+from bot.forge import HeldWorkspace, Workspace
 from common.languages import is_language, is_test_name
 from common.testfiles import fresh_test_path, is_test_path, is_whole_harness
 from common.testids import file_of_test
@@ -168,6 +168,8 @@ class TeamJudge:
         `reproduction`: the test being written, required while this judge has none). The stand-ins run only for a
         change the rest of the run finds good (or with `every_check`: a report on any change): what they can show
         refuses a change, and one that is not good is not kept anyway; a good one is judged again with them."""
+        workspace = HeldWorkspace(workspace)  # the tests run on copies: what changed is read once
+
         def judged(tests: TestOutcome) -> Judgement:
             return self.judge(tests, workspace, reproduction)
 
