@@ -80,7 +80,7 @@ def _is_given(value: object) -> bool:
 class _Part(BaseModel):
     """A part of a workflow: the keys it names are read, every other key is ignored; never changed once read."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
 
 PartT = TypeVar("PartT", bound=_Part)
