@@ -60,6 +60,7 @@ class Logged:
     stream: bool = False  # asked for server-sent events
     sent_tokens: int = 0  # the reply's tokens (4 characters each) written before the reply ended or the client left
     closed_early: bool = False  # the client closed the connection before the reply's end
+    client_port: int = 0  # the port of the connection it came on: requests on one connection share it
 
     @property
     def last_user(self) -> str:
@@ -272,6 +273,7 @@ class FakeModelServer:
                 except json.JSONDecodeError:
                     body = None
                 request = fake.parse(self.path, dict(self.headers), body)
+                request.client_port = self.client_address[1]
                 if fake.trace_peers:
                     request.peer = peer_of(self.client_address[:2], self.server.server_address[:2])
                 with fake._lock:

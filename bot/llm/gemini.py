@@ -8,8 +8,8 @@ are off (one attempt); `ModelManager` owns the retry policy. Structured replies 
 
 from __future__ import annotations
 
+import functools
 import re
-import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -39,6 +39,18 @@ KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 BASE_URL_VAR = "GOOGLE_GEMINI_BASE_URL"
 
 
+@functools.lru_cache(maxsize=16)
+def _shared_client(api_key: str, base_url: str | None) -> Client:
+    """One SDK client per key and server in a process, shared by every model on them: a client holds a connection
+    pool and reads the CA bundle when made (twice: for HTTP and for websockets), and is safe to share between
+    threads."""
+    from google import genai
+    from google.genai import types
+
+    options = types.HttpOptions(base_url=base_url, retry_options=types.HttpRetryOptions(attempts=1))
+    return genai.Client(api_key=api_key, http_options=options)
+
+
 class GeminiChatModel:
     """One Gemini model behind `generateContent`."""
 
@@ -49,8 +61,6 @@ class GeminiChatModel:
         self.api_key = api_key
         self.base_url = base_url
         self.key_var = key_var  # named in messages about the key
-        self._client: Client | None = None
-        self._lock = threading.Lock()
 
     @classmethod
     def from_env(cls, model: str, env: Mapping[str, str], base_url: str | None = None,
@@ -68,18 +78,11 @@ class GeminiChatModel:
         return self.base_url or "the Gemini API"
 
     def client(self) -> Client:
-        """The SDK client, made on first use, with its own retries off."""
-        with self._lock:
-            if self._client is None:
-                from google import genai
-                from google.genai import types
-
-                if not self.api_key:
-                    raise ModelAuthError(f"no Gemini key: export {self.key_var}=..."
-                                         + (f" (or {KEY_VARS[1]})" if self.key_var == KEY_VARS[0] else ""))
-                options = types.HttpOptions(base_url=self.base_url, retry_options=types.HttpRetryOptions(attempts=1))
-                self._client = genai.Client(api_key=self.api_key, http_options=options)
-            return self._client
+        """The SDK client for this key and server, with its own retries off."""
+        if not self.api_key:
+            raise ModelAuthError(f"no Gemini key: export {self.key_var}=..."
+                                 + (f" (or {KEY_VARS[1]})" if self.key_var == KEY_VARS[0] else ""))
+        return _shared_client(self.api_key, self.base_url)
 
     def complete(self, request: ChatRequest) -> Completion:
         """Send one generateContent request."""

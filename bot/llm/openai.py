@@ -17,9 +17,9 @@ that refuses to stream is asked without streaming from then on).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import logging
-import threading
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -89,6 +89,16 @@ def schema_instruction(schema: str) -> str:
             f"(named {schema!r}): {json.dumps(get_schema(schema))}")
 
 
+@functools.lru_cache(maxsize=16)
+def _shared_client(api_key: str, base_url: str | None) -> OpenAI:
+    """One SDK client per key and server in a process, with its own retries off, shared by every model on them: a
+    client holds a connection pool and reads the CA bundle when made (30 ms and more), and it is safe to share
+    between threads (the two teams')."""
+    import openai
+
+    return openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=0)
+
+
 class OpenAIChatModel:
     """One model behind the OpenAI chat completions API."""
 
@@ -100,8 +110,6 @@ class OpenAIChatModel:
         self.api_key = api_key
         self.base_url = base_url
         self.key_var = key_var  # named in messages about the key
-        self._client: OpenAI | None = None
-        self._lock = threading.Lock()
 
     @classmethod
     def from_env(cls, model: str, env: Mapping[str, str], base_url: str | None = None,
@@ -119,17 +127,11 @@ class OpenAIChatModel:
         return urlunsplit((url.scheme, netloc, url.path, url.query, url.fragment)) if url.username else url.geturl()
 
     def client(self) -> OpenAI:
-        """The SDK client, made on first use (a local server needs no key, so a placeholder is sent)."""
-        with self._lock:
-            if self._client is None:
-                import openai
-
-                if not self.api_key and not self.base_url:
-                    raise ModelAuthError(f"{self.key_var} is not set; export {self.key_var}=... (or set "
-                                         "OPENAI_BASE_URL for a local OpenAI-compatible server)")
-                self._client = openai.OpenAI(api_key=self.api_key or "not-needed", base_url=self.base_url,
-                                             max_retries=0)
-            return self._client
+        """The SDK client for this key and server (a local server needs no key, so a placeholder is sent)."""
+        if not self.api_key and not self.base_url:
+            raise ModelAuthError(f"{self.key_var} is not set; export {self.key_var}=... (or set "
+                                 "OPENAI_BASE_URL for a local OpenAI-compatible server)")
+        return _shared_client(self.api_key or "not-needed", self.base_url)
 
     def complete(self, request: ChatRequest) -> Completion:
         """Send one chat completion; refused structured-output modes step down to simpler ones, refused stop

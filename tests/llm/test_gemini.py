@@ -105,3 +105,12 @@ def test_the_output_cap_is_sent_and_max_tokens_reads_as_length(gemini_server, ma
     reply = make_manager(make_config(llm_max_output_tokens=777)).complete("critic", ASK)
     assert gemini_server.requests[0].body["generationConfig"]["maxOutputTokens"] == 777
     assert reply.finish_reason == "length" and reply.truncated
+
+
+def test_the_roles_on_one_server_share_one_client_and_its_connection(gemini_server, make_manager):
+    gemini_server.set_default("ok")
+    manager = make_manager(make_config(coder=role("gemini", "gemini-2.5-flash")))
+    for who in ("critic", "coder", "critic"):
+        manager.complete(who, ASK)
+    assert len(gemini_server.requests) == 3
+    assert len({r.client_port for r in gemini_server.requests}) == 1

@@ -273,3 +273,15 @@ def test_a_reply_with_choices_alone_is_read_with_what_it_lacks_taken_as_unknown(
         completion = model.complete(ChatRequest("coder", tuple(ASK)))
     assert completion.text == "hello" and completion.usage == Usage() and completion.finish_reason == "stop"
     assert completion.model == "" and completion.request_id == "req_1"  # the x-request-id header
+
+
+def test_the_roles_on_one_server_share_one_client_and_its_connection(openai_server, make_manager):
+    """The planner and the coder on one server and key: one SDK client (the CA bundle read once), whose pooled
+    connection carries both roles' requests."""
+    openai_server.set_default("ok")
+    manager = make_manager()
+    for who in ("planner", "coder", "planner"):
+        manager.complete(who, ASK)
+    models = {r.model for r in openai_server.requests}
+    assert models == {"gpt-4o", "gpt-4o-mini"}
+    assert len({r.client_port for r in openai_server.requests}) == 1
