@@ -40,6 +40,8 @@ module runs on whatever Python the image has.
 from __future__ import annotations
 
 import contextlib  # loaded by `site` already too, where a .pth file is read
+import functools  # loaded by `site` already (through `contextlib`)
+import operator  # C's; `collections` (which `site` loads) imports it already
 import os
 import sys
 import types  # loaded by `site` already: costs this module nothing
@@ -268,8 +270,9 @@ def _check_class(key: str, root: str) -> None:
     """`check_runner` for one class taken down."""
     cls, was, names, values = _RUNNER[key]
     namespace = vars(cls)
-    if len(namespace) == len(names) and tuple(map(namespace.get, names)) == values:
-        return  # nothing set, added or removed: the common case, checked in C
+    if len(namespace) == len(names) and all(map(operator.is_, map(namespace.get, names), values)):
+        return  # nothing set, added or removed: the common case, checked in C (by identity: a replacement can be
+        # equal to anything)
     now = _methods(cls)  # compared with the methods as they were first (`was`), reported once each
     current = tuple(namespace)
     _RUNNER[key] = (cls, was, current, tuple(map(namespace.get, current)))
@@ -277,7 +280,7 @@ def _check_class(key: str, root: str) -> None:
     for attr in sorted(now.keys() | was.keys()):
         if now.get(attr) is was.get(attr):
             continue
-        origin = _origin(now.get(attr), root)
+        origin = _origin(now.get(attr, namespace.get(attr)), root)  # a method replaced by data: what holds it
         if home and origin.startswith(home):  # the runner's own (pytest's legacypath plugin adds methods)
             continue
         _report(f"{key.replace(':', '.')}.{attr}", origin)
@@ -300,11 +303,13 @@ def _report(target: str, origin: str) -> None:
 
 def _repository_code_in_the_standard_library(root: str) -> Iterator[tuple[str, str]]:
     """The functions and methods of standard-library and runner modules whose code is the repository's
-    (`json.loads` or `pytest.fail` replaced by a function of the code under test, however it named it), and the
+    (`json.loads` or `pytest.fail` replaced by a function of the code under test, however it named it, or by a
+    callable that runs one: `_object_origin`), and the
     standard library's and the runners' names in
     `sys.modules` that a repository file holds; but for the modules whose settings applications set (`sys`,
     `logging`, `warnings`, `threading`). Found by where the code is, so whenever the module was first loaded.
     Some twenty thousand values in a pytest process, twice a run: each is let go by its type first."""
+    classes: dict[int, tuple[type, str]] = {}  # each class's `_class_origin`, worked out once: id -> (class, origin)
     for name, module in list(sys.modules.items()):
         top = name.split(".")[0]
         if not isinstance(module, types.ModuleType) or top not in _STDLIB | RUNNER_ROOTS or top in STDLIB_SETTINGS:
@@ -317,10 +322,37 @@ def _repository_code_in_the_standard_library(root: str) -> Iterator[tuple[str, s
             if isinstance(value, CODE):
                 if origin := _repository_origin(value, root):
                     yield f"{name}.{attr}", origin
-            elif isinstance(value, type) and getattr(value, "__module__", None) == name:
-                for method, code in _methods(value).items():
-                    if origin := _repository_origin(code, root):
-                        yield f"{name}.{value.__qualname__}.{method}", origin
+            elif isinstance(value, type):
+                if getattr(value, "__module__", None) == name:
+                    for method, code in _methods(value).items():
+                        if origin := _repository_origin(code, root):
+                            yield f"{name}.{value.__qualname__}.{method}", origin
+            elif callable(value) and (origin := _object_origin(value, root, classes)):  # in a function's place
+                yield f"{name}.{attr}", origin
+
+
+def _object_origin(value: object, root: str, classes: dict[int, tuple[type, str]]) -> str:
+    """Where the code a callable that is not a function runs is, when it is the repository's: a `functools.partial`
+    of a repository function, or an object of a class whose methods are (`json.loads` replaced by an object whose
+    `__call__` answers what the tests expect); '' for anything else. Objects that are not callable (an event loop
+    policy the code under test set) are settings, not replaced functions, and are not looked at."""
+    kind = type(value)
+    if kind is functools.partial:
+        return _repository_origin(value.func, root)  # type: ignore[attr-defined]  # C's member: reading runs nothing
+    if not kind.__flags__ & HEAP_TYPE:
+        return ""
+    if id(kind) not in classes:  # keyed by id: a class's own hash is code the repository could have written
+        classes[id(kind)] = (kind, _class_origin(kind, root))
+    return classes[id(kind)][1]
+
+
+def _class_origin(kind: type, root: str) -> str:
+    """The first repository file holding code of `kind` or of the classes it inherits from; '' when none does."""
+    for cls in kind.__mro__:
+        for code in _methods(cls).values():
+            if origin := _repository_origin(code, root):
+                return origin
+    return ""
 
 
 def _repository_origin(value: object, root: str) -> str:

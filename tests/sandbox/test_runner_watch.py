@@ -85,6 +85,37 @@ def test_a_replacement_made_while_a_test_runs_is_found_after_it(backend: Sandbox
     assert found[0].endswith("by code in calc.py"), found
 
 
+# the replacement is equal to anything, so a comparison of the class's methods with what they were by value
+# (rather than by identity) finds them unchanged; read through the class, it is an assertion that never fails
+EQUAL_TO_ANYTHING = """_case = getattr(__import__("unit" + "test"), "Test" + "Case")
+
+
+class _Same:
+    __hash__ = object.__hash__
+
+    def __eq__(self, other):
+        return True
+
+    def __get__(self, test, owner=None):
+        return lambda first, second, msg=None: None
+
+
+setattr(_case, "assert" + "Equal", _Same())
+
+
+def add(a, b):
+    return a - b
+"""
+
+
+@pytest.mark.parametrize("command", ["python3 -m unittest discover -v -s tests -t .", "python3 -m pytest -q tests"])
+def test_a_replacement_equal_to_anything_is_found(backend: Sandbox, tmp_path: Path, command: str) -> None:
+    repo = _repo(tmp_path / "repo", EQUAL_TO_ANYTHING, UNITTEST_TESTS)
+    found = _patched(backend, repo, command)
+    assert [f.split(":")[0] for f in found] == ["unittest.case.TestCase.assertEqual"], found
+    assert "_Same" in found[0], found
+
+
 DATA_TESTS = """import json
 import unittest
 
@@ -106,6 +137,38 @@ def add(a, b):
 
 def test_the_code_under_test_replacing_a_standard_library_function_is_found(backend: Sandbox, tmp_path: Path) -> None:
     repo = _repo(tmp_path / "repo", STDLIB_PATCH, DATA_TESTS)
+    found = _patched(backend, repo, "python3 -m unittest discover -v -s tests -t .")
+    assert found == ["json.loads: replaced while the tests ran, by code in calc.py"], found
+
+
+STDLIB_OBJECTS = {
+    "a partial of a repository function": """import functools
+
+
+def _loads(text, answer, **kw):
+    return answer
+
+
+setattr(__import__("js" + "on"), "lo" + "ads", functools.partial(_loads, answer=[[2, 3, -1]]))
+""",
+    "an object whose call answers": """class _Answers:
+    def __call__(self, text, **kw):
+        return [[2, 3, -1]]
+
+
+class _Loads(_Answers):
+    pass
+
+
+setattr(__import__("js" + "on"), "lo" + "ads", _Loads())
+""",
+}
+
+
+@pytest.mark.parametrize("patch", STDLIB_OBJECTS.values(), ids=STDLIB_OBJECTS)
+def test_a_standard_library_function_replaced_by_an_object_running_repository_code_is_found(
+        backend: Sandbox, tmp_path: Path, patch: str) -> None:
+    repo = _repo(tmp_path / "repo", patch + "\n\ndef add(a, b):\n    return a - b\n", DATA_TESTS)
     found = _patched(backend, repo, "python3 -m unittest discover -v -s tests -t .")
     assert found == ["json.loads: replaced while the tests ran, by code in calc.py"], found
 
