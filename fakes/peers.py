@@ -28,7 +28,8 @@ def peer_of(client: tuple[str, int], server: tuple[str, int]) -> Peer | None:
     if inode is None:
         return None
     target = f"socket:[{inode}]"
-    for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
+    # newest first: the peer is nearly always a process a test has just started, near the top of the pid range
+    for pid in sorted((int(p) for p in os.listdir("/proc") if p.isdigit()), reverse=True):
         try:
             if any(os.readlink(f"/proc/{pid}/fd/{fd}") == target for fd in os.listdir(f"/proc/{pid}/fd")):
                 return Peer(pid, read_environ(pid))
