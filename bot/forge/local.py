@@ -118,9 +118,18 @@ class GitWorkspace:
             text: str | None = git(self.path, "show", f"{self.base}:{path}")
         except GitError:
             text = None
-        if COMMIT_ID.fullmatch(self.base):
+        # a failure to read is remembered only where the base's tree says the path is not in it: git failing for a
+        # moment (a lock, memory) must not make a file of the base look new for the rest of the run
+        if COMMIT_ID.fullmatch(self.base) and (text is not None or self._not_at_base(path)):
             self._base_texts[path] = text
         return text
+
+    def _not_at_base(self, path: str) -> bool:
+        """Whether the base's tree was read and `path` is not in it (False when git could not read it)."""
+        try:
+            return not git(self.path, "ls-tree", "-z", "--name-only", self.base, "--", path)
+        except GitError:
+            return False
 
     def grep(self, text: str, max_hits: int = 30) -> list[tuple[str, int, str]]:
         """Exact-text search (`git grep -F`) over tracked text files: (path, line number, line)."""

@@ -168,3 +168,23 @@ def test_a_held_workspace_reads_what_changed_once_and_refuses_writes(repo: Path)
         with pytest.raises(RuntimeError, match="held still"):
             write()
     assert ws.changed_paths() == ["later.py", "new.py"]  # nothing was written
+
+
+def test_a_base_git_could_not_read_for_a_moment_is_read_again_not_remembered_as_absent(repo: Path) -> None:
+    forge = LocalForge(repo, "run-1")
+    forge.start("task")
+    ws = forge.workspace("a")
+    objects = repo / ".git" / "objects"
+    objects.rename(repo / ".git" / "objects-away")  # every object unreadable, as in a failing disk or a lock
+    try:
+        assert ws.base_text("README.md") is None
+    finally:
+        (repo / ".git" / "objects-away").rename(objects)
+    readme = git(repo, "show", "HEAD:README.md")
+    assert ws.base_text("README.md") == readme
+    assert ws.base_text("missing.py") is None  # absent at the base: known
+    objects.rename(repo / ".git" / "objects-away")
+    try:  # what was known is remembered
+        assert ws.base_text("README.md") == readme and ws.base_text("missing.py") is None
+    finally:
+        (repo / ".git" / "objects-away").rename(objects)
