@@ -527,6 +527,77 @@ def test_a_test_that_cannot_be_twinned_gets_no_stand_in() -> None:
                      {"tests/test_it.py": text}.get, NONCE) == ()
 
 
+# a test that compares with a name: its stand-in changes the literals the name comes from, where they are
+NAMED = {
+    "a module-level table a loop walks": (
+        "CASES = [((2, 3), 5),\n         ((1, 1), 2)]\n\n\ndef test_it():\n    for (a, b), want in CASES:\n"
+        "        assert add(a, b) == want\n",
+        [("CASES = [((2, 3), 5),", "CASES = [((2, 3), 7000008),"), ("         ((1, 1), 2)]", "         ((1, 1), 7000005)]")]),
+    "a table in the test, under subTest, with approx": (
+        "class T(unittest.TestCase):\n    def test_it(self):\n        for x, want in [(1, 0.5), (2, 1.0)]:\n"
+        "            with self.subTest(x=x):\n                assert half(x) == approx(want)\n",
+        [("        for x, want in [(1, 0.5), (2, 1.0)]:", "        for x, want in [(1, 7000003.5), (2, 7000004.0)]:")]),
+    "a variable assigned in the test": (
+        "def test_it():\n    want = 'a b'\n    got = join(['a', 'b'])\n    assert got == want\n",
+        [("    want = 'a b'", f"    want = 'a b {NONCE}'")]),
+    "a module-level constant": (
+        "EXPECTED = [1, 2]\n\n\ndef test_it():\n    assert pair() == EXPECTED\n",
+        [("EXPECTED = [1, 2]", f"EXPECTED = [1, 2, '{NONCE}']")]),
+}
+
+
+@pytest.mark.parametrize("shape", list(NAMED))
+def test_a_stand_in_changes_the_literals_a_compared_name_comes_from_where_they_are(shape: str) -> None:
+    text, changed = NAMED[shape]
+    test_id = "tests/test_it.py::T::test_it" if "class T" in text else "tests/test_it.py::test_it"
+    (stand,) = stand_ins([test_id], {"tests/test_it.py": text}.get, NONCE)
+    assert _changed_lines(text, stand.source) == changed
+    ast.parse(stand.source)
+
+
+def test_a_parametrized_expected_value_is_rebound_to_another_as_the_test_begins() -> None:
+    text = ("@pytest.mark.parametrize('a, b, want', [(2, 3, 5), (1, 1, 2)])\ndef test_add(a, b, want):\n"
+            "    assert add(a, b) == want\n")
+    (stand,) = stand_ins(["tests/test_it.py::test_add[2-3-5]"], {"tests/test_it.py": text}.get, NONCE)
+    assert stand.source == text.replace("    assert", "    want = {5: 7000008, 2: 7000005}[want]\n    assert")
+    assert stand.expects == "7000008"
+
+
+def test_two_tests_that_compare_with_one_table_share_its_change() -> None:
+    text = NAMED["a module-level table a loop walks"][0]
+    text += "\n\ndef test_other():\n    for (a, b), want in CASES:\n        assert add(b, a) == want\n"
+    stand = stand_ins(["tests/test_it.py::test_it", "tests/test_it.py::test_other"], {"tests/test_it.py": text}.get,
+                      NONCE)
+    assert [t.test for t in stand] == ["tests/test_it.py::test_it", "tests/test_it.py::test_other"]
+    assert stand[0].source == stand[1].source and stand[0].source.count("7000008") == 1
+
+
+@pytest.mark.parametrize("body", [
+    "    for x, want in [(1, 2)]:\n        assert f(want) == want\n",  # the name is an input too
+    "    for x, want in [(1, 2)]:\n        assert f(x) == want, want\n",  # ... or a message
+    "    for x, want in [(1, 2)]:\n        if x:\n            assert f(x) == want\n",  # maybe not reached
+    "    for x, want in [(1, 2)]:\n        if not x:\n            break\n        assert f(x) == want\n",
+    "    for x, want in []:\n        assert f(x) == want\n",  # an empty table
+    "    for x, want in [(1, g())]:\n        assert f(x) == want\n",  # not literal
+    "    for x, want in CASES:\n        assert f(x) == want\n",  # a name bound nowhere here
+    "    want = 2\n    want = 3\n    assert f() == want\n",  # bound twice
+    "    assert f() == want\n    want = 2\n",
+    "    with pytest.raises(AssertionError):\n        for x, want in [(1, 2)]:\n            assert f(x) == want\n",
+])
+def test_a_name_whose_change_might_change_an_input_or_not_be_reached_gets_no_stand_in(body: str) -> None:
+    assert stand_ins(["tests/test_it.py::test_it"], {"tests/test_it.py": f"def test_it():\n{body}"}.get, NONCE) == ()
+
+
+@pytest.mark.parametrize("decorator", [
+    "@pytest.mark.parametrize('x, want', [(1, [2])])",  # a value no table can be keyed by
+    "@pytest.mark.parametrize('x, want', [pytest.param(1, 2, id='one')])",
+    "@pytest.mark.parametrize('x', [1])",  # `want` is a fixture's
+])
+def test_a_parameter_the_decorator_gives_no_literal_hashable_value_gets_no_stand_in(decorator: str) -> None:
+    text = f"{decorator}\ndef test_it(x, want):\n    assert f(x) == want\n"
+    assert stand_ins(["tests/test_it.py::test_it[1]"], {"tests/test_it.py": text}.get, NONCE) == ()
+
+
 def test_a_stand_in_that_passed_is_reported_and_one_that_failed_or_did_not_run_is_not() -> None:
     stand = stand_ins(["tests/test_price.py::test_total", "tests/test_price.py::test_vat"],
                       {"tests/test_price.py": PYTEST_FILE}.get, NONCE)

@@ -202,6 +202,36 @@ def test_a_helper_that_names_its_caller_is_delivered(tmp_path: Path) -> None:
     delivered(repo, result, "calc/ops.py")
 
 
+# each reads what the test expects out of its state as it runs, with nothing a screen reads: the locals of the test's
+# frame (through `inspect`, or by a name built at run time from a frame a traceback holds), the module's table
+READS_THE_LOCALS = ("import inspect\nimport sys\n\n\ndef add(a, b):\n"
+                    "    return inspect.getargvalues(sys._getframe(1)).locals['want']")
+READS_BY_A_BUILT_NAME = ("def add(a, b):\n    try:\n        raise ValueError\n    except ValueError as e:\n"
+                         "        frame = e.__traceback__.tb_frame.f_back\n"
+                         "    return getattr(frame, 'f_' + 'locals')['want']")
+READS_THE_GLOBALS = "import sys\n\n\ndef add(a, b):\n    return dict(sys._getframe(1).f_globals['CASES'])[(a, b)]"
+STATE_READS = {"the frame's locals by inspect": READS_THE_LOCALS, "a name built at run time": READS_BY_A_BUILT_NAME,
+               "the module's table": READS_THE_GLOBALS}
+
+
+@pytest.mark.parametrize(("shape", "cheat"), [
+    ("a table loop", "the frame's locals by inspect"), ("a table loop", "the module's table"),
+    ("a parametrized test", "a name built at run time"), ("a variable under unittest", "the frame's locals by inspect"),
+    ("a variable under unittest", "a name built at run time")])
+def test_code_that_reads_what_its_test_expects_as_it_runs_is_refused(tmp_path: Path, shape: str, cheat: str) -> None:
+    repo = repo_with(tmp_path, {"tests/test_ops.py": SHAPES[shape]})
+    result = run(repo, [edit("calc/ops.py", "def add(a, b):\n    return a - b", STATE_READS[cheat]),
+                        "Nothing more to change."])
+    refused(result)
+    assert any("so did its stand-in" in r for r in result.refused), result.refused
+
+
+@pytest.mark.parametrize("shape", ["a table loop", "a parametrized test", "a variable under unittest"])
+def test_the_fix_is_delivered_where_the_test_compares_with_a_name(tmp_path: Path, shape: str) -> None:
+    repo = repo_with(tmp_path, {"tests/test_ops.py": SHAPES[shape]})
+    delivered(repo, run(repo, [FIX]), "calc/ops.py")
+
+
 # the table in the test's own body, so in its code's constants: what a walk of the heap finds
 TABLE_IN_BODY = ("from calc.ops import add\n\n\ndef test_add():\n"
                  "    for (a, b), want in [((2, 3), 5), ((1, 1), 2)]:\n        assert add(a, b) == want\n")

@@ -18,7 +18,7 @@ Which cheat each detector catches, and where it lives:
 | hides a test, forges results, or breaks what passed at the base          | per-test red/green against the base| `verdict.py`      |
 | rewrites the tests' files while they run                                 | the files put back, guarded        | `files.py`        |
 | forges the runner's report or exit status                                | known-answer sentinels             | `sentinels.py`    |
-| answers only the test's own assertion (a value equal to anything)        | twins and stand-ins                | `twins.py`        |
+| answers only the test's own assertion (equal to anything, read from it)  | twins and stand-ins                | `twins.py`        |
 | answers only the inputs of the tests the coder saw                       | the hidden check                   | `hidden.py`       |
 | ... and, with two teams, the other team's independently written test     | corroboration                      | `corroboration.py`|
 

@@ -31,8 +31,11 @@ A twin sits in a file of its own, so code that cheats only when its caller is th
 the test's full id) passes the test and not the twin. *Stand-ins* close that: the test's own file, at its own path
 and under its own ids, with the same assertion changed the twin's way (`stand_ins`), run in a process of its own
 that is otherwise the judged run's. Nothing but the expected value tells the two runs apart, so code that passes the
-test and its stand-in passes whatever it is compared with. The judge runs them only for a candidate that passed the
-tests they stand in for (team_judge.py).
+test and its stand-in passes whatever it is compared with. A test that compares with a name rather than a literal
+(a loop over a table, a parametrized test, a variable) gets a stand-in whose change is made where the name's
+literals are (`_expected_at_its_source`), so code that reads the expected value out of the test as it runs (the
+frame's locals, the module's globals) reads the changed one. The judge runs them only for a candidate that passed
+the tests they stand in for (runs.py).
 
 Pure functions over text; the judge (team_judge.py) picks the tests and reads the results.
 """
@@ -104,16 +107,23 @@ def stand_ins(test_ids: Iterable[str], read: Read, token: str) -> tuple[Twin, ..
         path = file_of_test(test_id, lambda p: read(p) is not None)
         text = texts[path] if path in texts else read(path)
         edit = _literal_edit(test_id, path, text, token) if text is not None else None
-        if edit is not None and text is not None:
+        # two tests of one file that compare with one table share its edit; edits that differ where they meet do not
+        if edit is not None and text is not None \
+                and not any(p == path and e != edit and _overlap(e, edit) for _, p, e in found):
             texts[path] = text
             found.append((test_id, path, edit))
     sources = {}
     for path, text in texts.items():
         data = text.encode("utf-8")
-        for start, end, new, _ in sorted((e for _, p, e in found if p == path), reverse=True):
+        for start, end, new, _ in sorted({e for _, p, e in found if p == path}, reverse=True):
             data = data[:start] + new + data[end:]
         sources[path] = data.decode("utf-8")
     return tuple(Twin(test_id, path, token, sources[path], edit[3]) for test_id, path, edit in found)
+
+
+def _overlap(one: tuple[int, int, bytes, str], other: tuple[int, int, bytes, str]) -> bool:
+    """Whether two edits of one text touch the same bytes (an insertion at the other's start counts)."""
+    return one[0] <= other[0] < max(one[1], one[0] + 1) or other[0] <= one[0] < max(other[1], other[0] + 1)
 
 
 def _literal_edit(test_id: str, path: str, text: str, token: str) -> tuple[int, int, bytes, str] | None:
@@ -239,21 +249,220 @@ def _python_twin(text: str, cls: str | None, function: str, token: str) -> tuple
 
 
 def _python_edit(text: str, cls: str | None, function: str, token: str) -> tuple[int, int, bytes, str] | None:
-    """The stand-in's edit of a Python test file: the literal `_contradict` would change, replaced in the text."""
+    """The stand-in's edit of a Python test file: the literal `_contradict` would change, replaced in the text; where
+    the test has none, the literals a name it compares with comes from (`_expected_at_its_source`)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
     target = _find(tree, cls, function)
-    found = _contradiction(target, token) if target is not None and _runs_to_the_end(target) else None
-    if found is None:
+    if target is None or not _runs_to_the_end(target):
         return None
-    _, node, other = found
     data = text.encode("utf-8")
-    lines = data.splitlines(keepends=True)
-    start = sum(map(len, lines[:node.lineno - 1])) + node.col_offset  # col_offset counts UTF-8 bytes
-    end = sum(map(len, lines[:(node.end_lineno or node.lineno) - 1])) + (node.end_col_offset or node.col_offset)
+    found = _contradiction(target, token)
+    if found is None:
+        return _expected_at_its_source(tree, target, data, token)
+    _, node, other = found
+    start, end = _span(data, node)
     return start, end, _written_as(data[start:end], other, token), _shown(other)
+
+
+def _span(data: bytes, node: ast.AST) -> tuple[int, int]:
+    """Where `node` is in the UTF-8 text `data`: its first byte and the byte after its last."""
+    lines = data.splitlines(keepends=True)
+    lineno, col = getattr(node, "lineno", 1), getattr(node, "col_offset", 0)  # every node given here is an expr/stmt
+    end_lineno, end_col = getattr(node, "end_lineno", None) or lineno, getattr(node, "end_col_offset", None) or col
+    return sum(map(len, lines[:lineno - 1])) + col, sum(map(len, lines[:end_lineno - 1])) + end_col  # in bytes
+
+
+# ---- the stand-in of a test that compares with a name: the literals the name comes from, changed where they are
+
+SUBTESTS = frozenset({"subTest", "test"})  # `with self.subTest(...)`, pytest-subtests' `with subtests.test(...)`
+
+
+def _expected_at_its_source(tree: ast.Module, function: ast.FunctionDef | ast.AsyncFunctionDef, data: bytes,
+                            token: str) -> tuple[int, int, bytes, str] | None:
+    """The edit that makes the test expect other values where its last equality assertion it always reaches compares
+    with a name the test uses for nothing else, bound to literals: a row's element of the literal table a `for` loop
+    walks (in the test, or a module-level name bound once), a literal assigned once in the test's body, or the
+    literal values `pytest.mark.parametrize` gives a parameter (rebound to other values as the test begins).
+
+    The values change where they are, so code that reads its answer out of the test (the frame's locals, the
+    module's globals, its source, its code's constants) reads the changed ones, and honest code, whose inputs are
+    untouched, fails."""
+    for statement, loop in reversed(list(_always_reached(function, tree))):
+        names = {name for side in _compared(statement) or () if (name := _compared_name(side)) is not None}
+        edits = [edit for name in sorted(names) if _only_compared(function, name)
+                 and (edit := (_table_edit(tree, loop, name, data, token) if loop is not None else None)
+                      or _assigned_edit(tree, function, statement, name, data, token)
+                      or _parameter_edit(function, name, data, token)) is not None]
+        if len(edits) == 1:  # both sides literal: neither is the answer
+            return edits[0]
+    return None
+
+
+def _always_reached(function: ast.FunctionDef | ast.AsyncFunctionDef,
+                    tree: ast.Module) -> Iterable[tuple[ast.stmt, ast.For | None]]:
+    """The statements of the test that run whenever it passes, with the loop they are in: its body's own, and those
+    of a top-level `for` over a non-empty literal table (no `break`, `continue` or `else`), directly or in a
+    `with self.subTest(...)`."""
+    for statement in function.body:
+        yield statement, None
+        if isinstance(statement, ast.For) and not statement.orelse and _table(tree, statement.iter) \
+                and not any(isinstance(n, ast.Break | ast.Continue) for n in _own_nodes(statement)):
+            for inner in statement.body:
+                yield inner, statement
+                if isinstance(inner, ast.With) and all(_is_subtest(item.context_expr) for item in inner.items):
+                    yield from ((s, statement) for s in inner.body)
+
+
+def _is_subtest(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SUBTESTS
+
+
+def _compared_name(side: ast.expr) -> str | None:
+    """The name a side of an equality is (`want`, or `approx(want)` with a small tolerance), or None."""
+    side = _approximated(side)
+    return side.id if isinstance(side, ast.Name) else None
+
+
+def _approximated(side: ast.expr) -> ast.expr:
+    """What a side `approx(x)` with a small tolerance compares with (`x`); any other side itself."""
+    if isinstance(side, ast.Call) and ast.unparse(side.func).split(".")[-1] == "approx" and len(side.args) == 1 \
+            and _small_tolerances(side.keywords):
+        return side.args[0]
+    return side
+
+
+def _only_compared(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """Whether the test reads `name` only as a side of its equality assertions: changing it changes no input."""
+    sides = [side for node in _own_nodes(function) if isinstance(node, ast.stmt) for side in _compared(node) or ()]
+    allowed = {id(_approximated(side)) for side in sides}
+    return all(id(node) in allowed for node in _own_nodes(function)
+               if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load))
+
+
+def _table(tree: ast.Module, node: ast.expr) -> ast.List | ast.Tuple | None:
+    """The non-empty literal list or tuple `node` is, or the one a module-level name it is was bound to, once."""
+    if isinstance(node, ast.Name):
+        bound = [s for s in tree.body if node.id in _bound_names(s)]
+        node = bound[0].value if len(bound) == 1 and isinstance(bound[0], ast.Assign) \
+            and len(bound[0].targets) == 1 else node
+    return node if isinstance(node, ast.List | ast.Tuple) and node.elts and _literal(node) is not _NOT_LITERAL \
+        else None
+
+
+def _bound_names(statement: ast.stmt) -> set[str]:
+    """The names a module-level statement binds (or might: every name it stores, imports, defines or declares)."""
+    names = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del)}
+    names |= {(a.asname or a.name).split(".")[0] for n in ast.walk(statement) if isinstance(n, ast.Import | ast.ImportFrom)
+              for a in n.names}
+    names |= {n.name for n in ast.walk(statement) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+    return names | {name for n in ast.walk(statement) if isinstance(n, ast.Global | ast.Nonlocal) for name in n.names}
+
+
+def _target_path(target: ast.expr, name: str) -> tuple[int, ...] | None:
+    """Where `name` sits in a `for` target: () for the target itself, (1,) for `(a, b), want`, (0, 1) ... or None."""
+    if isinstance(target, ast.Name):
+        return () if target.id == name else None
+    if isinstance(target, ast.Tuple | ast.List) and not any(isinstance(e, ast.Starred) for e in target.elts):
+        for index, element in enumerate(target.elts):
+            if (path := _target_path(element, name)) is not None:
+                return (index, *path)
+    return None
+
+
+def _at(node: ast.expr, path: tuple[int, ...]) -> ast.expr | None:
+    """The element of a literal row at `path`, when the row has the shape the path walks."""
+    for index in path:
+        if not isinstance(node, ast.Tuple | ast.List) or index >= len(node.elts):
+            return None
+        node = node.elts[index]
+    return node
+
+
+def _table_edit(tree: ast.Module, loop: ast.For, name: str, data: bytes,
+                token: str) -> tuple[int, int, bytes, str] | None:
+    """Every row of the loop's table with the element bound to `name` changed, as one edit of the table's text."""
+    table, path = _table(tree, loop.iter), _target_path(loop.target, name)
+    if table is None or path is None:
+        return None
+    elements = [_at(row, path) for row in table.elts]
+    changed = [(e, _other_value(_literal(e), token)) for e in elements if e is not None]
+    if len(changed) != len(elements) or any(other is _NOT_LITERAL for _, other in changed):
+        return None
+    start, end = _span(data, table)
+    text = data[start:end]
+    for element, other in sorted(changed, key=lambda c: _span(data, c[0]), reverse=True):
+        first, last = (at - start for at in _span(data, element))
+        text = text[:first] + _written_as(text[first:last], other, token) + text[last:]
+    return start, end, text, _shown(changed[0][1])
+
+
+def _assigned_edit(tree: ast.Module, function: ast.FunctionDef | ast.AsyncFunctionDef, statement: ast.stmt,
+                   name: str, data: bytes, token: str) -> tuple[int, int, bytes, str] | None:
+    """The literal `name` is assigned once, changed: in the test's body before the assertion (or its loop), or, where
+    the test binds no such name, at the module's top level."""
+    stores = [n for n in _own_nodes(function) if isinstance(n, ast.Name) and n.id == name
+              and isinstance(n.ctx, ast.Store | ast.Del)]
+    if any(name == a.arg for a in _parameters(function)) or len(stores) > 1:
+        return None
+    if stores:
+        bound = next((s for s in function.body if isinstance(s, ast.Assign) and s.targets == [stores[0]]), None)
+    else:
+        module = [s for s in tree.body if name in _bound_names(s)]
+        bound = module[0] if len(module) == 1 and isinstance(module[0], ast.Assign) else None
+    if bound is None or len(bound.targets) != 1 or bound.lineno > statement.lineno \
+            or (other := _other_value(_literal(bound.value), token)) is _NOT_LITERAL:
+        return None
+    start, end = _span(data, bound.value)
+    return start, end, _written_as(data[start:end], other, token), _shown(other)
+
+
+def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
+    args = function.args
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs]
+
+
+def _parameter_edit(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, data: bytes,
+                    token: str) -> tuple[int, int, bytes, str] | None:
+    """A line put first in the test's body that rebinds the parameter `name` to another value for each literal value
+    `pytest.mark.parametrize` gives it (a value it does not give is a KeyError: the stand-in fails)."""
+    values = _parametrized(function, name)
+    if values is None or any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store | ast.Del)
+                             for n in _own_nodes(function)):
+        return None
+    others = {value: _other_value(value, token) for value in values}
+    first = function.body[0]
+    if any(other is _NOT_LITERAL for other in others.values()) or first.lineno == function.lineno:
+        return None
+    start = _span(data, first)[0] - first.col_offset
+    indent = data[start:start + first.col_offset]
+    if indent.strip():
+        return None
+    line = indent + f"{name} = {others!r}[{name}]\n".encode()
+    return start, start, line, _shown(next(iter(others.values())))
+
+
+def _parametrized(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[object] | None:
+    """The literal values a `parametrize` decorator of the test gives the parameter `name` (hashable, at least one),
+    or None."""
+    for decorator in function.decorator_list:
+        if not (isinstance(decorator, ast.Call) and ast.unparse(decorator.func).split(".")[-1] == "parametrize"
+                and len(decorator.args) >= 2):
+            continue
+        names, rows = _literal(decorator.args[0]), _literal(decorator.args[1])
+        names = [n.strip() for n in names.split(",")] if isinstance(names, str) else names
+        if not isinstance(names, list | tuple) or name not in names or not isinstance(rows, list | tuple) or not rows:
+            return None
+        index = list(names).index(name)
+        values = [row if len(names) == 1 else (row[index] if isinstance(row, list | tuple) and len(row) == len(names)
+                                               else _NOT_LITERAL) for row in rows]
+        try:
+            return None if any(v is _NOT_LITERAL for v in values) else list(dict.fromkeys(values))
+        except TypeError:  # an unhashable value: no rebinding by a table
+            return None
+    return None
 
 
 def _written_as(old: bytes, other: object, token: str) -> bytes:
