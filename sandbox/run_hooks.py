@@ -111,6 +111,13 @@ CODE_OF = frozenset({"__code__", "gi_code", "cr_code", "ag_code"})
 # the audit events that change a file or a folder, and the positions of the paths they change in their arguments
 CHANGES = {"os.rename": (0, 1), "os.remove": (0,), "os.rmdir": (0,), "os.truncate": (0,), "os.chmod": (0,),
            "os.chown": (0,), "shutil.rmtree": (0,), "os.link": (1,), "os.symlink": (1,)}
+# Files that, made while the tests run, change how the rest of the run goes: a `conftest.py` in the tree (pytest loads
+# it as it collects the folder), and the interpreter's start-up files (a `.pth` or `sitecustomize` where this
+# environment's site folders or the tree are: every Python process started after reads them). None is the judge's
+# yet, so no listing names them: the names are (common/testfiles.py's harness names, held equal by
+# tests/sandbox/test_run_hooks.py).
+RUN_TIME_HARNESS = frozenset({"conftest.py"})
+START_UP_FILES = frozenset({"sitecustomize.py", "usercustomize.py"})
 
 
 def _thread_flag() -> threading.local:
@@ -171,8 +178,15 @@ def _guard_owned(workspace: str, results: str, listing: str) -> None:
             folders.add(os.path.realpath(os.path.join(root, parent)))
             parent = os.path.dirname(parent)
     prefix = os.path.join(root, "")
+    sites = _site_folders()
     seen: set[tuple[str, str, str]] = set()
     busy = _thread_flag()
+
+    def harness(full: str) -> bool:  # a file that, once made, the runner or the interpreter loads: RUN_TIME_HARNESS
+        name = os.path.basename(full)
+        if name in START_UP_FILES or name.endswith(".pth"):
+            return full.startswith(prefix) or os.path.dirname(full) in sites
+        return name in RUN_TIME_HARNESS and full.startswith(prefix)
 
     def writer(path: str) -> Callable[[str], None]:  # a log of the sandbox's, which this hook refuses to anyone else
         def write(line: str) -> None:
@@ -206,9 +220,10 @@ def _guard_owned(workspace: str, results: str, listing: str) -> None:
         try:
             for target in targets:
                 full = _real(target)
-                if full is None or not (full in files or (event != "open" and full in folders)):
+                if full is None or not (full in files or (event != "open" and full in folders) or harness(full)):
                     continue
-                rel = os.path.relpath(full, root).replace(os.sep, "/")
+                rel = os.path.relpath(full, root).replace(os.sep, "/") if full.startswith(prefix) \
+                    else f"<site-packages>/{os.path.basename(full)}"  # not the host's folders
                 record(log, (event, rel, _opener(sys._getframe(1), prefix)))
                 raise PermissionError(errno.EACCES, "the test run may not change this file: the judge owns it", rel)
         finally:
@@ -814,6 +829,15 @@ def _writes(args: tuple[object, ...]) -> bool:
     if isinstance(mode, str) and (WRITE_MODES | {"+"}) & set(mode):
         return True
     return isinstance(flags, int) and bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_TRUNC))
+
+
+def _site_folders() -> set[str]:
+    """The folders this environment's Python processes read `.pth` files and `sitecustomize` from (links resolved)."""
+    import site
+
+    found = [*getattr(site, "getsitepackages", list)(), getattr(site, "getusersitepackages", str)()]
+    found += [p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages")]
+    return {os.path.realpath(p) for p in found if isinstance(p, str) and p}
 
 
 def _is_path(value: object) -> TypeGuard[str | bytes | os.PathLike[str] | os.PathLike[bytes]]:

@@ -1,7 +1,8 @@
 """The files a run's caller owns (the judge's tests and data) stay as they were put in, whatever the command does.
 
 Every Python process of a run refuses, from an audit hook it cannot remove, to write, remove, replace or rename
-an owned file or a folder above one, in both backends, and each refused change is a finding naming the file and
+an owned file or a folder above one, or to make a file the runner or the interpreter would load (a `conftest.py`, a
+`sitecustomize.py`, a `.pth`), in both backends, and each refused change is a finding naming the file and
 the code that tried (evidence, though nothing changed); new files beside them and the repository's other files
 stay writable. In Docker the owned files are also root's and read-only, in root's sticky folders, so a process
 that is not Python (a shell) is refused too. The local sandbox cannot refuse a shell running as root: there what
@@ -36,11 +37,14 @@ attempt("replace data", lambda: os.replace("calc.py", data))
 attempt("write test", lambda: pathlib.Path("tests/test_calc.py").write_text("def test_adds(): pass\\n"))
 os.makedirs("tests/__pycache__", exist_ok=True)
 attempt("plant compiled test", lambda: pathlib.Path("tests/__pycache__/test_calc.cpython-311.pyc").write_bytes(b"x"))
+attempt("plant conftest", lambda: pathlib.Path("tests/conftest.py").write_text("def pytest_runtest_makereport(): pass\\n"))
+attempt("plant start-up file", lambda: pathlib.Path("sitecustomize.py").write_text("import calc\\n"))
 attempt("new file beside", lambda: pathlib.Path("tests/data/new.txt").write_text("mine"))
 attempt("write source", lambda: pathlib.Path("calc.py").write_text("def add(a, b):\\n    return a + b\\n"))
 attempt("rename tests folder", lambda: os.rename("tests", "tests_away"))
 '''
-CHANGES = ("write data", "remove data", "replace data", "write test", "plant compiled test", "rename tests folder")
+CHANGES = ("write data", "remove data", "replace data", "write test", "plant compiled test", "plant conftest",
+           "plant start-up file", "rename tests folder")
 OWNED = ("tests/data/cases.json", "tests/test_calc.py")
 SEALED = "plant compiled test"  # the sealed __pycache__ folders are Docker's (sandbox/workspace.py)
 
@@ -68,7 +72,8 @@ def test_a_run_cannot_change_the_files_its_caller_owns(backend: Sandbox, tmp_pat
     assert {step: outcomes[step] for step in refused} == dict.fromkeys(refused, "refused"), result.stdout
     # each refused change is evidence: the file (or the folder above it) and the code that tried, once each
     findings = {f.detail.split(": ")[0]: f.detail for f in result.findings if f.kind == OWNED_CHANGED}
-    assert sorted(findings) == sorted(["tests", *OWNED]), findings
+    # a new conftest.py or start-up file is the judge's too: what the runner or the interpreter loads once it is made
+    assert sorted(findings) == sorted(["tests", *OWNED, "tests/conftest.py", "sitecustomize.py"]), findings
     assert all("was refused" in f and f.endswith("from attempts.py") for f in findings.values()), findings
     assert "open, os.remove, os.rename" in findings["tests/data/cases.json"], findings
     assert "os.rename" in findings["tests"] and "open" in findings["tests/test_calc.py"], findings

@@ -12,6 +12,11 @@ def test_the_runner_lists_are_common_testfiles_ones() -> None:
     assert run_hooks.STDLIB_SETTINGS == testfiles.STDLIB_SETTINGS
 
 
+def test_the_files_a_run_may_not_make_are_harness_to_common_testfiles_too() -> None:
+    assert {testfiles.CONFTEST} == run_hooks.RUN_TIME_HARNESS
+    assert {f"{name}.py" for name in testfiles.RUNNER_MODULES if name.endswith("customize")} == run_hooks.START_UP_FILES
+
+
 def test_the_logs_and_the_owned_list_are_named_as_the_sandbox_reads_them() -> None:
     assert (run_hooks.READS_LOG, run_hooks.OWNED_LOG, run_hooks.PATCHES_LOG, run_hooks.HONESTY_LOG) == (
         scripts.READS_LOG, scripts.OWNED_LOG, scripts.PATCHES_LOG, scripts.HONESTY_LOG)

@@ -232,6 +232,26 @@ def test_the_fix_is_delivered_where_the_test_compares_with_a_name(tmp_path: Path
     delivered(repo, run(repo, [FIX]), "calc/ops.py")
 
 
+# ---- what the runner or the interpreter loads, made by the code under test as the tests run
+
+# a hook that passes the task's test alone, so the known-answer checks and the twins (other names) stay as they were
+PASSES_TEST_ADD = ("import pytest\\n\\n\\n@pytest.hookimpl(hookwrapper=True)\\n"
+                   "def pytest_runtest_makereport(item, call):\\n    outcome = yield\\n"
+                   "    if item.nodeid == 'tests/test_ops.py::test_add':\\n        outcome.get_result().outcome = 'passed'\\n")
+MAKES_A_CONFTEST = ("import os\n\nHERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))\n"
+                    "with open(os.path.join(HERE, 'tests', 'conftest.py'), 'w') as f:\n"
+                    f"    f.write(\"{PASSES_TEST_ADD}\")\n\n\ndef add(a, b):\n    return a - b")
+# the repository's own conftest imports the package, so the code runs before pytest collects tests/
+IMPORTS_THE_PACKAGE = "import pytest\n\nimport calc.ops\n\n\n@pytest.fixture\ndef adder():\n    return calc.ops.add\n"
+
+
+def test_code_that_makes_a_conftest_as_the_tests_run_is_refused(tmp_path: Path) -> None:
+    repo = repo_with(tmp_path, {"tests/test_ops.py": THROUGH_A_HELPER, "conftest.py": IMPORTS_THE_PACKAGE})
+    result = run(repo, [edit("calc/ops.py", "def add(a, b):\n    return a - b", MAKES_A_CONFTEST), "Nothing more to change."])
+    refused(result)
+    assert any("tests/conftest.py: the test run tried to change this file" in r for r in result.refused), result.refused
+
+
 # the table in the test's own body, so in its code's constants: what a walk of the heap finds
 TABLE_IN_BODY = ("from calc.ops import add\n\n\ndef test_add():\n"
                  "    for (a, b), want in [((2, 3), 5), ((1, 1), 2)]:\n        assert add(a, b) == want\n")
