@@ -18,6 +18,7 @@ from typing import NamedTuple
 from common.testfiles import is_harness_path, is_test_path
 from sandbox.agreement import findings
 from sandbox.model import (
+    CHANGED_EXAMPLES,
     FORGED_VALUE,
     KILLED_EXITS,
     OWNED_CHANGED,
@@ -74,12 +75,13 @@ def result_of(ended: Ended, files: Mapping[str, bytes], reports: Mapping[str, by
 
 
 def honesty_of(log: bytes) -> tuple[Finding, ...]:
-    """The values of the code under test that the tests' comparisons could not trust, and the tests' files the code
-    under test read (sandbox/run_hooks.py, `kind<TAB>detail` lines): one finding each, in the order seen."""
+    """The values of the code under test that the tests' comparisons could not trust, the tests' files the code under
+    test read, and doctest examples that were not as written (sandbox/run_hooks.py, `kind<TAB>detail` lines): one
+    finding each, in the order seen."""
     found: dict[str, Finding] = {}
     for line in log.decode("utf-8", "replace").splitlines():
         kind, _, detail = line.strip().partition("\t")
-        if kind in (FORGED_VALUE, READS_TESTS) and detail and len(found) < MAX_REFUSALS:
+        if kind in (FORGED_VALUE, READS_TESTS, CHANGED_EXAMPLES) and detail and len(found) < MAX_REFUSALS:
             found.setdefault(detail, Finding(kind, detail))
     return tuple(found.values())
 

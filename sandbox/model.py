@@ -138,8 +138,9 @@ OWNED_CHANGED = "owned_changed"  # a run changed a file its caller owns, or trie
 RUNNER_PATCHED = "runner_patched"  # code that is not the tests' patched a runner's or the standard library's class
 FORGED_VALUE = "forged_value"  # a value of the code under test that no comparison can trust (sandbox/run_hooks.py)
 READS_TESTS = "reads_tests"  # the code under test opened a file of the tests' code (sandbox/run_hooks.py)
+CHANGED_EXAMPLES = "changed_examples"  # doctest examples that ran are no docstring written in their file (run_hooks.py)
 # the findings that are the run's doing, not the runner's disagreement
-TAMPERING = (OWNED_CHANGED, RUNNER_PATCHED, FORGED_VALUE, READS_TESTS)
+TAMPERING = (OWNED_CHANGED, RUNNER_PATCHED, FORGED_VALUE, READS_TESTS, CHANGED_EXAMPLES)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,10 @@ Python process it starts loads this module first. It does nothing unless the run
   under test none of their lines (so neither `inspect.getsource` nor a stack's source lines tell it what a test
   expects). The code under test reading the code object of the test that called it (`__code__`, whose constants
   are what the test expects) once it has walked the heap (`gc.get_objects`, `get_referrers`, `get_referents`) is
-  recorded too.
+  recorded too, and so are doctest examples from a repository file that are no string written in it (the code
+  under test rewrote its docstring as it ran). A `conftest.py` in the tree, or a `sitecustomize.py` or `.pth` in
+  the tree or the environment's site folders, cannot be made while the tests run: refused and recorded as a
+  change to a judge's file.
 
 Then the image's own `sitecustomize`, if it has one, runs as it would have. Standard library only: the
 module runs on whatever Python the image has.
@@ -718,6 +721,8 @@ def _check_honesty(workspace: str, results: str, names: list[str]) -> None:
     honesty = _Honesty(root, owned, _WRITE_HONESTY[0] if _WRITE_HONESTY else lambda line: _append(log, line))
     _HONESTY.append(honesty)
     builtins.__ensemble_compare__ = honesty.compare  # type: ignore[attr-defined]
+    if "doctest" in sys.modules:  # imported already (the base's traced run): else as it is imported (_judged_finder)
+        _check_doctests(sys.modules["doctest"], honesty)
     sys.meta_path.insert(0, _judged_finder(honesty))
     sys.addaudithook(honesty.audit)
     import linecache
@@ -740,18 +745,81 @@ def _judged_finder(honesty: _Honesty) -> MetaPathFinderProtocol:
             honesty.transform(tree, path)
             return compile(tree, path, "exec", dont_inherit=True)
 
+    class DoctestLoader(SourceFileLoader):  # the standard library's doctest, its examples checked once loaded
+        def exec_module(self, module: types.ModuleType) -> None:
+            super().exec_module(module)
+            _check_doctests(module, honesty)
+
     class JudgedFinder:
         @staticmethod
         def find_spec(fullname: str, path: Sequence[str] | None = None,
                       target: types.ModuleType | None = None) -> ModuleSpec | None:
             spec = PathFinder.find_spec(fullname, path, target)
-            if spec is None or not isinstance(spec.loader, SourceFileLoader) or not spec.origin \
-                    or os.path.realpath(spec.origin) not in honesty.owned:
+            if spec is None or not isinstance(spec.loader, SourceFileLoader) or not spec.origin:
+                return None
+            if fullname == "doctest" and not _DOCTESTS_CHECKED:
+                spec.loader = DoctestLoader(spec.loader.name, spec.loader.path)
+                return spec
+            if os.path.realpath(spec.origin) not in honesty.owned:
                 return None
             spec.loader = JudgedLoader(spec.loader.name, spec.loader.path)
             return spec
 
     return JudgedFinder
+
+
+_DOCTESTS_CHECKED: list[bool] = []  # doctest's parser is checked (once a process)
+
+
+def _check_doctests(doctest: types.ModuleType, honesty: _Honesty) -> None:
+    """Record doctest examples from a repository file that are no docstring (no string) written in the file: the code
+    under test changed them as it ran (`f.__doc__ = f.__doc__.replace(...)`, so its bug is what they expect), where
+    the judge owns them as written (bot/ensemble/judge/closure.py). Text files of examples are the judge's files."""
+    if _DOCTESTS_CHECKED:
+        return
+    _DOCTESTS_CHECKED.append(True)
+    parser = doctest.DocTestParser
+    original = parser.get_doctest
+    written: dict[str, frozenset[str] | None] = {}  # a file -> its string literals, cleaned (None: unreadable)
+
+    def get_doctest(self: object, string: str, globs: dict[str, object], name: str, filename: str | None,
+                    lineno: int | None) -> object:
+        test = original(self, string, globs, name, filename, lineno)
+        try:
+            if getattr(test, "examples", None) and isinstance(filename, str) and filename.endswith(".py") \
+                    and isinstance(string, str):
+                full = os.path.realpath(filename)
+                if honesty.is_product(full) or full in honesty.owned:
+                    if full not in written:
+                        written[full] = _string_literals(full)
+                    strings = written[full]
+                    if strings is not None and _cleaned(string) not in strings:
+                        honesty._record("changed_examples", f"{_relative(full, honesty.root)}: the doctest examples "
+                                        f"of {name} that ran are no docstring written in the file: code that "
+                                        "rewrites the examples as it runs can make them expect what it answers")
+        except Exception:  # noqa: BLE001 - the check must never fail the collection
+            pass
+        return test
+
+    parser.get_doctest = get_doctest
+
+
+def _string_literals(path: str) -> frozenset[str] | None:
+    """Every string literal of a Python file, cleaned (`_cleaned`); None when it cannot be read or parsed."""
+    import ast
+
+    try:
+        with open(path, "rb") as f:
+            tree = ast.parse(f.read(), path)
+    except (OSError, SyntaxError, ValueError):
+        return None
+    return frozenset(_cleaned(n.value) for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+
+
+def _cleaned(text: str) -> str:
+    """A docstring as its lines read, indentation and surrounding blank lines aside (Python 3.13 strips a docstring's
+    indentation as it compiles it, earlier versions keep it)."""
+    return "\n".join(line.strip() for line in text.strip().splitlines())
 
 
 def _check_unittest(honesty: _Honesty) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import Sandbox, SandboxSpec
-from sandbox.model import RUNNER_PATCHED
+from sandbox.model import CHANGED_EXAMPLES, RUNNER_PATCHED
 from tests.sandbox.conftest import base_image
 
 UNITTEST_TESTS = """import unittest
@@ -227,3 +227,41 @@ def test_objects_that_run_code_when_read_do_not_break_an_honest_run(backend: San
     for command in ("python3 -m pytest -q tests", "python3 -m unittest discover -v -s tests -t ."):
         result = backend.run(env, command, owned=OWNED)
         assert result.exit_code == 0 and not result.findings, result.stdout + result.stderr + str(result.findings)
+
+
+DOCTESTED = '''def add(a, b):
+    """The sum.
+
+    >>> add(2, 3)
+    5
+    """
+    return a - b
+'''
+REWRITES_ITS_EXAMPLES = DOCTESTED + '\n\nadd.__doc__ = add.__doc__.replace("    5\\n", "    -1\\n")\n'
+DOCTEST_SUITE = """import doctest
+
+import calc
+
+
+def load_tests(loader, tests, ignore):
+    tests.addTests(doctest.DocTestSuite(calc))
+    return tests
+"""
+
+
+@pytest.mark.parametrize("command", ["python3 -m pytest -q --doctest-modules calc.py",
+                                     "python3 -m unittest discover -v -s tests -t ."])
+def test_doctest_examples_the_code_rewrites_as_it_runs_are_found(backend: Sandbox, tmp_path: Path,
+                                                                  command: str) -> None:
+    """The examples that run must be a docstring written in the file: the code under test rewriting its own
+    docstring (so the bug is what the examples expect) is a finding; examples as written are none."""
+    env_of = {name: _repo(tmp_path / name, calc, DOCTEST_SUITE)
+              for name, calc in (("rewrites", REWRITES_ITS_EXAMPLES), ("as-written", DOCTESTED))}
+    found = {}
+    for name, repo in env_of.items():
+        env = backend.prepare(repo, SandboxSpec(image=base_image(), setup="", timeout_s=60, memory="256m"))
+        result = backend.run(env, command, owned=OWNED)
+        found[name] = [f.detail for f in result.findings if f.kind == CHANGED_EXAMPLES]
+    assert len(found["rewrites"]) == 1 and found["rewrites"][0].startswith("calc.py: the doctest examples of "
+                                                                           "calc.add that ran are no docstring"), found
+    assert found["as-written"] == [], found

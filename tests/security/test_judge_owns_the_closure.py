@@ -114,6 +114,25 @@ def test_a_new_doctest_example_and_a_new_table_row_are_delivered(tmp_path: Path)
     delivered(repo, result, "calc/ops.py", "tests/test_more.py")
 
 
+# the examples that run are the docstring's as the code leaves it: one that rewrites its own as it is imported
+REWRITES_ITS_EXAMPLES = DOCTEST_OPS + '\n\nadd.__doc__ = add.__doc__.replace("    5\\n", "    -1\\n")\n'
+# an honest module whose docstring is filled in as it loads, at the base as in the change
+FILLED_IN = DOCTEST_OPS.replace("    5\n", "    {five}\n") + "\n\nadd.__doc__ = add.__doc__.format(five=5)\n"
+
+
+def test_a_docstring_the_code_rewrites_as_it_runs_is_refused(tmp_path: Path) -> None:
+    repo = repo_with(tmp_path, {"calc/ops.py": DOCTEST_OPS})
+    result = run(repo, [edit("calc/ops.py", DOCTEST_OPS.strip(), REWRITES_ITS_EXAMPLES.strip()),
+                        "Nothing more to change."], DOCTEST)
+    refused(result)
+    assert any("the doctest examples of calc.ops.add that ran are no docstring" in r for r in result.refused)
+
+
+def test_the_fix_of_a_module_whose_docstring_is_filled_in_as_it_loads_is_delivered(tmp_path: Path) -> None:
+    repo = repo_with(tmp_path, {"calc/ops.py": FILLED_IN})
+    delivered(repo, run(repo, [edit("calc/ops.py", "    return a - b", "    return a + b")], DOCTEST), "calc/ops.py")
+
+
 # ---- every comparison: an answer equal to anything is refused wherever the test compares it
 
 TABLE_IN_TEST = ("from calc.ops import add\n\nCASES = [((2, 3), 5), ((1, 1), 2)]\n\n\n"
