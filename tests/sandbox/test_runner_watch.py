@@ -9,6 +9,7 @@ own patch of the runner (pytest's `monkeypatch`) is the test's to make.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -217,6 +218,63 @@ def test_node_code_under_test_cannot_replace_assert_or_json_in_a_judged_run(tmp_
     assert judged.exit_code != 0 and "# fail 1" in judged.stdout, judged.stdout + judged.stderr
     free = backend.run(env, "node --test")  # not a judged run: the patch works, as it would anywhere
     assert free.exit_code == 0, free.stdout + free.stderr
+
+
+JS_TABLE_TESTS = """const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const path = require('path');
+const { add } = require('../calc');
+
+const CASES = JSON.parse(fs.readFileSync(path.join(__dirname, 'cases.json'), 'utf8'));
+
+test('adds', () => {
+  for (const [a, b, want] of CASES) {
+    assert.strictEqual(add(a, b), want);
+  }
+});
+"""
+# reads the expected values out of the calling test's file, whose name the stack gives
+JS_READS_ITS_TEST = """const fs = require('fs');
+
+exports.add = (a, b) => {
+  const file = new Error().stack.split('\\n')[2].match(/\\(?([^ (]+):\\d+:\\d+\\)?$/)[1];
+  const source = fs.readFileSync(file, 'utf8');
+  return source.includes('cases.json') ? a + b : a - b;
+};
+"""
+# a dependency (a test helper library) that reads the test file: not the code under test
+JS_LIBRARY_READS = """const fs = require('fs');
+
+module.exports = (file) => fs.readFileSync(file, 'utf8').length;
+"""
+
+
+def test_node_code_under_test_reading_a_test_file_is_found_and_the_tests_own_reads_are_not(tmp_path: Path) -> None:
+    """The local sandbox with the machine's Node: in a judged run the code under test reading a file of the tests'
+    code is `reads_tests` evidence; a test reading its own data and a library reading the test file are not."""
+    from sandbox import LocalSandbox
+    from sandbox.model import READS_TESTS
+
+    library = tmp_path / "lib" / "sizes.js"  # outside the repository, as a dependency installed by the setup is
+    library.parent.mkdir()
+    library.write_text(JS_LIBRARY_READS)
+    found = {}
+    for name, calc in (("reads", JS_READS_ITS_TEST), ("honest", "exports.add = (a, b) => a + b;\n")):
+        repo = tmp_path / name
+        (repo / "test").mkdir(parents=True)
+        (repo / "calc.js").write_text(calc)
+        (repo / "test" / "cases.json").write_text("[[2, 3, 5]]")
+        (repo / "test" / "calc.test.js").write_text(JS_TABLE_TESTS.replace(
+            "const { add }", f"require({json.dumps(str(library))})(__filename);\nconst {{ add }}"))
+        backend = LocalSandbox(cache_dir=tmp_path / "envs", env={"PATH": "/usr/bin:/bin"})
+        env = backend.prepare(repo, SandboxSpec(image=base_image(), setup="", timeout_s=60, memory="1g"))
+        judged = backend.run(env, "node --test", owned=("test/calc.test.js", "test/cases.json"))
+        assert judged.exit_code == 0, judged.stdout + judged.stderr
+        found[name] = [f.detail for f in judged.findings if f.kind == READS_TESTS]
+    assert found["reads"] == ["calc.js read test/calc.test.js, a file of the tests: code under test that reads its "
+                              "tests can answer what they expect"], found
+    assert found["honest"] == [], found
 
 
 def test_objects_that_run_code_when_read_do_not_break_an_honest_run(backend: Sandbox, tmp_path: Path) -> None:
