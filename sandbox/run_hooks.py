@@ -32,7 +32,8 @@ Python process it starts loads this module first. It does nothing unless the run
   expects). The code under test reading the code object of the test that called it (`__code__`, whose constants
   are what the test expects) once it has walked the heap (`gc.get_objects`, `get_referrers`, `get_referents`) is
   recorded too, and so are doctest examples from a repository file that are no string written in it (the code
-  under test rewrote its docstring as it ran). A `conftest.py` in the tree, or a `sitecustomize.py` or `.pth` in
+  under test rewrote its docstring as it ran), and, at the process's end, the functions of the judge's modules the
+  code under test replaced in memory (a test helper emptied) or put in place of what a test imported. A `conftest.py` in the tree, or a `sitecustomize.py` or `.pth` in
   the tree or the environment's site folders, cannot be made while the tests run: refused and recorded as a
   change to a judge's file.
 
@@ -282,6 +283,11 @@ def check_runner(full: bool = True) -> None:
                 _report(target, origin)
         except Exception as exc:  # noqa: BLE001 - as above
             _report("the standard library", f"a check that failed: {type(exc).__name__}")
+        try:
+            for target, origin in _product_code_in_the_tests(root):
+                _report(target, origin)
+        except Exception as exc:  # noqa: BLE001 - as above
+            _report("the tests' modules", f"a check that failed: {type(exc).__name__}")
 
 
 def _check_class(key: str, root: str) -> None:
@@ -347,6 +353,89 @@ def _repository_code_in_the_standard_library(root: str) -> Iterator[tuple[str, s
                             yield f"{name}.{value.__qualname__}.{method}", origin
             elif callable(value) and (origin := _object_origin(value, root, classes)):  # in a function's place
                 yield f"{name}.{attr}", origin
+
+
+def _product_code_in_the_tests(root: str) -> Iterator[tuple[str, str]]:
+    """The functions of the judge's Python modules that the code under test replaced after the module defined them
+    (a test helper emptied, however the code reached the module), and the names a test imported with `from` from
+    another of the judge's modules that are not what that module defined (replaced before the test imported them,
+    or a module put in its place in `sys.modules`), with where the code that took their place is. Each is held to
+    what its module had when it ran to its end (`_Honesty.loaded`), so a function a decorator of the code under
+    test wrapped as the module ran is the module's own."""
+    if not _HONESTY:
+        return
+    honesty = _HONESTY[0]
+    classes: dict[int, tuple[type, str]] = {}
+    defined: dict[str, frozenset[str]] = {}  # a judge's file that never ran to its end -> the functions it defines
+
+    def code_of(value: object) -> str:  # the code under test's file holding `value`'s code, or ""
+        origin = _repository_origin(value, root) or _object_origin(value, root, classes)
+        return origin if origin and os.path.realpath(os.path.join(root, origin)) not in honesty.owned else ""
+
+    for where, (space, functions, imports) in list(honesty.modules.items()):
+        name = space.get("__name__", where)
+        for attr, was in functions.items():
+            now = space.get(attr)
+            if now is not was and (origin := code_of(now)):
+                yield f"{name}.{attr}", origin
+        for level, source, names in imports:
+            found = _judges_file(_absolute(level, source, space), honesty.owned)
+            if found is None:
+                continue
+            theirs = honesty.modules[found][1] if found in honesty.modules else None
+            for remote, local in names:
+                now = space.get(local)
+                if theirs is not None:
+                    changed = remote in theirs and now is not theirs[remote]
+                else:  # the module never ran: something else stood in its place when the test imported from it
+                    changed = remote in _defined_functions(found, defined)
+                if changed and (origin := code_of(now)):
+                    yield f"{name}.{local}", origin
+
+
+def _judges_file(name: str, owned: set[str]) -> str | None:
+    """The judge's file the module `name` is: the one loaded under that name, or, where `sys.modules` holds something
+    else under it (put there before it loaded), the file the name finds; None for any other module."""
+    module = sys.modules.get(name)
+    where = vars(module).get("__file__") if isinstance(module, types.ModuleType) else None
+    if isinstance(where, str):
+        return os.path.realpath(where) if os.path.realpath(where) in owned else None
+    from importlib.machinery import PathFinder
+
+    spec, parts = None, name.split(".") if name else []
+    for depth in range(len(parts)):  # each package on the way found, not imported
+        path = spec.submodule_search_locations if spec is not None else None
+        if depth and not path:
+            return None
+        spec = PathFinder.find_spec(".".join(parts[:depth + 1]), path)
+        if spec is None:
+            return None
+    found = os.path.realpath(spec.origin) if spec is not None and isinstance(spec.origin, str) else None
+    return found if found in owned else None
+
+
+def _defined_functions(path: str, cache: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The functions the Python file `path` defines at its top level (parsed once)."""
+    if path not in cache:
+        import ast
+
+        try:
+            with open(path, "rb") as f:
+                tree: ast.Module | None = ast.parse(f.read(), path)
+        except (OSError, SyntaxError, ValueError):
+            tree = None
+        cache[path] = frozenset(node.name for node in (tree.body if tree else ())
+                                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    return cache[path]
+
+
+def _absolute(level: int, name: str, space: dict[str, object]) -> str:
+    """The absolute name of the module a `from` import names (`level` dots, then `name`) in the module `space`."""
+    if not level:
+        return name
+    package = str(space.get("__package__") or "").split(".")
+    base = ".".join(package[:len(package) - level + 1]) if level <= len(package) else ""
+    return ".".join(filter(None, [base, name]))
 
 
 def _object_origin(value: object, root: str, classes: dict[int, tuple[type, str]]) -> str:
@@ -455,6 +544,9 @@ class _Honesty:
         self.walkers: dict[str, str] = {}  # file of the code under test -> the first heap walk it made
         self.busy = _thread_flag()  # this check reading a code object itself (which raises the event it hooks)
         self.judges: dict[str, bool] = {}  # a code object's file name -> whether it is one of the judge's files
+        # a judge's module that ran to its end -> (its namespace, its functions then, its `from` imports): `loaded`
+        self.modules: dict[str, tuple[dict[str, object], dict[str, object],
+                                      tuple[tuple[int, str, tuple[tuple[str, str], ...]], ...]]] = {}
 
     def compare(self, left: object, right: Any, op: int, where: str) -> object:  # right: anything `in` may take
         """`left op right` as the judge's code wrote it, its values examined after."""
@@ -662,6 +754,36 @@ class _Honesty:
                 return call
 
         Route().visit(tree)  # each node made has its place: filling in others' would give pytest's ends before starts
+        if isinstance(tree, ast.Module):
+            tree.body.append(self._snapshot_call(tree))
+
+    @staticmethod
+    def _snapshot_call(tree: ast.Module) -> ast.stmt:
+        """`try: __ensemble_loaded__(globals(), functions, imports)` except Exception: pass`, for the end of a module
+        of the judge's: its top-level functions as it left them, and what it imported with `from` (`loaded`)."""
+        import ast
+
+        functions = tuple(n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        imports = tuple((n.level, n.module or "", tuple((a.name, a.asname or a.name) for a in n.names if a.name != "*"))
+                        for n in tree.body if isinstance(n, ast.ImportFrom))
+        call = ast.Call(ast.Name("__ensemble_loaded__", ast.Load()),
+                        [ast.Call(ast.Name("globals", ast.Load()), [], []),
+                         ast.parse(repr(functions), mode="eval").body, ast.parse(repr(imports), mode="eval").body], [])
+        guard = ast.Try(body=[ast.Expr(call)], handlers=[ast.ExceptHandler(ast.Name("Exception", ast.Load()), None,
+                                                                            [ast.Pass()])], orelse=[], finalbody=[])
+        line = max((getattr(n, "end_lineno", None) or 1 for n in tree.body), default=1)
+        for node in ast.walk(guard):  # after the module's last line: nothing of the module's moves
+            if isinstance(node, (ast.stmt, ast.expr, ast.excepthandler)):
+                node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = line, 0, line, 0
+        return guard
+
+    def loaded(self, space: dict[str, object], functions: tuple[str, ...],
+               imports: tuple[tuple[int, str, tuple[tuple[str, str], ...]], ...]) -> None:
+        """A module of the judge's has run to its end (the call `transform` puts there): its functions as it defined
+        them, and its `from` imports, for `_product_code_in_the_tests` to hold them to."""
+        where = space.get("__file__")
+        if isinstance(where, str):
+            self.modules[os.path.realpath(where)] = (space, {name: space.get(name) for name in functions}, imports)
 
 
 _HONESTY: list[_Honesty] = []  # this process's checks, once the run is guarded
@@ -721,6 +843,7 @@ def _check_honesty(workspace: str, results: str, names: list[str]) -> None:
     honesty = _Honesty(root, owned, _WRITE_HONESTY[0] if _WRITE_HONESTY else lambda line: _append(log, line))
     _HONESTY.append(honesty)
     builtins.__ensemble_compare__ = honesty.compare  # type: ignore[attr-defined]
+    builtins.__ensemble_loaded__ = honesty.loaded  # type: ignore[attr-defined]
     if "doctest" in sys.modules:  # imported already (the base's traced run): else as it is imported (_judged_finder)
         _check_doctests(sys.modules["doctest"], honesty)
     sys.meta_path.insert(0, _judged_finder(honesty))
