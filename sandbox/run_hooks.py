@@ -288,6 +288,11 @@ def check_runner(full: bool = True) -> None:
                 _report(target, origin)
         except Exception as exc:  # noqa: BLE001 - as above
             _report("the tests' modules", f"a check that failed: {type(exc).__name__}")
+        try:
+            if _HONESTY:
+                _HONESTY[0].holds_the_tests()
+        except Exception as exc:  # noqa: BLE001 - as above
+            _report("the code's modules", f"a check that failed: {type(exc).__name__}")
 
 
 def _check_class(key: str, root: str) -> None:
@@ -666,6 +671,39 @@ class _Honesty:
                                         f"{code.co_name} of {_relative(os.path.realpath(code.co_filename), self.root)}"
                                         ": code under test that reads its tests can answer what they expect")
 
+    def holds_the_tests(self) -> None:
+        """Record each module of the code under test that holds, as it ends, the judge's code: a module of the tests
+        (`import testing_support.reference as ref`), or a function or class one defines (`from tests.helpers import
+        expected`), however it was imported; what the tests put there and took away again is gone by then."""
+        seen: dict[str, bool] = {}
+
+        def judges(filename: object) -> bool:
+            if not isinstance(filename, str):
+                return False
+            if filename not in seen:
+                seen[filename] = os.path.realpath(filename) in self.owned
+            return seen[filename]
+
+        for module in list(sys.modules.values()):
+            where = vars(module).get("__file__") if isinstance(module, types.ModuleType) else None
+            if not isinstance(where, str) or not self.is_product(where):
+                continue
+            for value in list(vars(module).values()):
+                if isinstance(value, types.ModuleType):
+                    source, name = vars(value).get("__file__"), value.__name__
+                elif isinstance(value, types.FunctionType):
+                    source, name = value.__code__.co_filename, f"{value.__module__}.{value.__qualname__}"
+                elif isinstance(value, type) and value.__flags__ & HEAP_TYPE:
+                    code = next((f for f in vars(value).values() if isinstance(f, types.FunctionType)), None)
+                    source = code.__code__.co_filename if code is not None else None
+                    name = f"{value.__module__}.{value.__qualname__}"
+                else:
+                    continue
+                if judges(source):
+                    self._record("reads_tests", _uses_the_tests(
+                        _relative(os.path.realpath(where), self.root), str(name),
+                        _relative(os.path.realpath(str(source)), self.root)))
+
     def is_judges(self, filename: str) -> bool:
         """True for a file of the judge's Python code (asked once a file)."""
         known = self.judges.get(filename)
@@ -771,7 +809,7 @@ class _Honesty:
                          ast.parse(repr(functions), mode="eval").body, ast.parse(repr(imports), mode="eval").body], [])
         guard = ast.Try(body=[ast.Expr(call)], handlers=[ast.ExceptHandler(ast.Name("Exception", ast.Load()), None,
                                                                             [ast.Pass()])], orelse=[], finalbody=[])
-        line = max((getattr(n, "end_lineno", None) or 1 for n in tree.body), default=1)
+        line = max((n.end_lineno or n.lineno for n in tree.body), default=1)
         for node in ast.walk(guard):  # after the module's last line: nothing of the module's moves
             if isinstance(node, (ast.stmt, ast.expr, ast.excepthandler)):
                 node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = line, 0, line, 0
@@ -787,6 +825,11 @@ class _Honesty:
 
 
 _HONESTY: list[_Honesty] = []  # this process's checks, once the run is guarded
+
+
+def _uses_the_tests(here: str, name: str, source: str) -> str:
+    return (f"{here} uses {name} of {source}, the tests' own code: code under test that answers with the tests' code "
+            "passes them by construction, and the tests are not shipped with it")
 
 
 def _holds(test: Callable[[], object]) -> bool:
@@ -909,7 +952,8 @@ def _check_doctests(doctest: types.ModuleType, honesty: _Honesty) -> None:
                     lineno: int | None) -> object:
         test = original(self, string, globs, name, filename, lineno)
         try:
-            if getattr(test, "examples", None) and isinstance(filename, str) and filename.endswith(".py") \
+            if isinstance(test, doctest.DocTest) and test.examples and isinstance(filename, str) \
+                    and filename.endswith(".py") \
                     and isinstance(string, str):
                 full = os.path.realpath(filename)
                 if honesty.is_product(full) or full in honesty.owned:
@@ -1026,8 +1070,9 @@ def _site_folders() -> set[str]:
     """The folders this environment's Python processes read `.pth` files and `sitecustomize` from (links resolved)."""
     import site
 
-    found = [*getattr(site, "getsitepackages", list)(), getattr(site, "getusersitepackages", str)()]
-    found += [p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages")]
+    found = [p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages")]
+    with contextlib.suppress(AttributeError):  # a Python whose `site` was replaced (a virtualenv's old one)
+        found += [*site.getsitepackages(), site.getusersitepackages()]
     return {os.path.realpath(p) for p in found if isinstance(p, str) and p}
 
 

@@ -267,12 +267,12 @@ def _python_edit(text: str, cls: str | None, function: str, token: str) -> tuple
     return start, end, _written_as(data[start:end], other, token), _shown(other)
 
 
-def _span(data: bytes, node: ast.AST) -> tuple[int, int]:
-    """Where `node` is in the UTF-8 text `data`: its first byte and the byte after its last."""
+def _span(data: bytes, node: ast.expr | ast.stmt) -> tuple[int, int]:
+    """Where `node` is in the UTF-8 text `data`: its first byte and the byte after its last (offsets count bytes)."""
     lines = data.splitlines(keepends=True)
-    lineno, col = getattr(node, "lineno", 1), getattr(node, "col_offset", 0)  # every node given here is an expr/stmt
-    end_lineno, end_col = getattr(node, "end_lineno", None) or lineno, getattr(node, "end_col_offset", None) or col
-    return sum(map(len, lines[:lineno - 1])) + col, sum(map(len, lines[:end_lineno - 1])) + end_col  # in bytes
+    end_lineno = node.end_lineno or node.lineno
+    end_col = node.end_col_offset if node.end_col_offset is not None else node.col_offset
+    return sum(map(len, lines[:node.lineno - 1])) + node.col_offset, sum(map(len, lines[:end_lineno - 1])) + end_col
 
 
 # ---- the stand-in of a test that compares with a name: the literals the name comes from, changed where they are
