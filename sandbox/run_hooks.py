@@ -688,9 +688,12 @@ class _Honesty:
             where = vars(module).get("__file__") if isinstance(module, types.ModuleType) else None
             if not isinstance(where, str) or not self.is_product(where):
                 continue
+            package = f"{module.__name__}."
             for value in list(vars(module).values()):
-                if isinstance(value, types.ModuleType):
+                if isinstance(value, types.ModuleType):  # not its own submodules, which importing them puts there
                     source, name = vars(value).get("__file__"), value.__name__
+                    if name.startswith(package):
+                        continue
                 elif isinstance(value, types.FunctionType):
                     source, name = value.__code__.co_filename, f"{value.__module__}.{value.__qualname__}"
                 elif isinstance(value, type) and value.__flags__ & HEAP_TYPE:
