@@ -79,10 +79,12 @@ def test_the_process_that_talks_to_the_models_holds_no_github_credential(stack: 
     handlers = {r.peer.pid: r.peer.environ for r in hub.fake.requests if r.peer is not None}
     engines = {r.peer.pid: r.peer.environ for r in openai.requests if r.peer is not None}
     assert len(engines) == 1 and len(openai.requests) >= 4, "every model request is traced to one process"
-    assert len(handlers) == 1 and not set(handlers) & set(engines), "GitHub and the models see different processes"
-    handler, engine = next(iter(handlers.values())), next(iter(engines.values()))
-    assert handler is not None and engine is not None
-    assert handler["GITHUB_TOKEN"] == hub.fake.token  # the handler holds the token, and only it talks to GitHub
+    # the handler talks to GitHub, and so may the git it starts to push (when its request is seen before it exits)
+    assert handlers and not set(handlers) & set(engines), "GitHub and the models see different processes"
+    engine = next(iter(engines.values()))
+    assert engine is not None
+    # the handler holds the token, and only the handler's side talks to GitHub
+    assert any(env is not None and env.get("GITHUB_TOKEN") == hub.fake.token for env in handlers.values()), handlers
     assert engine["OPENAI_API_KEY"] == OPENAI_KEY  # the engine holds the model key it needs
     leaked = [name for name in engine if name.startswith(("GITHUB_", "GH_", "ACTIONS_", "INPUT_"))]
     assert not leaked
