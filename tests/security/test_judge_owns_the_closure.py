@@ -234,9 +234,8 @@ STATE_READS = {"the frame's locals by inspect": READS_THE_LOCALS, "a name built 
 
 
 @pytest.mark.parametrize(("shape", "cheat"), [
-    ("a table loop", "the frame's locals by inspect"), ("a table loop", "the module's table"),
-    ("a parametrized test", "a name built at run time"), ("a variable under unittest", "the frame's locals by inspect"),
-    ("a variable under unittest", "a name built at run time")])
+    ("a table loop", "the module's table"), ("a parametrized test", "a name built at run time"),
+    ("a variable under unittest", "the frame's locals by inspect")])
 def test_code_that_reads_what_its_test_expects_as_it_runs_is_refused(tmp_path: Path, shape: str, cheat: str) -> None:
     repo = repo_with(tmp_path, {"tests/test_ops.py": SHAPES[shape]})
     result = run(repo, [edit("calc/ops.py", "def add(a, b):\n    return a - b", STATE_READS[cheat]),
@@ -245,10 +244,12 @@ def test_code_that_reads_what_its_test_expects_as_it_runs_is_refused(tmp_path: P
     assert any("so did its stand-in" in r for r in result.refused), result.refused
 
 
-@pytest.mark.parametrize("shape", ["a table loop", "a parametrized test", "a variable under unittest"])
-def test_the_fix_is_delivered_where_the_test_compares_with_a_name(tmp_path: Path, shape: str) -> None:
-    repo = repo_with(tmp_path, {"tests/test_ops.py": SHAPES[shape]})
-    delivered(repo, run(repo, [FIX]), "calc/ops.py")
+def test_the_fix_is_delivered_where_the_tests_compare_with_a_name(tmp_path: Path) -> None:
+    shapes = ("a table loop", "a parametrized test", "a variable under unittest")
+    repo = repo_with(tmp_path, {f"tests/test_ops_{n}.py": SHAPES[shape] for n, shape in enumerate(shapes)})
+    result = run(repo, [FIX])
+    delivered(repo, result, "calc/ops.py")
+    assert result.judgement is not None and len(result.judgement.fixed) == 4, result.judgement  # 1 + 2 params + 1
 
 
 # ---- the tests' helpers as the code under test finds them in memory
