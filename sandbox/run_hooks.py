@@ -33,9 +33,10 @@ Python process it starts loads this module first. It does nothing unless the run
   are what the test expects) once it has walked the heap (`gc.get_objects`, `get_referrers`, `get_referents`) is
   recorded too, and so are doctest examples from a repository file that are no string written in it (the code
   under test rewrote its docstring as it ran), and, at the process's end, the functions of the judge's modules the
-  code under test replaced in memory (a test helper emptied) or put in place of what a test imported. A `conftest.py` in the tree, or a `sitecustomize.py` or `.pth` in
-  the tree or the environment's site folders, cannot be made while the tests run: refused and recorded as a
-  change to a judge's file.
+  code under test replaced in memory (a test helper emptied) or put in place of what a test imported, and the
+  judge's code that a module of the code under test holds (the tests' reference implementation, imported). A
+  `conftest.py` in the tree, or a `sitecustomize.py` or `.pth` in the tree or the environment's site folders,
+  cannot be made while the tests run: refused and recorded as a change to a judge's file.
 
 Then the image's own `sitecustomize`, if it has one, runs as it would have. Standard library only: the
 module runs on whatever Python the image has.
