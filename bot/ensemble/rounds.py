@@ -33,7 +33,8 @@ def play_round(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner,
     judge has none), with the lines of it that reach into the test runner (the task allowed them)."""
     edits = write_change(coder, brief, judge.frozen, judge.data, judge.closure)
     rnd = Round(number, kind, brief.edit_format.name, replies=edits.replies, refused=edits.refused(coder.team),
-                follow_up_s=edits.follow_up_s, reply_s=edits.reply_s, short=brief.reply_by is not None)
+                follow_up_s=edits.follow_up_s, reply_s=edits.reply_s, short=brief.reply_by is not None,
+                transcript=edits.transcript)
     if not edits.changed:
         return replace(rnd, edit_errors=edits.errors(), idle=not (edits.failures or edits.refusals))
     workspace = coder.workspace

@@ -263,18 +263,19 @@ def _reproduce(team: Team, state: _State, step: Reproduce) -> _State:
 
 
 def _brief(team: Team, state: _State, step: Continue) -> Brief:
-    """What the coder is told in the round `step` begins: the plan, what was found, the last round's feedback (none
-    in a new attempt, which starts from a fresh context); the next file retrieval ranked, when that is the attempt's
-    approach."""
+    """What the coder is told in the round `step` begins: the plan, what was found, the last round's feedback and
+    its conversation to go on with (neither in a new attempt, which starts from a fresh context); the next file
+    retrieval ranked, when that is the attempt's approach."""
     rounds = state.rounds
-    feedback = round_text.feedback(rounds[-1], _last_tested(rounds), step.repeated) if rounds and not step.fresh else ""
+    last = rounds[-1] if rounds and not step.fresh else None
+    feedback = round_text.feedback(last, _last_tested(rounds), step.repeated) if last else ""
     sent = tuple(key for r in rounds if not r.good for key in r.replies)
     plan = state.plan or Plan("")
     if step.approach == NEXT_FILE and (extra := _next_file(plan, state.found, team.workspace)):
         plan = replace(plan, files=(*plan.files, extra))
     return Brief(plan, state.found, feedback, team.notes("coder"), failing=state.failing, sent=sent,
                  edit_format=step.edit_format, one_turn=step.one_turn, temperature=step.temperature,
-                 reply_by=step.reply_by)
+                 reply_by=step.reply_by, earlier=last.transcript if last and last.kind == "fix" else None)
 
 
 def _next_file(plan: Plan, found: Exploration, workspace: Workspace) -> str | None:

@@ -10,6 +10,7 @@ from typing import Literal
 
 from bot.forge import Commit
 from bot.llm.budget import SpendSummary, no_spend
+from bot.llm.types import Message
 from bot.redact import clip
 from common.tokens import estimate_tokens
 from sandbox.model import FAILING
@@ -306,6 +307,18 @@ class HiddenResult:
 
 
 @dataclass(frozen=True)
+class Transcript:
+    """A round's conversation with the coder as it ended, which the next round may go on with: the messages of its
+    last request and the coder's last reply, the plan it was about, the edit format its system prompt set, and
+    each file's text as the conversation last showed it or the coder wrote it (None: no such file)."""
+
+    messages: tuple[Message, ...]
+    plan: Plan
+    opened_in: str
+    known: tuple[tuple[str, str | None], ...]
+
+
+@dataclass(frozen=True)
 class Round:
     """One refinement round of one team, as it ended: made once, never changed (a new value replaces it)."""
 
@@ -332,6 +345,8 @@ class Round:
     # the lines of its tested change that reach into the test runner, let through because the task asked for them
     # (bot/ensemble/judge/screen.py): what the critic is shown beside the diff
     runner_hooks: tuple[RunnerHook, ...] = ()
+    # the conversation the round's coder calls ended with, for the next round to go on with
+    transcript: Transcript | None = field(default=None, compare=False, repr=False)
 
     @property
     def good(self) -> bool:

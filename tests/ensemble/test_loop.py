@@ -495,10 +495,56 @@ def test_a_change_that_fails_as_before_is_told_so_and_the_replan_does_not_explor
     coder = [m for role, m in models.prompts if role == "coder"]
     assert "did not fix anything" not in coder[2][-1].content  # round 2 follows the first failure
     assert "did not fix anything" in coder[3][-1].content.split("feedback on your last attempt", 1)[1]
-    assert coder[3][-1].content.rindex("feedback on your last attempt") > coder[3][-1].content.rindex("file stats/")
+    request = "\n".join(m.content for m in coder[3])
+    assert request.rindex("feedback on your last attempt") > request.rindex("file stats/")
     # the re-plan after two identical failures: the first exploration read every source file, so one plan call
     replanned = models.calls[models.calls.index(("coder", None, "a"), 3):]
     assert ("planner", "plan", "a") in replanned and ("planner", "explore", "a") not in replanned
+
+
+FROM_BAD = ("stats/core.py\n<<<<<<< SEARCH\n    return ordered[middle - 1]\n=======\n    if len(ordered) % 2 == 0:\n"
+            "        return (ordered[middle - 1] + ordered[middle]) / 2\n    return ordered[middle]\n>>>>>>> REPLACE")
+
+
+def test_a_refinement_goes_on_with_the_last_rounds_conversation_and_says_only_what_is_new(sample: Path) -> None:
+    """Round 2 opens as round 1 ended, its request and then the coder's reply, so a server that caches prompt
+    prefixes reads only its last message: the feedback, without the file the coder's own edits changed."""
+    script = {**happy_script(), ("coder", None): [REPRO, BAD_FIX, FROM_BAD]}
+    result, models = run(sample, script, max_iterations=2)
+    assert result.success
+    first, second = [m for role, m in models.prompts if role == "coder"][1:3]
+    assert second[:len(first)] == first and len(second) == len(first) + 2
+    assert second[len(first)].role == "assistant" and second[len(first)].content == BAD_FIX
+    assert "<<<BEGIN feedback on your last attempt>>>" in second[-1].content
+    assert "stats/core.py (as it is now)" not in second[-1].content and "def median" not in second[-1].content
+
+
+def test_a_file_the_last_round_left_otherwise_than_the_coder_wrote_it_is_shown_as_it_is_now(sample: Path) -> None:
+    """A change that does not compile is dropped: the conversation goes on, with the file shown again as it is."""
+    broken = BAD_FIX.replace("return ordered[middle - 1]", "return ordered[middle - 1")
+    script = {**happy_script(), ("coder", None): [REPRO, broken, FIX]}
+    result, models = run(sample, script, max_iterations=2)
+    assert result.success
+    first, second = [m for role, m in models.prompts if role == "coder"][1:3]
+    assert second[:len(first)] == first
+    now = second[-1].content.split("<<<BEGIN file stats/core.py (as it is now)>>>", 1)[1].split("<<<END", 1)[0]
+    assert now.strip() == SAMPLE_FILES["stats/core.py"].strip() and "do not compile" in second[-1].content
+
+
+def test_a_conversation_too_long_for_the_coders_window_is_not_gone_on_with(sample: Path) -> None:
+    script = {**happy_script(), ("coder", None): [REPRO, BAD_FIX, FROM_BAD]}
+
+    class Narrow(ScriptedModels):
+        def prompt_budget(self, role: str) -> int:
+            return 1500  # round 1's request fits; round 1's and round 2's together do not
+
+    models = Narrow(script)
+    parts = Components(models=models, retriever=FileRetriever(sample), runner=HostPytest())
+    result = run_task(sample, TASK, Config(ensembles=1, max_iterations=2), {}, parts)
+    assert result.success
+    second = [m for role, m in models.prompts if role == "coder"][2]
+    assert [m.role for m in second] == ["system", "user", "assistant", "user"]
+    assert "feedback on your last attempt" in second[-1].content
 
 
 WHOLE_FIX = "stats/core.py\n```python\n" + SAMPLE_FILES["stats/core.py"].replace(
@@ -558,9 +604,11 @@ def test_the_alternate_format_asks_for_whole_files_first_and_edit_blocks_after_a
     script = {**happy_script(), ("coder", None): [REPRO, unchanged, FIX]}
     result, models = run(sample, script, edit_format="alternate", max_iterations=2)
     assert result.success and result.teams[0].rounds == 2
-    rounds = [(m[0].content, m[2].content) for role, m in models.prompts if role == "coder"][1:]  # system, example
-    assert "complete file" in rounds[0][0] and "<<<<<<< SEARCH" not in rounds[0][1]  # round 1: the whole file
-    assert "complete file" not in rounds[1][0] and "<<<<<<< SEARCH" in rounds[1][1]  # round 2: edit blocks
+    rounds = [m for role, m in models.prompts if role == "coder"][1:]
+    assert "complete file" in rounds[0][0].content and "<<<<<<< SEARCH" not in rounds[0][2].content  # whole files
+    # round 2 goes on with round 1's conversation (a prefix cache reads only its last message), asking for blocks
+    assert rounds[1][:len(rounds[0])] == rounds[0] and rounds[1][len(rounds[0])].role == "assistant"
+    assert "From now on, write your changes in this form instead:\nReply with edit blocks" in rounds[1][-1].content
 
 
 
@@ -650,6 +698,9 @@ def test_a_coder_whose_replies_change_nothing_twice_in_a_row_gets_a_new_attempt_
     assert len(coder) == 5  # the reproduction, round 1, round 2 and its retry, round 3
     assert coder[-1][0] == SAMPLE_TEMPERATURE
     assert ("planner", "plan", "a") not in models.calls[models.calls.index(("coder", None, "a"), 1):]
+    # the new attempt opens a conversation of its own: the system prompt, the worked example, the request
+    assert [m.role for m in [m for role, m in models.prompts if role == "coder"][-1]] == \
+        ["system", "user", "assistant", "user"]
 
 
 @pytest.mark.parametrize("deadline_minutes", [4.5, None])
@@ -701,7 +752,7 @@ def test_a_test_file_the_task_asks_to_change_is_shown_as_one_to_edit_and_its_cop
     parts = Components(models=models, retriever=FileRetriever(sample), runner=HostPytest())
     run_task(sample, task, Config(ensembles=1, max_iterations=2, edit_format="whole"), {}, parts)
     second = [m for role, m in models.prompts if role == "coder"][1]
-    assert "<<<BEGIN file tests/test_core.py>>>" in second[-1].content
+    assert "<<<BEGIN file tests/test_core.py (as it is now)>>>" in second[-1].content  # not shown in round 1
     assert "Only tests/test_core.py you change as the task asks." in second[-1].content
     assert [s for s, c in zip(models.stops, models.calls, strict=True) if c[0] == "coder"] == [(), ()]
 

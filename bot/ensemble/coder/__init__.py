@@ -12,7 +12,7 @@ everything between is inside this package:
 | applying blocks to files, refusing denied paths, links and escapes; the syntax check of what was written | `apply.py` |
 | finding where a SEARCH part that does not match exactly was meant     | `matching.py` |
 | what the coder is shown of a file (outline and windows)               | `fileview.py` |
-| its prompt: the round's request, with the plan and the files shown    | `prompts.py`  |
+| its prompt: the round's request, or the last round's conversation going on | `prompts.py` |
 | the hidden check's request, which opens as a round's request does      | `hidden_check.py` |
 
 The parts every role's prompt shares (the data fence, the order) are bot/ensemble/prompt_parts.py; the guards its

@@ -2,8 +2,10 @@
 
 Pure functions from plain data to chat messages, built from the shared parts (bot/ensemble/prompt_parts.py): the
 system prompt holds only the role and the edit format's rules, the same for every team, task and round; what the
-task names (its paths, its files, the plan) follows in the user message, and the team's name comes last. The
-rendered prompts are golden-file tested (tests/ensemble/golden/; update with UPDATE_GOLDEN=1).
+task names (its paths, its files, the plan) follows in the user message, and the team's name comes last. A round
+that refines the last round's change goes on with that round's conversation instead (`continued_messages`): one
+new message after the coder's last reply. The rendered prompts are golden-file tested (tests/ensemble/golden/;
+update with UPDATE_GOLDEN=1).
 """
 
 from __future__ import annotations
@@ -94,19 +96,9 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
     and round; what changes from call to call (the other team's notes, the feedback on the last attempt,
     the team's name) comes last, so a server that caches prompt prefixes reuses the head (`Opening`).
     """
-    paths = list(dict.fromkeys([*files, *([plan.reproduction_test] if plan.reproduction_test else [])]))
-    judged = judged_tests(files, task, plan, reproduce)
-    asked = [p for p in files if is_test_path(p) and p not in judged and p != plan.reproduction_test]
-    editable = [p for p in paths if p not in judged] or paths
     failing = failing.strip()
     opening = coder_opening(task, plan, files, nearby, reproduce, conventions, edit_format, failing)
     planned = bool(plan.summary or plan.steps)  # a direct attempt has no plan, only the files to show
-    goal = (f"Write ONLY the reproduction test {plan.reproduction_test}: a test that fails on the current "
-            "code because of the bug and will pass once it is fixed. Do not fix the bug yet."
-            if reproduce else ("Implement the plan." if planned else "Change the code so that the task is done and "
-            "the failing tests pass.") + " The existing tests and the reproduction test are the judge's and run as "
-            "they are: the tests are right and the code is wrong, so change the code, not them; a new test goes "
-            "in a new test file." + (f" Only {', '.join(asked)} you change as the task asks." if asked else ""))
     rest = [
         ContextPiece("plan", data("plan", render_plan(plan)), 95) if planned else None,
         # last: what changes from call to call
@@ -114,8 +106,47 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
         ContextPiece("feedback", data("feedback on your last attempt", feedback), 90, "tail")
         if feedback.strip() and feedback.strip() != failing else None,
     ]
-    instructions = f"{goal} Edit the files of this task, not the example.{named_paths(edit_format, editable)}"
-    return opening.messages(rest, signed(instructions, "coder", team), budget)
+    return opening.messages(rest, signed(_instructions(task, plan, files, reproduce, edit_format), "coder", team), budget)
+
+
+def continued_messages(earlier: Sequence[Message], task: Task, plan: Plan, files: Mapping[str, str],
+                       now: Sequence[str], feedback: str, insights: str, team: str = "a",
+                       edit_format: EditFormat = BLOCKS, switched: bool = False) -> list[Message]:
+    """A round's request that goes on with the last round's conversation (`earlier`: its last request and the coder's
+    reply), so that only its last message is new to a server that caches prompt prefixes: the files among `files`
+    named in `now` (changed since the conversation last showed them, or not shown yet) as they are now, the other
+    team's notes, the feedback on the last attempt, the round's format's rules when it is not the one the
+    conversation opened in (`switched`), and the instructions. A conversation that ended on a message to the coder
+    (the code it asked for) goes on in that message."""
+    judged = judged_tests(files, task, plan)
+    parts = [data(f"test {p}" if p in judged else f"file {p} (as it is now)", files[p]) for p in now if p in files]
+    if insights:
+        parts.append(data("notes from the other team", insights))
+    if feedback.strip():
+        parts.append(data("feedback on your last attempt", feedback))
+    if switched:
+        parts.append("From now on, write your changes in this form instead:\n" + edit_format.rules(()))
+    text = "\n\n".join([*parts, signed(_instructions(task, plan, files, False, edit_format), "coder", team)])
+    messages = list(earlier)
+    if messages and messages[-1].role == "user":
+        text = f"{messages.pop().content}\n\n{text}"
+    return [*messages, Message("user", text)]
+
+
+def _instructions(task: Task, plan: Plan, files: Mapping[str, str], reproduce: bool, edit_format: EditFormat) -> str:
+    """What a round asks of the coder, last in its request: the goal, and the paths of the files it may change."""
+    paths = list(dict.fromkeys([*files, *([plan.reproduction_test] if plan.reproduction_test else [])]))
+    judged = judged_tests(files, task, plan, reproduce)
+    asked = [p for p in files if is_test_path(p) and p not in judged and p != plan.reproduction_test]
+    editable = [p for p in paths if p not in judged] or paths
+    planned = bool(plan.summary or plan.steps)  # a direct attempt has no plan, only the files to show
+    goal = (f"Write ONLY the reproduction test {plan.reproduction_test}: a test that fails on the current "
+            "code because of the bug and will pass once it is fixed. Do not fix the bug yet."
+            if reproduce else ("Implement the plan." if planned else "Change the code so that the task is done and "
+            "the failing tests pass.") + " The existing tests and the reproduction test are the judge's and run as "
+            "they are: the tests are right and the code is wrong, so change the code, not them; a new test goes "
+            "in a new test file." + (f" Only {', '.join(asked)} you change as the task asks." if asked else ""))
+    return f"{goal} Edit the files of this task, not the example.{named_paths(edit_format, editable)}"
 
 
 def named_paths(edit_format: EditFormat, paths: Sequence[str]) -> str:

@@ -35,20 +35,20 @@ from bot.ensemble.coder.apply import (
     write_changes,
 )
 from bot.ensemble.coder.fileview import focus_from_text, render_file
-from bot.ensemble.coder.formats import BLOCKS, EditFormat, reply_tokens
+from bot.ensemble.coder.formats import BLOCKS, FORMATS, EditFormat, reply_tokens
 from bot.ensemble.coder.parsing import ParseResult, cut_oversized_blocks, reply_key
-from bot.ensemble.coder.prompts import coder_messages, judged_tests, render_plan
+from bot.ensemble.coder.prompts import coder_messages, continued_messages, judged_tests, render_plan
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.judge import NO_CLOSURE, RUNNER_KINDS, Closure, find_test_tampering
 from bot.ensemble.ports import ModelClient, ModelReply
-from bot.ensemble.types import Exploration, Plan, Refusal, RefusalKind, Task
+from bot.ensemble.types import Exploration, Plan, Refusal, RefusalKind, Task, Transcript
 from bot.ensemble.workspace_files import Read, WorkspaceFiles
 from bot.errors import ContextTooLong, PromptTooLong, StopRequested
 from bot.forge import Workspace
 from bot.forge.policy import DEFAULT_MAX_FILE_BYTES, content_problems, too_large
 from bot.llm.manager import warmer
 from bot.llm.reasoning import strip_reasoning
-from bot.llm.types import Message
+from bot.llm.types import STOP_LIMIT, Message
 from bot.redact import clip
 from bot.trace import span
 from common.testids import file_of_test
@@ -120,6 +120,8 @@ class Brief:
     one_turn: bool = False
     temperature: float | None = None  # an independent sample's temperature (None: the team's own)
     reply_by: float | None = None  # a short round: the clock's time the coder's replies must be done by
+    # the last round's conversation, which a refinement of its change goes on with (None: the round opens a new one)
+    earlier: Transcript | None = None
 
 
 TurnKind = Literal["edits", "request", "repeat", "empty"]
@@ -237,6 +239,7 @@ class RoundEdits:
     follow_up_s: float = 0.0  # the replies after the first one took this long (calls the deadline may refuse)
     reply_s: float = 0.0  # the first reply took this long
     compile_error: str = ""  # the syntax errors of the files the change left (Python, JSON), '' when they compile
+    transcript: Transcript | None = None  # the conversation as the turns left it, for the next round to go on with
 
     @classmethod
     def of(cls, turns: Sequence[Turn]) -> RoundEdits:
@@ -283,6 +286,7 @@ class _Conversation:
     shown_whole: frozenset[str]  # those it may send back whole (the `whole` format)
     example: tuple[str, str, str]  # the worked example as a reply reads once parsed, which is never applied
     stops: tuple[str, ...]  # where a reply should end
+    reader: EditFormat  # how a reply is read: the round's format, or the whole-file form the conversation opened in
     temperature: float | None = None  # the round's own temperature (an independent sample), None: the team's
     reply_by: float | None = None  # a short round's time the replies must be done by (the model client cuts them)
     max_tokens: int | None = None  # what a reply can need (None: the model's configured output cap)
@@ -300,32 +304,68 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Co
     nearby = brief.found.text_outside(shown)
     conventions = coder.conventions(plan)
 
-    def prompt(budget: int) -> list[Message]:
+    def fresh(budget: int) -> list[Message]:
         return coder_messages(coder.task, plan, shown, nearby, brief.feedback, brief.notes,
                               reproduce=brief.reproduce, team=coder.team, budget=budget, conventions=conventions,
                               edit_format=edit_format, failing=brief.failing)
 
+    prompt: Callable[[int], list[Message]] = fresh
+    opened, known = edit_format, {p: files.read(p) for p in shown}
+    if (going_on := _going_on(coder, brief, shown, files.read, edit_format)) is not None:
+        prompt, opened, known = going_on
+    # a reply in a conversation that opened with whole files may still send one whole: it is read as such
+    reader = opened if opened.name != BLOCKS.name else edit_format
     paths = list(dict.fromkeys([*shown, *([plan.reproduction_test] if plan.reproduction_test else [])]))
     judged = judged_tests(shown, coder.task, plan, brief.reproduce)
-    shown_whole = edit_format.shown_whole(shown, files.read)
+    shown_whole = reader.shown_whole(shown, files.read)
     editable = [p for p in paths if p not in judged]
     planned = [*plan.files, *([plan.reproduction_test] if plan.reproduction_test else [])]
     new_files = sum(files.read(p) is None for p in dict.fromkeys(planned) if p not in judged)
-    need = reply_tokens(edit_format, shown, files.read, editable, new_files) if shown else None
+    need = max(reply_tokens(f, shown, files.read, editable, new_files) for f in (edit_format, reader)) if shown else None
     limits = TurnLimits(0, 0, 0) if brief.one_turn else TurnLimits(sent=brief.sent)
     own = brief.temperature if brief.temperature is not None else coder.temperature or 0.0
     limits = replace(limits, temperature=own, edit_format=edit_format)
-    talk = _Conversation(coder, prompt, limits, tuple(shown), shown_whole, edit_format.example(paths),
-                         edit_format.stops({p: shown[p] for p in shown_whole}, judged, coder.task.text),
-                         brief.temperature, brief.reply_by, need)
-    edits = _guard(coder, _converse(talk), frozen, data, closure)
+    whole = {p: shown[p] for p in shown_whole}
+    stops = (*reader.stops(whole, judged, coder.task.text), *edit_format.stops(whole, judged, coder.task.text))
+    talk = _Conversation(coder, prompt, limits, tuple(shown), shown_whole, opened.example(paths),
+                         tuple(dict.fromkeys(stops))[:STOP_LIMIT], reader, brief.temperature, brief.reply_by, need)
+    edits, ended = _converse(talk)
+    written = WorkspaceFiles(coder.workspace.path)  # what the coder wrote, before the guards undo any of it
+    known |= {p: written.read(p) for p in edits.originals}
+    transcript = Transcript(ended, plan, opened.name, tuple(known.items())) if ended else None
+    edits = replace(_guard(coder, edits, frozen, data, closure), transcript=transcript)
     if not edits.changed:
         return edits
     return replace(edits, compile_error=syntax_errors(coder.workspace.path, sorted(edits.originals)))
 
 
-def _converse(talk: _Conversation) -> RoundEdits:
-    """Ask and read the coder's replies until `next_turn` says the round's turns are done.
+def _going_on(coder: Coder, brief: Brief, shown: Mapping[str, str], read: Read, edit_format: EditFormat,
+              ) -> tuple[Callable[[int], list[Message]], EditFormat, dict[str, str | None]] | None:
+    """The round's request as the last round's conversation going on (`Brief.earlier`: a refinement of its change,
+    on the same plan), its opening's format, and each file's text as the conversation will have shown it; None when
+    the round opens a conversation of its own, or the conversation would not fit the coder's prompt budget.
+
+    On a local server a round's time is mostly its prompt's reading (the local 1.5B coder on two cores reads about
+    43 tokens a second and writes about 8: bench/prefix_read.py), and a server that caches prompt prefixes reads a
+    request from where it differs from the last one: this one from its last message on, where a new request would
+    differ from the first file the last round changed, or from the system prompt when the format changes."""
+    earlier = brief.earlier
+    if earlier is None or brief.reproduce or earlier.plan != brief.plan:
+        return None
+    known = dict(earlier.known)
+    now = [p for p in shown if p not in known or read(p) != known[p]]
+    notes = brief.notes if brief.notes and not any(brief.notes in m.content for m in earlier.messages) else ""
+    opened = FORMATS.get(earlier.opened_in, edit_format)
+    messages = continued_messages(earlier.messages, coder.task, brief.plan, shown, now, brief.feedback, notes,
+                                  coder.team, edit_format, switched=opened.name != edit_format.name)
+    if sum(estimate_tokens(m.content) + 8 for m in messages) > coder.prompt_budget:
+        return None
+    return (lambda budget: messages), opened, {**known, **{p: read(p) for p in now}}
+
+
+def _converse(talk: _Conversation) -> tuple[RoundEdits, tuple[Message, ...]]:
+    """Ask and read the coder's replies until `next_turn` says the round's turns are done; the round's edits, and
+    the conversation as they left it (`_ended`).
 
     Each turn's first messages are built again to leave room, within the coder's prompt budget, for the
     conversation so far. A follow-up the model client refuses for lack of time (or room) ends the turns with
@@ -333,6 +373,7 @@ def _converse(talk: _Conversation) -> RoundEdits:
     """
     coder = talk.coder
     turns: list[Turn] = []
+    asked: list[Message] = []  # the messages of the last request that got a reply
     while isinstance(step := next_turn(turns, talk.limits), Ask):
         if turns:
             coder.check_stop()  # another model call: a stop (or the deadline) ends the round here
@@ -340,9 +381,12 @@ def _converse(talk: _Conversation) -> RoundEdits:
             log.info("team %s: the coder sent a reply it had sent before; asking again at temperature %s",
                      coder.team, step.temperature)
         used = sum(estimate_tokens(m.content) + 8 for m in step.tail)
+        built: list[Message] = []
 
-        def messages(budget: int, used: int = used, tail: tuple[Message, ...] = step.tail) -> list[Message]:
-            return [*talk.prompt(max(budget - used, MIN_PROMPT_TOKENS)), *tail]
+        def messages(budget: int, used: int = used, tail: tuple[Message, ...] = step.tail,
+                     built: list[Message] = built) -> list[Message]:
+            built[:] = [*talk.prompt(max(budget - used, MIN_PROMPT_TOKENS)), *tail]
+            return list(built)
 
         began = coder.clock()
         try:
@@ -365,7 +409,18 @@ def _converse(talk: _Conversation) -> RoundEdits:
             log.info("team %s: %s; the round ends with the edits that applied", coder.team, exc)
             break
         turns.append(replace(_read(talk, turns, reply, step), seconds=coder.clock() - began))
-    return RoundEdits.of(turns)
+        asked = built
+    return RoundEdits.of(turns), _ended(asked, turns[-1] if turns else None)
+
+
+def _ended(asked: Sequence[Message], last: Turn | None) -> tuple[Message, ...]:
+    """The conversation as the round's turns left it: the last request that got a reply, then that reply, unless it
+    was set aside (a repeat), and the code it asked for, if it did; empty when no request got a reply."""
+    if not asked or last is None:
+        return ()
+    if last.kind == "repeat":
+        return tuple(asked)
+    return (*asked, Message("assistant", last.text), *([Message("user", last.answer)] if last.kind == "request" else []))
 
 
 def _read(talk: _Conversation, turns: Sequence[Turn], reply: ModelReply, step: Ask) -> Turn:
@@ -378,7 +433,7 @@ def _read(talk: _Conversation, turns: Sequence[Turn], reply: ModelReply, step: A
     if key in step.set_aside:
         return Turn("repeat", text, key, repeats)
     files = WorkspaceFiles(coder.workspace.path)
-    parsed = talk.limits.edit_format.parse(text, files.read, talk.shown_whole)
+    parsed = talk.reader.parse(text, files.read, talk.shown_whole)
     asked = _code_requests(text) if not parsed.blocks else []
     if asked and step.answer_requests:
         return Turn("request", text, key, repeats, answer=_answer(coder, asked))
