@@ -608,7 +608,8 @@ def test_the_alternate_format_asks_for_whole_files_first_and_edit_blocks_after_a
     assert "complete file" in rounds[0][0].content and "<<<<<<< SEARCH" not in rounds[0][2].content  # whole files
     # round 2 goes on with round 1's conversation (a prefix cache reads only its last message), asking for blocks
     assert rounds[1][:len(rounds[0])] == rounds[0] and rounds[1][len(rounds[0])].role == "assistant"
-    assert "From now on, write your changes in this form instead:\nReply with edit blocks" in rounds[1][-1].content
+    assert rounds[1][-2].role == "system"  # the instructions, by which the model client times its answers
+    assert rounds[1][-2].content.startswith("From now on, write your changes in this form instead:\nReply with edit")
 
 
 

@@ -59,7 +59,11 @@ def test_a_call_with_other_instructions_is_not_timed_by_another_kind_of_answer(o
     with pytest.raises(StopRequested, match="no coder answer to the same instructions so far took less than 60 s"):
         manager.complete("coder", whole)
     assert manager.complete("coder", blocks).text == "the change"
-    assert openai_server.count() == 2
+    # a conversation that goes on in the other format says so in a system message: not timed by the whole answers
+    going_on = [*whole, Message("assistant", "the change"), Message("system", "From now on, edit blocks."),
+                Message("user", "Tests fail; fix it.")]
+    assert manager.complete("coder", going_on).text == "the change"
+    assert openai_server.count() == 3
 
 
 def _sent_cap(server) -> int:  # noqa: ANN001 - the fake server

@@ -116,21 +116,21 @@ def continued_messages(earlier: Sequence[Message], task: Task, plan: Plan, files
     reply), so that only its last message is new to a server that caches prompt prefixes: the files among `files`
     named in `now` (changed since the conversation last showed them, or not shown yet) as they are now, the other
     team's notes, the feedback on the last attempt, the round's format's rules when it is not the one the
-    conversation opened in (`switched`), and the instructions. A conversation that ended on a message to the coder
-    (the code it asked for) goes on in that message."""
+    conversation opened in (`switched`, as a system message of their own: they are instructions, and a model client
+    times answers by their instructions, bot/llm/manager.py), and the instructions. A conversation that ended on a
+    message to the coder (the code it asked for) goes on in that message."""
     judged = judged_tests(files, task, plan)
     parts = [data(f"test {p}" if p in judged else f"file {p} (as it is now)", files[p]) for p in now if p in files]
     if insights:
         parts.append(data("notes from the other team", insights))
     if feedback.strip():
         parts.append(data("feedback on your last attempt", feedback))
-    if switched:
-        parts.append("From now on, write your changes in this form instead:\n" + edit_format.rules(()))
     text = "\n\n".join([*parts, signed(_instructions(task, plan, files, False, edit_format), "coder", team)])
     messages = list(earlier)
     if messages and messages[-1].role == "user":
         text = f"{messages.pop().content}\n\n{text}"
-    return [*messages, Message("user", text)]
+    rules = [Message("system", f"From now on, write your changes in this form instead:\n{edit_format.rules(())}")]
+    return [*messages, *(rules if switched else []), Message("user", text)]
 
 
 def _instructions(task: Task, plan: Plan, files: Mapping[str, str], reproduce: bool, edit_format: EditFormat) -> str:
