@@ -310,7 +310,7 @@ class HiddenResult:
 class Transcript:
     """A round's conversation with the coder as it ended, which the next round may go on with: the messages of its
     last request and the coder's last reply, the plan it was about, the edit format its system prompt set, and
-    each file's text as the conversation last showed it or the coder wrote it (None: no such file)."""
+    each file's text as the conversation last showed it (None: no such file)."""
 
     messages: tuple[Message, ...]
     plan: Plan

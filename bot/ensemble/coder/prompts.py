@@ -114,7 +114,7 @@ def continued_messages(earlier: Sequence[Message], task: Task, plan: Plan, files
                        edit_format: EditFormat = BLOCKS, switched: bool = False) -> list[Message]:
     """A round's request that goes on with the last round's conversation (`earlier`: its last request and the coder's
     reply), so that only its last message is new to a server that caches prompt prefixes: the files among `files`
-    named in `now` (changed since the conversation last showed them, or not shown yet) as they are now, the other
+    named in `now` (not as the conversation last showed them, or not shown yet) as they are now, the other
     team's notes, the feedback on the last attempt, the round's format's rules when it is not the one the
     conversation opened in (`switched`, as a system message of their own: they are instructions, and a model client
     times answers by their instructions, bot/llm/manager.py), and the instructions. A conversation that ended on a

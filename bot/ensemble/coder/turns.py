@@ -330,8 +330,6 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Co
     talk = _Conversation(coder, prompt, limits, tuple(shown), shown_whole, opened.example(paths),
                          tuple(dict.fromkeys(stops))[:STOP_LIMIT], reader, brief.temperature, brief.reply_by, need)
     edits, ended = _converse(talk)
-    written = WorkspaceFiles(coder.workspace.path)  # what the coder wrote, before the guards undo any of it
-    known |= {p: written.read(p) for p in edits.originals}
     transcript = Transcript(ended, plan, opened.name, tuple(known.items())) if ended else None
     edits = replace(_guard(coder, edits, frozen, data, closure), transcript=transcript)
     if not edits.changed:
@@ -343,7 +341,10 @@ def _going_on(coder: Coder, brief: Brief, shown: Mapping[str, str], read: Read, 
               ) -> tuple[Callable[[int], list[Message]], EditFormat, dict[str, str | None]] | None:
     """The round's request as the last round's conversation going on (`Brief.earlier`: a refinement of its change,
     on the same plan), its opening's format, and each file's text as the conversation will have shown it; None when
-    the round opens a conversation of its own, or the conversation would not fit the coder's prompt budget.
+    the round opens a conversation of its own, or the conversation would not fit the coder's prompt budget. A file
+    the conversation showed otherwise than it is now, the coder's own changes included, is shown again: a small
+    coder copies the SEARCH lines of its next blocks from the last listing it read, not from its own reply (the
+    local 1.5B coder searched for lines its whole-file reply had dropped: bench/peers.py's model.jsonl).
 
     On a local server a round's time is mostly its prompt's reading (the local 1.5B coder on two cores reads about
     43 tokens a second and writes about 8: bench/prefix_read.py), and a server that caches prompt prefixes reads a
