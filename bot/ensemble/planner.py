@@ -70,14 +70,17 @@ def plan_task(planner: TaskPlanner, task: Task, found: Exploration | None = None
     """Explore the task, then plan it: what was read, and the plan.
 
     Retrieval and the planner's own requests (`explore`, while `explore_while()` holds: a re-plan's share of the
-    time left) come first; `before_planning` is called between the two (a progress report, a stop check). Given
-    `found` and `history` (a re-plan), exploring goes on from what was read, with what the rounds taught, unless it
-    already holds every source file. An approved plan (`task.plan`) is binding: the planner is not asked for a
+    time left) come first; `before_planning` is called between the two (a progress report, a stop check). The
+    planner explores only while what was read lacks a source file: in a small repository retrieval alone reads
+    every one, and each exploring request would ask for what it has (on the local 1.5B planner, two such requests
+    took 54 s of a 150 s task: bench/peers.py's model.jsonl). Given `found` and `history` (a re-plan), exploring
+    goes on from what was read, with what the rounds taught. An approved plan (`task.plan`) is binding: the planner is not asked for a
     first plan, and a re-plan only adds to it.
     """
     files = WorkspaceFiles(planner.root)
     first = found is None
-    if found is None or not _all_code_read(files, found):
+    found = found or first_look(planner.retriever, task)
+    if not _all_code_read(files, found):
         found = explore(planner.models, planner.retriever, task, planner.notes(), files.read, planner.team,
                         grep=planner.grep, budget=planner.budget, history=history, found=found,
                         conventions=planner.instructions.applying_to(()).render(), keep_going=explore_while)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from actions.engine import ensemble_planner
@@ -21,6 +22,10 @@ def test_the_plan_approval_planner_keeps_the_explore_limits_and_answers_exact_te
     it gets two rounds (not the default four), and each request is answered from the checkout with the lines that
     hold the text, which the plan is then written from."""
     repo = create_sample_repo(tmp_path / "sample")
+    for name in ("percent", "ratio", "clamp", "scale", "round_to", "spread", "total"):  # more than retrieval reads
+        (repo / "stats" / f"{name}.py").write_text(f"def {name}(x):\n    return x\n")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "Percentages"], cwd=repo, check=True)
     config = parse_config("models:\n  planner: {provider: openai, model: gpt-4o}\nexplore: {max_rounds: 2}\n"
                           "llm:\n  cache: false\n")
     with FakeOpenAI(api_key=KEY) as openai:

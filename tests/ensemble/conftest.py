@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -122,4 +123,10 @@ def happy_script() -> dict:
 
 @pytest.fixture
 def sample(tmp_path: Path) -> Path:
-    return create_sample_repo(tmp_path / "sample")
+    """The demo's sample repository, with one module more that the task's words do not find: retrieval alone does
+    not read all of its code, so the planner explores (planner.plan_task)."""
+    repo = create_sample_repo(tmp_path / "sample")
+    (repo / "stats" / "fmt.py").write_text('def percent(share):\n    return f"{share:.0%}"\n')
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "Percentages"], cwd=repo, check=True)
+    return repo

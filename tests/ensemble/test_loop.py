@@ -489,6 +489,8 @@ def test_a_change_that_fails_as_before_is_told_so_and_the_replan_does_not_explor
     from_there = ("stats/core.py\n<<<<<<< SEARCH\n    return ordered[middle - 1]  # the lower middle\n=======\n"
                   "    if len(ordered) % 2 == 0:\n        return (ordered[middle - 1] + ordered[middle]) / 2\n"
                   "    return ordered[middle]\n>>>>>>> REPLACE")
+    git(sample, "rm", "-q", "stats/fmt.py")  # every source file is one retrieval reads
+    git(sample, "commit", "-q", "-m", "No percentages")
     script = {**happy_script(), ("coder", None): [REPRO, BAD_FIX, same_again, from_there]}
     result, models = run(sample, script, max_iterations=4)
     assert result.success
@@ -497,7 +499,9 @@ def test_a_change_that_fails_as_before_is_told_so_and_the_replan_does_not_explor
     assert "did not fix anything" in coder[3][-1].content.split("feedback on your last attempt", 1)[1]
     request = "\n".join(m.content for m in coder[3])
     assert request.rindex("feedback on your last attempt") > request.rindex("file stats/")
-    # the re-plan after two identical failures: the first exploration read every source file, so one plan call
+    # retrieval read every source file: the planner explores neither at first nor in the re-plan after two identical
+    # failures (one plan call)
+    assert ("planner", "explore", "a") not in models.calls
     replanned = models.calls[models.calls.index(("coder", None, "a"), 3):]
     assert ("planner", "plan", "a") in replanned and ("planner", "explore", "a") not in replanned
 
@@ -570,6 +574,18 @@ def test_a_whole_file_sent_without_its_path_lands_on_the_one_file_to_change(samp
     result, _ = run(sample, script, edit_format="whole")
     assert result.success
     assert "(ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", f"{result.branch}:stats/core.py")
+
+
+@pytest.mark.parametrize("listed", ["task/stats/core.py", "core.py"])
+def test_a_whole_file_listed_under_a_folder_too_many_or_too_few_lands_on_the_file_it_names(
+        sample: Path, listed: str) -> None:
+    """The local 1.5B coder sent `words.py` whole as `task/words.py`, round after round: read as a new file, it was
+    refused as an attempt to create one that exists, and the fix it held never ran."""
+    script = {**happy_script(), ("coder", None): [REPRO, WHOLE_FIX.replace("stats/core.py\n", f"{listed}\n", 1)]}
+    result, _ = run(sample, script, edit_format="whole")
+    assert result.success
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", f"{result.branch}:stats/core.py")
+    assert listed not in git(sample, "ls-tree", "-r", "--name-only", result.branch).splitlines()
 
 
 def test_a_whole_listing_of_a_file_shown_in_part_is_refused_not_written(sample: Path) -> None:

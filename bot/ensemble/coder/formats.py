@@ -257,14 +257,17 @@ class WholeFiles:
     def parse(self, text: str, read: Read, shown_whole: frozenset[str]) -> ParseResult:
         """The reply's edit blocks and its whole-file listings as blocks: a listing replaces a file the coder was
         shown whole (`shown_whole`) or creates a new one; one without a path is the file to change when the coder
-        was shown one such file whole (not counting tests) and it keeps most of its lines. A listing of a file
+        was shown one such file whole (not counting tests) and it keeps most of its lines, and one under a path that
+        does not exist is the one file shown whole it names with a folder too many or too few (`task/words.py` for
+        `words.py`), as a block's path is read (apply.resolve_path). A listing of a file
         shown only in part would drop every line the coder never saw, so it is refused with a word on how to
         change that file."""
         parsed = parse_edit_blocks(text)
         blocks, failures = list(parsed.blocks), list(parsed.failures)
         editable = [p for p in shown_whole if not is_test_path(p)]
         lone = (editable[0], read(editable[0]) or "") if len(editable) == 1 else None
-        for path, content in parse_whole_files(text, lone):
+        for listed, content in parse_whole_files(text, lone):
+            path = listed if read(listed) is not None else _meant(listed, shown_whole)
             current = read(path)
             if current is None or path in shown_whole:
                 blocks.append(EditBlock(path, current or "", content))
@@ -363,6 +366,14 @@ def reply_tokens(edit_format: EditFormat, shown: Mapping[str, str], read: Read, 
             blocks = min(blocks, size + GROWTH_TOKENS)
         need += FRAME_TOKENS + (size + GROWTH_TOKENS if path in whole else blocks)
     return int(need * ESTIMATE_SLACK)
+
+
+def _meant(path: str, shown_whole: frozenset[str]) -> str:
+    """The one file shown whole that `path` (no file of the repository) names under a folder too many or too few;
+    `path` itself when none or several do. Read as a new file instead, a whole listing of `words.py` sent as
+    `task/words.py` was refused as an attempt to create a file that exists (the local 1.5B coder, bench/peers.py)."""
+    near = [p for p in shown_whole if path.endswith("/" + p) or p.endswith("/" + path)]
+    return near[0] if len(near) == 1 else path
 
 
 def _naming(rules: str, paths: Sequence[str]) -> str:
