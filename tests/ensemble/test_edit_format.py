@@ -83,3 +83,28 @@ def test_the_whole_format_asks_for_whole_files_and_shows_its_example_so() -> Non
     # what is wrong and the change, said before the file: the rules ask for it and the example answer shows it
     assert "First say in one or two sentences what is wrong" in WHOLE.rules(["a.py"])
     assert WHOLE.example_answer(["a.py"]).startswith(EXAMPLE_WHY + "\n\n" + path + "\n```")
+
+
+LOADER = ('"""Reading the settings."""\n\nimport configparser\n\nfrom appconfig.defaults import DEFAULTS\n\n\n'
+          'def load(path):\n    """The settings."""\n    parser = configparser.ConfigParser()\n    parser.read(path)\n'
+          '    section = parser["server"]\n    return {\n        "host": section.get("host", DEFAULTS["host"]),\n'
+          '        "port": int(section["port"]),\n    }\n\n\ndef names(path):\n    return list(load(path))\n')
+
+
+def test_a_part_of_a_file_sent_as_the_whole_file_replaces_that_part_only() -> None:
+    """The local 1.5B coder sent only the function it changed as `appconfig/loader.py`: written as the file, the
+    module lost its imports and the fix failed. It replaces the function it begins and ends like."""
+    from bot.ensemble.coder import WHOLE
+    from bot.ensemble.coder.apply import apply_edit_blocks
+
+    function = LOADER[LOADER.index("def load"):LOADER.index("\n\n\ndef names")] + "\n"
+    fixed = function.replace('int(section["port"])', 'int(section.get("port", DEFAULTS["port"]))')
+    files = {"appconfig/loader.py": LOADER}
+    parsed = WHOLE.parse(f"appconfig/loader.py\n```python\n{fixed}```\n", files.get, frozenset(files))
+    assert not parsed.failures
+    result = apply_edit_blocks(parsed.blocks, files, (), shown=list(files))
+    assert result.changes == {"appconfig/loader.py": LOADER.replace(function, fixed)}
+    # a whole file, however shortened, and a file written anew (no one span it opens and ends like) are the file
+    for whole in (LOADER.replace("def names(path):\n    return list(load(path))\n", ""), 'def load(path):\n    return {}\n'):
+        parsed = WHOLE.parse(f"appconfig/loader.py\n```\n{whole}```\n", files.get, frozenset(files))
+        assert [(b.search, b.replace) for b in parsed.blocks] == [(LOADER, whole)]

@@ -627,6 +627,7 @@ def test_the_alternate_format_asks_for_whole_files_first_and_edit_blocks_after_a
     assert rounds[1][:len(rounds[0])] == rounds[0] and rounds[1][len(rounds[0])].role == "assistant"
     assert rounds[1][-2].role == "system"  # the instructions, by which the model client times its answers
     assert rounds[1][-2].content.startswith("From now on, write your changes in this form instead:\nReply with edit")
+    assert "The example at the start, answered in this form:\nshop/cart.py\n<<<<<<< SEARCH" in rounds[1][-2].content
 
 
 

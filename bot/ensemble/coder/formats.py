@@ -259,7 +259,8 @@ class WholeFiles:
         shown whole (`shown_whole`) or creates a new one; one without a path is the file to change when the coder
         was shown one such file whole (not counting tests) and it keeps most of its lines, and one under a path that
         does not exist is the one file shown whole it names with a folder too many or too few (`task/words.py` for
-        `words.py`), as a block's path is read (apply.resolve_path). A listing of a file
+        `words.py`), as a block's path is read (apply.resolve_path). A listing that is a part of its file (a
+        function sent as the file: `_part`) replaces the part it begins and ends like, not the file. A listing of a file
         shown only in part would drop every line the coder never saw, so it is refused with a word on how to
         change that file."""
         parsed = parse_edit_blocks(text)
@@ -269,7 +270,10 @@ class WholeFiles:
         for listed, content in parse_whole_files(text, lone):
             path = listed if read(listed) is not None else _meant(listed, shown_whole)
             current = read(path)
-            if current is None or path in shown_whole:
+            part = _part(current, content) if current is not None and path in shown_whole else None
+            if part is not None:
+                blocks.append(EditBlock(path, part, content))
+            elif current is None or path in shown_whole:
                 blocks.append(EditBlock(path, current or "", content))
             else:
                 failures.append(EditFailure(path, "parse", f"{path} was shown to you in part, so it cannot be sent "
@@ -366,6 +370,32 @@ def reply_tokens(edit_format: EditFormat, shown: Mapping[str, str], read: Read, 
             blocks = min(blocks, size + GROWTH_TOKENS)
         need += FRAME_TOKENS + (size + GROWTH_TOKENS if path in whole else blocks)
     return int(need * ESTIMATE_SLACK)
+
+
+def _part(current: str, listing: str) -> str | None:
+    """The lines of `current` that `listing`, sent as the whole of that file, replaces when it is a part of it:
+    shorter, without the file's opening lines (its docstring, its imports) and opening and ending as one span of
+    it does (from the one line that reads as the listing's first to the first line after it that reads as its
+    last, no more than twice the listing's length on); None for a listing of the whole file, or one that marks no
+    such span (a file written anew). The local 1.5B coder sent the one function it changed as
+    `appconfig/loader.py`; written as the file, the module lost its imports and the fix it held failed
+    (bench/peers.py, settings_port_traceback)."""
+    have, sent = _filled(current), _filled(listing)
+    if not sent or len(sent) >= len(have) or {line.strip() for line in have[:2]} & {line.strip() for line in sent}:
+        return None
+    lines = current.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if line.strip() == sent[0].strip()]
+    if len(starts) != 1:
+        return None
+    start, size = starts[0], len(listing.splitlines())
+    end = next((j for j in range(start + 1, min(len(lines), start + 2 * size)) if lines[j].strip() == sent[-1].strip()),
+               start if len(sent) == 1 else None)
+    return "".join(lines[start:end + 1]) if end is not None else None
+
+
+def _filled(text: str) -> list[str]:
+    """The lines of `text` that are not blank."""
+    return [line for line in text.splitlines() if line.strip()]
 
 
 def _meant(path: str, shown_whole: frozenset[str]) -> str:

@@ -129,7 +129,10 @@ def continued_messages(earlier: Sequence[Message], task: Task, plan: Plan, files
     messages = list(earlier)
     if messages and messages[-1].role == "user":
         text = f"{messages.pop().content}\n\n{text}"
-    rules = [Message("system", f"From now on, write your changes in this form instead:\n{edit_format.rules(())}")]
+    # with the worked example in the new form: a small coder imitates an example more than it follows rules (formats.py)
+    paths = list(dict.fromkeys([*files, *([plan.reproduction_test] if plan.reproduction_test else [])]))
+    rules = [Message("system", f"From now on, write your changes in this form instead:\n{edit_format.rules(())}\n\n"
+                               f"The example at the start, answered in this form:\n{edit_format.example_answer(paths)}")]
     return [*messages, *(rules if switched else []), Message("user", text)]
 
 
