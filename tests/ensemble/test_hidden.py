@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.ensemble.judge.hidden import HiddenCheck, failure_lines, outcome_of
+from bot.ensemble.judge.hidden import HiddenCheck, at_base, failure_lines, outcome_of
 from bot.ensemble.types import TestOutcome
 
 SIX, TWO = "tests/test_x_hidden.py::test_six", "tests/test_x_hidden.py::test_two"
@@ -56,3 +56,21 @@ def test_a_failure_known_only_by_name_is_never_called_unchanged() -> None:
     """Without assertion lines to compare (a runner that prints none), nothing shows the answer stayed: no refusal."""
     bare = HiddenCheck("tests/test_x_hidden.py", "...", "tests/test_x.py", {SIX: (), TWO: ()})
     assert outcome_of(bare, run("")).outcome == "differs"
+
+
+def test_a_check_failing_at_the_base_by_a_name_it_never_defines_backs_nothing() -> None:
+    """A model-written check that calls a function nobody defined fails at the base and after any fix alike: taken
+    as backing, it would refuse the honest fix as special-cased. A test of it that fails by an assertion still
+    backs the change."""
+    undefined = f"""`pytest -q`: 2 failed, 0 errors, 0 passed, 0 skipped; exit code 1
+FAILED {SIX}
+  NameError: name 'count' is not defined
+  at tests/test_x_hidden.py:5 in test_six: assert count([None, 2, 3]) == 3
+FAILED {TWO}
+  ReferenceError: count is not defined"""
+    unwritten = HiddenCheck("tests/test_x_hidden.py", "...", "tests/test_x.py")
+    check = at_base(unwritten, run(undefined))
+    assert not check.usable and "by a name they never define (NameError: name 'count'" in check.note
+    mixed = undefined.replace("  ReferenceError: count is not defined", "  assert 20 == 15\n  at stats/core.py:12")
+    assert at_base(unwritten, run(mixed)).base == {TWO: ("assert 20 == 15",)}
+    assert at_base(unwritten, run(AT_BASE)).base == CHECK.base

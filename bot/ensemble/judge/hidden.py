@@ -26,7 +26,8 @@ pytest's `E` lines, Go's `t.Errorf` lines, Node's expected and actual values).
 
 A wrong hidden check cannot refuse an honest change: an honest fix of the behaviour moves the answer on the hidden
 inputs too (`differs` at worst); only a change that leaves them exactly as the bug had them is refused. A hidden
-check that passes at the base, or that errors there, shows nothing and is set aside with a note.
+check that passes at the base, or that errors there, or fails there only by names it never defines, shows nothing
+and is set aside with a note (`at_base`).
 """
 
 from __future__ import annotations
@@ -107,7 +108,17 @@ SPECIAL_CASED = ("The tests you were shown pass, but a check you were not shown,
 def hidden_check_at_base(check: HiddenCheck, judge: TeamJudge, runner: TestRunner, workspace: Workspace) -> HiddenCheck:
     """`check` run alone over the base's tree: each of its tests that fails there by an assertion, with the
     failure's lines; or a note on why it backs nothing."""
-    tests = judge.run_alone(runner, workspace, {check.path: check.text}, at_base=True)
+    return at_base(check, judge.run_alone(runner, workspace, {check.path: check.text}, at_base=True))
+
+
+def at_base(check: HiddenCheck, tests: TestOutcome) -> HiddenCheck:
+    """`check` as its run over the base's tree (`tests`) left it: each of its tests that failed there by an
+    assertion, with the failure's lines; or a note on why it backs nothing.
+
+    A test that failed by a name it never defines (a NameError, JavaScript's ReferenceError) failed by an error of
+    its own, and fails so whatever the code does: taken as backing, it would refuse an honest fix as special-cased.
+    The local 1.5B coder wrote such a check (`assert count([None, 2, 3]) == 3` in a test of a settings loader),
+    and the right fix of settings_port_traceback was refused (bench/peers.py)."""
     results = dict(tests.results)
     names = matching_tests(results, [check.path])
     if not names or not tests.complete or tests.tampering:
@@ -115,10 +126,12 @@ def hidden_check_at_base(check: HiddenCheck, judge: TeamJudge, runner: TestRunne
         return HiddenCheck(check.path, check.text, check.source, note=f"the hidden check did not run at the base "
                                                                       f"({clip(why, 200)})")
     lines = failure_lines(tests.summary)
-    failing = {n: lines.get(n, ()) for n in names if results[n] == "fail"}
+    failed = {n: lines.get(n, ()) for n in names if results[n] == "fail"}
+    failing = {n: found for n, found in failed.items() if not (found and _UNDEFINED.match(found[0]))}
     if not failing:
         errors = [n for n in names if results[n] == "error"]
-        why = f"{len(errors)} of its tests errored there" if errors else "it passed there"
+        why = (f"its tests failed there by a name they never define ({clip(next(iter(failed.values()))[0], 120)})"
+               if failed else f"{len(errors)} of its tests errored there" if errors else "it passed there")
         return HiddenCheck(check.path, check.text, check.source, note=f"the hidden check shows nothing: {why}")
     return HiddenCheck(check.path, check.text, check.source, base=failing)
 
@@ -144,6 +157,9 @@ def outcome_of(check: HiddenCheck, tests: TestOutcome) -> Hidden:
         return Hidden(check, "unchanged", f"its {len(same)} test(s) fail with the base's assertion lines")
     return Hidden(check, "differs", f"{len(check.base) - len(same)} of its {len(check.base)} test(s) fail "
                                     "with other values than at the base")
+
+
+_UNDEFINED = re.compile(r"(?:E\s+)?(?:NameError|ReferenceError)\b")  # a failure by a name the test never defines
 
 
 def _same(now: Sequence[str], before: Sequence[str]) -> bool:
