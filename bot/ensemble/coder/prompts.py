@@ -59,7 +59,7 @@ def coder_opening(task: Task, plan: Plan, files: Mapping[str, str], nearby: str 
                   conventions: str = "", edit_format: EditFormat = BLOCKS, failing: str = "") -> Opening:
     """The opening of the coder's requests on `task` (`coder_messages` says what each argument is). The judge's
     tests come before the code: shown to read, not as files to edit (small models otherwise send them back)."""
-    paths = list(dict.fromkeys([*files, *([plan.reproduction_test] if plan.reproduction_test else [])]))
+    paths = task_paths(files, plan)
     judged = judged_tests(files, task, plan, reproduce)
     toy, answer = edit_format.example(paths)[0], edit_format.example_answer(paths)
     # the worked example, as an earlier exchange: the toy task on a toy file, and the answer in the round's format
@@ -129,16 +129,21 @@ def continued_messages(earlier: Sequence[Message], task: Task, plan: Plan, files
     messages = list(earlier)
     if messages and messages[-1].role == "user":
         text = f"{messages.pop().content}\n\n{text}"
-    # with the worked example in the new form: a small coder imitates an example more than it follows rules (formats.py)
-    paths = list(dict.fromkeys([*files, *([plan.reproduction_test] if plan.reproduction_test else [])]))
-    rules = [Message("system", f"From now on, write your changes in this form instead:\n{edit_format.rules(())}\n\n"
-                               f"The example at the start, answered in this form:\n{edit_format.example_answer(paths)}")]
-    return [*messages, *(rules if switched else []), Message("user", text)]
+    if switched:  # with the worked example in the new form: a small coder imitates an example more than it reads rules
+        messages.append(Message("system", f"From now on, write your changes in this form instead:\n"
+                                          f"{edit_format.rules(())}\n\nThe example at the start, answered in this "
+                                          f"form:\n{edit_format.example_answer(task_paths(files, plan))}"))
+    return [*messages, Message("user", text)]
+
+
+def task_paths(files: Mapping[str, str], plan: Plan) -> list[str]:
+    """The paths of a round's files: those shown (`files`), then the reproduction test the plan names."""
+    return list(dict.fromkeys([*files, *([plan.reproduction_test] if plan.reproduction_test else [])]))
 
 
 def _instructions(task: Task, plan: Plan, files: Mapping[str, str], reproduce: bool, edit_format: EditFormat) -> str:
     """What a round asks of the coder, last in its request: the goal, and the paths of the files it may change."""
-    paths = list(dict.fromkeys([*files, *([plan.reproduction_test] if plan.reproduction_test else [])]))
+    paths = task_paths(files, plan)
     judged = judged_tests(files, task, plan, reproduce)
     asked = [p for p in files if is_test_path(p) and p not in judged and p != plan.reproduction_test]
     editable = [p for p in paths if p not in judged] or paths

@@ -37,7 +37,13 @@ from bot.ensemble.coder.apply import (
 from bot.ensemble.coder.fileview import focus_from_text, render_file
 from bot.ensemble.coder.formats import BLOCKS, FORMATS, EditFormat, reply_tokens
 from bot.ensemble.coder.parsing import ParseResult, cut_oversized_blocks, reply_key
-from bot.ensemble.coder.prompts import coder_messages, continued_messages, judged_tests, render_plan
+from bot.ensemble.coder.prompts import (
+    coder_messages,
+    continued_messages,
+    judged_tests,
+    render_plan,
+    task_paths,
+)
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.judge import NO_CLOSURE, RUNNER_KINDS, Closure, find_test_tampering
 from bot.ensemble.ports import ModelClient, ModelReply
@@ -315,7 +321,7 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Co
         prompt, opened, known = going_on
     # a reply in a conversation that opened with whole files may still send one whole: it is read as such
     reader = opened if opened.name != BLOCKS.name else edit_format
-    paths = list(dict.fromkeys([*shown, *([plan.reproduction_test] if plan.reproduction_test else [])]))
+    paths = task_paths(shown, plan)
     judged = judged_tests(shown, coder.task, plan, brief.reproduce)
     shown_whole = reader.shown_whole(shown, files.read)
     editable = [p for p in paths if p not in judged]

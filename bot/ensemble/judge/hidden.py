@@ -159,7 +159,7 @@ def outcome_of(check: HiddenCheck, tests: TestOutcome) -> Hidden:
                                     "with other values than at the base")
 
 
-_UNDEFINED = re.compile(r"(?:E\s+)?(?:NameError|ReferenceError)\b")  # a failure by a name the test never defines
+_UNDEFINED = re.compile(r"(?:NameError|ReferenceError)\b")  # a failure by a name the test never defines
 
 
 def _same(now: Sequence[str], before: Sequence[str]) -> bool:
