@@ -213,7 +213,7 @@ def test_the_hidden_check_opens_as_the_fix_request_does() -> None:
     assert check[:-1] == fix[:-1]  # the system prompt and the worked example alike
     head = shared_head(fix, check)
     assert through(render(fix), "task") in head and "Write ONLY the new test file" in check[-1].content
-    assert check[-1].content.count("<<<BEGIN test tests/test_repro.py>>>") == 0  # shown whole already, as a file
+    assert check[-1].content.count("<<<BEGIN test tests/test_repro.py>>>") == 1  # shown whole already: not again
     changed = {**BASE, "stats/core.py": "def median(v):\n    if v == [1, 2]:\n        return 1.5\n"}
     later = coder_prompts.coder_messages(TASK, PLAN, changed, "", "round 1: test_even fails", "",
                                          conventions=CONVENTIONS)

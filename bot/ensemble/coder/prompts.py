@@ -165,12 +165,13 @@ def named_paths(edit_format: EditFormat, paths: Sequence[str]) -> str:
 
 def judged_tests(files: Mapping[str, str], task: Task, plan: Plan, reproduce: bool = False) -> set[str]:
     """The test files among `files` (path: what the coder is shown of it) that are the judge's: shown to read, not
-    to edit. Not the reproduction test being written, nor a test file the task asks to change by name
-    (guards.task_names_change, which lets such a change through)."""
+    to edit. Not the reproduction test being written (once written it is the judge's, like the tests that were
+    there), nor a test file the task asks to change by name (guards.task_names_change, which lets such a change
+    through)."""
     if reproduce:
         return set()
-    return {p for p, text in files.items() if is_test_path(p) and p != plan.reproduction_test
-            and not task_names_change(task.text, p, tests_in(p, text))}
+    return {p for p, text in files.items() if is_test_path(p)
+            and (p == plan.reproduction_test or not task_names_change(task.text, p, tests_in(p, text)))}
 
 
 def render_plan(plan: Plan) -> str:
