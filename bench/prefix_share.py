@@ -37,7 +37,7 @@ from bot.ensemble.types import Task  # noqa: E402
 from bot.llm.budget import SpendSummary  # noqa: E402
 from bot.llm.manager import ModelManager  # noqa: E402
 from bot.llm.tokens import count_tokens  # noqa: E402
-from bot.llm.types import Message  # noqa: E402
+from bot.llm.types import Message, ReplyEnd  # noqa: E402
 from fakes.engine_parts import FileRetriever, HostPytest  # noqa: E402
 
 HIDDEN_ASK = HIDDEN_CHECK_GOAL.split("{", 1)[0]
@@ -52,9 +52,9 @@ class Recorder:
 
     def complete(self, role: str, messages: Sequence[Message], schema: str | None = None,
                  temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None,
-                 max_tokens: int | None = None) -> ModelReply:
+                 max_tokens: int | None = None, until: ReplyEnd | None = None) -> ModelReply:
         self.requests.append((role, list(messages)))
-        return self.models.complete(role, messages, schema, temperature, stop, by, max_tokens)
+        return self.models.complete(role, messages, schema, temperature, stop, by, max_tokens, until)
 
     def prompt_budget(self, role: str) -> int:
         return self.models.prompt_budget(role)

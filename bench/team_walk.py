@@ -57,7 +57,7 @@ from bot.ensemble.demo import create_sample_repo  # noqa: E402
 from bot.ensemble.runner import Components, run_task  # noqa: E402
 from bot.ensemble.types import RunResult, Task  # noqa: E402
 from bot.llm.budget import SpendSummary, no_spend  # noqa: E402
-from bot.llm.types import Message, cut_at_stop  # noqa: E402
+from bot.llm.types import Message, ReplyEnd, cut_at_stop  # noqa: E402
 from fakes.engine_parts import FileRetriever, HostPytest  # noqa: E402
 from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO  # noqa: E402
 
@@ -88,7 +88,7 @@ class ScriptedClient:
 
     def complete(self, role: str, messages: Sequence[Message], schema: str | None = None,
                  temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None,
-                 max_tokens: int | None = None) -> _Reply:
+                 max_tokens: int | None = None, until: ReplyEnd | None = None) -> _Reply:
         with self.lock:
             queue = self.script[(role, schema)]
             reply = queue.pop(0) if len(queue) > 1 else queue[0]

@@ -12,7 +12,7 @@ from bot.ensemble.insights import Embed
 from bot.ensemble.ports import ModelClient, ModelReply
 from bot.ensemble.types import Retrieved, TestOutcome
 from bot.llm.budget import SpendSummary
-from bot.llm.types import Message
+from bot.llm.types import Message, ReplyEnd
 from bot.redact import clip
 from bot.trace import span
 from sandbox.model import FAILING
@@ -206,11 +206,11 @@ class TeamModels:
 
     def complete(self, role: str, messages: Sequence[Message], schema: str | None = None,
                  temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None,
-                 max_tokens: int | None = None) -> ModelReply:
+                 max_tokens: int | None = None, until: ReplyEnd | None = None) -> ModelReply:
         """Ask the team's model for `role` (its own when configured), at the team's temperature unless given."""
         chosen = self.temperature if temperature is None else temperature
         return self.models.complete(self._role(role), messages, schema=schema, temperature=chosen, stop=stop, by=by,
-                                    max_tokens=max_tokens)
+                                    max_tokens=max_tokens, until=until)
 
     def prompt_budget(self, role: str) -> int:
         """Tokens the team's model for `role` can take as a prompt."""

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from bot.ensemble.ports import ModelClient, ModelReply
 from bot.errors import ContextTooLong, PromptTooLong
-from bot.llm.types import Message
+from bot.llm.types import Message, ReplyEnd
 
 log = logging.getLogger(__name__)
 SHRINK = 0.7  # each retry's budget, as a share of the last one
@@ -22,12 +22,12 @@ ATTEMPTS = 3
 
 def ask(models: ModelClient, role: str, build: Callable[[int], list[Message]], budget: int,
         schema: str | None = None, temperature: float | None = None, stop: Sequence[str] = (),
-        by: float | None = None, max_tokens: int | None = None) -> ModelReply:
+        by: float | None = None, max_tokens: int | None = None, until: ReplyEnd | None = None) -> ModelReply:
     """`models.complete(role, build(budget))`, built again smaller while the prompt does not fit."""
     for attempt in range(1, ATTEMPTS + 1):
         try:
             return models.complete(role, build(budget), schema=schema, temperature=temperature, stop=stop, by=by,
-                                   max_tokens=max_tokens)
+                                   max_tokens=max_tokens, until=until)
         except (ContextTooLong, PromptTooLong) as exc:
             if attempt == ATTEMPTS:
                 raise

@@ -13,7 +13,7 @@ from typing import Protocol
 from bot.ensemble.insights import Embed
 from bot.ensemble.types import Retrieved, TestOutcome
 from bot.llm.budget import SpendSummary
-from bot.llm.types import JsonObject, Message
+from bot.llm.types import JsonObject, Message, ReplyEnd
 
 
 class ModelReply(Protocol):
@@ -45,10 +45,11 @@ class ModelClient(Protocol):
 
     def complete(self, role: str, messages: Sequence[Message], schema: str | None = None,
                  temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None,
-                 max_tokens: int | None = None) -> ModelReply:
-        """One reply for `role`; schema replies carry parsed `data`; a reply ends before the first `stop` sequence;
-        with `by` (the clock's time) it is cut short to be done by then; `max_tokens` is what the reply can need
-        (None: what the role's model may write), a cap below the configured one."""
+                 max_tokens: int | None = None, until: ReplyEnd | None = None) -> ModelReply:
+        """One reply for `role`; schema replies carry parsed `data`; a reply ends before the first `stop` sequence,
+        and once it is complete (`until`); with `by` (the clock's time) it is cut short to be done by then;
+        `max_tokens` is what the reply can need (None: what the role's model may write), a cap below the configured
+        one."""
         ...
 
     def prompt_budget(self, role: str) -> int:

@@ -118,7 +118,7 @@ def continue_cut_off(send: Send, request: ChatRequest, first: Outcome, room: Cal
             log.info("%s: the cut-off reply repeats itself; not asking to continue it", request.role)
             break
         messages = (*request.messages, Message("assistant", "".join(parts)), Message("user", CONTINUE_PROMPT))
-        follow = dataclasses.replace(request, messages=messages)
+        follow = dataclasses.replace(request, messages=messages, until=None)  # its part alone is no whole reply
         total = request.max_output_tokens if limit is None else limit
         left = total - outcome.usage.output_tokens
         cap = min(left, room(follow))

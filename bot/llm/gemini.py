@@ -8,6 +8,7 @@ are off (one attempt); `ModelManager` owns the retry policy. Structured replies 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Mapping
@@ -107,7 +108,11 @@ class GeminiChatModel:
             raise
         except Exception as exc:  # noqa: BLE001 - transport errors come from httpx or httpx2
             raise self._map_transport(exc, request.timeout_s) from exc
-        return self._read(response)
+        completion = self._read(response)
+        if request.until is not None and (text := request.until.cut(completion.text)) != completion.text:
+            # read whole, then cut where the caller says it is complete (a hosted model writes fast; not streamed)
+            return dataclasses.replace(completion, text=text, finish_reason="stop")
+        return completion
 
     def _read(self, response: GenerateContentResponse) -> Completion:
         candidate = response.candidates[0] if response.candidates else None

@@ -41,7 +41,7 @@ from bot.llm.registry import create_model
 from bot.llm.retry import RetryLog, RetryPolicy, call_with_retries
 from bot.llm.schemas import REPLY_TOKENS, get_schema
 from bot.llm.tokens import count_message_tokens
-from bot.llm.types import LENGTH, ChatModel, ChatRequest, Completion, Message, Reply
+from bot.llm.types import LENGTH, ChatModel, ChatRequest, Completion, Message, Reply, ReplyEnd
 from bot.redact import withhold_secrets
 from bot.trace import Span, span
 from common.tokens import count_tokens
@@ -137,9 +137,10 @@ class ModelManager:
 
     def complete(self, role: str, messages: Sequence[Message], schema: str | None = None,
                  temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None,
-                 max_tokens: int | None = None) -> Reply:
+                 max_tokens: int | None = None, until: ReplyEnd | None = None) -> Reply:
         """Ask `role`'s model; with a schema ('plan', 'review', 'explore') the reply's `data` is the validated JSON;
-        a reply ends before the first of the `stop` sequences.
+        a reply ends before the first of the `stop` sequences, and once it is complete (`until`: what follows is
+        not waited for where the provider streams).
 
         The output cap sent is what the reply can need (`max_tokens`, else the schema's REPLY_TOKENS), never above
         `llm.max_output_tokens`: on a slow server a reply's length is its time, and a model that rambles is
@@ -161,7 +162,7 @@ class ModelManager:
                 s.set(provider=link.model.provider, model=link.model.model)
                 try:
                     outcome = self._ask(link, role, tuple(messages), schema, temperature, s, tuple(stop), by,
-                                        max_tokens)
+                                        max_tokens, until)
                 except (ProviderError, StructuredReplyError, PromptTooLong) as exc:
                     failures.append(f"{link.label}: {type(exc).__name__}: {exc}")
                     s.set(failovers=list(failures))
@@ -178,17 +179,19 @@ class ModelManager:
 
     def _ask(self, link: Link, role: str, messages: tuple[Message, ...], schema: str | None,
              temperature: float | None, s: Span, stop: tuple[str, ...] = (), by: float | None = None,
-             need: int | None = None) -> Outcome:
+             need: int | None = None, until: ReplyEnd | None = None) -> Outcome:
         """One model's answer: from the cache, or sent (warmer when this run already answered the same request)."""
         temp = link.temperature if temperature is None else temperature
         cap = self._need_cap(link, role, need if need is not None else REPLY_TOKENS.get(schema or ""))
-        request = ChatRequest(role, messages, schema, temp, cap, self.timeout_s, stop)
+        request = ChatRequest(role, messages, schema, temp, cap, self.timeout_s, stop, until)
         if by is not None:
             request = self._due(request, by)
         params: dict[str, object] = {"temperature": temp, "max_output_tokens": request.max_output_tokens,
                                      "base_url": link.model.base_url}  # same name, other server: other model
         if stop:
             params["stop"] = list(stop)
+        if until is not None:
+            params["until"] = until.name
         key = cache_key(link.model.provider, link.model.model, messages, schema, params)
         with self._lock:
             repeat = self._answered.get(key, 0)

@@ -9,9 +9,10 @@ then with the schema in the prompt alone, and the manager validates whatever com
 server that refuses stop sequences is asked without them, and its reply is cut at the first one
 here. What a server refused is remembered per base URL and model, for this process and for later
 runs (bot/llm/refusals.py), so every role on that model skips what it cannot do.
-A structured reply is streamed and read only until its JSON object is complete: what a model writes
-after it is never waited for, and closing the connection stops a local server's decoding (a server
-that refuses to stream is asked without streaming from then on).
+A structured reply is streamed and read only until its JSON object is complete, and a reply the caller
+says when it is complete (`ChatRequest.until`: a whole-file listing closed) only until then: what a
+model writes after it is never waited for, and closing the connection stops a local server's decoding
+(a server that refuses to stream is asked without streaming from then on, and its reply cut there).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from bot.llm.reasoning import REASONING_PREFIXES, strip_reasoning
 from bot.llm.retry import parse_retry_after
 from bot.llm.schemas import SchemaViolation, get_schema, parse_structured
 from bot.llm.tokens import count_tokens
-from bot.llm.types import STOP_LIMIT, ChatRequest, Completion, ServerTiming, Usage, cut_at_stop
+from bot.llm.types import STOP_LIMIT, ChatRequest, Completion, ReplyEnd, ServerTiming, Usage, cut_reply
 from bot.redact import Redactor, clip
 
 if TYPE_CHECKING:  # the SDK loads on the first call (bot/llm/__init__.py)
@@ -141,7 +142,7 @@ class OpenAIChatModel:
             level = format_level(refused)
             reasoning = self.model.startswith(REASONING_PREFIXES)  # which take no stop sequences
             stop = bool(request.stop) and refusals.STOP not in refused and not reasoning
-            stream = bool(request.schema) and STREAM not in refused
+            stream = bool(request.schema or request.until) and STREAM not in refused
             try:
                 completion = self._send(request, FORMAT_LEVELS[level] if request.schema else None, stop, stream)
             except ProviderError as exc:
@@ -151,7 +152,7 @@ class OpenAIChatModel:
                 log.info("%s refused %s for %s (%s); asking without it", self.where, feature, self.model, exc)
                 refusals.learn_refusal(self.where, self.model, feature)
                 continue
-            return completion if stop else _cut(completion, request.stop)
+            return _cut(completion, request if not stop else dataclasses.replace(request, stop=()))
 
     def _send(self, request: ChatRequest, fmt: str | None, stop: bool, stream: bool = False) -> Completion:
         import openai
@@ -180,18 +181,20 @@ class OpenAIChatModel:
             with server_turn(self.base_url):  # a local server's queue is ours, outside the timeout
                 completion = self.client().chat.completions.create(**kwargs)
                 if stream:
-                    return self._read_stream(completion, request.schema or "", messages, request.timeout_s)
+                    return self._read_stream(completion, request.schema or "", messages, request.timeout_s,
+                                             None if request.schema else request.until)
         except (openai.OpenAIError, ValueError) as exc:  # ValueError: a body that is not JSON
             raise self._map_error(exc, request.timeout_s) from exc
         return self._read(completion)
 
     def _read_stream(self, stream: Stream[ChatCompletionChunk], schema: str, messages: list[dict[str, str]],
-                     timeout_s: float) -> Completion:
-        """A streamed structured reply, read until it holds a JSON object that validates as `schema` (the first such
-        object is the answer) and then at most AFTER_ANSWER more pieces, within `timeout_s` in all as an answer that
-        is not streamed. A reply that ends there (a server that enforces the schema ends it right after the object)
-        brings the server's usage, cached tokens included; one that goes on is cut: the connection is closed, which
-        stops a local server's decoding, and its usage is counted here from the prompt and the text read."""
+                     timeout_s: float, until: ReplyEnd | None = None) -> Completion:
+        """A streamed reply, read until it is complete and within `timeout_s` in all as an answer that is not
+        streamed: a structured one until it holds a JSON object that validates as `schema` (the first such object is
+        the answer) and then at most AFTER_ANSWER more pieces (a server that enforces the schema ends it right after
+        the object, and its last event brings the server's usage, cached tokens included); a plain one to its end, or
+        up to where `until` says it is complete. A reply that goes on after it is cut: the connection is closed,
+        which stops a local server's decoding, and its usage is counted here from the prompt and the text read."""
         import openai
 
         parts: list[str] = []
@@ -213,7 +216,10 @@ class OpenAIChatModel:
                     cut = True  # the model goes on writing after its answer: not waited for
                     break
                 parts.append(piece)
-                if answered < 0 and "}" in piece and _holds_answer("".join(parts), schema):
+                if until is not None and "\n" in piece and (end := until.at(text := "".join(parts))) is not None:
+                    parts, cut = [text[:end]], True  # complete: what the model would write next is not waited for
+                    break
+                if schema and answered < 0 and "}" in piece and _holds_answer("".join(parts), schema):
                     answered = len(parts)
         except openai.OpenAIError:
             raise
@@ -374,9 +380,10 @@ def _refuses_stop(message: str) -> bool:
     return any(word in text for word in STOP_WORDS) and any(word in text for word in STOP_REFUSED_WORDS)
 
 
-def _cut(completion: Completion, stop: tuple[str, ...]) -> Completion:
-    """`completion` ended before the first stop sequence, as a server that was sent them would have ended it."""
-    text = cut_at_stop(completion.text, stop)
+def _cut(completion: Completion, request: ChatRequest) -> Completion:
+    """`completion` ended as `request` would have ended it: before its first stop sequence (as a server that was sent
+    them ends it) and where it is complete (`until`, for a reply that was not streamed)."""
+    text = cut_reply(completion.text, request)
     if text == completion.text:
         return completion
     return dataclasses.replace(completion, text=text, finish_reason="stop")

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from bot.errors import ConfigError, ConfigIssue, ModelRequestError
-from bot.llm.types import ChatRequest, Completion, Usage, cut_at_stop
+from bot.llm.types import ChatRequest, Completion, Usage, cut_reply
 
 ENTRY_KEYS = {"role", "schema", "reply", "match", "repeat", "usage"}
 
@@ -84,7 +84,7 @@ class ScriptedChatModel:
                 raise ModelRequestError(f"the transcript {self.model} has no reply left for role {request.role!r}"
                                         f" with schema {request.schema!r}; add a line for it")
         reply = entry["reply"]
-        text = cut_at_stop(reply, request.stop) if isinstance(reply, str) else json.dumps(reply)
+        text = cut_reply(reply, request) if isinstance(reply, str) else json.dumps(reply)
         usage = entry.get("usage")
         return Completion(text=text, usage=Usage(_tokens(usage, "input_tokens"), _tokens(usage, "output_tokens")),
                           request_id=f"scripted-{index + 1}", replayed=True)

@@ -7,7 +7,8 @@ in `ModelManager`, which hands callers a `Reply`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 MessageRole = Literal["system", "user", "assistant"]
@@ -44,6 +45,25 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class ReplyEnd:
+    """Where a reply is complete before the model would stop: what it writes after that is not waited for and not
+    kept. A stop sequence ends a reply before a text; this ends it after what the caller needs, which no fixed text
+    marks (the closing fence of a whole-file listing is also how another opens). On a local server a reply's length
+    is its time, and a small model goes on after its answer (a word on the change, a test nobody asked for).
+
+    `name` says what it waits for (it keys cached replies and is traced); `at(text)` is the length of the complete
+    reply in a text read so far, None while it is not complete."""
+
+    name: str
+    at: Callable[[str], int | None] = field(compare=False, repr=False)
+
+    def cut(self, text: str) -> str:
+        """`text` up to where it is complete, or all of it."""
+        end = self.at(text)
+        return text if end is None else text[:end]
+
+
+@dataclass(frozen=True)
 class ChatRequest:
     """What a provider is asked: the role is passed for scripted replay and tracing only."""
 
@@ -54,12 +74,19 @@ class ChatRequest:
     max_output_tokens: int = 4096  # the output cap sent to the provider
     timeout_s: float = 120.0
     stop: tuple[str, ...] = ()  # the reply ends before the first of these (at most STOP_LIMIT are sent)
+    until: ReplyEnd | None = None  # the reply ends once it is complete (read as it streams where a provider can)
 
 
 def cut_at_stop(text: str, stop: tuple[str, ...]) -> str:
     """`text` up to the first of the `stop` sequences, as a server that was sent them returns it (a replayed reply)."""
     ends = [i for s in stop[:STOP_LIMIT] if s and (i := text.find(s)) >= 0]
     return text[:min(ends)] if ends else text
+
+
+def cut_reply(text: str, request: ChatRequest) -> str:
+    """`text` as `request` keeps it: up to its first stop sequence, then up to where it is complete."""
+    text = cut_at_stop(text, request.stop)
+    return request.until.cut(text) if request.until is not None else text
 
 
 @dataclass(frozen=True)

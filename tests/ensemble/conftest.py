@@ -20,7 +20,7 @@ from bot.ensemble.demo import create_sample_repo
 from bot.ensemble.types import Task
 from bot.errors import ModelError
 from bot.llm.budget import SpendSummary, no_spend
-from bot.llm.types import cut_at_stop
+from bot.llm.types import ReplyEnd, cut_at_stop
 from fakes.engine_parts import FileRetriever, HostPytest
 from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO
 
@@ -52,12 +52,13 @@ class ScriptedModels:
         self.stops: list[tuple[str, ...]] = []  # the stop sequences each call sent
         self.due: list[float | None] = []  # the time each call's reply was due by (None: no short round)
         self.caps: list[int | None] = []  # what each call said its reply can need (None: the model's own cap)
+        self.ends: list[ReplyEnd | None] = []  # where each call said its reply is complete
         self.unanswered: list[tuple[str, list[Any]]] = []  # hidden-check requests the script has no reply for
         self.lock = threading.Lock()
 
     def complete(self, role: str, messages: Sequence[Any], schema: str | None = None,
                  temperature: float | None = None, stop: Sequence[str] = (), by: float | None = None,
-                 max_tokens: int | None = None) -> Said:
+                 max_tokens: int | None = None, until: ReplyEnd | None = None) -> Said:
         with self.lock:
             team = team_of(messages)
             if HIDDEN_ASK in messages[-1].content:  # the hidden check's request (bot/ensemble/judge/hidden.py)
@@ -73,6 +74,7 @@ class ScriptedModels:
             self.stops.append(tuple(stop))
             self.due.append(by)
             self.caps.append(max_tokens)
+            self.ends.append(until)
             queue = self.script.get((role, schema, team)) or self.script.get((role, schema)) or []
             if not queue:
                 raise AssertionError(f"no scripted reply left for {role}/{schema}/team {team}")
@@ -83,7 +85,8 @@ class ScriptedModels:
             return reply
         if isinstance(reply, dict):
             return Said(json.dumps(reply), reply)
-        return Said(cut_at_stop(reply, tuple(stop)))  # as a server sent the stop sequences answers
+        text = cut_at_stop(reply, tuple(stop))  # as a server sent the stop sequences answers
+        return Said(until.cut(text) if until is not None else text)  # and as a client reads it to where it is complete
 
     def unscripted_hidden(self, messages: Sequence[Any]) -> bool:
         """Whether `messages` ask for a hidden check the script has no reply for (answered at once, by an error)."""

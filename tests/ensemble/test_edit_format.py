@@ -108,3 +108,42 @@ def test_a_part_of_a_file_sent_as_the_whole_file_replaces_that_part_only() -> No
     for whole in (LOADER.replace("def names(path):\n    return list(load(path))\n", ""), 'def load(path):\n    return {}\n'):
         parsed = WHOLE.parse(f"appconfig/loader.py\n```\n{whole}```\n", files.get, frozenset(files))
         assert [(b.search, b.replace) for b in parsed.blocks] == [(LOADER, whole)]
+
+
+def test_a_reply_is_complete_once_the_one_file_to_change_is_listed_and_its_fence_line_has_ended() -> None:
+    """Where a whole-file reply can stop being read: after its listing of the file, however that listing names it,
+    never at a fence still being written (it may be the start of an opening one), never inside another file's."""
+    from bot.ensemble.coder.parsing import listing_end
+
+    listing = "Pad the numbers.\n\ntimefmt.py\n```python\ndef f():\n    return 1\n```\n"
+    tail = "\nWith this change the tests pass.\n\ntests/test_timefmt.py\n```python\nimport timefmt\n```\n"
+    assert listing_end(listing + tail, ["timefmt.py"]) == len(listing)
+    assert listing_end(listing[:-1], ["timefmt.py"]) is None  # "```" may go on as "```python"
+    moved = listing.replace("timefmt.py\n```python", "```python src/timefmt.py")  # in the info string, a folder more
+    assert listing_end(moved + tail, ["timefmt.py"]) == len(moved)
+    commented = "```js\n// lib/emitter.js\nlet y = 1;\n```\n"
+    assert listing_end(commented + "Done.\n", ["lib/emitter.js"]) == len(commented)
+    other = "tests/test_timefmt.py\n```python\nimport timefmt\n```\n"
+    assert listing_end(other, ["timefmt.py"]) is None  # another file's listing is not the one to change
+    assert listing_end(other + listing, ["timefmt.py"]) == len(other + listing)
+    current = "def f():\n    return 1\n\n\ndef g():\n    return 2\n"
+    pathless = "```python\ndef f():\n    return 3\n\n\ndef g():\n    return 2\n```\n"
+    assert listing_end(pathless + "Done.\n", ["m.py"], ("m.py", current)) == len(pathless)
+    assert listing_end(pathless, ["m.py"]) is None
+    assert listing_end("<think>timefmt.py\n```\nx\n```\n</think>\n" + listing, ["timefmt.py"]) is None
+
+
+def test_a_round_ends_its_reply_after_the_listing_only_when_it_asks_for_one_file_sent_whole() -> None:
+    from bot.ensemble.coder.formats import BLOCKS, MIXED, WHOLE, reply_end
+
+    small, large = "x = 1\n", "".join(f"value_{n} = {n}\n" for n in range(200))
+    files = {"a.py": small, "big.py": large}
+    shown = dict(files)
+    end = reply_end(WHOLE, shown, files.get, ["a.py"])
+    assert end is not None and end.cut("a.py\n```\nx = 2\n```\nThat is all.\n") == "a.py\n```\nx = 2\n```\n"
+    assert reply_end(BLOCKS, shown, files.get, ["a.py"]) is None  # blocks end with no mark of the last
+    assert reply_end(WHOLE, shown, files.get, ["a.py", "big.py"]) is None  # several files may come
+    fitted = MIXED.fitted(shown, files.get)
+    assert reply_end(fitted, shown, files.get, ["a.py"]) is not None
+    assert reply_end(fitted, shown, files.get, ["big.py"]) is None  # a large file takes blocks in this format
+    assert reply_end(WHOLE, shown, files.get, ["tests/test_new.py"]) is not None  # a new file is listed whole

@@ -567,6 +567,22 @@ def test_with_the_whole_format_the_coder_sends_the_whole_file_and_it_lands(sampl
     assert "complete file" in system and "<<<<<<< SEARCH" not in models.prompts[-2][1][2].content
 
 
+def test_a_reply_is_read_only_until_the_one_file_it_was_asked_for_is_listed(sample: Path) -> None:
+    """What a small coder writes after the one file a round asks for (a word on the change, a test nobody asked for)
+    is not waited for and not applied; a round of edit blocks, which end with no mark of the last, reads it all."""
+    after = "\n\nWith this change the median is right.\n\ntests/test_extra.py\n```python\ndef test_x():\n    pass\n```\n"
+    script = {**happy_script(), ("coder", None): [REPRO, WHOLE_FIX + "\n" + after]}
+    result, models = run(sample, script, edit_format="whole")
+    assert result.success
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in git(sample, "show", f"{result.branch}:stats/core.py")
+    assert "tests/test_extra.py" not in git(sample, "ls-tree", "-r", "--name-only", result.branch).splitlines()
+    coder_ends = [end for (role, _, _), end in zip(models.calls, models.ends, strict=True) if role == "coder"]
+    assert [end.name if end else None for end in coder_ends][:2] == [
+        "the listing of tests/test_repro_median.py", "the listing of stats/core.py"]
+    _, blocks = run(sample, {**happy_script()}, edit_format="blocks")
+    assert [end for (role, _, _), end in zip(blocks.calls, blocks.ends, strict=True) if role == "coder"][:2] == [None, None]
+
+
 def test_a_whole_file_sent_without_its_path_lands_on_the_one_file_to_change(sample: Path) -> None:
     """Small models often open the listing with ```python and no path line; with one file to change, it is that."""
     pathless = "The even case needs the two middles averaged:\n\n" + WHOLE_FIX.removeprefix("stats/core.py\n")

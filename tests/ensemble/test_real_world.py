@@ -262,7 +262,7 @@ def test_a_prompt_the_model_finds_too_long_is_asked_again_smaller(sample: Path) 
         def __init__(self, limit: int) -> None:
             self.limit, self.asked = limit, []
 
-        def complete(self, role, messages, schema=None, temperature=None, stop=(), by=None, max_tokens=None):
+        def complete(self, role, messages, schema=None, temperature=None, stop=(), by=None, max_tokens=None, until=None):
             size = sum(len(m.content) for m in messages)
             self.asked.append(size)
             if size > self.limit:
@@ -283,7 +283,7 @@ def test_a_prompt_the_model_finds_too_long_is_asked_again_smaller(sample: Path) 
     class RefusesFirstCoderPrompt(ScriptedModels):
         refused = 0
 
-        def complete(self, role, messages, schema=None, temperature=None, stop=(), by=None, max_tokens=None):
+        def complete(self, role, messages, schema=None, temperature=None, stop=(), by=None, max_tokens=None, until=None):
             if role == "coder" and not self.refused:
                 self.refused += 1
                 raise ContextTooLong("the prompt is longer than the model's context window", 400)

@@ -10,7 +10,7 @@ import time
 from bot.llm.manager import MIN_NEED_TOKENS
 from bot.llm.openai import AFTER_ANSWER
 from bot.llm.schemas import REPLY_TOKENS
-from bot.llm.types import Message
+from bot.llm.types import Message, ReplyEnd
 from fakes.gemini_server import FakeGemini
 from fakes.openai_server import FakeOpenAI
 from tests.llm.conftest import PLAN, REVIEW, make_config, role
@@ -150,3 +150,60 @@ def test_a_server_that_refuses_to_stream_is_asked_without_streaming(make_manager
         assert manager.complete("critic", [Message("user", "Review this.")], schema="review").data == REVIEW
         assert manager.complete("critic", [Message("user", "Again.")], schema="review").data == REVIEW
         assert [r.stream for r in server.requests] == [True, False, False]
+
+
+LISTING = "Pad the numbers.\n\ntimefmt.py\n```python\n" + "".join(f"value_{n} = {n}\n" for n in range(40)) + "```\n"
+CHATTER = "\nWith this change the failing tests pass. " * 60 + "\n\ntests/test_new.py\n```python\nimport timefmt\n```\n"
+
+
+def _listed(text: str) -> int | None:
+    """Where LISTING ends in `text` (as the coder's round says of a reply changing timefmt.py whole)."""
+    end = text.find("```\n", text.find("```python") + 1)
+    return end + 4 if end >= 0 and "```python" in text else None
+
+
+def test_a_text_reply_is_read_only_until_the_caller_says_it_is_complete(make_manager, clock) -> None:
+    """A small coder goes on after the file it was asked for (a word on the change, a test nobody asked for): the
+    reply is streamed and the connection closed once it holds the listing, so a local server stops writing."""
+    from bot.llm import ModelManager
+
+    with FakeOpenAI(api_key=None) as server:
+        server.token_delay_s = 0.002
+        server.reply(LISTING + CHATTER, marker="You are the coder")
+        manager = ModelManager.from_config(make_config(), server.env(), clock=clock, sleep=clock.sleep)
+        reply = manager.complete("coder", CODE, until=ReplyEnd("the listing of timefmt.py", _listed))
+        request = server.requests[0]
+        waited = time.monotonic() + 5  # the server notices the closed connection at its next write
+        while not request.closed_early and time.monotonic() < waited:
+            time.sleep(0.01)
+    assert reply.text == LISTING and reply.finish_reason == "stop"
+    assert request.stream and request.closed_early
+    total = len(LISTING + CHATTER) // 4
+    assert request.sent_tokens < len(LISTING) // 4 + 16 < total // 2
+    assert reply.usage.output_tokens < total // 2  # what was read is what is counted
+
+
+def test_a_reply_that_is_not_streamed_is_cut_where_it_is_complete(
+        openai_server: FakeOpenAI, gemini_server: FakeGemini, make_manager, clock) -> None:
+    """Gemini's reply is read whole, and so is one from a server that refuses to stream: both are cut where the
+    caller says they are complete, so every provider hands back the same reply."""
+    from bot.llm import ModelManager
+
+    end = ReplyEnd("the listing of timefmt.py", _listed)
+    gemini_server.reply(LISTING + CHATTER)
+    config = make_config(coder=role("gemini", "gemini-2.0-flash"))
+    assert make_manager(config).complete("coder", CODE, until=end).text == LISTING
+    with FakeOpenAI(api_key=None) as server:
+        server.fail(400, "'stream' is not supported by this server", marker="You are the coder")
+        server.reply(LISTING + CHATTER, marker="You are the coder")
+        manager = ModelManager.from_config(make_config(), server.env(), clock=clock, sleep=clock.sleep)
+        assert manager.complete("coder", CODE, until=end).text == LISTING
+        assert [r.stream for r in server.requests] == [True, False]
+
+
+def test_a_reply_never_complete_is_read_to_its_end(openai_server: FakeOpenAI, make_manager) -> None:
+    """A reply without the listing (a READ request, blocks after all) is the model's whole reply, with its usage."""
+    openai_server.reply("READ src/other.py\n", marker="You are the coder", usage=(300, 5, 0))
+    reply = make_manager().complete("coder", CODE, until=ReplyEnd("the listing of timefmt.py", _listed))
+    assert reply.text == "READ src/other.py\n" and not openai_server.requests[0].closed_early
+    assert (reply.usage.input_tokens, reply.usage.output_tokens) == (300, 5)

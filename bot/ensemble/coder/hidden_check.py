@@ -13,7 +13,7 @@ import logging
 from collections.abc import Mapping
 
 from bot.ensemble.asking import ask
-from bot.ensemble.coder.formats import BLOCKS, EditFormat
+from bot.ensemble.coder.formats import BLOCKS, EditFormat, reply_end
 from bot.ensemble.coder.parsing import parse_edit_blocks, parse_whole_files
 from bot.ensemble.coder.prompts import coder_opening
 from bot.ensemble.coder.turns import Brief, Coder, shown_files
@@ -82,7 +82,8 @@ def write_hidden_check(coder: Coder, brief: Brief, source: str, source_text: str
     try:
         reply = ask(coder.models, "coder", lambda room: hidden_check_messages(
             coder.task, brief.plan, shown, source, source_text, path, coder.team, room, coder.conventions(brief.plan),
-            nearby, brief.edit_format, brief.failing), coder.prompt_budget)
+            nearby, brief.edit_format, brief.failing), coder.prompt_budget,
+            until=reply_end(brief.edit_format, shown, base, [path]))
     except BudgetExceeded:
         raise
     except ModelError as exc:  # the check is extra evidence: a model that cannot write it leaves the team as it was

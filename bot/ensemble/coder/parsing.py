@@ -10,6 +10,7 @@ applies what this module finds.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 from bot.llm.reasoning import strip_reasoning
@@ -102,7 +103,27 @@ def parse_whole_files(text: str, lone: tuple[str, str] | None = None) -> list[tu
     is no listing either: a file cut short must never replace the whole file.
     """
     lines = strip_reasoning(text).replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    found: list[tuple[str, str]] = []
+    return [(path, content) for path, content, _ in _listings(lines, lone)]
+
+
+def listing_end(text: str, paths: Collection[str], lone: tuple[str, str] | None = None) -> int | None:
+    """The length of `text` up to the end of the line that closes its first whole-file listing of one of `paths`
+    (read as `parse_whole_files` reads it, a listing under a path with a folder too many or too few included); None
+    while it holds none. A closing fence counts once its line has ended, so a text read as it streams is never
+    taken as complete at a fence that is the start of an opening one. A reply that holds reasoning is never complete
+    here: its offsets are not those of the text the listings are read from."""
+    if strip_reasoning(text) != text.strip():
+        return None
+    lines = text.split("\n")[:-1]  # whole lines only: the last one is still being written
+    for path, _, close in _listings([line.removesuffix("\r") for line in lines], lone):
+        if any(path == p or path.endswith("/" + p) or p.endswith("/" + path) for p in paths):
+            return sum(len(line) + 1 for line in lines[:close + 1])
+    return None
+
+
+def _listings(lines: list[str], lone: tuple[str, str] | None) -> Iterator[tuple[str, str, int]]:
+    """Each whole-file listing in `lines`: its path, its content and the index of the line that closes it."""
+    found: list[str] = []
     i = 0
     while i < len(lines):
         fence = FENCE_RE.match(lines[i])
@@ -111,17 +132,17 @@ def parse_whole_files(text: str, lone: tuple[str, str] | None = None) -> list[tu
             continue
         close = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == fence.group(1)), None)
         if close is None:
-            break
+            return
         body = lines[i + 1:close]
         path = _fence_path(lines[i]) or _path_right_above(lines, i)
         if not path and body and (path := _path_comment(body[0])):
             body = body[1:]
-        if not path and lone and not any(p == lone[0] for p, _ in found) and _keeps_most(body, lone[1]):
+        if not path and lone and lone[0] not in found and _keeps_most(body, lone[1]):
             path = lone[0]
         if path and not any(SEARCH_RE.match(line) for line in body):
-            found.append((path.removeprefix("./"), _join(body)))
+            found.append(path.removeprefix("./"))
+            yield path.removeprefix("./"), _join(body), close
         i = close + 1
-    return found
 
 
 def reply_key(text: str) -> str:

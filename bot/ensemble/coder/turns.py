@@ -35,7 +35,7 @@ from bot.ensemble.coder.apply import (
     write_changes,
 )
 from bot.ensemble.coder.fileview import focus_from_text, render_file
-from bot.ensemble.coder.formats import BLOCKS, FORMATS, EditFormat, reply_tokens
+from bot.ensemble.coder.formats import BLOCKS, FORMATS, EditFormat, reply_end, reply_tokens
 from bot.ensemble.coder.parsing import ParseResult, cut_oversized_blocks, reply_key
 from bot.ensemble.coder.prompts import (
     coder_messages,
@@ -54,7 +54,7 @@ from bot.forge import Workspace
 from bot.forge.policy import DEFAULT_MAX_FILE_BYTES, content_problems, too_large
 from bot.llm.manager import warmer
 from bot.llm.reasoning import strip_reasoning
-from bot.llm.types import STOP_LIMIT, Message
+from bot.llm.types import STOP_LIMIT, Message, ReplyEnd
 from bot.redact import clip
 from bot.trace import span
 from common.testids import file_of_test
@@ -296,6 +296,7 @@ class _Conversation:
     temperature: float | None = None  # the round's own temperature (an independent sample), None: the team's
     reply_by: float | None = None  # a short round's time the replies must be done by (the model client cuts them)
     max_tokens: int | None = None  # what a reply can need (None: the model's configured output cap)
+    until: ReplyEnd | None = None  # where a reply is complete (formats.reply_end)
 
 
 def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Collection[str] = (),
@@ -333,8 +334,11 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Co
     limits = replace(limits, temperature=own, edit_format=edit_format)
     whole = {p: shown[p] for p in shown_whole}
     stops = (*reader.stops(whole, judged, coder.task.text), *edit_format.stops(whole, judged, coder.task.text))
+    # the reproduction round writes its test alone; a round may end its reply once the one file it changes is listed
+    targets = [plan.reproduction_test] if brief.reproduce and plan.reproduction_test else editable
     talk = _Conversation(coder, prompt, limits, tuple(shown), shown_whole, opened.example(paths),
-                         tuple(dict.fromkeys(stops))[:STOP_LIMIT], reader, brief.temperature, brief.reply_by, need)
+                         tuple(dict.fromkeys(stops))[:STOP_LIMIT], reader, brief.temperature, brief.reply_by, need,
+                         reply_end(edit_format, shown, files.read, targets))
     edits, ended = _converse(talk)
     transcript = Transcript(ended, plan, opened.name, tuple(known.items())) if ended else None
     edits = replace(_guard(coder, edits, frozen, data, closure), transcript=transcript)
@@ -398,10 +402,11 @@ def _converse(talk: _Conversation) -> tuple[RoundEdits, tuple[Message, ...]]:
         began = coder.clock()
         try:
             temperature = step.temperature if step.temperature is not None else talk.temperature
-            # after code it asked for, the coder may change a file the round's cap did not count
-            need = None if any(t.kind == "request" for t in turns) else talk.max_tokens
+            # after code it asked for, the coder may change a file the round's cap (and its end) did not count
+            read_more = any(t.kind == "request" for t in turns)
+            need, until = (None, None) if read_more else (talk.max_tokens, talk.until)
             reply = ask(coder.models, "coder", messages, coder.prompt_budget, temperature=temperature,
-                        stop=talk.stops, by=talk.reply_by, max_tokens=need)
+                        stop=talk.stops, by=talk.reply_by, max_tokens=need, until=until)
         except (ContextTooLong, PromptTooLong):
             if not step.tail:
                 raise
