@@ -40,7 +40,7 @@ from bot.errors import (
     UnreadableReply,
 )
 from bot.llm import refusals
-from bot.llm.local import server_extras, server_turn
+from bot.llm.local import is_local, server_extras, server_turn
 from bot.llm.reasoning import REASONING_PREFIXES, strip_reasoning
 from bot.llm.retry import parse_retry_after
 from bot.llm.schemas import SchemaViolation, get_schema, parse_structured
@@ -179,28 +179,32 @@ class OpenAIChatModel:
             kwargs.update(stream=True, stream_options={"include_usage": True})
         try:
             with server_turn(self.base_url):  # a local server's queue is ours, outside the timeout
+                began = time.monotonic()
                 completion = self.client().chat.completions.create(**kwargs)
                 if stream:
                     return self._read_stream(completion, request.schema or "", messages, request.timeout_s,
-                                             None if request.schema else request.until)
+                                             None if request.schema else request.until, began)
         except (openai.OpenAIError, ValueError) as exc:  # ValueError: a body that is not JSON
             raise self._map_error(exc, request.timeout_s) from exc
         return self._read(completion)
 
     def _read_stream(self, stream: Stream[ChatCompletionChunk], schema: str, messages: list[dict[str, str]],
-                     timeout_s: float, until: ReplyEnd | None = None) -> Completion:
+                     timeout_s: float, until: ReplyEnd | None = None, began: float | None = None) -> Completion:
         """A streamed reply, read until it is complete and within `timeout_s` in all as an answer that is not
         streamed: a structured one until it holds a JSON object that validates as `schema` (the first such object is
         the answer) and then at most AFTER_ANSWER more pieces (a server that enforces the schema ends it right after
         the object, and its last event brings the server's usage, cached tokens included); a plain one to its end, or
         up to where `until` says it is complete. A reply that goes on after it is cut: the connection is closed,
-        which stops a local server's decoding, and its usage is counted here from the prompt and the text read."""
+        which stops a local server's decoding, and its usage is counted here from the prompt and the text read; a
+        local server's split of its time (which comes with its last event) is then timed here instead, from `began`
+        (when the request was sent): until the first piece of text it was reading the prompt."""
         import openai
 
         parts: list[str] = []
         finish, usage, model, chunk_id, answered, cut = "stop", None, "", None, -1, False
         timings: dict[str, float] = {}
         ends = time.monotonic() + timeout_s
+        first: float | None = None  # when the first piece of text came
         try:
             for chunk in stream:
                 if time.monotonic() > ends:
@@ -212,6 +216,8 @@ class OpenAIChatModel:
                 piece = (choice.delta.content or "") if choice is not None and choice.delta else ""
                 if choice is not None and choice.finish_reason:
                     finish = str(choice.finish_reason).lower()
+                if piece and first is None:
+                    first = time.monotonic()
                 if piece and answered >= 0 and len(parts) - answered >= AFTER_ANSWER:
                     cut = True  # the model goes on writing after its answer: not waited for
                     break
@@ -240,8 +246,11 @@ class OpenAIChatModel:
         tokens = _usage(usage, timings) if usage is not None and not cut else Usage(
             sum(count_tokens(m["content"], self.model) + 4 for m in messages), count_tokens(text, self.model))
         request_id = stream.response.headers.get("x-request-id") or chunk_id
+        timing = _timing(timings)
+        if timing is None and cut and began is not None and first is not None and is_local(self.base_url):
+            timing = ServerTiming(first - began, time.monotonic() - first)
         return Completion(text=text, usage=tokens, request_id=request_id, finish_reason="stop" if cut else finish,
-                          model=model, timing=_timing(timings))
+                          model=model, timing=timing)
 
     def _read(self, completion: ChatCompletion) -> Completion:
         # The SDK builds replies without validating them: a field a compatible server left out is None,
