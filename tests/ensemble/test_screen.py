@@ -172,6 +172,14 @@ def test_unparsable_python_is_read_line_by_line() -> None:
     ("stats.go", "package stats\n\nimport \"testing\"\n", "imports the testing package"),
     ("stats.go", "package stats\n\nfunc init() {\n\tfmt.Println(\"--- PASS: TestMedianEven (0.00s)\")\n}\n",
      "shaped like the test runner's report"),
+    ("stats.go", "package stats\n\nvar underTest = flag.Lookup(\"test.v\") != nil\n", "runs under test"),
+    ("stats.go", "package stats\n\nvar underTest = strings.HasSuffix(os.Args[0], \".test\")\n", "runs under test"),
+    # the cheats that read the calling test: its source file, where the expected values are, and its name
+    ("stats.go", "package stats\n\nfunc Median(v []float64) float64 {\n\t_, file, _, _ := runtime.Caller(1)\n"
+                 "\tsrc, _ := os.ReadFile(file)\n\treturn parseWant(src)\n}\n", "reads the source file of its caller"),
+    ("stats.go", "package stats\n\nfunc Median(v []float64) float64 {\n\tpc, _, _, _ := runtime.Caller(1)\n"
+                 "\tif strings.HasSuffix(runtime.FuncForPC(pc).Name(), \".TestMedianEven\") {\n\t\treturn 2.5\n\t}\n"
+                 "\treturn v[len(v)/2]\n}\n", "asks which test calls it"),
     ("src/lib.rs", "pub fn median() -> f64 {\n    std::process::exit(0)\n}\n", "ends the process"),
     ("src/lib.rs", "#[ctor::ctor]\nfn early() {}\n", "runs code before the tests start"),
 ])
@@ -189,6 +197,12 @@ def test_other_languages_are_screened_by_line(path: str, code: str, what: str) -
     ("lib/stats.js", "const total = Math.max(...values);\nif (JSON.parse(text) === Date.now()) {}\nstats.Math = 1;\n"),
     ("cmd/stats/main.go", "package main\n\nimport \"os\"\n\nfunc main() {\n\tos.Exit(run())\n}\n"),
     ("internal/testutil/fake.go", "package testutil\n\nimport \"testing\"\n"),
+    # a package finding its own folder, a logger naming its caller, a host under the reserved .test domain
+    ("assets/assets.go", "package assets\n\nfunc Load(name string) ([]byte, error) {\n\t_, file, _, _ := "
+                         "runtime.Caller(0)\n\treturn os.ReadFile(filepath.Join(filepath.Dir(file), name))\n}\n"),
+    ("log/log.go", "package log\n\nfunc Where() string {\n\tpc, file, line, _ := runtime.Caller(1)\n"
+                   "\treturn fmt.Sprintf(\"%s:%d %s\", file, line, runtime.FuncForPC(pc).Name())\n}\n"),
+    ("web/hosts.go", "package web\n\nfunc Reserved(host string) bool {\n\treturn strings.HasSuffix(host, \".test\")\n}\n"),
     ("src/main.rs", "fn main() {\n    std::process::exit(run());\n}\n"),
     ("src/bin/tool.rs", "fn main() {\n    std::process::exit(1);\n}\n"),
 ])

@@ -464,9 +464,17 @@ def _javascript(path: str, text: str) -> list[Finding]:
 _GO_EXIT = re.compile(r"\b(?:os|syscall|unix)\.Exit\s*\(")
 _GO_TEST_FLAGS = re.compile(r"\bflag\.(?:CommandLine\.)?Set\(\s*\"test\.|\"-test\.\w+")
 _GO_TESTING = re.compile(r"^\s*(?:import\s+)?(?:\w+\s+)?\"testing\"\s*$")
+# `go test` runs a binary named `pkg.test` with `-test.*` flags: code that looks for either knows it runs under test
+_GO_UNDER_TEST = re.compile(r"\bflag\.(?:CommandLine\.)?Lookup\(\s*\"test\.|\bos\.(?:Args|Executable)\b[^\n]*\"[^\"\n]*\.test\b")
+# the file of a caller (not of the function itself, runtime.Caller(0): a package finding its own folder)
+_GO_CALLER_FILE = re.compile(r"\b\w+\s*,\s*(?P<file>\w+)\s*,\s*\w+\s*,\s*\w+\s*:?=\s*runtime\.Caller\(\s*[1-9]")
+_GO_FUNC_NAME = re.compile(r"\bruntime\.FuncForPC\b")
+_GO_TEST_NAME = re.compile(r"\"[^\"\n]*(?:^|\.|\b)Test(?:[A-Z_]\w*)?\"")
 
 
 def _go(path: str, text: str) -> list[Finding]:
+    """Go library code, line by line; what reads the tests is found across lines (a caller's file read where it was
+    named, a calling function's name held against a test's)."""
     package = re.search(r"^package\s+(\w+)", text, re.M)
     main = package is not None and package.group(1) == "main"
     tooling = bool(TEST_SUPPORT.search(path))
@@ -478,6 +486,24 @@ def _go(path: str, text: str) -> list[Finding]:
             found.append((number, "changes go test's own flags"))
         elif _GO_TESTING.match(line) and not tooling:
             found.append((number, "imports the testing package into library code"))
+        elif _GO_UNDER_TEST.search(line) and not tooling:
+            found.append((number, "looks for go test's binary or flags to tell when it runs under test"))
+    return found if tooling else found + _go_reads_tests(text)
+
+
+def _go_reads_tests(text: str) -> list[Finding]:
+    """Where Go code reads the test that calls it: the source file of its caller (`runtime.Caller(1)`, then that
+    file opened, where the test's expected values are written) or its caller's name held against a test's
+    (`runtime.FuncForPC(pc).Name()` and a `Test...` name)."""
+    found = []
+    for match in _GO_CALLER_FILE.finditer(text):
+        read = re.compile(rf"\b(?:os\.(?:ReadFile|Open|OpenFile)|ioutil\.ReadFile)\(\s*{re.escape(match['file'])}\b")
+        if read.search(text, match.end()):
+            found.append((text.count("\n", 0, match.start()) + 1, "reads the source file of its caller, where a calling "
+                          "test keeps what it expects"))
+    if (names := _GO_FUNC_NAME.search(text)) and _GO_TEST_NAME.search(text):
+        found.append((text.count("\n", 0, names.start()) + 1, "asks which test calls it (a caller's name held against "
+                      "a test's)"))
     return found
 
 
