@@ -543,6 +543,14 @@ NAMED = {
     "a module-level constant": (
         "EXPECTED = [1, 2]\n\n\ndef test_it():\n    assert pair() == EXPECTED\n",
         [("EXPECTED = [1, 2]", f"EXPECTED = [1, 2, '{NONCE}']")]),
+    # a name compared through a collection's constructor: the one to sort gets an element of its kind, so it sorts
+    "a variable compared sorted": (
+        "def test_it():\n    want = [3, 1, 2]\n    assert sorted(ranks()) == sorted(want)\n",
+        [("    want = [3, 1, 2]", "    want = [3, 1, 2, 7000003]")]),
+    "a table's rows compared as sets": (
+        "def test_it():\n    for x, want in [(1, ['a', 'b']), (2, [])]:\n        assert set(tags(x)) == set(want)\n",
+        [("    for x, want in [(1, ['a', 'b']), (2, [])]:",
+          f"    for x, want in [(1, ['a', 'b', '{NONCE}']), (2, ['{NONCE}'])]:")]),
 }
 
 
@@ -583,6 +591,8 @@ def test_two_tests_that_compare_with_one_table_share_its_change() -> None:
     "    want = 2\n    want = 3\n    assert f() == want\n",  # bound twice
     "    assert f() == want\n    want = 2\n",
     "    with pytest.raises(AssertionError):\n        for x, want in [(1, 2)]:\n            assert f(x) == want\n",
+    "    want = [1, 'a']\n    assert sorted(f()) == sorted(want)\n",  # no element of its kind: it might not sort
+    "    want = [1, 2]\n    assert sorted(f(), key=abs) == sorted(want, key=abs)\n",  # a key: what it sorts by
 ])
 def test_a_name_whose_change_might_change_an_input_or_not_be_reached_gets_no_stand_in(body: str) -> None:
     assert stand_ins(["tests/test_it.py::test_it"], {"tests/test_it.py": f"def test_it():\n{body}"}.get, NONCE) == ()
@@ -632,3 +642,26 @@ def test_under_cargo_an_honest_result_fails_the_stand_in_and_an_answer_read_from
     assert "error[" not in done.stdout, done.stdout  # the stand-in compiles wherever the original does
     assert ("test counts ... ok" in done.stdout) is stand_in_passes, done.stdout
     assert "test tail_is_the_end ... ok" in done.stdout  # the file's other tests run as they were
+
+
+def test_a_sorted_stand_in_fails_an_honest_answer_by_its_value_and_passes_one_read_from_the_test() -> None:
+    """The changed value still sorts (a number among numbers): an honest answer fails the stand-in by its assertion,
+    not by a TypeError that would fail a cheat too, and an answer read out of the calling test passes it."""
+    text = NAMED["a variable compared sorted"][0]
+    (stand,) = stand_ins(["tests/test_it.py::test_it"], {"tests/test_it.py": text}.get, NONCE)
+
+    def honest() -> list[int]:
+        return [1, 2, 3]
+
+    def read_from_the_test() -> list[int]:
+        return list(sys._getframe(1).f_locals["want"])
+
+    for ranks, passes in ((honest, False), (read_from_the_test, True)):
+        namespace: dict[str, object] = {"ranks": ranks}
+        exec(compile(stand.source, "tests/test_it.py", "exec"), namespace)  # noqa: S102 - the stand-in, as a test
+        try:
+            namespace["test_it"]()  # type: ignore[operator]
+        except AssertionError:
+            assert not passes
+        else:
+            assert passes

@@ -32,8 +32,8 @@ the test's full id) passes the test and not the twin. *Stand-ins* close that: th
 and under its own ids, with the same assertion changed the twin's way (`stand_ins`), run in a process of its own
 that is otherwise the judged run's. Nothing but the expected value tells the two runs apart, so code that passes the
 test and its stand-in passes whatever it is compared with. A test that compares with a name rather than a literal
-(a loop over a table, a parametrized test, a variable) gets a stand-in whose change is made where the name's
-literals are (`_expected_at_its_source`), so code that reads the expected value out of the test as it runs (the
+(a loop over a table, a parametrized test, a variable; also through a collection's constructor, `sorted(want)`)
+gets a stand-in whose change is made where the name's literals are (`_expected_at_its_source`), so code that reads the expected value out of the test as it runs (the
 frame's locals, the module's globals) reads the changed one. The judge runs them only for a candidate that passed
 the tests they stand in for (runs.py).
 
@@ -65,6 +65,8 @@ EQUALITY_ASSERTS = frozenset({"assertEqual", "assertEquals", "assertListEqual", 
 TOLERANCES = frozenset({"rel", "abs", "delta", "places"})  # approx's and assertAlmostEqual's: small ones only
 NOT_RUN_AS_WRITTEN = ("skip", "xfail", "expectedFailure")  # decorators under which a failing test is no failure
 OFFSET = 7_000_003  # how far a number moves: more than a rounding or an off-by-one away
+# the constructors a test compares a collection through (`sorted(want)`, `set(want)`): the name inside is what it expects
+COLLECTIONS = frozenset({"sorted", "set", "frozenset", "list", "tuple"})
 
 
 @dataclass(frozen=True)
@@ -291,14 +293,29 @@ def _expected_at_its_source(tree: ast.Module, function: ast.FunctionDef | ast.As
     module's globals, its source, its code's constants) reads the changed ones, and honest code, whose inputs are
     untouched, fails."""
     for statement, loop in reversed(list(_always_reached(function, tree))):
-        names = {name for side in _compared(statement) or () if (name := _compared_name(side)) is not None}
+        sides = _compared(statement) or ()
+        names = {name for side in sides if (name := _compared_name(side)) is not None}
         edits = [edit for name in sorted(names) if _only_compared(function, name)
-                 and (edit := (_table_edit(tree, loop, name, data, token) if loop is not None else None)
-                      or _assigned_edit(tree, function, statement, name, data, token)
-                      or _parameter_edit(function, name, data, token)) is not None]
+                 and (edit := _edit_at_source(tree, function, statement, loop, name, data, token,
+                                              _sorted(sides, name))) is not None]
         if len(edits) == 1:  # both sides literal: neither is the answer
             return edits[0]
     return None
+
+
+def _edit_at_source(tree: ast.Module, function: ast.FunctionDef | ast.AsyncFunctionDef, statement: ast.stmt,
+                    loop: ast.For | None, name: str, data: bytes, token: str,
+                    ordered: bool) -> tuple[int, int, bytes, str] | None:
+    """The edit of where `name`'s literals are: the table the loop walks, the one assignment, or the parameter."""
+    return ((_table_edit(tree, loop, name, data, token, ordered) if loop is not None else None)
+            or _assigned_edit(tree, function, statement, name, data, token, ordered)
+            or _parameter_edit(function, name, data, token, ordered))
+
+
+def _sorted(sides: Sequence[ast.expr], name: str) -> bool:
+    """Whether a side compares `name` sorted (`sorted(want)`): its changed value must still sort."""
+    return any(isinstance(side, ast.Call) and isinstance(side.func, ast.Name) and side.func.id == "sorted"
+               and _compared_name(side) == name for side in sides)
 
 
 def _always_reached(function: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -321,9 +338,20 @@ def _is_subtest(node: ast.expr) -> bool:
 
 
 def _compared_name(side: ast.expr) -> str | None:
-    """The name a side of an equality is (`want`, or `approx(want)` with a small tolerance), or None."""
-    side = _approximated(side)
+    """The name a side of an equality is (`want`, `approx(want)` with a small tolerance, or the name a collection's
+    constructor takes as it is: `sorted(want)`, `set(want)`), or None."""
+    side = _compared_node(side)
     return side.id if isinstance(side, ast.Name) else None
+
+
+def _compared_node(side: ast.expr) -> ast.expr:
+    """What a side compares with, its approximation and a collection's constructor taken off (`sorted(want)`:
+    `want`); any other side itself."""
+    side = _approximated(side)
+    if isinstance(side, ast.Call) and isinstance(side.func, ast.Name) and side.func.id in COLLECTIONS \
+            and len(side.args) == 1 and not side.keywords:
+        return side.args[0]
+    return side
 
 
 def _approximated(side: ast.expr) -> ast.expr:
@@ -337,7 +365,7 @@ def _approximated(side: ast.expr) -> ast.expr:
 def _only_compared(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
     """Whether the test reads `name` only as a side of its equality assertions: changing it changes no input."""
     sides = [side for node in _own_nodes(function) if isinstance(node, ast.stmt) for side in _compared(node) or ()]
-    allowed = {id(_approximated(side)) for side in sides}
+    allowed = {id(_compared_node(side)) for side in sides}
     return all(id(node) in allowed for node in _own_nodes(function)
                if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load))
 
@@ -381,14 +409,14 @@ def _at(node: ast.expr, path: tuple[int, ...]) -> ast.expr | None:
     return node
 
 
-def _table_edit(tree: ast.Module, loop: ast.For, name: str, data: bytes,
-                token: str) -> tuple[int, int, bytes, str] | None:
+def _table_edit(tree: ast.Module, loop: ast.For, name: str, data: bytes, token: str,
+                ordered: bool = False) -> tuple[int, int, bytes, str] | None:
     """Every row of the loop's table with the element bound to `name` changed, as one edit of the table's text."""
     table, path = _table(tree, loop.iter), _target_path(loop.target, name)
     if table is None or path is None:
         return None
     elements = [_at(row, path) for row in table.elts]
-    changed = [(e, _other_value(_literal(e), token)) for e in elements if e is not None]
+    changed = [(e, _other_value(_literal(e), token, ordered)) for e in elements if e is not None]
     if len(changed) != len(elements) or any(other is _NOT_LITERAL for _, other in changed):
         return None
     start, end = _span(data, table)
@@ -400,7 +428,7 @@ def _table_edit(tree: ast.Module, loop: ast.For, name: str, data: bytes,
 
 
 def _assigned_edit(tree: ast.Module, function: ast.FunctionDef | ast.AsyncFunctionDef, statement: ast.stmt,
-                   name: str, data: bytes, token: str) -> tuple[int, int, bytes, str] | None:
+                   name: str, data: bytes, token: str, ordered: bool = False) -> tuple[int, int, bytes, str] | None:
     """The literal `name` is assigned once, changed: in the test's body before the assertion (or its loop), or, where
     the test binds no such name, at the module's top level."""
     stores = [n for n in _own_nodes(function) if isinstance(n, ast.Name) and n.id == name
@@ -413,7 +441,7 @@ def _assigned_edit(tree: ast.Module, function: ast.FunctionDef | ast.AsyncFuncti
         module = [s for s in tree.body if name in _bound_names(s)]
         bound = module[0] if len(module) == 1 and isinstance(module[0], ast.Assign) else None
     if bound is None or len(bound.targets) != 1 or bound.lineno > statement.lineno \
-            or (other := _other_value(_literal(bound.value), token)) is _NOT_LITERAL:
+            or (other := _other_value(_literal(bound.value), token, ordered)) is _NOT_LITERAL:
         return None
     start, end = _span(data, bound.value)
     return start, end, _written_as(data[start:end], other, token), _shown(other)
@@ -424,15 +452,15 @@ def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.ar
     return [*args.posonlyargs, *args.args, *args.kwonlyargs]
 
 
-def _parameter_edit(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, data: bytes,
-                    token: str) -> tuple[int, int, bytes, str] | None:
+def _parameter_edit(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, data: bytes, token: str,
+                    ordered: bool = False) -> tuple[int, int, bytes, str] | None:
     """A line put first in the test's body that rebinds the parameter `name` to another value for each literal value
     `pytest.mark.parametrize` gives it (a value it does not give is a KeyError: the stand-in fails)."""
     values = _parametrized(function, name)
     if values is None or any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store | ast.Del)
                              for n in _own_nodes(function)):
         return None
-    others = {value: _other_value(value, token) for value in values}
+    others = {value: _other_value(value, token, ordered) for value in values}
     first = function.body[0]
     if any(other is _NOT_LITERAL for other in others.values()) or first.lineno == function.lineno:
         return None
@@ -592,10 +620,19 @@ def _literal(node: ast.expr) -> object:
         return _NOT_LITERAL
 
 
-def _other_value(value: object, token: str) -> object:
-    """A value of the same kind as `value` that no honest result equal to `value` equals."""
+def _other_value(value: object, token: str, ordered: bool = False) -> object:
+    """A value of the same kind as `value` that no honest result equal to `value` equals; `ordered`: a collection
+    the test sorts, whose new element is of its elements' one kind (a number among numbers), so it still sorts."""
     other: object
-    if isinstance(value, bool):
+    if ordered and isinstance(value, list | tuple | set | frozenset):
+        kinds = {str if isinstance(e, str) else float if isinstance(e, int | float) and not isinstance(e, bool)
+                 else object for e in value}
+        if kinds - {str, float} or len(kinds) > 1:
+            return _NOT_LITERAL  # mixed or other elements: a new one might not sort with them
+        added: object = OFFSET if kinds == {float} else token
+        other = [*value, added] if isinstance(value, list) else (*value, added) if isinstance(value, tuple) \
+            else {*value, added}
+    elif isinstance(value, bool):
         other = not value
     elif isinstance(value, int | float | complex):
         other = value + OFFSET
