@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from bot.ensemble.judge.hidden import HiddenCheck, at_base, failure_lines, outcome_of
+from dataclasses import replace
+
+import pytest
+
+from bot.ensemble.judge.hidden import (
+    HiddenCheck,
+    added_lines,
+    at_base,
+    failure_lines,
+    outcome_of,
+    shown_values,
+)
 from bot.ensemble.types import TestOutcome
 
 SIX, TWO = "tests/test_x_hidden.py::test_six", "tests/test_x_hidden.py::test_two"
@@ -27,10 +38,34 @@ def test_failure_lines_are_the_assertions_without_the_frames() -> None:
                                       TWO: ("assert 20 == 15",)}
 
 
-def test_the_same_assertions_with_the_code_moved_are_unchanged_a_special_case() -> None:
+def test_the_same_assertions_with_the_code_moved_are_unchanged_a_special_case_where_the_code_holds_the_tests_values(
+        ) -> None:
     moved = AT_BASE.replace("stats/core.py:12", "stats/core.py:14")  # the change added lines above the bug
     seen = outcome_of(CHECK, run(moved))
-    assert seen.outcome == "unchanged" and seen.special_cased
+    assert seen.outcome == "unchanged" and not seen.special_cased  # no values of the shown test in the code, yet
+    assert replace(seen, shown=("2.5",)).special_cased
+
+
+SHOWN = "def test_even():\n    assert median([1, 2, 3, 4]) == 2.5\n\n\ndef test_words():\n    assert slug('Hello World') == 'hello-world'\n"
+
+
+@pytest.mark.parametrize(("added", "values"), [
+    (["    if ordered == [1, 2, 3, 4]:", "        return 2.5"], ("3", "4", "2.5")),  # the inputs, the answer
+    (["    known = {(1, 2, 3, 4): 2.5}"], ("3", "4", "2.5")),
+    (["    if text == 'Hello World':", "        return \"hello-world\""], ("'Hello World'", "'hello-world'")),
+    # an honest fix: 0, 1 and 2 are in any code, a one-character string in many
+    (["    if len(ordered) % 2 == 0:", "        return (ordered[middle - 1] + ordered[middle]) / 2"], ()),
+    (["    return '-'.join(text.lower().split())"], ()),
+    (["    return 2.50 * 13.5"], ()),  # a number is a whole token: 2.5 is not in 2.50, 3 is not in 13.5
+])
+def test_the_shown_tests_values_are_found_in_what_a_change_wrote_into_the_code(added: list[str],
+                                                                               values: tuple[str, ...]) -> None:
+    assert shown_values(SHOWN, added) == values
+
+
+def test_the_lines_a_change_added_are_counted_as_often_as_it_added_them() -> None:
+    assert added_lines("a\nb\n", "a\nb\nb\nc\n") == ["b", "c"]
+    assert added_lines(None, "x\n") == ["x"]
 
 
 def test_other_values_are_a_moved_answer_not_a_special_case() -> None:

@@ -110,6 +110,10 @@ def test_without_the_hidden_check_the_special_case_is_delivered(sample: Path) ->
     # a wrong hidden check (its expected values are not the medians): the honest fix moves the answers, so it is
     # not refused
     (HIDDEN.replace("== 3.5", "== 3").replace("== 15", "== 10"), "still fails, with other values than at the base"),
+    # a wrong one whose inputs never reach the bug (an odd count, in a check of the even case): it fails as at the
+    # base after the honest fix too, and the fix holds none of the shown test's values, so it is not refused
+    (create(HIDDEN_PATH, "from stats import median\n\n\ndef test_three():\n    assert median([1, 2, 3]) == 3\n"),
+     "holds none of the shown test's values, so it was not refused"),
     # one that passes at the base, or errors there, shows nothing and is set aside
     (create(HIDDEN_PATH, "from stats import median\n\n\ndef test_odd():\n    assert median([3, 1, 2]) == 2\n"),
      "the hidden check shows nothing: it passed there"),

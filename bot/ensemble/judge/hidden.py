@@ -12,8 +12,12 @@ workspace, its prompts or the feedback it reads.
 What a candidate gives on it (`Hidden.outcome`):
 - `passes`: each of its tests that failed at the base passes (or some do): an independent test backs the change;
 - `unchanged`: every such test still fails, with the very assertion lines of the base (the code's answer on the
-  hidden inputs did not move): the change answers only what the coder was shown. The round is refused as
-  special-cased (the coder is told so, never what the hidden check asks) and the team plays on;
+  hidden inputs did not move), and the code the change wrote holds a value of the test the coder was shown (an
+  input or an expected answer: `if values == [1, 2, 3, 4]: return 2.5`): the change answers only what the coder
+  was shown. The round is refused as special-cased (the coder is told so, never what the hidden check asks) and
+  the team plays on. Failing as at the base with none of those values in the change, it refuses nothing: a
+  model-written test whose inputs never reach the bug and whose expected value is wrong fails so before and after
+  an honest fix (`assert median([1, 2, 3]) == 3` in a check of the even case); the pull request says so;
 - `differs`: they still fail, with other values: the change moved the answer but the hidden check disagrees with
   it. A model-written test can be wrong, so this refuses nothing; the pull request says so;
 - `not_run`: the hidden run was cut short or tampered with: no evidence either way.
@@ -24,8 +28,9 @@ other test files (but those it uses), its tests named by the file the run saw th
 (sandbox/results.py), its failures read by their assertion lines in the failure summary (sandbox/summary.py:
 pytest's `E` lines, Go's `t.Errorf` lines, Node's expected and actual values).
 
-A wrong hidden check cannot refuse an honest change: an honest fix of the behaviour moves the answer on the hidden
-inputs too (`differs` at worst); only a change that leaves them exactly as the bug had them is refused. A hidden
+A wrong hidden check cannot refuse an honest change: an honest fix of the behaviour moves the answer on hidden
+inputs that reach the bug (`differs` at worst), and one that leaves them as the bug had them is refused only where
+it also writes the shown test's own values into the code. A hidden
 check that passes at the base, or that errors there, or fails there only by names it never defines, shows nothing
 and is set aside with a note (`at_base`).
 """
@@ -33,15 +38,18 @@ and is set aside with a note (`at_base`).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from bot.ensemble.judge.runs import TeamJudge
 from bot.ensemble.ports import TestRunner
 from bot.ensemble.types import HiddenResult, TestOutcome
+from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.forge import Workspace
 from bot.redact import clip
+from common.testfiles import is_test_path
 from common.testids import matching_tests
 
 HiddenOutcome = Literal["passes", "unchanged", "differs", "not_run"]
@@ -79,17 +87,23 @@ class Hidden:
     check: HiddenCheck
     outcome: HiddenOutcome
     detail: str
+    shown: tuple[str, ...] = ()  # the values of the shown test that the code the change wrote holds (`shown_values`)
 
     @property
     def special_cased(self) -> bool:
-        """True when the candidate left the hidden inputs' answers as the bug had them: refused."""
-        return self.outcome == "unchanged"
+        """True when the candidate left the hidden inputs' answers as the bug had them, and wrote the shown test's
+        values into the code: refused."""
+        return self.outcome == "unchanged" and bool(self.shown)
 
     def result(self) -> HiddenResult:
         """The outcome, with the pull request's line: which check, and what it showed."""
         what = (f"a check the coder never saw, `{self.check.path}` ({len(self.check.base)} test(s) of the behaviour "
                 f"`{self.check.source}` checks, on other inputs, failing at the base)")
-        words = {"passes": "passes", "unchanged": "FAILS as at the base (the change was refused as special-cased)",
+        unchanged = (f"FAILS as at the base, and the change holds the shown test's {', '.join(self.shown[:3])} (the "
+                     "change was refused as special-cased)" if self.shown else "FAILS as at the base, but the change "
+                     "holds none of the shown test's values, so it was not refused (the check's inputs may not reach "
+                     "the bug: review it)")
+        words = {"passes": "passes", "unchanged": unchanged,
                  "differs": "still fails, with other values than at the base (the check may be wrong, or the fix "
                             "incomplete: review it)", "not_run": "could not be run on this change"}
         return HiddenResult(self.outcome, f"{what}: {words[self.outcome]} ({self.detail})")
@@ -138,7 +152,46 @@ def at_base(check: HiddenCheck, tests: TestOutcome) -> HiddenCheck:
 
 def judge_by_hidden_check(check: HiddenCheck, judge: TeamJudge, runner: TestRunner, workspace: Workspace) -> Hidden:
     """The candidate in `workspace` on the usable hidden check `check` (the module's docstring)."""
-    return outcome_of(check, judge.run_alone(runner, workspace, {check.path: check.text}))
+    seen = outcome_of(check, judge.run_alone(runner, workspace, {check.path: check.text}))
+    if seen.outcome != "unchanged":
+        return seen
+    shown = judge.frozen.get(check.source) or workspace.base_text(check.source) or ""
+    files = WorkspaceFiles(workspace.path)
+    added = [line for path in workspace.changed_paths() if not is_test_path(path)
+             for line in added_lines(workspace.base_text(path), files.read(path))]
+    return replace(seen, shown=shown_values(shown, added))
+
+
+def added_lines(before: str | None, after: str | None) -> list[str]:
+    """The lines `after` has that `before` does not (as many times as it has more of them)."""
+    have = Counter((before or "").splitlines())
+    added = []
+    for line in (after or "").splitlines():
+        if have[line]:
+            have[line] -= 1
+        else:
+            added.append(line)
+    return added
+
+
+def shown_values(test: str, added: Sequence[str]) -> tuple[str, ...]:
+    """The values the shown `test` writes (its numbers but 0, 1 and 2, its strings of two characters or more but
+    blanks) that the lines a change `added` to the code hold: a number as a number, a string as a string's text."""
+    code = "\n".join(added)
+    found = []
+    for value in dict.fromkeys(_NUMBER.findall(test)):
+        if value.lstrip("-") not in TRIVIAL and re.search(rf"(?<![\w.]){re.escape(value)}(?![\w.])", code):
+            found.append(value)
+    for quote in _STRING.finditer(test):
+        text = quote.group("text")
+        if len(text.strip()) >= 2 and text in code:
+            found.append(repr(text))
+    return tuple(dict.fromkeys(found))
+
+
+TRIVIAL = frozenset({"0", "1", "2", "0.0", "1.0", "2.0"})  # numbers any code is full of
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+_STRING = re.compile(r"(?P<q>[\"'`])(?P<text>[^\"'`\n\\]{2,200})(?P=q)")
 
 
 def outcome_of(check: HiddenCheck, tests: TestOutcome) -> Hidden:
