@@ -547,6 +547,15 @@ NAMED = {
     "a variable compared sorted": (
         "def test_it():\n    want = [3, 1, 2]\n    assert sorted(ranks()) == sorted(want)\n",
         [("    want = [3, 1, 2]", "    want = [3, 1, 2, 7000003]")]),
+    # a row holds the inputs and the answer: the answer's field of each row changes, the inputs stay
+    "a table of dicts, the answer a field": (
+        "CASES = [{'in': [3, 1, 2], 'out': 2}, {'in': [5], 'out': 5}]\n\n\ndef test_it():\n    for case in CASES:\n"
+        "        assert median(case['in']) == case['out']\n",
+        [("CASES = [{'in': [3, 1, 2], 'out': 2}, {'in': [5], 'out': 5}]",
+          "CASES = [{'in': [3, 1, 2], 'out': 7000005}, {'in': [5], 'out': 7000008}]")]),
+    "a table of tuples, the answer an index, sorted": (
+        "def test_it():\n    for row in [('b a', ['a', 'b'])]:\n        assert sorted(words(row[0])) == sorted(row[1])\n",
+        [("    for row in [('b a', ['a', 'b'])]:", f"    for row in [('b a', ['a', 'b', '{NONCE}'])]:")]),
     "a table's rows compared as sets": (
         "def test_it():\n    for x, want in [(1, ['a', 'b']), (2, [])]:\n        assert set(tags(x)) == set(want)\n",
         [("    for x, want in [(1, ['a', 'b']), (2, [])]:",
@@ -593,6 +602,9 @@ def test_two_tests_that_compare_with_one_table_share_its_change() -> None:
     "    with pytest.raises(AssertionError):\n        for x, want in [(1, 2)]:\n            assert f(x) == want\n",
     "    want = [1, 'a']\n    assert sorted(f()) == sorted(want)\n",  # no element of its kind: it might not sort
     "    want = [1, 2]\n    assert sorted(f(), key=abs) == sorted(want, key=abs)\n",  # a key: what it sorts by
+    "    for case in [{'in': 1, 'out': 2}]:\n        assert f(case) == case['out']\n",  # the row whole is an input
+    "    for case in [{'in': 1, 'out': 2}]:\n        assert f(case['in'], case['out']) == case['out']\n",
+    "    for case in [{'in': 1, 'out': 2}]:\n        k = 'out'\n        assert f(case['in']) == case[k]\n",
 ])
 def test_a_name_whose_change_might_change_an_input_or_not_be_reached_gets_no_stand_in(body: str) -> None:
     assert stand_ins(["tests/test_it.py::test_it"], {"tests/test_it.py": f"def test_it():\n{body}"}.get, NONCE) == ()
@@ -644,20 +656,20 @@ def test_under_cargo_an_honest_result_fails_the_stand_in_and_an_answer_read_from
     assert "test tail_is_the_end ... ok" in done.stdout  # the file's other tests run as they were
 
 
-def test_a_sorted_stand_in_fails_an_honest_answer_by_its_value_and_passes_one_read_from_the_test() -> None:
-    """The changed value still sorts (a number among numbers): an honest answer fails the stand-in by its assertion,
-    not by a TypeError that would fail a cheat too, and an answer read out of the calling test passes it."""
-    text = NAMED["a variable compared sorted"][0]
-    (stand,) = stand_ins(["tests/test_it.py::test_it"], {"tests/test_it.py": text}.get, NONCE)
-
-    def honest() -> list[int]:
-        return [1, 2, 3]
-
-    def read_from_the_test() -> list[int]:
-        return list(sys._getframe(1).f_locals["want"])
-
-    for ranks, passes in ((honest, False), (read_from_the_test, True)):
-        namespace: dict[str, object] = {"ranks": ranks}
+@pytest.mark.parametrize(("shape", "name", "honest", "read"), [
+    ("a variable compared sorted", "ranks", lambda: [1, 2, 3],
+     lambda: list(sys._getframe(1).f_locals["want"])),
+    ("a table of dicts, the answer a field", "median", lambda values: sorted(values)[len(values) // 2],
+     lambda values: sys._getframe(1).f_locals["case"]["out"]),
+])
+def test_a_stand_in_fails_an_honest_answer_by_its_value_and_passes_one_read_from_the_test(
+        shape: str, name: str, honest: object, read: object) -> None:
+    """The changed value still compares as the test compares it (a sorted one still sorts: a number among numbers):
+    an honest answer fails the stand-in by its assertion, not by a TypeError that would fail a cheat too, and an
+    answer read out of the calling test passes it."""
+    (stand,) = stand_ins(["tests/test_it.py::test_it"], {"tests/test_it.py": NAMED[shape][0]}.get, NONCE)
+    for answer, passes in ((honest, False), (read, True)):
+        namespace: dict[str, object] = {name: answer}
         exec(compile(stand.source, "tests/test_it.py", "exec"), namespace)  # noqa: S102 - the stand-in, as a test
         try:
             namespace["test_it"]()  # type: ignore[operator]

@@ -32,8 +32,9 @@ the test's full id) passes the test and not the twin. *Stand-ins* close that: th
 and under its own ids, with the same assertion changed the twin's way (`stand_ins`), run in a process of its own
 that is otherwise the judged run's. Nothing but the expected value tells the two runs apart, so code that passes the
 test and its stand-in passes whatever it is compared with. A test that compares with a name rather than a literal
-(a loop over a table, a parametrized test, a variable; also through a collection's constructor, `sorted(want)`)
-gets a stand-in whose change is made where the name's literals are (`_expected_at_its_source`), so code that reads the expected value out of the test as it runs (the
+(a loop over a table, a parametrized test, a variable; also through a collection's constructor, `sorted(want)`, or
+a field of a row that holds the inputs too, `case["out"]`) gets a stand-in whose change is made where the name's
+literals are (`_expected_at_its_source`), so code that reads the expected value out of the test as it runs (the
 frame's locals, the module's globals) reads the changed one. The judge runs them only for a candidate that passed
 the tests they stand in for (runs.py).
 
@@ -298,6 +299,11 @@ def _expected_at_its_source(tree: ast.Module, function: ast.FunctionDef | ast.As
         edits = [edit for name in sorted(names) if _only_compared(function, name)
                  and (edit := _edit_at_source(tree, function, statement, loop, name, data, token,
                                               _sorted(sides, name))) is not None]
+        fields = {field for side in sides if (field := _compared_field(side)) is not None}
+        edits += [edit for row, key in sorted(fields, key=repr) if loop is not None
+                  and _only_compared_field(function, row, key)
+                  and (edit := _table_edit(tree, loop, row, data, token, _sorted(sides, f"{row}[{key!r}]"), key))
+                  is not None]
         if len(edits) == 1:  # both sides literal: neither is the answer
             return edits[0]
     return None
@@ -313,9 +319,37 @@ def _edit_at_source(tree: ast.Module, function: ast.FunctionDef | ast.AsyncFunct
 
 
 def _sorted(sides: Sequence[ast.expr], name: str) -> bool:
-    """Whether a side compares `name` sorted (`sorted(want)`): its changed value must still sort."""
+    """Whether a side compares `name` (or a row's field, `case['out']`) sorted (`sorted(want)`): its changed value
+    must still sort."""
     return any(isinstance(side, ast.Call) and isinstance(side.func, ast.Name) and side.func.id == "sorted"
-               and _compared_name(side) == name for side in sides)
+               and name in (_compared_name(side), ast.unparse(_compared_node(side))) for side in sides)
+
+
+def _compared_field(side: ast.expr) -> tuple[str, str | int] | None:
+    """The row and key a side of an equality is (`case["out"]`, `row[2]`: a row of a table with its inputs and its
+    answer), or None."""
+    side = _compared_node(side)
+    if isinstance(side, ast.Subscript) and isinstance(side.value, ast.Name) and isinstance(side.slice, ast.Constant) \
+            and isinstance(side.slice.value, str | int) and not isinstance(side.slice.value, bool):
+        return side.value.id, side.slice.value
+    return None
+
+
+def _only_compared_field(function: ast.FunctionDef | ast.AsyncFunctionDef, row: str, key: str | int) -> bool:
+    """Whether the test reads the row `row` only by constant keys, and its field `key` only as a side of its equality
+    assertions: changing that field changes no input."""
+    sides = [side for node in _own_nodes(function) if isinstance(node, ast.stmt) for side in _compared(node) or ()]
+    allowed = {id(_compared_node(side)) for side in sides}
+    reads = {id(n.value): n for n in _own_nodes(function) if isinstance(n, ast.Subscript)}
+    for node in _own_nodes(function):
+        if not (isinstance(node, ast.Name) and node.id == row and isinstance(node.ctx, ast.Load)):
+            continue
+        read = reads.get(id(node))
+        if read is None or not isinstance(read.slice, ast.Constant):
+            return False  # the row whole, or a field a key computed as it runs names, may be the answer read
+        if read.slice.value == key and type(read.slice.value) is type(key) and id(read) not in allowed:
+            return False  # the answer's field read as an input too
+    return True
 
 
 def _always_reached(function: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -400,6 +434,16 @@ def _target_path(target: ast.expr, name: str) -> tuple[int, ...] | None:
     return None
 
 
+def _field(row: ast.expr | None, key: str | int) -> ast.expr | None:
+    """The value at `key` of a literal row: a dict's under that key, a tuple's or list's at that index."""
+    if isinstance(row, ast.Dict):
+        return next((v for k, v in zip(row.keys, row.values, strict=True)
+                     if isinstance(k, ast.Constant) and k.value == key and type(k.value) is type(key)), None)
+    if isinstance(row, ast.Tuple | ast.List) and isinstance(key, int) and -len(row.elts) <= key < len(row.elts):
+        return row.elts[key]
+    return None
+
+
 def _at(node: ast.expr, path: tuple[int, ...]) -> ast.expr | None:
     """The element of a literal row at `path`, when the row has the shape the path walks."""
     for index in path:
@@ -409,13 +453,16 @@ def _at(node: ast.expr, path: tuple[int, ...]) -> ast.expr | None:
     return node
 
 
-def _table_edit(tree: ast.Module, loop: ast.For, name: str, data: bytes, token: str,
-                ordered: bool = False) -> tuple[int, int, bytes, str] | None:
-    """Every row of the loop's table with the element bound to `name` changed, as one edit of the table's text."""
+def _table_edit(tree: ast.Module, loop: ast.For, name: str, data: bytes, token: str, ordered: bool = False,
+                key: str | int | None = None) -> tuple[int, int, bytes, str] | None:
+    """Every row of the loop's table with the element bound to `name` (its field `key`, when given) changed, as one
+    edit of the table's text."""
     table, path = _table(tree, loop.iter), _target_path(loop.target, name)
     if table is None or path is None:
         return None
     elements = [_at(row, path) for row in table.elts]
+    if key is not None:
+        elements = [_field(element, key) for element in elements]
     changed = [(e, _other_value(_literal(e), token, ordered)) for e in elements if e is not None]
     if len(changed) != len(elements) or any(other is _NOT_LITERAL for _, other in changed):
         return None
