@@ -195,9 +195,10 @@ class OpenAIChatModel:
         the answer) and then at most AFTER_ANSWER more pieces (a server that enforces the schema ends it right after
         the object, and its last event brings the server's usage, cached tokens included); a plain one to its end, or
         up to where `until` says it is complete. A reply that goes on after it is cut: the connection is closed,
-        which stops a local server's decoding, and its usage is counted here from the prompt and the text read; a
-        local server's split of its time (which comes with its last event) is then timed here instead, from `began`
-        (when the request was sent): until the first piece of text it was reading the prompt."""
+        which stops a local server's decoding, and its usage is counted here from the prompt and the text read. A
+        local server's split of its time comes with its last event, if at all (llama.cpp's server sends it,
+        llama-cpp-python's does not stream it): without it, the split is timed here, from `began` (when the request
+        was sent): until the first piece of text the server was reading the prompt."""
         import openai
 
         parts: list[str] = []
@@ -247,7 +248,7 @@ class OpenAIChatModel:
             sum(count_tokens(m["content"], self.model) + 4 for m in messages), count_tokens(text, self.model))
         request_id = stream.response.headers.get("x-request-id") or chunk_id
         timing = _timing(timings)
-        if timing is None and cut and began is not None and first is not None and is_local(self.base_url):
+        if timing is None and began is not None and first is not None and is_local(self.base_url):
             timing = ServerTiming(first - began, time.monotonic() - first)
         return Completion(text=text, usage=tokens, request_id=request_id, finish_reason="stop" if cut else finish,
                           model=model, timing=timing)
