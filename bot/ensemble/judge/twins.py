@@ -338,8 +338,7 @@ def _compared_field(side: ast.expr) -> tuple[str, str | int] | None:
 def _only_compared_field(function: ast.FunctionDef | ast.AsyncFunctionDef, row: str, key: str | int) -> bool:
     """Whether the test reads the row `row` only by constant keys, and its field `key` only as a side of its equality
     assertions: changing that field changes no input."""
-    sides = [side for node in _own_nodes(function) if isinstance(node, ast.stmt) for side in _compared(node) or ()]
-    allowed = {id(_compared_node(side)) for side in sides}
+    allowed = _compared_ids(function)
     reads = {id(n.value): n for n in _own_nodes(function) if isinstance(n, ast.Subscript)}
     for node in _own_nodes(function):
         if not (isinstance(node, ast.Name) and node.id == row and isinstance(node.ctx, ast.Load)):
@@ -396,10 +395,15 @@ def _approximated(side: ast.expr) -> ast.expr:
     return side
 
 
+def _compared_ids(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
+    """The nodes (by id) the test's equality assertions compare, their approximations and constructors taken off."""
+    return {id(_compared_node(side)) for node in _own_nodes(function) if isinstance(node, ast.stmt)
+            for side in _compared(node) or ()}
+
+
 def _only_compared(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
     """Whether the test reads `name` only as a side of its equality assertions: changing it changes no input."""
-    sides = [side for node in _own_nodes(function) if isinstance(node, ast.stmt) for side in _compared(node) or ()]
-    allowed = {id(_compared_node(side)) for side in sides}
+    allowed = _compared_ids(function)
     return all(id(node) in allowed for node in _own_nodes(function)
                if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load))
 
