@@ -349,6 +349,8 @@ def note_of(record: Mapping[str, Any]) -> str:
     usage = record.get("usage") or {}
     if usage.get("unreported"):
         notes.append(f"{usage['unreported']} without usage")
+    if usage.get("estimated"):
+        notes.append(f"{usage['estimated']} counted by the tokenizer")
     if usage.get("errors"):
         notes.append(f"{usage['errors']} model errors")
     return "; ".join(notes) or "-"

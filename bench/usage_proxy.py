@@ -8,7 +8,11 @@ Every request is forwarded as it came to the upstream's origin (same path, heade
 hop-by-hop ones) and its answer relayed as it comes. A POST to a completions endpoint is a
 model request: the proxy reads `usage` from the JSON answer, or, for `stream: true`, from the
 server-sent events as they pass (asking for the final usage chunk with `stream_options` when
-the client did not). A request whose answer carries no usage is counted as `unreported`, an
+the client did not). A stream that ends without usage (llama-cpp-python's server sends none) is
+counted by the upstream's own tokenizer where it has one (`/extras/tokenize/count`, llama.cpp's
+`/tokenize`): the prompt as the messages' text (without the chat template's few tokens a message),
+the reply as the pieces streamed, one token each as such servers send them; those requests are
+`estimated`. A request whose answer carries no usage otherwise is counted as `unreported`, an
 error status or an unreachable upstream as `errors`, so a gap in the figures shows.
 
 `max_output_tokens` caps every model request's reply (`max_tokens`, `max_completion_tokens`,
@@ -50,6 +54,7 @@ class Usage:
     unreported: int = 0  # answered without a usage figure
     errors: int = 0      # an error status, or no answer from the upstream
     cached_tokens: int = 0  # prompt tokens the server said it took from its prefix cache (where it says so)
+    estimated: int = 0   # streamed without usage: counted by the upstream's tokenizer (`prompt_text`)
 
     @property
     def tokens(self) -> int:
@@ -99,6 +104,39 @@ def cap_reply(body: bytes, cap: int) -> bytes:
     name = next((k for k in REPLY_CAPS if k in data), "max_tokens")
     data[name] = min([cap, *given])
     return json.dumps(data).encode()
+
+
+def prompt_text(body: bytes | None) -> str | None:
+    """The text a model request asks about: its messages' text one after another (a part that is not text left
+    out), or a completion's prompt; None for a body that is neither."""
+    data = _json(body or b"")
+    if not isinstance(data, dict):
+        return None
+    if isinstance(data.get("prompt"), str):
+        return str(data["prompt"])
+    messages = data.get("messages", data.get("input"))
+    if isinstance(messages, str):
+        return messages
+    if not isinstance(messages, list):
+        return None
+    texts = []
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        parts = [content] if isinstance(content, str) else content if isinstance(content, list) else []
+        texts += [p if isinstance(p, str) else str(p.get("text") or "") for p in parts if isinstance(p, (str, dict))]
+    return "\n".join(texts)
+
+
+def streamed_piece(event: Any) -> bool:
+    """Whether a stream's event carries a piece of the reply (text or a tool call's), which servers that report
+    no usage send a token at a time."""
+    if not isinstance(event, dict):
+        return False
+    for choice in event.get("choices") or ():
+        delta = (choice.get("delta") or {}) if isinstance(choice, dict) else {}
+        if delta.get("content") or delta.get("tool_calls") or (isinstance(choice, dict) and choice.get("text")):
+            return True
+    return False
 
 
 def ask_for_stream_usage(body: bytes) -> tuple[bytes, bool]:
@@ -165,7 +203,7 @@ class CountingProxy:
         self.stop()
 
     def add(self, *, requests: int = 0, tokens: tuple[int, int] = (0, 0), unreported: int = 0,
-            errors: int = 0, cached: int = 0) -> None:
+            errors: int = 0, cached: int = 0, estimated: int = 0) -> None:
         """Add to the counts; the handler adds what it learns before the agent sees the bytes, so no count lags."""
         with self._lock:
             self.usage.requests += requests
@@ -174,6 +212,7 @@ class CountingProxy:
             self.usage.unreported += unreported
             self.usage.errors += errors
             self.usage.cached_tokens += cached
+            self.usage.estimated += estimated
 
     def flying(self, delta: int) -> None:
         with self._lock:
@@ -198,6 +237,22 @@ class CountingProxy:
                            "answer": answer.decode(errors="replace")})
         with self._lock, self.exchanges.open("a", encoding="utf-8") as out:
             out.write(line + "\n")
+
+    def count_tokens(self, text: str) -> int | None:
+        """`text`'s tokens by the upstream's tokenizer: llama-cpp-python's `/extras/tokenize/count`, else
+        llama.cpp's `/tokenize`; None when it has neither."""
+        for path, body, read in (("/extras/tokenize/count", {"input": text}, lambda a: a.get("count")),
+                                 ("/tokenize", {"content": text}, lambda a: len(a.get("tokens") or ()))):
+            request = urllib.request.Request(self.origin + path, data=json.dumps(body).encode(), method="POST",
+                                             headers={"Content-Type": "application/json"})
+            try:
+                with self._opener.open(request, timeout=30) as answer:
+                    count = read(_json(answer.read()) or {})
+            except (OSError, ValueError, AttributeError):
+                continue
+            if isinstance(count, int):
+                return count
+        return None
 
     def open(self, request: urllib.request.Request) -> Any:
         """The upstream's answer; an error status comes back as a response too."""
@@ -265,7 +320,7 @@ def _handler(proxy: CountingProxy) -> type[BaseHTTPRequestHandler]:
                     proxy.add(errors=1)
                 try:
                     if streaming and status == 200:
-                        return self.relay_stream(answer)
+                        return self.relay_stream(answer, request.data if isinstance(request.data, bytes) else None)
                     else:
                         data = answer.read()
                         if counted and status == 200:
@@ -287,31 +342,47 @@ def _handler(proxy: CountingProxy) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def relay_stream(self, answer: Any) -> bytes:
-            """Pass server-sent events on line by line; the last usage seen is the request's. The events' bytes."""
+        def relay_stream(self, answer: Any, body: bytes | None) -> bytes:
+            """Pass server-sent events on line by line; the last usage seen is the request's, or, when the stream
+            carried none, what the upstream's tokenizer counts (`body`: the request). The events' bytes."""
             self.send_response(200)
             for name, value in answer.headers.items():
                 if name.lower() not in HOP_HEADERS and name.lower() != "content-encoding":
                     self.send_header(name, value)
             self.end_headers()
-            seen, accounted, cached = (0, 0), False, 0
+            seen, accounted, estimated, cached, pieces = (0, 0), False, False, 0, 0
             events = bytearray()
-            for line in iter(answer.readline, b""):
-                events += line
-                data = line[5:].strip() if line.startswith(b"data:") else b""
-                event = _json(data) if b'"usage"' in data else None
-                tokens = _tokens_of_answer(event)
-                if tokens is not None:  # a server may repeat a running total: count the difference
-                    proxy.add(tokens=(tokens[0] - seen[0], tokens[1] - seen[1]))
-                    seen, accounted = tokens, True
-                    cached = cached_of(event)
-                elif data == b"[DONE]" and not accounted:
-                    proxy.add(unreported=1)
-                    accounted = True
-                self.wfile.write(line)
-                self.wfile.flush()
-            proxy.add(unreported=int(not accounted), cached=cached)  # the last usage seen is the request's
+            try:
+                for line in iter(answer.readline, b""):
+                    events += line
+                    data = line[5:].strip() if line.startswith(b"data:") else b""
+                    event = _json(data) if data.startswith(b"{") else None
+                    pieces += streamed_piece(event)
+                    tokens = _tokens_of_answer(event)
+                    if tokens is not None:  # a server may repeat a running total: count the difference
+                        proxy.add(tokens=(tokens[0] - seen[0], tokens[1] - seen[1]))
+                        seen, accounted = tokens, True
+                        cached = cached_of(event)
+                    elif data == b"[DONE]" and not accounted:  # counted before the agent reads the end
+                        self.estimate(body, pieces)
+                        estimated = True
+                    self.wfile.write(line)
+                    self.wfile.flush()
+            finally:  # also when the agent hung up: what the upstream read and wrote so far still counts
+                if accounted:
+                    proxy.add(cached=cached)  # the last usage seen is the request's
+                elif not estimated:
+                    self.estimate(body, pieces)
             return bytes(events)
+
+        def estimate(self, body: bytes | None, pieces: int) -> None:
+            """Count a stream that reported no usage by the upstream's tokenizer, or as `unreported`."""
+            text = prompt_text(body)
+            prompt = proxy.count_tokens(text) if text is not None else None
+            if prompt is None:
+                proxy.add(unreported=1)
+            else:
+                proxy.add(tokens=(prompt, pieces), estimated=1)
 
         def reply(self, status: int, body: dict[str, Any]) -> None:
             data = json.dumps(body).encode()

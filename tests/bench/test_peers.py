@@ -66,7 +66,7 @@ def test_a_peer_run_is_counted_and_judged(server: FakeOpenAI, tmp_path: Path):
     assert record["solved"] and record["fixed"] and record["broken"] == []
     assert record["exit_code"] == 0 and not record["timed_out"] and record["error"] is None
     assert record["usage"] == {"requests": 1, "prompt_tokens": 120, "completion_tokens": 30, "unreported": 0,
-                               "errors": 0, "cached_tokens": 0, "tokens": 150}
+                               "errors": 0, "cached_tokens": 0, "estimated": 0, "tokens": 150}
     assert server.requests[0].headers["Authorization"] == "Bearer sk-no-key-required"
     assert server.requests[0].last_user.startswith("stats.mean() rounds down")
     assert "I will fix it." in Path(record["log"]).read_text()

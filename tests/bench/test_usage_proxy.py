@@ -81,7 +81,7 @@ def test_usage_of_plain_answers_is_summed(server: StreamingFakeOpenAI, proxy):
     assert ask(proxy).choices[0].message.content == "first"
     assert ask(proxy).choices[0].message.content == "second"
     assert proxy.usage.as_dict() == {"requests": 2, "prompt_tokens": 250, "completion_tokens": 50,
-                                     "unreported": 0, "errors": 0, "cached_tokens": 90, "tokens": 300}
+                                     "unreported": 0, "errors": 0, "cached_tokens": 90, "estimated": 0, "tokens": 300}
     assert server.requests[0].headers.get("Authorization") == "Bearer sk-test"
 
 
@@ -110,8 +110,38 @@ def test_errors_are_relayed_and_counted(server: StreamingFakeOpenAI, proxy):
 def test_an_answer_without_usage_is_unreported(server: StreamingFakeOpenAI, proxy):
     server.reply("streamed answer", usage=(40, 7, 0))
     list(ask(proxy, stream=True, stream_options={"include_usage": False}))
-    assert proxy.usage.as_dict() == {"requests": 1, "prompt_tokens": 0, "completion_tokens": 0,
-                                     "unreported": 1, "errors": 0, "cached_tokens": 0, "tokens": 0}
+    assert proxy.usage.as_dict() == {"requests": 1, "prompt_tokens": 0, "completion_tokens": 0, "unreported": 1,
+                                     "errors": 0, "cached_tokens": 0, "estimated": 0, "tokens": 0}
+
+
+class LlamaLikeFake(StreamingFakeOpenAI):
+    """A server that streams without usage whatever it is asked (as llama-cpp-python's does) and counts tokens at
+    `/extras/tokenize/count`: a word a token."""
+
+    def check(self, request: Logged) -> tuple[int, Any] | None:
+        if request.path == "/extras/tokenize/count":
+            return 200, {"count": len(str(request.body.get("input", "")).split())}
+        return super().check(request)
+
+    def _respond(self, handler: Any, request: Logged) -> None:
+        request.body.pop("stream_options", None)
+        super()._respond(handler, request)
+
+
+def test_a_stream_without_usage_is_counted_by_the_servers_tokenizer():
+    with LlamaLikeFake(api_key="sk-test") as server, usage_proxy.CountingProxy(server.url) as proxy:
+        server.reply("a streamed answer in two pieces")
+        stream = client(proxy).chat.completions.create(
+            model="m", stream=True, messages=[{"role": "system", "content": "be brief"},
+                                              {"role": "user", "content": "how many tokens here"}])
+        assert "".join(c.choices[0].delta.content or "" for c in stream if c.choices) == \
+            "a streamed answer in two pieces"
+        # the prompt: the messages' six words; the reply: the two pieces the server streamed
+        assert proxy.usage.as_dict() == {"requests": 1, "prompt_tokens": 6, "completion_tokens": 2, "unreported": 0,
+                                         "errors": 0, "cached_tokens": 0, "estimated": 1, "tokens": 8}
+    assert usage_proxy.prompt_text(b'{"prompt": "plain"}') == "plain"
+    assert usage_proxy.prompt_text(b'{"messages": [{"content": [{"type": "text", "text": "part"}]}]}') == "part"
+    assert usage_proxy.prompt_text(b"not json") is None
 
 
 def test_other_calls_pass_through_uncounted(server: StreamingFakeOpenAI, proxy):
