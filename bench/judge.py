@@ -283,7 +283,9 @@ def run_suite(spec: TaskSpec, tree: Path, timeout_s: float = DEFAULT_TIMEOUT_S) 
         reporter.write_text(NODE_REPORTER, encoding="utf-8")
         report = runner.report.format(junit=shlex.quote(str(junit)), reporter=shlex.quote(str(reporter)))
         command = spec.command.replace("{python}", shlex.quote(sys.executable)).replace("{report}", report)
-        returncode, output, timed_out = _run(command, tree, timeout_s)
+        temp = Path(scratch) / "tmp"  # the suite's own temporary folder (pytest's tmp_path too): see suite_env
+        temp.mkdir()
+        returncode, output, timed_out = _run(command, tree, timeout_s, temp)
         if runner.name == "pytest":
             outcomes = parse_junit(junit.read_text(encoding="utf-8", errors="replace")) if junit.is_file() else {}
         elif runner.name == "go":
@@ -295,20 +297,24 @@ def run_suite(spec: TaskSpec, tree: Path, timeout_s: float = DEFAULT_TIMEOUT_S) 
     return SuiteRun(outcomes, returncode, timed_out, output[-OUTPUT_TAIL:])
 
 
-def suite_env() -> dict[str, str]:
-    """This process's environment, less what would change which code or options the suite picks up."""
+def suite_env(temp: Path | None = None) -> dict[str, str]:
+    """This process's environment, less what would change which code or options the suite picks up; with `temp`,
+    the suite's temporary files go there: a pytest run otherwise numbers its folder among the machine's own
+    (/tmp/pytest-of-<user>) and removes older ones there, which took 20 to 45 s once a large suite had left one."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "NODE_OPTIONS", "GOFLAGS", "RUSTFLAGS")}
     env.update(PYTHONDONTWRITEBYTECODE="1", CI="true", RUST_BACKTRACE="0", NO_COLOR="1")
+    if temp is not None:
+        env["TMPDIR"] = str(temp)
     # the pytest plugins installed beside the bench (anyio's, xdist) are no task's, and loading them was a third
     # of a small suite's run
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     return env
 
 
-def _run(command: str, cwd: Path, timeout_s: float) -> tuple[int | None, str, bool]:
+def _run(command: str, cwd: Path, timeout_s: float, temp: Path | None = None) -> tuple[int | None, str, bool]:
     """Run a shell command in its own process group; on time-out the whole group is killed."""
-    with subprocess.Popen(command, shell=True, cwd=cwd, env=suite_env(), stdin=subprocess.DEVNULL,
+    with subprocess.Popen(command, shell=True, cwd=cwd, env=suite_env(temp), stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True) as proc:
         try:
             out, _ = proc.communicate(timeout=timeout_s)

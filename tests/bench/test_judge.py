@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import json
 import shutil
 import textwrap
@@ -283,3 +284,25 @@ def test_node_suite_end_to_end(tmp_path: Path):
                                "test/add.test.js::add": "failed"}
     tree = result_of(folder, tmp_path, {"add.js": "exports.add = (a, b) => a + b;\n"})
     assert judge.judge(folder, tree, before=before).solved
+
+
+def test_a_suite_keeps_its_temporary_files_to_itself(task: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A pytest run numbers its tmp_path folder among those of the machine's other runs and removes the old ones
+    there: the judge's runs get a folder of their own, so the machine's are neither used nor removed."""
+    machine = tmp_path / "machine-tmp"
+    earlier = machine / f"pytest-of-{getpass.getuser()}"
+    for number in range(1, 6):  # five finished sessions of other pytest runs: a new run keeps only the last three
+        (earlier / f"pytest-{number}").mkdir(parents=True)
+    monkeypatch.setenv("TMPDIR", str(machine))
+    monkeypatch.setenv("MACHINE_TMP", str(machine))
+    probe = '''\
+    import os
+
+
+    def test_where(tmp_path):
+        assert not str(tmp_path).startswith(os.environ["MACHINE_TMP"]), tmp_path
+    '''
+    write(task / "repo", {"tests/test_where.py": probe})
+    before = judge.baseline(task)
+    assert before.outcomes["tests/test_where.py::test_where"] == "passed", before.output
+    assert sorted(p.name for p in earlier.iterdir()) == [f"pytest-{n}" for n in range(1, 6)]
