@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -97,6 +98,18 @@ class Rule:
                 and (self.model is None or self.model == request.model))
 
 
+class _Server(ThreadingHTTPServer):
+    """The fake's HTTP server: a client that hung up mid-answer (a stream it closed once the reply was complete, with
+    the rest unread) resets its connection, which a real server does not report as an error either."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
+
+
 class FakeModelServer:
     """A model API on 127.0.0.1 (random port) answering from rules; use as a context manager."""
 
@@ -110,8 +123,7 @@ class FakeModelServer:
         self._release = threading.Event()
         self._ids = itertools.count(1)
         self.token_delay_s = 0.0  # between a streamed reply's tokens
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), self._handler_class())
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
                                         daemon=True)
 
