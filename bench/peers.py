@@ -409,7 +409,8 @@ def render(records: Iterable[Mapping[str, Any]], agents: Iterable[str] | None = 
     lines.insert(1, "  ".join("-" * w for w in widths))
     lines += ["", "judged by bench/judge.py with the task's original tests: solved = fixed (the task's failing tests "
               "pass) and no test that passed broke;",
-              "requests and tokens as the counting proxy saw them (prompt and completion tokens the server reported)",
+              "requests and tokens as the counting proxy saw them (prompt and completion tokens the server reported; "
+              "where a stream reported none, what the server's tokenizer counted: 'counted by the tokenizer')",
               *set_lines(records, agents), "", *(line for agent in agents for line in agent_lines(agent, records))]
     return "\n".join(lines)
 
