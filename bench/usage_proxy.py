@@ -314,6 +314,16 @@ def _handler(proxy: CountingProxy) -> type[BaseHTTPRequestHandler]:
                     self.reply(502, {"error": {"message": f"the model server at {proxy.origin} did not "
                                                       f"answer: {exc}", "type": "proxy_error"}})
                 return None
+            self.unaccounted: tuple[bytes | None, int] | None = None
+            try:
+                return self.relay_answer(answer, request, counted, streaming)
+            finally:  # a stream the agent hung up on, counted once the upstream's answer is closed, which ends it:
+                if self.unaccounted is not None:  # a local server would otherwise write it on before it tokenizes
+                    self.estimate(*self.unaccounted)
+
+        def relay_answer(self, answer: Any, request: urllib.request.Request, counted: bool,
+                         streaming: bool) -> bytes | None:
+            """Relay the upstream's open `answer`, then close it; its bytes (None when the agent hung up)."""
             with answer:
                 status = getattr(answer, "status", None) or answer.code
                 if counted and status != 200:
@@ -372,7 +382,7 @@ def _handler(proxy: CountingProxy) -> type[BaseHTTPRequestHandler]:
                 if accounted:
                     proxy.add(cached=cached)  # the last usage seen is the request's
                 elif not estimated:
-                    self.estimate(body, pieces)
+                    self.unaccounted = (body, pieces)  # counted by `answer`, once the upstream is closed
             return bytes(events)
 
         def estimate(self, body: bytes | None, pieces: int) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -142,6 +143,43 @@ def test_a_stream_without_usage_is_counted_by_the_servers_tokenizer():
     assert usage_proxy.prompt_text(b'{"prompt": "plain"}') == "plain"
     assert usage_proxy.prompt_text(b'{"messages": [{"content": [{"type": "text", "text": "part"}]}]}') == "part"
     assert usage_proxy.prompt_text(b"not json") is None
+
+
+class OneModelFake(FakeOpenAI):
+    """A server with one model, as a local one: it streams a token at a time without usage, and its tokenizer
+    answers only once the reply it is writing has ended (finished, or its client gone)."""
+
+    def check(self, request: Logged) -> tuple[int, Any] | None:
+        if request.path == "/extras/tokenize/count":
+            chat = self.requests[0]
+            waited_until = time.monotonic() + 10
+            while not chat.closed_early and chat.sent_tokens < 50 and time.monotonic() < waited_until:
+                time.sleep(0.01)
+            return 200, {"count": len(str(request.body.get("input", "")).split())}
+        return super().check(request)
+
+    def _respond(self, handler: Any, request: Logged) -> None:
+        request.body.pop("stream_options", None)
+        super()._respond(handler, request)
+
+
+def test_a_stream_the_agent_leaves_is_ended_upstream_then_counted():
+    with OneModelFake(api_key="sk-test") as server, usage_proxy.CountingProxy(server.url) as proxy:
+        server.token_delay_s = 0.05
+        server.reply("word " * 40)  # 50 tokens of 4 characters: 2.5 s to write whole
+        stream = client(proxy).chat.completions.create(model="m", stream=True,
+                                                       messages=[{"role": "user", "content": "one two three"}])
+        for _, _chunk in zip(range(3), stream, strict=False):
+            pass
+        stream.close()  # the agent read what it needed
+        waited_until = time.monotonic() + 10
+        while not proxy.usage.estimated and time.monotonic() < waited_until:
+            time.sleep(0.02)
+        chat = server.requests[0]
+        # the proxy closed the upstream's reply before asking its tokenizer, so the server stopped writing it
+        assert chat.closed_early and chat.sent_tokens < 50
+        assert proxy.usage.estimated == 1 and proxy.usage.prompt_tokens == 3
+        assert 3 <= proxy.usage.completion_tokens < 50
 
 
 def test_other_calls_pass_through_uncounted(server: StreamingFakeOpenAI, proxy):
