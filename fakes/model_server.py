@@ -61,6 +61,7 @@ class Logged:
     stream: bool = False  # asked for server-sent events
     sent_tokens: int = 0  # the reply's tokens (4 characters each) written before the reply ended or the client left
     closed_early: bool = False  # the client closed the connection before the reply's end
+    ended: bool = False  # a streamed reply was written whole, or its client left
     client_port: int = 0  # the port of the connection it came on: requests on one connection share it
 
     @property
@@ -254,6 +255,8 @@ class FakeModelServer:
             handler.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             request.closed_early = True  # the client read what it needed and closed the connection
+        finally:
+            request.ended = True
 
     def _send(self, handler: BaseHTTPRequestHandler, request: Logged, status: int, body: Any,
               headers: dict[str, str] | None = None) -> None:

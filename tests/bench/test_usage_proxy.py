@@ -115,45 +115,15 @@ def test_an_answer_without_usage_is_unreported(server: StreamingFakeOpenAI, prox
                                      "errors": 0, "cached_tokens": 0, "estimated": 0, "tokens": 0}
 
 
-class LlamaLikeFake(StreamingFakeOpenAI):
-    """A server that streams without usage whatever it is asked (as llama-cpp-python's does) and counts tokens at
-    `/extras/tokenize/count`: a word a token."""
+class LocalLikeFake(FakeOpenAI):
+    """A server like a local one: it streams a token at a time without usage whatever it is asked (as
+    llama-cpp-python's does), and its tokenizer (`/extras/tokenize/count`, a word a token) answers only once the
+    reply it is writing has ended: written whole, or its client gone."""
 
     def check(self, request: Logged) -> tuple[int, Any] | None:
         if request.path == "/extras/tokenize/count":
-            return 200, {"count": len(str(request.body.get("input", "")).split())}
-        return super().check(request)
-
-    def _respond(self, handler: Any, request: Logged) -> None:
-        request.body.pop("stream_options", None)
-        super()._respond(handler, request)
-
-
-def test_a_stream_without_usage_is_counted_by_the_servers_tokenizer():
-    with LlamaLikeFake(api_key="sk-test") as server, usage_proxy.CountingProxy(server.url) as proxy:
-        server.reply("a streamed answer in two pieces")
-        stream = client(proxy).chat.completions.create(
-            model="m", stream=True, messages=[{"role": "system", "content": "be brief"},
-                                              {"role": "user", "content": "how many tokens here"}])
-        assert "".join(c.choices[0].delta.content or "" for c in stream if c.choices) == \
-            "a streamed answer in two pieces"
-        # the prompt: the messages' six words; the reply: the two pieces the server streamed
-        assert proxy.usage.as_dict() == {"requests": 1, "prompt_tokens": 6, "completion_tokens": 2, "unreported": 0,
-                                         "errors": 0, "cached_tokens": 0, "estimated": 1, "tokens": 8}
-    assert usage_proxy.prompt_text(b'{"prompt": "plain"}') == "plain"
-    assert usage_proxy.prompt_text(b'{"messages": [{"content": [{"type": "text", "text": "part"}]}]}') == "part"
-    assert usage_proxy.prompt_text(b"not json") is None
-
-
-class OneModelFake(FakeOpenAI):
-    """A server with one model, as a local one: it streams a token at a time without usage, and its tokenizer
-    answers only once the reply it is writing has ended (finished, or its client gone)."""
-
-    def check(self, request: Logged) -> tuple[int, Any] | None:
-        if request.path == "/extras/tokenize/count":
-            chat = self.requests[0]
             waited_until = time.monotonic() + 10
-            while not chat.closed_early and chat.sent_tokens < 50 and time.monotonic() < waited_until:
+            while not self.requests[0].ended and time.monotonic() < waited_until:
                 time.sleep(0.01)
             return 200, {"count": len(str(request.body.get("input", "")).split())}
         return super().check(request)
@@ -163,8 +133,24 @@ class OneModelFake(FakeOpenAI):
         super()._respond(handler, request)
 
 
+def test_a_stream_without_usage_is_counted_by_the_servers_tokenizer():
+    with LocalLikeFake(api_key="sk-test") as server, usage_proxy.CountingProxy(server.url) as proxy:
+        server.reply("a streamed answer in two pieces")
+        stream = client(proxy).chat.completions.create(
+            model="m", stream=True, messages=[{"role": "system", "content": "be brief"},
+                                              {"role": "user", "content": "how many tokens here"}])
+        assert "".join(c.choices[0].delta.content or "" for c in stream if c.choices) == \
+            "a streamed answer in two pieces"
+        # the prompt: the messages' six words; the reply: the eight pieces of four characters the server streamed
+        assert proxy.usage.as_dict() == {"requests": 1, "prompt_tokens": 6, "completion_tokens": 8, "unreported": 0,
+                                         "errors": 0, "cached_tokens": 0, "estimated": 1, "tokens": 14}
+    assert usage_proxy.prompt_text(b'{"prompt": "plain"}') == "plain"
+    assert usage_proxy.prompt_text(b'{"messages": [{"content": [{"type": "text", "text": "part"}]}]}') == "part"
+    assert usage_proxy.prompt_text(b"not json") is None
+
+
 def test_a_stream_the_agent_leaves_is_ended_upstream_then_counted():
-    with OneModelFake(api_key="sk-test") as server, usage_proxy.CountingProxy(server.url) as proxy:
+    with LocalLikeFake(api_key="sk-test") as server, usage_proxy.CountingProxy(server.url) as proxy:
         server.token_delay_s = 0.05
         server.reply("word " * 40)  # 50 tokens of 4 characters: 2.5 s to write whole
         stream = client(proxy).chat.completions.create(model="m", stream=True,
