@@ -297,22 +297,21 @@ def run_suite(spec: TaskSpec, tree: Path, timeout_s: float = DEFAULT_TIMEOUT_S) 
     return SuiteRun(outcomes, returncode, timed_out, output[-OUTPUT_TAIL:])
 
 
-def suite_env(temp: Path | None = None) -> dict[str, str]:
-    """This process's environment, less what would change which code or options the suite picks up; with `temp`,
-    the suite's temporary files go there: a pytest run otherwise numbers its folder among the machine's own
+def suite_env(temp: Path) -> dict[str, str]:
+    """This process's environment, less what would change which code or options the suite picks up, with the
+    suite's temporary files in `temp`: a pytest run otherwise numbers its folder among the machine's own
     (/tmp/pytest-of-<user>) and removes older ones there, which took 20 to 45 s once a large suite had left one."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "NODE_OPTIONS", "GOFLAGS", "RUSTFLAGS")}
     env.update(PYTHONDONTWRITEBYTECODE="1", CI="true", RUST_BACKTRACE="0", NO_COLOR="1")
-    if temp is not None:
-        env["TMPDIR"] = str(temp)
+    env["TMPDIR"] = str(temp)
     # the pytest plugins installed beside the bench (anyio's, xdist) are no task's, and loading them was a third
     # of a small suite's run
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     return env
 
 
-def _run(command: str, cwd: Path, timeout_s: float, temp: Path | None = None) -> tuple[int | None, str, bool]:
+def _run(command: str, cwd: Path, timeout_s: float, temp: Path) -> tuple[int | None, str, bool]:
     """Run a shell command in its own process group; on time-out the whole group is killed."""
     with subprocess.Popen(command, shell=True, cwd=cwd, env=suite_env(temp), stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True) as proc:

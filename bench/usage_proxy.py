@@ -360,7 +360,7 @@ def _handler(proxy: CountingProxy) -> type[BaseHTTPRequestHandler]:
                 if name.lower() not in HOP_HEADERS and name.lower() != "content-encoding":
                     self.send_header(name, value)
             self.end_headers()
-            seen, accounted, estimated, cached, pieces = (0, 0), False, False, 0, 0
+            seen, accounted, cached, pieces = (0, 0), False, 0, 0
             events = bytearray()
             try:
                 for line in iter(answer.readline, b""):
@@ -375,13 +375,13 @@ def _handler(proxy: CountingProxy) -> type[BaseHTTPRequestHandler]:
                         cached = cached_of(event)
                     elif data == b"[DONE]" and not accounted:  # counted before the agent reads the end
                         self.estimate(body, pieces)
-                        estimated = True
+                        accounted = True
                     self.wfile.write(line)
                     self.wfile.flush()
             finally:  # also when the agent hung up: what the upstream read and wrote so far still counts
                 if accounted:
                     proxy.add(cached=cached)  # the last usage seen is the request's
-                elif not estimated:
+                else:
                     self.unaccounted = (body, pieces)  # counted by `answer`, once the upstream is closed
             return bytes(events)
 
