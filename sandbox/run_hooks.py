@@ -25,7 +25,10 @@ Python process it starts loads this module first. It does nothing unless the run
   tests' own patches from the code's however the code named what it patched (`setattr` with a name built at
   run time). Python's audit events do not report attributes set on a class; this comparison does. At the first
   test and at the end, the standard library's functions and methods whose code is the repository's (`json.loads`
-  replaced by the code under test) and its names in `sys.modules` that a repository file holds are recorded too.
+  replaced by the code under test), those replaced by one of the standard library's own callables with no code to
+  name (`math.isclose` replaced by `max`: in judged runs each module's callables are taken down once it has loaded,
+  before the code imported next runs), and its names in `sys.modules` that a repository file holds are recorded
+  too.
   The judge's Python files are checked for honesty (`_Honesty`): every comparison they make is examined for a
   forged value (`honesty.log`), the code under test opening one is recorded, and `linecache` gives the code
   under test none of their lines (so neither `inspect.getsource` nor a stack's source lines tell it what a test
@@ -103,6 +106,13 @@ PLAIN = frozenset({int, float, complex, str, bytes, bool, type(None)})  # values
 BUILTIN_VALUES = (bool, int, float, complex, str, bytes, tuple, list, dict, set, frozenset)
 CONTAINERS = (list, tuple, set, frozenset, dict)  # a compared value of one of these: its elements are examined
 HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class written in Python (not C's)
+_MODULE_SPEC = type(sys.__spec__)  # importlib's ModuleSpec, without importing importlib
+# a class's names and bases, read by C's own members of `type` (a metaclass's own could be code)
+_TYPE_MODULE, _TYPE_QUALNAME, _TYPE_MRO = vars(type)["__module__"], vars(type)["__qualname__"], vars(type)["__mro__"]
+# judged runs: each standard-library and runner module's callables as first seen whole, and every module looked at
+# (`hold_standard_library`)
+_HELD: dict[str, dict[str, object]] = {}
+_HELD_SEEN: set[str] = set()
 MAX_ELEMENTS = 200  # elements of a container compared that are examined, per level
 MAX_DEPTH = 3  # levels of containers examined
 UNITTEST_COMPARISONS = {"assertEqual": 0, "assertNotEqual": 1, "assertIn": 2, "assertNotIn": 3,
@@ -334,7 +344,8 @@ def _report(target: str, origin: str) -> None:
 def _repository_code_in_the_standard_library(root: str) -> Iterator[tuple[str, str]]:
     """The functions and methods of standard-library and runner modules whose code is the repository's
     (`json.loads` or `pytest.fail` replaced by a function of the code under test, however it named it, or by a
-    callable that runs one: `_object_origin`), and the
+    callable that runs one: `_object_origin`), the functions replaced by a callable of the standard library's own
+    C (`math.isclose` replaced by `max`, which has no code to tell whose it is: `_c_in_place`), and the
     standard library's and the runners' names in
     `sys.modules` that a repository file holds; but for the modules whose settings applications set (`sys`,
     `logging`, `warnings`, `threading`). Found by where the code is, so whenever the module was first loaded.
@@ -348,6 +359,7 @@ def _repository_code_in_the_standard_library(root: str) -> Iterator[tuple[str, s
         if isinstance(where, str) and where.startswith(root):
             yield f"sys.modules[{name!r}]", where[len(root):].replace(os.sep, "/")
             continue
+        held = _HELD.get(name, {})
         for attr, value in list(vars(module).items()):
             if isinstance(value, CODE):
                 if origin := _repository_origin(value, root):
@@ -359,6 +371,54 @@ def _repository_code_in_the_standard_library(root: str) -> Iterator[tuple[str, s
                             yield f"{name}.{value.__qualname__}.{method}", origin
             elif callable(value) and (origin := _object_origin(value, root, classes)):  # in a function's place
                 yield f"{name}.{attr}", origin
+                continue
+            if attr in held and held[attr] is not value and (origin := _c_in_place(value)):
+                yield f"{name}.{attr}", origin
+
+
+def hold_standard_library() -> None:
+    """Take down the callables (not the classes) of the standard library's and the runners' modules loaded whole since
+    the last call, but for the settings modules: what `_repository_code_in_the_standard_library` holds each to when
+    it finds one of the standard library's own C callables in its place. A judged run's hooks call it as they load
+    and at every import after (`_judged_finder`), so a module is taken down before the code imported after it runs;
+    a module the code under test loads and changes before its next import is not."""
+    for name in sys.modules.keys() - _HELD_SEEN:
+        module = sys.modules.get(name)
+        top = name.partition(".")[0]
+        if not isinstance(module, types.ModuleType) or top not in _STDLIB | RUNNER_ROOTS or top in STDLIB_SETTINGS:
+            _HELD_SEEN.add(name)
+            continue
+        spec = vars(module).get("__spec__")
+        if type(spec) is _MODULE_SPEC and vars(spec).get("_initializing"):
+            continue  # taken down once it has loaded whole
+        _HELD_SEEN.add(name)
+        _HELD[name] = {attr: value for attr, value in list(vars(module).items())
+                       if callable(value) and not isinstance(value, type)}
+
+
+def _c_in_place(value: object) -> str:
+    """What `value`, found where a module held another function, is when it is one of the standard library's own
+    callables with no code of its own (a builtin such as `max`, a C function of a standard-library module, an
+    `operator` object, a class such as `range`, or a `functools.partial` of one): '' for anything else (code, which
+    `_repository_origin` names, and what is not the standard library's, which a library put there). Only the C types'
+    own members are read: no code runs."""
+    while type(value) is functools.partial:  # a subclass's `func` could be code
+        value = value.func
+    if isinstance(value, CODE):
+        return ""
+    if isinstance(value, types.BuiltinFunctionType):
+        owner = value.__self__
+        home = vars(owner).get("__name__") if isinstance(owner, types.ModuleType) else "builtins"
+        what = f"{home}.{value.__name__}"
+    else:
+        cls = value if isinstance(value, type) else type(value)
+        if any(isinstance(v, types.FunctionType) for c in _TYPE_MRO.__get__(cls, type) for v in list(vars(c).values())):
+            return ""  # a class with code of its own: whose it is, is `_object_origin`'s question
+        home = _TYPE_MODULE.__get__(cls, type)
+        what = f"{home}.{_TYPE_QUALNAME.__get__(cls, type)}"
+    if not isinstance(home, str) or home.partition(".")[0] not in _STDLIB:
+        return ""
+    return f"a callable of the standard library with no code of its own ({what})"  # "a ...": no file (evidence.py)
 
 
 def _product_code_in_the_tests(root: str) -> Iterator[tuple[str, str]]:
@@ -899,6 +959,7 @@ def _check_honesty(workspace: str, results: str, names: list[str]) -> None:
 
     linecache.getlines = honesty.source(linecache.getlines)
     _check_unittest(honesty)
+    hold_standard_library()
 
 
 def _judged_finder(honesty: _Honesty) -> MetaPathFinderProtocol:
@@ -924,6 +985,7 @@ def _judged_finder(honesty: _Honesty) -> MetaPathFinderProtocol:
         @staticmethod
         def find_spec(fullname: str, path: Sequence[str] | None = None,
                       target: types.ModuleType | None = None) -> ModuleSpec | None:
+            hold_standard_library()  # what loaded before this import, before the module imported runs
             spec = PathFinder.find_spec(fullname, path, target)
             if spec is None or not isinstance(spec.loader, SourceFileLoader) or not spec.origin:
                 return None

@@ -174,6 +174,71 @@ def test_a_standard_library_function_replaced_by_an_object_running_repository_co
     assert found == ["json.loads: replaced while the tests ran, by code in calc.py"], found
 
 
+CLOSE_TESTS = """import math
+import unittest
+
+from calc import add
+
+
+class TestAdd(unittest.TestCase):
+    def test_adds(self):
+        self.assertTrue(math.isclose(add(2, 3), 5))
+"""
+# C callables of the standard library in the function's place: no code of the repository's to name them by
+STDLIB_C = {
+    "a builtin": 'setattr(__import__("ma" + "th"), "is" + "close", max)\n',
+    "an operator": 'import operator\n\nsetattr(__import__("ma" + "th"), "is" + "close", operator.lt)\n',
+    "a partial of a builtin": 'import functools\n\nsetattr(__import__("ma" + "th"), "is" + "close", functools.partial(max))\n',
+    "a class": 'setattr(__import__("ma" + "th"), "is" + "close", range)\n',
+}
+
+
+@pytest.mark.parametrize("patch", STDLIB_C.values(), ids=STDLIB_C)
+def test_a_standard_library_function_replaced_by_a_c_callable_of_the_standard_library_is_found(
+        backend: Sandbox, tmp_path: Path, patch: str) -> None:
+    repo = _repo(tmp_path / "repo", patch + "\n\ndef add(a, b):\n    return a - b\n", CLOSE_TESTS)
+    found = _patched(backend, repo, "python3 -m unittest discover -v -s tests -t .")
+    assert len(found) == 1 and found[0].startswith("math.isclose: replaced while the tests ran, by a callable of "
+                                                   "the standard library with no code of its own ("), found
+
+
+# honest code: C callables kept under names of its own, a standard-library hook set to the standard library's
+# own function, and a test's own patch made with pytest's monkeypatch (undone when the test ends)
+HONEST_C = """import math
+import operator
+import ssl
+from functools import partial
+
+closeness = partial(math.isclose, rel_tol=1e-9)
+smaller = operator.lt
+ssl._create_default_https_context = ssl._create_unverified_context
+
+
+def add(a, b):
+    return a + b
+"""
+PATCHING_TESTS = """import math
+
+from calc import add
+
+
+def test_adds(monkeypatch):
+    monkeypatch.setattr(math, "isclose", max)
+    assert math.isclose(add(2, 3), 5)
+
+
+def test_adds_closely():
+    assert math.isclose(add(2, 3), 5)
+"""
+
+
+def test_honest_uses_of_the_standard_librarys_c_callables_have_no_finding(backend: Sandbox, tmp_path: Path) -> None:
+    repo = _repo(tmp_path / "repo", HONEST_C, CLOSE_TESTS)
+    assert _patched(backend, repo, "python3 -m unittest discover -v -s tests -t .") == []
+    repo = _repo(tmp_path / "own", HONEST_C, PATCHING_TESTS)
+    assert _patched(backend, repo, "python3 -m pytest -q -p no:cacheprovider tests") == []
+
+
 def test_a_tests_own_patch_and_an_unguarded_run_have_no_finding(backend: Sandbox, tmp_path: Path) -> None:
     repo = _repo(tmp_path / "repo", "def add(a, b):\n    return a + b\n", OWN_PATCH)
     assert _patched(backend, repo, "python3 -m pytest -q -p no:cacheprovider tests") == []
