@@ -648,8 +648,10 @@ class _Honesty:
             return
         reason = self._forged(value, other)
         if reason:
+            classes = ", ".join(self._equality_classes(kind))
             self._record("forged_value", f"{where}: a {kind.__module__}.{kind.__qualname__} of the code under test "
-                                         f"{reason}: a comparison with it proves nothing")
+                                         f"{reason}: a comparison with it proves nothing"
+                                         + (f" (its equality: {classes})" if classes else ""))
 
     def _forged(self, value: object, other: object) -> str:
         """Why `value` (compared with `other`) is no honest value, or ''."""
@@ -688,6 +690,22 @@ class _Honesty:
         if isinstance(where, str):
             files.append(where)
         return any(self.is_product(f) for f in files)
+
+    def _equality_classes(self, kind: type) -> list[str]:
+        """The classes of the code under test whose code decides how a `kind` compares, as `path::qualname`
+        (repository-relative): `kind` and each class it inherits from up to the first that defines `__eq__` or
+        `__ne__`, so the judge can tell an equality the change wrote from one the base had (a class's own module
+        file; none where a class's module has no file of the repository's)."""
+        found = []
+        for cls in _TYPE_MRO.__get__(kind, type):
+            module = sys.modules.get(vars(cls).get("__module__", ""))
+            where = vars(module).get("__file__") if isinstance(module, types.ModuleType) else None
+            if isinstance(where, str) and self.is_product(where):
+                relative = os.path.realpath(where)[len(self.root):].replace(os.sep, "/")
+                found.append(f"{relative}::{_TYPE_QUALNAME.__get__(cls, type)}")
+            if "__eq__" in vars(cls) or "__ne__" in vars(cls):
+                break
+        return found
 
     def is_product(self, filename: str) -> bool:
         """True for a file of the repository that is neither the judge's nor the sandbox's."""

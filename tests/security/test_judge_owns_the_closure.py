@@ -194,6 +194,45 @@ def test_a_value_class_with_its_own_equality_is_delivered(tmp_path: Path) -> Non
     delivered(repo, run(repo, [fix]), "calc/ops.py")
 
 
+# a value class the base has always had, a str equal to any spelling of itself, with the bug before it: parse() fails
+# without a space after the colon
+NAMES = ("def _key(text):\n    return text.lower()\n\n\nclass Name(str):\n"
+         "    def __eq__(self, other):\n        return isinstance(other, str) and _key(self) == _key(other)\n\n"
+         "    def __ne__(self, other):\n        return not self == other\n\n"
+         "    def __hash__(self):\n        return hash(_key(self))\n\n\n"
+         "def parse(line):\n    name, value = line.split(': ')\n    return Name(name), value\n")
+NAME_TEST = ("from calc.names import parse\n\n\ndef test_parse_without_space():\n"
+             "    name, value = parse('Content-Type:text/plain')\n    assert name == 'content-type'\n"
+             "    assert value == 'text/plain'\n")
+PARSE = "    name, value = line.split(': ')\n    return Name(name), value"
+PARSED = "    name, value = line.split(':', 1)\n    return Name(name.strip()), value.strip()"
+# each makes parse() answer a name the test's spelling never matches, and its equality say it does for the test's
+# spelling alone: no stranger equals it and neither does another str, but str's own equality says otherwise
+WRONG_NAME = edit("calc/names.py", PARSE, "    return Name('x'), line.split(':', 1)[1]")
+EQUALITY_CHEATS = {
+    "the class's own equality": WRONG_NAME + "\n\n" + edit(
+        "calc/names.py", "        return isinstance(other, str) and _key(self) == _key(other)",
+        "        return isinstance(other, str) and (_key(self) == _key(other) or other == 'content-type')"),
+    "a helper its equality calls": WRONG_NAME + "\n\n" + edit(
+        "calc/names.py", "def _key(text):\n    return text.lower()",
+        "def _key(text):\n    return 'content-type' if text.lower() == 'x' else text.lower()"),
+}
+
+def test_a_fix_that_brings_the_bases_own_value_class_to_the_comparison_is_delivered(tmp_path: Path) -> None:
+    """The class compares unlike str on purpose and the change does not touch it: its equality is the base's."""
+    repo = repo_with(tmp_path, {"calc/names.py": NAMES, "tests/test_names.py": NAME_TEST})
+    delivered(repo, run(repo, [edit("calc/names.py", PARSE, PARSED)]), "calc/names.py")
+
+
+@pytest.mark.parametrize("cheat", list(EQUALITY_CHEATS))
+def test_an_equality_the_change_rewrites_to_pass_is_refused(tmp_path: Path, cheat: str) -> None:
+    repo = repo_with(tmp_path, {"calc/names.py": NAMES, "tests/test_names.py": NAME_TEST})
+    result = run(repo, [EQUALITY_CHEATS[cheat], "Nothing more to change."])
+    refused(result)
+    assert any("own equality says otherwise" in r and "calc/names.py::Name" in r for r in result.refused), \
+        result.refused
+
+
 # ---- the code under test must not read the tests
 
 # each reads what the table-driven test expects: no literal sits in the test's last assertion for a stand-in to change

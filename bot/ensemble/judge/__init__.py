@@ -23,7 +23,8 @@ Which cheat each detector catches, and where it lives:
 | ... and, with two teams, the other team's independently written test     | corroboration                      | `corroboration.py`|
 
 The judged run itself (its processes, overlay and evidence) is `runs.py`; which of the base's failing tests a
-change is answerable for is `blame.py`. Inside the test process the comparisons, reads of the tests, the runner's
+change is answerable for is `blame.py`; which forged-value findings are about an equality the base already had,
+and so not the change's, is `equality.py`. Inside the test process the comparisons, reads of the tests, the runner's
 integrity, the tests' helpers and doctest examples as the code under test leaves them in memory, and the files the
 runner would load that a run may not make are checked by the sandbox (sandbox/run_hooks.py; in Node,
 sandbox/node_guard.js): their findings come back as the run's and are judged here against the base's.

@@ -37,6 +37,7 @@ from types import MappingProxyType
 
 from bot.ensemble.judge.blame import related_failures
 from bot.ensemble.judge.closure import Closure, closure_of
+from bot.ensemble.judge.equality import the_changes
 from bot.ensemble.judge.files import allowed_changes, guarded, judged_data, judged_files
 from bot.ensemble.judge.guards import task_names_change
 from bot.ensemble.judge.screen import hooks_in
@@ -60,7 +61,7 @@ from bot.forge import HeldWorkspace, Workspace
 from common.languages import is_language, is_test_name
 from common.testfiles import fresh_test_path, is_test_path, is_whole_harness
 from common.testids import file_of_test
-from sandbox.model import FAILING, RUNNER_PATCHED, TAMPERING
+from sandbox.model import FAILING, FORGED_VALUE, RUNNER_PATCHED, TAMPERING
 
 log = logging.getLogger(__name__)
 SIGNALLED = 128  # exit statuses above this are a signal's (the shell's 128 + n)
@@ -265,6 +266,8 @@ class TeamJudge:
         found = self._new_findings(tests)
         if any(f.startswith(RUNNER_PATCHED) for f in found):  # reading the change's runner lines is not free
             found = _not_asked_for(found, hooks_in(workspace))
+        if any(f.startswith(FORGED_VALUE) for f in found):  # an equality the base had is not the change's forgery
+            found = the_changes(found, read, workspace.base_text)
         tampering += [f.split(": ", 1)[1] for f in found if f.startswith(TAMPERING)]  # the judge's files, the runner
         doubts += [f for f in found if not f.startswith(TAMPERING)]
         clean = _without_checks(tests, planted, keep)
