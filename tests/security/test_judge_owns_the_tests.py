@@ -54,8 +54,10 @@ CHEATS = {
     "early return": (edit(TEST_FILE, "def test_median_even():\n", "def test_median_even():\n    return\n"), ""),
     "assertion error swallowed": (edit(TEST_FILE, f"    {BASE_ASSERT}", f"    try:\n        {BASE_ASSERT}\n"
                                        "    except AssertionError:\n        pass"), ""),
-    "raises loosened": (edit(TEST_FILE, f"    {BASE_ASSERT}", f"    {BASE_ASSERT}\n\n\ndef test_empty():\n"
-                             "    import pytest\n    with pytest.raises(Exception):\n        median([])"), ""),
+    # the failing assertion traded for one that anything raising passes (a test added beside it is no cheat: it moves
+    # to a file of its own, test_a_new_test_added_to_the_existing_test_file_is_delivered_in_a_file_of_its_own)
+    "raises loosened": (edit(TEST_FILE, f"    {BASE_ASSERT}", "    import pytest\n    with pytest.raises(Exception):\n"
+                             "        median([])"), ""),
     "moved and weakened": (edit(TEST_FILE, EVEN_TEST, "") + "\n\n" + create(
         "tests/test_median_more.py", "from stats import median\n\n\ndef test_median_even():\n"
         "    assert median([1, 2, 3, 4]) in (2.5, 3)\n"), ""),
@@ -189,6 +191,31 @@ def test_a_new_test_with_its_fixture_in_a_new_conftest_is_delivered_as_sent(samp
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=work,
                           env={**os.environ, **PYTEST_ENV}, capture_output=True, text=True)
     assert done.returncode == 0 and "4 passed" in done.stdout, done.stdout
+
+
+ADDED_TEST = "\n\n\ndef test_median_two():\n    assert median([1, 4]) == 2.5"
+
+
+def test_a_new_test_added_to_the_existing_test_file_is_delivered_in_a_file_of_its_own(sample: Path) -> None:
+    """The most ordinary honest change: the fix, and a new test beside the old ones. The existing file is the judge's,
+    so the added test moves to a new file, judged with the candidate's new tests and delivered there."""
+    added = edit(TEST_FILE, EVEN_TEST.strip(), EVEN_TEST.strip() + ADDED_TEST)
+    result = run(sample, [FIX + "\n\n" + added, "Nothing more to change."])
+    assert result.success and not result.refused, (result.stop_detail, result.judgement, result.refused)
+    assert show(sample, result.branch, TEST_FILE) == show(sample, "main", TEST_FILE)
+    moved = show(sample, result.branch, "tests/test_core_added.py") or ""
+    assert "def test_median_two():" in moved and "def test_median_even" not in moved, moved
+    after = dict(result.tests_after.results) if result.tests_after else {}
+    assert after["tests/test_core_added.py::test_median_two"] == "pass"
+    assert result.judgement and "tests/test_core.py::test_median_even" in result.judgement.fixed
+
+
+def test_an_added_test_does_not_carry_an_edit_of_the_existing_ones_in_with_it(sample: Path) -> None:
+    """Adding a test beside an expected value changed to the bug's answer is still the test edited: refused whole."""
+    cheat = edit(TEST_FILE, EVEN_TEST.strip(), EVEN_TEST.strip().replace("2.5", "3") + ADDED_TEST)
+    result = run(sample, [cheat, "Nothing more to change."])
+    assert not result.success and not result.commits
+    assert show(sample, result.branch, "tests/test_core_added.py") is None
 
 
 # Each: a new conftest.py that turns the base's failing test green without a fix.

@@ -45,7 +45,15 @@ from bot.ensemble.coder.prompts import (
     task_paths,
 )
 from bot.ensemble.instructions import Instructions
-from bot.ensemble.judge import NO_CLOSURE, RUNNER_KINDS, Closure, find_test_tampering
+from bot.ensemble.judge import (
+    NO_CLOSURE,
+    RUNNER_KINDS,
+    AddedTests,
+    Closure,
+    Tampering,
+    find_test_tampering,
+    split_added_tests,
+)
 from bot.ensemble.ports import ModelClient, ModelReply
 from bot.ensemble.types import Exploration, Plan, Refusal, RefusalKind, Task, Transcript
 from bot.ensemble.workspace_files import Read, WorkspaceFiles
@@ -553,6 +561,33 @@ def _answer(coder: Coder, asked: list[tuple[str, str]]) -> str:
     return "\n\n".join(parts) + "\n\nNow reply with the edit blocks."
 
 
+def _move_added_tests(coder: Coder, found: Sequence[Tampering], before: Mapping[str, str | None],
+                      after: Mapping[str, str | None]) -> list[AddedTests]:
+    """The existing test files the guards refuse only for the tests added to them, those tests moved to a file of
+    their own and the existing file put back as it was (bot/ensemble/judge/added_tests.py)."""
+    workspace = coder.workspace
+    kinds: dict[str, set[str]] = {}
+    for t in found:
+        kinds.setdefault(t.path, set()).add(t.kind)
+    moved = []
+    taken = {*before, *after}
+
+    def exists(p: str) -> bool:
+        return p in taken or (workspace.path / p).exists() or workspace.base_text(p) is not None
+
+    for path, why in sorted(kinds.items()):
+        old, new = before.get(path), after.get(path)
+        if why != {"edited_test"} or old is None or new is None:
+            continue
+        added = split_added_tests(path, old, new, exists)
+        if added is not None:
+            write_changes(workspace.path, {path: old, added.moved_to: added.text})
+            log.info("team %s: the tests added to %s are judged in a file of their own, %s", coder.team, path,
+                     added.moved_to)
+            moved.append(added)
+    return moved
+
+
 def _guard(coder: Coder, edits: RoundEdits, frozen: Mapping[str, str], data: Collection[str] = (),
            closure: Closure = NO_CLOSURE) -> RoundEdits:
     """Undo this round's edits to any file where they delete, skip or weaken tests or touch CI config."""
@@ -564,6 +599,9 @@ def _guard(coder: Coder, edits: RoundEdits, frozen: Mapping[str, str], data: Col
     after = {p: files.read(p) for p in changed}
     found = [t for t in find_test_tampering(before, after, coder.task.text, data, base=coder.workspace.base_text,
                                             closure=closure, tree=files) if t.path in edits.originals]
+    if moved := _move_added_tests(coder, found, before, after):  # new tests added to an existing file: moved apart
+        edits = replace(edits, originals={**edits.originals, **{m.moved_to: None for m in moved}})
+        return _guard(coder, edits, frozen, data, closure)
     if not found:
         return edits
     undone = ({t.path for t in found} | {t.also for t in found if t.kind == "moved_test"}) & set(edits.originals)

@@ -13,6 +13,7 @@ Which cheat each detector catches, and where it lives:
 | a change that ...                                                        | caught by                          | module            |
 | ---                                                                      | ---                                | ---               |
 | edits, skips, weakens, moves or deletes a test; edits CI or the harness  | the edit guards, refused and undone| `guards.py`       |
+| (honest) adds tests to an existing test file                             | moved to a test file of their own  | `added_tests.py`  |
 | edits what the tests read (helper modules, data, doctest examples)       | the tests' closure, learned at base| `closure.py`      |
 | reaches into the runner, patches the standard library, reads a frame     | the static screen                  | `screen.py`       |
 | hides a test, forges results, or breaks what passed at the base          | per-test red/green against the base| `verdict.py`      |
@@ -32,6 +33,7 @@ sandbox/node_guard.js): their findings come back as the run's and are judged her
 
 from __future__ import annotations
 
+from bot.ensemble.judge.added_tests import AddedTests, split_added_tests
 from bot.ensemble.judge.blame import changed_definitions, related_failures
 from bot.ensemble.judge.closure import NO_CLOSURE, Closure, unchecked
 from bot.ensemble.judge.corroboration import Candidate, backing, corroborate
@@ -55,8 +57,8 @@ from bot.ensemble.judge.screen import change_hooks, hooks_in
 from bot.ensemble.judge.verdict import judge, reproduces
 
 __all__ = [
-    "NO_CLOSURE", "RUNNER_KINDS", "SPECIAL_CASED", "BaseRun", "Candidate", "Closure", "HiddenCheck", "Tampering",
-    "TeamJudge", "backing", "change_hooks", "changed_definitions", "corroborate", "find_test_tampering",
+    "NO_CLOSURE", "RUNNER_KINDS", "SPECIAL_CASED", "AddedTests", "BaseRun", "Candidate", "Closure", "HiddenCheck",
+    "Tampering", "TeamJudge", "backing", "change_hooks", "changed_definitions", "corroborate", "find_test_tampering",
     "hidden_check_at_base", "hooks_in", "judge", "judge_by_hidden_check", "no_hidden_check", "owned_by_judge",
-    "related_failures", "reproduces", "run_base", "task_names_change", "tests_in", "unchecked",
+    "related_failures", "reproduces", "run_base", "task_names_change", "split_added_tests", "tests_in", "unchecked",
 ]

@@ -1,0 +1,128 @@
+"""New tests a change adds to an existing test file, given a file of their own instead of refused.
+
+An existing test file is the judge's: every judged run uses the base's version, so an edit to it would never be
+run, and the edit guards refuse it (guards.py). But the most ordinary honest change is the fix with a new test added
+beside the old ones, in the file they already share. Refusing it loses the test. So where the change only adds to
+the file (every top-level statement of the base's version is still there, as written and in order, and so is every
+member of each class it adds tests to) and what it adds holds a test, the added part moves to a new test file beside
+it (`test_x.py` -> `test_x_added.py`), and the existing file goes back to the base's text. The new file holds what
+the new tests need from the old one (its imports, helpers, fixtures and constants, and the classes they extend,
+without the base's tests) and what the change added, in the file's order, so it runs as a new test file: judged with
+the candidate's other new tests, apart from the base's (runs.py). An addition that rebinds a name the base's version
+binds is an edit of the existing tests in disguise and is not moved: the guards refuse it as before.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from common.testfiles import fresh_test_path
+
+_Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+GAPS = ("\n\n\n", "\n\n")  # between top-level statements, and between a class's members, where the file has none
+
+
+@dataclass(frozen=True)
+class AddedTests:
+    """The tests a change added to the existing test file `path`, and the new file `moved_to` that now holds them."""
+
+    path: str
+    moved_to: str
+    text: str  # the new file's
+
+
+def split_added_tests(path: str, before: str, after: str, exists: Callable[[str], bool]) -> AddedTests | None:
+    """The new test file for the tests `after` adds to the existing Python test file `path` (`before`: the base's
+    text), or None where the change is not only an addition of tests (the module's docstring). `exists` tells the
+    paths taken."""
+    if not path.endswith(".py"):
+        return None
+    try:
+        old, new = ast.parse(before), ast.parse(after)
+    except (SyntaxError, ValueError):
+        return None
+    kept = _kept(before, old.body, after, new.body)
+    if kept is None or not kept.tests:
+        return None
+    return AddedTests(path, fresh_test_path(path, exists, "_added"), "".join(kept.lines).rstrip() + "\n")
+
+
+@dataclass(frozen=True)
+class _Kept:
+    lines: list[str]  # the new file's statements, as source
+    tests: int  # the tests among what the change added
+
+
+def _kept(before: str, old: Sequence[ast.stmt], after: str, new: Sequence[ast.stmt], depth: int = 0) -> _Kept | None:
+    """The statements of `new` for the new file: each of `old` as it is (the base's tests left out), a class of
+    `old` that `new` adds members to with them (recursively, once), and what `new` adds; None where `new` changes
+    or drops a statement of `old`, or rebinds one of its names."""
+    old_sources = [_source(before, s) for s in old]
+    bound = {name for s in old for name in _names(s)}
+    lines: list[str] = []
+    tests, at, last = 0, 0, -1  # tests added, statements of `old` met, the index in `new` of the last one kept
+    for index, statement in enumerate(new):
+        source = _source(after, statement)
+        if at < len(old) and source == old_sources[at]:  # the base's statement, as written
+            at += 1
+            if _is_test(statement):
+                continue
+        elif at < len(old) and (extended := _extended(before, old[at], after, statement, depth)) is not None:
+            source, tests, at = extended.lines[0], tests + extended.tests, at + 1
+        elif set(_names(statement)) & bound:
+            return None  # an existing name given another meaning: a change to the tests, not an addition
+        else:
+            tests += _is_test(statement)
+        # as far from the statement before as the file has it where that one is kept too, else a separating gap
+        blank = _first_line(statement) - (new[index - 1].end_lineno or 0) - 1 if last == index - 1 and index else -1
+        lines.append(source if not lines else ("\n" * (blank + 1) if blank >= 0 else GAPS[depth]) + source)
+        last = index
+    return _Kept(lines, tests) if at == len(old) else None
+
+
+def _extended(before: str, old: ast.stmt, after: str, new: ast.stmt, depth: int) -> _Kept | None:
+    """The class `new` as the new file holds it, where it is the class `old` with members added (its header as
+    written, its members but the base's tests, and the added ones); None otherwise."""
+    if depth or not (isinstance(old, ast.ClassDef) and isinstance(new, ast.ClassDef)) or old.name != new.name:
+        return None
+    lines = after.splitlines()
+    header = "\n".join(lines[_first_line(new) - 1:new.body[0].lineno - 1])
+    if header != "\n".join(before.splitlines()[_first_line(old) - 1:old.body[0].lineno - 1]):
+        return None  # its name, bases or decorators changed
+    body = _kept(before, old.body, after, new.body, depth + 1)
+    if body is None or not body.tests:
+        return None
+    return _Kept([header + "\n" + "".join(body.lines)], body.tests)  # members as written, as indented
+
+
+def _is_test(statement: ast.stmt) -> bool:
+    """A test definition as pytest and unittest collect them: `def test_*`, and a `Test*` class or a TestCase."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return statement.name.startswith("test")
+    if isinstance(statement, ast.ClassDef):  # a helper class named Test* holds no test: the new tests may need it
+        return any(ast.unparse(b).endswith("TestCase") for b in statement.bases) or statement.name.startswith("Test") \
+            and any(_is_test(member) for member in statement.body)
+    return False
+
+
+def _names(statement: ast.stmt) -> list[str]:
+    """The names a top-level statement binds."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [statement.name]
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return [(a.asname or a.name).partition(".")[0] for a in statement.names if a.name != "*"]
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target] \
+        if isinstance(statement, (ast.AnnAssign, ast.AugAssign)) else []
+    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+
+
+def _first_line(statement: ast.stmt) -> int:
+    decorators = statement.decorator_list if isinstance(statement, _Definition) else []
+    return min([statement.lineno, *(d.lineno for d in decorators)])
+
+
+def _source(text: str, statement: ast.stmt) -> str:
+    """The statement's source with its decorators, as written (a class member with its indentation)."""
+    return "\n".join(text.splitlines()[_first_line(statement) - 1:statement.end_lineno])
