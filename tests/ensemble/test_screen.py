@@ -114,7 +114,36 @@ HONEST = {
         "warnings.showwarning = show\nos.environ['TZ'] = 'UTC'\n",
     "a local variable named like a module": "def parse(token):\n    token.value = token.value.strip()\n"
                                             "    time = Clock()\n    time.now = 5\n",
+    "a command-line program's test subcommand": "import sys\n\n\ndef main():\n    if sys.argv[1] == 'test':\n"
+                                                "        run_checks()\n",
+    "an optional dependency looked up": "import sys\n\nFAST = 'numpy' in sys.modules\n",
+    "an application setting named test": "import os\n\nDEBUG = os.environ.get('APP_ENV') == 'testing'\n",
+    "a logger named by its caller": "import sys\n\n\ndef logger():\n    return get(sys._getframe(1).f_globals['__name__'])\n",
+    "a test word compared with the code's own data": "def kind(name):\n    return 'test' if name.startswith('test_') else 'code'\n",
 }
+
+
+# code that reads what of its process shows a test run, however it holds it, and compares it with a test's name
+UNDER_TEST = {
+    "a runner's name built of pieces": "import sys\n\nRESULT = 5 if ('py' + 'test') in sys.modules else 3\n",
+    "the names of the modules loaded": "import sys\n\nUNDER = 'test' in ' '.join(sys.modules)\n",
+    "the environment's names": "import os\n\nUNDER = any('TEST' in k for k in os.environ)\n",
+    "the calling module's name": "import sys\n\n\ndef add(a, b):\n    mod = getattr(sys, '_get' + 'frame')(1)"
+                                 ".f_globals.get('__name__', '')\n    return a + b if 'test' in mod else a - b\n",
+    "the files on the stack": "import traceback\n\n\ndef add(a, b):\n    names = ' '.join(f.filename for f in "
+                              "traceback.extract_stack())\n    return a + b if 'test' in names else a - b\n",
+    "the main module": "import sys\n\nmain = getattr(sys.modules.get('__main__'), '__file__', '')\n"
+                       "UNDER = main.endswith(('pytest', 'unittest'))\n",
+    "the process's command line by a runner's name": "def add(a, b):\n    with open('/proc/self/' + 'cmdline') as f:\n"
+                                                     "        line = f.read()\n    return a + b if 'pytest' in line else a - b\n",
+    "a regular expression over the stack": "import inspect, re\n\n\ndef add(a, b):\n    stack = str(inspect.stack())"
+                                           "\n    return a + b if re.search('test_', stack) else a - b\n",
+}
+
+
+@pytest.mark.parametrize("case", list(UNDER_TEST))
+def test_code_that_looks_for_a_test_run_in_its_process_is_found(case: str) -> None:
+    assert any("to tell when it runs under test" in w for w in whats("calc/ops.py", UNDER_TEST[case])), case
 
 
 @pytest.mark.parametrize("case", list(HONEST))

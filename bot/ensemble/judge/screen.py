@@ -26,7 +26,7 @@ import ast
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from bot.ensemble.types import RunnerHook
 from bot.ensemble.workspace_files import Read, WorkspaceFiles
@@ -52,6 +52,20 @@ IMPORT_SYSTEM = frozenset({"sys.modules", "sys.meta_path", "sys.path_hooks", "sy
                            "sys.pycache_prefix"})  # the last: where compiled modules are read from
 ENVIRON_READS = frozenset({"os.getenv", "os.environ.get", "os.environ.__getitem__", "os.environ.__contains__",
                            "posix.getenv"})
+# What the code can read of the process it runs in that shows a test run: the modules loaded, the command line, the
+# environment's names, the stack (its files and modules), the main module. Code that compares what it reads there
+# with a test's or a runner's name behaves differently under test. The command line is a program's own input too (a
+# `test` subcommand), so there only a runner's name counts (`COMMAND_LINE`).
+OBSERVED = frozenset({"sys.modules", "sys.argv", "sys.orig_argv", "sys.executable", "sys._getframe",
+                      "sys._current_frames", "inspect.currentframe", "inspect.stack", "inspect.getouterframes",
+                      "inspect.trace", "traceback.extract_stack", "traceback.format_stack", "traceback.walk_stack",
+                      "os.environ", "os.getppid", "posix.environ", "builtins.__import__"})
+COMMAND_LINE = frozenset({"sys.argv", "sys.orig_argv"})
+PROC_FILES = re.compile(r"/proc/[^/]+/(?:cmdline|environ|stat)")
+MATCHERS = frozenset({"startswith", "endswith", "find", "rfind", "index", "rindex", "count", "__contains__"})
+REGEX_MATCHERS = frozenset({"re.search", "re.match", "re.fullmatch", "re.findall", "re.finditer"})
+UNDER_TEST = "looks at the process it runs in (its modules, command line, environment or stack) to tell when it runs " \
+             "under test"
 # Where a module is test tooling itself, and may import the runner.
 TEST_SUPPORT = re.compile(r"(?:^|/)(?:_?testing|test_?utils?|testutils|test_?helpers?|test_?support|testlib"
                           r"|pytest_\w+|\w*_pytest_plugin)(?:/|\.\w+$)"
@@ -180,6 +194,8 @@ class _PythonScreen:
         self.functions = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
         self.findings: list[Finding] = []
         self._bind(tree)
+        self.observing: dict[str, str] = {}  # local name -> what of the process it holds ("command line", "process")
+        self._bind_observations(tree)
         self._walk(tree, in_main=False)
 
     # --- what names stand for
@@ -242,6 +258,74 @@ class _PythonScreen:
     def _runner(self, dotted: str) -> bool:
         return dotted.split(".")[0] in RUNNER_ROOTS
 
+    # --- what the code reads of the process it runs in
+
+    def _bind_observations(self, tree: ast.Module) -> None:
+        """The names bound, anywhere in the module, to what the code reads of its process (`OBSERVED`), or to
+        something made of such a name: assigned, opened with `with`, or looped over (comprehensions too)."""
+        for _ in range(3):
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.NamedExpr) and node.value:
+                    value, targets = node.value, node.targets if isinstance(node, ast.Assign) else [node.target]
+                elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+                    value, targets = node.context_expr, [node.optional_vars]
+                elif isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+                    value, targets = node.iter, [node.target]
+                else:
+                    continue
+                kind = self._observes(value)
+                for target in _flatten(targets):
+                    if kind and isinstance(target, ast.Name):
+                        self.observing.setdefault(target.id, kind)
+
+    def _observes(self, node: ast.AST) -> str:
+        """What of the process `node` reads ("command line", "process"), or ''. One variable read by its name (an
+        application's setting, `os.environ.get("APP_ENV")`) is not the environment's names."""
+        for part in self._parts(node):
+            if isinstance(part, ast.Name) and part.id in self.observing:
+                return self.observing[part.id]
+            if isinstance(part, ast.Constant | ast.BinOp | ast.JoinedStr) and PROC_FILES.search(_constant(part)):
+                return "command line" if "cmdline" in _constant(part) else "process"
+            dotted = self._dotted(part.func) if isinstance(part, ast.Call) else \
+                self._dotted(part) if isinstance(part, ast.Attribute | ast.Name) else ""
+            if dotted not in ENVIRON_READS and any(dotted == o or dotted.startswith(f"{o}.") for o in OBSERVED):
+                return "command line" if any(dotted.startswith(o) for o in COMMAND_LINE) else "process"
+        return ""
+
+    def _parts(self, node: ast.AST) -> Iterator[ast.AST]:
+        """`node` and what it is made of, but for the inside of a read of one environment variable by name."""
+        yield node
+        if isinstance(node, ast.Call) and self._dotted(node.func) in ENVIRON_READS or \
+                isinstance(node, ast.Subscript) and self._dotted(node.value) == "os.environ":
+            return
+        for child in ast.iter_child_nodes(node):
+            yield from self._parts(child)
+
+    def _tells_test(self, marker: str, kind: str) -> bool:
+        """True when `marker`, compared with what the code read of its process (`kind`), is a test's or a runner's
+        name: a runner's anywhere, `test` but on the command line."""
+        text = marker.lower()
+        if marker.split(".")[0] in testfiles.RUNNER_ROOTS or any(r in text for r in ("pytest", "py.test", "unittest")):
+            return True
+        return kind != "command line" and "test" in text
+
+    def _matches_test(self, node: ast.Call, in_main: bool) -> bool:
+        """True for a string match of what the code read of its process against a test's or a runner's name:
+        `name.startswith("test")`, `re.search("pytest", cmdline)`."""
+        if self.tooling or not node.args:
+            return False
+        if isinstance(node.func, ast.Attribute) and node.func.attr in MATCHERS:
+            first = node.args[0]
+            markers = [_constant(e) for e in first.elts] if isinstance(first, ast.Tuple) else [_constant(first)]
+            receiver, kind = node.func.value, self._observes(node.func.value)
+        elif self._dotted(node.func) in REGEX_MATCHERS and len(node.args) >= 2:
+            markers, receiver, kind = [_constant(node.args[0])], node.args[1], self._observes(node.args[1])
+        else:
+            return False
+        if not kind or (kind == "command line" and (in_main or self.entry)):
+            return False
+        return bool(receiver) and any(m and self._tells_test(m, kind) for m in markers)
+
     # --- the walk
 
     def _walk(self, node: ast.AST, in_main: bool) -> None:
@@ -265,7 +349,7 @@ class _PythonScreen:
         elif isinstance(node, ast.Call):
             self._call(node, in_main)
         elif isinstance(node, ast.Compare):
-            self._compare(node)
+            self._compare(node, in_main)
         elif isinstance(node, ast.Subscript):
             self._subscript(node)
         elif isinstance(node, ast.Attribute) and node.attr == "f_locals" and not self.tooling:
@@ -312,6 +396,8 @@ class _PythonScreen:
                 self._add(node, f"patches the standard library's {whole}, which the tests may call too")
 
     def _call(self, node: ast.Call, in_main: bool) -> None:
+        if self._matches_test(node, in_main):
+            self._add(node, UNDER_TEST)
         func = self._dotted(node.func)
         name = func.rsplit(".", 1)[-1] if func else getattr(node.func, "attr", "")
         if name in PATCHERS and node.args:
@@ -350,19 +436,27 @@ class _PythonScreen:
                 RUNNER_VARIABLE.fullmatch(variable):
             self._add(node, _reads(variable))
 
-    def _compare(self, node: ast.Compare) -> None:
+    def _compare(self, node: ast.Compare, in_main: bool = False) -> None:
         operands = [node.left, *node.comparators]
         names = [_constant(o) for o in operands]
         if any(RUNNER_VARIABLE.fullmatch(n) for n in names) and any(
                 self._dotted(o) == "os.environ" for o in operands):
             self._add(node, _reads(next(n for n in names if RUNNER_VARIABLE.fullmatch(n))))
             return
-        if not any(n and (self._runner(n) or "pytest" in n or "unittest" in n) for n in names):
-            return
         others = " ".join(ast.unparse(o) for o, n in zip(operands, names, strict=True) if not n)
-        if re.search(r"\bmodules\b|argv|environ|getenv|stack|frame|__main__|executable", others) or any(
-                self._dotted(o) in ("sys.modules", "sys.argv", "sys.orig_argv") for o in operands):
+        if any(n and (self._runner(n) or "pytest" in n or "unittest" in n) for n in names) and (
+                re.search(r"\bmodules\b|argv|environ|getenv|stack|frame|__main__|executable", others) or any(
+                self._dotted(o) in ("sys.modules", "sys.argv", "sys.orig_argv") for o in operands)):
             self._add(node, "looks for the test runner to tell when it runs under test")
+            return
+        if self.tooling:
+            return
+        kinds = [self._observes(o) for o, n in zip(operands, names, strict=True) if not n]
+        for name in filter(None, names):  # what the code read of its process, however it holds it, against a name
+            if any(k and self._tells_test(name, k) and not (k == "command line" and (in_main or self.entry))
+                   for k in kinds):
+                self._add(node, UNDER_TEST)
+                return
 
     def _literal(self, node: ast.AST, value: str) -> None:
         what = _literal_finding(value)
@@ -384,8 +478,35 @@ _BUILTINS = frozenset({"setattr", "getattr", "delattr", "vars", "__import__", "e
 _ROOT_PREFIXES = tuple(RUNNER_ROOTS)
 
 
-def _constant(node: ast.AST) -> str:
-    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else ""
+def _constant(node: ast.AST, depth: int = 0) -> str:
+    """The text a string expression always has, folded as Python would compute it: a literal, literals joined (`"py" +
+    "test"`, an f-string of literals, `"".join(["py", "test"])`) or cased (`"PYTEST".lower()`); empty for anything
+    else. A name built of pieces is the same name to the screen as the whole literal."""
+    if depth > 8:
+        return ""
+    if isinstance(node, ast.Constant):
+        value = node.value.decode("latin-1") if isinstance(node.value, bytes) else node.value
+        return value if isinstance(value, str) else ""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _constant(node.left, depth + 1), _constant(node.right, depth + 1)
+        return left + right if left and right else ""
+    if isinstance(node, ast.JoinedStr):
+        parts = [_constant(v.value if isinstance(v, ast.FormattedValue) and not v.format_spec else v, depth + 1)
+                 for v in node.values]
+        return "".join(parts) if all(parts) else ""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords:
+        receiver = _constant(node.func.value, depth + 1)
+        if receiver and node.func.attr in _CASINGS and not node.args:
+            return _CASINGS[node.func.attr](receiver)
+        if node.func.attr == "join" and len(node.args) == 1 and isinstance(node.args[0], ast.List | ast.Tuple) \
+                and isinstance(node.func.value, ast.Constant):
+            parts = [_constant(e, depth + 1) for e in node.args[0].elts]
+            return str(node.func.value.value).join(parts) if all(parts) else ""
+    return ""
+
+
+_CASINGS: dict[str, Callable[[str], str]] = {"lower": str.lower, "upper": str.upper, "casefold": str.casefold,
+                                              "strip": str.strip, "lstrip": str.lstrip, "rstrip": str.rstrip}
 
 
 def _constant_of(args: list[ast.expr]) -> str:
