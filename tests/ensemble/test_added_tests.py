@@ -73,6 +73,20 @@ def test_the_new_files_name_is_one_not_taken() -> None:
     assert moved is not None and moved.moved_to not in taken and moved.moved_to.startswith("tests/test_ops_added")
 
 
+PARAMETRIZED = ("import pytest\n\nfrom calc.ops import add\n\n\n@pytest.mark.parametrize('a, b, want', [(2, 3, 5)])\n"
+                "def test_add(a, b, want):\n    assert add(a, b) == want\n")
+
+
+def test_rows_added_to_a_parametrize_table_move_with_their_test_alone() -> None:
+    after = PARAMETRIZED.replace("[(2, 3, 5)]", "[(2, 3, 5), (0, 4, 4), (1, 1, 2)]")
+    moved = split_added_tests("tests/test_ops.py", PARAMETRIZED, after, never)
+    assert moved is not None
+    assert "@pytest.mark.parametrize('a, b, want', [(0, 4, 4), (1, 1, 2)])\ndef test_add(a, b, want):" in moved.text
+    assert "(2, 3, 5)" not in moved.text  # the base's case stays in the base's file
+    changed = after.replace("[(2, 3, 5), ", "[(2, 3, 6), ")  # a base row changed too: an edit, left to the guards
+    assert split_added_tests("tests/test_ops.py", PARAMETRIZED, changed, never) is None
+
+
 NOT_ONLY_ADDED = {
     "an existing assertion changed too": PYTEST_FILE.replace("== want", "!= want") + NEW_TEST,
     "an existing test removed": PYTEST_FILE.split("\n\ndef test_add")[0] + "\n" + NEW_TEST,

@@ -23,6 +23,7 @@ import pytest
 from actions.render import pr_body
 from bot.config import Config
 from bot.ensemble.adapters import SandboxRunner
+from bot.ensemble.demo import create_sample_repo
 from bot.ensemble.demo.languages import create_language_sample
 from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import RunResult, Task
@@ -208,6 +209,25 @@ def test_a_new_test_added_to_the_existing_test_file_is_delivered_in_a_file_of_it
     after = dict(result.tests_after.results) if result.tests_after else {}
     assert after["tests/test_core_added.py::test_median_two"] == "pass"
     assert result.judgement and "tests/test_core.py::test_median_even" in result.judgement.fixed
+
+
+def test_rows_added_to_an_existing_parametrized_test_are_judged_and_a_wrong_one_is_not_delivered(tmp_path: Path) -> None:
+    """A parametrize table that gains rows: the rows move to a test of their own and run; a wrong row fails there."""
+    test = ("import pytest\n\nfrom stats import median\n\n\n@pytest.mark.parametrize('values, want', [([1, 2, 3], 2)])\n"
+            "def test_median(values, want):\n    assert median(values) == want\n")
+    line = "@pytest.mark.parametrize('values, want', [([1, 2, 3], 2)])"
+    for want, delivered in ((2.5, True), (3, False)):
+        repo = tmp_path / f"rows{want}"
+        create_sample_repo(repo)
+        (repo / "tests" / "test_rows.py").write_text(test)
+        subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+        subprocess.run(["git", "commit", "-qm", "rows"], cwd=repo, check=True)
+        rows = edit("tests/test_rows.py", line, line.replace("2)]", f"2), ([1, 2, 3, 4], {want})]"))
+        result = run(repo, [FIX + "\n\n" + rows, "Nothing more to change."])
+        after = dict(result.tests_after.results) if result.tests_after else {}
+        assert result.success is delivered, (result.stop_detail, result.judgement, result.refused)
+        assert after.get(f"tests/test_rows_added.py::test_median[values0-{want}]") == ("pass" if delivered else "fail")
+        assert not delivered or show(repo, result.branch, "tests/test_rows.py") == show(repo, "main", "tests/test_rows.py")
 
 
 def test_an_added_test_does_not_carry_an_edit_of_the_existing_ones_in_with_it(sample: Path) -> None:

@@ -53,6 +53,8 @@ from bot.ensemble.judge import (
     Tampering,
     find_test_tampering,
     split_added_tests,
+    task_names_change,
+    tests_in,
 )
 from bot.ensemble.ports import ModelClient, ModelReply
 from bot.ensemble.types import Exploration, Plan, Refusal, RefusalKind, Task, Transcript
@@ -65,6 +67,7 @@ from bot.llm.reasoning import strip_reasoning
 from bot.llm.types import STOP_LIMIT, Message, ReplyEnd
 from bot.redact import clip
 from bot.trace import span
+from common.testfiles import is_test_path
 from common.testids import file_of_test
 from common.tokens import chars_for_tokens, estimate_tokens
 
@@ -562,11 +565,15 @@ def _answer(coder: Coder, asked: list[tuple[str, str]]) -> str:
 
 
 def _move_added_tests(coder: Coder, found: Sequence[Tampering], before: Mapping[str, str | None],
-                      after: Mapping[str, str | None]) -> list[AddedTests]:
-    """The existing test files the guards refuse only for the tests added to them, those tests moved to a file of
-    their own and the existing file put back as it was (bot/ensemble/judge/added_tests.py)."""
+                      after: Mapping[str, str | None], edited: Collection[str]) -> list[AddedTests]:
+    """The tests a round added to existing test files, moved to a file of their own with the existing file put back
+    as it was (bot/ensemble/judge/added_tests.py): where the guards refuse the file only as edited, or let the
+    addition through unasked (rows added to a parametrize table), which the judged run, putting the base's file
+    back, would never run. A change the task names stays where it is."""
     workspace = coder.workspace
-    kinds: dict[str, set[str]] = {}
+    kinds: dict[str, set[str]] = {p: set() for p in edited if is_test_path(p) and before.get(p) is not None
+                                  and before.get(p) != after.get(p)
+                                  and not task_names_change(coder.task.text, p, tests_in(p, before.get(p)))}
     for t in found:
         kinds.setdefault(t.path, set()).add(t.kind)
     moved = []
@@ -577,7 +584,7 @@ def _move_added_tests(coder: Coder, found: Sequence[Tampering], before: Mapping[
 
     for path, why in sorted(kinds.items()):
         old, new = before.get(path), after.get(path)
-        if why != {"edited_test"} or old is None or new is None:
+        if why - {"edited_test"} or old is None or new is None:
             continue
         added = split_added_tests(path, old, new, exists)
         if added is not None:
@@ -599,7 +606,7 @@ def _guard(coder: Coder, edits: RoundEdits, frozen: Mapping[str, str], data: Col
     after = {p: files.read(p) for p in changed}
     found = [t for t in find_test_tampering(before, after, coder.task.text, data, base=coder.workspace.base_text,
                                             closure=closure, tree=files) if t.path in edits.originals]
-    if moved := _move_added_tests(coder, found, before, after):  # new tests added to an existing file: moved apart
+    if moved := _move_added_tests(coder, found, before, after, edits.originals):  # added to an existing file
         edits = replace(edits, originals={**edits.originals, **{m.moved_to: None for m in moved}})
         return _guard(coder, edits, frozen, data, closure)
     if not found:

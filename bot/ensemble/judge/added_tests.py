@@ -4,10 +4,12 @@ An existing test file is the judge's: every judged run uses the base's version, 
 run, and the edit guards refuse it (guards.py). But the most ordinary honest change is the fix with a new test added
 beside the old ones, in the file they already share. Refusing it loses the test. So where the change only adds to
 the file (every top-level statement of the base's version is still there, as written and in order, and so is every
-member of each class it adds tests to) and what it adds holds a test, the added part moves to a new test file beside
+member of each class it adds tests to; a test may gain rows at the end of its `pytest.mark.parametrize` table) and
+what it adds holds a test, the added part moves to a new test file beside
 it (`test_x.py` -> `test_x_added.py`), and the existing file goes back to the base's text. The new file holds what
 the new tests need from the old one (its imports, helpers, fixtures and constants, and the classes they extend,
-without the base's tests) and what the change added, in the file's order, so it runs as a new test file: judged with
+without the base's tests; a test that gained rows, with those rows alone) and what the change added, in the file's
+order, so it runs as a new test file: judged with
 the candidate's other new tests, apart from the base's (runs.py). An addition that rebinds a name the base's version
 binds is an edit of the existing tests in disguise and is not moved: the guards refuse it as before.
 """
@@ -71,6 +73,8 @@ def _kept(before: str, old: Sequence[ast.stmt], after: str, new: Sequence[ast.st
                 continue
         elif at < len(old) and (extended := _extended(before, old[at], after, statement, depth)) is not None:
             source, tests, at = extended.lines[0], tests + extended.tests, at + 1
+        elif at < len(old) and (rows := _rows_added(before, old[at], after, statement)) is not None:
+            source, tests, at = rows, tests + 1, at + 1
         elif set(_names(statement)) & bound:
             return None  # an existing name given another meaning: a change to the tests, not an addition
         else:
@@ -95,6 +99,36 @@ def _extended(before: str, old: ast.stmt, after: str, new: ast.stmt, depth: int)
     if body is None or not body.tests:
         return None
     return _Kept([header + "\n" + "".join(body.lines)], body.tests)  # members as written, as indented
+
+
+def _rows_added(before: str, old: ast.stmt, after: str, new: ast.stmt) -> str | None:
+    """The test `new` with its parametrize table holding only the rows it adds, where `new` is the test `old` with
+    rows added at the end of that table and nothing else changed (its cases as the base has them stay in the base's
+    file); None otherwise."""
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef)
+    if not (isinstance(old, kinds) and isinstance(new, kinds)) or old.name != new.name or not _is_test(new):
+        return None
+    if [_source(before, s) for s in old.body] != [_source(after, s) for s in new.body] \
+            or len(old.decorator_list) != len(new.decorator_list):
+        return None
+    changed = [(o, n) for o, n in zip(old.decorator_list, new.decorator_list, strict=True)
+               if ast.get_source_segment(before, o) != ast.get_source_segment(after, n)]
+    if len(changed) != 1:
+        return None
+    was, now = changed[0]
+    if not (isinstance(was, ast.Call) and isinstance(now, ast.Call) and ast.unparse(was.func) == ast.unparse(now.func)
+            and ast.unparse(now.func).endswith("mark.parametrize") and len(was.args) == len(now.args) >= 2
+            and isinstance(was.args[1], ast.List | ast.Tuple) and isinstance(now.args[1], ast.List | ast.Tuple)
+            and ast.dump(was.args[0]) == ast.dump(now.args[0]) and was.keywords == [] and now.keywords == []):
+        return None
+    old_rows = [ast.get_source_segment(before, e) for e in was.args[1].elts]
+    new_rows = [ast.get_source_segment(after, e) for e in now.args[1].elts]
+    if len(new_rows) <= len(old_rows) or new_rows[:len(old_rows)] != old_rows or None in new_rows:
+        return None
+    table = ast.get_source_segment(after, now.args[1]) or ""
+    added = ", ".join(row for row in new_rows[len(old_rows):] if row)
+    source = _source(after, new)
+    return source.replace(table, f"[{added}]" if isinstance(now.args[1], ast.List) else f"({added},)", 1)
 
 
 def _is_test(statement: ast.stmt) -> bool:
