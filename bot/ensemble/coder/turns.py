@@ -52,9 +52,7 @@ from bot.ensemble.judge import (
     Closure,
     Tampering,
     find_test_tampering,
-    split_added_tests,
-    task_names_change,
-    tests_in,
+    tests_to_move,
 )
 from bot.ensemble.ports import ModelClient, ModelReply
 from bot.ensemble.types import Exploration, Plan, Refusal, RefusalKind, Task, Transcript
@@ -67,7 +65,6 @@ from bot.llm.reasoning import strip_reasoning
 from bot.llm.types import STOP_LIMIT, Message, ReplyEnd
 from bot.redact import clip
 from bot.trace import span
-from common.testfiles import is_test_path
 from common.testids import file_of_test
 from common.tokens import chars_for_tokens, estimate_tokens
 
@@ -566,32 +563,19 @@ def _answer(coder: Coder, asked: list[tuple[str, str]]) -> str:
 
 def _move_added_tests(coder: Coder, found: Sequence[Tampering], before: Mapping[str, str | None],
                       after: Mapping[str, str | None], edited: Collection[str]) -> list[AddedTests]:
-    """The tests a round added to existing test files, moved to a file of their own with the existing file put back
-    as it was (bot/ensemble/judge/added_tests.py): where the guards refuse the file only as edited, or let the
-    addition through unasked (rows added to a parametrize table), which the judged run, putting the base's file
-    back, would never run. A change the task names stays where it is."""
+    """The tests this round added to existing test files, written to the files of their own the judge gives them,
+    the existing files put back as they were (bot/ensemble/judge/added_tests.py)."""
     workspace = coder.workspace
-    kinds: dict[str, set[str]] = {p: set() for p in edited if is_test_path(p) and before.get(p) is not None
-                                  and before.get(p) != after.get(p)
-                                  and not task_names_change(coder.task.text, p, tests_in(p, before.get(p)))}
-    for t in found:
-        kinds.setdefault(t.path, set()).add(t.kind)
-    moved = []
     taken = {*before, *after}
 
     def exists(p: str) -> bool:
         return p in taken or (workspace.path / p).exists() or workspace.base_text(p) is not None
 
-    for path, why in sorted(kinds.items()):
-        old, new = before.get(path), after.get(path)
-        if why - {"edited_test"} or old is None or new is None:
-            continue
-        added = split_added_tests(path, old, new, exists)
-        if added is not None:
-            write_changes(workspace.path, {path: old, added.moved_to: added.text})
-            log.info("team %s: the tests added to %s are judged in a file of their own, %s", coder.team, path,
-                     added.moved_to)
-            moved.append(added)
+    moved = tests_to_move(found, before, after, edited, coder.task.text, exists)
+    for added in moved:
+        write_changes(workspace.path, {added.path: before[added.path] or "", added.moved_to: added.text})
+        log.info("team %s: the tests added to %s are judged in a file of their own, %s", coder.team, added.path,
+                 added.moved_to)
     return moved
 
 

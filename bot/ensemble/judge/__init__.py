@@ -33,7 +33,7 @@ sandbox/node_guard.js): their findings come back as the run's and are judged her
 
 from __future__ import annotations
 
-from bot.ensemble.judge.added_tests import AddedTests, split_added_tests
+from bot.ensemble.judge.added_tests import AddedTests, split_added_tests, tests_to_move
 from bot.ensemble.judge.blame import changed_definitions, related_failures
 from bot.ensemble.judge.closure import NO_CLOSURE, Closure, unchecked
 from bot.ensemble.judge.corroboration import Candidate, backing, corroborate
@@ -60,5 +60,6 @@ __all__ = [
     "NO_CLOSURE", "RUNNER_KINDS", "SPECIAL_CASED", "AddedTests", "BaseRun", "Candidate", "Closure", "HiddenCheck",
     "Tampering", "TeamJudge", "backing", "change_hooks", "changed_definitions", "corroborate", "find_test_tampering",
     "hidden_check_at_base", "hooks_in", "judge", "judge_by_hidden_check", "no_hidden_check", "owned_by_judge",
-    "related_failures", "reproduces", "run_base", "task_names_change", "split_added_tests", "tests_in", "unchecked",
+    "related_failures", "reproduces", "run_base", "split_added_tests", "task_names_change", "tests_in", "tests_to_move",
+    "unchecked",
 ]

@@ -17,10 +17,11 @@ binds is an edit of the existing tests in disguise and is not moved: the guards 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from common.testfiles import fresh_test_path
+from bot.ensemble.judge.guards import Tampering, task_names_change, tests_in
+from common.testfiles import fresh_test_path, is_test_path
 
 _Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 GAPS = ("\n\n\n", "\n\n")  # between top-level statements, and between a class's members, where the file has none
@@ -33,6 +34,26 @@ class AddedTests:
     path: str
     moved_to: str
     text: str  # the new file's
+
+
+def tests_to_move(found: Sequence[Tampering], before: Mapping[str, str | None], after: Mapping[str, str | None],
+                  edited: Collection[str], task_text: str, exists: Callable[[str], bool]) -> list[AddedTests]:
+    """The tests a round added to existing test files (`edited`; texts `before` and `after` it), each with the new
+    file that takes them: where the guards' findings (`found`) refuse the file only as edited, or let the addition
+    through unasked (rows added to a parametrize table), which the judged run, putting the base's file back, would
+    never run. A change the task names stays where it is."""
+    kinds: dict[str, set[str]] = {p: set() for p in edited if is_test_path(p) and before.get(p) is not None
+                                  and before.get(p) != after.get(p)
+                                  and not task_names_change(task_text, p, tests_in(p, before.get(p)))}
+    for t in found:
+        kinds.setdefault(t.path, set()).add(t.kind)
+    moved = []
+    for path, why in sorted(kinds.items()):
+        old, new = before.get(path), after.get(path)
+        if not why - {"edited_test"} and old is not None and new is not None \
+                and (added := split_added_tests(path, old, new, exists)) is not None:
+            moved.append(added)
+    return moved
 
 
 def split_added_tests(path: str, before: str, after: str, exists: Callable[[str], bool]) -> AddedTests | None:
@@ -61,12 +82,12 @@ def _kept(before: str, old: Sequence[ast.stmt], after: str, new: Sequence[ast.st
     """The statements of `new` for the new file: each of `old` as it is (the base's tests left out), a class of
     `old` that `new` adds members to with them (recursively, once), and what `new` adds; None where `new` changes
     or drops a statement of `old`, or rebinds one of its names."""
-    old_sources = [_source(before, s) for s in old]
-    bound = {name for s in old for name in _names(s)}
+    old_sources = [statement_source(before, s) for s in old]
+    bound = {name for s in old for name in names_bound(s)}
     lines: list[str] = []
     tests, at, last = 0, 0, -1  # tests added, statements of `old` met, the index in `new` of the last one kept
     for index, statement in enumerate(new):
-        source = _source(after, statement)
+        source = statement_source(after, statement)
         if at < len(old) and source == old_sources[at]:  # the base's statement, as written
             at += 1
             if _is_test(statement):
@@ -75,7 +96,7 @@ def _kept(before: str, old: Sequence[ast.stmt], after: str, new: Sequence[ast.st
             source, tests, at = extended.lines[0], tests + extended.tests, at + 1
         elif at < len(old) and (rows := _rows_added(before, old[at], after, statement)) is not None:
             source, tests, at = rows, tests + 1, at + 1
-        elif set(_names(statement)) & bound:
+        elif set(names_bound(statement)) & bound:
             return None  # an existing name given another meaning: a change to the tests, not an addition
         else:
             tests += _is_test(statement)
@@ -108,7 +129,7 @@ def _rows_added(before: str, old: ast.stmt, after: str, new: ast.stmt) -> str | 
     kinds = (ast.FunctionDef, ast.AsyncFunctionDef)
     if not (isinstance(old, kinds) and isinstance(new, kinds)) or old.name != new.name or not _is_test(new):
         return None
-    if [_source(before, s) for s in old.body] != [_source(after, s) for s in new.body] \
+    if [statement_source(before, s) for s in old.body] != [statement_source(after, s) for s in new.body] \
             or len(old.decorator_list) != len(new.decorator_list):
         return None
     changed = [(o, n) for o, n in zip(old.decorator_list, new.decorator_list, strict=True)
@@ -127,7 +148,7 @@ def _rows_added(before: str, old: ast.stmt, after: str, new: ast.stmt) -> str | 
         return None
     table = ast.get_source_segment(after, now.args[1]) or ""
     added = ", ".join(row for row in new_rows[len(old_rows):] if row)
-    source = _source(after, new)
+    source = statement_source(after, new)
     return source.replace(table, f"[{added}]" if isinstance(now.args[1], ast.List) else f"({added},)", 1)
 
 
@@ -141,7 +162,7 @@ def _is_test(statement: ast.stmt) -> bool:
     return False
 
 
-def _names(statement: ast.stmt) -> list[str]:
+def names_bound(statement: ast.stmt) -> list[str]:
     """The names a top-level statement binds."""
     if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return [statement.name]
@@ -157,6 +178,6 @@ def _first_line(statement: ast.stmt) -> int:
     return min([statement.lineno, *(d.lineno for d in decorators)])
 
 
-def _source(text: str, statement: ast.stmt) -> str:
+def statement_source(text: str, statement: ast.stmt) -> str:
     """The statement's source with its decorators, as written (a class member with its indentation)."""
     return "\n".join(text.splitlines()[_first_line(statement) - 1:statement.end_lineno])

@@ -18,6 +18,7 @@ import ast
 import re
 from collections.abc import Callable, Iterable, Sequence
 
+from bot.ensemble.judge.added_tests import names_bound, statement_source
 from sandbox.model import FORGED_VALUE
 
 # the kinds of forged value an honest class of the base's may show (sandbox/run_hooks.py, `_Honesty._forged`)
@@ -55,7 +56,7 @@ def _unchanged(path: str, qualname: str, now: Text, base: Text) -> bool:
     except (SyntaxError, ValueError):
         return False
     class_after, class_before = _class(tree_after, qualname), _class(tree_before, qualname)
-    if class_after is None or class_before is None or _source(after, class_after) != _source(before, class_before):
+    if class_after is None or class_before is None or statement_source(after, class_after) != statement_source(before, class_before):
         return False
     pending, seen = _names_read(class_after), set[str]()
     while pending:  # the names the class reads, and those its module's statements that bind them read, in turn
@@ -64,7 +65,7 @@ def _unchanged(path: str, qualname: str, now: Text, base: Text) -> bool:
         if _binding(after, tree_after, name) != _binding(before, tree_before, name):
             return False
         for node in tree_after.body:
-            if name in _bound(node):
+            if name in names_bound(node):
                 pending |= _names_read(node) - seen
     return True
 
@@ -87,23 +88,4 @@ def _names_read(node: ast.AST) -> set[str]:
 
 def _binding(text: str, tree: ast.Module, name: str) -> list[str]:
     """The sources of the module's top-level statements that bind `name`, in order."""
-    return [_source(text, node) for node in tree.body if name in _bound(node)]
-
-
-def _bound(node: ast.stmt) -> set[str]:
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {node.name}
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return {(a.asname or a.name).partition(".")[0] for a in node.names}
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
-        if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
-    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-
-
-def _source(text: str, node: ast.stmt) -> str:
-    """The statement's source, with its decorators where it has them: what a change to it would change."""
-    lines = text.splitlines()
-    first = node.lineno
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        first = min([first, *(d.lineno for d in node.decorator_list)])
-    return "\n".join(lines[first - 1:node.end_lineno])
+    return [statement_source(text, node) for node in tree.body if name in names_bound(node)]
