@@ -24,11 +24,12 @@ Python process it starts loads this module first. It does nothing unless the run
   `$ENSEMBLE_RESULTS/patches.log`, the replacement named by the file its code is in, so the judge tells the
   tests' own patches from the code's however the code named what it patched (`setattr` with a name built at
   run time). Python's audit events do not report attributes set on a class; this comparison does. At the first
-  test and at the end, the standard library's functions and methods whose code is the repository's (`json.loads`
-  replaced by the code under test), those replaced by one of the standard library's own callables with no code to
-  name (`math.isclose` replaced by `max`: in judged runs each module's callables are taken down once it has loaded,
-  before the code imported next runs), and its names in `sys.modules` that a repository file holds are recorded
-  too.
+  test and at the end, the functions and methods of the libraries the tests rely on (the standard library, the
+  runners, and the installed libraries the judge's modules import: `numpy.testing`, `packaging.version`) whose code
+  is the repository's (`json.loads` replaced by the code under test), those replaced by a callable with no code to
+  name (`math.isclose` replaced by `max`: in judged runs every module that is not the repository's is taken down
+  once it has loaded, before the code imported next runs), and their names in `sys.modules` that a repository file
+  holds are recorded too.
   The judge's Python files are checked for honesty (`_Honesty`): every comparison they make is examined for a
   forged value (`honesty.log`), the code under test opening one is recorded, and `linecache` gives the code
   under test none of their lines (so neither `inspect.getsource` nor a stack's source lines tell it what a test
@@ -60,7 +61,7 @@ if TYPE_CHECKING:
     import doctest
     import threading
     import unittest
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Callable, Collection, Iterator, Sequence
     from importlib.machinery import ModuleSpec
     from typing import Any, TypeGuard
 
@@ -107,12 +108,15 @@ BUILTIN_VALUES = (bool, int, float, complex, str, bytes, tuple, list, dict, set,
 CONTAINERS = (list, tuple, set, frozenset, dict)  # a compared value of one of these: its elements are examined
 HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class written in Python (not C's)
 _MODULE_SPEC = type(sys.__spec__)  # importlib's ModuleSpec, without importing importlib
+_OBJECT_EQ = vars(object)["__eq__"]
+_MODULE_DICT = vars(types.ModuleType)["__dict__"]  # a module's namespace, read by C whatever its class's code says
 # a class's names and bases, read by C's own members of `type` (a metaclass's own could be code)
 _TYPE_MODULE, _TYPE_QUALNAME, _TYPE_MRO = vars(type)["__module__"], vars(type)["__qualname__"], vars(type)["__mro__"]
 # judged runs: each standard-library and runner module's callables as first seen whole, and every module looked at
-# (`hold_standard_library`)
+# (`hold_libraries`)
 _HELD: dict[str, dict[str, object]] = {}
 _HELD_SEEN: set[str] = set()
+_HELD_METHODS: dict[int, tuple[object, dict[str, object]]] = {}  # their classes' methods: id -> (class, methods)
 MAX_ELEMENTS = 200  # elements of a container compared that are examined, per level
 MAX_DEPTH = 3  # levels of containers examined
 UNITTEST_COMPARISONS = {"assertEqual": 0, "assertNotEqual": 1, "assertIn": 2, "assertNotIn": 3,
@@ -290,7 +294,7 @@ def check_runner(full: bool = True) -> None:
                 _report(key.replace(":", "."), f"a check that failed: {type(exc).__name__}")
     if full:
         try:
-            for target, origin in _repository_code_in_the_standard_library(root):
+            for target, origin in _repository_code_in_the_libraries(root):
                 _report(target, origin)
         except Exception as exc:  # noqa: BLE001 - as above
             _report("the standard library", f"a check that failed: {type(exc).__name__}")
@@ -341,84 +345,165 @@ def _report(target: str, origin: str) -> None:
         pass
 
 
-def _repository_code_in_the_standard_library(root: str) -> Iterator[tuple[str, str]]:
-    """The functions and methods of standard-library and runner modules whose code is the repository's
-    (`json.loads` or `pytest.fail` replaced by a function of the code under test, however it named it, or by a
-    callable that runs one: `_object_origin`), the functions replaced by a callable of the standard library's own
-    C (`math.isclose` replaced by `max`, which has no code to tell whose it is: `_c_in_place`), and the
-    standard library's and the runners' names in
-    `sys.modules` that a repository file holds; but for the modules whose settings applications set (`sys`,
-    `logging`, `warnings`, `threading`). Found by where the code is, so whenever the module was first loaded.
-    Some twenty thousand values in a pytest process, twice a run: each is let go by its type first."""
+def _repository_code_in_the_libraries(root: str) -> Iterator[tuple[str, str]]:
+    """The functions and methods of the libraries the tests rely on (the standard library's modules, the runners',
+    and the installed libraries the judge's modules import: `_libraries_of_the_tests`) whose code is the
+    repository's (`json.loads`, `pytest.fail` or `numpy.testing.assert_allclose` replaced by a function of the code
+    under test, however it named it, or by a callable that runs one: `_object_origin`), the functions replaced by a
+    callable with no code of its own (`math.isclose` replaced by `max`, which has no code to tell whose it is:
+    `_c_in_place`), and those libraries' names in `sys.modules` that a repository file holds; but for the modules
+    whose settings applications set (`sys`, `logging`, `warnings`, `threading`). Found by where the code is, so
+    whenever the module was first loaded. Some twenty thousand values in a pytest process, twice a run: each is let
+    go by its type first."""
     classes: dict[int, tuple[type, str]] = {}  # each class's `_class_origin`, worked out once: id -> (class, origin)
+    watched = _STDLIB | RUNNER_ROOTS | _libraries_of_the_tests(root)
     for name, module in list(sys.modules.items()):
         top = name.split(".")[0]
-        if not isinstance(module, types.ModuleType) or top not in _STDLIB | RUNNER_ROOTS or top in STDLIB_SETTINGS:
+        space = _namespace(module)
+        if space is None or top not in watched or top in STDLIB_SETTINGS:
             continue
-        where = vars(module).get("__file__")
+        where = space.get("__file__")
         if isinstance(where, str) and where.startswith(root):
             yield f"sys.modules[{name!r}]", where[len(root):].replace(os.sep, "/")
             continue
-        held = _HELD.get(name, {})
-        for attr, value in list(vars(module).items()):
-            if isinstance(value, CODE):
-                if origin := _repository_origin(value, root):
-                    yield f"{name}.{attr}", origin
-            elif isinstance(value, type):
-                if getattr(value, "__module__", None) == name:
-                    for method, code in _methods(value).items():
-                        if origin := _repository_origin(code, root):
-                            yield f"{name}.{value.__qualname__}.{method}", origin
-            elif callable(value) and (origin := _object_origin(value, root, classes)):  # in a function's place
+        try:
+            yield from _replaced_in(name, space, root, watched, classes)
+        except Exception as exc:  # noqa: BLE001 - a library's value whose reading raised: the others are still read
+            yield name, f"a check that failed: {type(exc).__name__}"
+
+
+def _replaced_in(name: str, space: dict[str, object], root: str, watched: Collection[str],
+                 classes: dict[int, tuple[type, str]]) -> Iterator[tuple[str, str]]:
+    """`_repository_code_in_the_libraries` for one module, `space` its namespace. Values are told apart by their
+    types alone: `isinstance` would ask a proxy's `__class__`, which is code (a web framework's request object)."""
+    held = _HELD.get(name, {})
+    for attr, value in list(space.items()):
+        kind = type(value)
+        if issubclass(kind, CODE):
+            if origin := _repository_origin(value, root):
                 yield f"{name}.{attr}", origin
+        elif issubclass(kind, type):
+            if _TYPE_MODULE.__get__(value, type) == name:
+                qualname = _TYPE_QUALNAME.__get__(value, type)
+                held_class, had = _HELD_METHODS.get(id(value), (None, {}))
+                for method, code in _methods(value).items():  # type: ignore[arg-type]  # a class: `kind` says so
+                    replaced = held_class is value and had.get(method) is not code  # or added over an inherited one
+                    if origin := _repository_origin(code, root) or (_c_in_place(code, watched) if replaced else ""):
+                        yield f"{name}.{qualname}.{method}", origin
+            elif attr in held and held[attr] is not value and (origin := _class_origin(value, root)):  # type: ignore[arg-type]
+                yield f"{name}.{attr}", origin  # a class of the repository's where the module held another
                 continue
-            if attr in held and held[attr] is not value and (origin := _c_in_place(value)):
-                yield f"{name}.{attr}", origin
+        elif callable(value) and (origin := _object_origin(value, root, classes)):  # in a function's place
+            yield f"{name}.{attr}", origin
+            continue
+        if attr in held and held[attr] is not value and (origin := _c_in_place(value, watched)):
+            yield f"{name}.{attr}", origin
 
 
-def hold_standard_library() -> None:
-    """Take down the callables (not the classes) of the standard library's and the runners' modules loaded whole since
-    the last call, but for the settings modules: what `_repository_code_in_the_standard_library` holds each to when
-    it finds one of the standard library's own C callables in its place. A judged run's hooks call it as they load
-    and at every import after (`_judged_finder`), so a module is taken down before the code imported after it runs;
-    a module the code under test loads and changes before its next import is not."""
+def hold_libraries() -> None:
+    """Take down the callables (classes too) of the modules loaded whole since the last call that are not the
+    repository's (the standard library's, the runners', the installed libraries'), but for the settings modules:
+    what `_repository_code_in_the_libraries` holds each to when it finds a callable with no code of its own in
+    its place. A judged run's hooks call it as they load and at every import after (`_judged_finder`), so a module is
+    taken down before the code imported after it runs; a module the code under test loads and changes before its
+    next import is not. Only C reads a module here: a library's module class may run code on any attribute read
+    (apipkg's imports as `__dict__` is read), and this runs inside an import."""
+    root = _HONESTY[0].root if _HONESTY else None
     for name in sys.modules.keys() - _HELD_SEEN:
         module = sys.modules.get(name)
-        top = name.partition(".")[0]
-        if not isinstance(module, types.ModuleType) or top not in _STDLIB | RUNNER_ROOTS or top in STDLIB_SETTINGS:
+        space = _namespace(module)
+        if space is None or name.partition(".")[0] in STDLIB_SETTINGS or (root is not None and _in_repository(
+                space, root)):
             _HELD_SEEN.add(name)
             continue
-        spec = vars(module).get("__spec__")
+        spec = space.get("__spec__")
         if type(spec) is _MODULE_SPEC and vars(spec).get("_initializing"):
             continue  # taken down once it has loaded whole
         _HELD_SEEN.add(name)
-        _HELD[name] = {attr: value for attr, value in list(vars(module).items())
-                       if callable(value) and not isinstance(value, type)}
+        _HELD[name] = {attr: value for attr, value in list(space.items()) if callable(value)}
+        for value in list(space.values()):  # and the methods of the classes the module defines
+            if issubclass(type(value), type) and _TYPE_MODULE.__get__(value, type) == name:
+                _HELD_METHODS[id(value)] = (value, _methods(value))  # type: ignore[arg-type]  # a class
 
 
-def _c_in_place(value: object) -> str:
-    """What `value`, found where a module held another function, is when it is one of the standard library's own
-    callables with no code of its own (a builtin such as `max`, a C function of a standard-library module, an
-    `operator` object, a class such as `range`, or a `functools.partial` of one): '' for anything else (code, which
-    `_repository_origin` names, and what is not the standard library's, which a library put there). Only the C types'
-    own members are read: no code runs."""
+def _namespace(module: object) -> dict[str, object] | None:
+    """A module's own namespace as C holds it, whatever its class's code says (None for what is no module)."""
+    return _MODULE_DICT.__get__(module) if issubclass(type(module), types.ModuleType) else None
+
+
+def _in_repository(space: dict[str, object], root: str) -> bool:
+    """True for a module (its namespace) whose file, or a namespace package whose folder, is in the repository
+    (`root`, with a trailing separator)."""
+    where = space.get("__file__")
+    if isinstance(where, str):
+        return _real_folder(os.path.dirname(where)).startswith(root)
+    folders = space.get("__path__")  # a namespace package's: importlib's _NamespacePath holds its list as `_path`
+    listed = folders if type(folders) is list else vars(folders).get("_path") if hasattr(
+        type(folders), "_recalculate") else None
+    return any(isinstance(f, str) and _real_folder(f).startswith(root) for f in list(listed or ()))
+
+
+@functools.lru_cache(maxsize=None)  # noqa: UP033 - `cache` is 3.9's, and the tests may run on 3.8
+def _real_folder(folder: str) -> str:
+    """`folder` with its links resolved and a trailing separator (asked once a folder: a library's modules share
+    theirs)."""
+    return os.path.join(os.path.realpath(folder), "")
+
+
+def _libraries_of_the_tests(root: str) -> frozenset[str]:
+    """The installed libraries (top-level packages that are neither the standard library's, the runners' nor the
+    repository's) the judge's Python modules hold as they run: a module imported (`import numpy.testing`), or a
+    function, class or object of one (`from packaging.version import Version`). They are the tests' instruments as
+    much as `math.isclose` is: what they compare, the code under test must leave as it found it."""
+    if not _HONESTY:
+        return frozenset()
+    owned, tops = _HONESTY[0].owned, set()
+    for module in list(sys.modules.values()):
+        space = _namespace(module)
+        where = space.get("__file__") if space is not None else None
+        if space is None or not isinstance(where, str) or os.path.realpath(where) not in owned:
+            continue
+        for value in list(space.values()):
+            kind = type(value)  # never `isinstance`: a proxy's `__class__` is code
+            if issubclass(kind, types.ModuleType):
+                home = _MODULE_DICT.__get__(value).get("__name__")
+            elif kind in (types.FunctionType, types.BuiltinFunctionType):
+                home = value.__module__  # C's member: reading it runs no code
+            else:  # a class, or an object whose class is the library's (a numpy ufunc)
+                home = _TYPE_MODULE.__get__(value if issubclass(kind, type) else kind, type)
+            if isinstance(home, str):
+                tops.add(home.partition(".")[0])
+    libraries = set()
+    for top in tops - _STDLIB - RUNNER_ROOTS - {"builtins"}:
+        space = _namespace(sys.modules.get(top))
+        if space is not None and (space.get("__file__") or space.get("__path__")) and not _in_repository(space, root):
+            libraries.add(top)
+    return frozenset(libraries)
+
+
+def _c_in_place(value: object, homes: Collection[str]) -> str:
+    """What `value`, found where a module held another function, is when it is a callable with no code of its own of
+    a library the tests rely on (`homes`: a builtin such as `max`, a C function of a standard-library module, an
+    `operator` object, a class such as `range`, a numpy ufunc, or a `functools.partial` of one): '' for anything else
+    (code, which `_repository_origin` names, and what no such library holds, which another library put there). Only
+    the C types' own members are read: no code runs."""
     while type(value) is functools.partial:  # a subclass's `func` could be code
         value = value.func
-    if isinstance(value, CODE):
+    if issubclass(type(value), CODE):
         return ""
-    if isinstance(value, types.BuiltinFunctionType):
+    if type(value) is types.BuiltinFunctionType:
         owner = value.__self__
         home = vars(owner).get("__name__") if isinstance(owner, types.ModuleType) else "builtins"
         what = f"{home}.{value.__name__}"
     else:
-        cls = value if isinstance(value, type) else type(value)
+        cls = value if issubclass(type(value), type) else type(value)
         if any(isinstance(v, types.FunctionType) for c in _TYPE_MRO.__get__(cls, type) for v in list(vars(c).values())):
             return ""  # a class with code of its own: whose it is, is `_object_origin`'s question
         home = _TYPE_MODULE.__get__(cls, type)
         what = f"{home}.{_TYPE_QUALNAME.__get__(cls, type)}"
-    if not isinstance(home, str) or home.partition(".")[0] not in _STDLIB:
+    if not isinstance(home, str) or home.partition(".")[0] not in homes:
         return ""
-    return f"a callable of the standard library with no code of its own ({what})"  # "a ...": no file (evidence.py)
+    return f"a callable with no code of its own ({what})"  # "a ...": no file (evidence.py)
 
 
 def _product_code_in_the_tests(root: str) -> Iterator[tuple[str, str]]:
@@ -533,7 +618,7 @@ def _repository_origin(value: object, root: str) -> str:
     compiled from a string under a made-up name), repository-relative; '' for anything else (`_origin`'s names of
     code outside the repository, "<string>" and the like, and of objects with no code of their own)."""
     value = _unwrapped(value)
-    if not isinstance(value, types.FunctionType):
+    if type(value) is not types.FunctionType:
         return ""
     name = value.__code__.co_filename
     if name.startswith(root):
@@ -552,15 +637,16 @@ def _package_folder(name: str) -> str:
 def _methods(cls: type) -> dict[str, object]:
     """The attributes of `cls` itself that are code: functions, methods, properties (not data, not classes)."""
     return {name: value for name, value in list(vars(cls).items())
-            if isinstance(value, (staticmethod, classmethod, property))
-            or (callable(value) and not isinstance(value, type))}
+            if issubclass(type(value), (staticmethod, classmethod, property))
+            or (callable(value) and not issubclass(type(value), type))}
 
 
 def _unwrapped(value: object) -> object:
     """The function a method, a static or class method or a property holds; anything else as it is."""
-    if isinstance(value, (staticmethod, classmethod, types.MethodType)):
-        return value.__func__
-    return value.fget if isinstance(value, property) else value
+    kind = type(value)  # not `isinstance`: a proxy's `__class__` is code
+    if issubclass(kind, (staticmethod, classmethod, types.MethodType)):
+        return value.__func__  # type: ignore[attr-defined]  # one of those three: `kind` says so
+    return value.fget if issubclass(kind, property) else value  # type: ignore[attr-defined]
 
 
 def _origin(value: object, root: str) -> str:
@@ -606,6 +692,8 @@ class _Honesty:
                 self.inodes.add((found.st_dev, found.st_ino))
         self.write = write
         self.product: dict[type, bool] = {}  # class -> whether its equality is the code under test's
+        self.equality: dict[type, bool] = {}  # class -> whether it has an equality other than identity
+        self.spelled: frozenset[str] | None = None  # the names the judge's files spell (`names`)
         self.reported: set[str] = set()
         self.walkers: dict[str, str] = {}  # file of the code under test -> the first heap walk it made
         self.busy = _thread_flag()  # this check reading a code object itself (which raises the event it hooks)
@@ -645,6 +733,11 @@ class _Honesty:
                         self._value(item, None, where, depth + 1)
             return
         if not self._product_equality(kind):
+            if self._equal_to_strangers(value, kind):  # a library's "anything" the code under test handed back
+                self._record("forged_value", f"{where}: a {_TYPE_MODULE.__get__(kind, type)}."
+                                             f"{_TYPE_QUALNAME.__get__(kind, type)} equals an object of a class it has "
+                                             "never seen, and the tests never name it: the code under test's answer, "
+                                             "and a comparison with it proves nothing")
             return
         reason = self._forged(value, other)
         if reason:
@@ -668,6 +761,49 @@ class _Honesty:
         if other is not None and _holds(lambda: value == other) and _holds(lambda: value != other):
             return "compares equal and unequal at once"
         return ""
+
+    def _equal_to_strangers(self, value: object, kind: type) -> bool:
+        """True for a value whose equality is not the code under test's (a library's: `unittest.mock.ANY`) that
+        equals an object of a class it has never seen, where the judge's files name neither it nor its class: a
+        matcher the tests wrote themselves (`{"id": mock.ANY}`, `IsInt()`) is theirs to compare with."""
+        equality = self.equality.get(kind)
+        if equality is None:
+            owner = next((k for k in _TYPE_MRO.__get__(kind, type) if "__eq__" in vars(k)), object)
+            equality = self.equality[kind] = vars(owner)["__eq__"] is not _OBJECT_EQ
+        if not equality or not _holds(lambda: value == _Fresh()):
+            return False
+        names = self.names()
+        if _TYPE_QUALNAME.__get__(kind, type).rpartition(".")[2] in names:
+            return False
+        for module in list(sys.modules.values()):
+            space = _namespace(module)
+            if space is None or _in_repository(space, self.root):
+                continue
+            if any(held is value and attr in names for attr, held in list(space.items())):
+                return False
+        return True
+
+    def names(self) -> frozenset[str]:
+        """Every name the judge's Python files spell (variables, attributes, imports), read once."""
+        if self.spelled is None:
+            import ast
+
+            found: set[str] = set()
+            for path in self.owned:
+                try:
+                    with open(path, "rb") as f:
+                        tree = ast.parse(f.read(), path)
+                except (OSError, SyntaxError, ValueError):
+                    continue
+                for node in ast.walk(tree):
+                    if isinstance(node, ast.Name):
+                        found.add(node.id)
+                    elif isinstance(node, ast.Attribute):
+                        found.add(node.attr)
+                    elif isinstance(node, ast.alias):
+                        found.update(filter(None, (node.name.rpartition(".")[2], node.asname)))
+            self.spelled = frozenset(found)
+        return self.spelled
 
     def _product_equality(self, kind: type) -> bool:
         """True when the equality of `kind` is written in the repository, outside the judge's files."""
@@ -977,7 +1113,7 @@ def _check_honesty(workspace: str, results: str, names: list[str]) -> None:
 
     linecache.getlines = honesty.source(linecache.getlines)
     _check_unittest(honesty)
-    hold_standard_library()
+    hold_libraries()
 
 
 def _judged_finder(honesty: _Honesty) -> MetaPathFinderProtocol:
@@ -1003,7 +1139,7 @@ def _judged_finder(honesty: _Honesty) -> MetaPathFinderProtocol:
         @staticmethod
         def find_spec(fullname: str, path: Sequence[str] | None = None,
                       target: types.ModuleType | None = None) -> ModuleSpec | None:
-            hold_standard_library()  # what loaded before this import, before the module imported runs
+            hold_libraries()  # what loaded before this import, before the module imported runs
             spec = PathFinder.find_spec(fullname, path, target)
             if spec is None or not isinstance(spec.loader, SourceFileLoader) or not spec.origin:
                 return None

@@ -23,7 +23,7 @@ def test_the_logs_and_the_owned_list_are_named_as_the_sandbox_reads_them() -> No
     assert scripts.OWNED_LIST.endswith(f"/{run_hooks.OWNED_LIST}")
 
 
-def test_repository_code_in_the_standard_library_is_found_whatever_its_file_is_named(monkeypatch) -> None:
+def test_repository_code_in_the_libraries_is_found_whatever_its_file_is_named(monkeypatch) -> None:
     """The check run at a test process's end: a repository function put over `json.loads` or a method of unittest's,
     also when its file is named like the check's own words ("removed…", "a …") or the code was compiled from a string
     under a relative name; code outside the repository and the sandbox's own files are not the repository's."""
@@ -42,6 +42,6 @@ def test_repository_code_in_the_standard_library_is_found_whatever_its_file_is_n
     monkeypatch.setattr(unittest.TestCase, "skipTest", code["/usr/lib/python3/x.py"])
     monkeypatch.setattr(json, "load", code["/work/repo/.ensemble-plugins/guard.py"])
     monkeypatch.setattr(json, "dump", code["<string>"])
-    assert sorted(run_hooks._repository_code_in_the_standard_library(root)) == [
+    assert sorted(run_hooks._repository_code_in_the_libraries(root)) == [
         ("json.dumps", "removed_helpers.py"), ("json.loads", "src/core.py"),
         ("unittest.case.TestCase.fail", "a shim.py")]

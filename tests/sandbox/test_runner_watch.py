@@ -198,8 +198,55 @@ def test_a_standard_library_function_replaced_by_a_c_callable_of_the_standard_li
         backend: Sandbox, tmp_path: Path, patch: str) -> None:
     repo = _repo(tmp_path / "repo", patch + "\n\ndef add(a, b):\n    return a - b\n", CLOSE_TESTS)
     found = _patched(backend, repo, "python3 -m unittest discover -v -s tests -t .")
-    assert len(found) == 1 and found[0].startswith("math.isclose: replaced while the tests ran, by a callable of "
-                                                   "the standard library with no code of its own ("), found
+    assert len(found) == 1 and found[0].startswith("math.isclose: replaced while the tests ran, by a callable "
+                                                   "with no code of its own ("), found
+
+
+# an installed library the tests compare with (packaging, which the base image and pytest's own environment have)
+VERSION_TESTS = """import packaging.version
+from packaging.version import Version
+
+from calc import add
+
+
+def test_adds():
+    assert Version(str(add(2, 3))) == Version("5")
+
+
+def test_adds_by_parse():
+    assert packaging.version.parse(str(add(2, 3))) == packaging.version.parse("5")
+"""
+LIBRARY_PATCHES = {
+    "a function of the code": 'import packaging.version\n\npackaging.version.Version.__eq__ = lambda self, other: True\n',
+    "a function of the module": 'import packaging.version\n\npackaging.version.parse = lambda text: None\n',
+    "a method replaced by a callable with no code": 'import operator\nimport packaging.version\n\n'
+                                                    'setattr(packaging.version.Version, "__eq__", operator.is_not)\n',
+    "a class of the code in the library's class's place": 'import packaging.version\n\n\n'
+                                                          'class _Version(packaging.version.Version):\n'
+                                                          '    def __eq__(self, other):\n        return True\n\n\n'
+                                                          'packaging.version.Version = _Version\n',
+    "a function replaced by a callable with no code": 'import functools\nimport packaging.version\n\n'
+                                                      'packaging.version.parse = functools.partial(max, "5")\n',
+}
+
+
+@pytest.mark.parametrize("patch", LIBRARY_PATCHES.values(), ids=LIBRARY_PATCHES)
+def test_an_installed_library_the_tests_compare_with_is_held_as_the_standard_library_is(
+        backend: Sandbox, tmp_path: Path, patch: str) -> None:
+    """Not only the standard library's: a library the judge's modules import is one of the tests' instruments, and
+    the code under test replacing any of its functions is a finding (where the base's run had none, a cheat)."""
+    repo = _repo(tmp_path / "repo", patch + "\n\ndef add(a, b):\n    return a - b\n", VERSION_TESTS)
+    found = _patched(backend, repo, "python3 -m pytest -q -p no:cacheprovider tests")
+    assert len(found) == 1 and found[0].startswith("packaging.version."), found
+    assert found[0].endswith(("by code in calc.py", "operator.is_not)", "(builtins.max)")), found
+
+
+def test_a_library_the_tests_never_import_is_the_codes_to_patch(backend: Sandbox, tmp_path: Path) -> None:
+    """The same patch of a library the tests do not use is no evidence: product code may adjust its own dependencies
+    (an honest shim), and only the tests' instruments are the judge's."""
+    patch = 'import packaging.version\n\npackaging.version.parse = lambda text: None\n'
+    repo = _repo(tmp_path / "repo", patch + "\n\ndef add(a, b):\n    return a + b\n", UNITTEST_TESTS)
+    assert _patched(backend, repo, "python3 -m pytest -q -p no:cacheprovider tests") == []
 
 
 # honest code: C callables kept under names of its own, a standard-library hook set to the standard library's
