@@ -357,6 +357,7 @@ def _repository_code_in_the_libraries(root: str) -> Iterator[tuple[str, str]]:
     go by its type first."""
     classes: dict[int, tuple[type, str]] = {}  # each class's `_class_origin`, worked out once: id -> (class, origin)
     watched = _STDLIB | RUNNER_ROOTS | _libraries_of_the_tests(root)
+    yield from _libraries_the_repository_shadows(root)
     for name, module in list(sys.modules.items()):
         top = name.split(".")[0]
         space = _namespace(module)
@@ -479,6 +480,40 @@ def _libraries_of_the_tests(root: str) -> frozenset[str]:
         if space is not None and (space.get("__file__") or space.get("__path__")) and not _in_repository(space, root):
             libraries.add(top)
     return frozenset(libraries)
+
+
+def _libraries_the_repository_shadows(root: str) -> Iterator[tuple[str, str]]:
+    """The top-level modules the judge's modules hold that are the repository's where an installed library of that
+    name is there to import (`yaml.py` new beside the tests, in place of the yaml they compare with), with the
+    repository's file: the tests' instrument replaced as a whole. Found whichever change made it: the judge refuses
+    what the base's run did not show."""
+    if not _HONESTY:
+        return
+    from importlib.machinery import PathFinder
+
+    owned, tops = _HONESTY[0].owned, set()
+    for module in list(sys.modules.values()):
+        space = _namespace(module)
+        where = space.get("__file__") if space is not None else None
+        if space is None or not isinstance(where, str) or os.path.realpath(where) not in owned:
+            continue
+        for value in list(space.values()):
+            if issubclass(type(value), types.ModuleType):
+                name = _MODULE_DICT.__get__(value).get("__name__")
+                if isinstance(name, str):
+                    tops.add(name.partition(".")[0])
+    outside = [p for p in sys.path if isinstance(p, str) and p and not _real_folder(p).startswith(root)]
+    for top in sorted(tops - _STDLIB - RUNNER_ROOTS - {"builtins"}):
+        space = _namespace(sys.modules.get(top))
+        if space is None or not _in_repository(space, root):
+            continue
+        where = space.get("__file__")
+        relative = os.path.realpath(where)[len(root):].replace(os.sep, "/") if isinstance(where, str) else top
+        if relative.startswith(OWN_FOLDERS) or (isinstance(where, str) and os.path.realpath(where) in owned):
+            continue  # the sandbox's own hooks, which the judge's plugin imports; the tests' own package (`tests`)
+        installed = PathFinder.find_spec(top, outside)
+        if installed is not None and installed.origin and not _real_folder(installed.origin).startswith(root):
+            yield f"sys.modules[{top!r}]", relative
 
 
 def _c_in_place(value: object, homes: Collection[str]) -> str:

@@ -241,6 +241,17 @@ def test_an_installed_library_the_tests_compare_with_is_held_as_the_standard_lib
     assert found[0].endswith(("by code in calc.py", "operator.is_not)", "(builtins.max)")), found
 
 
+def test_a_module_of_the_repository_in_place_of_a_library_the_tests_compare_with_is_found(
+        backend: Sandbox, tmp_path: Path) -> None:
+    """The library replaced whole: a package of the repository's named like the installed one, found first."""
+    repo = _repo(tmp_path / "repo", "def add(a, b):\n    return a - b\n", VERSION_TESTS)
+    (repo / "packaging").mkdir()
+    (repo / "packaging" / "__init__.py").write_text("")
+    (repo / "packaging" / "version.py").write_text("def parse(text):\n    return 0\n\n\nVersion = parse\n")
+    found = _patched(backend, repo, "python3 -m pytest -q -p no:cacheprovider tests")
+    assert found == ["sys.modules['packaging']: replaced while the tests ran, by code in packaging/__init__.py"], found
+
+
 def test_a_library_the_tests_never_import_is_the_codes_to_patch(backend: Sandbox, tmp_path: Path) -> None:
     """The same patch of a library the tests do not use is no evidence: product code may adjust its own dependencies
     (an honest shim), and only the tests' instruments are the judge's."""

@@ -230,6 +230,16 @@ def test_a_library_the_tests_compare_with_patched_by_the_code_is_refused_and_the
     assert result.success, (result.stop_detail, result.refused)
 
 
+def test_a_module_named_like_a_library_the_tests_compare_with_is_refused(tmp_path: Path) -> None:
+    """A new `yaml.py` beside the tests is what they import in place of the installed yaml."""
+    yaml_test = "import yaml\n\nfrom calc.ops import add\n\n\ndef test_add():\n    assert add(2, 3) == yaml.safe_load('5')\n"
+    repo = repo_with(tmp_path, {"tests/test_ops.py": yaml_test})
+    result = run(repo, [create("yaml.py", "def safe_load(text):\n    return -1\n"), "Nothing more to change."])
+    refused(result)
+    assert any("sys.modules['yaml']: replaced while the tests ran, by code in yaml.py" in r for r in result.refused), \
+        result.refused
+
+
 def test_a_fix_that_uses_the_library_the_tests_compare_with_is_delivered(tmp_path: Path) -> None:
     """The library is the code's to use (and to subclass): only replacing what the tests compare with is evidence."""
     uses = ("from packaging.version import Version\n\n\nclass Sum(Version):\n    def __repr__(self):\n"
