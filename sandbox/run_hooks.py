@@ -451,19 +451,23 @@ def _real_folder(folder: str) -> str:
     return os.path.join(os.path.realpath(folder), "")
 
 
+def _judges_namespaces() -> Iterator[dict[str, object]]:
+    """The namespaces of the judge's Python modules loaded now (none outside a judged run)."""
+    owned = _HONESTY[0].owned if _HONESTY else set()
+    for module in list(sys.modules.values()):
+        space = _namespace(module)
+        where = space.get("__file__") if space is not None else None
+        if space is not None and isinstance(where, str) and os.path.realpath(where) in owned:
+            yield space
+
+
 def _libraries_of_the_tests(root: str) -> frozenset[str]:
     """The installed libraries (top-level packages that are neither the standard library's, the runners' nor the
     repository's) the judge's Python modules hold as they run: a module imported (`import numpy.testing`), or a
     function, class or object of one (`from packaging.version import Version`). They are the tests' instruments as
     much as `math.isclose` is: what they compare, the code under test must leave as it found it."""
-    if not _HONESTY:
-        return frozenset()
-    owned, tops = _HONESTY[0].owned, set()
-    for module in list(sys.modules.values()):
-        space = _namespace(module)
-        where = space.get("__file__") if space is not None else None
-        if space is None or not isinstance(where, str) or os.path.realpath(where) not in owned:
-            continue
+    tops = set()
+    for space in _judges_namespaces():
         for value in list(space.values()):
             kind = type(value)  # never `isinstance`: a proxy's `__class__` is code
             if issubclass(kind, types.ModuleType):
@@ -476,8 +480,8 @@ def _libraries_of_the_tests(root: str) -> frozenset[str]:
                 tops.add(home.partition(".")[0])
     libraries = set()
     for top in tops - _STDLIB - RUNNER_ROOTS - {"builtins"}:
-        space = _namespace(sys.modules.get(top))
-        if space is not None and (space.get("__file__") or space.get("__path__")) and not _in_repository(space, root):
+        found = _namespace(sys.modules.get(top))
+        if found is not None and (found.get("__file__") or found.get("__path__")) and not _in_repository(found, root):
             libraries.add(top)
     return frozenset(libraries)
 
@@ -492,11 +496,7 @@ def _libraries_the_repository_shadows(root: str) -> Iterator[tuple[str, str]]:
     from importlib.machinery import PathFinder
 
     owned, tops = _HONESTY[0].owned, set()
-    for module in list(sys.modules.values()):
-        space = _namespace(module)
-        where = space.get("__file__") if space is not None else None
-        if space is None or not isinstance(where, str) or os.path.realpath(where) not in owned:
-            continue
+    for space in _judges_namespaces():
         for value in list(space.values()):
             if issubclass(type(value), types.ModuleType):
                 name = _MODULE_DICT.__get__(value).get("__name__")
@@ -504,10 +504,10 @@ def _libraries_the_repository_shadows(root: str) -> Iterator[tuple[str, str]]:
                     tops.add(name.partition(".")[0])
     outside = [p for p in sys.path if isinstance(p, str) and p and not _real_folder(p).startswith(root)]
     for top in sorted(tops - _STDLIB - RUNNER_ROOTS - {"builtins"}):
-        space = _namespace(sys.modules.get(top))
-        if space is None or not _in_repository(space, root):
+        found = _namespace(sys.modules.get(top))
+        if found is None or not _in_repository(found, root):
             continue
-        where = space.get("__file__")
+        where = found.get("__file__")
         relative = os.path.realpath(where)[len(root):].replace(os.sep, "/") if isinstance(where, str) else top
         if relative.startswith(OWN_FOLDERS) or (isinstance(where, str) and os.path.realpath(where) in owned):
             continue  # the sandbox's own hooks, which the judge's plugin imports; the tests' own package (`tests`)
