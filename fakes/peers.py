@@ -28,14 +28,22 @@ def peer_of(client: tuple[str, int], server: tuple[str, int]) -> Peer | None:
     if inode is None:
         return None
     target = f"socket:[{inode}]"
-    # newest first: the peer is nearly always a process a test has just started, near the top of the pid range
-    for pid in sorted((int(p) for p in os.listdir("/proc") if p.isdigit()), reverse=True):
+    holders = []
+    for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
         try:
             if any(os.readlink(f"/proc/{pid}/fd/{fd}") == target for fd in os.listdir(f"/proc/{pid}/fd")):
-                return Peer(pid, read_environ(pid))
+                holders.append((_started(pid), pid))
         except OSError:  # gone, or not ours to read
             continue
-    return None
+    # the oldest holder: a child forked while the request was in flight holds a copy of the socket until it closes
+    # its inherited descriptors and starts its program, and the process that opened the connection is older
+    return Peer(min(holders)[1], read_environ(min(holders)[1])) if holders else None
+
+
+def _started(pid: int) -> int:
+    """When `pid` started, in clock ticks since boot (/proc/<pid>/stat's 22nd field)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat.rpartition(")")[2].split()[19])  # the fields after the command name, which may hold spaces
 
 
 def read_environ(pid: int) -> dict[str, str] | None:
