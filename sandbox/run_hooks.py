@@ -461,11 +461,10 @@ def _judges_namespaces() -> Iterator[dict[str, object]]:
             yield space
 
 
-def _libraries_of_the_tests(root: str) -> frozenset[str]:
-    """The installed libraries (top-level packages that are neither the standard library's, the runners' nor the
-    repository's) the judge's Python modules hold as they run: a module imported (`import numpy.testing`), or a
-    function, class or object of one (`from packaging.version import Version`). They are the tests' instruments as
-    much as `math.isclose` is: what they compare, the code under test must leave as it found it."""
+def _tests_top_modules() -> set[str]:
+    """The top-level modules, neither the standard library's nor the runners', whose modules, functions, classes or
+    objects the judge's Python modules hold as they run (`import numpy.testing`, `from packaging.version import
+    Version`)."""
     tops = set()
     for space in _judges_namespaces():
         for value in list(space.values()):
@@ -478,8 +477,15 @@ def _libraries_of_the_tests(root: str) -> frozenset[str]:
                 home = _TYPE_MODULE.__get__(value if issubclass(kind, type) else kind, type)
             if isinstance(home, str):
                 tops.add(home.partition(".")[0])
+    return tops - _STDLIB - RUNNER_ROOTS - {"builtins"}
+
+
+def _libraries_of_the_tests(root: str) -> frozenset[str]:
+    """The installed libraries (`_tests_top_modules` that are not the repository's) the tests hold. They are the
+    tests' instruments as much as `math.isclose` is: what they compare, the code under test must leave as it found
+    it."""
     libraries = set()
-    for top in tops - _STDLIB - RUNNER_ROOTS - {"builtins"}:
+    for top in _tests_top_modules():
         found = _namespace(sys.modules.get(top))
         if found is not None and (found.get("__file__") or found.get("__path__")) and not _in_repository(found, root):
             libraries.add(top)
@@ -495,15 +501,9 @@ def _libraries_the_repository_shadows(root: str) -> Iterator[tuple[str, str]]:
         return
     from importlib.machinery import PathFinder
 
-    owned, tops = _HONESTY[0].owned, set()
-    for space in _judges_namespaces():
-        for value in list(space.values()):
-            if issubclass(type(value), types.ModuleType):
-                name = _MODULE_DICT.__get__(value).get("__name__")
-                if isinstance(name, str):
-                    tops.add(name.partition(".")[0])
+    owned, tops = _HONESTY[0].owned, _tests_top_modules()
     outside = [p for p in sys.path if isinstance(p, str) and p and not _real_folder(p).startswith(root)]
-    for top in sorted(tops - _STDLIB - RUNNER_ROOTS - {"builtins"}):
+    for top in sorted(tops):
         found = _namespace(sys.modules.get(top))
         if found is None or not _in_repository(found, root):
             continue
