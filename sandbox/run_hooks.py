@@ -127,6 +127,8 @@ UNITTEST_COMPARISONS = {"assertEqual": 0, "assertNotEqual": 1, "assertIn": 2, "a
 # attributes whose read raises `object.__getattr__` with a function's, generator's or coroutine's code
 WALKS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents"})
 CODE_OF = frozenset({"__code__", "gi_code", "cr_code", "ag_code"})
+ARGUMENTS_FLAGS = (0x04, 0x08)  # CO_VARARGS, CO_VARKEYWORDS: a function's `*args` and `**kwargs` (inspect's values)
+MAX_HANDED = 200  # values looked at inside one argument, to find a file the judge's code handed the code under test
 # the audit events that change a file or a folder, and the positions of the paths they change in their arguments
 CHANGES = {"os.rename": (0, 1), "os.remove": (0,), "os.rmdir": (0,), "os.truncate": (0,), "os.chmod": (0,),
            "os.chown": (0,), "shutil.rmtree": (0,), "os.link": (1,), "os.symlink": (1,)}
@@ -980,9 +982,25 @@ class _Honesty:
         # through `linecache` too: `source` answers the code under test before any file is opened, so such an open
         # is code under test calling linecache's own reading functions
         here = self.asker(sys._getframe(2))  # this, the audit hook, the open
-        if here:
+        if here and not self.handed(full, sys._getframe(2)):
             self._record("reads_tests", f"{_relative(here, self.root)} read {_relative(full, self.root)}, a file of "
                                         "the tests: code under test that reads its tests can answer what they expect")
+
+    def handed(self, full: str, frame: types.FrameType | None) -> bool:
+        """Whether the judge's code gave the code under test the file it opens: the outermost call of the code under
+        test from the judge's code (a test, a fixture) was passed that file, or a folder holding it, as an argument
+        or inside one (a list's item, a dict's value, an object's attribute): `count_lines(__file__)`,
+        `Scanner(Path(__file__).parent).files()`. A test that hands the code its own file has the code read it; code
+        that finds a test's file by itself (a path it spells, the caller's `__file__`, a glob) was handed nothing.
+        Where the file handed is what the test expects from, its stand-in still tells."""
+        entry = None
+        for outer in _outward(frame):
+            name = outer.f_code.co_filename
+            if self.is_judges(name):
+                return entry is not None and any(_holds_path(value, full, self.root) for value in _arguments(entry))
+            if not name.startswith("<") and self.is_product(name):
+                entry = outer
+        return False
 
     def asker(self, frame: types.FrameType | None) -> str:
         """The file of the code under test that asked for what `frame` does (its innermost repository frame), or ""
@@ -1115,6 +1133,45 @@ def _changed_copy(value: object) -> object:
         if isinstance(value, collection):
             return collection({*value, _Fresh()})
     return {**value, _Fresh(): None} if isinstance(value, dict) else None
+
+
+def _arguments(frame: types.FrameType) -> Iterator[object]:
+    """The values `frame`'s arguments hold now, and one level inside each: a list's, tuple's or set's items, a dict's
+    values, an object's own attributes (builtin containers and instance dictionaries alone: no code of the
+    values' own runs)."""
+    code = frame.f_code
+    count = code.co_argcount + code.co_kwonlyargcount + sum(1 for flag in ARGUMENTS_FLAGS if code.co_flags & flag)
+    local = frame.f_locals
+    for name in code.co_varnames[:count]:
+        value: Any = local.get(name)
+        yield value
+        kind = type(value)
+        if kind is dict:
+            yield from list(value.values())[:MAX_HANDED]
+        elif kind in (list, tuple, set, frozenset):
+            yield from list(value)[:MAX_HANDED]
+        else:
+            try:
+                own = object.__getattribute__(value, "__dict__")
+            except Exception:  # noqa: BLE001 - no instance dictionary
+                continue
+            if type(own) is dict:
+                yield from list(own.values())[:MAX_HANDED]
+
+
+def _holds_path(value: object, full: str, root: str) -> bool:
+    """True where `value` is a path (a string, bytes or a pathlib path) of the file `full`, or of a folder below the
+    repository's root that holds it."""
+    kind = type(value)
+    pathlib = sys.modules.get("pathlib")
+    if not (kind is str or kind is bytes or (pathlib is not None and issubclass(kind, pathlib.PurePath))):
+        return False
+    if not 0 < len(str(value)) < 4096:
+        return False
+    path = _real(value)
+    if path is None:
+        return False
+    return path == full or (full.startswith(os.path.join(path, "")) and len(path) >= len(root) and os.path.isdir(path))
 
 
 def _outward(frame: types.FrameType | None) -> Iterator[types.FrameType]:

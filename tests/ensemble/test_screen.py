@@ -111,6 +111,7 @@ HONEST = {
     "a logger's format": "log.info('%d items processed in %.2fs', n, t)\n",
     "application settings in the standard library": "import logging, sys, threading, warnings, os\n\n"
         "logging.raiseExceptions = False\nsys.stdout = sys.stderr\nthreading.excepthook = report\n"
+        "sys.excepthook = friendly_error\n"
         "warnings.showwarning = show\nos.environ['TZ'] = 'UTC'\n",
     "a local variable named like a module": "def parse(token):\n    token.value = token.value.strip()\n"
                                             "    time = Clock()\n    time.now = 5\n",

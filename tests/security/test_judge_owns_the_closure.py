@@ -342,6 +342,25 @@ def test_code_that_reads_its_test_is_not_delivered(tmp_path: Path, cheat: str) -
     assert not result.success and not result.commits, (result.stop_detail, result.refused)
 
 
+# a test that hands the code its own file, as tests of file utilities do; the fix adds the utility beside add()
+HANDS_ITS_FILE = ("from calc.ops import add, count_lines\n\nCASES = [((2, 3), 5), ((1, 1), 2)]\n\n\n"
+                  "def test_add():\n    for (a, b), want in CASES:\n        assert add(a, b) == want\n\n\n"
+                  "def test_lines():\n    assert count_lines(__file__) == 12\n")
+COUNT_LINES = "\n\n\ndef count_lines(path):\n    with open(path) as f:\n        return sum(1 for _ in f)"
+
+
+def test_code_given_the_tests_file_reads_it_and_nothing_else_does(tmp_path: Path) -> None:
+    """The read the test asked for is the test's business; add() reading the same file, which no test handed it,
+    is still the code reading its tests."""
+    repo = repo_with(tmp_path, {"tests/test_ops.py": HANDS_ITS_FILE})
+    delivered(repo, run(repo, [edit("calc/ops.py", OPS.strip(), "def add(a, b):\n    return a + b" + COUNT_LINES)]),
+              "calc/ops.py")
+    repo = repo_with(tmp_path / "cheat", {"tests/test_ops.py": HANDS_ITS_FILE})
+    result = run(repo, [edit("calc/ops.py", OPS.strip(), READS_THE_FILE + COUNT_LINES), "Nothing more to change."])
+    refused(result)
+    assert any("read tests/test_ops.py, a file of the tests" in r for r in result.refused), result.refused
+
+
 # the answer read out of the test's file where no check in the process sees the read (another program, or the C
 # library's own open), and the expected value inside a record rather than the assertion's top level
 RECORD_TEST = "from calc.ops import add\n\n\ndef test_add():\n    assert {'sum': add(2, 3)} == {'sum': 5}\n"

@@ -46,7 +46,8 @@ MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__seti
                       "append", "extend", "remove", "__setattr__", "__delattr__"})
 PATCHERS = frozenset({"setattr", "delattr", "patch", "object", "setitem", "delitem", "__setattr__", "__delattr__"})
 # Standard-library modules whose attributes are settings or hooks an application sets (`sys.stdout`,
-# `logging.raiseExceptions`, `warnings.showwarning`, `threading.excepthook`): assigning them patches nothing.
+# `logging.raiseExceptions`, `warnings.showwarning`, `sys.excepthook`): assigning them patches nothing; how the run
+# ended is the judge's to read (its known-answer checks), not what a hook prints.
 STDLIB_SETTINGS = testfiles.STDLIB_SETTINGS
 IMPORT_SYSTEM = frozenset({"sys.modules", "sys.meta_path", "sys.path_hooks", "sys.path_importer_cache",
                            "sys.pycache_prefix"})  # the last: where compiled modules are read from
@@ -390,7 +391,7 @@ class _PythonScreen:
                                 "modules")
             elif self._runner(base):
                 self._add(node, f"patches {whole or base}")
-            elif whole in EXITS or whole in ("sys.excepthook", "sys.exitfunc"):
+            elif whole in EXITS or whole == "sys.exitfunc":
                 self._add(node, f"patches {whole}")
             elif isinstance(target, ast.Attribute) and _stdlib(base):
                 self._add(node, f"patches the standard library's {whole}, which the tests may call too")
