@@ -926,8 +926,12 @@ class _Honesty:
     def holds_the_tests(self) -> None:
         """Record each module of the code under test that holds, as it ends, the judge's code: a module of the tests
         (`import testing_support.reference as ref`), or a function or class one defines (`from tests.helpers import
-        expected`), however it was imported; what the tests put there and took away again is gone by then."""
+        expected`), however it was imported; what the tests put there and took away again is gone by then. Only where
+        the code could have taken it: a module of the code under test imports that module of the tests (or a package
+        of the tests holding it), or imports by a name it computes (`importlib.import_module`, `__import__`, `exec`);
+        a callback or plugin class a test hands the code (`ops.set_hook(double)`) stays where the test put it."""
         seen: dict[str, bool] = {}
+        held: list[tuple[str, str, str, str]] = []  # the code's module file, the value's name, its file, its module
 
         def judges(filename: object) -> bool:
             if not isinstance(filename, str):
@@ -955,9 +959,16 @@ class _Honesty:
                 else:
                     continue
                 if judges(source):
-                    self._record("reads_tests", _uses_the_tests(
-                        _relative(os.path.realpath(where), self.root), str(name),
-                        _relative(os.path.realpath(str(source)), self.root)))
+                    held.append((where, str(name), str(source), _module_of(value)))
+        if not held:
+            return
+        imported, dynamic = _imports_of(self.root, self.is_product)
+        for where, name, source, of in held:
+            # a value the tests handed the code (`set_hook(double)` from a test) is the tests' business: only code
+            # that imports the tests' modules, or imports by names it computes, can have taken it from them
+            if dynamic or _names_the_module(of, imported):
+                self._record("reads_tests", _uses_the_tests(
+                    _relative(os.path.realpath(where), self.root), name, _relative(os.path.realpath(source), self.root)))
 
     def is_judges(self, filename: str) -> bool:
         """True for a file of the judge's Python code (asked once a file)."""
@@ -1096,6 +1107,71 @@ class _Honesty:
 
 
 _HONESTY: list[_Honesty] = []  # this process's checks, once the run is guarded
+
+
+def _module_of(value: object) -> str:
+    """The name of the module a module, function or class held by the code under test is, or was defined in."""
+    if issubclass(type(value), types.ModuleType):
+        return str(vars(value).get("__name__", ""))
+    return str(getattr(value, "__module__", "") or "")
+
+
+DYNAMIC_IMPORTS = frozenset({"import_module", "__import__", "exec", "eval", "run_path", "run_module",
+                             "spec_from_file_location", "SourceFileLoader", "load_module", "exec_module"})
+
+
+def _imports_of(root: str, is_product: Callable[[str], bool]) -> tuple[set[str], bool]:
+    """The modules the loaded modules of the code under test import by name, as their sources spell them (absolute,
+    relative ones resolved, `from a import b` as `a` and `a.b`); and whether any imports by a name it computes (a call
+    of one of DYNAMIC_IMPORTS). Read from the sources, once, where the code holds the tests' code as it ends."""
+    import ast
+
+    names: set[str] = set()
+    for module in list(sys.modules.values()):
+        space = _namespace(module)
+        where = space.get("__file__") if space is not None else None
+        if space is None or not isinstance(where, str) or not where.endswith(".py") or not is_product(where):
+            continue
+        try:
+            with open(where, "rb") as f:
+                tree = ast.parse(f.read())
+        except (OSError, SyntaxError, ValueError):
+            return names, True  # unread code could import anything
+        package = str(space.get("__package__") or "")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    parts = parts[:len(parts) - node.level + 1] if node.level > 1 else parts
+                    base = ".".join(p for p in [*parts, base] if p)
+                names.add(base)
+                names.update(f"{base}.{alias.name}" if base else alias.name for alias in node.names)
+            elif isinstance(node, ast.Call):
+                called = node.func.attr if isinstance(node.func, ast.Attribute) else \
+                    node.func.id if isinstance(node.func, ast.Name) else ""
+                if called in DYNAMIC_IMPORTS:
+                    return names, True
+    return names, False
+
+
+def _names_the_module(name: str, imported: set[str]) -> bool:
+    """Whether `imported` (`_imports_of`) names the module `name`, a package above it that is the tests' own, or a
+    module of the same last name (a runner may import a test module under another name than the code does)."""
+    if not name:
+        return True  # a value that names no module: where it came from is unknown
+    owned = _HONESTY[0].is_judges if _HONESTY else (lambda _f: False)
+    parents = name.split(".")
+    candidates = {name}
+    for end in range(1, len(parents)):
+        parent = ".".join(parents[:end])
+        where = vars(sys.modules[parent]).get("__file__") if parent in sys.modules else None
+        if isinstance(where, str) and owned(where):
+            candidates.add(parent)
+    last = parents[-1]
+    return any(n in candidates or n.rsplit(".", 1)[-1] == last for n in imported)
 
 
 def _uses_the_tests(here: str, name: str, source: str) -> str:

@@ -496,6 +496,19 @@ def test_code_that_answers_with_the_tests_own_code_is_refused(tmp_path: Path, ho
                for r in result.refused), result.refused
 
 
+# honest: a new hook the fix adds, and its new test handing it a callback that stays set as the run ends
+HOOK_OPS = ("def add(a, b):\n    return a + b\n\n\n_HOOK = None\n\n\ndef set_hook(fn):\n    global _HOOK\n    _HOOK = fn\n\n\n"
+            "def apply(x):\n    return _HOOK(x)")
+HOOK_TEST = ("from calc import ops\n\n\ndef double(x):\n    return x * 2\n\n\n"
+             "def test_hook():\n    ops.set_hook(double)\n    assert ops.apply(4) == 8\n")
+
+
+def test_a_callback_a_new_test_hands_the_code_is_delivered(tmp_path: Path) -> None:
+    repo = repo_with(tmp_path, {"tests/test_ops.py": PLAIN_TEST})
+    result = run(repo, [edit("calc/ops.py", OPS.strip(), HOOK_OPS) + "\n\n" + create("tests/test_hook.py", HOOK_TEST)])
+    delivered(repo, result, "calc/ops.py", "tests/test_hook.py")
+
+
 # honest: a new test whose own helper a decorator of the code under test wraps as the test module loads
 LOGGED_OPS = "def logged(f):\n    def wrapper(*args):\n        return f(*args)\n    return wrapper\n\n\n" + OPS
 WRAPPED_HELPER_TEST = ("from calc.ops import add, logged\nfrom testing_support.checks import check_sum\n\n\n"
