@@ -287,6 +287,13 @@ def for_round(choice: EditFormatName, misses: int) -> EditFormat:
     return WHOLE if choice == "whole" or (choice == "alternate" and misses % 2 == 0) else BLOCKS
 
 
+def opening_format(choice: EditFormatName) -> EditFormat:
+    """The format every request of a team opens in, whatever its round's: the first round's. A round in the other
+    format says so after the opening (coder/prompts.py `switch_note`), so a server that caches prompt prefixes reads
+    the opening once for all of a team's requests, the hidden check's too."""
+    return for_round(choice, 0)
+
+
 def other_format(edit_format: EditFormat, choice: EditFormatName) -> EditFormat:
     """The format to switch to from `edit_format`: edit blocks from either of the others, and from blocks the
     config's other one (whole files, or under `auto` each file by its cost)."""

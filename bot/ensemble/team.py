@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from bot.config import ExploreSpec
 from bot.ensemble import round_text
-from bot.ensemble.coder import BLOCKS, FORMATS, Brief, Coder, write_hidden_check
+from bot.ensemble.coder import Brief, Coder, write_hidden_check
 from bot.ensemble.critic import Critic, review
 from bot.ensemble.insights import InsightBoard
 from bot.ensemble.instructions import Instructions
@@ -50,6 +50,7 @@ from bot.ensemble.policy import (
     Stop,
     decide,
     interrupted,
+    opening_format,
 )
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.reproduce import reproduce
@@ -274,7 +275,8 @@ def _brief(team: Team, state: _State, step: Continue) -> Brief:
     if step.approach == NEXT_FILE and (extra := _next_file(plan, state.found, team.workspace)):
         plan = replace(plan, files=(*plan.files, extra))
     return Brief(plan, state.found, feedback, team.notes("coder"), failing=state.failing, sent=sent,
-                 edit_format=step.edit_format, one_turn=step.one_turn, temperature=step.temperature,
+                 edit_format=step.edit_format, opened_in=opening_format(team.limits.edit_format),
+                 one_turn=step.one_turn, temperature=step.temperature,
                  reply_by=step.reply_by, earlier=last.transcript if last and last.kind == "fix" else None)
 
 
@@ -334,11 +336,11 @@ def _hidden_check(team: Team, state: _State, judgement: Judgement) -> HiddenChec
     if not source or not text:
         return no_hidden_check("no test the change fixed, to write the hidden check from")
     team.reporter.begin(Phase.TESTING, len(state.rounds), "writing the hidden check")
-    # it opens as the round's request did, in its format, with the files as the base has them, never the change; and
+    # it opens as the team's requests do, in their format, with the files as the base has them, never the change; and
     # with what exploring found, which is the base's unless a re-plan explored the team's change
     found = state.found if state.replanned < 0 else Exploration()
     brief = Brief(state.plan or Plan(""), found, failing=state.failing,
-                  edit_format=FORMATS.get(state.rounds[-1].edit_format, BLOCKS))
+                  edit_format=opening_format(team.limits.edit_format))
     frozen, base_text = state.judge.frozen, team.workspace.base_text
     check = write_hidden_check(team.coder, brief, source, text, lambda p: frozen[p] if p in frozen else base_text(p))
     return hidden_check_at_base(check, state.judge, team.runner, team.workspace) if check.text else check

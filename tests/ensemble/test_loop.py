@@ -24,7 +24,8 @@ from bot.forge import Commit, Workspace
 from bot.forge.local import GitWorkspace, LocalForge
 from fakes.engine_parts import FileRetriever, HostPytest
 from fakes.median_replies import BAD_FIX, ENOUGH, FIX, NO_MATCH, PLAN, REPRO, REVISE
-from tests.ensemble.conftest import MEDIAN_TASK, ScriptedModels, happy_script, run_scripted
+from tests.ensemble.conftest import HIDDEN_ASK, MEDIAN_TASK, ScriptedModels, happy_script, run_scripted
+from tests.ensemble.test_prompts import render, shared_head, through
 
 TASK = MEDIAN_TASK
 run = run_scripted
@@ -645,6 +646,22 @@ def test_the_alternate_format_asks_for_whole_files_first_and_edit_blocks_after_a
     assert rounds[1][-2].content.startswith("From now on, write your changes in this form instead:\nReply with edit")
     assert "The example at the start, answered in this form:\nshop/cart.py\n<<<<<<< SEARCH" in rounds[1][-2].content
 
+
+
+def test_the_hidden_check_after_a_round_in_edit_blocks_opens_as_the_teams_whole_file_requests(sample: Path) -> None:
+    """Every request of a team opens in its first round's format: the hidden check written after round 2's good change
+    in edit blocks opens as round 1's whole-file request did (a prefix cache reads the opening once for both)."""
+    unchanged = "stats/core.py\n```python\n" + SAMPLE_FILES["stats/core.py"] + "```"  # round 1 changes nothing
+    hidden = ("tests/test_repro_median_hidden.py\n```\nfrom stats import median\n\n\ndef test_six():\n"
+              "    assert median([6, 1, 5, 2, 4, 3]) == 3.5\n```")
+    script = {**happy_script(), ("coder", None): [REPRO, unchanged, FIX], ("coder", "hidden"): [hidden]}
+    result, models = run(sample, script, edit_format="alternate", max_iterations=2, hidden_check="on")
+    assert result.success and result.teams[0].rounds == 2
+    asked = [m for role, m in models.prompts if role == "coder"]
+    check = next(m for m in asked if HIDDEN_ASK in m[-1].content)
+    first = asked[1]  # round 1's request, in whole files
+    assert check[0] == first[0] and "complete file" in check[0].content
+    assert through(render(first), "task") in shared_head(first, check)
 
 
 @pytest.mark.parametrize("deadline_minutes", [2.9, None])

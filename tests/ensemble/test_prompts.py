@@ -176,6 +176,25 @@ def test_two_teams_prompts_share_everything_before_what_tells_them_apart() -> No
     assert through(render(coder_a), "plan") in shared_head(coder_a, coder_b)  # the other team's notes come after
 
 
+def test_a_round_in_another_format_opens_as_the_teams_first_round_and_says_its_form_after_the_context() -> None:
+    """Under `alternate` a team's first round writes whole files and a round after a miss writes edit blocks: that
+    round's request opens as the first round's (its system prompt, its worked example, the code, the plan), so a
+    server that caches prompt prefixes reads only its end, and says there, before what to do, that this change comes
+    in edit blocks, with the example answered so. Opened in its own format it would share 200 characters."""
+    files = {"stats/core.py": "def median(v):\n    pass\n"}
+    whole = coder_prompts.coder_messages(TASK, PLAN, files, "", "", "", edit_format=coder.WHOLE)
+    switched = coder_prompts.coder_messages(TASK, PLAN, files, "", "", "", edit_format=coder.BLOCKS,
+                                            opened_in=coder.WHOLE)
+    own = coder_prompts.coder_messages(TASK, PLAN, files, "", "", "", edit_format=coder.BLOCKS)
+    assert switched[:-1] == whole[:-1] and "complete file" in switched[0].content
+    assert through(render(whole), "plan") in shared_head(whole, switched)
+    note = switched[-1].content.split("<<<END plan>>>", 1)[1]
+    assert note.lstrip().startswith("From now on, write your changes in this form instead:\nReply with edit blocks")
+    assert "answered in this form:\nshop/cart.py\n<<<<<<< SEARCH" in note
+    assert note.index("From now on") < note.index("Implement the plan.")  # the form first, then what to do
+    assert len(shared_head(whole, own)) < 300
+
+
 def test_one_teams_prompts_over_rounds_open_alike() -> None:
     """A team's later calls add to the end of what its earlier ones said: the planner's exploration rounds and its
     plan share the system prompt, conventions, repo map and task; the coder's rounds share everything up to the

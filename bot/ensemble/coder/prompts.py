@@ -82,7 +82,8 @@ def coder_opening(task: Task, plan: Plan, files: Mapping[str, str], nearby: str 
 
 def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str, feedback: str,
                    insights: str, reproduce: bool = False, team: str = "a", budget: int | None = None,
-                   conventions: str = "", edit_format: EditFormat = BLOCKS, failing: str = "") -> list[Message]:
+                   conventions: str = "", edit_format: EditFormat = BLOCKS, failing: str = "",
+                   opened_in: EditFormat | None = None) -> list[Message]:
     """Ask the coder for edit blocks: the reproduction test only, or the change itself.
 
     `files` maps each path to what the coder is shown of it (the whole file, or its outline and
@@ -95,9 +96,13 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
     bench/peers.py's first coder calls). The system prompt and the example are the same for every team
     and round; what changes from call to call (the other team's notes, the feedback on the last attempt,
     the team's name) comes last, so a server that caches prompt prefixes reuses the head (`Opening`).
+    `opened_in`: the format the team's requests open in (its first round's), when this round writes in another:
+    the request opens as the team's others do, rules and example in that format, and says after the context, before
+    what to do, that this round's change comes in `edit_format` (`switch_note`), so a server that caches prompt
+    prefixes reads only the end of a round that switched format, as it does a round that kept it.
     """
     failing = failing.strip()
-    opening = coder_opening(task, plan, files, nearby, reproduce, conventions, edit_format, failing)
+    opening = coder_opening(task, plan, files, nearby, reproduce, conventions, opened_in or edit_format, failing)
     planned = bool(plan.summary or plan.steps)  # a direct attempt has no plan, only the files to show
     rest = [
         ContextPiece("plan", data("plan", render_plan(plan)), 95) if planned else None,
@@ -106,7 +111,17 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
         ContextPiece("feedback", data("feedback on your last attempt", feedback), 90, "tail")
         if feedback.strip() and feedback.strip() != failing else None,
     ]
-    return opening.messages(rest, signed(_instructions(task, plan, files, reproduce, edit_format), "coder", team), budget)
+    instructions = _instructions(task, plan, files, reproduce, edit_format)
+    if opened_in is not None and opened_in.name != edit_format.name:
+        instructions = f"{switch_note(edit_format, task_paths(files, plan))}\n\n{instructions}"
+    return opening.messages(rest, signed(instructions, "coder", team), budget)
+
+
+def switch_note(edit_format: EditFormat, paths: Sequence[str]) -> str:
+    """The note that a request's change comes in `edit_format`, not in the form its opening showed: the rules, and
+    the worked example answered in that form (a small coder imitates an example more than it reads rules)."""
+    return (f"From now on, write your changes in this form instead:\n{edit_format.rules(())}\n\nThe example at the "
+            f"start, answered in this form:\n{edit_format.example_answer(paths)}")
 
 
 def continued_messages(earlier: Sequence[Message], task: Task, plan: Plan, files: Mapping[str, str],
@@ -130,9 +145,7 @@ def continued_messages(earlier: Sequence[Message], task: Task, plan: Plan, files
     if messages and messages[-1].role == "user":
         text = f"{messages.pop().content}\n\n{text}"
     if switched:  # with the worked example in the new form: a small coder imitates an example more than it reads rules
-        messages.append(Message("system", f"From now on, write your changes in this form instead:\n"
-                                          f"{edit_format.rules(())}\n\nThe example at the start, answered in this "
-                                          f"form:\n{edit_format.example_answer(task_paths(files, plan))}"))
+        messages.append(Message("system", switch_note(edit_format, task_paths(files, plan))))
     return [*messages, Message("user", text)]
 
 

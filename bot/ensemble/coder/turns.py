@@ -127,6 +127,9 @@ class Brief:
     reproduce: bool = False
     failing: str = ""  # the base's failing tests (a direct attempt): their files are shown in every round
     edit_format: EditFormat = BLOCKS  # how the coder writes this round's change (Config.edit_format)
+    # the format every request of the team opens in (its first round's), whatever the round's own: a round that
+    # switched format then shares its opening with the team's other requests (None: the round's own format)
+    opened_in: EditFormat | None = None
     # the coder's replies in earlier rounds whose change was not good (`reply_key`): one sent again is asked anew
     sent: tuple[str, ...] = ()
     # one turn only: a round a critic's revision bought after the judge found a change good, where the good change
@@ -316,16 +319,17 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Co
     # a direct attempt's first feedback is the base's failures itself: each text once
     shown = shown_files(coder, plan, brief.found, "\n".join(dict.fromkeys(filter(None, [brief.feedback, brief.failing]))))
     edit_format = brief.edit_format.fitted(shown, files.read)  # a format that picks per file names its picks
+    opening = brief.opened_in.fitted(shown, files.read) if brief.opened_in else edit_format
     nearby = brief.found.text_outside(shown)
     conventions = coder.conventions(plan)
 
     def fresh(budget: int) -> list[Message]:
         return coder_messages(coder.task, plan, shown, nearby, brief.feedback, brief.notes,
                               reproduce=brief.reproduce, team=coder.team, budget=budget, conventions=conventions,
-                              edit_format=edit_format, failing=brief.failing)
+                              edit_format=edit_format, failing=brief.failing, opened_in=opening)
 
     prompt: Callable[[int], list[Message]] = fresh
-    opened, known = edit_format, {p: files.read(p) for p in shown}
+    opened, known = opening, {p: files.read(p) for p in shown}
     if (going_on := _going_on(coder, brief, shown, files.read, edit_format)) is not None:
         prompt, opened, known = going_on
     # a reply in a conversation that opened with whole files may still send one whole: it is read as such
