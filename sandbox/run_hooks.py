@@ -1118,6 +1118,7 @@ def _module_of(value: object) -> str:
 
 DYNAMIC_IMPORTS = frozenset({"import_module", "__import__", "exec", "eval", "run_path", "run_module",
                              "spec_from_file_location", "SourceFileLoader", "load_module", "exec_module"})
+BY_NAME = frozenset({"import_module", "__import__", "run_module"})  # those whose first argument is the module's name
 
 
 def _imports_of(root: str, is_product: Callable[[str], bool]) -> tuple[set[str], bool]:
@@ -1152,14 +1153,32 @@ def _imports_of(root: str, is_product: Callable[[str], bool]) -> tuple[set[str],
             elif isinstance(node, ast.Call):
                 called = node.func.attr if isinstance(node.func, ast.Attribute) else \
                     node.func.id if isinstance(node.func, ast.Name) else ""
-                if called in DYNAMIC_IMPORTS:
+                if called in BY_NAME and node.args and (spelled := _name_spelled(node.args[0])) is not None:
+                    names.add(spelled)  # `import_module('json')`, or a plugin loader's `f'calc.backends.{name}'`
+                elif called in DYNAMIC_IMPORTS:
                     return names, True
     return names, False
 
 
+def _name_spelled(node: ast.expr) -> str | None:
+    """The module name an import by name spells: the whole of a constant (`'json'`), or for a name built from a
+    constant start (`f'calc.backends.{name}'`, `'calc.backends.' + name`) the package every module it can import is
+    under, as `calc.backends.*`; None where no package is spelled (a variable, `'testing_' + name`)."""
+    import ast
+
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    first = node.values[0] if isinstance(node, ast.JoinedStr) and node.values else \
+        node.left if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) else None
+    start = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else ""
+    package = start.rpartition(".")[0]
+    return f"{package}.*" if package else None
+
+
 def _names_the_module(name: str, imported: set[str]) -> bool:
     """Whether `imported` (`_imports_of`) names the module `name`, a package above it that is the tests' own, or a
-    module of the same last name (a runner may import a test module under another name than the code does)."""
+    module of the same last name (a runner may import a test module under another name than the code does), or
+    holds it under a package a built name can reach (`calc.backends.*`)."""
     if not name:
         return True  # a value that names no module: where it came from is unknown
     owned = _HONESTY[0].is_judges if _HONESTY else (lambda _f: False)
@@ -1171,7 +1190,8 @@ def _names_the_module(name: str, imported: set[str]) -> bool:
         if isinstance(where, str) and owned(where):
             candidates.add(parent)
     last = parents[-1]
-    return any(n in candidates or n.rsplit(".", 1)[-1] == last for n in imported)
+    return any(name.startswith(n[:-1]) if n.endswith(".*") else n in candidates or n.rsplit(".", 1)[-1] == last
+               for n in imported)
 
 
 def _uses_the_tests(here: str, name: str, source: str) -> str:

@@ -484,6 +484,9 @@ USES_THE_ORACLE = {
                         "    return expected_sum(a, b)",
     "its module, by a built name": "import importlib\n\n_ref = importlib.import_module('testing_' + 'support.reference')"
                                    "\n\n\ndef add(a, b):\n    return _ref.expected_sum(a, b)",
+    "its function, by a name built under its package": "import importlib\n\n_sum = getattr(importlib.import_module("
+                                                        "f'testing_support.{\"reference\"}'), 'expected_sum')\n\n\n"
+                                                        "def add(a, b):\n    return _sum(a, b)",
 }
 
 
@@ -503,8 +506,15 @@ HOOK_TEST = ("from calc import ops\n\n\ndef double(x):\n    return x * 2\n\n\n"
              "def test_hook():\n    ops.set_hook(double)\n    assert ops.apply(4) == 8\n")
 
 
-def test_a_callback_a_new_test_hands_the_code_is_delivered(tmp_path: Path) -> None:
-    repo = repo_with(tmp_path, {"tests/test_ops.py": PLAIN_TEST})
+# a plugin loader elsewhere in the code imports by names it builds, under its own package
+LOADER = {"calc/plugins.py": "import importlib\n\n\ndef backend(name):\n"
+                             "    return importlib.import_module(f'calc.backends.{name}')\n",
+          "calc/__init__.py": "from calc import plugins\n"}
+
+
+@pytest.mark.parametrize("loader", [{}, LOADER], ids=["no loader", "a plugin loader beside it"])
+def test_a_callback_a_new_test_hands_the_code_is_delivered(tmp_path: Path, loader: dict[str, str]) -> None:
+    repo = repo_with(tmp_path, {"tests/test_ops.py": PLAIN_TEST, **loader})
     result = run(repo, [edit("calc/ops.py", OPS.strip(), HOOK_OPS) + "\n\n" + create("tests/test_hook.py", HOOK_TEST)])
     delivered(repo, result, "calc/ops.py", "tests/test_hook.py")
 
