@@ -928,8 +928,9 @@ class _Honesty:
         (`import testing_support.reference as ref`), or a function or class one defines (`from tests.helpers import
         expected`), however it was imported; what the tests put there and took away again is gone by then. Only where
         the code could have taken it: a module of the code under test imports that module of the tests (or a package
-        of the tests holding it), or imports by a name it computes (`importlib.import_module`, `__import__`, `exec`);
-        a callback or plugin class a test hands the code (`ops.set_hook(double)`) stays where the test put it."""
+        of the tests holding it, or a package a name it builds reaches), or imports by a name it does not spell
+        (`importlib.import_module(name)`, `exec`): `_imports_of`; a callback or plugin class a test hands the code
+        (`ops.set_hook(double)`) stays where the test put it."""
         seen: dict[str, bool] = {}
         held: list[tuple[str, str, str, str]] = []  # the code's module file, the value's name, its file, its module
 
@@ -965,7 +966,7 @@ class _Honesty:
         imported, dynamic = _imports_of(self.root, self.is_product)
         for where, name, source, of in held:
             # a value the tests handed the code (`set_hook(double)` from a test) is the tests' business: only code
-            # that imports the tests' modules, or imports by names it computes, can have taken it from them
+            # that imports the tests' modules, or imports by names it does not spell, can have taken it from them
             if dynamic or _names_the_module(of, imported):
                 self._record("reads_tests", _uses_the_tests(
                     _relative(os.path.realpath(where), self.root), name, _relative(os.path.realpath(source), self.root)))
@@ -1123,8 +1124,9 @@ BY_NAME = frozenset({"import_module", "__import__", "run_module"})  # those whos
 
 def _imports_of(root: str, is_product: Callable[[str], bool]) -> tuple[set[str], bool]:
     """The modules the loaded modules of the code under test import by name, as their sources spell them (absolute,
-    relative ones resolved, `from a import b` as `a` and `a.b`); and whether any imports by a name it computes (a call
-    of one of DYNAMIC_IMPORTS). Read from the sources, once, where the code holds the tests' code as it ends."""
+    relative ones resolved, `from a import b` as `a` and `a.b`, an import by name as `_name_spelled` reads it); and
+    whether any imports by a name it does not spell (another call of DYNAMIC_IMPORTS). Read from the sources, once,
+    where the code holds the tests' code as it ends."""
     import ast
 
     names: set[str] = set()
