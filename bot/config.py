@@ -239,10 +239,13 @@ class Config:
     # for changes to right and wrong changes alike (bench/critic.py: 0 of 18 right changes accepted) and its call is
     # a fifth of a quick solve's time.
     review: Literal["always", "off"] = "always"
-    # A check the coder never sees: once a team's change first passes, the coder writes, in a request of its own,
-    # the reproduction test again on other inputs; a change that leaves those failing exactly as the bug had them
-    # is refused as special-cased to the tests it was shown (bot/ensemble/judge/hidden.py). `off` saves that request.
-    hidden_check: Literal["on", "off"] = "on"
+    # A check the coder never sees: the coder writes, in a request of its own, the reproduction test again on other
+    # inputs; a change that leaves those failing exactly as the bug had them is refused as special-cased to the tests
+    # it was shown (bot/ensemble/judge/hidden.py). `on`: written once a team's change first passes; `early`: written
+    # beside the team's first round, in a request sent with the round's own, so a good change does not wait for it
+    # (for a server that answers requests side by side, as the hosted APIs do; a local server takes them in turn,
+    # and a team that never passes has spent the request for nothing). `off` saves the request.
+    hidden_check: Literal["on", "early", "off"] = "on"
     llm: LLMSpec = LLMSpec()
     sandbox: SandboxSpec = SandboxSpec()
     paths: PathsSpec = PathsSpec()

@@ -79,6 +79,7 @@ class Limits:
     samples: bool = False  # independent samples after a failed attempt (Config.samples)
     review: bool = True  # the critic reviews a change the judge found good (Config.review)
     hidden_check: bool = True  # a good change is judged by a check the coder never saw too (Config.hidden_check)
+    hidden_early: bool = False  # the check is written beside the first round, not after it (Config.hidden_check)
 
 
 @dataclass(frozen=True)

@@ -177,11 +177,13 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
 def _limits(config: Config, env: Mapping[str, str], deadline: float | None, began: float) -> Limits:
     """The limits on each team's loop: the rounds (a cap only when set, else the budget bounds them), the deadline
     and when the run began, the edit format, independent samples (`samples: auto`: on for a coder on this
-    machine, a small local model) and whether the critic reviews a good change (`review`)."""
+    machine, a small local model), whether the critic reviews a good change (`review`) and when the hidden check
+    is written (`hidden_check`)."""
     coder = config.models.for_role("coder")
     samples = config.samples == "on" or (config.samples == "auto" and is_local(base_url(coder, env)))
     return Limits(config.round_cap(), deadline, config.edit_format, started=began, samples=samples,
-                  review=config.review == "always", hidden_check=config.hidden_check == "on")
+                  review=config.review == "always", hidden_check=config.hidden_check != "off",
+                  hidden_early=config.hidden_check == "early")
 
 
 def _final_judge(team: Team, outcome: TeamResult) -> TeamJudge:

@@ -21,6 +21,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 
 from bot.config import ExploreSpec
@@ -78,6 +79,7 @@ from bot.errors import StopRequested
 from bot.forge import Workspace
 from bot.forge.policy import DEFAULT_MAX_FILE_BYTES
 from bot.redact import clip
+from bot.trace import propagate
 from common.languages import is_code
 from common.testfiles import is_test_path
 from common.testids import file_of_test
@@ -175,6 +177,7 @@ def run_team(team: Team) -> TeamResult:
     earlier round passed, the workspace goes back to that round's commit.
     """
     state, stop = _loop(team)
+    _finish(state.writing)
     team.workspace.discard()  # edits that never became a commit are not part of the result
     kept = _kept(state.rounds, stop)
     if kept.round is not None:
@@ -201,6 +204,16 @@ class _State:
     replanned: int = -1  # rounds played when the planner last re-planned
     start: str = ""  # the commit the rounds begin from (after the reproduction test): a new attempt's starting point
     hidden: HiddenCheck | None = None  # the check the coder never sees, once the first good change asked for it
+    writing: _Writing | None = None  # that check being written beside the rounds (`hidden_check: early`)
+
+
+@dataclass(frozen=True)
+class _Writing:
+    """The hidden check being written in a thread of its own beside the team's rounds (`Limits.hidden_early`), as a
+    variation of the test `source`: the coder's reply, not yet run at the base."""
+
+    source: str
+    check: Future[HiddenCheck]
 
 
 def _loop(team: Team) -> tuple[_State, Stop]:
@@ -220,6 +233,7 @@ def _loop(team: Team) -> tuple[_State, Stop]:
                     state = _replan(team, state, step)
                 case Continue() as step:
                     started = team.clock()
+                    state = _write_early(team, state)
                     state = _play(team, state, step)
                     state = _hidden(team, state)
                     state = _review(team, state, started)
@@ -312,7 +326,7 @@ def _hidden(team: Team, state: _State) -> _State:
     if not (team.limits.hidden_check and rnd.good and rnd.judgement is not None):
         return state
     check = state.hidden or _hidden_check(team, state, rnd.judgement)
-    state = replace(state, hidden=check)
+    state = replace(state, hidden=check, writing=None)
     if not check.usable:
         return replace(state, rounds=(*state.rounds[:-1], replace(rnd, hidden=check.result())))
     team.reporter.begin(Phase.TESTING, rnd.number, f"the hidden check {check.path}")
@@ -327,23 +341,97 @@ def _hidden(team: Team, state: _State) -> _State:
 
 
 def _hidden_check(team: Team, state: _State, judgement: Judgement) -> HiddenCheck:
-    """The team's hidden check, written by the coder apart from the change and run at the base: a variation of the
-    reproduction test, or else of a test the change fixed."""
-    repro = state.reproduction
-    source = repro.path if repro and repro.failed_before and repro.path else None
-    source = source or next((file_of_test(n) for n in judgement.fixed), None)
-    text = (state.judge.frozen.get(source) or team.workspace.base_text(source)) if source else None
+    """The team's hidden check, written by the coder apart from the change (beside the rounds where it was started
+    early from the same test, else now) and run at the base: a variation of the reproduction test, or else of a test
+    the change fixed."""
+    source = _hidden_source(state, judgement)
+    text = _source_text(team, state, source) if source else None
     if not source or not text:
+        _finish(state.writing)
         return no_hidden_check("no test the change fixed, to write the hidden check from")
-    team.reporter.begin(Phase.TESTING, len(state.rounds), "writing the hidden check")
-    # it opens as the team's requests do, in their format, with the files as the base has them, never the change; and
-    # with what exploring found, which is the base's unless a re-plan explored the team's change
+    check = _written_early(team, state.writing, source)
+    if check is None:
+        team.reporter.begin(Phase.TESTING, len(state.rounds), "writing the hidden check")
+        check = _write_hidden(team, state, source, text)
+    return hidden_check_at_base(check, state.judge, team.runner, team.workspace) if check.text else check
+
+
+def _hidden_source(state: _State, judgement: Judgement | None) -> str | None:
+    """The test the hidden check varies: the reproduction test where it failed at the base, else a test the change
+    (`judgement`) fixed; before any change, the test file every failure at the base is in, where there is one."""
+    repro = state.reproduction
+    if repro and repro.failed_before and repro.path:
+        return repro.path
+    if judgement is not None:
+        return next((file_of_test(n) for n in judgement.fixed), None)
+    files = {file_of_test(n) for n in state.judge.base_failures()}
+    return files.pop() if len(files) == 1 else None
+
+
+def _source_text(team: Team, state: _State, source: str) -> str | None:
+    """The test `source` as the judge holds it: frozen, else as the base has it."""
+    return state.judge.frozen.get(source) or team.workspace.base_text(source)
+
+
+def _write_hidden(team: Team, state: _State, source: str, text: str) -> HiddenCheck:
+    """The coder's hidden check of `source` (`text`), not yet run. It opens as the team's requests do, in their format,
+    with the files as the base has them, never the change; and with what exploring found, which is the base's unless
+    a re-plan explored the team's change."""
     found = state.found if state.replanned < 0 else Exploration()
     brief = Brief(state.plan or Plan(""), found, failing=state.failing,
                   edit_format=opening_format(team.limits.edit_format))
     frozen, base_text = state.judge.frozen, team.workspace.base_text
-    check = write_hidden_check(team.coder, brief, source, text, lambda p: frozen[p] if p in frozen else base_text(p))
-    return hidden_check_at_base(check, state.judge, team.runner, team.workspace) if check.text else check
+    return write_hidden_check(team.coder, brief, source, text, lambda p: frozen[p] if p in frozen else base_text(p))
+
+
+def _write_early(team: Team, state: _State) -> _State:
+    """Under `hidden_check: early`, the hidden check written in a thread of its own as the rounds begin, so a change
+    that passes does not wait for it: only where the test it varies is known before any change (`_hidden_source`).
+    What the coder writes from is the base's, as when it is written after a good change."""
+    if not (team.limits.hidden_check and team.limits.hidden_early) or state.hidden or state.writing:
+        return state
+    source = _hidden_source(state, None)
+    text = _source_text(team, state, source) if source else None
+    if not source or not text:
+        return state
+    check: Future[HiddenCheck] = Future()
+
+    def write() -> None:
+        try:
+            check.set_result(no_hidden_check("the team stopped before its hidden check was written")
+                             if team.stop.is_set() else _write_hidden(team, state, source, text))
+        except BaseException as exc:  # noqa: BLE001 - handed to the team's thread, which reads the check
+            check.set_exception(exc)
+
+    log.info("team %s: the hidden check, a variation of %s, is written beside the rounds", team.name, source)
+    threading.Thread(target=propagate(write), name=f"hidden-check-{team.name}", daemon=True).start()
+    return replace(state, writing=_Writing(source, check))
+
+
+def _written_early(team: Team, writing: _Writing | None, source: str) -> HiddenCheck | None:
+    """The check written early, where it varies `source` and its file is still free in the workspace; None where the
+    team must write it now. A model error writing it is the check's note, as when written late; the budget running
+    out, or a stop, is the team's."""
+    if writing is None:
+        return None
+    if writing.source != source:
+        _finish(writing)
+        return None
+    check = writing.check.result()
+    if check.text and WorkspaceFiles(team.workspace.path).read(check.path) is not None:
+        return None  # the change wrote a file of that name since
+    return check
+
+
+def _finish(writing: _Writing | None) -> None:
+    """Wait for an early hidden check the team will not use, so its request is over (and counted) when the team
+    ends."""
+    if writing is None:
+        return
+    try:
+        writing.check.result()
+    except Exception as exc:  # noqa: BLE001 - a check never used: its failure ends nothing
+        log.debug("an unused hidden check ended with %s: %s", type(exc).__name__, exc)
 
 
 def _review(team: Team, state: _State, started: float) -> _State:

@@ -10,6 +10,7 @@ failing with other values (a wrong check), or not usable at all. The same in Jav
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from bot.ensemble.demo.languages import create_language_sample
 from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import RunResult, Task
 from fakes.engine_parts import FileRetriever
-from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO
+from fakes.median_replies import ACCEPT, BAD_FIX, ENOUGH, FIX, PLAN, REPRO
 from tests.ensemble.conftest import HIDDEN_ASK, MEDIAN_TASK, ScriptedModels
 from tests.ensemble.test_prompts import render, shared_head, through
 from tests.security.test_judge_owns_the_tests import create, edit, local_runner
@@ -39,12 +40,33 @@ SPECIAL_CASES = {  # each passes the tests the coder saw (median([1, 2, 3, 4]) a
 }
 
 
-def run(sample: Path, coder: list[str], hidden: list[str] | None, **config: object) -> tuple[RunResult, ScriptedModels]:
+class TimedModels(ScriptedModels):
+    """Scripted models whose coder takes `seconds` of real time over each reply, as a hosted model does, recording
+    each coder request's start and end and whether it asked for the hidden check."""
+
+    def __init__(self, script: dict, seconds: float = 0.0, hidden_seconds: float | None = None):
+        super().__init__(script)
+        self.seconds, self.hidden_seconds = seconds, seconds if hidden_seconds is None else hidden_seconds
+        self.coder_spans: list[tuple[bool, float, float]] = []  # (the hidden check's request, began, ended)
+
+    def complete(self, role: str, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        began, hidden = time.monotonic(), HIDDEN_ASK in args[0][-1].content  # type: ignore[index]
+        try:
+            if role == "coder" and not self.unscripted_hidden(args[0]):  # type: ignore[arg-type]
+                time.sleep(self.hidden_seconds if hidden else self.seconds)
+            return super().complete(role, *args, **kwargs)
+        finally:
+            if role == "coder":
+                self.coder_spans.append((hidden, began, time.monotonic()))
+
+
+def run(sample: Path, coder: list[str], hidden: list[str] | None, seconds: float = 0.0,
+        hidden_seconds: float | None = None, **config: object) -> tuple[RunResult, TimedModels]:
     script = {("planner", "explore"): [ENOUGH], ("planner", "plan"): [PLAN], ("coder", None): [REPRO, *coder],
               ("critic", "review"): [ACCEPT], **({("coder", "hidden"): hidden} if hidden else {})}
-    models = ScriptedModels(script)
+    models = TimedModels(script, seconds, hidden_seconds)
     parts = Components(models=models, retriever=FileRetriever(sample), runner=local_runner())
-    return run_task(sample, MEDIAN_TASK, Config(ensembles=1, max_iterations=3, **config), {}, parts), models
+    return run_task(sample, MEDIAN_TASK, Config(**{"ensembles": 1, "max_iterations": 3, **config}), {}, parts), models
 
 
 def undo(special: str) -> str:
@@ -87,6 +109,47 @@ def test_a_change_special_cased_to_the_shown_tests_is_refused_and_the_general_fi
     added = [line for line in replace.splitlines() if line not in search.splitlines()]
     assert added and not any(line in render(check) for line in added)
     assert check[:-1] == fix[:-1] and through(render(fix), "task") in shared_head(fix, check)
+
+
+def test_written_early_the_hidden_check_is_asked_beside_the_first_round_and_judges_as_before(sample: Path) -> None:
+    """`hidden_check: early`: the check is asked for as round 1 begins, in a request that runs beside the round's own
+    (a hosted model answers both at once), so a change that passes does not wait for it; it is asked once, from the
+    base as before, and refuses the special case and backs the general fix just as when written late."""
+    special = SPECIAL_CASES["a branch on the tests' input"]
+    result, models = run(sample, [special, undo(special) + "\n\n" + FIX], [HIDDEN], seconds=0.5, hidden_check="early")
+    assert result.success and result.teams[0].rounds == 2, (result.stop_detail, result.judgement)
+    assert any("change passes the tests the coder saw and leaves the hidden check" in r for r in result.refused)
+    assert f"a check the coder never saw, `{HIDDEN_PATH}`" in pr_body(result, 1) and ": passes" in pr_body(result, 1)
+    assert "2.5" not in (branch_file(sample, result.branch, "stats/core.py") or "")
+    hidden = [(began, ended) for asked, began, ended in models.coder_spans if asked]
+    rounds = [(began, ended) for asked, began, ended in models.coder_spans if not asked]
+    assert len(hidden) == 1 and len(rounds) == 3  # the reproduction test and two rounds; the check once
+    (check_began, check_ended), (round1_began, round1_ended) = hidden[0], rounds[1]
+    assert round1_began < check_ended and check_began < round1_ended  # side by side
+    asked = [messages for role, messages in models.prompts if role == "coder"]
+    check = next(m for m in asked if HIDDEN_ASK in m[-1].content)
+    fix = next(m for m in asked if "Implement the plan" in m[-1].content)
+    assert check[:-1] == fix[:-1]  # it opens as the round's request does: the base's files, never a change
+
+
+def test_written_late_the_hidden_check_waits_for_the_first_good_change(sample: Path) -> None:
+    """The default (`on`): the check is asked for once round 1's change passed, after its request ended."""
+    result, models = run(sample, [FIX], [HIDDEN], seconds=0.2)
+    assert result.success
+    (_, round1_ended), = [(b, e) for asked, b, e in models.coder_spans if not asked][1:]
+    (check_began, _), = [(b, e) for asked, b, e in models.coder_spans if asked]
+    assert check_began > round1_ended
+
+
+def test_an_early_hidden_check_a_team_never_needed_is_over_when_the_run_ends(sample: Path) -> None:
+    """A team with no good change never runs the check written beside its rounds, but its request is over (and
+    counted) before the run reports: nothing is left running after the result."""
+    result, models = run(sample, [BAD_FIX], [HIDDEN], hidden_seconds=4.0, hidden_check="early", max_iterations=1)
+    returned = time.monotonic()
+    assert not result.success and result.teams[0].rounds == 1
+    (check_ended,) = [ended for asked, _, ended in models.coder_spans if asked]
+    assert check_ended <= returned
+    assert "a check the coder never saw" not in pr_body(result, 1)
 
 
 def test_with_no_better_change_the_special_cased_one_is_not_delivered(sample: Path) -> None:
