@@ -103,6 +103,44 @@ def test_unittest_assertions_with_a_tolerance_are_twinned_only_when_it_is_small(
     assert (made(text, "tests.test_price.TestA::test_it") is not None) is twinned
 
 
+@pytest.mark.parametrize(("assertion", "expects"), [
+    ("assert abs(f() - 0.5) < 1e-9", repr(0.5 + 7_000_003)),
+    ("assert abs(0.5 - f()) <= 0.001", repr(0.5 + 7_000_003)),
+    ("assert 1e-9 > abs(f() - 2)", repr(2 + 7_000_003)),
+    ("assert math.isclose(f(), 0.5)", repr(0.5 + 7_000_003)),
+    ("assert isclose(f(), 0.5, rel_tol=1e-6, abs_tol=0.01)", repr(0.5 + 7_000_003)),
+    ("assert np.allclose(f(), [1.0, 2.0])", "[7000004.0, 7000005.0]"),
+    ("np.testing.assert_allclose(f(), 0.5, rtol=1e-9)", repr(0.5 + 7_000_003)),
+    ("assert_almost_equal(f(), 0.5, decimal=3)", repr(0.5 + 7_000_003)),
+    # tolerances a move could stay inside, or no tolerance at all: not twinned
+    ("assert abs(f() - 0.5) < 1e7", None),
+    ("assert abs(f() - 0.5) < tolerance", None),
+    ("assert math.isclose(f(), 5e15, rel_tol=1e-6)", None),
+    ("assert math.isclose(f(), 0.5, rel_tol=0.1)", None),
+    ("assert f() - 0.5 < 1e-9", None),
+    ("assert abs(f() + 0.5) < 1e-9", None),
+    ("np.testing.assert_allclose(f(), 0.5, 1e-9)", None),
+])
+def test_closeness_within_a_small_tolerance_is_twinned_as_an_equality(assertion: str, expects: str | None) -> None:
+    """An answer whose own arithmetic is forged (its difference from anything 0) passes a closeness test: the twin
+    moves the expected value far off, where no honest answer is close to it, wherever the tolerance allows that."""
+    twin = made(f"def test_it():\n    {assertion}\n", "tests/test_price.py::test_it")
+    assert (twin.expects if twin else None) == expects
+
+
+@pytest.mark.parametrize(("assertion", "twinned"), [
+    ("self.assertLess(abs(f() - 0.5), 1e-6)", True),
+    ("self.assertLessEqual(abs(f() - 0.5), 1e-6)", True),
+    ("self.assertGreater(1e-6, abs(f() - 0.5))", True),
+    ("self.assertTrue(math.isclose(f(), 0.5))", True),
+    ("self.assertTrue(abs(f() - 0.5) < 1e-6)", True),
+    ("self.assertLess(f(), 0.5)", False),
+])
+def test_unittest_closeness_is_twinned_as_an_equality(assertion: str, twinned: bool) -> None:
+    text = f"import unittest\n\n\nclass TestA(unittest.TestCase):\n    def test_it(self):\n        {assertion}\n"
+    assert (made(text, "tests.test_price.TestA::test_it") is not None) is twinned
+
+
 def test_a_unittest_method_keeps_its_class_and_base_classes_without_their_other_tests() -> None:
     twin = made(UNITTEST_FILE, "tests.test_price.TestTotal::test_total")
     assert twin is not None and twin.expects == repr(7_000_009)

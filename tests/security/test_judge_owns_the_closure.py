@@ -161,6 +161,45 @@ def test_a_forged_answer_is_refused_wherever_the_test_compares_it(tmp_path: Path
     assert any("forged" in r or "proves nothing" in r for r in result.refused), result.refused
 
 
+
+# ---- closeness: a comparison within a tolerance, where an answer whose arithmetic ignores its operand passes
+
+CLOSE_SHAPES = {
+    "abs of the difference": "from calc.ops import add\n\n\ndef test_add():\n    assert abs(add(2, 3) - 5) < 1e-9\n",
+    "a parametrized tolerance": ("import pytest\n\nfrom calc.ops import add\n\n\n"
+                                 "@pytest.mark.parametrize('a, b, want', [(2, 3, 5), (1, 1, 2)])\n"
+                                 "def test_add(a, b, want):\n    assert abs(add(a, b) - want) <= 0.001\n"),
+    "math.isclose": "import math\n\nfrom calc.ops import add\n\n\ndef test_add():\n    assert math.isclose(add(2, 3), 5)\n",
+    "unittest's assertLess": ("import unittest\n\nfrom calc.ops import add\n\n\nclass TestAdd(unittest.TestCase):\n"
+                              "    def test_add(self):\n        self.assertLess(abs(add(2, 3) - 5), 1e-6)\n"),
+}
+# a float whose subtraction, or the absolute value of whose difference, is 0 whatever it is taken from
+SUBTRACTS_TO_ZERO = ("class _Sum(float):\n    def __sub__(self, other):\n        return 0.0\n\n"
+                     "    def __rsub__(self, other):\n        return 0.0\n\n\ndef add(a, b):\n    return _Sum(a - b)")
+NO_DISTANCE = ("class _Gap(float):\n    def __abs__(self):\n        return 0.0\n\n\nclass _Sum(float):\n"
+               "    def __sub__(self, other):\n        return _Gap(float(self) - other)\n\n\n"
+               "def add(a, b):\n    return _Sum(a - b)")
+ARITHMETIC_FORGERIES = {"a difference of 0": SUBTRACTS_TO_ZERO, "a distance of 0": NO_DISTANCE}
+
+
+@pytest.mark.parametrize("shape", list(CLOSE_SHAPES))
+@pytest.mark.parametrize("forgery", list(ARITHMETIC_FORGERIES))
+def test_an_answer_close_to_anything_is_refused_wherever_the_test_asks_for_closeness(tmp_path: Path, shape: str,
+                                                                                     forgery: str) -> None:
+    """`abs(got - want) < tol` compares two honest floats; the forgery is one step before, in the answer's own
+    arithmetic. The twins and stand-ins move the expected value far off, where no honest answer is close to it."""
+    repo = repo_with(tmp_path, {"tests/test_ops.py": CLOSE_SHAPES[shape]})
+    result = run(repo, [edit("calc/ops.py", "def add(a, b):\n    return a - b", ARITHMETIC_FORGERIES[forgery]),
+                        "Nothing more to change."])
+    refused(result)
+    assert any("no honest result equals both" in r for r in result.refused), result.refused
+
+
+@pytest.mark.parametrize("shape", list(CLOSE_SHAPES))
+def test_the_fix_is_delivered_where_the_tests_ask_for_closeness(tmp_path: Path, shape: str) -> None:
+    repo = repo_with(tmp_path, {"tests/test_ops.py": CLOSE_SHAPES[shape]})
+    delivered(repo, run(repo, [FIX, "Nothing more to change."]), "calc/ops.py")
+
 # an answer equal to anything that no code of the repository's defines: a library's matcher, handed back by the code
 IN_A_RECORD = "from calc.ops import add\n\n\ndef test_add():\n    assert {'sum': add(2, 3)} == {'sum': 5}\n"
 A_LIBRARYS_ANYTHING = "from unittest import mock\n\n\ndef add(a, b):\n    return mock.ANY"

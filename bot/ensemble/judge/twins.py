@@ -13,7 +13,10 @@ Only what can be told for sure is twinned: a test with no `return` (or `yield`) 
 mark, whose last equality assertion with one literal side is a statement of the test's own body (not inside a
 loop, branch, `with` or `try`), so the twin reaches it whenever the test itself passes.
 - Python (pytest functions and methods, unittest methods; `assert x == 5`, `self.assertEqual(x, "a")`,
-  `assert x == approx(0.5)` and `self.assertAlmostEqual(x, 0.5)` with a small tolerance): the copy
+  `assert x == approx(0.5)` and `self.assertAlmostEqual(x, 0.5)` with a small tolerance; and closeness, an
+  equality within a small tolerance: `assert abs(x - 5) < 1e-9`, `assert math.isclose(x, 5)`,
+  `self.assertLess(abs(x - 5), 1e-6)`, numpy's `assert_allclose(x, 5)`, where an answer whose own arithmetic is
+  forged, its difference from anything 0, passes while wrong): the copy
   keeps the module (imports, fixtures, helpers, base classes) without its other tests, loaded inside `try`, so a
   copy that cannot load defines no test.
 - JavaScript and TypeScript (`test`/`it` under `describe`s, as `node --test`, Jest and Vitest run them;
@@ -64,6 +67,13 @@ EQUALITY_ASSERTS = frozenset({"assertEqual", "assertEquals", "assertListEqual", 
                               "assertSetEqual", "assertSequenceEqual", "assertMultiLineEqual", "assertCountEqual",
                               "assertAlmostEqual", "assertAlmostEquals"})
 TOLERANCES = frozenset({"rel", "abs", "delta", "places"})  # approx's and assertAlmostEqual's: small ones only
+# closeness within a tolerance, which a twin contradicts as it does an equality (its literal moved far off): the
+# functions asked inside `assert` (math's and numpy's), numpy.testing's assertions, and each one's relative tolerance
+# when none is given; the keywords that set a tolerance, and those that change nothing a twin relies on
+CLOSE_CALLS = {"math.isclose": 1e-9, "cmath.isclose": 1e-9, "isclose": 1e-5, "allclose": 1e-5}
+CLOSE_ASSERTS = {"assert_allclose": 1e-7, "assert_almost_equal": 0.0, "assert_array_almost_equal": 0.0}
+RELATIVE, ABSOLUTE = frozenset({"rel_tol", "rtol"}), frozenset({"abs_tol", "atol"})
+HARMLESS = frozenset({"msg", "err_msg", "verbose", "equal_nan", "decimal"})
 NOT_RUN_AS_WRITTEN = ("skip", "xfail", "expectedFailure")  # decorators under which a failing test is no failure
 OFFSET = 7_000_003  # how far a number moves: more than a rounding or an off-by-one away
 # the constructors a test compares a collection through (`sorted(want)`, `set(want)`): the name inside is what it expects
@@ -645,16 +655,90 @@ def _small_tolerances(keywords: list[ast.keyword]) -> bool:
 
 
 def _compared(statement: ast.stmt) -> list[ast.expr] | None:
-    """The two sides of an equality assertion statement (`assert a == b`, `self.assertEqual(a, b)`), or None."""
-    if isinstance(statement, ast.Assert) and isinstance(statement.test, ast.Compare) \
-            and len(statement.test.ops) == 1 and isinstance(statement.test.ops[0], ast.Eq):
-        return [statement.test.left, statement.test.comparators[0]]
-    if isinstance(statement, ast.Expr) and isinstance(call := statement.value, ast.Call) \
-            and isinstance(call.func, ast.Attribute) and call.func.attr in EQUALITY_ASSERTS \
-            and isinstance(call.func.value, ast.Name) and call.func.value.id in ("self", "cls") and len(call.args) >= 2 \
-            and _small_tolerances([k for k in call.keywords if k.arg != "msg"]):
-        return list(call.args[:2])
+    """The two sides of an equality assertion statement (`assert a == b`, `self.assertEqual(a, b)`), or of one that
+    asks them to be within a small tolerance of each other (`assert abs(a - b) < 1e-9`, `assert math.isclose(a, b)`,
+    `self.assertLess(abs(a - b), 1e-9)`, numpy's `assert_allclose(a, b)`): moving either's literal far off makes it
+    fail for every honest result. None for any other statement."""
+    if isinstance(statement, ast.Assert):
+        test = statement.test
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+            return [test.left, test.comparators[0]]
+        return _close(test)
+    if not (isinstance(statement, ast.Expr) and isinstance(call := statement.value, ast.Call)):
+        return None
+    if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
+            and call.func.value.id in ("self", "cls"):
+        method, args = call.func.attr, call.args
+        if method in EQUALITY_ASSERTS and len(args) >= 2 and _small_tolerances([k for k in call.keywords
+                                                                                 if k.arg != "msg"]):
+            return list(args[:2])
+        if method == "assertTrue" and args:
+            return _close(args[0])
+        if method in ("assertLess", "assertLessEqual") and len(args) >= 2:
+            return _within(args[0], args[1])
+        if method in ("assertGreater", "assertGreaterEqual") and len(args) >= 2:
+            return _within(args[1], args[0])
+        return None
+    name = ast.unparse(call.func).rsplit(".", 1)[-1]
+    if name in CLOSE_ASSERTS and len(call.args) == 2:
+        return _close_enough(call.args, call.keywords, CLOSE_ASSERTS[name])
     return None
+
+
+def _close(test: ast.expr) -> list[ast.expr] | None:
+    """The two values an expression asks to be close (`abs(a - b) < 1e-9`, `1e-9 > abs(a - b)`, `isclose(a, b)`,
+    `allclose(a, b)` with small tolerances), or None."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        op, left, right = test.ops[0], test.left, test.comparators[0]
+        return _within(left, right) if isinstance(op, ast.Lt | ast.LtE) else \
+            _within(right, left) if isinstance(op, ast.Gt | ast.GtE) else None
+    if isinstance(test, ast.Call) and len(test.args) == 2:
+        dotted = ast.unparse(test.func)
+        default = CLOSE_CALLS.get(dotted, CLOSE_CALLS.get(dotted.rsplit(".", 1)[-1]))
+        if default is not None:
+            return _close_enough(test.args, test.keywords, default)
+    return None
+
+
+def _within(difference: ast.expr, tolerance: ast.expr) -> list[ast.expr] | None:
+    """`a` and `b` where `difference` is `abs(a - b)` and `tolerance` a literal far smaller than a twin's move."""
+    bound = _literal(tolerance)
+    if not (isinstance(bound, int | float) and not isinstance(bound, bool) and 0 < bound < OFFSET / 10):
+        return None
+    if isinstance(difference, ast.Call) and isinstance(difference.func, ast.Name) and difference.func.id == "abs" \
+            and len(difference.args) == 1 and not difference.keywords \
+            and isinstance(inner := difference.args[0], ast.BinOp) and isinstance(inner.op, ast.Sub):
+        return [inner.left, inner.right]
+    return None
+
+
+def _close_enough(sides: Sequence[ast.expr], keywords: list[ast.keyword], relative: float) -> list[ast.expr] | None:
+    """`sides` where the tolerances `keywords` set (`relative` the function's own where none is given) stay far
+    smaller than a twin's move, for the literals the sides hold too; None where they may not."""
+    absolute = 0.0
+    for keyword in keywords:
+        value = _literal(keyword.value)
+        if keyword.arg in HARMLESS:
+            continue
+        if keyword.arg not in RELATIVE | ABSOLUTE or not isinstance(value, int | float) or isinstance(value, bool) \
+                or value < 0:
+            return None
+        relative, absolute = (value, absolute) if keyword.arg in RELATIVE else (relative, value)
+    largest = max((abs(n) for side in sides for n in _numbers(_literal(side))), default=0.0)
+    if relative > 1e-3 or absolute >= OFFSET / 10 or (largest + OFFSET) * relative >= OFFSET / 10:
+        return None
+    return list(sides)
+
+
+def _numbers(value: object) -> list[float]:
+    """The numbers a literal holds, however deep (none for what is no literal)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return [float(value)]
+    if isinstance(value, list | tuple | set | frozenset):
+        return [n for item in value for n in _numbers(item)]
+    if isinstance(value, dict):
+        return [n for item in value.values() for n in _numbers(item)]
+    return []
 
 
 class _NotLiteral:
