@@ -122,7 +122,11 @@ MAX_DEPTH = 3  # levels of containers examined
 UNITTEST_COMPARISONS = {"assertEqual": 0, "assertNotEqual": 1, "assertIn": 2, "assertNotIn": 3,
                         "assertCountEqual": 0, "assertListEqual": 0, "assertTupleEqual": 0, "assertDictEqual": 0,
                         "assertSetEqual": 0, "assertSequenceEqual": 0, "assertMultiLineEqual": 0,
-                        "assertAlmostEqual": 0, "assertNotAlmostEqual": 1}
+                        "assertAlmostEqual": 0, "assertNotAlmostEqual": 1,
+                        "assertLess": 4, "assertLessEqual": 5, "assertGreater": 6, "assertGreaterEqual": 7}
+# a routed comparison's operator by its number (`_Honesty.compare`): 0-3 ==, !=, in, not in; from 4 the orderings
+ORDERINGS: dict[int, Callable[..., object]] = {4: operator.lt, 5: operator.le, 6: operator.gt, 7: operator.ge}
+ORDERING_METHODS = ("__lt__", "__le__", "__gt__", "__ge__")
 # the heap's walks, which hand out every object the process holds (the tests' functions among them), and the
 # attributes whose read raises `object.__getattr__` with a function's, generator's or coroutine's code
 WALKS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents"})
@@ -728,7 +732,7 @@ class _Honesty:
                 found = os.stat(path)
                 self.inodes.add((found.st_dev, found.st_ino))
         self.write = write
-        self.product: dict[type, bool] = {}  # class -> whether its equality is the code under test's
+        self.product: dict[tuple[type, tuple[str, ...]], bool] = {}  # (class, methods) -> the code under test's?
         self.equality: dict[type, bool] = {}  # class -> whether it has an equality other than identity
         self.spelled: frozenset[str] | None = None  # the names the judge's files spell (`names`)
         self.reported: set[str] = set()
@@ -742,14 +746,17 @@ class _Honesty:
     def compare(self, left: object, right: Any, op: int, where: str) -> object:  # right: anything `in` may take
         """`left op right` as the judge's code wrote it, its values examined after."""
         result = left == right if op == 0 else left != right if op == 1 else left in right if op == 2 \
-            else left not in right
+            else left not in right if op == 3 else ORDERINGS[op](left, right)
         self.examine(left, right, op, where)
         return result
 
     def examine(self, left: object, right: object, op: int, where: str) -> None:
         """Record each forged value among the two sides of a comparison (and their elements)."""
         try:
-            if op < 2:
+            if op in ORDERINGS:
+                self._ordered(left, right, where)
+                self._ordered(right, left, where)
+            elif op < 2:
                 self._value(left, right, where, 0)
                 self._value(right, left, where, 0)
             else:
@@ -782,6 +789,22 @@ class _Honesty:
             self._record("forged_value", f"{where}: a {kind.__module__}.{kind.__qualname__} of the code under test "
                                          f"{reason}: a comparison with it proves nothing"
                                          + (f" (its equality: {classes})" if classes else ""))
+
+    def _ordered(self, value: object, other: object, where: str) -> None:
+        """Record a value of the code under test's class, ordered with `other`, that orders both before and after one
+        value (`other`, or an object of a class it has never seen): no honest order does; `4.9 < x < 5.1` passes with
+        it whatever it is."""
+        kind = type(value)
+        if kind in PLAIN or not self._product_code(kind, ORDERING_METHODS):
+            return
+        for stranger in (other, _Fresh()):
+            if _both_ways(value, stranger):
+                what = "an object of a class it has never seen" if isinstance(stranger, _Fresh) else "the value it is " \
+                    "compared with"
+                self._record("forged_value", f"{where}: a {kind.__module__}.{kind.__qualname__} of the code under test "
+                                             f"orders both before and after {what}: a comparison with it proves "
+                                             "nothing")
+                return
 
     def _forged(self, value: object, other: object) -> str:
         """Why `value` (compared with `other`) is no honest value, or ''."""
@@ -844,17 +867,22 @@ class _Honesty:
 
     def _product_equality(self, kind: type) -> bool:
         """True when the equality of `kind` is written in the repository, outside the judge's files."""
-        known = self.product.get(kind)
+        return self._product_code(kind, ("__eq__", "__ne__"))
+
+    def _product_code(self, kind: type, methods: tuple[str, ...]) -> bool:
+        """True when `kind`'s `methods` (its equality, its ordering) are written in the repository, outside the
+        judge's files."""
+        known = self.product.get((kind, methods))
         if known is None:
-            known = self.product[kind] = self._written_here(kind)
+            known = self.product[(kind, methods)] = self._written_here(kind, methods)
         return known
 
-    def _written_here(self, kind: type) -> bool:
-        owner = next((k for k in kind.__mro__ if "__eq__" in vars(k) or "__ne__" in vars(k)), None)
+    def _written_here(self, kind: type, methods: tuple[str, ...]) -> bool:
+        owner = next((k for k in kind.__mro__ if any(name in vars(k) for name in methods)), None)
         if owner is None or not owner.__flags__ & HEAP_TYPE:
             return False
         files = []
-        for name in ("__eq__", "__ne__"):
+        for name in methods:
             function = vars(owner).get(name)
             if isinstance(function, types.FunctionType) and not function.__code__.co_filename.startswith("<"):
                 files.append(function.__code__.co_filename)
@@ -1056,7 +1084,7 @@ class _Honesty:
         """Route each single comparison of `tree` (a module's `ast`) through `__ensemble_compare__`."""
         import ast
 
-        ops = {ast.Eq: 0, ast.NotEq: 1, ast.In: 2, ast.NotIn: 3}
+        ops = {ast.Eq: 0, ast.NotEq: 1, ast.In: 2, ast.NotIn: 3, ast.Lt: 4, ast.LtE: 5, ast.Gt: 6, ast.GtE: 7}
         rel = _relative(filename, self.root)
 
         class Route(ast.NodeTransformer):
@@ -1207,6 +1235,21 @@ def _holds(test: Callable[[], object]) -> bool:
         return bool(test())
     except Exception:  # noqa: BLE001 - honest equality may refuse a stranger
         return False
+
+
+def _both_ways(value: object, other: object) -> bool:
+    """True where `value` orders both before and after `other`, or is at once at most and at least `other` while not
+    equal to it: what no order does. Only answers that are truth values count: a comparison that builds something (a
+    query's condition, a symbolic inequality) is not an order."""
+    def ordered(op: Callable[..., object]) -> bool:
+        try:
+            answer = op(value, other)
+        except Exception:  # noqa: BLE001 - honest order may refuse a stranger
+            return False
+        return type(answer) in (bool, int) and bool(answer)
+
+    return (ordered(operator.lt) and ordered(operator.gt)) or (
+        ordered(operator.le) and ordered(operator.ge) and not ordered(operator.eq))
 
 
 def _changed_copy(value: object) -> object:
