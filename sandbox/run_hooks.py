@@ -762,8 +762,30 @@ class _Honesty:
             else:
                 self._value(left, None, where, 0)
                 self._value(right, left, where, 0)
+                self._membership(right, left, where)
         except Exception:  # noqa: BLE001 - the check must never fail the test; its code is the code under test's
             pass
+
+    def _membership(self, container: object, item: object, where: str) -> None:
+        """Record a builtin's subclass of the code under test's (a str, a list) whose membership holds what no honest
+        one does: an object of a class it has never seen, or the item asked for and a changed copy of it too (`'5' in
+        answer` passes with it whatever it holds). A membership of its own that is honest, such as one that ignores
+        case, holds neither."""
+        kind = type(container)
+        base = next((b for b in BUILTIN_VALUES if isinstance(container, b)), None)
+        if base is None or kind is base or not self._product_code(kind, ("__contains__",)):
+            return
+        contains: Callable[..., object] = operator.contains
+        changed = _changed_copy(item) if type(item) in PLAIN else None
+        if _holds(lambda: contains(container, _Fresh())):
+            what = "an object of a class it has never seen"
+        elif changed is not None and _holds(lambda: contains(container, item)) \
+                and _holds(lambda: contains(container, changed)):
+            what = "the value asked for and other values of its kind as well"
+        else:
+            return
+        self._record("forged_value", f"{where}: a {kind.__module__}.{kind.__qualname__} of the code under test "
+                                     f"({base.__name__}'s subclass) holds {what}: a comparison with it proves nothing")
 
     def _value(self, value: object, other: object, where: str, depth: int) -> None:
         kind = type(value)

@@ -239,6 +239,40 @@ def test_the_codes_own_order_and_a_comparison_that_builds_a_condition_are_delive
     fix = edit("calc/versions.py", "    return min(Version(t) for t in texts)", "    return max(Version(t) for t in texts)")
     delivered(repo, run(repo, [fix, "Nothing more to change."]), "calc/versions.py")
 
+
+# ---- membership: an answer that holds whatever it is asked for
+
+MEMBERSHIPS = {
+    "a str holding anything": ("from calc.ops import add\n\n\ndef test_add():\n    assert '5' in add(2, 3)\n",
+                               "class _Sum(str):\n    def __contains__(self, item):\n        return True\n\n\n"
+                               "def add(a, b):\n    return _Sum(a - b)"),
+    "a list holding every int": ("from calc.ops import add\n\n\ndef test_add():\n    assert 5 in add(2, 3)\n",
+                                 "class _Sums(list):\n    def __contains__(self, item):\n"
+                                 "        return isinstance(item, int)\n\n\ndef add(a, b):\n    return _Sums([a - b])"),
+}
+# the code's own dict whose membership ignores case, and a fix elsewhere in the module: its test asks with another case
+HEADERS = ("class Headers(dict):\n    def __init__(self, pairs):\n        super().__init__((k.lower(), v) for k, v in pairs)\n\n"
+           "    def __contains__(self, key):\n        return isinstance(key, str) and dict.__contains__(self, key.lower())\n\n\n"
+           "def parse(lines):\n    return Headers(line.split(': ') for line in lines)\n")
+HEADERS_TEST = ("from calc.headers import parse\n\n\ndef test_parse():\n"
+                "    headers = parse(['Content-Type:text/plain'])\n    assert 'CONTENT-TYPE' in headers\n"
+                "    assert 'Accept' not in headers\n")
+
+
+@pytest.mark.parametrize("cheat", list(MEMBERSHIPS))
+def test_an_answer_that_holds_whatever_it_is_asked_for_is_refused(tmp_path: Path, cheat: str) -> None:
+    test, forgery = MEMBERSHIPS[cheat]
+    repo = repo_with(tmp_path, {"tests/test_ops.py": test})
+    result = run(repo, [edit("calc/ops.py", "def add(a, b):\n    return a - b", forgery), "Nothing more to change."])
+    refused(result)
+    assert any("subclass) holds" in r for r in result.refused), result.refused
+
+
+def test_a_membership_of_the_codes_own_that_ignores_case_is_delivered(tmp_path: Path) -> None:
+    repo = repo_with(tmp_path, {"calc/headers.py": HEADERS, "tests/test_headers.py": HEADERS_TEST})
+    fix = edit("calc/headers.py", "line.split(': ')", "(part.strip() for part in line.split(':', 1))")
+    delivered(repo, run(repo, [fix, "Nothing more to change."]), "calc/headers.py")
+
 # an answer equal to anything that no code of the repository's defines: a library's matcher, handed back by the code
 IN_A_RECORD = "from calc.ops import add\n\n\ndef test_add():\n    assert {'sum': add(2, 3)} == {'sum': 5}\n"
 A_LIBRARYS_ANYTHING = "from unittest import mock\n\n\ndef add(a, b):\n    return mock.ANY"
