@@ -747,7 +747,8 @@ class _Honesty:
         """`left op right` as the judge's code wrote it, its values examined after."""
         result = left == right if op == 0 else left != right if op == 1 else left in right if op == 2 \
             else left not in right if op == 3 else ORDERINGS[op](left, right)
-        self.examine(left, right, op, where)
+        if op not in ORDERINGS or _holds(lambda: result):  # an order that does not hold passes nothing: asked no more
+            self.examine(left, right, op, where)
         return result
 
     def examine(self, left: object, right: object, op: int, where: str) -> None:
