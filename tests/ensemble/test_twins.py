@@ -112,6 +112,7 @@ def test_unittest_assertions_with_a_tolerance_are_twinned_only_when_it_is_small(
     ("assert np.allclose(f(), [1.0, 2.0])", "[7000004.0, 7000005.0]"),
     ("np.testing.assert_allclose(f(), 0.5, rtol=1e-9)", repr(0.5 + 7_000_003)),
     ("assert_almost_equal(f(), 0.5, decimal=3)", repr(0.5 + 7_000_003)),
+    ("np.testing.assert_array_equal(f(), [1, 2])", "[7000004, 7000005]"),
     # tolerances a move could stay inside, or no tolerance at all: not twinned
     ("assert abs(f() - 0.5) < 1e7", None),
     ("assert abs(f() - 0.5) < tolerance", None),

@@ -71,7 +71,8 @@ TOLERANCES = frozenset({"rel", "abs", "delta", "places"})  # approx's and assert
 # functions asked inside `assert` (math's and numpy's), numpy.testing's assertions, and each one's relative tolerance
 # when none is given; the keywords that set a tolerance, and those that change nothing a twin relies on
 CLOSE_CALLS = {"math.isclose": 1e-9, "cmath.isclose": 1e-9, "isclose": 1e-5, "allclose": 1e-5}
-CLOSE_ASSERTS = {"assert_allclose": 1e-7, "assert_almost_equal": 0.0, "assert_array_almost_equal": 0.0}
+CLOSE_ASSERTS = {"assert_allclose": 1e-7, "assert_almost_equal": 0.0, "assert_array_almost_equal": 0.0,
+                 "assert_array_equal": 0.0}
 RELATIVE, ABSOLUTE = frozenset({"rel_tol", "rtol"}), frozenset({"abs_tol", "atol"})
 HARMLESS = frozenset({"msg", "err_msg", "verbose", "equal_nan", "decimal"})
 NOT_RUN_AS_WRITTEN = ("skip", "xfail", "expectedFailure")  # decorators under which a failing test is no failure
