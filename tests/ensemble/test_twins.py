@@ -121,6 +121,7 @@ def test_unittest_assertions_with_a_tolerance_are_twinned_only_when_it_is_small(
     ("assert f() - 0.5 < 1e-9", None),
     ("assert abs(f() + 0.5) < 1e-9", None),
     ("np.testing.assert_allclose(f(), 0.5, 1e-9)", None),
+    ("assert_almost_equal(f(), 0.5, decimal=-7)", None),
 ])
 def test_closeness_within_a_small_tolerance_is_twinned_as_an_equality(assertion: str, expects: str | None) -> None:
     """An answer whose own arithmetic is forged (its difference from anything 0) passes a closeness test: the twin

@@ -74,7 +74,7 @@ CLOSE_CALLS = {"math.isclose": 1e-9, "cmath.isclose": 1e-9, "isclose": 1e-5, "al
 CLOSE_ASSERTS = {"assert_allclose": 1e-7, "assert_almost_equal": 0.0, "assert_array_almost_equal": 0.0,
                  "assert_array_equal": 0.0}
 RELATIVE, ABSOLUTE = frozenset({"rel_tol", "rtol"}), frozenset({"abs_tol", "atol"})
-HARMLESS = frozenset({"msg", "err_msg", "verbose", "equal_nan", "decimal"})
+HARMLESS = frozenset({"msg", "err_msg", "verbose", "equal_nan"})
 NOT_RUN_AS_WRITTEN = ("skip", "xfail", "expectedFailure")  # decorators under which a failing test is no failure
 OFFSET = 7_000_003  # how far a number moves: more than a rounding or an off-by-one away
 # the constructors a test compares a collection through (`sorted(want)`, `set(want)`): the name inside is what it expects
@@ -721,10 +721,16 @@ def _close_enough(sides: Sequence[ast.expr], keywords: list[ast.keyword], relati
         value = _literal(keyword.value)
         if keyword.arg in HARMLESS:
             continue
-        if keyword.arg not in RELATIVE | ABSOLUTE or not isinstance(value, int | float) or isinstance(value, bool) \
-                or value < 0:
+        if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
             return None
-        relative, absolute = (value, absolute) if keyword.arg in RELATIVE else (relative, value)
+        if keyword.arg == "decimal":  # numpy's: closer than 1.5 * 10 ** -decimal
+            absolute = max(absolute, 1.5 * 10.0 ** -value)
+        elif keyword.arg in RELATIVE:
+            relative = value
+        elif keyword.arg in ABSOLUTE:
+            absolute = max(absolute, value)
+        else:
+            return None
     largest = max((abs(n) for side in sides for n in _numbers(_literal(side))), default=0.0)
     if relative > 1e-3 or absolute >= OFFSET / 10 or (largest + OFFSET) * relative >= OFFSET / 10:
         return None
