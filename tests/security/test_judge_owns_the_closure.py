@@ -169,7 +169,8 @@ CLOSE_SHAPES = {
     "a parametrized tolerance": ("import pytest\n\nfrom calc.ops import add\n\n\n"
                                  "@pytest.mark.parametrize('a, b, want', [(2, 3, 5), (1, 1, 2)])\n"
                                  "def test_add(a, b, want):\n    assert abs(add(a, b) - want) <= 0.001\n"),
-    "math.isclose": "import math\n\nfrom calc.ops import add\n\n\ndef test_add():\n    assert math.isclose(add(2, 3), 5)\n",
+    "unittest's assertTrue": ("import unittest\n\nfrom calc.ops import add\n\n\nclass TestAdd(unittest.TestCase):\n"
+                              "    def test_add(self):\n        self.assertTrue(abs(add(2, 3) - 5) <= 1e-6)\n"),
     "unittest's assertLess": ("import unittest\n\nfrom calc.ops import add\n\n\nclass TestAdd(unittest.TestCase):\n"
                               "    def test_add(self):\n        self.assertLess(abs(add(2, 3) - 5), 1e-6)\n"),
 }
@@ -213,7 +214,7 @@ ANY_ORDER = ("class _Sum(float):\n    def __lt__(self, other):\n        return T
              "    def __gt__(self, other):\n        return True\n\n\ndef add(a, b):\n    return _Sum(a - b)")
 # the code's own class with an honest order (by version number) and a comparison that builds a condition, as a query
 # builder's does: neither is a truth value the test can be fooled by
-VERSIONS = ("import functools\n\n\n@functools.total_ordering\nclass Version:\n    def __init__(self, text):\n"
+ORDERED_VERSIONS = ("import functools\n\n\n@functools.total_ordering\nclass Version:\n    def __init__(self, text):\n"
             "        self.parts = tuple(int(p) for p in text.split('.'))\n\n    def __eq__(self, other):\n"
             "        return isinstance(other, Version) and self.parts == other.parts\n\n"
             "    def __lt__(self, other):\n        if not isinstance(other, Version):\n            return NotImplemented\n"
@@ -221,7 +222,7 @@ VERSIONS = ("import functools\n\n\n@functools.total_ordering\nclass Version:\n  
             "        self.name = name\n\n    def __lt__(self, value):\n        return f'{self.name} < {value!r}'\n\n"
             "    def __gt__(self, value):\n        return f'{self.name} > {value!r}'\n\n\n"
             "def newest(texts):\n    return min(Version(t) for t in texts)\n")
-VERSION_TEST = ("from calc.versions import Field, Version, newest\n\n\ndef test_newest():\n"
+ORDERED_TEST = ("from calc.versions import Field, Version, newest\n\n\ndef test_newest():\n"
                 "    assert newest(['1.2', '1.10', '1.9']) > Version('1.9')\n    assert Version('1.2') < Version('1.10')\n\n\n"
                 "def test_condition():\n    assert (Field('age') < 3) == \"age < 3\"\n")
 
@@ -235,7 +236,7 @@ def test_an_answer_ordered_before_and_after_anything_is_refused(tmp_path: Path, 
 
 
 def test_the_codes_own_order_and_a_comparison_that_builds_a_condition_are_delivered(tmp_path: Path) -> None:
-    repo = repo_with(tmp_path, {"calc/versions.py": VERSIONS, "tests/test_versions.py": VERSION_TEST})
+    repo = repo_with(tmp_path, {"calc/versions.py": ORDERED_VERSIONS, "tests/test_versions.py": ORDERED_TEST})
     fix = edit("calc/versions.py", "    return min(Version(t) for t in texts)", "    return max(Version(t) for t in texts)")
     delivered(repo, run(repo, [fix, "Nothing more to change."]), "calc/versions.py")
 
@@ -270,7 +271,8 @@ def test_an_answer_that_holds_whatever_it_is_asked_for_is_refused(tmp_path: Path
 
 def test_a_membership_of_the_codes_own_that_ignores_case_is_delivered(tmp_path: Path) -> None:
     repo = repo_with(tmp_path, {"calc/headers.py": HEADERS, "tests/test_headers.py": HEADERS_TEST})
-    fix = edit("calc/headers.py", "line.split(': ')", "(part.strip() for part in line.split(':', 1))")
+    fix = edit("calc/headers.py", "    return Headers(line.split(': ') for line in lines)",
+               "    return Headers((part.strip() for part in line.split(':', 1)) for line in lines)")
     delivered(repo, run(repo, [fix, "Nothing more to change."]), "calc/headers.py")
 
 # an answer equal to anything that no code of the repository's defines: a library's matcher, handed back by the code
