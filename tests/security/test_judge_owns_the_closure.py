@@ -162,6 +162,14 @@ def test_a_forged_answer_is_refused_wherever_the_test_compares_it(tmp_path: Path
 
 
 
+def answered_with(tmp_path: Path, test: str, forgery: str) -> RunResult:
+    """The run where `test` is the tests' file and the coder makes add() answer with `forgery`: refused, with evidence."""
+    repo = repo_with(tmp_path, {"tests/test_ops.py": test})
+    result = run(repo, [edit("calc/ops.py", "def add(a, b):\n    return a - b", forgery), "Nothing more to change."])
+    refused(result)
+    return result
+
+
 # ---- closeness: a comparison within a tolerance, where an answer whose arithmetic ignores its operand passes
 
 CLOSE_SHAPES = {
@@ -189,10 +197,7 @@ def test_an_answer_close_to_anything_is_refused_wherever_the_test_asks_for_close
                                                                                      forgery: str) -> None:
     """`abs(got - want) < tol` compares two honest floats; the forgery is one step before, in the answer's own
     arithmetic. The twins and stand-ins move the expected value far off, where no honest answer is close to it."""
-    repo = repo_with(tmp_path, {"tests/test_ops.py": CLOSE_SHAPES[shape]})
-    result = run(repo, [edit("calc/ops.py", "def add(a, b):\n    return a - b", ARITHMETIC_FORGERIES[forgery]),
-                        "Nothing more to change."])
-    refused(result)
+    result = answered_with(tmp_path, CLOSE_SHAPES[shape], ARITHMETIC_FORGERIES[forgery])
     assert any("no honest result equals both" in r for r in result.refused), result.refused
 
 
@@ -229,9 +234,7 @@ ORDERED_TEST = ("from calc.versions import Field, Version, newest\n\n\ndef test_
 
 @pytest.mark.parametrize("shape", list(RANGES))
 def test_an_answer_ordered_before_and_after_anything_is_refused(tmp_path: Path, shape: str) -> None:
-    repo = repo_with(tmp_path, {"tests/test_ops.py": RANGES[shape]})
-    result = run(repo, [edit("calc/ops.py", "def add(a, b):\n    return a - b", ANY_ORDER), "Nothing more to change."])
-    refused(result)
+    result = answered_with(tmp_path, RANGES[shape], ANY_ORDER)
     assert any("orders both before and after" in r for r in result.refused), result.refused
 
 
@@ -262,10 +265,7 @@ HEADERS_TEST = ("from calc.headers import parse\n\n\ndef test_parse():\n"
 
 @pytest.mark.parametrize("cheat", list(MEMBERSHIPS))
 def test_an_answer_that_holds_whatever_it_is_asked_for_is_refused(tmp_path: Path, cheat: str) -> None:
-    test, forgery = MEMBERSHIPS[cheat]
-    repo = repo_with(tmp_path, {"tests/test_ops.py": test})
-    result = run(repo, [edit("calc/ops.py", "def add(a, b):\n    return a - b", forgery), "Nothing more to change."])
-    refused(result)
+    result = answered_with(tmp_path, *MEMBERSHIPS[cheat])
     assert any("subclass) holds" in r for r in result.refused), result.refused
 
 
