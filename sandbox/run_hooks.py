@@ -30,7 +30,8 @@ Python process it starts loads this module first. It does nothing unless the run
   name (`math.isclose` replaced by `max`: in judged runs every module that is not the repository's is taken down
   once it has loaded, before the code imported next runs), and their names in `sys.modules` that a repository file
   holds are recorded too.
-  The judge's Python files are checked for honesty (`_Honesty`): every comparison they make is examined for a
+  The judge's Python files are checked for honesty (`_Honesty`): every comparison they make, every builtin value's
+  predicate they ask (`answer.startswith(...)`) and every doctest example's value as it is shown is examined for a
   forged value (`honesty.log`), the code under test opening one is recorded, and `linecache` gives the code
   under test none of their lines (so neither `inspect.getsource` nor a stack's source lines tell it what a test
   expects). The code under test reading the code object of the test that called it (`__code__`, whose constants
@@ -127,6 +128,13 @@ UNITTEST_COMPARISONS = {"assertEqual": 0, "assertNotEqual": 1, "assertIn": 2, "a
 # a routed comparison's operator by its number (`_Honesty.compare`): 0-3 ==, !=, in, not in; from 4 the orderings
 ORDERINGS: dict[int, Callable[..., object]] = {4: operator.lt, 5: operator.le, 6: operator.gt, 7: operator.ge}
 ORDERING_METHODS = ("__lt__", "__le__", "__gt__", "__ge__")
+# the builtin values' own predicates (truth-valued methods): a call of one in the judge's code routes through
+# `__ensemble_method__` (`_Honesty.method`), where a subclass of the code under test's may answer what it is never asked
+PREDICATES = frozenset(name for kind in (str, bytes, set, frozenset, float, int) for name in vars(kind)
+                       if name.startswith("is") or name in ("startswith", "endswith"))
+# other values of a builtin, asked of a predicate of the value alone (`isdigit`): a constant answer is no predicate's
+PREDICATE_SAMPLES: dict[type, tuple[object, ...]] = {str: ("", "0", "a", "A", " ", "a1"), bytes: (b"", b"0", b"a", b"A", b" "),
+                                                     float: (0.0, 0.5, -1.5), int: (0, 1)}
 # the heap's walks, which hand out every object the process holds (the tests' functions among them), and the
 # attributes whose read raises `object.__getattr__` with a function's, generator's or coroutine's code
 WALKS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents"})
@@ -788,6 +796,94 @@ class _Honesty:
         self._record("forged_value", f"{where}: a {kind.__module__}.{kind.__qualname__} of the code under test "
                                      f"({base.__name__}'s subclass) holds {what}: a comparison with it proves nothing")
 
+    def method(self, value: object, name: str, where: str) -> object:
+        """`value.name` as the judge's code wrote it (`name` one of PREDICATES): where `value` is a builtin's subclass
+        whose predicate `name` the code under test wrote, a callable that examines each answer (`_predicate`)."""
+        bound = getattr(value, name)
+        try:
+            kind = type(value)
+            base = next((b for b in BUILTIN_VALUES if isinstance(value, b)), None)
+            if base is None or kind is base or name not in vars(base) or not self._product_code(kind, (name,)):
+                return bound
+        except Exception:  # noqa: BLE001 - the check must never fail the test
+            return bound
+
+        def asked(*args: object, **kwargs: object) -> object:
+            answer = bound(*args, **kwargs)
+            with contextlib.suppress(Exception):  # as above
+                self._predicate(value, base, name, args, answer, where)
+            return answer
+
+        return asked
+
+    def _predicate(self, value: object, base: type, name: str, args: tuple[object, ...], answer: object,
+                   where: str) -> None:
+        """Record a builtin's subclass of the code under test's whose predicate `name` (asked with `args`) gave
+        `answer` where no honest one would: the same answer to an object of a class it has never seen, or to a
+        changed copy of what it was asked, where the builtin's own predicate of the same value answers otherwise;
+        a predicate of the value alone (`isdigit`) that gives it for every other value of its kind the builtin
+        answers otherwise for. A predicate of its own that is honest (one that ignores case) answers as the builtin
+        does on such values."""
+        if type(answer) is not bool:
+            return
+        override: Callable[..., object] = getattr(type(value), name)  # the subclass's function: asked of other values
+        own: Callable[..., object] = getattr(base, name)
+
+        def said(predicate: Callable[..., object], *call: object) -> bool | None:
+            try:
+                found = predicate(*call)
+            except Exception:  # noqa: BLE001 - a builtin refuses a stranger
+                return None
+            return found if type(found) is bool else None
+
+        if args:
+            for i, arg in enumerate(args):
+                empty = type(arg)() if type(arg) in (str, bytes, tuple, set, frozenset) else None
+                for other in (_Fresh(), _changed_copy(arg), empty):
+                    call = (*args[:i], other, *args[i + 1:])
+                    honest = said(own, value, *call)
+                    if other is None or honest is answer or (honest is None and not answer):
+                        continue
+                    if said(override, value, *call) is answer:
+                        what = "an object of a class it has never seen" if isinstance(other, _Fresh) \
+                            else f"{other!r}"[:60]
+                        return self._record("forged_value", f"{where}: a {type(value).__module__}."
+                                            f"{type(value).__qualname__} of the code under test ({base.__name__}'s "
+                                            f"subclass) answers {name}() {answer} for {what} too, where "
+                                            f"{base.__name__}'s own {name}() does not: its answer proves nothing")
+            return
+        contrary = [v for v in PREDICATE_SAMPLES.get(base, ()) if said(own, v) is not answer]
+        if len(contrary) >= 2 and all(said(override, v) is answer for v in contrary):
+            self._record("forged_value", f"{where}: a {type(value).__module__}.{type(value).__qualname__} of the code "
+                                         f"under test ({base.__name__}'s subclass) answers {name}() {answer} for "
+                                         f"every {base.__name__}, where {base.__name__}'s own {name}() does not: its "
+                                         "answer proves nothing")
+
+    def shown(self, value: object, where: str) -> None:
+        """Record a builtin's subclass of the code under test's whose display (`repr`, what a doctest compares) is
+        the literal of another value of its kind than its own: `-1` shown as `5`. A display of its own that is no
+        literal (`<Color.RED: 1>`), or a number rounded to the digits it shows, is honest."""
+        import ast
+
+        kind = type(value)
+        base = next((b for b in BUILTIN_VALUES if isinstance(value, b)), None)
+        if base is None or kind is base or not self._product_code(kind, ("__repr__",)):
+            return
+        text = repr(value)
+        if not isinstance(text, str) or text == base.__repr__(value):
+            return
+        try:
+            literal = ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return  # a display of its own kind: not a value of the builtin's
+        if not isinstance(literal, base) and not (isinstance(literal, (int, float)) and base in (int, float)):
+            return
+        if _shows(literal, value, text, base):
+            return
+        self._record("forged_value", f"{where}: a {kind.__module__}.{kind.__qualname__} of the code under test "
+                                     f"({base.__name__}'s subclass) is shown as {text[:60]} while its value is "
+                                     f"{base.__repr__(value)[:60]}: a doctest comparing its display proves nothing")
+
     def _value(self, value: object, other: object, where: str, depth: int) -> None:
         kind = type(value)
         if kind in PLAIN:
@@ -1104,7 +1200,8 @@ class _Honesty:
             self.write(f"{kind}\t{detail}")
 
     def transform(self, tree: ast.AST, filename: str) -> None:
-        """Route each single comparison of `tree` (a module's `ast`) through `__ensemble_compare__`."""
+        """Route each single comparison of `tree` (a module's `ast`) through `__ensemble_compare__`, and each look-up of
+        a builtin value's predicate (`answer.startswith`) through `__ensemble_method__`."""
         import ast
 
         ops = {ast.Eq: 0, ast.NotEq: 1, ast.In: 2, ast.NotIn: 3, ast.Lt: 4, ast.LtE: 5, ast.Gt: 6, ast.GtE: 7}
@@ -1121,6 +1218,17 @@ class _Honesty:
                                  ast.Constant(f"{rel}:{node.lineno}")], [])
                 # at the comparison's start alone: a rewritten node's end may stand before its start (pytest's)
                 for made in (call, call.func, *call.args[2:]):
+                    made.lineno, made.col_offset = node.lineno, node.col_offset
+                    made.end_lineno, made.end_col_offset = node.lineno, node.col_offset
+                return call
+
+            def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+                self.generic_visit(node)
+                if node.attr not in PREDICATES or not isinstance(node.ctx, ast.Load):
+                    return node
+                call = ast.Call(ast.Name("__ensemble_method__", ast.Load()),
+                                [node.value, ast.Constant(node.attr), ast.Constant(f"{rel}:{node.lineno}")], [])
+                for made in (call, call.func, *call.args[1:]):
                     made.lineno, made.col_offset = node.lineno, node.col_offset
                     made.end_lineno, made.end_col_offset = node.lineno, node.col_offset
                 return call
@@ -1260,6 +1368,19 @@ def _holds(test: Callable[[], object]) -> bool:
         return False
 
 
+def _shows(literal: object, value: object, text: str, base: type) -> bool:
+    """True where `literal` (read from `text`, a display of `value`) is `value` as far as `text` shows it: equal by the
+    builtin's own equality, or a number rounded to the digits `text` has."""
+    equal: Callable[[object, object], object] = getattr(base, "__eq__")  # noqa: B009 - the builtin's own, unbound
+    if equal(value, literal) is True:
+        return True
+    if not (isinstance(literal, (int, float)) and isinstance(value, (int, float))):
+        return False
+    mantissa, _, exponent = text.lower().partition("e")
+    digits = len(mantissa.partition(".")[2]) - int(exponent or 0) if "." in mantissa or exponent else 0
+    return abs(float(literal) - float(value)) <= 0.5 * 10.0 ** -digits * (1 + 1e-9)
+
+
 def _both_ways(value: object, other: object) -> bool:
     """True where `value` orders both before and after `other`, or is at once at most and at least `other` while not
     equal to it: what no order does. Only answers that are truth values count: a comparison that builds something (a
@@ -1361,6 +1482,7 @@ def _check_honesty(workspace: str, results: str, names: list[str]) -> None:
     _HONESTY.append(honesty)
     builtins.__ensemble_compare__ = honesty.compare  # type: ignore[attr-defined]
     builtins.__ensemble_loaded__ = honesty.loaded  # type: ignore[attr-defined]
+    builtins.__ensemble_method__ = honesty.method  # type: ignore[attr-defined]
     if "doctest" in sys.modules:  # imported already (the base's traced run): else as it is imported (_judged_finder)
         _check_doctests(sys.modules["doctest"], honesty)
     sys.meta_path.insert(0, _judged_finder(honesty))
@@ -1416,10 +1538,20 @@ _DOCTESTS_CHECKED: list[bool] = []  # doctest's parser is checked (once a proces
 def _check_doctests(doctest: types.ModuleType, honesty: _Honesty) -> None:
     """Record doctest examples from a repository file that are no docstring (no string) written in the file: the code
     under test changed them as it ran (`f.__doc__ = f.__doc__.replace(...)`, so its bug is what they expect), where
-    the judge owns them as written (bot/ensemble/judge/closure.py). Text files of examples are the judge's files."""
+    the judge owns them as written (bot/ensemble/judge/closure.py). Text files of examples are the judge's files. Each
+    example's value is examined as it is shown (`_Honesty.shown`)."""
     if _DOCTESTS_CHECKED:
         return
     _DOCTESTS_CHECKED.append(True)
+    display = sys.__displayhook__  # what doctest's runner shows an example's value with
+
+    def displayed(value: object) -> None:
+        if value is not None:
+            with contextlib.suppress(Exception):  # the check must never fail the example
+                honesty.shown(value, sys._getframe(1).f_code.co_filename)  # `<doctest calc.ops.add[0]>`
+        display(value)
+
+    sys.__displayhook__ = displayed
     parser = doctest.DocTestParser
     original = parser.get_doctest
     written: dict[str, frozenset[str] | None] = {}  # a file -> its string literals, cleaned (None: unreadable)

@@ -3,6 +3,8 @@ rules spelled in the packages it cannot import: each copy is held equal to the o
 
 from __future__ import annotations
 
+import pytest
+
 from common import testfiles
 from sandbox import run_hooks, scripts
 
@@ -45,3 +47,92 @@ def test_repository_code_in_the_libraries_is_found_whatever_its_file_is_named(mo
     assert sorted(run_hooks._repository_code_in_the_libraries(root)) == [
         ("json.dumps", "removed_helpers.py"), ("json.loads", "src/core.py"),
         ("unittest.case.TestCase.fail", "a shim.py")]
+
+
+def code_under_test(source: str) -> dict[str, object]:
+    """The names `source` defines, compiled as a file of the repository at /work/repo (the code under test's)."""
+    exec(compile(source, "/work/repo/calc/values.py", "exec"), namespace := {"__name__": "calc.values"})
+    return namespace
+
+
+def honesty() -> tuple[run_hooks._Honesty, list[str]]:
+    recorded: list[str] = []
+    return run_hooks._Honesty("/work/repo/", set(), recorded.append), recorded
+
+
+PREDICATES = [  # (the code's class, the value, the predicate and its arguments, whether a forgery is recorded)
+    ("class S(str):\n    def startswith(self, *args):\n        return True\n", "abc", ("startswith", "x"), True),
+    ("class S(str):\n    def startswith(self, prefix, *rest):\n        return isinstance(prefix, str)\n", "abc",
+     ("startswith", "x"), True),
+    ("class S(str):\n    def endswith(self, *args):\n        return False\n", "abc", ("endswith", "c"), True),
+    ("class S(str):\n    def isdigit(self):\n        return True\n", "12a", ("isdigit",), True),
+    ("class S(set):\n    __hash__ = None\n\n    def issuperset(self, other):\n        return True\n", set(),
+     ("issuperset", {1, 2}), True),
+    # honest predicates of the code's own: they answer as the builtin does where nothing sets them apart
+    ("class S(str):\n    def startswith(self, prefix, *rest):\n        return str.startswith(self.lower(), "
+     "prefix.lower(), *rest)\n", "Hello", ("startswith", "HE"), False),
+    ("class S(str):\n    def startswith(self, prefix, *rest):\n        return str.startswith(self.lower(), "
+     "prefix.lower(), *rest)\n", "Hello", ("startswith", "x"), False),
+    ("class S(str):\n    def isdigit(self):\n        return str.isdigit(self.replace('-', ''))\n", "555-1234",
+     ("isdigit",), False),
+    ("class S(str):\n    def isdigit(self):\n        return self.digits\n", "12", ("isdigit",), False),
+    ("class S(set):\n    __hash__ = None\n\n    def issuperset(self, other):\n        return set.issuperset(self, "
+     "set(other))\n", {1, 2}, ("issuperset", [1]), False),
+]
+
+
+@pytest.mark.parametrize(("source", "value", "call", "forged"), PREDICATES)
+def test_a_builtins_predicate_the_code_wrote_is_forged_only_where_it_answers_what_the_builtin_never_would(
+        source: str, value: object, call: tuple[object, ...], forged: bool) -> None:
+    """`answer.startswith('x')` in a test: the judge's code routes the look-up through `_Honesty.method`, which
+    examines a subclass's predicate of the code under test's after it answered."""
+    kind = code_under_test(source)["S"]
+    answer = kind(value)  # type: ignore[operator]
+    if "self.digits" in source:
+        answer.digits = True
+    checks, recorded = honesty()
+    name, *args = call
+    predicate = checks.method(answer, str(name), "tests/test_values.py:5")
+    assert predicate(*args) == getattr(answer, str(name))(*args)  # the answer is the code's, examined or not
+    assert bool(recorded) is forged, recorded
+    if forged:
+        assert recorded[0].startswith("forged_value\ttests/test_values.py:5: a calc.values.S of the code under test")
+
+
+def test_a_builtins_own_predicate_and_one_no_code_under_test_wrote_are_handed_back_unexamined() -> None:
+    checks, recorded = honesty()
+    assert checks.method("abc", "startswith", "t.py:1") == "abc".startswith
+    exec(compile("class S(str):\n    def startswith(self, *args):\n        return True\n", "/usr/lib/python3/x.py",
+                 "exec"), library := {})
+    answer = library["S"]("abc")
+    assert checks.method(answer, "startswith", "t.py:1") == answer.startswith
+    assert not recorded
+
+
+DISPLAYS = [  # (the code's class, its value, whether its display is forged)
+    ("class S(int):\n    def __repr__(self):\n        return '5'\n", -1, True),
+    ("class S(str):\n    def __repr__(self):\n        return repr('done')\n", "failed", True),
+    ("class S(float):\n    def __repr__(self):\n        return '0.5'\n", 0.25, True),
+    ("class S(float):\n    def __repr__(self):\n        return f'{self:.2f}'\n", 0.1 + 0.2, False),
+    ("class S(float):\n    def __repr__(self):\n        return f'{self:.1e}'\n", 12345.0, False),
+    ("class S(int):\n    def __repr__(self):\n        return hex(self)\n", 16, False),
+    ("class S(int):\n    def __repr__(self):\n        return f'<S {int(self)}>'\n", 3, False),
+    ("class S(str):\n    def __repr__(self):\n        return str.__str__(self)\n", "5", False),
+]
+
+
+@pytest.mark.parametrize(("source", "value", "forged"), DISPLAYS)
+def test_a_display_of_another_value_than_its_own_is_forged_and_a_display_of_its_own_kind_is_not(
+        source: str, value: object, forged: bool) -> None:
+    """What a doctest compares is the example's value as shown: a literal of another value of the builtin's is a
+    forgery; a display that is no literal, or a number at the digits it shows, is the value's."""
+    checks, recorded = honesty()
+    checks.shown(code_under_test(source)["S"](value), "<doctest calc.values.f[0]>")  # type: ignore[operator]
+    assert bool(recorded) is forged, recorded
+
+
+def test_an_enum_of_the_codes_own_shows_as_enums_do() -> None:
+    checks, recorded = honesty()
+    color = code_under_test("import enum\n\n\nclass Color(enum.IntEnum):\n    RED = 1\n")["Color"]
+    checks.shown(color.RED, "<doctest>")  # type: ignore[attr-defined]
+    assert not recorded
