@@ -859,17 +859,19 @@ class _Honesty:
                                          f"every {base.__name__}, where {base.__name__}'s own {name}() does not: its "
                                          "answer proves nothing")
 
-    def shown(self, value: object, where: str) -> None:
-        """Record a builtin's subclass of the code under test's whose display (`repr`, what a doctest compares) is
-        the literal of another value of its kind than its own: `-1` shown as `5`. A display of its own that is no
-        literal (`<Color.RED: 1>`), or a number rounded to the digits it shows, is honest."""
+    def shown(self, value: object, where: str, display: Callable[[object], object] = repr) -> None:
+        """Record a builtin's subclass of the code under test's whose display (`repr`, or `str` where it is printed:
+        what a doctest compares) is the literal of another value of its kind than its own: `-1` shown as `5`. A
+        display of its own that is no literal (`<Color.RED: 1>`, a masked secret), or a number rounded to the digits
+        it shows, is honest."""
         import ast
 
         kind = type(value)
         base = next((b for b in BUILTIN_VALUES if isinstance(value, b)), None)
-        if base is None or kind is base or not self._product_code(kind, ("__repr__",)):
+        if base is None or kind is base or not self._product_code(kind, ("__repr__",) if display is repr
+                                                                          else ("__str__", "__repr__")):
             return
-        text = repr(value)
+        text = display(value)
         if not isinstance(text, str) or text == base.__repr__(value):
             return
         try:
@@ -1539,7 +1541,7 @@ def _check_doctests(doctest: types.ModuleType, honesty: _Honesty) -> None:
     """Record doctest examples from a repository file that are no docstring (no string) written in the file: the code
     under test changed them as it ran (`f.__doc__ = f.__doc__.replace(...)`, so its bug is what they expect), where
     the judge owns them as written (bot/ensemble/judge/closure.py). Text files of examples are the judge's files. Each
-    example's value is examined as it is shown (`_Honesty.shown`)."""
+    example's value is examined as it is shown, and each value an example prints (`_Honesty.shown`)."""
     if _DOCTESTS_CHECKED:
         return
     _DOCTESTS_CHECKED.append(True)
@@ -1552,6 +1554,19 @@ def _check_doctests(doctest: types.ModuleType, honesty: _Honesty) -> None:
         display(value)
 
     sys.__displayhook__ = displayed
+    import builtins
+
+    printing = builtins.print
+
+    def printed(*values: object, **options: Any) -> None:
+        with contextlib.suppress(Exception):  # as above
+            where = sys._getframe(1).f_code.co_filename
+            if where.startswith("<doctest "):  # an example's own `print(...)`
+                for value in values:
+                    honesty.shown(value, where, str)
+        printing(*values, **options)
+
+    builtins.print = printed
     parser = doctest.DocTestParser
     original = parser.get_doctest
     written: dict[str, frozenset[str] | None] = {}  # a file -> its string literals, cleaned (None: unreadable)

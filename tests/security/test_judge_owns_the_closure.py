@@ -315,9 +315,14 @@ def test_predicates_of_the_codes_own_that_are_honest_are_delivered(tmp_path: Pat
     delivered(repo, run(repo, [FIX, "Nothing more to change."]), "calc/ops.py")
 
 
-def test_a_doctest_value_shown_as_what_the_example_expects_is_refused(tmp_path: Path) -> None:
-    repo = repo_with(tmp_path, {"calc/ops.py": DOCTEST_OPS})
-    result = run(repo, [edit("calc/ops.py", DOCTEST_OPS.strip(), SHOWN_AS_EXPECTED), "Nothing more to change."], DOCTEST)
+@pytest.mark.parametrize("printed", [False, True], ids=["shown", "printed"])
+def test_a_doctest_value_shown_as_what_the_example_expects_is_refused(tmp_path: Path, printed: bool) -> None:
+    base, forged = DOCTEST_OPS, SHOWN_AS_EXPECTED
+    if printed:  # `>>> print(add(2, 3))`, the answer's `__str__` forged
+        base, forged = (text.replace(">>> add(2, 3)", ">>> print(add(2, 3))").replace("__repr__", "__str__")
+                        for text in (base, forged))
+    repo = repo_with(tmp_path, {"calc/ops.py": base})
+    result = run(repo, [edit("calc/ops.py", base.strip(), forged), "Nothing more to change."], DOCTEST)
     refused(result)
     assert any("is shown as 5 while its value is -1" in r for r in result.refused), result.refused
 
