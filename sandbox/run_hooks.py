@@ -30,9 +30,9 @@ Python process it starts loads this module first. It does nothing unless the run
   name (`math.isclose` replaced by `max`: in judged runs every module that is not the repository's is taken down
   once it has loaded, before the code imported next runs), and their names in `sys.modules` that a repository file
   holds are recorded too.
-  The judge's Python files are checked for honesty (`_Honesty`): every comparison they make, every builtin value's
-  predicate they ask (`answer.startswith(...)`) and every doctest example's value as it is shown is examined for a
-  forged value (`honesty.log`), the code under test opening one is recorded, and `linecache` gives the code
+  The judge's Python files are checked for honesty (`_Honesty`): every comparison they make, every difference,
+  ratio and absolute value they take, every builtin value's predicate they ask (`answer.startswith(...)`) and every doctest example's
+  value as it is shown is examined for a forged value (`honesty.log`), the code under test opening one is recorded, and `linecache` gives the code
   under test none of their lines (so neither `inspect.getsource` nor a stack's source lines tell it what a test
   expects). The code under test reading the code object of the test that called it (`__code__`, whose constants
   are what the test expects) once it has walked the heap (`gc.get_objects`, `get_referrers`, `get_referents`) is
@@ -132,6 +132,11 @@ ORDERING_METHODS = ("__lt__", "__le__", "__gt__", "__ge__")
 # `__ensemble_method__` (`_Honesty.method`), where a subclass of the code under test's may answer what it is never asked
 PREDICATES = frozenset(name for kind in (str, bytes, set, frozenset, float, int) for name in vars(kind)
                        if name.startswith("is") or name in ("startswith", "endswith"))
+# the arithmetic the judge's code routes through `__ensemble_arith__` (`_Honesty.arithmetic`), by the number it passes,
+# with the methods of a number's class that do it: a difference and a ratio are what a closeness check is made of
+ARITHMETIC: dict[int, tuple[Callable[..., object], tuple[str, str]]] = {
+    0: (operator.sub, ("__sub__", "__rsub__")), 1: (operator.truediv, ("__truediv__", "__rtruediv__"))}
+NUMBERS = (int, float, complex)
 # other values of a builtin, asked of a predicate of the value alone (`isdigit`): a constant answer is no predicate's
 PREDICATE_SAMPLES: dict[type, tuple[object, ...]] = {str: ("", "0", "a", "A", " ", "a1"), bytes: (b"", b"0", b"a", b"A", b" "),
                                                      float: (0.0, 0.5, -1.5), int: (0, 1)}
@@ -859,6 +864,54 @@ class _Honesty:
                                          f"every {base.__name__}, where {base.__name__}'s own {name}() does not: its "
                                          "answer proves nothing")
 
+    def arithmetic(self, left: Any, right: Any, op: int, where: str) -> object:
+        """`left - right` (op 0) or `left / right` (op 1) as the judge's code wrote it, examined after
+        (`_arithmetic`)."""
+        compute = ARITHMETIC[op][0]
+        result = compute(left, right)
+        with contextlib.suppress(Exception):  # the check must never fail the test
+            self._arithmetic(left, right, op, result, where)
+        return result
+
+    def _arithmetic(self, left: object, right: object, op: int, result: object, where: str) -> None:
+        """Record a number of the code under test's class (a builtin's subclass whose arithmetic it wrote) whose
+        difference or ratio with a plain number is the same when that number is moved far up and far down: no
+        honest arithmetic ignores its operand (`abs(answer - 5) < 1e-9` passes with it whatever it is). Arithmetic of
+        its own that is honest (units kept, a floor at zero) moves one way at least."""
+        compute, methods = ARITHMETIC[op]
+        for value, other, first in ((left, right, True), (right, left, False)):
+            kind = type(value)
+            if type(other) not in NUMBERS or kind in NUMBERS or not isinstance(value, NUMBERS) \
+                    or not self._product_code(kind, methods):
+                continue
+            moved = [compute(value, o) if first else compute(o, value)
+                     for o in (other + OFFSET, other - OFFSET)]  # type: ignore[operator]
+            if all(type(m) is type(result) and m == result for m in moved):
+                name = "difference" if op == 0 else "ratio"
+                self._record("forged_value", f"{where}: a {kind.__module__}.{kind.__qualname__} of the code under "
+                                             f"test ({next(b for b in NUMBERS if isinstance(value, b)).__name__}'s "
+                                             f"subclass) gives the same {name} with {other!r} as with numbers far "
+                                             "from it: arithmetic that ignores its operand proves nothing")
+                return
+
+    def magnitude(self, function: Callable[[Any], object], value: Any, where: str) -> object:
+        """`abs(value)` as the judge's code wrote it (`function`: whatever `abs` named there): a number of the code
+        under test's class whose own `__abs__` answers other than the builtin's absolute value of it is recorded (a
+        distance of 0 from anything: `abs(answer - 5) < 1e-9` passes whatever it is)."""
+        result = function(value)
+        with contextlib.suppress(Exception):  # the check must never fail the test
+            kind = type(value)
+            base = next((b for b in NUMBERS if isinstance(value, b)), None)
+            if function is abs and base is not None and kind not in NUMBERS \
+                    and self._product_code(kind, ("__abs__",)):
+                honest = base.__abs__(value)
+                if not (isinstance(result, NUMBERS) and result == honest):
+                    self._record("forged_value", f"{where}: a {kind.__module__}.{kind.__qualname__} of the code under "
+                                                 f"test ({base.__name__}'s subclass) gives {result!r:.40} as its "
+                                                 f"absolute value, where {base.__name__}'s is {honest!r:.40}: a "
+                                                 "distance that is not the value's proves nothing")
+        return result
+
     def shown(self, value: object, where: str, display: Callable[[object], object] = repr) -> None:
         """Record a builtin's subclass of the code under test's whose display (`repr`, or `str` where it is printed:
         what a doctest compares) is the literal of another value of its kind than its own: `-1` shown as `5`. A
@@ -1202,8 +1255,9 @@ class _Honesty:
             self.write(f"{kind}\t{detail}")
 
     def transform(self, tree: ast.AST, filename: str) -> None:
-        """Route each single comparison of `tree` (a module's `ast`) through `__ensemble_compare__`, and each look-up of
-        a builtin value's predicate (`answer.startswith`) through `__ensemble_method__`."""
+        """Route each single comparison of `tree` (a module's `ast`) through `__ensemble_compare__`, each difference and
+        ratio through `__ensemble_arith__`, each `abs(...)` through `__ensemble_abs__`, and each look-up of a builtin
+        value's predicate (`answer.startswith`) through `__ensemble_method__`."""
         import ast
 
         ops = {ast.Eq: 0, ast.NotEq: 1, ast.In: 2, ast.NotIn: 3, ast.Lt: 4, ast.LtE: 5, ast.Gt: 6, ast.GtE: 7}
@@ -1220,6 +1274,30 @@ class _Honesty:
                                  ast.Constant(f"{rel}:{node.lineno}")], [])
                 # at the comparison's start alone: a rewritten node's end may stand before its start (pytest's)
                 for made in (call, call.func, *call.args[2:]):
+                    made.lineno, made.col_offset = node.lineno, node.col_offset
+                    made.end_lineno, made.end_col_offset = node.lineno, node.col_offset
+                return call
+
+            def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+                self.generic_visit(node)
+                op = 0 if isinstance(node.op, ast.Sub) else 1 if isinstance(node.op, ast.Div) else None
+                if op is None:
+                    return node
+                call = ast.Call(ast.Name("__ensemble_arith__", ast.Load()),
+                                [node.left, node.right, ast.Constant(op), ast.Constant(f"{rel}:{node.lineno}")], [])
+                for made in (call, call.func, *call.args[2:]):
+                    made.lineno, made.col_offset = node.lineno, node.col_offset
+                    made.end_lineno, made.end_col_offset = node.lineno, node.col_offset
+                return call
+
+            def visit_Call(self, node: ast.Call) -> ast.AST:
+                self.generic_visit(node)
+                if not (isinstance(node.func, ast.Name) and node.func.id == "abs" and len(node.args) == 1
+                        and not node.keywords and not isinstance(node.args[0], ast.Starred)):
+                    return node
+                call = ast.Call(ast.Name("__ensemble_abs__", ast.Load()),
+                                [node.func, node.args[0], ast.Constant(f"{rel}:{node.lineno}")], [])
+                for made in (call, call.func, call.args[2]):
                     made.lineno, made.col_offset = node.lineno, node.col_offset
                     made.end_lineno, made.end_col_offset = node.lineno, node.col_offset
                 return call
@@ -1485,6 +1563,8 @@ def _check_honesty(workspace: str, results: str, names: list[str]) -> None:
     builtins.__ensemble_compare__ = honesty.compare  # type: ignore[attr-defined]
     builtins.__ensemble_loaded__ = honesty.loaded  # type: ignore[attr-defined]
     builtins.__ensemble_method__ = honesty.method  # type: ignore[attr-defined]
+    builtins.__ensemble_arith__ = honesty.arithmetic  # type: ignore[attr-defined]
+    builtins.__ensemble_abs__ = honesty.magnitude  # type: ignore[attr-defined]
     if "doctest" in sys.modules:  # imported already (the base's traced run): else as it is imported (_judged_finder)
         _check_doctests(sys.modules["doctest"], honesty)
     sys.meta_path.insert(0, _judged_finder(honesty))

@@ -139,3 +139,38 @@ def test_an_enum_of_the_codes_own_shows_as_enums_do() -> None:
     color = code_under_test("import enum\n\n\nclass Color(enum.IntEnum):\n    RED = 1\n")["Color"]
     checks.shown(color.RED, "<doctest>")  # type: ignore[attr-defined]
     assert not recorded
+
+
+ARITHMETIC = [  # (the code's class, its value, the other operand, the operation, whether a forgery is recorded)
+    ("class S(float):\n    def __sub__(self, other):\n        return 0.0\n", -1.0, 5, 0, True),
+    ("class S(float):\n    def __rsub__(self, other):\n        return 0.0\n", -1.0, 5, 0, True),
+    ("class S(float):\n    def __truediv__(self, other):\n        return 1.0\n", -1.0, 5.0, 1, True),
+    # honest arithmetic of the code's own: a unit kept, a floor at zero (it moves one way), a division by zero
+    ("class S(float):\n    def __sub__(self, other):\n        return S(float(self) - other)\n", 7.0, 5, 0, False),
+    ("class S(int):\n    def __sub__(self, other):\n        return S(max(0, int(self) - other))\n", 3, 5, 0, False),
+    ("class S(float):\n    def __truediv__(self, other):\n        return S(float(self) / other)\n", 1.0, 4.0, 1, False),
+]
+
+
+@pytest.mark.parametrize(("source", "value", "other", "op", "forged"), ARITHMETIC)
+def test_arithmetic_of_the_codes_own_that_ignores_its_operand_is_forged(source: str, value: object, other: object,
+                                                                         op: int, forged: bool) -> None:
+    """`abs(answer - (2 + 3)) < 1e-9` in a test: the difference is routed through `_Honesty.arithmetic`, which moves
+    the plain operand far up and far down; only an answer that ignores it gives the same either way."""
+    checks, recorded = honesty()
+    answer = code_under_test(source)["S"](value)  # type: ignore[operator]
+    left, right = (other, answer) if "__rsub__" in source else (answer, other)
+    expected = left - right if op == 0 else left / right  # type: ignore[operator]
+    assert checks.arithmetic(left, right, op, "tests/test_values.py:5") == expected
+    assert bool(recorded) is forged, recorded
+
+
+@pytest.mark.parametrize(("source", "forged"), [
+    ("class S(float):\n    def __abs__(self):\n        return 0.0\n", True),
+    ("class S(float):\n    def __abs__(self):\n        return S(float.__abs__(self))\n", False)])
+def test_an_absolute_value_other_than_the_numbers_own_is_forged(source: str, forged: bool) -> None:
+    checks, recorded = honesty()
+    answer = code_under_test(source)["S"](-6.0)  # type: ignore[operator]
+    assert checks.magnitude(abs, answer, "tests/test_values.py:5") == abs(answer)
+    assert bool(recorded) is forged, recorded
+    assert checks.magnitude(lambda v: "the test's own abs", answer, "t.py:1") == "the test's own abs"

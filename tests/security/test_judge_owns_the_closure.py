@@ -196,14 +196,41 @@ ARITHMETIC_FORGERIES = {"a difference of 0": SUBTRACTS_TO_ZERO, "a distance of 0
 def test_an_answer_close_to_anything_is_refused_wherever_the_test_asks_for_closeness(tmp_path: Path, shape: str,
                                                                                      forgery: str) -> None:
     """`abs(got - want) < tol` compares two honest floats; the forgery is one step before, in the answer's own
-    arithmetic. The twins and stand-ins move the expected value far off, where no honest answer is close to it."""
+    arithmetic. The twins and stand-ins move the expected value far off, where no honest answer is close to it, and
+    the difference and the distance the test takes are examined where it takes them."""
     result = answered_with(tmp_path, CLOSE_SHAPES[shape], ARITHMETIC_FORGERIES[forgery])
-    assert any("no honest result equals both" in r for r in result.refused), result.refused
+    assert any(why in r for r in result.refused for why in (
+        "no honest result equals both", "as with numbers far from it", "as its absolute value")), result.refused
 
 
 @pytest.mark.parametrize("shape", list(CLOSE_SHAPES))
 def test_the_fix_is_delivered_where_the_tests_ask_for_closeness(tmp_path: Path, shape: str) -> None:
     repo = repo_with(tmp_path, {"tests/test_ops.py": CLOSE_SHAPES[shape]})
+    delivered(repo, run(repo, [FIX, "Nothing more to change."]), "calc/ops.py")
+
+
+# the expected value computed, not written: no literal for a twin or a stand-in to move, so the answer's own
+# arithmetic is examined where the test does it
+COMPUTED = ("from calc.ops import add\n\n\ndef test_add():\n    for a, b in [(2, 3), (1, 1)]:\n"
+            "        assert abs(add(a, b) - (a + b)) < 1e-9\n")
+# the code's own numbers whose arithmetic is honest: a unit kept and a floor at zero
+UNITS = ("class Meters(float):\n    def __sub__(self, other):\n        return Meters(float(self) - other)\n\n"
+         "    def __abs__(self):\n        return Meters(float.__abs__(self))\n\n\n"
+         "class Stock(int):\n    def __sub__(self, other):\n        return Stock(max(0, int(self) - other))\n\n\n"
+         "def walked(a, b):\n    return Meters(a + b)\n\n\ndef left(stock, sold):\n    return Stock(stock) - sold\n")
+UNITS_TEST = ("from calc.units import left, walked\n\n\ndef test_units():\n    assert abs(walked(1.5, 2) - 3.5) < 1e-9\n"
+              "    assert left(5, 2) - 3 == 0\n    assert left(2, 5) == 0\n")
+
+
+@pytest.mark.parametrize("forgery", list(ARITHMETIC_FORGERIES))
+def test_an_answer_close_to_a_computed_value_is_refused_by_its_own_arithmetic(tmp_path: Path, forgery: str) -> None:
+    result = answered_with(tmp_path, COMPUTED, ARITHMETIC_FORGERIES[forgery])
+    assert any("as with numbers far from it" in r or "as its absolute value" in r for r in result.refused), \
+        result.refused
+
+
+def test_the_fix_and_the_codes_own_honest_arithmetic_are_delivered(tmp_path: Path) -> None:
+    repo = repo_with(tmp_path, {"tests/test_ops.py": COMPUTED, "calc/units.py": UNITS, "tests/test_units.py": UNITS_TEST})
     delivered(repo, run(repo, [FIX, "Nothing more to change."]), "calc/ops.py")
 
 
