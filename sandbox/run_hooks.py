@@ -882,10 +882,11 @@ class _Honesty:
         for value, other, first in ((left, right, True), (right, left, False)):
             kind = type(value)
             if type(other) not in NUMBERS or kind in NUMBERS or not isinstance(value, NUMBERS) \
-                    or not self._product_code(kind, methods):
-                continue
+                    or not _finite(value) or not self._product_code(kind, methods):
+                continue  # an infinity's arithmetic ignores its operand honestly
+            # two moves no modulus divides both of: arithmetic modulo a number moves with one of them at least
             moved = [compute(value, o) if first else compute(o, value)
-                     for o in (other + OFFSET, other - OFFSET)]  # type: ignore[operator]
+                     for o in (other + OFFSET, other - OFFSET - 1)]  # type: ignore[operator]
             if all(type(m) is type(result) and m == result for m in moved):
                 name = "difference" if op == 0 else "ratio"
                 self._record("forged_value", f"{where}: a {kind.__module__}.{kind.__qualname__} of the code under "
@@ -1446,6 +1447,13 @@ def _holds(test: Callable[[], object]) -> bool:
         return bool(test())
     except Exception:  # noqa: BLE001 - honest equality may refuse a stranger
         return False
+
+
+def _finite(value: object) -> bool:
+    """True for a number that is neither infinite nor NaN (a complex one: in both parts)."""
+    if isinstance(value, complex):
+        return _finite(complex.__getattribute__(value, "real")) and _finite(complex.__getattribute__(value, "imag"))
+    return not isinstance(value, float) or float.__sub__(value, value) == 0.0
 
 
 def _shows(literal: object, value: object, text: str, base: type) -> bool:

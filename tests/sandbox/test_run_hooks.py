@@ -149,6 +149,8 @@ ARITHMETIC = [  # (the code's class, its value, the other operand, the operation
     ("class S(float):\n    def __sub__(self, other):\n        return S(float(self) - other)\n", 7.0, 5, 0, False),
     ("class S(int):\n    def __sub__(self, other):\n        return S(max(0, int(self) - other))\n", 3, 5, 0, False),
     ("class S(float):\n    def __truediv__(self, other):\n        return S(float(self) / other)\n", 1.0, 4.0, 1, False),
+    ("class S(int):\n    def __sub__(self, other):\n        return S((int(self) - other) % 7)\n", 3, 5, 0, False),
+    ("class S(float):\n    def __sub__(self, other):\n        return self\n", float("inf"), 5, 0, False),  # infinity
 ]
 
 
