@@ -31,10 +31,10 @@ Python process it starts loads this module first. It does nothing unless the run
   once it has loaded, before the code imported next runs), and their names in `sys.modules` that a repository file
   holds are recorded too.
   The judge's Python files are checked for honesty (`_Honesty`): every comparison they make, every difference,
-  ratio and absolute value they take, every builtin value's predicate they ask (`answer.startswith(...)`) and every doctest example's
-  value as it is shown is examined for a forged value (`honesty.log`), the code under test opening one is recorded, and `linecache` gives the code
-  under test none of their lines (so neither `inspect.getsource` nor a stack's source lines tell it what a test
-  expects). The code under test reading the code object of the test that called it (`__code__`, whose constants
+  ratio and absolute value they take, every builtin value's predicate they ask (`answer.startswith(...)`) and every
+  value they show (`str`, `repr`, a doctest example's) is examined for a forged value (`honesty.log`), the code
+  under test opening one is recorded, and `linecache` gives the code under test none of their lines (so neither
+  `inspect.getsource` nor a stack's source lines tell it what a test expects). The code under test reading the code object of the test that called it (`__code__`, whose constants
   are what the test expects) once it has walked the heap (`gc.get_objects`, `get_referrers`, `get_referents`) is
   recorded too, and so are doctest examples from a repository file that are no string written in it (the code
   under test rewrote its docstring as it ran), and, at the process's end, the functions of the judge's modules the
@@ -137,6 +137,9 @@ PREDICATES = frozenset(name for kind in (str, bytes, set, frozenset, float, int)
 ARITHMETIC: dict[int, tuple[Callable[..., object], tuple[str, str]]] = {
     0: (operator.sub, ("__sub__", "__rsub__")), 1: (operator.truediv, ("__truediv__", "__rtruediv__"))}
 NUMBERS = (int, float, complex)
+# the builtins whose one-argument calls in the judge's code route through a hook (the name in scope passed along):
+# a distance, and a value's display (`_Honesty.magnitude`, `_Honesty.display`)
+ROUTED_CALLS = {"abs": "__ensemble_abs__", "str": "__ensemble_shown__", "repr": "__ensemble_shown__"}
 # other values of a builtin, asked of a predicate of the value alone (`isdigit`): a constant answer is no predicate's
 PREDICATE_SAMPLES: dict[type, tuple[object, ...]] = {str: ("", "0", "a", "A", " ", "a1"), bytes: (b"", b"0", b"a", b"A", b" "),
                                                      float: (0.0, 0.5, -1.5), int: (0, 1)}
@@ -913,6 +916,15 @@ class _Honesty:
                                                  "distance that is not the value's proves nothing")
         return result
 
+    def display(self, function: Callable[[Any], object], value: object, where: str) -> object:
+        """`str(value)` or `repr(value)` as the judge's code wrote it (`function`: whatever the name was there),
+        the value examined as it is shown (`shown`)."""
+        text = function(value)
+        if function is str or function is repr:
+            with contextlib.suppress(Exception):  # the check must never fail the test
+                self.shown(value, where, function)
+        return text
+
     def shown(self, value: object, where: str, display: Callable[[object], object] = repr) -> None:
         """Record a builtin's subclass of the code under test's whose display (`repr`, or `str` where it is printed:
         what a doctest compares) is the literal of another value of its kind than its own: `-1` shown as `5`. A
@@ -938,7 +950,7 @@ class _Honesty:
             return
         self._record("forged_value", f"{where}: a {kind.__module__}.{kind.__qualname__} of the code under test "
                                      f"({base.__name__}'s subclass) is shown as {text[:60]} while its value is "
-                                     f"{base.__repr__(value)[:60]}: a doctest comparing its display proves nothing")
+                                     f"{base.__repr__(value)[:60]}: a comparison of its display proves nothing")
 
     def _value(self, value: object, other: object, where: str, depth: int) -> None:
         kind = type(value)
@@ -1257,8 +1269,9 @@ class _Honesty:
 
     def transform(self, tree: ast.AST, filename: str) -> None:
         """Route each single comparison of `tree` (a module's `ast`) through `__ensemble_compare__`, each difference and
-        ratio through `__ensemble_arith__`, each `abs(...)` through `__ensemble_abs__`, and each look-up of a builtin
-        value's predicate (`answer.startswith`) through `__ensemble_method__`."""
+        ratio through `__ensemble_arith__`, each `abs(...)`, `str(...)` and `repr(...)` through its hook in
+        ROUTED_CALLS, and each look-up of a builtin value's predicate (`answer.startswith`) through
+        `__ensemble_method__`."""
         import ast
 
         ops = {ast.Eq: 0, ast.NotEq: 1, ast.In: 2, ast.NotIn: 3, ast.Lt: 4, ast.LtE: 5, ast.Gt: 6, ast.GtE: 7}
@@ -1293,10 +1306,10 @@ class _Honesty:
 
             def visit_Call(self, node: ast.Call) -> ast.AST:
                 self.generic_visit(node)
-                if not (isinstance(node.func, ast.Name) and node.func.id == "abs" and len(node.args) == 1
-                        and not node.keywords and not isinstance(node.args[0], ast.Starred)):
+                hook = ROUTED_CALLS.get(node.func.id) if isinstance(node.func, ast.Name) else None
+                if hook is None or len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
                     return node
-                call = ast.Call(ast.Name("__ensemble_abs__", ast.Load()),
+                call = ast.Call(ast.Name(hook, ast.Load()),
                                 [node.func, node.args[0], ast.Constant(f"{rel}:{node.lineno}")], [])
                 for made in (call, call.func, call.args[2]):
                     made.lineno, made.col_offset = node.lineno, node.col_offset
@@ -1573,6 +1586,7 @@ def _check_honesty(workspace: str, results: str, names: list[str]) -> None:
     builtins.__ensemble_method__ = honesty.method  # type: ignore[attr-defined]
     builtins.__ensemble_arith__ = honesty.arithmetic  # type: ignore[attr-defined]
     builtins.__ensemble_abs__ = honesty.magnitude  # type: ignore[attr-defined]
+    builtins.__ensemble_shown__ = honesty.display  # type: ignore[attr-defined]
     if "doctest" in sys.modules:  # imported already (the base's traced run): else as it is imported (_judged_finder)
         _check_doctests(sys.modules["doctest"], honesty)
     sys.meta_path.insert(0, _judged_finder(honesty))

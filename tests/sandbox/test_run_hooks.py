@@ -176,3 +176,13 @@ def test_an_absolute_value_other_than_the_numbers_own_is_forged(source: str, for
     assert checks.magnitude(abs, answer, "tests/test_values.py:5") == abs(answer)
     assert bool(recorded) is forged, recorded
     assert checks.magnitude(lambda v: "the test's own abs", answer, "t.py:1") == "the test's own abs"
+
+
+def test_a_number_shown_by_str_as_another_is_forged_and_the_tests_own_str_is_left_alone() -> None:
+    """`assert str(add(2, 3)) == '5'`: the display is routed through `_Honesty.display` with the builtin it named."""
+    checks, recorded = honesty()
+    answer = code_under_test("class S(int):\n    def __str__(self):\n        return '5'\n")["S"](-1)  # type: ignore[operator]
+    assert checks.display(lambda v: "shown", answer, "t.py:1") == "shown"
+    assert not recorded
+    assert checks.display(str, answer, "tests/test_values.py:5") == "5"
+    assert recorded and "is shown as 5 while its value is -1" in recorded[0], recorded
