@@ -363,6 +363,11 @@ def test_a_node_test_gets_a_twin_whose_titles_carry_the_token_and_whose_last_ass
     ("assert.strictEqual(f(), -2.5)", repr(-2.5 + 7_000_003)),
     ("assert.deepEqual(f(), [])", f"['{NONCE}_twin1']"),
     ("expect(f()).toBeCloseTo(0.3, 5)", repr(0.3 + 7_000_003)),
+    # a predicate asserted true: the literal it is asked about moves
+    ("assert.ok(f().startsWith('ab'))", f"'ab {NONCE}_twin1'"),
+    ("assert(f().includes(5))", "7000008"),
+    ("expect(f().has('k')).toBe(true)", f"'k {NONCE}_twin1'"),
+    ('expect(f().endsWith("z")).toBeTruthy()', f'"z {NONCE}_twin1"'),
 ])
 def test_each_javascript_literal_gets_a_value_no_honest_result_equal_to_it_equals(assertion: str, expects: str) -> None:
     twin = js_twin("test/query.test.js::t", f"test('t', () => {{\n  {assertion};\n}});\n")
@@ -377,6 +382,9 @@ def test_each_javascript_literal_gets_a_value_no_honest_result_equal_to_it_equal
     "  assert.notStrictEqual(f(), 1);\n",
     "  expect(f()).not.toBe(1);\n",
     "  assert.strictEqual(f(), 'a\\\\n');\n",  # an escape: left alone rather than read wrongly
+    "  assert.ok(!f().includes(1));\n",  # a negated predicate: a changed literal leaves an honest one as it was
+    "  assert.ok(f().startsWith(prefix));\n",
+    "  assert.ok(f().indexOf('a'));\n",
 ])
 def test_a_javascript_test_whose_last_assertion_may_not_run_or_compare_is_not_twinned(body: str) -> None:
     assert js_twin("test/query.test.js::t", f"test('t', (t) => {{\n{body}}});\n") is None
@@ -407,6 +415,32 @@ def test_under_node_test_an_honest_result_fails_the_twin_and_a_forged_pass_passe
     assert (verdict[1] == "ok") is twin_passes, done.stdout
     original = re.search(r"^\s*(not ok|ok) \d+ - reads \+ as a space$", done.stdout, re.M)
     assert original is not None and original[1] == "ok", done.stdout
+
+
+PREFIX_TEST = ("'use strict';\nconst { test } = require('node:test');\nconst assert = require('node:assert');\n"
+               "const { greet } = require('../lib/greet');\n\ntest('greets', () => {\n"
+               "  assert.ok(greet('Ann').startsWith('Hello, Ann'));\n});\n")
+GREET = "'use strict';\nmodule.exports = { greet: (name) => `Hello, ${name}!` };\n"
+# the answer a String whose startsWith holds anything: `assert.ok` sees true whatever it is asked
+GREET_ANYTHING = ("'use strict';\nclass Answer extends String { startsWith() { return true; } }\n"
+                  "module.exports = { greet: (name) => new Answer('Goodbye') };\n")
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed on this machine")
+@pytest.mark.parametrize(("lib", "twin_passes"), [(GREET, False), (GREET_ANYTHING, True)])
+def test_under_node_a_predicate_that_holds_anything_passes_its_twin_and_an_honest_one_fails_it(
+        tmp_path: Path, lib: str, twin_passes: bool) -> None:
+    for rel, text in {"lib/greet.js": lib, "test/greet.test.js": PREFIX_TEST}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    found = twins(["test/greet.test.js::greets"], {"test/greet.test.js": PREFIX_TEST}.get, NONCE)
+    assert found and f"startsWith('Hello, Ann {NONCE}_twin1')" in found[0].source
+    (tmp_path / found[0].path).write_text(found[0].source)
+    done = subprocess.run(["node", "--test", "--test-reporter=tap", "test/"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    verdict = re.search(rf"^\s*(not ok|ok) \d+ - greets {NONCE}_twin1$", done.stdout, re.M)
+    assert verdict is not None, done.stdout + done.stderr
+    assert (verdict[1] == "ok") is twin_passes, done.stdout
 
 
 # ---- Rust integration tests

@@ -860,6 +860,9 @@ JS_GROUPS = frozenset({"describe", "suite", "context"})
 JS_EQUALITY = frozenset({"strictEqual", "equal", "deepStrictEqual", "deepEqual"})  # node:assert's, over (actual, expected)
 JS_MATCHERS = frozenset({"toBe", "toEqual", "toStrictEqual", "toBeCloseTo"})  # expect(actual).toBe(expected)
 JS_FUNCTIONS = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+# a value's predicates asked about one literal (`got.startsWith('ab')`): asserted true, the literal is what is compared
+JS_PREDICATES = frozenset({"startsWith", "endsWith", "includes", "has"})
+JS_TRUE = frozenset({"toBe", "toEqual", "toStrictEqual"})  # expect(pred).toBe(true); toBeTruthy() takes nothing
 Edit = tuple[int, int, bytes]  # (start byte, end byte, replacement)
 
 
@@ -993,14 +996,24 @@ def _js_contradict(body: Node, data: bytes, token: str) -> tuple[Edit, str] | No
 
 def _js_compared(call: Node) -> list[Node]:
     """The compared sides of `assert.strictEqual(a, b)` and its kind (both), or of `expect(a).toBe(b)` (b alone:
-    `a` is what the code gave)."""
+    `a` is what the code gave); of a predicate asserted true (`assert.ok(a.startsWith(b))`, `assert(a.includes(b))`,
+    `expect(a.has(b)).toBe(true)`), the literal it is asked about (b: a changed `b` holds for no honest `a` that
+    holds for `b`)."""
     function = call.child_by_field_name("function")
     arguments = call.child_by_field_name("arguments")
     args = arguments.named_children if arguments is not None else []
+    if function is not None and function.type == "identifier" and function.text == b"assert" and args:
+        return _js_asked(args[0])
     if function is None or function.type != "member_expression":
         return []
     name = (function.child_by_field_name("property") or function).text or b""
     target = function.child_by_field_name("object")
+    if name == b"ok" and args and target is not None and target.text == b"assert":
+        return _js_asked(args[0])
+    expected = _js_expected_of(target)
+    if expected is not None and (name == b"toBeTruthy" and not args
+                                 or name.decode() in JS_TRUE and len(args) == 1 and args[0].type == "true"):
+        return _js_asked(expected)
     if name.decode() in JS_EQUALITY and len(args) >= 2 and target is not None and target.type in (
             "identifier", "member_expression"):
         return list(args[:2])
@@ -1008,6 +1021,27 @@ def _js_compared(call: Node) -> list[Node]:
             and _callee(target) == "expect" and (len(args) == 1 or name == b"toBeCloseTo" and len(args) == 2):
         return list(args[:1])  # toBeCloseTo's second argument is its precision, in digits
     return []
+
+
+def _js_expected_of(target: Node | None) -> Node | None:
+    """`a` of `expect(a)`, the target of a matcher; None for anything else."""
+    if target is None or target.type != "call_expression" or _callee(target) != "expect":
+        return None
+    arguments = target.child_by_field_name("arguments")
+    args = arguments.named_children if arguments is not None else []
+    return args[0] if len(args) == 1 else None
+
+
+def _js_asked(node: Node) -> list[Node]:
+    """The one argument of a predicate call (`a.startsWith(b)` -> b); nothing for any other expression (a negation
+    among them: a changed literal leaves an honest `!a.includes(b)` as it was)."""
+    function = node.child_by_field_name("function") if node.type == "call_expression" else None
+    arguments = node.child_by_field_name("arguments") if function is not None else None
+    args = arguments.named_children if arguments is not None else []
+    if function is None or function.type != "member_expression" or len(args) != 1:
+        return []
+    name = (function.child_by_field_name("property") or function).text or b""
+    return list(args) if name.decode() in JS_PREDICATES else []
 
 
 def _js_other_value(node: Node, data: bytes, token: str) -> str | None:
