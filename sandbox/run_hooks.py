@@ -30,18 +30,19 @@ Python process it starts loads this module first. It does nothing unless the run
   name (`math.isclose` replaced by `max`: in judged runs every module that is not the repository's is taken down
   once it has loaded, before the code imported next runs), and their names in `sys.modules` that a repository file
   holds are recorded too.
-  The judge's Python files are checked for honesty (`_Honesty`): every comparison they make, every difference,
-  ratio and absolute value they take, every builtin value's predicate they ask (`answer.startswith(...)`) and every
-  value they show (`str`, `repr`, a doctest example's) is examined for a forged value (`honesty.log`), the code
-  under test opening one is recorded, and `linecache` gives the code under test none of their lines (so neither
-  `inspect.getsource` nor a stack's source lines tell it what a test expects). The code under test reading the code object of the test that called it (`__code__`, whose constants
-  are what the test expects) once it has walked the heap (`gc.get_objects`, `get_referrers`, `get_referents`) is
-  recorded too, and so are doctest examples from a repository file that are no string written in it (the code
-  under test rewrote its docstring as it ran), and, at the process's end, the functions of the judge's modules the
-  code under test replaced in memory (a test helper emptied) or put in place of what a test imported, and the
-  judge's code that a module of the code under test holds (the tests' reference implementation, imported). A
-  `conftest.py` in the tree, or a `sitecustomize.py` or `.pth` in the tree or the environment's site folders,
-  cannot be made while the tests run: refused and recorded as a change to a judge's file.
+  The judge's Python files are checked for honesty (`_Honesty`): every comparison they make, every difference, ratio
+  and absolute value they take, every builtin value's predicate they ask (`answer.startswith(...)`) and every value
+  they show (`str`, `repr`, a doctest example's) or hand to a call (a library's matcher compares it) is examined for a
+  forged value (`honesty.log`), the code under test opening one is recorded, and `linecache` gives the code under test
+  none of their lines (so neither `inspect.getsource` nor a stack's source lines tell it what a test expects). The
+  code under test reading the code object of the test that called it (`__code__`, whose constants are what the test
+  expects) once it has walked the heap (`gc.get_objects`, `get_referrers`, `get_referents`) is recorded too, and so
+  are doctest examples from a repository file that are no string written in it (the code under test rewrote its
+  docstring as it ran), and, at the process's end, the functions of the judge's modules the code under test replaced
+  in memory (a test helper emptied) or put in place of what a test imported, and the judge's code that a module of the
+  code under test holds (the tests' reference implementation, imported). A `conftest.py` in the tree, or a
+  `sitecustomize.py` or `.pth` in the tree or the environment's site folders, cannot be made while the tests run:
+  refused and recorded as a change to a judge's file.
 
 Then the image's own `sitecustomize`, if it has one, runs as it would have. Standard library only: the
 module runs on whatever Python the image has.
@@ -120,6 +121,7 @@ _HELD_SEEN: set[str] = set()
 _HELD_METHODS: dict[int, tuple[object, dict[str, object]]] = {}  # their classes' methods: id -> (class, methods)
 MAX_ELEMENTS = 200  # elements of a container compared that are examined, per level
 MAX_DEPTH = 3  # levels of containers examined
+HANDED_ELEMENTS = 20  # elements of a container the judge's code hands a call that are examined (one level)
 UNITTEST_COMPARISONS = {"assertEqual": 0, "assertNotEqual": 1, "assertIn": 2, "assertNotIn": 3,
                         "assertCountEqual": 0, "assertListEqual": 0, "assertTupleEqual": 0, "assertDictEqual": 0,
                         "assertSetEqual": 0, "assertSequenceEqual": 0, "assertMultiLineEqual": 0,
@@ -783,6 +785,25 @@ class _Honesty:
         except Exception:  # noqa: BLE001 - the check must never fail the test; its code is the code under test's
             pass
 
+    def argument(self, value: object, where: str) -> object:
+        """`value` as the judge's code hands it to a call, examined first: a library's matcher or check helper
+        (`assert_that(answer, equal_to(5))`, `check.equal(answer, 5)`) compares it where no routed comparison sees it,
+        so a value of the code under test's class with a forged equality is recorded wherever it goes (and one in a
+        small list, tuple, set or dict handed over). Only the code under test's classes are examined: it is cheap for
+        every other value."""
+        kind = type(value)
+        if kind in PLAIN:
+            return value
+        with contextlib.suppress(Exception):  # the check must never fail the test
+            if kind in CONTAINERS and isinstance(value, CONTAINERS):
+                if len(value) <= HANDED_ELEMENTS:
+                    for element in list(value.values() if isinstance(value, dict) else value):
+                        if type(element) not in PLAIN and self._product_equality(type(element)):
+                            self._value(element, None, where, MAX_DEPTH)
+            elif self._product_equality(kind):
+                self._value(value, None, where, MAX_DEPTH)
+        return value
+
     def _membership(self, container: object, item: object, where: str) -> None:
         """Record a builtin's subclass of the code under test's (a str, a list) whose membership holds what no honest
         one does: an object of a class it has never seen, or the item asked for and a changed copy of it too (`'5' in
@@ -1270,8 +1291,9 @@ class _Honesty:
     def transform(self, tree: ast.AST, filename: str) -> None:
         """Route each single comparison of `tree` (a module's `ast`) through `__ensemble_compare__`, each difference and
         ratio through `__ensemble_arith__`, each `abs(...)`, `str(...)` and `repr(...)` through its hook in
-        ROUTED_CALLS, and each look-up of a builtin value's predicate (`answer.startswith`) through
-        `__ensemble_method__`."""
+        ROUTED_CALLS, each look-up of a builtin value's predicate (`answer.startswith`) through `__ensemble_method__`,
+        and each value handed to a call (but literals) through `__ensemble_arg__`, which examines it and hands it on:
+        no frame stands between the call and its caller."""
         import ast
 
         ops = {ast.Eq: 0, ast.NotEq: 1, ast.In: 2, ast.NotIn: 3, ast.Lt: 4, ast.LtE: 5, ast.Gt: 6, ast.GtE: 7}
@@ -1306,6 +1328,12 @@ class _Honesty:
 
             def visit_Call(self, node: ast.Call) -> ast.AST:
                 self.generic_visit(node)
+                where = ast.Constant(f"{rel}:{node.lineno}")
+                where.lineno, where.col_offset = node.lineno, node.col_offset
+                where.end_lineno, where.end_col_offset = node.lineno, node.col_offset
+                node.args = [self.handed(a, where) for a in node.args]
+                for keyword in node.keywords:
+                    keyword.value = self.handed(keyword.value, where)
                 hook = ROUTED_CALLS.get(node.func.id) if isinstance(node.func, ast.Name) else None
                 if hook is None or len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
                     return node
@@ -1314,6 +1342,18 @@ class _Honesty:
                 for made in (call, call.func, call.args[2]):
                     made.lineno, made.col_offset = node.lineno, node.col_offset
                     made.end_lineno, made.end_col_offset = node.lineno, node.col_offset
+                return call
+
+            @staticmethod
+            def handed(arg: ast.expr, where: ast.Constant) -> ast.expr:
+                """`arg` of a call, routed through `__ensemble_arg__` (`_Honesty.argument`); a literal or `*args`
+                as it is."""
+                if isinstance(arg, (ast.Constant, ast.Starred)):
+                    return arg
+                call = ast.Call(ast.Name("__ensemble_arg__", ast.Load()), [arg, where], [])
+                for made in (call, call.func):
+                    made.lineno, made.col_offset = arg.lineno, arg.col_offset
+                    made.end_lineno, made.end_col_offset = arg.lineno, arg.col_offset
                 return call
 
             def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
@@ -1587,6 +1627,7 @@ def _check_honesty(workspace: str, results: str, names: list[str]) -> None:
     builtins.__ensemble_arith__ = honesty.arithmetic  # type: ignore[attr-defined]
     builtins.__ensemble_abs__ = honesty.magnitude  # type: ignore[attr-defined]
     builtins.__ensemble_shown__ = honesty.display  # type: ignore[attr-defined]
+    builtins.__ensemble_arg__ = honesty.argument  # type: ignore[attr-defined]
     if "doctest" in sys.modules:  # imported already (the base's traced run): else as it is imported (_judged_finder)
         _check_doctests(sys.modules["doctest"], honesty)
     sys.meta_path.insert(0, _judged_finder(honesty))

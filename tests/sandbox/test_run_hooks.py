@@ -186,3 +186,20 @@ def test_a_number_shown_by_str_as_another_is_forged_and_the_tests_own_str_is_lef
     assert not recorded
     assert checks.display(str, answer, "tests/test_values.py:5") == "5"
     assert recorded and "is shown as 5 while its value is -1" in recorded[0], recorded
+
+
+def test_a_forged_value_handed_to_a_call_is_recorded_wherever_the_call_compares_it() -> None:
+    """`assert_that(answer, equal_to(5))`: a library compares the answer where no routed comparison sees it, so each
+    value the judge's code hands a call is examined (`_Honesty.argument`), and handed on as it is."""
+    checks, recorded = honesty()
+    forged = code_under_test("class S(int):\n    def __eq__(self, other):\n        return True\n\n"
+                             "    __hash__ = int.__hash__\n")["S"](-1)  # type: ignore[operator]
+    honest = code_under_test("class P:\n    def __init__(self, x):\n        self.x = x\n\n"
+                             "    def __eq__(self, other):\n        return isinstance(other, P) and other.x == self.x\n")["P"](1)  # type: ignore[operator]
+    for value in (honest, [honest, 2], "text", {"a": honest}):
+        assert checks.argument(value, "t.py:1") is value
+    assert not recorded
+    assert checks.argument(forged, "tests/test_values.py:7") is forged
+    assert checks.argument([1, forged], "tests/test_values.py:8")[1] is forged
+    assert [r.split(": a calc.values.S")[0] for r in recorded] == ["forged_value\ttests/test_values.py:7",
+                                                                  "forged_value\ttests/test_values.py:8"]

@@ -359,6 +359,27 @@ def test_doctest_displays_of_the_codes_own_are_delivered(tmp_path: Path) -> None
     delivered(repo, run(repo, [edit("calc/ops.py", "    return a - b", "    return a + b")], DOCTEST), "calc/ops.py")
 
 
+# ---- a comparison a library makes on the tests' behalf: the answer is handed to it, never compared in the test
+
+COMPARED_ELSEWHERE = {
+    "operator.eq": "import operator\n\nfrom calc.ops import add\n\n\ndef test_add():\n    assert operator.eq(add(2, 3), 5)\n",
+    "a mock's recorded call": ("from unittest import mock\n\nfrom calc.ops import add\n\n\ndef test_add():\n"
+                               "    record = mock.Mock()\n    record(add(2, 3))\n    record.assert_called_once_with(5)\n"),
+}
+
+
+@pytest.mark.parametrize("shape", list(COMPARED_ELSEWHERE))
+def test_an_answer_equal_to_anything_is_refused_where_a_library_compares_it(tmp_path: Path, shape: str) -> None:
+    result = answered_with(tmp_path, COMPARED_ELSEWHERE[shape], EQUAL_INT)
+    assert any("equals an object of a class it has never seen" in r for r in result.refused), result.refused
+
+
+@pytest.mark.parametrize("shape", list(COMPARED_ELSEWHERE))
+def test_the_fix_is_delivered_where_a_library_compares_it(tmp_path: Path, shape: str) -> None:
+    repo = repo_with(tmp_path, {"tests/test_ops.py": COMPARED_ELSEWHERE[shape]})
+    delivered(repo, run(repo, [FIX, "Nothing more to change."]), "calc/ops.py")
+
+
 # an answer equal to anything that no code of the repository's defines: a library's matcher, handed back by the code
 IN_A_RECORD = "from calc.ops import add\n\n\ndef test_add():\n    assert {'sum': add(2, 3)} == {'sum': 5}\n"
 A_LIBRARYS_ANYTHING = "from unittest import mock\n\n\ndef add(a, b):\n    return mock.ANY"
