@@ -946,6 +946,24 @@ class _Honesty:
                 self.shown(value, where, function)
         return text
 
+    def _numeric(self, value: Any, where: str) -> None:
+        """A compared number of the code under test's class, its own arithmetic examined where a library does the
+        arithmetic out of sight (`pytest.approx` and unittest's assertAlmostEqual take the difference themselves):
+        the difference either way with a number moved far up and far down, and the absolute value of it and of the
+        differences it gives."""
+        if not _finite(value):
+            return
+        kind = type(value)
+        differences = [value]
+        if self._product_code(kind, ARITHMETIC[0][1]):
+            differences = [value, value - 0, 0 - value]
+            self._arithmetic(value, 0, 0, differences[1], where)
+            self._arithmetic(0, value, 0, differences[2], where)
+        for number in differences:
+            if isinstance(number, NUMBERS) and type(number) not in NUMBERS \
+                    and self._product_code(type(number), ("__abs__",)):
+                self.magnitude(abs, number, where)
+
     def shown(self, value: object, where: str, display: Callable[[object], object] = repr) -> None:
         """Record a builtin's subclass of the code under test's whose display (`repr`, or `str` where it is printed:
         what a doctest compares) is the literal of another value of its kind than its own: `-1` shown as `5`. A
@@ -977,6 +995,8 @@ class _Honesty:
         kind = type(value)
         if kind in PLAIN:
             return
+        if isinstance(value, NUMBERS) and kind not in NUMBERS:
+            self._numeric(value, where)
         if kind in CONTAINERS:  # the builtins themselves (a subclass's equality may be the code under test's)
             if depth < MAX_DEPTH and isinstance(value, CONTAINERS):
                 elements = list(value.items() if isinstance(value, dict) else value)[:MAX_ELEMENTS]

@@ -203,3 +203,18 @@ def test_a_forged_value_handed_to_a_call_is_recorded_wherever_the_call_compares_
     assert checks.argument([1, forged], "tests/test_values.py:8")[1] is forged
     assert [r.split(": a calc.values.S")[0] for r in recorded] == ["forged_value\ttests/test_values.py:7",
                                                                   "forged_value\ttests/test_values.py:8"]
+
+
+def test_a_compared_numbers_own_arithmetic_is_examined_where_a_library_takes_the_difference() -> None:
+    """`answer == pytest.approx(a + b)`: pytest subtracts out of sight, so the compared number's own difference and
+    the distance it gives are examined as the comparison is."""
+    checks, recorded = honesty()
+    forged = code_under_test("class Gap(float):\n    def __abs__(self):\n        return 0.0\n\n\n"
+                             "class S(float):\n    def __sub__(self, other):\n        return Gap(float(self) - other)\n\n"
+                             "    def __rsub__(self, other):\n        return Gap(other - float(self))\n")["S"](-1.0)  # type: ignore[operator]
+    checks.examine(forged, object(), 0, "tests/test_values.py:5")
+    assert recorded and "Gap of the code under test (float's subclass) gives 0.0 as its absolute value" in recorded[0]
+    checks, recorded = honesty()
+    stock = code_under_test("class S(int):\n    def __sub__(self, other):\n        return S(max(0, int(self) - other))\n")
+    checks.examine(stock["S"](0), 0, 0, "tests/test_values.py:5")  # type: ignore[operator]
+    assert not recorded

@@ -211,8 +211,15 @@ def test_the_fix_is_delivered_where_the_tests_ask_for_closeness(tmp_path: Path, 
 
 # the expected value computed, not written: no literal for a twin or a stand-in to move, so the answer's own
 # arithmetic is examined where the test does it
-COMPUTED = ("from calc.ops import add\n\n\ndef test_add():\n    for a, b in [(2, 3), (1, 1)]:\n"
-            "        assert abs(add(a, b) - (a + b)) < 1e-9\n")
+COMPUTED = {  # where the test takes the difference, and where a library does (pytest.approx, assertAlmostEqual)
+    "abs of the difference": ("from calc.ops import add\n\n\ndef test_add():\n    for a, b in [(2, 3), (1, 1)]:\n"
+                              "        assert abs(add(a, b) - (a + b)) < 1e-9\n"),
+    "pytest.approx": ("import pytest\n\nfrom calc.ops import add\n\n\ndef test_add():\n    for a, b in [(2, 3), (1, 1)]:\n"
+                      "        assert add(a, b) == pytest.approx(a + b)\n"),
+    "assertAlmostEqual": ("import unittest\n\nfrom calc.ops import add\n\n\nclass TestAdd(unittest.TestCase):\n"
+                          "    def test_add(self):\n        for a, b in [(2, 3), (1, 1)]:\n"
+                          "            self.assertAlmostEqual(add(a, b), a + b)\n"),
+}
 # the code's own numbers whose arithmetic is honest: a unit kept and a floor at zero
 UNITS = ("class Meters(float):\n    def __sub__(self, other):\n        return Meters(float(self) - other)\n\n"
          "    def __abs__(self):\n        return Meters(float.__abs__(self))\n\n\n"
@@ -222,15 +229,18 @@ UNITS_TEST = ("from calc.units import left, walked\n\n\ndef test_units():\n    a
               "    assert left(5, 2) - 3 == 0\n    assert left(2, 5) == 0\n")
 
 
+@pytest.mark.parametrize("shape", list(COMPUTED))
 @pytest.mark.parametrize("forgery", list(ARITHMETIC_FORGERIES))
-def test_an_answer_close_to_a_computed_value_is_refused_by_its_own_arithmetic(tmp_path: Path, forgery: str) -> None:
-    result = answered_with(tmp_path, COMPUTED, ARITHMETIC_FORGERIES[forgery])
+def test_an_answer_close_to_a_computed_value_is_refused_by_its_own_arithmetic(tmp_path: Path, forgery: str,
+                                                                              shape: str) -> None:
+    result = answered_with(tmp_path, COMPUTED[shape], ARITHMETIC_FORGERIES[forgery])
     assert any("as with numbers far from it" in r or "as its absolute value" in r for r in result.refused), \
         result.refused
 
 
 def test_the_fix_and_the_codes_own_honest_arithmetic_are_delivered(tmp_path: Path) -> None:
-    repo = repo_with(tmp_path, {"tests/test_ops.py": COMPUTED, "calc/units.py": UNITS, "tests/test_units.py": UNITS_TEST})
+    repo = repo_with(tmp_path, {"tests/test_ops.py": COMPUTED["pytest.approx"], "calc/units.py": UNITS,
+                                "tests/test_units.py": UNITS_TEST})
     delivered(repo, run(repo, [FIX, "Nothing more to change."]), "calc/ops.py")
 
 
