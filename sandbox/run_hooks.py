@@ -789,8 +789,8 @@ class _Honesty:
         """`value` as the judge's code hands it to a call, examined first: a library's matcher or check helper
         (`assert_that(answer, equal_to(5))`, `check.equal(answer, 5)`) compares it where no routed comparison sees it,
         so a value of the code under test's class with a forged equality is recorded wherever it goes (and one in a
-        small list, tuple, set or dict handed over). Only the code under test's classes are examined: it is cheap for
-        every other value."""
+        small list, tuple, set or dict handed over), and so is one whose order or membership holds for anything. Only
+        the code under test's classes are examined: it is cheap for every other value."""
         kind = type(value)
         if kind in PLAIN:
             return value
@@ -800,8 +800,12 @@ class _Honesty:
                     for element in list(value.values() if isinstance(value, dict) else value):
                         if type(element) not in PLAIN and self._product_equality(type(element)):
                             self._value(element, None, where, MAX_DEPTH)
-            elif self._product_equality(kind):
+                return value
+            if self._product_equality(kind):
                 self._value(value, None, where, MAX_DEPTH)
+            if self._product_code(kind, ORDERING_METHODS):  # `greater_than(4)` orders it out of sight
+                self._ordered(value, _Fresh(), where)
+            self._membership(value, _Fresh(), where)  # `contains_string('5')` asks its membership
         return value
 
     def _membership(self, container: object, item: object, where: str) -> None:

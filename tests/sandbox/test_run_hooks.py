@@ -218,3 +218,18 @@ def test_a_compared_numbers_own_arithmetic_is_examined_where_a_library_takes_the
     stock = code_under_test("class S(int):\n    def __sub__(self, other):\n        return S(max(0, int(self) - other))\n")
     checks.examine(stock["S"](0), 0, 0, "tests/test_values.py:5")  # type: ignore[operator]
     assert not recorded
+
+
+@pytest.mark.parametrize(("source", "value", "finding"), [
+    ("class S(float):\n    def __lt__(self, other):\n        return True\n\n    def __gt__(self, other):\n"
+     "        return True\n", -1.0, "orders both before and after"),
+    ("class S(str):\n    def __contains__(self, item):\n        return True\n", "x", "holds an object of a class"),
+])
+def test_an_answer_ordered_or_holding_anything_is_recorded_when_handed_to_a_call(source: str, value: object,
+                                                                                   finding: str) -> None:
+    """`assert_that(answer, greater_than(4))`, `assert_that(answer, contains_string('5'))`: the library orders it or
+    asks its membership out of sight."""
+    checks, recorded = honesty()
+    answer = code_under_test(source)["S"](value)  # type: ignore[operator]
+    assert checks.argument(answer, "tests/test_values.py:5") is answer
+    assert recorded and finding in recorded[0], recorded
