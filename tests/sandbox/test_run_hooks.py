@@ -233,3 +233,73 @@ def test_an_answer_ordered_or_holding_anything_is_recorded_when_handed_to_a_call
     answer = code_under_test(source)["S"](value)  # type: ignore[operator]
     assert checks.argument(answer, "tests/test_values.py:5") is answer
     assert recorded and finding in recorded[0], recorded
+
+
+TRANSFORMED = '''
+import sys
+
+
+def caller():
+    return sys._getframe(1).f_code.co_name
+
+
+class Base:
+    def __init__(self, x):
+        self.x = x
+
+
+class Child(Base):
+    def __init__(self, x):
+        super().__init__(x)
+
+
+def abs(value):  # the module's own abs: the call is left to it
+    return "own"
+
+
+def f(*args, **kwargs):
+    return args, kwargs
+
+
+def test_shapes():
+    args, rest = [1, 2], {"k": 3}
+    assert f(*args, z=str(4), **rest) == ((1, 2), {"z": "4", "k": 3})
+    assert caller() == "test_shapes"  # no frame between a call and its caller
+    assert Child(5).x == 5
+    assert sum(x * 2 for x in range(3)) == 6
+    assert abs(-1) == "own"
+    assert 7 - 2 == 5 and 9 / 3 == 3
+    assert "abc".startswith("a") and not "abc".endswith("a")
+    assert repr([1]) == "[1]"
+'''
+
+
+def test_a_module_the_judge_routes_runs_as_written(tmp_path) -> None:
+    """Every route (comparisons, arithmetic, abs/str/repr, predicates, arguments) through the hooks `_check_honesty`
+    installs: the routed module behaves as the one written, frames and names included."""
+    import ast
+    import builtins
+
+    checks, recorded = honesty()
+    hooks = {"__ensemble_compare__": checks.compare, "__ensemble_arith__": checks.arithmetic,
+             "__ensemble_abs__": checks.magnitude, "__ensemble_shown__": checks.display,
+             "__ensemble_method__": checks.method, "__ensemble_arg__": checks.argument,
+             "__ensemble_loaded__": checks.loaded}
+    tree = ast.parse(TRANSFORMED)
+    checks.transform(tree, "/work/repo/tests/test_shapes.py")
+    routed = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    assert {h for h in hooks if h != "__ensemble_loaded__"} <= routed, routed
+    namespace: dict[str, object] = {}
+    saved = {name: getattr(builtins, name, None) for name in hooks}
+    try:
+        for name, hook in hooks.items():
+            setattr(builtins, name, hook)
+        exec(compile(tree, "/work/repo/tests/test_shapes.py", "exec"), namespace)
+        namespace["test_shapes"]()  # type: ignore[operator]
+    finally:
+        for name, hook in saved.items():
+            if hook is None:
+                delattr(builtins, name)
+            else:
+                setattr(builtins, name, hook)
+    assert not recorded
