@@ -892,7 +892,7 @@ class _Honesty:
                                          f"every {base.__name__}, where {base.__name__}'s own {name}() does not: its "
                                          "answer proves nothing")
 
-    def arithmetic(self, left: Any, right: Any, op: int, where: str) -> object:
+    def arithmetic(self, left: object, right: object, op: int, where: str) -> object:
         """`left - right` (op 0) or `left / right` (op 1) as the judge's code wrote it, examined after
         (`_arithmetic`)."""
         compute = ARITHMETIC[op][0]
@@ -923,7 +923,7 @@ class _Honesty:
                                              "from it: arithmetic that ignores its operand proves nothing")
                 return
 
-    def magnitude(self, function: Callable[[Any], object], value: Any, where: str) -> object:
+    def magnitude(self, function: Callable[..., object], value: object, where: str) -> object:
         """`abs(value)` as the judge's code wrote it (`function`: whatever `abs` named there): a number of the code
         under test's class whose own `__abs__` answers other than the builtin's absolute value of it is recorded (a
         distance of 0 from anything: `abs(answer - 5) < 1e-9` passes whatever it is)."""
@@ -933,7 +933,7 @@ class _Honesty:
             base = next((b for b in NUMBERS if isinstance(value, b)), None)
             if function is abs and base is not None and kind not in NUMBERS \
                     and self._product_code(kind, ("__abs__",)):
-                honest = base.__abs__(value)
+                honest = vars(base)["__abs__"](value)  # the builtin's own, whatever the subclass says
                 if not (isinstance(result, NUMBERS) and result == honest):
                     self._record("forged_value", f"{where}: a {kind.__module__}.{kind.__qualname__} of the code under "
                                                  f"test ({base.__name__}'s subclass) gives {result!r:.40} as its "
@@ -941,7 +941,7 @@ class _Honesty:
                                                  "distance that is not the value's proves nothing")
         return result
 
-    def display(self, function: Callable[[Any], object], value: object, where: str) -> object:
+    def display(self, function: Callable[..., object], value: object, where: str) -> object:
         """`str(value)` or `repr(value)` as the judge's code wrote it (`function`: whatever the name was there),
         the value examined as it is shown (`shown`)."""
         text = function(value)
@@ -950,7 +950,7 @@ class _Honesty:
                 self.shown(value, where, function)
         return text
 
-    def _numeric(self, value: Any, where: str) -> None:
+    def _numeric(self, value: object, where: str) -> None:
         """A compared number of the code under test's class, its own arithmetic examined where a library does the
         arithmetic out of sight (`pytest.approx` and unittest's assertAlmostEqual take the difference themselves):
         the difference either way with a number moved far up and far down, and the absolute value of it and of the
@@ -960,7 +960,7 @@ class _Honesty:
         kind = type(value)
         differences = [value]
         if self._product_code(kind, ARITHMETIC[0][1]):
-            differences = [value, value - 0, 0 - value]
+            differences = [value, operator.sub(value, 0), operator.sub(0, value)]
             self._arithmetic(value, 0, 0, differences[1], where)
             self._arithmetic(0, value, 0, differences[2], where)
         for number in differences:
@@ -1723,9 +1723,9 @@ def _check_doctests(doctest: types.ModuleType, honesty: _Honesty) -> None:
     sys.__displayhook__ = displayed
     import builtins
 
-    printing = builtins.print
+    printing: Callable[..., None] = builtins.print
 
-    def printed(*values: object, **options: Any) -> None:
+    def printed(*values: object, **options: object) -> None:
         with contextlib.suppress(Exception):  # as above
             where = sys._getframe(1).f_code.co_filename
             if where.startswith("<doctest "):  # an example's own `print(...)`
