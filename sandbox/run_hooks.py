@@ -1323,73 +1323,60 @@ class _Honesty:
         ops = {ast.Eq: 0, ast.NotEq: 1, ast.In: 2, ast.NotIn: 3, ast.Lt: 4, ast.LtE: 5, ast.Gt: 6, ast.GtE: 7}
         rel = _relative(filename, self.root)
 
+        def placed(made: ast.expr, at: ast.expr) -> ast.expr:
+            """`made` placed at `at`'s start alone: a rewritten node's end may stand before its start (pytest's)."""
+            made.lineno, made.col_offset = at.lineno, at.col_offset
+            made.end_lineno, made.end_col_offset = at.lineno, at.col_offset
+            return made
+
+        def routed(hook: str, args: list[ast.expr], at: ast.expr, new: int = 0) -> ast.expr:
+            """`hook(*args)` in `at`'s place, the last `new` of `args` made here (the operator's number, where)."""
+            for made in args[len(args) - new:]:
+                placed(made, at)
+            return placed(ast.Call(placed(ast.Name(hook, ast.Load()), at), args, []), at)
+
         class Route(ast.NodeTransformer):
             def visit_Compare(self, node: ast.Compare) -> ast.AST:
                 self.generic_visit(node)
                 op = ops.get(type(node.ops[0])) if len(node.ops) == 1 else None
                 if op is None:
                     return node
-                call = ast.Call(ast.Name("__ensemble_compare__", ast.Load()),
-                                [node.left, node.comparators[0], ast.Constant(op),
-                                 ast.Constant(f"{rel}:{node.lineno}")], [])
-                # at the comparison's start alone: a rewritten node's end may stand before its start (pytest's)
-                for made in (call, call.func, *call.args[2:]):
-                    made.lineno, made.col_offset = node.lineno, node.col_offset
-                    made.end_lineno, made.end_col_offset = node.lineno, node.col_offset
-                return call
+                return routed("__ensemble_compare__", [node.left, node.comparators[0], ast.Constant(op),
+                                                       ast.Constant(f"{rel}:{node.lineno}")], node, 2)
 
             def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
                 self.generic_visit(node)
                 op = 0 if isinstance(node.op, ast.Sub) else 1 if isinstance(node.op, ast.Div) else None
                 if op is None:
                     return node
-                call = ast.Call(ast.Name("__ensemble_arith__", ast.Load()),
-                                [node.left, node.right, ast.Constant(op), ast.Constant(f"{rel}:{node.lineno}")], [])
-                for made in (call, call.func, *call.args[2:]):
-                    made.lineno, made.col_offset = node.lineno, node.col_offset
-                    made.end_lineno, made.end_col_offset = node.lineno, node.col_offset
-                return call
+                return routed("__ensemble_arith__", [node.left, node.right, ast.Constant(op),
+                                                     ast.Constant(f"{rel}:{node.lineno}")], node, 2)
 
             def visit_Call(self, node: ast.Call) -> ast.AST:
                 self.generic_visit(node)
-                where = ast.Constant(f"{rel}:{node.lineno}")
-                where.lineno, where.col_offset = node.lineno, node.col_offset
-                where.end_lineno, where.end_col_offset = node.lineno, node.col_offset
+                where = placed(ast.Constant(f"{rel}:{node.lineno}"), node)
                 node.args = [self.handed(a, where) for a in node.args]
                 for keyword in node.keywords:
                     keyword.value = self.handed(keyword.value, where)
                 hook = ROUTED_CALLS.get(node.func.id) if isinstance(node.func, ast.Name) else None
                 if hook is None or len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
                     return node
-                call = ast.Call(ast.Name(hook, ast.Load()),
-                                [node.func, node.args[0], ast.Constant(f"{rel}:{node.lineno}")], [])
-                for made in (call, call.func, call.args[2]):
-                    made.lineno, made.col_offset = node.lineno, node.col_offset
-                    made.end_lineno, made.end_col_offset = node.lineno, node.col_offset
-                return call
+                return routed(hook, [node.func, node.args[0], ast.Constant(f"{rel}:{node.lineno}")], node, 1)
 
             @staticmethod
-            def handed(arg: ast.expr, where: ast.Constant) -> ast.expr:
+            def handed(arg: ast.expr, where: ast.expr) -> ast.expr:
                 """`arg` of a call, routed through `__ensemble_arg__` (`_Honesty.argument`); a literal or `*args`
                 as it is."""
                 if isinstance(arg, (ast.Constant, ast.Starred)):
                     return arg
-                call = ast.Call(ast.Name("__ensemble_arg__", ast.Load()), [arg, where], [])
-                for made in (call, call.func):
-                    made.lineno, made.col_offset = arg.lineno, arg.col_offset
-                    made.end_lineno, made.end_col_offset = arg.lineno, arg.col_offset
-                return call
+                return routed("__ensemble_arg__", [arg, where], arg)
 
             def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
                 self.generic_visit(node)
                 if node.attr not in PREDICATES or not isinstance(node.ctx, ast.Load):
                     return node
-                call = ast.Call(ast.Name("__ensemble_method__", ast.Load()),
-                                [node.value, ast.Constant(node.attr), ast.Constant(f"{rel}:{node.lineno}")], [])
-                for made in (call, call.func, *call.args[1:]):
-                    made.lineno, made.col_offset = node.lineno, node.col_offset
-                    made.end_lineno, made.end_col_offset = node.lineno, node.col_offset
-                return call
+                return routed("__ensemble_method__", [node.value, ast.Constant(node.attr),
+                                                      ast.Constant(f"{rel}:{node.lineno}")], node, 2)
 
         Route().visit(tree)  # each node made has its place: filling in others' would give pytest's ends before starts
         if isinstance(tree, ast.Module):
