@@ -401,18 +401,10 @@ def test_a_javascript_test_named_twice_or_under_another_describe_is_not_twinned(
 def test_under_node_test_an_honest_result_fails_the_twin_and_a_forged_pass_passes_it(
         tmp_path: Path, lib: str, twin_passes: bool) -> None:
     """The forgery: the code under test makes strictEqual pass any string (the node guard is not loaded here)."""
-    for rel, text in {"lib/query.js": lib, "test/query.test.js": NODE_FILE}.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
     twin = js_twin("test/query.test.js::parseQuery > reads + as a space")
     assert twin is not None
-    (tmp_path / twin.path).write_text(twin.source)
-    done = subprocess.run(["node", "--test", "--test-reporter=tap", "test/"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120)
-    leaf = f"reads + as a space {NONCE}_twin1"
-    verdict = re.search(rf"^\s*(not ok|ok) \d+ - {re.escape(leaf)}$", done.stdout, re.M)
-    assert verdict is not None, done.stdout + done.stderr
-    assert (verdict[1] == "ok") is twin_passes, done.stdout
+    done = node_run(tmp_path, {"lib/query.js": lib, "test/query.test.js": NODE_FILE, twin.path: twin.source})
+    assert node_passed(done, f"reads + as a space {NONCE}_twin1") is twin_passes, done.stdout
     original = re.search(r"^\s*(not ok|ok) \d+ - reads \+ as a space$", done.stdout, re.M)
     assert original is not None and original[1] == "ok", done.stdout
 
@@ -430,17 +422,26 @@ GREET_ANYTHING = ("'use strict';\nclass Answer extends String { startsWith() { r
 @pytest.mark.parametrize(("lib", "twin_passes"), [(GREET, False), (GREET_ANYTHING, True)])
 def test_under_node_a_predicate_that_holds_anything_passes_its_twin_and_an_honest_one_fails_it(
         tmp_path: Path, lib: str, twin_passes: bool) -> None:
-    for rel, text in {"lib/greet.js": lib, "test/greet.test.js": PREFIX_TEST}.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
     found = twins(["test/greet.test.js::greets"], {"test/greet.test.js": PREFIX_TEST}.get, NONCE)
     assert found and f"startsWith('Hello, Ann {NONCE}_twin1')" in found[0].source
-    (tmp_path / found[0].path).write_text(found[0].source)
-    done = subprocess.run(["node", "--test", "--test-reporter=tap", "test/"], cwd=tmp_path, capture_output=True,
+    done = node_run(tmp_path, {"lib/greet.js": lib, "test/greet.test.js": PREFIX_TEST, found[0].path: found[0].source})
+    assert node_passed(done, f"greets {NONCE}_twin1") is twin_passes, done.stdout
+
+
+def node_run(root: Path, files: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`node --test` with TAP output over `files` (path: text) written under `root`."""
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return subprocess.run(["node", "--test", "--test-reporter=tap", "test/"], cwd=root, capture_output=True,
                           text=True, timeout=120)
-    verdict = re.search(rf"^\s*(not ok|ok) \d+ - greets {NONCE}_twin1$", done.stdout, re.M)
+
+
+def node_passed(done: subprocess.CompletedProcess[str], leaf: str) -> bool:
+    """Whether the test titled `leaf` passed in a TAP run (it must have been reported)."""
+    verdict = re.search(rf"^\s*(not ok|ok) \d+ - {re.escape(leaf)}$", done.stdout, re.M)
     assert verdict is not None, done.stdout + done.stderr
-    assert (verdict[1] == "ok") is twin_passes, done.stdout
+    return verdict[1] == "ok"
 
 
 # ---- Rust integration tests
