@@ -405,8 +405,7 @@ def test_under_node_test_an_honest_result_fails_the_twin_and_a_forged_pass_passe
     assert twin is not None
     done = node_run(tmp_path, {"lib/query.js": lib, "test/query.test.js": NODE_FILE, twin.path: twin.source})
     assert node_passed(done, f"reads + as a space {NONCE}_twin1") is twin_passes, done.stdout
-    original = re.search(r"^\s*(not ok|ok) \d+ - reads \+ as a space$", done.stdout, re.M)
-    assert original is not None and original[1] == "ok", done.stdout
+    assert node_passed(done, "reads + as a space"), done.stdout
 
 
 PREFIX_TEST = ("'use strict';\nconst { test } = require('node:test');\nconst assert = require('node:assert');\n"
