@@ -15,28 +15,30 @@ from bot.spend import RESERVE, SETTLE, Entry
 from fakes.github_server import FakeGitHub
 
 REPO = "octo/demo"
-TODAY = datetime.now(UTC).strftime("%Y-%m-%d")
 CAPS = parse_config("budget: {day_usd: 5}\n")
 
 
-def with_ledger(fake: FakeGitHub, tmp: Path) -> None:
-    """Three runs: one settled today at $0.25, one still reserved today ($1), one settled on another day."""
-    entries = [Entry("a", RESERVE, 1.0, 1, TODAY), Entry("a", SETTLE, 0.25), Entry("b", RESERVE, 1.0, 2, TODAY),
+def with_ledger(fake: FakeGitHub, tmp: Path) -> str:
+    """Three runs: one settled today at $0.25, one still reserved today ($1), one settled on another day. Today's
+    date, read as the ledger is written (not when the module loaded: a suite running past midnight UTC)."""
+    today = datetime.now(UTC).strftime("%Y-%m-%d")
+    entries = [Entry("a", RESERVE, 1.0, 1, today), Entry("a", SETTLE, 0.25), Entry("b", RESERVE, 1.0, 2, today),
                Entry("c", RESERVE, 1.0, 3, "2020-01-01"), Entry("c", SETTLE, 0.5)]
     ledger = LedgerBranch(GitHubRepo(REPO, fake.token, fake.api_url, fake.server_url), tmp / "writer")
     ledger.change(lambda now: (entries, None), "test entries")
+    return today
 
 
 def test_doctor_reads_todays_spend_through_the_api_and_from_a_checkout(tmp_path: Path) -> None:
     with FakeGitHub(tmp_path / "github") as fake:
         fake.add_repo(REPO, {"app.py": "print(1)\n"})
-        with_ledger(fake, tmp_path)
+        today = with_ledger(fake, tmp_path)
         env = {"GITHUB_TOKEN": fake.token, "GITHUB_REPOSITORY": REPO, "GITHUB_API_URL": fake.api_url}
         [api] = check_spend(DoctorContext(tmp_path, env, CAPS))
         checkout = tmp_path / "checkout"
         subprocess.run(["git", "clone", "-q", str(fake.repos[REPO].bare), str(checkout)], check=True)
         [local] = check_spend(DoctorContext(checkout, {}, CAPS))
-    expected = f"{TODAY} (UTC): $1.2500 of $5.00 (budget.day_usd), $1.00 of it reserved by runs going on"
+    expected = f"{today} (UTC): $1.2500 of $5.00 (budget.day_usd), $1.00 of it reserved by runs going on"
     assert api.ok and api.detail.startswith(expected) and "on GitHub" in api.detail
     assert local.ok and local.detail == expected + " (from origin/ensemble/ledger)"
 
