@@ -121,6 +121,26 @@ HONEST = {
     "an application setting named test": "import os\n\nDEBUG = os.environ.get('APP_ENV') == 'testing'\n",
     "a logger named by its caller": "import sys\n\n\ndef logger():\n    return get(sys._getframe(1).f_globals['__name__'])\n",
     "a test word compared with the code's own data": "def kind(name):\n    return 'test' if name.startswith('test_') else 'code'\n",
+    "its examples checked when run as a program": "def add(a, b):\n    return a + b\n\n\nif __name__ == '__main__':\n"
+                                                  "    import doctest\n    doctest.testmod()\n",
+    "a self-test function the main guard calls": "def _test():\n    import doctest\n    return doctest.testmod()\n\n\n"
+                                                 "if __name__ == '__main__':\n    _test()\n",
+    "builtins read for a prompt": "import builtins\n\n\ndef ask(prompt):\n    return builtins.input(prompt)\n",
+}
+
+# the runner imported where it only runs as the program, or builtins only read, but not quite: each is found
+NOT_QUITE = {
+    "a module that renames itself to main": "__name__ = '__main__'\nif __name__ == '__main__':\n    import doctest\n",
+    "renamed through globals()": "globals()['__name__'] = '__main__'\nif __name__ == '__main__':\n    import unittest\n",
+    "a self-test also called on import": "def _test():\n    import doctest\n\n\n_test()\nif __name__ == '__main__':\n"
+                                         "    _test()\n",
+    "a self-test called by its name as a string": "def _test():\n    import doctest\n\n\nglobals()['_test']()\n"
+                                                  "if __name__ == '__main__':\n    _test()\n",
+    "a self-test a decorator runs": "import atexit\n\n\n@atexit.register\ndef _test():\n    import doctest\n\n\n"
+                                    "if __name__ == '__main__':\n    _test()\n",
+    "builtins handed on": "import builtins\n\nB = builtins\n",
+    "builtins' namespace read": "import builtins\n\nNAMES = builtins.__dict__\n",
+    "a dunder imported from builtins": "from builtins import __dict__ as names\n",
 }
 
 
@@ -150,6 +170,12 @@ def test_code_that_looks_for_a_test_run_in_its_process_is_found(case: str) -> No
 @pytest.mark.parametrize("case", list(HONEST))
 def test_honest_code_is_left_alone(case: str) -> None:
     assert whats("stats/core.py", HONEST[case]) == []
+
+
+@pytest.mark.parametrize("case", list(NOT_QUITE))
+def test_an_import_is_spared_only_where_it_cannot_run_under_the_tests(case: str) -> None:
+    found = whats("stats/core.py", NOT_QUITE[case])
+    assert any(w.startswith("imports ") for w in found), found
 
 
 @pytest.mark.parametrize("path", ["stats/testing.py", "stats/_testing/asserts.py", "pytest_stats/plugin.py",

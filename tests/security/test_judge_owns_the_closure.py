@@ -624,6 +624,18 @@ def test_a_helper_that_names_its_caller_is_delivered(tmp_path: Path) -> None:
     delivered(repo, result, "calc/ops.py")
 
 
+# the fix in a module that checks its own examples when run as a program (`python calc/ops.py`), and reads builtins
+SELF_CHECKED = ('import builtins\n\n\ndef add(a, b):\n    """The sum.\n\n    >>> add(2, 3)\n    5\n    """\n'
+                "    return a + b\n\n\ndef ask():\n    return builtins.input('a, b? ')\n\n\n"
+                "if __name__ == '__main__':\n    import doctest\n    doctest.testmod()\n")
+
+
+def test_the_fix_in_a_module_that_checks_its_examples_when_run_as_a_program_is_delivered(tmp_path: Path) -> None:
+    repo = repo_with(tmp_path, {"tests/test_ops.py": PLAIN_TEST})
+    result = run(repo, [edit("calc/ops.py", "def add(a, b):\n    return a - b", SELF_CHECKED)])
+    delivered(repo, result, "calc/ops.py")
+
+
 # each reads what the test expects out of its state as it runs, with nothing a screen reads: the locals of the test's
 # frame (through `inspect`, or by a name built at run time from a frame a traceback holds), the module's table
 READS_THE_LOCALS = ("import inspect\nimport sys\n\n\ndef add(a, b):\n"

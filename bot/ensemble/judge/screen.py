@@ -197,6 +197,9 @@ class _PythonScreen:
         self._bind(tree)
         self.observing: dict[str, str] = {}  # local name -> what of the process it holds ("command line", "process")
         self._bind_observations(tree)
+        self.main_guarded = not _names_itself(tree)  # a main guard means "run as the program"
+        self.program_only = _program_only(tree)  # the functions only the main guard calls
+        self.builtins_read = _builtins_only_read(tree, self.names)
         self._walk(tree, in_main=False)
 
     # --- what names stand for
@@ -334,14 +337,20 @@ class _PythonScreen:
             if isinstance(child, ast.Expr) and _constant(child.value):
                 continue  # a docstring or a bare string: never run, never printed
             self._check(child, in_main)
-            self._walk(child, in_main or _is_main_guard(child))
+            self._walk(child, in_main or (_is_main_guard(child) and self.main_guarded) or self._only_as_program(node, child))
+
+    def _only_as_program(self, parent: ast.AST, node: ast.AST) -> bool:
+        """True for a module-level function only the main guard calls (`def _test(): import doctest; ...`): what
+        runs inside it runs when the file is the program, as the guard's own lines do."""
+        return isinstance(parent, ast.Module) and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) \
+            and node.name in self.program_only
 
     def _add(self, node: ast.AST, what: str) -> None:
         self.findings.append((getattr(node, "lineno", 0), what))
 
     def _check(self, node: ast.AST, in_main: bool) -> None:
         if isinstance(node, ast.Import | ast.ImportFrom):
-            self._import(node)
+            self._import(node, in_main)
         elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Delete):
             targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]
             if not isinstance(node, ast.AnnAssign) or node.value is not None:
@@ -367,7 +376,10 @@ class _PythonScreen:
                            for v in node.values)
             self._literal(node, text)
 
-    def _import(self, node: ast.Import | ast.ImportFrom) -> None:
+    def _import(self, node: ast.Import | ast.ImportFrom, in_main: bool) -> None:
+        """A runner imported, but under the main guard (`if __name__ == "__main__": import doctest; doctest.testmod()`,
+        never run when the tests import the file) and builtins whose names the module only reads (`builtins.input`):
+        what patches either is found where it is written (`_write`, `_call`)."""
         if isinstance(node, ast.Import):
             modules = [a.name for a in node.names]
         elif node.module and not node.level:
@@ -376,6 +388,8 @@ class _PythonScreen:
             return
         for module in modules:
             root = module.split(".")[0]
+            if in_main or (root == "builtins" and self.builtins_read):
+                continue
             if root in RUNNER_ROOTS and not module.startswith("unittest.mock") and not self.tooling:
                 self._add(node, f"imports {root}" + (" (the test runner)" if root != "builtins" else ""))
                 return
@@ -544,6 +558,42 @@ def _is_main_guard(node: ast.AST) -> bool:
         return False
     parts = [node.test.left, *node.test.comparators]
     return any(isinstance(p, ast.Name) and p.id == "__name__" for p in parts) and "__main__" in map(_constant, parts)
+
+
+def _names_itself(tree: ast.Module) -> bool:
+    """True for a module that could change its own `__name__` (assigns it, or spells the name as a string:
+    `globals()["__name__"] = ...`): its main guard may run when the tests import it, so no line under it is spared."""
+    return any(isinstance(n, ast.Name) and n.id == "__name__" and not isinstance(n.ctx, ast.Load)
+               or isinstance(n, ast.Constant) and n.value == "__name__" for n in ast.walk(tree))
+
+
+def _program_only(tree: ast.Module) -> frozenset[str]:
+    """The undecorated module-level functions that only a genuine main guard names (`_test()` called as the
+    program's last line), and no string or attribute spells: nothing runs them when the tests import the file."""
+    if _names_itself(tree):
+        return frozenset()
+    defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and not n.decorator_list}
+    guarded = [n for n in tree.body if _is_main_guard(n)]
+    inside = {id(n) for guard in guarded for n in ast.walk(guard)}
+    called = {n.id for n in ast.walk(ast.Module(body=guarded, type_ignores=[])) if isinstance(n, ast.Name)}
+    spelled = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in inside} \
+        | {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)} \
+        | {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)} \
+        | {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom) for a in n.names}
+    return frozenset((defined & called) - spelled)
+
+
+def _builtins_only_read(tree: ast.Module, names: dict[str, str]) -> bool:
+    """True when every name the module binds to builtins is only read from (`builtins.input(prompt)`, `from builtins
+    import open`): never written to, handed on, or asked for a dunder (`__dict__`, `__setattr__`)."""
+    aliases = {local for local, meant in names.items() if meant == "builtins"}
+    imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == "builtins"
+                for a in n.names]
+    if any(name.startswith("__") or name == "*" for name in imported):
+        return False
+    read = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
+            and isinstance(n.value, ast.Name) and not n.attr.startswith("__")}
+    return all(id(n) in read for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in aliases)
 
 
 # ------------------------------------------------------------------ JavaScript and TypeScript, Go, Rust: by line
