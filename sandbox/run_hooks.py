@@ -756,6 +756,7 @@ class _Honesty:
         self.reported: set[str] = set()
         self.walkers: dict[str, str] = {}  # file of the code under test -> the first heap walk it made
         self.busy = _thread_flag()  # this check reading a code object itself (which raises the event it hooks)
+        self.quoting = _thread_flag()  # reading the source of a function the tests handed the code (`quoted`)
         self.judges: dict[str, bool] = {}  # a code object's file name -> whether it is one of the judge's files
         # a judge's module that ran to its end -> (its namespace, its functions then, its `from` imports): `loaded`
         self.modules: dict[str, tuple[dict[str, object], dict[str, object],
@@ -1240,7 +1241,7 @@ class _Honesty:
 
     def reads(self, args: tuple[object, ...]) -> None:
         """Record the code under test opening one of the judge's Python files."""
-        if not args or not _is_path(args[0]) or _writes(args):
+        if not args or not _is_path(args[0]) or _writes(args) or self.quoting.on:
             return
         try:
             found = os.stat(args[0])  # one call, links followed: a link or a hard link to a test is the test
@@ -1265,14 +1266,28 @@ class _Honesty:
         `Scanner(Path(__file__).parent).files()`. A test that hands the code its own file has the code read it; code
         that finds a test's file by itself (a path it spells, the caller's `__file__`, a glob) was handed nothing.
         Where the file handed is what the test expects from, its stand-in still tells."""
+        entry = self.entry(frame)
+        return entry is not None and any(_holds_path(value, full, self.root) for value in _arguments(entry))
+
+    def entry(self, frame: types.FrameType | None) -> types.FrameType | None:
+        """The outermost frame of the code under test below the judge's code that called it (a test, a fixture),
+        out from `frame`; None when no judge's code called the code under test."""
         entry = None
         for outer in _outward(frame):
             name = outer.f_code.co_filename
             if self.is_judges(name):
-                return entry is not None and any(_holds_path(value, full, self.root) for value in _arguments(entry))
+                return entry
             if not name.startswith("<") and self.is_product(name):
                 entry = outer
-        return False
+        return None
+
+    def handed_code(self, full: str, frame: types.FrameType | None) -> list[tuple[int, int]]:
+        """The lines (first, last) of the judge's file `full` that hold the functions the judge's code handed the code
+        under test (its outermost call's arguments, as `handed` reads them): `describe(sample)`, a callback, a
+        method. Their source is what the code was given, so it may read that (`inspect.getsource(fn)`), and no
+        other line of the file."""
+        entry = self.entry(frame)
+        return [] if entry is None else [span for value in _arguments(entry) if (span := _code_span(value, full))]
 
     def asker(self, frame: types.FrameType | None) -> str:
         """The file of the code under test that asked for what `frame` does (its innermost repository frame), or ""
@@ -1296,6 +1311,13 @@ class _Honesty:
             here = self.asker(sys._getframe(1))
             if not here:
                 return getlines(filename, module_globals)
+            self.busy.on = True  # the code of what was handed is read here, by the check
+            try:
+                spans = self.handed_code(os.path.realpath(filename), sys._getframe(1))
+            finally:
+                self.busy.on = False
+            if spans:
+                return self.quoted(getlines, filename, module_globals, spans)
             caller = next(f for f in _outward(sys._getframe(1)) if not f.f_code.co_filename.endswith("linecache.py"))
             if os.path.realpath(caller.f_code.co_filename) == here:  # linecache called by the code under test itself
                 self._record("reads_tests", f"{_relative(here, self.root)} read {_relative(filename, self.root)}'s "
@@ -1304,6 +1326,23 @@ class _Honesty:
             return []
 
         return lines
+
+    def quoted(self, getlines: Callable[..., list[str]], filename: str, module_globals: dict[str, object] | None,
+               spans: list[tuple[int, int]]) -> list[str]:
+        """The lines of the judge's file `filename` with each line outside `spans` left empty, read by `getlines`
+        without its open counting as the code's and without leaving the whole file in linecache's cache."""
+        import linecache
+
+        cached = filename in linecache.cache
+        self.quoting.on = True
+        try:
+            whole = getlines(filename, module_globals)
+        finally:
+            self.quoting.on = False
+            if not cached:
+                linecache.cache.pop(filename, None)
+        return [line if any(first <= number <= last for first, last in spans) else "\n"
+                for number, line in enumerate(whole, 1)]
 
     def _record(self, kind: str, detail: str) -> None:
         if detail in self.reported or len(self.reported) >= MAX_REFUSALS:
@@ -1609,6 +1648,26 @@ def _holds_path(value: object, full: str, root: str) -> bool:
     if path is None:
         return False
     return path == full or (full.startswith(os.path.join(path, "")) and len(path) >= len(root) and os.path.isdir(path))
+
+
+def _code_span(value: object, full: str) -> tuple[int, int] | None:
+    """The first and last lines of a function or method (or a code object) whose code is in the file `full`, the
+    functions it defines included; None for anything else (told by type alone: no code of the value's own runs)."""
+    kind = type(value)
+    if kind is types.MethodType:
+        value = value.__func__  # type: ignore[attr-defined]  # a bound method: `kind` says so
+        kind = type(value)
+    code = value.__code__ if kind is types.FunctionType else value if kind is types.CodeType else None  # type: ignore[attr-defined]
+    if not isinstance(code, types.CodeType) or _real(code.co_filename) != full:
+        return None
+    import dis
+
+    last, inner = code.co_firstlineno, [code]
+    while inner:
+        now = inner.pop()
+        last = max([last, *(line for _offset, line in dis.findlinestarts(now) if line is not None)])
+        inner += [const for const in now.co_consts if isinstance(const, types.CodeType)]
+    return code.co_firstlineno, last
 
 
 def _outward(frame: types.FrameType | None) -> Iterator[types.FrameType]:

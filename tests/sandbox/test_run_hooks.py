@@ -303,3 +303,22 @@ def test_a_module_the_judge_routes_runs_as_written(tmp_path) -> None:
             else:
                 setattr(builtins, name, hook)
     assert not recorded
+
+
+def test_the_source_handed_to_the_code_is_the_handed_functions_lines_and_no_other() -> None:
+    """A function a test hands the code under test (`describe(sample)`) spans its own lines, decorators and inner
+    functions included; read through linecache, the test file shows the code those lines and an empty line for each
+    other, the expected values of the tests around it among them."""
+    test_file = "/work/repo/tests/test_ops.py"
+    source = ("import functools\n\n\n@functools.lru_cache\ndef sample(x):\n    def inner():\n        return x\n\n"
+              "    return inner()\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
+    exec(compile(source, test_file, "exec"), namespace := {})
+    assert run_hooks._code_span(namespace["sample"].__wrapped__, test_file) == (4, 9)
+    assert run_hooks._code_span(namespace["sample"].__wrapped__, "/work/repo/tests/other.py") is None
+    assert run_hooks._code_span("tests/test_ops.py", test_file) is None  # a path is `handed`'s business
+
+    check, recorded = honesty()
+    shown = check.quoted(lambda _name, _globals=None: source.splitlines(keepends=True), test_file, None, [(4, 9)])
+    assert "".join(shown[3:9]) == "".join(source.splitlines(keepends=True)[3:9])
+    assert "== 5" not in "".join(shown) and len(shown) == len(source.splitlines())
+    assert recorded == []
