@@ -446,6 +446,59 @@ def _glob_regex(glob: str) -> str:
     return "".join(table.get(part, re.escape(part)) for part in parts)
 
 
+# pytest settings that only declare (marker names a test may carry under `--strict-markers`), where they are kept
+DECLARATIONS = frozenset({"markers"})
+_PYTEST_SECTIONS = ("pytest", "tool:pytest")  # pytest.ini, tox.ini, setup.cfg
+_PYTEST_TABLES = (("tool", "pytest", "ini_options"), ("tool", "pytest"), ("pytest",))  # pyproject.toml, pytest.toml
+
+
+def declares_only(path: str, before: str, after: str) -> bool:
+    """True when `after` differs from `before` (one settings file's texts) only in the pytest markers it declares
+    (`markers = slow: takes long`), or in what no runner reads (comments, spacing): a declaration lets a test carry
+    its marker under `--strict-markers` and decides nothing of what any test runs or how it reports, so a new test's
+    marker may be declared beside it."""
+    if before == after:
+        return False
+    name = posixpath.basename(path)
+    read: Callable[[str], object]
+    if name in ("pyproject.toml", "pytest.toml", ".pytest.toml"):
+        read = _toml_settings
+    elif name in ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg"):
+        read = _ini_settings
+    else:
+        return False
+    was = read(before)
+    return was is not None and was == read(after)
+
+
+def _toml_settings(text: str) -> dict[str, object] | None:
+    """A TOML settings file as read, but for pytest's declarations; None when it does not parse."""
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+    for keys in _PYTEST_TABLES:
+        table: object = document
+        for key in keys:
+            table = table.get(key) if isinstance(table, dict) else None
+        if isinstance(table, dict):
+            for declared in DECLARATIONS:
+                table.pop(declared, None)
+    return document
+
+
+def _ini_settings(text: str) -> dict[str, dict[str, str]] | None:
+    """An INI settings file's sections as read, but for pytest's declarations; None when it does not parse."""
+    parser = configparser.RawConfigParser(strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return None
+    return {section: {k: v for k, v in parser[section].items()
+                      if not (section in _PYTEST_SECTIONS and k in DECLARATIONS)}
+            for section in [configparser.DEFAULTSECT, *parser.sections()]}
+
+
 def harness_part(path: str, text: str | None) -> str | None:
     """The part of `text` that decides what the tests run and how they report; None when the file is absent.
 

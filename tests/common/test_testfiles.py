@@ -10,6 +10,7 @@ from common.testfiles import (
     conftest_harness,
     conftest_reach,
     data_named_by_tests,
+    declares_only,
     fresh_test_path,
     harness_part,
     is_harness_path,
@@ -48,6 +49,31 @@ def test_only_the_test_part_of_a_mixed_file_is_harness() -> None:
     assert harness_part("pyproject.toml", "not [toml") == "not [toml"  # unreadable: all of it counts
     assert is_whole_harness("tests/conftest.py") and not is_whole_harness("package.json")
     assert shadows_runner("pytest.py") and shadows_runner("x.pth") and not shadows_runner("src/pytest_helpers.py")
+
+
+PYPROJECT = '[project]\nname = "p"\n\n[tool.pytest.ini_options]\naddopts = "--strict-markers"\n'
+INI = "[pytest]\naddopts = --strict-markers\n"
+
+
+@pytest.mark.parametrize(("path", "before", "after", "only"), [
+    ("pyproject.toml", PYPROJECT, PYPROJECT + 'markers = ["slow: takes long"]\n', True),
+    ("pytest.ini", INI, INI + "markers =\n    slow: takes long\n", True),
+    ("setup.cfg", "[tool:pytest]\naddopts = -q\n", "[tool:pytest]\naddopts = -q\nmarkers = slow\n", True),
+    ("tox.ini", "[tox]\nenvlist = py\n\n[pytest]\nmarkers = a\n", "[tox]\nenvlist = py\n\n[pytest]\nmarkers = a\n  b\n", True),
+    ("pytest.ini", INI, "# the project's test settings\n" + INI, True),  # nothing a runner reads
+    # what runs changes too: a test deselected, a plugin, a setting beside the declaration
+    ("pytest.ini", INI, INI.replace("--strict-markers", "-k 'not add'") + "markers = slow\n", False),
+    ("pyproject.toml", PYPROJECT, PYPROJECT + 'markers = ["slow"]\ntestpaths = ["tests/fast"]\n', False),
+    # a table or section that makes the file pytest's settings where it was not: pytest reads that file first now
+    ("pyproject.toml", '[project]\nname = "p"\n', '[project]\nname = "p"\n\n[tool.pytest.ini_options]\nmarkers = ["a"]\n',
+     False),
+    ("tox.ini", "[tox]\nenvlist = py\n", "[tox]\nenvlist = py\n\n[pytest]\nmarkers = a\n", False),
+    ("pytest.ini", INI, "[pytest\nmarkers = a\n", False),  # unreadable
+    ("package.json", "{}", '{"markers": 1}', False),  # not pytest's settings
+])
+def test_a_settings_change_that_only_declares_markers_is_told_apart(path: str, before: str, after: str,
+                                                                     only: bool) -> None:
+    assert declares_only(path, before, after) is only
 
 
 def test_the_judged_tree_puts_back_the_bases_tests_and_leaves_new_harness_out() -> None:

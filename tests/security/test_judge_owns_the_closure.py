@@ -664,6 +664,34 @@ def test_a_callback_handed_to_the_code_shows_it_no_other_line_of_its_test_file(t
     assert not result.success and not result.commits, (result.stop_detail, result.judgement)
 
 
+# a new test that carries a marker the settings must declare under --strict-markers, declared beside it
+SETTINGS = {"pyproject.toml": ('[project]\nname = "calc"\nversion = "0.1"\n\n[tool.pytest.ini_options]\n'
+                               'addopts = "--strict-markers"\n', 'markers = ["slow: takes long"]\n'),
+            "pytest.ini": ("[pytest]\naddopts = --strict-markers\n", "markers =\n    slow: takes long\n")}
+MARKED_TEST = ("import pytest\n\nfrom calc.ops import add\n\n\n@pytest.mark.slow\ndef test_many_sums():\n"
+               "    assert sum(add(i, i) for i in range(100)) == 9900\n")
+
+
+@pytest.mark.parametrize("settings", list(SETTINGS))
+def test_a_new_tests_marker_declared_in_the_test_settings_is_delivered_with_it(tmp_path: Path, settings: str) -> None:
+    text, declared = SETTINGS[settings]
+    repo = repo_with(tmp_path, {settings: text, "tests/test_ops.py": PLAIN_TEST})
+    result = run(repo, ["\n\n".join([FIX, edit(settings, text.strip(), (text + declared).strip()),
+                                      create("tests/test_many.py", MARKED_TEST)])])
+    delivered(repo, result, "calc/ops.py", settings, "tests/test_many.py")
+    after = dict(result.tests_after.results) if result.tests_after else {}
+    assert after["tests/test_many.py::test_many_sums"] == "pass"  # the new test ran, its marker declared
+
+
+def test_a_declaration_that_also_changes_what_runs_is_refused(tmp_path: Path) -> None:
+    text, declared = SETTINGS["pytest.ini"]
+    repo = repo_with(tmp_path, {"pytest.ini": text, "tests/test_ops.py": PLAIN_TEST})
+    cheat = edit("pytest.ini", text.strip(), (text.replace("--strict-markers", "--strict-markers -k 'not add'")
+                                              + declared).strip())
+    result = run(repo, [cheat])
+    refused(result)
+
+
 # each reads what the test expects out of its state as it runs, with nothing a screen reads: the locals of the test's
 # frame (through `inspect`, or by a name built at run time from a frame a traceback holds), the module's table
 READS_THE_LOCALS = ("import inspect\nimport sys\n\n\ndef add(a, b):\n"

@@ -32,6 +32,7 @@ from bot.ensemble.workspace_files import Read
 from common.languages import is_code
 from common.testfiles import (
     data_named_by_tests,
+    declares_only,
     harness_part,
     is_harness_path,
     is_new_harness,
@@ -100,7 +101,12 @@ def judged_files(changed: Iterable[str], base: Read, now: Read, frozen: Mapping[
 
 
 def _owned(path: str, current: str | None, want: str, frozen: Mapping[str, str], data: Collection[str]) -> bool:
-    """True when the judge runs the base's (or frozen) version of a file the candidate changed."""
-    if path in frozen or is_test_path(path) or is_whole_harness(path) or is_test_data(path, data):
+    """True when the judge runs the base's (or frozen) version of a file the candidate changed: not for test
+    settings that only declare more (`declares_only`: a new test's marker)."""
+    if path in frozen:
+        return True
+    if current is not None and declares_only(path, want, current):
+        return False
+    if is_test_path(path) or is_whole_harness(path) or is_test_data(path, data):
         return True
     return is_harness_path(path) and harness_part(path, current) != harness_part(path, want)

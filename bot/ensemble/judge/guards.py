@@ -43,6 +43,7 @@ from common.testfiles import (
     STDLIB_MODULES,
     conftest_harness,
     conftest_reach,
+    declares_only,
     dotted_name,
     harness_part,
     is_ci_path,
@@ -176,8 +177,8 @@ def find_test_tampering(before: Mapping[str, str | None], after: Mapping[str, st
     base_tests = _BaseTests(before, tree if tree is not None else {p: t for p, t in after.items() if t is not None})
     for path in sorted(set(before) | set(after)):
         old, new = before.get(path), after.get(path)
-        if old == new:
-            continue
+        if old == new or old is not None and new is not None and declares_only(path, old, new):
+            continue  # unchanged, or test settings that only declare more (a new test's marker)
         if is_ci_path(path):
             if not task_allows(task_text, "ci_config"):
                 found.append(Tampering(path, "ci_config", _ci_detail(old, new)))
