@@ -35,6 +35,22 @@ def test_a_module_the_code_under_test_loads_too_is_the_codes() -> None:
     assert found.support == frozenset()
 
 
+def test_a_testing_module_only_its_own_tests_load_is_the_code_under_test() -> None:
+    """A library's testing helpers (`mathx/testing.py`, imports unittest) tested by `tests/test_testing.py` are
+    what that test tests; once another test checks with them too, they are the tests' instrument."""
+    files = {**FILES, "mathx/testing.py": "import unittest\n\n\ndef assert_close(a, b):\n    assert abs(a - b) < 1e-9\n",
+             "checks/__init__.py": "import pytest\n\n\ndef near(a, b):\n    assert a == pytest.approx(b)\n"}
+    own = closure_of([("mathx/testing.py", "tests/test_testing.py"), ("checks/__init__.py", "tests/unit/checks_test.py")],
+                     files.get)
+    assert own.support == frozenset()
+    shared = closure_of([("mathx/testing.py", "tests/test_testing.py"), ("mathx/testing.py", "tests/test_ops.py")],
+                        files.get)
+    assert shared.support == {"mathx/testing.py"}
+    helped = closure_of([("mathx/testing.py", "tests/test_testing.py"), ("mathx/testing.py", "asserts_helper.py"),
+                         ("asserts_helper.py", "tests/test_ops.py")], files.get)
+    assert helped.support == {"mathx/testing.py", "asserts_helper.py"}
+
+
 def test_the_files_the_tests_helpers_read_are_the_tests_data_and_doctests_are_named() -> None:
     found = of([("testing_support/checks.py", "tests/test_ops.py"),
                         ("loaded_by_helper.json", "testing_support/checks.py"),

@@ -692,6 +692,22 @@ def test_a_declaration_that_also_changes_what_runs_is_refused(tmp_path: Path) ->
     refused(result)
 
 
+# a library's own testing helper, which only its own test file loads: the code under test there
+TESTING = ("import unittest\n\n\ndef assert_close(a, b, rel_tol=1e-9):\n    if abs(a - b) > rel_tol:\n"
+           "        raise AssertionError(f'{a} != {b}')\n\n\nclass CloseTestCase(unittest.TestCase):\n"
+           "    def assertClose(self, a, b):\n        assert_close(a, b)\n")
+TESTING_TEST = ("import pytest\n\nfrom calc.testing import assert_close\n\n\ndef test_relative():\n"
+                "    assert_close(1e6, 1e6 + 1e-4)\n\n\ndef test_far():\n    with pytest.raises(AssertionError):\n"
+                "        assert_close(1.0, 2.0)\n")
+
+
+def test_the_fix_of_a_librarys_own_testing_helper_its_test_tests_is_delivered(tmp_path: Path) -> None:
+    repo = repo_with(tmp_path, {"calc/testing.py": TESTING, "tests/test_testing.py": TESTING_TEST})
+    relative = TESTING.replace("if abs(a - b) > rel_tol:", "if abs(a - b) > rel_tol * max(abs(a), abs(b)):")
+    result = run(repo, [edit("calc/testing.py", TESTING.strip(), relative.strip())])
+    delivered(repo, result, "calc/testing.py")
+
+
 # each reads what the test expects out of its state as it runs, with nothing a screen reads: the locals of the test's
 # frame (through `inspect`, or by a name built at run time from a frame a traceback holds), the module's table
 READS_THE_LOCALS = ("import inspect\nimport sys\n\n\ndef add(a, b):\n"

@@ -10,8 +10,8 @@ it, and each file whose text became doctest examples (sandbox/run_hooks.py). Fro
   data alone (no function or class, no import of the repository's code), or sit where test tooling is named
   (`testing_support/`, `test_helpers.py`: bot/ensemble/judge/screen.py `TEST_SUPPORT`). An assertion alone says
   nothing: a library's own invariants raise AssertionError too. A module the code under test loads is
-  the code's; so is a module only the tests load that defines the functions they call (the code under test of a
-  library whose modules import nothing of each other). The judge runs the base's version of each, compiles their
+  the code's; so is a module only test files named for it load (`tests/test_testing.py` for `mathx/testing.py`:
+  a library's own testing helpers, which those tests test). The judge runs the base's version of each, compiles their
   comparisons through its checks, and refuses an edit to one unless the task asks for it.
 - *data*: the files the tests or their support modules read (common/testfiles.py keeps out code and manifests).
 - *doctest files*: Python and text files whose examples ran as doctests. An example is a test: a changed expected
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import doctest
+import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -63,11 +64,24 @@ def closure_of(opened: Iterable[tuple[str, str]], base: Read) -> Closure:
     while grew:  # a helper loaded by a helper is the tests' too
         grew = False
         for path, by in openers.items():
-            if path not in support and _only_theirs(by, support) and _is_support(path, base(path)):
+            if path not in support and _only_theirs(by, support) and not _tested_by(path, by) \
+                    and _is_support(path, base(path)):
                 support.add(path)
                 grew = True
     data = {path for path, by in openers.items() if path not in support and any(_theirs(o, support) for o in by)}
     return Closure(frozenset(support), frozenset(data), frozenset(doctests))
+
+
+def _tested_by(path: str, openers: set[str]) -> bool:
+    """True when only test files named for the module load it (`tests/test_testing.py` for `mathx/testing.py`, a
+    package's `test_checks.py` for `checks/__init__.py`): the module is what those tests test, the code under
+    test's (a library's own testing helpers), however much it looks like the tests' tooling, and an edit to it is
+    judged by them. Where another test or helper loads it too, it is what that one checks with: the tests'."""
+    name = posixpath.basename(path).removesuffix(".py")
+    stem = posixpath.basename(posixpath.dirname(path)) if name == "__init__" else name
+    named = {f"test_{stem}", f"test{stem}", f"{stem}_test", f"{stem}_tests", f"tests_{stem}"}
+    return bool(openers) and all(is_test_path(o) and posixpath.basename(o).removesuffix(".py") in named
+                                 for o in openers)
 
 
 def _theirs(opener: str, support: set[str]) -> bool:
