@@ -126,6 +126,19 @@ HONEST = {
     "a self-test function the main guard calls": "def _test():\n    import doctest\n    return doctest.testmod()\n\n\n"
                                                  "if __name__ == '__main__':\n    _test()\n",
     "builtins read for a prompt": "import builtins\n\n\ndef ask(prompt):\n    return builtins.input(prompt)\n",
+    "a forked child that ends with os._exit": "import os\n\n\ndef spawn(work):\n    pid = os.fork()\n    if pid == 0:\n"
+                                              "        work()\n        os._exit(0)\n    return pid\n",
+}
+
+# os._exit where a forked child's branch is spelled but the parent (the test process) can take it
+NOT_A_CHILD = {
+    "the fork's result replaced": "import os\n\n\ndef add(a, b):\n    pid = os.fork()\n    pid = 0\n    if pid == 0:\n"
+                                  "        os._exit(0)\n",
+    "the parent's branch": "import os\n\n\ndef add(a, b):\n    pid = os.fork()\n    if pid != 0:\n        os._exit(0)\n",
+    "a parameter asked before the fork": "import os\n\n\ndef add(a, b, pid=0):\n    if pid == 0:\n        os._exit(0)\n"
+                                         "    pid = os.fork()\n",
+    "a fork of its own": "import os\n\n\ndef fork():\n    return 0\n\n\ndef add(a, b):\n    pid = fork()\n"
+                         "    if not pid:\n        os._exit(0)\n",
 }
 
 # the runner imported where it only runs as the program, or builtins only read, but not quite: each is found
@@ -170,6 +183,11 @@ def test_code_that_looks_for_a_test_run_in_its_process_is_found(case: str) -> No
 @pytest.mark.parametrize("case", list(HONEST))
 def test_honest_code_is_left_alone(case: str) -> None:
     assert whats("stats/core.py", HONEST[case]) == []
+
+
+@pytest.mark.parametrize("case", list(NOT_A_CHILD))
+def test_an_exit_is_spared_only_in_a_forked_childs_own_branch(case: str) -> None:
+    assert any("ends the process with os._exit" in w for w in whats("stats/core.py", NOT_A_CHILD[case])), case
 
 
 @pytest.mark.parametrize("case", list(NOT_QUITE))

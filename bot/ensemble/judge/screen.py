@@ -200,6 +200,7 @@ class _PythonScreen:
         self.main_guarded = not _names_itself(tree)  # a main guard means "run as the program"
         self.program_only = _program_only(tree)  # the functions only the main guard calls
         self.builtins_read = _builtins_only_read(tree, self.names)
+        self.forked = self._forked_children(tree)  # the nodes only a forked child runs
         self._walk(tree, in_main=False)
 
     # --- what names stand for
@@ -339,6 +340,23 @@ class _PythonScreen:
             self._check(child, in_main)
             self._walk(child, in_main or (_is_main_guard(child) and self.main_guarded) or self._only_as_program(node, child))
 
+    def _forked_children(self, tree: ast.Module) -> set[int]:
+        """The nodes of the branches only a child process runs: `pid = os.fork()`, then below it `if pid == 0:` (or
+        `if not pid:`), `pid` bound nowhere else in its function and no parameter of it; ending with `os._exit` is
+        what such a child must do."""
+        children: set[int] = set()
+        for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))]:
+            bound = Counter(n.id for n in ast.walk(scope) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load))
+            if not isinstance(scope, ast.Module):
+                bound.update(a.arg for a in ast.walk(scope.args) if isinstance(a, ast.arg))
+            forks = {n.targets[0].id: n.lineno for n in ast.walk(scope) if isinstance(n, ast.Assign)
+                     and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and bound[n.targets[0].id] == 1
+                     and isinstance(n.value, ast.Call) and self._dotted(n.value.func) in ("os.fork", "posix.fork")}
+            for node in ast.walk(scope):
+                if isinstance(node, ast.If) and (name := _child_test(node.test)) in forks and node.lineno > forks[name]:
+                    children |= {id(n) for statement in node.body for n in ast.walk(statement)}
+        return children
+
     def _only_as_program(self, parent: ast.AST, node: ast.AST) -> bool:
         """True for a module-level function only the main guard calls (`def _test(): import doctest; ...`): what
         runs inside it runs when the file is the program, as the guard's own lines do."""
@@ -437,7 +455,7 @@ class _PythonScreen:
             self._add(node, f"installs an interpreter hook ({func})")
         elif func == "atexit.register" and node.args and self._exits(node.args[0]):
             self._add(node, "registers an exit of the process at interpreter shutdown")
-        elif func in ("os._exit", "posix._exit") and not (in_main or self.entry):
+        elif func in ("os._exit", "posix._exit") and not (in_main or self.entry or id(node) in self.forked):
             self._add(node, f"ends the process with {func}, skipping the runner's report")
         elif func == "os.kill" and node.args and self._dotted(getattr(node.args[0], "func", node.args[0])) == \
                 "os.getpid" and not (in_main or self.entry):
@@ -558,6 +576,18 @@ def _is_main_guard(node: ast.AST) -> bool:
         return False
     parts = [node.test.left, *node.test.comparators]
     return any(isinstance(p, ast.Name) and p.id == "__name__" for p in parts) and "__main__" in map(_constant, parts)
+
+
+def _child_test(test: ast.expr) -> str:
+    """The name `test` asks to be 0 (`pid == 0`, `0 == pid`, `not pid`): true in a forked child alone; '' else."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
+        return test.operand.id
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+        for name, zero in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
+            if isinstance(name, ast.Name) and isinstance(zero, ast.Constant) and type(zero.value) is int \
+                    and zero.value == 0:
+                return name.id
+    return ""
 
 
 def _names_itself(tree: ast.Module) -> bool:
