@@ -235,6 +235,8 @@ def test_unparsable_python_is_read_line_by_line() -> None:
     ("lib/stats.js", "import { test } from 'node:test';\n", "imports the test runner"),
     ("lib/stats.js", "module.exports = { median };\nprocess.exit(0);\n", "ends the process"),
     ("lib/stats.js", "process.exitCode = 0;\n", "ends the process"),
+    ("lib/stats.js", "process.exitCode = code;\n", "ends the process"),
+    ("lib/stats.js", "process.exitCode = 1 - 1;\n", "ends the process"),
     ("lib/stats.js", "if (process.env.JEST_WORKER_ID) { module.exports.median = () => 2.5; }\n", "JEST_WORKER_ID"),
     ("lib/stats.ts", "const testing = process.env['VITEST'] !== undefined;\n", "reads VITEST"),
     ("stats.go", "package stats\n\nvar testing = os.Getenv(\"ENSEMBLE_WORKSPACE\") != \"\"\n", "reads ENSEMBLE_WORKSPACE"),
@@ -265,6 +267,7 @@ def test_other_languages_are_screened_by_line(path: str, code: str, what: str) -
 @pytest.mark.parametrize(("path", "code"), [
     ("bin/stats.js", "process.exit(main(process.argv));\n"),
     ("lib/cli.js", "#!/usr/bin/env node\nprocess.exitCode = run();\n"),
+    ("lib/report.js", "function fail(message) {\n  console.error(message);\n  process.exitCode = 1;\n}\n"),
     ("lib/run.js", "if (require.main === module) { process.exit(main()); }\n"),
     ("lib/stats.js", "const assert = require('assert');\nassert.ok(values.length > 0);\nif (a === b) {}\n"),
     ("lib/stats.js", "if (process.env.NODE_ENV === 'test') { cache = false; }\n"),

@@ -630,7 +630,9 @@ def _builtins_only_read(tree: ast.Module, names: dict[str, str]) -> bool:
 
 # (pattern, what it does, where it is honest: "entry" in a command-line entry point, "tooling" in test tooling)
 _JS_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
-    (re.compile(r"\bprocess\.(?:exit|reallyExit|abort)\s*\(|\bprocess\.exitCode\s*=(?!=)|\bprocess\.kill\(\s*process\.pid"),
+    # a failing exit code set for later (`process.exitCode = 1`) cannot pass a test run; any other can
+    (re.compile(r"\bprocess\.(?:exit|reallyExit|abort)\s*\(|\bprocess\.exitCode\s*=(?!=)(?!\s*[1-9]\d*\s*(?:[;\n]|$))"
+                r"|\bprocess\.kill\(\s*process\.pid"),
      "ends the process from library code", "entry"),
     (re.compile(r"\b(?:assert|strict)(?:\.strict)?\.\w+\s*=(?!=)|require\(\s*['\"](?:node:)?assert(?:/strict)?['\"]\s*\)"
                 r"\.\w+\s*=(?!=)|\bObject\.(?:defineProperty|assign|setPrototypeOf)\(\s*(?:assert|expect)\b"
