@@ -380,8 +380,9 @@ def _repository_code_in_the_libraries(root: str) -> Iterator[tuple[str, str]]:
     whenever the module was first loaded. Some twenty thousand values in a pytest process, twice a run: each is let
     go by its type first."""
     classes: dict[int, tuple[type, str]] = {}  # each class's `_class_origin`, worked out once: id -> (class, origin)
-    watched = _STDLIB | RUNNER_ROOTS | _libraries_of_the_tests(root)
-    yield from _libraries_the_repository_shadows(root)
+    tops = _tests_top_modules()  # one walk of the judge's namespaces for both uses
+    watched = _STDLIB | RUNNER_ROOTS | _libraries_of_the_tests(root, tops)
+    yield from _libraries_the_repository_shadows(root, tops)
     for name, module in list(sys.modules.items()):
         top = name.split(".")[0]
         space = _namespace(module)
@@ -504,19 +505,19 @@ def _tests_top_modules() -> set[str]:
     return tops - _STDLIB - RUNNER_ROOTS - {"builtins"}
 
 
-def _libraries_of_the_tests(root: str) -> frozenset[str]:
-    """The installed libraries (`_tests_top_modules` that are not the repository's) the tests hold. They are the
+def _libraries_of_the_tests(root: str, tops: Collection[str]) -> frozenset[str]:
+    """The installed libraries among `tops` (`_tests_top_modules`: not the repository's) the tests hold. They are the
     tests' instruments as much as `math.isclose` is: what they compare, the code under test must leave as it found
     it."""
     libraries = set()
-    for top in _tests_top_modules():
+    for top in tops:
         found = _namespace(sys.modules.get(top))
         if found is not None and (found.get("__file__") or found.get("__path__")) and not _in_repository(found, root):
             libraries.add(top)
     return frozenset(libraries)
 
 
-def _libraries_the_repository_shadows(root: str) -> Iterator[tuple[str, str]]:
+def _libraries_the_repository_shadows(root: str, tops: Collection[str]) -> Iterator[tuple[str, str]]:
     """The top-level modules the judge's modules hold that are the repository's where an installed library of that
     name is there to import (`yaml.py` new beside the tests, in place of the yaml they compare with), with the
     repository's file: the tests' instrument replaced as a whole. Found whichever change made it: the judge refuses
@@ -525,7 +526,7 @@ def _libraries_the_repository_shadows(root: str) -> Iterator[tuple[str, str]]:
         return
     from importlib.machinery import PathFinder
 
-    owned, tops = _HONESTY[0].owned, _tests_top_modules()
+    owned = _HONESTY[0].owned
     outside = [p for p in sys.path if isinstance(p, str) and p and not _real_folder(p).startswith(root)]
     for top in sorted(tops):
         found = _namespace(sys.modules.get(top))
