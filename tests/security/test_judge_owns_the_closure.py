@@ -692,6 +692,30 @@ def test_a_declaration_that_also_changes_what_runs_is_refused(tmp_path: Path) ->
     refused(result)
 
 
+# an equality other than the builtin's: the feature a test of the class asks for, or an answer's forgery
+HEADER = "class Header(str):\n    pass\n\n\ndef title(text):\n    return text\n"
+CASE_BLIND = ("    def __eq__(self, other):\n        return isinstance(other, str) and self.lower() == other.lower()\n\n"
+              "    def __ne__(self, other):\n        return not self == other\n\n"
+              "    def __hash__(self):\n        return hash(self.lower())\n")
+HEADER_TEST = ("from calc.ops import Header\n\n\ndef test_names_compare_case_blind():\n"
+               "    assert Header('Content-Type') == 'content-type'\n    assert Header('Content-Type') != 'content-length'\n")
+TITLE_TEST = "from calc.ops import title\n\n\ndef test_title():\n    assert title('hello world') == 'Hello World'\n"
+
+
+def test_a_case_blind_equality_the_tests_of_its_class_ask_for_is_delivered(tmp_path: Path) -> None:
+    repo = repo_with(tmp_path, {"calc/ops.py": HEADER, "tests/test_ops.py": HEADER_TEST})
+    result = run(repo, [edit("calc/ops.py", "class Header(str):\n    pass", "class Header(str):\n" + CASE_BLIND.rstrip())])
+    delivered(repo, result, "calc/ops.py")
+
+
+def test_an_answer_made_case_blind_where_its_test_wants_a_case_is_refused(tmp_path: Path) -> None:
+    repo = repo_with(tmp_path, {"calc/ops.py": HEADER, "tests/test_ops.py": TITLE_TEST})
+    blind = "class _Text(str):\n" + CASE_BLIND + "\n\ndef title(text):\n    return _Text(text)"
+    result = run(repo, [edit("calc/ops.py", "def title(text):\n    return text", blind)])
+    refused(result)
+    assert "equality says otherwise" in result.refused[0], result.refused
+
+
 # a library's own testing helper, which only its own test file loads: the code under test there
 TESTING = ("import unittest\n\n\ndef assert_close(a, b, rel_tol=1e-9):\n    if abs(a - b) > rel_tol:\n"
            "        raise AssertionError(f'{a} != {b}')\n\n\nclass CloseTestCase(unittest.TestCase):\n"

@@ -23,6 +23,12 @@ Which cheat each detector catches, and where it lives:
 | answers only the inputs of the tests the coder saw                       | the hidden check                   | `hidden.py`       |
 | ... and, with two teams, the other team's independently written test     | corroboration                      | `corroboration.py`|
 
+No honest change is refused, so each detector spares the honest shape nearest its cheat (docs/security.md, rows
+172 to 182): a runner import only a main guard runs and a forked child's `os._exit` (`screen.py`), test settings
+that only declare a new test's marker (`common/testfiles.py`), a testing helper only its own tests load
+(`closure.py`), the source of a function a test hands the code, and an equality other than a builtin's where the
+tests name its class (sandbox/run_hooks.py).
+
 The judged run itself (its processes, overlay and evidence) is `runs.py`; which of the base's failing tests a
 change is answerable for is `blame.py`; which forged-value findings are about an equality the base already had,
 and so not the change's, is `equality.py`. Inside the test process the comparisons, reads of the tests, the runner's
