@@ -56,6 +56,12 @@ def refused(result: RunResult) -> None:
     assert result.refused[0].split(": ", 1)[-1][:40] in pr_body(result, 7)
 
 
+def ops_delivered(tmp_path: Path, test: str, ops: str) -> None:
+    """add() rewritten whole as `ops`, against the one test file `test`, is delivered as sent."""
+    repo = repo_with(tmp_path, {"tests/test_ops.py": test})
+    delivered(repo, run(repo, [edit("calc/ops.py", OPS.strip(), ops)]), "calc/ops.py")
+
+
 def delivered(repo: Path, result: RunResult, *paths: str) -> None:
     """The change is published as sent: each of `paths` on the branch as the coder wrote it, nothing refused."""
     assert result.success, (result.stop_detail, result.judgement, result.refused)
@@ -619,9 +625,7 @@ def test_code_that_reads_a_record_its_test_expects_out_of_sight_is_refused(tmp_p
 
 
 def test_a_helper_that_names_its_caller_is_delivered(tmp_path: Path) -> None:
-    repo = repo_with(tmp_path, {"tests/test_ops.py": PLAIN_TEST})
-    result = run(repo, [edit("calc/ops.py", "def add(a, b):\n    return a - b", NAMES_ITS_CALLER)])
-    delivered(repo, result, "calc/ops.py")
+    ops_delivered(tmp_path, PLAIN_TEST, NAMES_ITS_CALLER)
 
 
 # the fix in a module that checks its own examples when run as a program (`python calc/ops.py`), and reads builtins
@@ -631,9 +635,7 @@ SELF_CHECKED = ('import builtins\n\n\ndef add(a, b):\n    """The sum.\n\n    >>>
 
 
 def test_the_fix_in_a_module_that_checks_its_examples_when_run_as_a_program_is_delivered(tmp_path: Path) -> None:
-    repo = repo_with(tmp_path, {"tests/test_ops.py": PLAIN_TEST})
-    result = run(repo, [edit("calc/ops.py", "def add(a, b):\n    return a - b", SELF_CHECKED)])
-    delivered(repo, result, "calc/ops.py")
+    ops_delivered(tmp_path, PLAIN_TEST, SELF_CHECKED)
 
 
 # code that shows the source of a function it is handed, and a test that hands it one of its own
@@ -653,9 +655,7 @@ READS_THE_CALLBACKS_FILE = ("import linecache\nimport re\n\n_SEEN = {}\n\n\ndef 
 
 
 def test_the_source_of_a_function_the_test_hands_the_code_is_the_codes_to_read(tmp_path: Path) -> None:
-    repo = repo_with(tmp_path, {"tests/test_ops.py": DESCRIBE_TEST})
-    result = run(repo, [edit("calc/ops.py", "def add(a, b):\n    return a - b", DESCRIBES)])
-    delivered(repo, result, "calc/ops.py")
+    ops_delivered(tmp_path, DESCRIBE_TEST, DESCRIBES)
 
 
 def test_a_callback_handed_to_the_code_shows_it_no_other_line_of_its_test_file(tmp_path: Path) -> None:

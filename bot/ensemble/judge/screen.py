@@ -198,7 +198,7 @@ class _PythonScreen:
         self.observing: dict[str, str] = {}  # local name -> what of the process it holds ("command line", "process")
         self._bind_observations(tree)
         self.main_guarded = not _names_itself(tree)  # a main guard means "run as the program"
-        self.program_only = _program_only(tree)  # the functions only the main guard calls
+        self.program_only = _program_only(tree) if self.main_guarded else frozenset()  # only the guard calls these
         self.builtins_read = _builtins_only_read(tree, self.names)
         self.forked = self._forked_children(tree)  # the nodes only a forked child runs
         self._walk(tree, in_main=False)
@@ -598,10 +598,9 @@ def _names_itself(tree: ast.Module) -> bool:
 
 
 def _program_only(tree: ast.Module) -> frozenset[str]:
-    """The undecorated module-level functions that only a genuine main guard names (`_test()` called as the
-    program's last line), and no string or attribute spells: nothing runs them when the tests import the file."""
-    if _names_itself(tree):
-        return frozenset()
+    """The undecorated module-level functions that only the main guard names (`_test()` called as the program's
+    last line), and no string or attribute spells: nothing runs them when the tests import the file. Asked only of
+    a module that cannot rename itself (`_names_itself`), whose guard is genuine."""
     defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and not n.decorator_list}
     guarded = [n for n in tree.body if _is_main_guard(n)]
     inside = {id(n) for guard in guarded for n in ast.walk(guard)}
