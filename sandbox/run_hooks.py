@@ -1044,6 +1044,11 @@ class _Honesty:
         """Why `value` (compared with `other`) is no honest value, or ''."""
         if _holds(lambda: value == _Fresh()):
             return "equals an object of a class it has never seen"
+        if type(other) in PLAIN and _holds(lambda: value == other):
+            near = next((n for n in _near_copies(other) if _holds(functools.partial(operator.eq, value, n))),
+                        None)
+            if near is not None:  # no honest value equals both: one equal to any likely answer passes every test
+                return f"equals {other!r:.40} and {near!r:.40} alike"
         base: type[object] | None = next((b for b in BUILTIN_VALUES if isinstance(value, b)), None)
         if base is not None:
             changed = _changed_copy(value)
@@ -1613,6 +1618,40 @@ def _kept_equivalence(value: object, other: object) -> bool:
     changed = _changed_copy(other)
     return changed is not None and _holds(lambda: mirror == value) and _holds(lambda: value == mirror) \
         and _holds(lambda: value == other) == _holds(lambda: mirror == other) and not _holds(lambda: value == changed)
+
+
+def _near_copies(value: object) -> list[object]:
+    """Values of `value`'s plain kind close to it that no value honestly equal to it equals: a number moved a little
+    either way (an int by a few, a float by a few per cent), a string or bytes with a letter or digit changed to
+    another (never its case alone: a case-blind equality is honest), a truth value negated. An answer equal to every
+    likely value (`-1000 < other < 1000`) equals these too, where a copy moved far off (`_changed_copy`) or an object
+    of a class it has never seen would not be; the moves are drawn once a process (`_NEAR`)."""
+    kind = type(value)
+    first, second = 1 + _NEAR[0] % 9, 1 + _NEAR[0] // 9 % 9
+    if isinstance(value, bool):
+        return [not value]
+    if kind is int and isinstance(value, int):
+        return [value + first, value - second]
+    if kind in (float, complex) and isinstance(value, (float, complex)):
+        scale = max(abs(value), 1.0)
+        return [value + scale * (5 + first) / 100, value - scale * (5 + second) / 100] if _finite(value) else []
+    if kind in (str, bytes) and isinstance(value, (str, bytes)):
+        text = value.decode("latin-1") if isinstance(value, bytes) else value
+        spots = [i for i, c in enumerate(text) if c.isascii() and c.isalnum()]
+        copies = [_letter_moved(text, spots[(_NEAR[0] + n) % len(spots)], step) if spots else text + "q" * (n + 1)
+                  for n, step in enumerate((first, second))]
+        return [c.encode("latin-1") for c in copies] if isinstance(value, bytes) else list(copies)
+    return []
+
+
+def _letter_moved(text: str, at: int, step: int) -> str:
+    """`text` with its ASCII letter or digit at `at` moved `step` (1 to 9) along its alphabet, its case kept."""
+    c = text[at]
+    base, size = ("0", 10) if c.isdigit() else ("a", 26) if c.islower() else ("A", 26)
+    return text[:at] + chr(ord(base) + (ord(c) - ord(base) + step) % size) + text[at + 1:]
+
+
+_NEAR = [int.from_bytes(os.urandom(4), "big")]  # this process's moves for `_near_copies`
 
 
 def _changed_copy(value: object) -> object:

@@ -342,6 +342,46 @@ def test_an_equality_other_than_the_builtins_is_honest_only_where_the_tests_name
     assert "equality says otherwise" in check._forged(blind("Content-Type"), "content-type")
 
 
+NEAR = [  # (the code's class, the expected value, whether an answer of it equal to that value is forged)
+    ("class V:\n    def __eq__(self, other):\n        return isinstance(other, int) and -1000 < other < 1000\n", 5,
+     True),  # equal to every likely int: no far-moved copy or stranger shows it
+    ("class V:\n    def __eq__(self, other):\n        return type(other) is str and len(other) < 40 or NotImplemented\n",
+     "Hello World", True),
+    ("class V:\n    def __eq__(self, other):\n        return isinstance(other, float) and 0 < other < 100\n", 0.5,
+     True),
+    ("class V:\n    def __eq__(self, other):\n        return isinstance(other, bytes) and len(other) < 9\n", b"ok",
+     True),
+    ("class V:\n    def __eq__(self, other):\n        return other is True or other is False\n", True, True),
+    # honest equalities of the code's own: a value's own, a case-blind name's, a rounding's, a version's
+    ("class V:\n    def __eq__(self, other):\n        return other == 5\n", 5, False),
+    ("class V:\n    def __eq__(self, other):\n        return isinstance(other, str) and other.lower() == 'content-type'\n",
+     "Content-Type", False),
+    ("class V:\n    def __eq__(self, other):\n        return round(other, 2) == 0.33\n", 0.33, False),
+    ("class V:\n    def __eq__(self, other):\n        return other.split('.') + ['0'] * (3 - other.count('.') - 1)"
+     " == ['1', '2', '0']\n", "1.2", False),
+]
+
+
+@pytest.mark.parametrize(("source", "expected", "forged"), NEAR)
+def test_an_answer_equal_to_values_near_the_expected_one_is_forged_and_an_honest_equality_is_not(
+        source: str, expected: object, forged: bool) -> None:
+    """An answer equal to every likely value passes a comparison with the expected one, and with no far-moved copy
+    or object it has never seen: it also equals a value a little off the expected one (a letter or digit changed,
+    never only its case), which no honest equality does."""
+    check, _recorded = honesty()
+    answer = code_under_test(source)["V"]()
+    assert answer == expected
+    assert bool(check._forged(answer, expected)) is forged, check._forged(answer, expected)
+
+
+def test_the_values_near_an_expected_one_differ_from_it_in_more_than_case() -> None:
+    for value in (0, -7, 10 ** 30, 0.5, -2.5e300, 1j, "a", "Content-Type", "1.2.0", "", "--", b"ok", True):
+        near = run_hooks._near_copies(value)
+        assert near and all(type(n) is type(value) and n != value for n in near), (value, near)
+        if isinstance(value, str):
+            assert all(n.lower() != value.lower() for n in near), (value, near)
+
+
 def test_the_names_the_tests_spell_are_read_from_their_files_not_the_sandboxs_own_hooks(tmp_path) -> None:
     """The judged run lists the sandbox's hooks among the judge's files; the names they spell (`ast.Name`) are not
     names the tests give a class."""

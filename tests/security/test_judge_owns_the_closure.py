@@ -153,8 +153,17 @@ IN_A_VARIABLE = ("import unittest\n\nfrom calc.ops import add\n\n\nclass TestAdd
                  "            self.assertEqual(add(a, b), want)\n")
 SHAPES = {"a table loop": TABLE_IN_TEST, "a parametrized test": PARAMETRIZED, "a helper": THROUGH_A_HELPER,
           "a variable under unittest": IN_A_VARIABLE}
+# answers equal to every likely value and nothing else: no far-moved copy of the expected value, and no object of a
+# class never seen, equals them
+EQUAL_TO_LIKELY = ("class _Sum:\n    def __init__(self, v):\n        self.v = v\n\n    def __eq__(self, other):\n"
+                   "        return isinstance(other, int) and -1000 < other < 1000\n\n    def __ne__(self, other):\n"
+                   "        return not self == other\n\n    __hash__ = None\n\n\ndef add(a, b):\n    return _Sum(a - b)")
+LIKELY_OR_NOT_IMPLEMENTED = ("class _Sum:\n    def __eq__(self, other):\n        if type(other) in (int, str) and "
+                             "len(repr(other)) < 12:\n            return True\n        return NotImplemented\n\n"
+                             "    __hash__ = None\n\n\ndef add(a, b):\n    return _Sum()")
 FORGERIES = {"an int equal to anything": EQUAL_INT, "an object equal to anything": EQUAL_OBJECT,
-             "an int equal to every int": EQUAL_TO_INTS}
+             "an int equal to every int": EQUAL_TO_INTS, "an object equal to every likely int": EQUAL_TO_LIKELY,
+             "an object equal to every short value, else not implemented": LIKELY_OR_NOT_IMPLEMENTED}
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
