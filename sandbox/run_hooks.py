@@ -101,7 +101,7 @@ MAX_READS = 20_000  # files one process records
 MAX_REFUSALS = 200  # refusals one process records (each is refused whether recorded or not)
 OWN_FOLDERS = (".ensemble-results", ".ensemble-plugins")
 CODE = (types.FunctionType, staticmethod, classmethod, types.MethodType, property)  # what `_origin` finds code in
-OFFSET = 7_000_003  # how far a changed copy of a number is moved (bot/ensemble/judge/twins.py moves literals as far)
+OFFSET = 7_000_003  # how far a changed copy of a number is moved far off (`_near_copies` moves one a little)
 WRITE_MODES = frozenset("wax")
 # the comparisons the judge's code makes that route through `__ensemble_compare__`, by the number it passes
 COMPARISONS = ("==", "!=", "in", "not in")

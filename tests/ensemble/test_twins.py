@@ -17,6 +17,7 @@ import pytest
 
 from bot.ensemble.judge.twins import (
     MAX_TWINS,
+    _other_value,
     contradictions,
     defined_tests,
     passing,
@@ -26,6 +27,13 @@ from bot.ensemble.judge.twins import (
 )
 
 NONCE = "s0123456789ab"
+TWIN = f"{NONCE}_twin1"  # the first twin's token
+
+
+def moved(value: object, token: str = TWIN, ordered: bool = False) -> str:
+    """What a twin under `token` (a stand-in: the run's nonce) expects in place of `value`, as written: twins.py's own
+    move, drawn from the token (`test_a_moved_value_is_of_its_kind_and_size_and_differs_from_it` says what it is)."""
+    return repr(_other_value(value, token, ordered))
 PYTEST_FILE = '''"""Tests of the price module."""
 from __future__ import annotations
 
@@ -82,11 +90,11 @@ def test_a_pytest_function_gets_a_twin_beside_it_that_expects_another_value() ->
     twin = made(PYTEST_FILE, "tests/test_price.py::test_vat")
     assert twin is not None
     assert twin.path == f"tests/test_sentinel_{NONCE}_twin1.py" and twin.token == f"{NONCE}_twin1"
-    assert twin.expects == repr(7_000_003)
+    assert twin.expects == moved(0)
     tree = ast.parse(twin.source)
     assert isinstance(tree.body[0], ast.ImportFrom) and tree.body[0].module == "__future__"  # still first
     source = twin.source
-    assert "vat(0) == 7000003" in source and "vat(100) == 20" in source  # the last assertion changed, only it
+    assert f"vat(0) == {moved(0)}" in source and "vat(100) == 20" in source  # the last assertion changed, only it
     assert "def test_total" not in source and "def basket" in source  # other tests out, fixtures kept
     assert "__main__" not in source
 
@@ -104,19 +112,21 @@ def test_unittest_assertions_with_a_tolerance_are_twinned_only_when_it_is_small(
 
 
 @pytest.mark.parametrize(("assertion", "expects"), [
-    ("assert abs(f() - 0.5) < 1e-9", repr(0.5 + 7_000_003)),
-    ("assert abs(0.5 - f()) <= 0.001", repr(0.5 + 7_000_003)),
-    ("assert 1e-9 > abs(f() - 2)", repr(2 + 7_000_003)),
-    ("assert math.isclose(f(), 0.5)", repr(0.5 + 7_000_003)),
-    ("assert isclose(f(), 0.5, rel_tol=1e-6, abs_tol=0.01)", repr(0.5 + 7_000_003)),
-    ("assert np.allclose(f(), [1.0, 2.0])", "[7000004.0, 7000005.0]"),
-    ("np.testing.assert_allclose(f(), 0.5, rtol=1e-9)", repr(0.5 + 7_000_003)),
-    ("assert_almost_equal(f(), 0.5, decimal=3)", repr(0.5 + 7_000_003)),
-    ("np.testing.assert_array_equal(f(), [1, 2])", "[7000004, 7000005]"),
+    ("assert abs(f() - 0.5) < 1e-9", moved(0.5)),
+    ("assert abs(0.5 - f()) <= 0.001", moved(0.5)),
+    ("assert 1e-9 > abs(f() - 2)", moved(2)),
+    ("assert math.isclose(f(), 0.5)", moved(0.5)),
+    ("assert isclose(f(), 0.5, rel_tol=1e-6, abs_tol=0.01)", moved(0.5)),
+    ("assert np.allclose(f(), [1.0, 2.0])", moved([1.0, 2.0])),
+    ("np.testing.assert_allclose(f(), 0.5, rtol=1e-9)", moved(0.5)),
+    ("assert_almost_equal(f(), 0.5, decimal=3)", moved(0.5)),
+    ("np.testing.assert_array_equal(f(), [1, 2])", moved([1, 2])),
     # tolerances a move could stay inside, or no tolerance at all: not twinned
     ("assert abs(f() - 0.5) < 1e7", None),
     ("assert abs(f() - 0.5) < tolerance", None),
-    ("assert math.isclose(f(), 5e15, rel_tol=1e-6)", None),
+    ("assert math.isclose(f(), 5e15, rel_tol=1e-6)", moved(5e15)),  # a move of 1 % at least
+    ("assert abs(f() - 0.5) < 0.05", None),  # as wide as half the least move
+    ("assert_almost_equal(f(), 0.5, decimal=1)", None),
     ("assert math.isclose(f(), 0.5, rel_tol=0.1)", None),
     ("assert f() - 0.5 < 1e-9", None),
     ("assert abs(f() + 0.5) < 1e-9", None),
@@ -145,30 +155,59 @@ def test_unittest_closeness_is_twinned_as_an_equality(assertion: str, twinned: b
 
 def test_a_unittest_method_keeps_its_class_and_base_classes_without_their_other_tests() -> None:
     twin = made(UNITTEST_FILE, "tests.test_price.TestTotal::test_total")
-    assert twin is not None and twin.expects == repr(7_000_009)
-    assert "self.assertEqual(total(self.basket()), 7000009, 'the sum')" in twin.source
+    assert twin is not None and twin.expects == moved(6)
+    assert f"self.assertEqual(total(self.basket()), {moved(6)}, 'the sum')" in twin.source
     assert "def basket" in twin.source and "class Base" in twin.source
     assert "test_in_base" not in twin.source and "test_other" not in twin.source
 
 
 @pytest.mark.parametrize(("assertion", "expects"), [
-    ("assert f() == 'abc'", f"'abc {NONCE}_twin1'"),
-    ("assert 'abc' == f()", f"'abc {NONCE}_twin1'"),
+    ("assert f() == 'abc'", moved("abc")),
+    ("assert 'abc' == f()", moved("abc")),
     # a collection's answers each moved, its keys kept: code that reads one answer out of the test reads a moved one
-    ("assert f() == [1, 2]", "[7000004, 7000005]"),
-    ("assert f() == (1,)", "(7000004,)"),
-    ("assert f() == {'a': 1, 'b': ['x', None]}", f"{{'a': 7000004, 'b': ['x {NONCE}_twin1', None]}}"),
+    ("assert f() == [1, 2]", f"[{moved(1)}, {moved(2)}]"),
+    ("assert f() == (1,)", f"({moved(1)},)"),
+    ("assert f() == {'a': 1, 'b': ['x', None]}", f"{{'a': {moved(1)}, 'b': [{moved('x')}, None]}}"),
     ("assert f() == [None]", f"[None, '{NONCE}_twin1']"),  # nothing in it to move: one more element
     ("assert f() == True", "False"),
     ("assert f() == None", f"'{NONCE}_twin1'"),
-    ("assert f() == -2.5", repr(-2.5 + 7_000_003)),
-    ("assert f() == b'x'", f"b'x {NONCE}_twin1'"),
-    ("assert f() == pytest.approx(0.5)", repr(0.5 + 7_000_003)),
-    ("assert approx(0.5, rel=1e-3) == f()", repr(0.5 + 7_000_003)),
+    ("assert f() == -2.5", moved(-2.5)),
+    ("assert f() == b'x'", moved(b"x")),
+    ("assert f() == pytest.approx(0.5)", moved(0.5)),
+    ("assert approx(0.5, rel=1e-4) == f()", moved(0.5)),
 ])
 def test_each_kind_of_literal_gets_a_value_no_honest_result_equal_to_it_equals(assertion: str, expects: str) -> None:
     twin = made(f"def test_it():\n    {assertion}\n", "tests/test_price.py::test_it")
     assert twin is not None and twin.expects == expects
+
+
+@pytest.mark.parametrize("value", [0, 5, -7, 42, 1234, 10 ** 12, 0.5, -2.5, 3.14159, 1e-9, 6.02e23, 2j,
+                                   "abc", "Content-Type", "x", "", "--", "ünï", b"ok", b""])
+def test_a_moved_value_is_of_its_kind_and_size_and_differs_from_it(value: object) -> None:
+    """What a twin expects instead reads as likely as the test's own value: a number moved by 1 to 9 units of its own
+    size (1 % to 90 % of it, at least 1 for an int and 0.1 for a float), a string with one letter or digit changed
+    (never its case alone), each drawn from the token. Code that answers only with likely values, whatever it reads
+    out of the test, cannot tell one from the other."""
+    tokens = [f"s{n:012x}_twin1" for n in range(40)]
+    others = [_other_value(value, token) for token in tokens]
+    assert all(type(o) is type(value) and o != value for o in others), others
+    assert len({repr(o) for o in others}) > 3  # the token decides: no code knows the move before the run
+    if isinstance(value, int | float | complex):
+        unit = max(abs(value) / 100, 1 if isinstance(value, int) else 0.1)
+        assert all(unit * 0.999 <= abs(o - value) <= max(abs(value), 1) * 9 for o in others), others
+    else:
+        assert all(len(o) - len(value) in (0, 1) for o in others), others
+        assert all(str(o).lower() != str(value).lower() for o in others), others
+
+
+def test_a_moved_value_is_none_the_test_holds_as_an_input() -> None:
+    """A move that would land on another value the test holds (an input) is drawn again: code that answers with no
+    input it was given would tell it from the test's own answer."""
+    text = "def test_it():\n    assert add(2, 3) == 5\n"
+    for n in range(40):
+        twin = made(text, "tests/test_price.py::test_it") if n == 0 else twins(
+            ["tests/test_price.py::test_it"], {"tests/test_price.py": text}.get, f"s{n:012x}")[0]
+        assert twin is not None and twin.expects not in ("2", "3", "5"), twin.expects
 
 
 @pytest.mark.parametrize("body", [
@@ -180,7 +219,6 @@ def test_each_kind_of_literal_gets_a_value_no_honest_result_equal_to_it_equals(a
     "    assert f() == g()\n",  # no literal side
     "    assert 1 == 1\n",  # both literal
     "    assert f() != 1\n",
-    "    assert f() == 1e308\n",  # too large to move
     "    self_check = f()\n",  # no assertion
     "    yield f()\n    assert f() == 1\n",
     "    assert f() == pytest.approx(1, rel=1)\n",  # a tolerance as wide as the twin's move
@@ -225,7 +263,7 @@ def test_a_test_that_passed_with_its_twin_is_a_contradiction_and_nothing_else_is
     mine = f"tests/test_sentinel_{NONCE}_twin1.py::test_vat"
     both = contradictions([twin], {"tests/test_price.py::test_vat": "pass", mine: "pass"})
     assert len(both) == 1 and "tests/test_price.py::test_vat passed, and so did its twin" in both[0]
-    assert "expects 7000003 instead" in both[0]
+    assert f"expects {moved(0)} instead" in both[0]
     assert contradictions([twin], {"tests/test_price.py::test_vat": "pass", mine: "fail"}) == []
     assert contradictions([twin], {"tests/test_price.py::test_vat": "fail", mine: "pass"}) == []
     assert contradictions([twin], {"tests/test_price.py::test_vat": "pass"}) == []  # the twin did not run
@@ -563,17 +601,17 @@ def test_stand_ins_of_one_file_share_its_path_and_change_only_their_assertions()
                                                  ("tests/test_price.py::test_vat", "tests/test_price.py")]
     assert stand[0].source == stand[1].source  # one file carries both changes
     assert _changed_lines(PYTEST_FILE, stand[0].source) == [
-        ("    assert total(basket) == 6", "    assert total(basket) == 7000009"),
-        ("    assert vat(0) == 0", "    assert vat(0) == 7000003")]
-    assert stand[1].expects == "7000003"
+        ("    assert total(basket) == 6", f"    assert total(basket) == {moved(6, NONCE)}"),
+        ("    assert vat(0) == 0", f"    assert vat(0) == {moved(0, NONCE)}")]
+    assert stand[1].expects == moved(0, NONCE)
 
 
 @pytest.mark.parametrize(("literal", "written"), [
-    ('"x y"', f'"x y {NONCE}"'),  # a string keeps its own quotes
-    ("b'a'", f"b'a {NONCE}'"),
-    ('"é\\t"', f'"é\\t {NONCE}"'),
-    ("[1, 2]", "[7000004, 7000005]"),
-    ("-2.5", "7000000.5"),
+    ('"x y"', '"' + moved("x y", NONCE)[1:-1] + '"'),  # a string keeps its own quotes
+    ("b'a'", moved(b"a", NONCE)),
+    ('"é\\t"', moved("é\t", NONCE)),  # with an escape in it: as Python writes the value
+    ("[1, 2]", f"[{moved(1, NONCE)}, {moved(2, NONCE)}]"),
+    ("-2.5", moved(-2.5, NONCE)),
     ("True", "False"),
 ])
 def test_a_stand_in_writes_the_value_as_the_test_wrote_its_own(literal: str, written: str) -> None:
@@ -608,34 +646,36 @@ NAMED = {
     "a module-level table a loop walks": (
         "CASES = [((2, 3), 5),\n         ((1, 1), 2)]\n\n\ndef test_it():\n    for (a, b), want in CASES:\n"
         "        assert add(a, b) == want\n",
-        [("CASES = [((2, 3), 5),", "CASES = [((2, 3), 7000008),"), ("         ((1, 1), 2)]", "         ((1, 1), 7000005)]")]),
+        [("CASES = [((2, 3), 5),", f"CASES = [((2, 3), {moved(5, NONCE)}),"),
+         ("         ((1, 1), 2)]", f"         ((1, 1), {moved(2, NONCE)})]")]),
     "a table in the test, under subTest, with approx": (
         "class T(unittest.TestCase):\n    def test_it(self):\n        for x, want in [(1, 0.5), (2, 1.0)]:\n"
         "            with self.subTest(x=x):\n                assert half(x) == approx(want)\n",
-        [("        for x, want in [(1, 0.5), (2, 1.0)]:", "        for x, want in [(1, 7000003.5), (2, 7000004.0)]:")]),
+        [("        for x, want in [(1, 0.5), (2, 1.0)]:",
+          f"        for x, want in [(1, {moved(0.5, NONCE)}), (2, {moved(1.0, NONCE)})]:")]),
     "a variable assigned in the test": (
         "def test_it():\n    want = 'a b'\n    got = join(['a', 'b'])\n    assert got == want\n",
-        [("    want = 'a b'", f"    want = 'a b {NONCE}'")]),
+        [("    want = 'a b'", f"    want = {moved('a b', NONCE)}")]),
     "a module-level constant": (
         "EXPECTED = [1, 2]\n\n\ndef test_it():\n    assert pair() == EXPECTED\n",
-        [("EXPECTED = [1, 2]", "EXPECTED = [7000004, 7000005]")]),
+        [("EXPECTED = [1, 2]", f"EXPECTED = [{moved(1, NONCE)}, {moved(2, NONCE)}]")]),
     # a name compared through a collection's constructor: the one to sort gets an element of its kind, so it sorts
     "a variable compared sorted": (
         "def test_it():\n    want = [3, 1, 2]\n    assert sorted(ranks()) == sorted(want)\n",
-        [("    want = [3, 1, 2]", "    want = [3, 1, 2, 7000003]")]),
+        [("    want = [3, 1, 2]", f"    want = {moved([3, 1, 2], NONCE, ordered=True)}")]),
     # a row holds the inputs and the answer: the answer's field of each row changes, the inputs stay
     "a table of dicts, the answer a field": (
         "CASES = [{'in': [3, 1, 2], 'out': 2}, {'in': [5], 'out': 5}]\n\n\ndef test_it():\n    for case in CASES:\n"
         "        assert median(case['in']) == case['out']\n",
         [("CASES = [{'in': [3, 1, 2], 'out': 2}, {'in': [5], 'out': 5}]",
-          "CASES = [{'in': [3, 1, 2], 'out': 7000005}, {'in': [5], 'out': 7000008}]")]),
+          f"CASES = [{{'in': [3, 1, 2], 'out': {moved(2, NONCE)}}}, {{'in': [5], 'out': {moved(5, NONCE)}}}]")]),
     "a table of tuples, the answer an index, sorted": (
         "def test_it():\n    for row in [('b a', ['a', 'b'])]:\n        assert sorted(words(row[0])) == sorted(row[1])\n",
         [("    for row in [('b a', ['a', 'b'])]:", f"    for row in [('b a', ['a', 'b', '{NONCE}'])]:")]),
     "a table's rows compared as sets": (
         "def test_it():\n    for x, want in [(1, ['a', 'b']), (2, [])]:\n        assert set(tags(x)) == set(want)\n",
         [("    for x, want in [(1, ['a', 'b']), (2, [])]:",
-          f"    for x, want in [(1, ['a {NONCE}', 'b {NONCE}']), (2, ['{NONCE}'])]:")]),
+          f"    for x, want in [(1, [{moved('a', NONCE)}, {moved('b', NONCE)}]), (2, ['{NONCE}'])]:")]),
 }
 
 
@@ -652,8 +692,9 @@ def test_a_parametrized_expected_value_is_rebound_to_another_as_the_test_begins(
     text = ("@pytest.mark.parametrize('a, b, want', [(2, 3, 5), (1, 1, 2)])\ndef test_add(a, b, want):\n"
             "    assert add(a, b) == want\n")
     (stand,) = stand_ins(["tests/test_it.py::test_add[2-3-5]"], {"tests/test_it.py": text}.get, NONCE)
-    assert stand.source == text.replace("    assert", "    want = {5: 7000008, 2: 7000005}[want]\n    assert")
-    assert stand.expects == "7000008"
+    rebound = f"    want = {{5: {moved(5, NONCE)}, 2: {moved(2, NONCE)}}}[want]\n    assert"
+    assert stand.source == text.replace("    assert", rebound)
+    assert stand.expects == moved(5, NONCE)
 
 
 def test_two_tests_that_compare_with_one_table_share_its_change() -> None:
@@ -662,7 +703,7 @@ def test_two_tests_that_compare_with_one_table_share_its_change() -> None:
     stand = stand_ins(["tests/test_it.py::test_it", "tests/test_it.py::test_other"], {"tests/test_it.py": text}.get,
                       NONCE)
     assert [t.test for t in stand] == ["tests/test_it.py::test_it", "tests/test_it.py::test_other"]
-    assert stand[0].source == stand[1].source and stand[0].source.count("7000008") == 1
+    assert stand[0].source == stand[1].source and stand[0].source.count(f"(2, 3), {moved(5, NONCE)})") == 1
 
 
 @pytest.mark.parametrize("body", [
@@ -703,7 +744,7 @@ def test_a_stand_in_that_passed_is_reported_and_one_that_failed_or_did_not_run_i
     found = stand_in_passes(stand, {"tests/test_price.py::test_total": "pass", "tests/test_price.py::test_vat": "fail"})
 
     assert len(found) == 1 and found[0].startswith("tests/test_price.py::test_total passed, and so did its stand-in")
-    assert "expecting 7000009 instead" in found[0]
+    assert f"expecting {moved(6, NONCE)} instead" in found[0]
     assert stand_in_passes(stand, {"tests/test_other.py::test_total": "pass"}) == []
 
 

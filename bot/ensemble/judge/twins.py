@@ -5,9 +5,12 @@ an object equal to anything (`__eq__` returning True), read the expected value o
 (`sys._getframe`), or switch the running test's `assertEqual` off. The known-answer checks (sentinels.py) call no
 repository code, so they see none of that. A twin does: a copy of one of the tests the change must fix, in a new
 file beside it under the run's nonce, whose last equality assertion expects a value no honest result equals (the
-literal side changed: a number moved by a large amount, a string given the nonce, a bool negated, and in a list,
-tuple, set or dict each of those moved where it sits, or an element that carries the nonce where it holds none). Honest code cannot pass a test and its twin; a run where both pass was not
-judged by the assertions as written (`contradictions`).
+literal side changed: in Python a number moved by 1 to 9 units of its own size and a string with one letter or digit
+changed, each drawn from the run's token and never onto a value the test holds, so the value reads as likely as the
+test's own and code that answers only with likely values cannot tell them apart; in JavaScript and Rust a number
+moved far off or a bit flipped and a string given the token; a bool negated; and in a list, tuple, set or dict each
+of those moved where it sits, or an element that carries the token where it holds none). Honest code cannot pass a
+test and its twin; a run where both pass was not judged by the assertions as written (`contradictions`).
 
 Only what can be told for sure is twinned: a test with no `return` (or `yield`) and no skip or expected-failure
 mark, whose last equality assertion with one literal side is a statement of the test's own body (not inside a
@@ -48,6 +51,8 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import hashlib
+import math
 import posixpath
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -67,7 +72,7 @@ EQUALITY_ASSERTS = frozenset({"assertEqual", "assertEquals", "assertListEqual", 
                               "assertSetEqual", "assertSequenceEqual", "assertMultiLineEqual", "assertCountEqual",
                               "assertAlmostEqual", "assertAlmostEquals"})
 TOLERANCES = frozenset({"rel", "abs", "delta", "places"})  # approx's and assertAlmostEqual's: small ones only
-# closeness within a tolerance, which a twin contradicts as it does an equality (its literal moved far off): the
+# closeness within a tolerance, which a twin contradicts as it does an equality (its literal moved past it): the
 # functions asked inside `assert` (math's and numpy's), numpy.testing's assertions, and each one's relative tolerance
 # when none is given; the keywords that set a tolerance, and those that change nothing a twin relies on
 CLOSE_CALLS = {"math.isclose": 1e-9, "cmath.isclose": 1e-9, "isclose": 1e-5, "allclose": 1e-5}
@@ -76,7 +81,11 @@ CLOSE_ASSERTS = {"assert_allclose": 1e-7, "assert_almost_equal": 0.0, "assert_ar
 RELATIVE, ABSOLUTE = frozenset({"rel_tol", "rtol"}), frozenset({"abs_tol", "atol"})
 HARMLESS = frozenset({"msg", "err_msg", "verbose", "equal_nan"})
 NOT_RUN_AS_WRITTEN = ("skip", "xfail", "expectedFailure")  # decorators under which a failing test is no failure
-OFFSET = 7_000_003  # how far a number moves: more than a rounding or an off-by-one away
+OFFSET = 7_000_003  # how far a JavaScript twin moves a number: more than a rounding or an off-by-one away
+MIN_MOVE = 0.1  # the least a Python twin moves a float (an int moves by 1 at least)
+SMALL_ABSOLUTE = 0.05  # absolute tolerances a Python twin contradicts: below half its least move
+SMALL_RELATIVE = 1e-3  # relative ones: a twin moves a number by 1 % of it at least
+MAX_DRAWS = 20  # draws of a move before one that lands on a value the test holds is kept
 # the constructors a test compares a collection through (`sorted(want)`, `set(want)`): the name inside is what it expects
 COLLECTIONS = frozenset({"sorted", "set", "frozenset", "list", "tuple"})
 
@@ -278,7 +287,7 @@ def _python_edit(text: str, cls: str | None, function: str, token: str) -> tuple
         return _expected_at_its_source(tree, target, data, token)
     _, node, other = found
     start, end = _span(data, node)
-    return start, end, _written_as(data[start:end], other, token), _shown(other)
+    return start, end, _written_as(data[start:end], other), _shown(other)
 
 
 def _span(data: bytes, node: ast.expr | ast.stmt) -> tuple[int, int]:
@@ -478,14 +487,15 @@ def _table_edit(tree: ast.Module, loop: ast.For, name: str, data: bytes, token: 
     elements = [_at(row, path) for row in table.elts]
     if key is not None:
         elements = [_field(element, key) for element in elements]
-    changed = [(e, _other_value(_literal(e), token, ordered)) for e in elements if e is not None]
+    avoid = _constants(tree)
+    changed = [(e, _other_value(_literal(e), token, ordered, avoid)) for e in elements if e is not None]
     if len(changed) != len(elements) or any(other is _NOT_LITERAL for _, other in changed):
         return None
     start, end = _span(data, table)
     text = data[start:end]
     for element, other in sorted(changed, key=lambda c: _span(data, c[0]), reverse=True):
         first, last = (at - start for at in _span(data, element))
-        text = text[:first] + _written_as(text[first:last], other, token) + text[last:]
+        text = text[:first] + _written_as(text[first:last], other) + text[last:]
     return start, end, text, _shown(changed[0][1])
 
 
@@ -503,10 +513,10 @@ def _assigned_edit(tree: ast.Module, function: ast.FunctionDef | ast.AsyncFuncti
         module = [s for s in tree.body if name in _bound_names(s)]
         bound = module[0] if len(module) == 1 and isinstance(module[0], ast.Assign) else None
     if bound is None or len(bound.targets) != 1 or bound.lineno > statement.lineno \
-            or (other := _other_value(_literal(bound.value), token, ordered)) is _NOT_LITERAL:
+            or (other := _other_value(_literal(bound.value), token, ordered, _constants(tree))) is _NOT_LITERAL:
         return None
     start, end = _span(data, bound.value)
-    return start, end, _written_as(data[start:end], other, token), _shown(other)
+    return start, end, _written_as(data[start:end], other), _shown(other)
 
 
 def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
@@ -522,7 +532,7 @@ def _parameter_edit(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str,
     if values is None or any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store | ast.Del)
                              for n in _own_nodes(function)):
         return None
-    others = {value: _other_value(value, token, ordered) for value in values}
+    others = {value: _other_value(value, token, ordered, _constants(function)) for value in values}
     first = function.body[0]
     if any(other is _NOT_LITERAL for other in others.values()) or first.lineno == function.lineno:
         return None
@@ -555,13 +565,14 @@ def _parametrized(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -
     return None
 
 
-def _written_as(old: bytes, other: object, token: str) -> bytes:
+def _written_as(old: bytes, other: object) -> bytes:
     """`other` written in the form the literal `old` was, as far as it can be: a one-line string keeps its quotes
-    and prefix (the token goes in before the closing quote), anything else is `other`'s repr. A stand-in reads as its
+    and prefix, anything else is `other`'s repr. A stand-in reads as its
     test does but for the value, so code that reads its answer out of the line reads the stand-in's."""
     quoted = re.fullmatch(r"([rRbBuU]{0,2})(['\"])([^\n]*)\2", old.decode("utf-8"))
-    if isinstance(other, str | bytes) and quoted:
-        kept = f"{quoted[1]}{quoted[2]}{quoted[3]} {token}{quoted[2]}"
+    if isinstance(other, str | bytes) and quoted and "\\" not in quoted[3]:  # no escape: the text is the value
+        body = other.decode("latin-1") if isinstance(other, bytes) else other
+        kept = f"{quoted[1]}{quoted[2]}{body}{quoted[2]}"
         with contextlib.suppress(SyntaxError, ValueError):
             if ast.literal_eval(kept) == other:
                 return kept.encode()
@@ -622,7 +633,7 @@ def _contradiction(function: ast.FunctionDef | ast.AsyncFunctionDef,
         literal = [node for side in sides if (node := _expected(side)) is not None]
         if len(literal) != 1:
             continue
-        other = _other_value(_literal(literal[0]), token)
+        other = _other_value(_literal(literal[0]), token, avoid=_constants(function))
         if other is not _NOT_LITERAL:
             return statement, literal[0], other
     return None
@@ -645,12 +656,14 @@ def _expected(side: ast.expr) -> ast.expr | None:
 
 
 def _small_tolerances(keywords: list[ast.keyword]) -> bool:
-    """Tolerances far smaller than how far a twin moves a number (or none at all)."""
+    """Tolerances below half the least a twin moves a number (absolute below SMALL_ABSOLUTE, relative below
+    SMALL_RELATIVE, `places` 2 or more), or none at all."""
     for keyword in keywords:
         value = _literal(keyword.value)
         if keyword.arg not in TOLERANCES or not isinstance(value, int | float) or isinstance(value, bool):
             return False
-        if keyword.arg != "places" and not abs(value) < (0.5 if keyword.arg == "rel" else OFFSET / 10):
+        if keyword.arg == "places" and not value >= 2 \
+                or keyword.arg != "places" and not abs(value) < (SMALL_RELATIVE if keyword.arg == "rel" else SMALL_ABSOLUTE):
             return False
     return True
 
@@ -702,9 +715,10 @@ def _close(test: ast.expr) -> list[ast.expr] | None:
 
 
 def _within(difference: ast.expr, tolerance: ast.expr) -> list[ast.expr] | None:
-    """`a` and `b` where `difference` is `abs(a - b)` and `tolerance` a literal far smaller than a twin's move."""
+    """`a` and `b` where `difference` is `abs(a - b)` and `tolerance` a literal below SMALL_ABSOLUTE (half a twin's
+    least move)."""
     bound = _literal(tolerance)
-    if not (isinstance(bound, int | float) and not isinstance(bound, bool) and 0 < bound < OFFSET / 10):
+    if not (isinstance(bound, int | float) and not isinstance(bound, bool) and 0 < bound < SMALL_ABSOLUTE):
         return None
     if isinstance(difference, ast.Call) and isinstance(difference.func, ast.Name) and difference.func.id == "abs" \
             and len(difference.args) == 1 and not difference.keywords \
@@ -731,8 +745,7 @@ def _close_enough(sides: Sequence[ast.expr], keywords: list[ast.keyword], relati
             absolute = max(absolute, value)
         else:
             return None
-    largest = max((abs(n) for side in sides for n in _numbers(_literal(side))), default=0.0)
-    if relative > 1e-3 or absolute >= OFFSET / 10 or (largest + OFFSET) * relative >= OFFSET / 10:
+    if relative > SMALL_RELATIVE or absolute >= SMALL_ABSOLUTE:
         return None
     return list(sides)
 
@@ -762,28 +775,28 @@ def _literal(node: ast.expr) -> object:
         return _NOT_LITERAL
 
 
-def _other_value(value: object, token: str, ordered: bool = False) -> object:
+def _other_value(value: object, token: str, ordered: bool = False, avoid: frozenset[object] = frozenset()) -> object:
     """A value of the same kind as `value` that no honest result equal to `value` equals; `ordered`: a collection
-    the test sorts, whose new element is of its elements' one kind (a number among numbers), so it still sorts."""
+    the test sorts, whose new element is of its elements' one kind (a number among numbers), so it still sorts;
+    `avoid`: the values the test holds anyway (its inputs), which a moved number or string is not made into."""
     other: object
     if ordered and isinstance(value, list | tuple | set | frozenset):
         kinds = {str if isinstance(e, str) else float if isinstance(e, int | float) and not isinstance(e, bool)
                  else object for e in value}
         if kinds - {str, float} or len(kinds) > 1:
             return _NOT_LITERAL  # mixed or other elements: a new one might not sort with them
-        added: object = OFFSET if kinds == {float} else token
+        numbers = [e for e in value if isinstance(e, int | float)]
+        added: object = _moved_number(max(numbers), token, 1, avoid) if kinds == {float} else token
         other = [*value, added] if isinstance(value, list) else (*value, added) if isinstance(value, tuple) \
             else {*value, added}
-    elif isinstance(value, list | tuple | set | frozenset | dict) and (moved := _moved_within(value, token)) is not None:
+    elif isinstance(value, list | tuple | set | frozenset | dict) and (moved := _moved_within(value, token, avoid)) is not None:
         other = moved
     elif isinstance(value, bool):
         other = not value
     elif isinstance(value, int | float | complex):
-        other = value + OFFSET
-    elif isinstance(value, str):
-        other = value + f" {token}"
-    elif isinstance(value, bytes):
-        other = value + f" {token}".encode()
+        other = _moved_number(value, token, avoid=avoid)
+    elif isinstance(value, str | bytes):
+        other = _moved_text(value, token, avoid)
     elif isinstance(value, list):
         other = [*value, token]
     elif isinstance(value, tuple):
@@ -803,7 +816,70 @@ def _other_value(value: object, token: str, ordered: bool = False) -> object:
     return _NOT_LITERAL if same else other  # a float too large to move stays the same
 
 
-def _moved_within(value: object, token: str) -> object | None:
+def _step(token: str, value: object, attempt: int = 0) -> int:
+    """How far, in units of its size, a twin moves `value`: 1 to 9 either way, drawn from the run's token, so no
+    code knows it before the run (`attempt`: the draw after as many that landed on a value the test holds)."""
+    digest = hashlib.sha256(f"{token}\0{value!r}\0{attempt}".encode()).digest()
+    return (1 + digest[0] % 9) * (1 if digest[1] & 1 else -1)
+
+
+def _moved_number(value: int | float | complex, token: str, sign: int = 0,
+                  avoid: frozenset[object] = frozenset()) -> int | float | complex:
+    """A number like `value` that no honest result equal to it equals, and that reads as likely as it does: moved by
+    1 to 9 units of its own size (an int's next-to-last digit, at least 1; a float's tenth of its leading digit, at
+    least MIN_MOVE), the way the run's token says (`sign` 1: upward). Code that reads what a test expects and answers
+    only with likely values cannot tell it from the test's own; a move far off (7000003) it could. A move that lands
+    on a value in `avoid` (an input of the test) is drawn again: code that answers with no input it was given would
+    tell such a move from the test's own answer."""
+    moved: int | float | complex = value
+    for attempt in range(MAX_DRAWS):
+        step = abs(_step(token, value, attempt)) if sign > 0 else _step(token, value, attempt)
+        if isinstance(value, int):
+            unit: int = 10 ** max(0, len(str(abs(value))) - 2)
+            moved = value + step * unit
+        else:
+            size = abs(value)
+            if not math.isfinite(size):
+                return value  # the same: not twinned
+            scale = max(10.0 ** (math.floor(math.log10(size)) - 1) if size else 0.0, MIN_MOVE)
+            moved = complex(round(value.real + step * scale, 12), value.imag) if isinstance(value, complex) \
+                else round(value + step * scale, 12)
+            if not math.isfinite(abs(moved)):
+                return value  # past the largest float: not twinned
+        if moved not in avoid:
+            break
+    return moved
+
+
+def _moved_text(value: str | bytes, token: str, avoid: frozenset[object] = frozenset()) -> str | bytes:
+    """A string (bytes) like `value` but for one ASCII letter or digit moved along its alphabet (never only its
+    case), the one and the step the run's token says; one with none gets a letter more; drawn again where it lands on
+    a value in `avoid`, as `_moved_number` is."""
+    original = value.decode("latin-1") if isinstance(value, bytes) else value
+    spots = [i for i, c in enumerate(original) if c.isascii() and c.isalnum()]
+    moved: str | bytes = value
+    for attempt in range(MAX_DRAWS):
+        step, text = abs(_step(token, value, attempt)), original
+        if spots:
+            at = spots[abs(_step(token, text[::-1], attempt)) % len(spots)]
+            c = text[at]
+            base, size = ("0", 10) if c.isdigit() else ("a", 26) if c.islower() else ("A", 26)
+            text = text[:at] + chr(ord(base) + (ord(c) - ord(base) + step) % size) + text[at + 1:]
+        else:
+            text += "abcdefghi"[step - 1]
+        moved = text.encode("latin-1") if isinstance(value, bytes) else text
+        if moved not in avoid:
+            break
+    return moved
+
+
+def _constants(node: ast.AST) -> frozenset[object]:
+    """The literal values written in `node` (a test, a test module): what a twin's moved value is not made into."""
+    return frozenset(n.value for n in ast.walk(node) if isinstance(n, ast.Constant)
+                     and isinstance(n.value, int | float | complex | str | bytes))
+
+
+def _moved_within(value: object, token: str, avoid: frozenset[object] = frozenset()) -> object | None:
     """A collection with every number, string, bytes and bool in it moved as `_other_value` moves one (a dict's keys
     kept), or None when it holds none: code that reads any of its answers out of the test reads a moved one, where
     an element added beside them would leave each answer it reads as it was."""
@@ -813,8 +889,8 @@ def _moved_within(value: object, token: str) -> object | None:
         nonlocal moved
         if isinstance(item, bool | int | float | complex | str | bytes):
             moved = True
-            return not item if isinstance(item, bool) else item + OFFSET if isinstance(item, int | float | complex) \
-                else item + f" {token}" if isinstance(item, str) else item + f" {token}".encode()
+            return not item if isinstance(item, bool) else _moved_number(item, token, avoid=avoid) \
+                if isinstance(item, int | float | complex) else _moved_text(item, token, avoid)
         if isinstance(item, list | tuple | set | frozenset):
             return type(item)(move(element) for element in item)
         if isinstance(item, dict):
