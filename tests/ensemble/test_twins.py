@@ -689,12 +689,24 @@ def test_a_stand_in_changes_the_literals_a_compared_name_comes_from_where_they_a
 
 
 def test_a_parametrized_expected_value_is_rebound_to_another_as_the_test_begins() -> None:
+    """Rebound by the row's inputs: the stand-in's own code holds the moved values and the inputs, never the values
+    the test expects, which code that reads the running test's constants could otherwise prefer."""
     text = ("@pytest.mark.parametrize('a, b, want', [(2, 3, 5), (1, 1, 2)])\ndef test_add(a, b, want):\n"
             "    assert add(a, b) == want\n")
     (stand,) = stand_ins(["tests/test_it.py::test_add[2-3-5]"], {"tests/test_it.py": text}.get, NONCE)
-    rebound = f"    want = {{5: {moved(5, NONCE)}, 2: {moved(2, NONCE)}}}[want]\n    assert"
+    rebound = f"    want = {{(2, 3): {moved(5, NONCE)}, (1, 1): {moved(2, NONCE)}}}[(a, b)]\n    assert"
     assert stand.source == text.replace("    assert", rebound)
     assert stand.expects == moved(5, NONCE)
+    function = next(n for n in ast.walk(ast.parse(stand.source)) if isinstance(n, ast.FunctionDef))
+    assert 5 not in {n.value for n in ast.walk(ast.Module(body=function.body, type_ignores=[]))
+                     if isinstance(n, ast.Constant)}
+
+
+def test_rows_whose_inputs_do_not_tell_them_apart_rebind_by_the_expected_value() -> None:
+    text = ("@pytest.mark.parametrize('a, want', [(2, 5), (2, 6)])\ndef test_add(a, want):\n"
+            "    assert add(a, 3) == want\n")
+    (stand,) = stand_ins(["tests/test_it.py::test_add[2-5]"], {"tests/test_it.py": text}.get, NONCE)
+    assert f"    want = {{5: {moved(5, NONCE)}, 6: {moved(6, NONCE)}}}[want]\n" in stand.source
 
 
 def test_two_tests_that_compare_with_one_table_share_its_change() -> None:

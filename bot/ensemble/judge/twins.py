@@ -540,8 +540,40 @@ def _parameter_edit(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str,
     indent = data[start:start + first.col_offset]
     if indent.strip():
         return None
-    line = indent + f"{name} = {others!r}[{name}]\n".encode()
+    by_inputs = _by_inputs(function, name, others)
+    line = indent + (by_inputs or f"{name} = {others!r}[{name}]").encode() + b"\n"
     return start, start, line, _shown(next(iter(others.values())))
+
+
+def _by_inputs(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, others: Mapping[object, object]) -> str:
+    """`name = {inputs: other, ...}[inputs]`: the parameter `name` rebound by the row's other parameters (its
+    inputs), so the stand-in's code holds the moved values and the inputs, never the test's own expected values
+    (which code reading the test's constants would prefer); '' where the rows' inputs do not tell them apart or no
+    decorator gives them as literals (the table is then keyed by the expected values)."""
+    for decorator in function.decorator_list:
+        if not (isinstance(decorator, ast.Call) and ast.unparse(decorator.func).split(".")[-1] == "parametrize"
+                and len(decorator.args) >= 2 and not decorator.keywords):
+            continue
+        names, rows = _literal(decorator.args[0]), _literal(decorator.args[1])
+        names = [n.strip() for n in names.split(",")] if isinstance(names, str) else names
+        if not isinstance(names, list | tuple) or name not in names or len(names) < 2 or not isinstance(rows, list):
+            return ""
+        inputs = [n for n in names if n != name]
+        at = [list(names).index(n) for n in inputs]
+        table: dict[object, object] = {}
+        for row in rows:
+            if not isinstance(row, list | tuple) or len(row) != len(names):
+                return ""
+            key = row[at[0]] if len(at) == 1 else tuple(row[i] for i in at)
+            try:
+                if key in table:
+                    return ""  # two rows with the same inputs: they do not tell the expected values apart
+                table[key] = others[row[list(names).index(name)]]
+            except TypeError:  # an unhashable input
+                return ""
+        key_text = inputs[0] if len(inputs) == 1 else f"({', '.join(inputs)})"
+        return f"{name} = {table!r}[{key_text}]"
+    return ""
 
 
 def _parametrized(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[object] | None:
