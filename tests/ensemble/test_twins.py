@@ -185,7 +185,8 @@ def test_each_kind_of_literal_gets_a_value_no_honest_result_equal_to_it_equals(a
                                    "abc", "Content-Type", "x", "", "--", "ünï", b"ok", b""])
 def test_a_moved_value_is_of_its_kind_and_size_and_differs_from_it(value: object) -> None:
     """What a twin expects instead reads as likely as the test's own value: a number moved by 1 to 9 units of its own
-    size (1 % to 90 % of it, at least 1 for an int and 0.1 for a float), a string with one letter or digit changed
+    size (1 % to 90 % of it, at least 1 for an int and 0.1 for a float) and never across zero (`-4` is written as `4`
+    negated), a string with one letter or digit changed
     (never its case alone), each drawn from the token. Code that answers only with likely values, whatever it reads
     out of the test, cannot tell one from the other."""
     tokens = [f"s{n:012x}_twin1" for n in range(40)]
@@ -195,6 +196,8 @@ def test_a_moved_value_is_of_its_kind_and_size_and_differs_from_it(value: object
     if isinstance(value, int | float | complex):
         unit = max(abs(value) / 100, 1 if isinstance(value, int) else 0.1)
         assert all(unit * 0.999 <= abs(o - value) <= max(abs(value), 1) * 9 for o in others), others
+        real = value.real if isinstance(value, complex) else value
+        assert all((o.real if isinstance(o, complex) else o) * (1 if real >= 0 else -1) > 0 for o in others), others
     else:
         assert all(len(o) - len(value) in (0, 1) for o in others), others
         assert all(str(o).lower() != str(value).lower() for o in others), others

@@ -859,28 +859,50 @@ def _moved_number(value: int | float | complex, token: str, sign: int = 0,
                   avoid: frozenset[object] = frozenset()) -> int | float | complex:
     """A number like `value` that no honest result equal to it equals, and that reads as likely as it does: moved by
     1 to 9 units of its own size (an int's next-to-last digit, at least 1; a float's tenth of its leading digit, at
-    least MIN_MOVE), the way the run's token says (`sign` 1: upward). Code that reads what a test expects and answers
-    only with likely values cannot tell it from the test's own; a move far off (7000003) it could. A move that lands
-    on a value in `avoid` (an input of the test) is drawn again: code that answers with no input it was given would
-    tell such a move from the test's own answer."""
+    least MIN_MOVE), the way the run's token says (`sign` 1: upward), never across zero (a positive answer written as
+    a negative literal reads otherwise: `-4` is `4` negated in the code). Code that reads what a test expects and
+    answers only with likely values cannot tell it from the test's own; a move far off (7000003) it could. A move that
+    lands on a value in `avoid` (an input of the test) is drawn again: code that answers with no input it was given
+    would tell such a move from the test's own answer."""
+    real = value.real if isinstance(value, complex) else value
+    if not math.isfinite(abs(value)):
+        return value  # the same: not twinned
+    if isinstance(value, int):
+        unit: float = 10 ** max(0, len(str(abs(value))) - 2)
+    else:
+        unit = max(10.0 ** (math.floor(math.log10(abs(value))) - 1) if value else 0.0, MIN_MOVE)
     moved: int | float | complex = value
     for attempt in range(MAX_DRAWS):
-        step = abs(_step(token, value, attempt)) if sign > 0 else _step(token, value, attempt)
-        if isinstance(value, int):
-            unit: int = 10 ** max(0, len(str(abs(value))) - 2)
-            moved = value + step * unit
-        else:
-            size = abs(value)
-            if not math.isfinite(size):
-                return value  # the same: not twinned
-            scale = max(10.0 ** (math.floor(math.log10(size)) - 1) if size else 0.0, MIN_MOVE)
-            moved = complex(round(value.real + step * scale, 12), value.imag) if isinstance(value, complex) \
-                else round(value + step * scale, 12)
+        drawn = _step(token, value, attempt)
+        for step in ((abs(drawn),) if sign > 0 else (drawn, -drawn)):  # upward where asked
+            if isinstance(value, int):
+                moved = value + step * int(unit)
+            elif isinstance(value, complex):
+                moved = complex(round(value.real + step * unit, 12), value.imag)
+            else:
+                moved = round(value + step * unit, 12)
             if not math.isfinite(abs(moved)):
                 return value  # past the largest float: not twinned
-        if moved not in avoid:
+            if sign > 0 or _alike(moved.real if isinstance(moved, complex) else moved, real):
+                break
+        if moved not in avoid and (sign > 0 or _alike(moved.real if isinstance(moved, complex) else moved, real)):
             break
     return moved
+
+
+def _alike(moved: float, value: float) -> bool:
+    """Whether `moved` is written as `value` is: on its side of zero (0 counts as positive) with as many digits before
+    the point (an int's digits; a float's decimal exponent, all below 0.1 taken as one, since a float moves by
+    MIN_MOVE at least)."""
+    if (moved < 0) != (value < 0) or moved == 0 != value:
+        return False
+
+    def size(x: float) -> int:
+        if isinstance(x, int):
+            return len(str(abs(x)))
+        return max(math.floor(math.log10(abs(x))), -1) if x else -1
+
+    return size(moved) == size(value)
 
 
 def _moved_text(value: str | bytes, token: str, avoid: frozenset[object] = frozenset()) -> str | bytes:
