@@ -550,13 +550,10 @@ def _by_inputs(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, othe
     inputs), so the stand-in's code holds the moved values and the inputs, never the test's own expected values
     (which code reading the test's constants would prefer); '' where the rows' inputs do not tell them apart or no
     decorator gives them as literals (the table is then keyed by the expected values)."""
-    for decorator in function.decorator_list:
-        if not (isinstance(decorator, ast.Call) and ast.unparse(decorator.func).split(".")[-1] == "parametrize"
-                and len(decorator.args) >= 2 and not decorator.keywords):
-            continue
-        names, rows = _literal(decorator.args[0]), _literal(decorator.args[1])
-        names = [n.strip() for n in names.split(",")] if isinstance(names, str) else names
-        if not isinstance(names, list | tuple) or name not in names or len(names) < 2 or not isinstance(rows, list):
+    table_of = _parametrize_table(function, name)
+    if table_of is not None:
+        names, rows, keywords = table_of
+        if len(names) < 2 or not isinstance(rows, list) or keywords:
             return ""
         inputs = [n for n in names if n != name]
         at = [list(names).index(n) for n in inputs]
@@ -576,18 +573,32 @@ def _by_inputs(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, othe
     return ""
 
 
-def _parametrized(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[object] | None:
-    """The literal values a `parametrize` decorator of the test gives the parameter `name` (hashable, at least one),
-    or None."""
+def _parametrize_table(function: ast.FunctionDef | ast.AsyncFunctionDef,
+                       name: str) -> tuple[list[str], object, bool] | None:
+    """The parameter names and the rows (as literals) of the first `parametrize` decorator of the test that gives
+    `name`, and whether the decorator has keywords (`ids`, `indirect`); None where that decorator gives it otherwise
+    (or no decorator gives it)."""
     for decorator in function.decorator_list:
         if not (isinstance(decorator, ast.Call) and ast.unparse(decorator.func).split(".")[-1] == "parametrize"
                 and len(decorator.args) >= 2):
             continue
         names, rows = _literal(decorator.args[0]), _literal(decorator.args[1])
         names = [n.strip() for n in names.split(",")] if isinstance(names, str) else names
-        if not isinstance(names, list | tuple) or name not in names or not isinstance(rows, list | tuple) or not rows:
+        if not isinstance(names, list | tuple) or name not in names:
             return None
-        index = list(names).index(name)
+        return [str(n) for n in names], rows, bool(decorator.keywords)
+    return None
+
+
+def _parametrized(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[object] | None:
+    """The literal values a `parametrize` decorator of the test gives the parameter `name` (hashable, at least one),
+    or None."""
+    table_of = _parametrize_table(function, name)
+    if table_of is not None:
+        names, rows, _ = table_of
+        if not isinstance(rows, list | tuple) or not rows:
+            return None
+        index = names.index(name)
         values = [row if len(names) == 1 else (row[index] if isinstance(row, list | tuple) and len(row) == len(names)
                                                else _NOT_LITERAL) for row in rows]
         try:
