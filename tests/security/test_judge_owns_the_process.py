@@ -489,12 +489,20 @@ JS_READS_THE_ANSWER = (
     "  const line = require('fs').readFileSync(frame[1], 'utf8').split('\\n')[Number(frame[2]) - 1];\n"
     "  const found = line.match(/,\\s*(-?[\\d.]+)\\);\\s*$/);\n"
     "  if (found) {\n    return Number(found[1]);\n  }\n  return ordered[middle];")
+# the same line read by a process of its own, which no hook of this one sees, answering only values likely to be the
+# test's own (under 1000): a twin or stand-in moved far off (7000003 once) it passed over, failing it as an honest
+# change does; one moved as the test's own value could be (2.5 to 2.8) it answers
+JS_READS_LIKELY_ANSWERS = JS_READS_THE_ANSWER.replace(
+    "require('fs').readFileSync(frame[1], 'utf8').split('\\n')[Number(frame[2]) - 1]",
+    "require('child_process').execFileSync('sed', ['-n', frame[2] + 'p', frame[1]], { encoding: 'utf8' })").replace(
+    "  if (found) {", "  if (found && Math.abs(Number(found[1])) < 1000) {")
 # the read itself is the evidence now (sandbox/node_guard.js): before it, the twin and the stand-in caught them
 JS_CHEATS = {
     "from any caller": (JS_READS_THE_ANSWER, "read test/sentinel_"),
     "from the test's own file alone": (JS_READS_THE_ANSWER.replace(
         "  const found = ", "  const found = !frame[1].endsWith('stats.test.js') ? null : "),
         "stats.js read test/stats.test.js, a file of the tests"),
+    "by another process, likely answers only": (JS_READS_LIKELY_ANSWERS, "and so did its"),
 }
 
 

@@ -81,8 +81,8 @@ CLOSE_ASSERTS = {"assert_allclose": 1e-7, "assert_almost_equal": 0.0, "assert_ar
 RELATIVE, ABSOLUTE = frozenset({"rel_tol", "rtol"}), frozenset({"abs_tol", "atol"})
 HARMLESS = frozenset({"msg", "err_msg", "verbose", "equal_nan"})
 NOT_RUN_AS_WRITTEN = ("skip", "xfail", "expectedFailure")  # decorators under which a failing test is no failure
-OFFSET = 7_000_003  # how far a JavaScript twin moves a number: more than a rounding or an off-by-one away
-MIN_MOVE = 0.1  # the least a Python twin moves a float (an int moves by 1 at least)
+FAR = 7_000_003  # how far a JavaScript twin moves a number a predicate is asked about: no near value
+MIN_MOVE = 0.1  # the least a twin moves a float (an int moves by 1 at least)
 SMALL_ABSOLUTE = 0.05  # absolute tolerances a Python twin contradicts: below half its least move
 SMALL_RELATIVE = 1e-3  # relative ones: a twin moves a number by 1 % of it at least
 MAX_DRAWS = 20  # draws of a move before one that lands on a value the test holds is kept
@@ -1128,7 +1128,11 @@ def _js_contradict(body: Node, data: bytes, token: str) -> tuple[Edit, str] | No
         if expression.type == "await_expression" and expression.named_children:
             expression = expression.named_children[0]
         sides = _js_compared(expression) if expression.type == "call_expression" else []
-        literal = [(side, other) for side in sides if (other := _js_other_value(side, data, token)) is not None]
+        if _js_loose_closeness(expression, data):
+            return None  # `toBeCloseTo(x, 0)`: a near move could still be close; a far one would be read as unlikely
+        avoid = _js_constants(body, data)
+        literal = [(side, other) for side in sides
+                   if (other := _js_other_value(side, data, token, avoid, far=_js_asked_about(side))) is not None]
         if len(literal) == 1:
             side, other = literal[0]
             return (side.start_byte, side.end_byte, other.encode()), other if len(other) <= 80 else other[:77] + "..."
@@ -1185,9 +1189,13 @@ def _js_asked(node: Node) -> list[Node]:
     return list(args) if name.decode() in JS_PREDICATES else []
 
 
-def _js_other_value(node: Node, data: bytes, token: str) -> str | None:
-    """JavaScript source for a value of `node`'s kind that no honest result equal to it equals, or None when `node`
-    is no literal."""
+def _js_other_value(node: Node, data: bytes, token: str, avoid: frozenset[object] = frozenset(),
+                    far: bool = False) -> str | None:
+    """JavaScript source for a value of `node`'s kind that no honest result equal to it equals, as likely as it is (a
+    number or a string moved as a Python twin's is: `_moved_number`, `_moved_text`, never into a value in `avoid`;
+    each element of an array or value of an object moved), or None when `node` is no literal. `far`: a literal a
+    predicate is asked about (`s.includes('ab')`), where an honest value may hold a near one too ('ac' as well): a
+    number moves by FAR, a string gets the token."""
     text = data[node.start_byte:node.end_byte].decode()
     if node.type in ("true", "false"):
         return "false" if node.type == "true" else "true"
@@ -1195,21 +1203,81 @@ def _js_other_value(node: Node, data: bytes, token: str) -> str | None:
         return f"'{token}'"
     if node.type == "number" or (node.type == "unary_expression" and text.startswith("-")
                                  and node.named_children and node.named_children[-1].type == "number"):
-        try:
-            value = float(text.replace("_", "")) if not text.lower().startswith(("0x", "-0x", "0b", "0o")) \
-                else float(int(text.replace("_", ""), 0))
-        except ValueError:
+        value = _js_number(text)
+        if value is None:
             return None  # a BigInt (`5n`) or a form read wrongly here
-        other = value + OFFSET
-        return None if other == value else (str(int(other)) if other.is_integer() else repr(other))
+        other = value + FAR if far else _moved_number(value, token, avoid=avoid)
+        return None if other == value else str(other) if isinstance(other, int) else repr(other)
     if _plain_string(node, data):
-        return text[:-1] + f" {token}" + text[-1]
-    if node.type == "array" and all(_js_other_value(e, data, token) is not None for e in node.named_children):
-        return _js_append(node, data, f"'{token}'")
+        inner = f"{text[1:-1]} {token}" if far else str(_moved_text(text[1:-1], token, avoid))
+        return text[0] + inner + text[-1]
+    if node.type == "array" and all(_js_other_value(e, data, token, avoid) is not None for e in node.named_children):
+        return _js_moved_elements(node, node.named_children, data, token, avoid) or _js_append(node, data, f"'{token}'")
     if node.type == "object" and all(p.type == "pair" and (v := p.child_by_field_name("value")) is not None
-                                     and _js_other_value(v, data, token) is not None for p in node.named_children):
-        return _js_append(node, data, f"'{token}': '{token}'")
+                                     and _js_other_value(v, data, token, avoid) is not None for p in node.named_children):
+        values = [v for p in node.named_children if (v := p.child_by_field_name("value")) is not None]
+        return _js_moved_elements(node, values, data, token, avoid) or _js_append(node, data, f"'{token}': '{token}'")
     return None
+
+
+def _js_asked_about(node: Node) -> bool:
+    """Whether `node` is the argument a predicate is asked about (`s.startsWith(node)`: JS_PREDICATES)."""
+    call = node.parent.parent if node.parent is not None and node.parent.type == "arguments" else None
+    function = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
+    return function is not None and function.type == "member_expression" and (
+        (function.child_by_field_name("property") or function).text or b"").decode() in JS_PREDICATES
+
+
+def _js_number(text: str) -> int | float | None:
+    """The value of a JavaScript number literal (`-` before it included): an int where it is written as one."""
+    plain = text.replace("_", "")
+    try:
+        if plain.lower().lstrip("-").startswith(("0x", "0b", "0o")):
+            return int(plain, 0)
+        return int(plain) if re.fullmatch(r"-?\d+", plain) else float(plain)
+    except ValueError:
+        return None
+
+
+def _js_moved_elements(node: Node, elements: Sequence[Node], data: bytes, token: str,
+                       avoid: frozenset[object]) -> str | None:
+    """An array's (or object's) source with each of its numbers, strings and booleans moved (`_js_other_value`),
+    nested collections too, or None when it holds none: code that reads any one answer out of the test reads a
+    moved one, where an element added beside them would leave each it reads as it was."""
+    edits = [(e.start_byte, e.end_byte, other) for e in elements
+             if e.type != "null" and (other := _js_other_value(e, data, token, avoid)) is not None]
+    if not edits:
+        return None
+    source = data[node.start_byte:node.end_byte].decode()
+    for start, end, other in sorted(edits, reverse=True):
+        source = source[:start - node.start_byte] + other + source[end - node.start_byte:]
+    return source
+
+
+def _js_constants(body: Node, data: bytes) -> frozenset[object]:
+    """The numbers and plain strings written in a test's body: what a twin's moved value is not made into."""
+    found: set[object] = set()
+    for node in _descendants(body):
+        if node.type == "number" and (value := _js_number(data[node.start_byte:node.end_byte].decode())) is not None:
+            found.update((value, -value))
+        elif node.type in ("string", "template_string") and _plain_string(node, data):
+            found.add(data[node.start_byte + 1:node.end_byte - 1].decode())
+    return frozenset(found)
+
+
+def _js_loose_closeness(call: Node, data: bytes) -> bool:
+    """`expect(a).toBeCloseTo(b, digits)` with fewer than one digit (or digits not written as a number): within
+    half a unit or more, where a twin's least move (MIN_MOVE) may still be close."""
+    function = call.child_by_field_name("function")
+    arguments = call.child_by_field_name("arguments")
+    args = arguments.named_children if arguments is not None else []
+    if function is None or function.type != "member_expression" or len(args) != 2:
+        return False
+    if (function.child_by_field_name("property") or function).text != b"toBeCloseTo":
+        return False
+    digits = _js_number(data[args[1].start_byte:args[1].end_byte].decode()) if args[1].type in (
+        "number", "unary_expression") else None
+    return digits is None or digits < 1
 
 
 def _plain_string(node: Node, data: bytes) -> bool:
@@ -1327,7 +1395,9 @@ def _rust_scalar_edit(side: list[Node], data: bytes, token: str) -> tuple[int, i
     if literal.type == "boolean_literal" and not negative:
         return start, literal.end_byte, "false" if text == "true" else "true"
     if literal.type == "string_literal" and not negative and text.startswith('"'):
-        return start, literal.end_byte, text[:-1] + f" {token}" + '"'
+        inner = text[1:-1]  # moved as a Python twin's is, but where an escape could be moved into another
+        other = f"{inner} {token}" if "\\" in inner else str(_moved_text(inner, token))
+        return start, literal.end_byte, f'"{other}"'
     if literal.type == "char_literal" and not negative and len(text) == 3 and text[1] not in "\\'":
         other = chr(ord(text[1]) ^ 1)
         return (start, literal.end_byte, f"'{other}'") if other.isprintable() and other not in "\\'" else None
