@@ -361,3 +361,12 @@ def test_the_pr_lists_them_and_the_change_screen_finds_them_across_files() -> No
     assert "Test-runner changes" not in pr_body(RunResult("run-1", Task("t")), 3)
     found = change_hooks({"a.py": None, "tests/test_a.py": None}, {"a.py": PATCH, "tests/test_a.py": PATCH})
     assert {h.path for h in found} == {"a.py"}
+
+
+def test_a_file_screened_again_after_each_edit_is_judged_as_it_is_now() -> None:
+    """A run screens the same file at every round; what was found for one text is never the answer for another."""
+    honest = "import unittest\n\n\ndef add(a, b):\n    return a + b\n"
+    patched = honest + "\nunittest.TestCase.assertEqual = print\n"
+    seen = [whats("calc/ops.py", text, honest) for text in (honest, patched, honest, patched)]
+    assert seen[0] == seen[2] == [] and seen[1] == seen[3] != []
+    assert whats("calc/other.py", patched, honest) == seen[1]  # the same text elsewhere is screened as its own

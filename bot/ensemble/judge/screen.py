@@ -23,10 +23,12 @@ Pure functions over text (`workspace_hooks` takes the reading functions); `hooks
 from __future__ import annotations
 
 import ast
+import hashlib
 import posixpath
 import re
+import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from bot.ensemble.types import RunnerHook
 from bot.ensemble.workspace_files import Read, WorkspaceFiles
@@ -36,6 +38,7 @@ from common.languages import is_code, is_language
 from common.testfiles import RUNNER_MODULES, STDLIB_MODULES, is_harness_path, is_test_path
 
 Finding = tuple[int, str]  # (line, what)
+FORKS = ("os.fork", "posix.fork")
 
 # the test runners' packages, and the builtins every runner's assertions read (common/testfiles.py spells the runners)
 RUNNER_ROOTS = testfiles.RUNNER_ROOTS | {"builtins", "__builtin__"}
@@ -133,8 +136,28 @@ def _keyed(path: str, text: str) -> Iterator[tuple[str, str]]:
         yield what, lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
-def _findings(path: str, text: str) -> list[Finding]:
-    """Every finding in one file's text, by line, once each."""
+def _findings(path: str, text: str) -> tuple[Finding, ...]:
+    """Every finding in one file's text, by line, once each. Kept for the last MAX_KEPT texts, by their digest: a run
+    screens each changed file's base text every round, and the same text again for the critic and the PR."""
+    key = (path, hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
+    with _KEPT_LOCK:  # the teams screen from threads of their own
+        found = _KEPT.pop(key, None)
+    if found is None:
+        found = tuple(_screened(path, text))
+    with _KEPT_LOCK:
+        _KEPT[key] = found  # the most recently screened last
+        while len(_KEPT) > MAX_KEPT:
+            del _KEPT[next(iter(_KEPT))]
+    return found
+
+
+MAX_KEPT = 256
+_KEPT: dict[tuple[str, bytes], tuple[Finding, ...]] = {}
+_KEPT_LOCK = threading.Lock()
+
+
+def _screened(path: str, text: str) -> list[Finding]:
+    """`_findings` worked out."""
     if is_language(path, "python"):
         try:
             found = _PythonScreen(path, ast.parse(text)).findings
@@ -192,21 +215,22 @@ class _PythonScreen:
         self.tooling = bool(TEST_SUPPORT.search(path))
         self.entry = posixpath.basename(path) == "__main__.py"
         self.names: dict[str, str] = {}  # local name -> the dotted name it stands for ("u" -> "unittest")
-        self.functions = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+        nodes = list(ast.walk(tree))  # every node, walked once: what follows reads them a dozen times
+        self.functions = {n.name: n for n in nodes if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
         self.findings: list[Finding] = []
-        self._bind(tree)
+        self._bind(nodes)
         self.observing: dict[str, str] = {}  # local name -> what of the process it holds ("command line", "process")
-        self._bind_observations(tree)
-        self.main_guarded = not _names_itself(tree)  # a main guard means "run as the program"
-        self.program_only = _program_only(tree) if self.main_guarded else frozenset()  # only the guard calls these
-        self.builtins_read = _builtins_only_read(tree, self.names)
-        self.forked = self._forked_children(tree)  # the nodes only a forked child runs
+        self._bind_observations(nodes)
+        self.main_guarded = not _names_itself(nodes)  # a main guard means "run as the program"
+        self.program_only = _program_only(tree, nodes) if self.main_guarded else frozenset()  # only the guard calls
+        self.builtins_read = _builtins_only_read(nodes, self.names)
+        self.forked = self._forked_children(tree, nodes)  # the nodes only a forked child runs
         self._walk(tree, in_main=False)
 
     # --- what names stand for
 
-    def _bind(self, tree: ast.Module) -> None:
-        for node in ast.walk(tree):
+    def _bind(self, nodes: Sequence[ast.AST]) -> None:
+        for node in nodes:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -219,7 +243,7 @@ class _PythonScreen:
                     if alias.name != "*":
                         self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
         for _ in range(3):  # `T = unittest.TestCase`, `m = importlib.import_module("pytest")`, then aliases of those
-            for node in ast.walk(tree):
+            for node in nodes:
                 if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                     meant = self._dotted(node.value)
                     if meant:
@@ -265,23 +289,26 @@ class _PythonScreen:
 
     # --- what the code reads of the process it runs in
 
-    def _bind_observations(self, tree: ast.Module) -> None:
+    def _bind_observations(self, nodes: Sequence[ast.AST]) -> None:
         """The names bound, anywhere in the module, to what the code reads of its process (`OBSERVED`), or to
         something made of such a name: assigned, opened with `with`, or looped over (comprehensions too)."""
-        for _ in range(3):
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.NamedExpr) and node.value:
-                    value, targets = node.value, node.targets if isinstance(node, ast.Assign) else [node.target]
-                elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-                    value, targets = node.context_expr, [node.optional_vars]
-                elif isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
-                    value, targets = node.iter, [node.target]
-                else:
-                    continue
+        bindings = []
+        for node in nodes:
+            if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.NamedExpr) and node.value:
+                bindings.append((node.value, node.targets if isinstance(node, ast.Assign) else [node.target]))
+            elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+                bindings.append((node.context_expr, [node.optional_vars]))
+            elif isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+                bindings.append((node.iter, [node.target]))
+        for _ in range(3):  # a name bound to one bound before it, three steps deep
+            known = len(self.observing)
+            for value, targets in bindings:
                 kind = self._observes(value)
                 for target in _flatten(targets):
                     if kind and isinstance(target, ast.Name):
                         self.observing.setdefault(target.id, kind)
+            if len(self.observing) == known:
+                break  # nothing new: a step more would find nothing either
 
     def _observes(self, node: ast.AST) -> str:
         """What of the process `node` reads ("command line", "process"), or ''. One variable read by its name (an
@@ -293,7 +320,8 @@ class _PythonScreen:
                 return "command line" if "cmdline" in _constant(part) else "process"
             dotted = self._dotted(part.func) if isinstance(part, ast.Call) else \
                 self._dotted(part) if isinstance(part, ast.Attribute | ast.Name) else ""
-            if dotted not in ENVIRON_READS and any(dotted == o or dotted.startswith(f"{o}.") for o in OBSERVED):
+            if dotted and dotted not in ENVIRON_READS and any(dotted == o or dotted.startswith(f"{o}.")
+                                                              for o in OBSERVED):
                 return "command line" if any(dotted.startswith(o) for o in COMMAND_LINE) else "process"
         return ""
 
@@ -340,18 +368,20 @@ class _PythonScreen:
             self._check(child, in_main)
             self._walk(child, in_main or (_is_main_guard(child) and self.main_guarded) or self._only_as_program(node, child))
 
-    def _forked_children(self, tree: ast.Module) -> set[int]:
+    def _forked_children(self, tree: ast.Module, nodes: Sequence[ast.AST]) -> set[int]:
         """The nodes of the branches only a child process runs: `pid = os.fork()`, then below it `if pid == 0:` (or
         `if not pid:`), `pid` bound nowhere else in its function and no parameter of it; ending with `os._exit` is
-        what such a child must do."""
+        what such a child must do. None in a module that never calls fork (`nodes`: all of the module's)."""
         children: set[int] = set()
-        for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))]:
+        if not any(isinstance(n, ast.Call) and self._dotted(n.func) in FORKS for n in nodes):
+            return children
+        for scope in [tree, *(n for n in nodes if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))]:
             bound = Counter(n.id for n in ast.walk(scope) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load))
             if not isinstance(scope, ast.Module):
                 bound.update(a.arg for a in ast.walk(scope.args) if isinstance(a, ast.arg))
             forks = {n.targets[0].id: n.lineno for n in ast.walk(scope) if isinstance(n, ast.Assign)
                      and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and bound[n.targets[0].id] == 1
-                     and isinstance(n.value, ast.Call) and self._dotted(n.value.func) in ("os.fork", "posix.fork")}
+                     and isinstance(n.value, ast.Call) and self._dotted(n.value.func) in FORKS}
             for node in ast.walk(scope):
                 if isinstance(node, ast.If) and (name := _child_test(node.test)) in forks and node.lineno > forks[name]:
                     children |= {id(n) for statement in node.body for n in ast.walk(statement)}
@@ -590,14 +620,15 @@ def _child_test(test: ast.expr) -> str:
     return ""
 
 
-def _names_itself(tree: ast.Module) -> bool:
-    """True for a module that could change its own `__name__` (assigns it, or spells the name as a string:
-    `globals()["__name__"] = ...`): its main guard may run when the tests import it, so no line under it is spared."""
+def _names_itself(nodes: Sequence[ast.AST]) -> bool:
+    """True for a module (`nodes`: all of its nodes) that could change its own `__name__` (assigns it, or spells the
+    name as a string: `globals()["__name__"] = ...`): its main guard may run when the tests import it, so no line
+    under it is spared."""
     return any(isinstance(n, ast.Name) and n.id == "__name__" and not isinstance(n.ctx, ast.Load)
-               or isinstance(n, ast.Constant) and n.value == "__name__" for n in ast.walk(tree))
+               or isinstance(n, ast.Constant) and n.value == "__name__" for n in nodes)
 
 
-def _program_only(tree: ast.Module) -> frozenset[str]:
+def _program_only(tree: ast.Module, nodes: Sequence[ast.AST]) -> frozenset[str]:
     """The undecorated module-level functions that only the main guard names (`_test()` called as the program's
     last line), and no string or attribute spells: nothing runs them when the tests import the file. Asked only of
     a module that cannot rename itself (`_names_itself`), whose guard is genuine."""
@@ -605,24 +636,25 @@ def _program_only(tree: ast.Module) -> frozenset[str]:
     guarded = [n for n in tree.body if _is_main_guard(n)]
     inside = {id(n) for guard in guarded for n in ast.walk(guard)}
     called = {n.id for n in ast.walk(ast.Module(body=guarded, type_ignores=[])) if isinstance(n, ast.Name)}
-    spelled = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in inside} \
-        | {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)} \
-        | {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)} \
-        | {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom) for a in n.names}
+    spelled = {n.id for n in nodes if isinstance(n, ast.Name) and id(n) not in inside} \
+        | {n.attr for n in nodes if isinstance(n, ast.Attribute)} \
+        | {n.value for n in nodes if isinstance(n, ast.Constant) and isinstance(n.value, str)} \
+        | {a.asname or a.name for n in nodes if isinstance(n, ast.Import | ast.ImportFrom) for a in n.names}
     return frozenset((defined & called) - spelled)
 
 
-def _builtins_only_read(tree: ast.Module, names: dict[str, str]) -> bool:
-    """True when every name the module binds to builtins is only read from (`builtins.input(prompt)`, `from builtins
-    import open`): never written to, handed on, or asked for a dunder (`__dict__`, `__setattr__`)."""
+def _builtins_only_read(nodes: Sequence[ast.AST], names: dict[str, str]) -> bool:
+    """True when every name the module (`nodes`: all of its nodes) binds to builtins is only read from
+    (`builtins.input(prompt)`, `from builtins import open`): never written to, handed on, or asked for a dunder
+    (`__dict__`, `__setattr__`)."""
     aliases = {local for local, meant in names.items() if meant == "builtins"}
-    imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == "builtins"
+    imported = [a.name for n in nodes if isinstance(n, ast.ImportFrom) and n.module == "builtins"
                 for a in n.names]
     if any(name.startswith("__") or name == "*" for name in imported):
         return False
-    read = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
+    read = {id(n.value) for n in nodes if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
             and isinstance(n.value, ast.Name) and not n.attr.startswith("__")}
-    return all(id(n) in read for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in aliases)
+    return all(id(n) in read for n in nodes if isinstance(n, ast.Name) and n.id in aliases)
 
 
 # ------------------------------------------------------------------ JavaScript and TypeScript, Go, Rust: by line
