@@ -1211,21 +1211,20 @@ def _js_other_value(node: Node, data: bytes, token: str, avoid: frozenset[object
     if _plain_string(node, data):
         inner = f"{text[1:-1]} {token}" if far else str(_moved_text(text[1:-1], token, avoid))
         return text[0] + inner + text[-1]
-    if node.type == "array" and all(_js_other_value(e, data, token, avoid) is not None for e in node.named_children):
-        return _js_moved_elements(node, node.named_children, data, token, avoid) or _js_append(node, data, f"'{token}'")
-    if node.type == "object" and all(p.type == "pair" and (v := p.child_by_field_name("value")) is not None
-                                     and _js_other_value(v, data, token, avoid) is not None for p in node.named_children):
+    if node.type == "array":
+        return _js_moved_elements(node, node.named_children, data, token, avoid, f"'{token}'")
+    if node.type == "object" and all(p.type == "pair" and p.child_by_field_name("value") is not None
+                                     for p in node.named_children):
         values = [v for p in node.named_children if (v := p.child_by_field_name("value")) is not None]
-        return _js_moved_elements(node, values, data, token, avoid) or _js_append(node, data, f"'{token}': '{token}'")
+        return _js_moved_elements(node, values, data, token, avoid, f"'{token}': '{token}'")
     return None
 
 
 def _js_asked_about(node: Node) -> bool:
-    """Whether `node` is the argument a predicate is asked about (`s.startsWith(node)`: JS_PREDICATES)."""
+    """Whether `node` is the argument a predicate is asked about (`s.startsWith(node)`: `_js_asked`)."""
     call = node.parent.parent if node.parent is not None and node.parent.type == "arguments" else None
-    function = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
-    return function is not None and function.type == "member_expression" and (
-        (function.child_by_field_name("property") or function).text or b"").decode() in JS_PREDICATES
+    return call is not None and call.type == "call_expression" and any(
+        (a.start_byte, a.end_byte) == (node.start_byte, node.end_byte) for a in _js_asked(call))
 
 
 def _js_number(text: str) -> int | float | None:
@@ -1239,18 +1238,21 @@ def _js_number(text: str) -> int | float | None:
         return None
 
 
-def _js_moved_elements(node: Node, elements: Sequence[Node], data: bytes, token: str,
-                       avoid: frozenset[object]) -> str | None:
-    """An array's (or object's) source with each of its numbers, strings and booleans moved (`_js_other_value`),
-    nested collections too, or None when it holds none: code that reads any one answer out of the test reads a
-    moved one, where an element added beside them would leave each it reads as it was."""
-    edits = [(e.start_byte, e.end_byte, other) for e in elements
-             if e.type != "null" and (other := _js_other_value(e, data, token, avoid)) is not None]
-    if not edits:
+def _js_moved_elements(node: Node, elements: Sequence[Node], data: bytes, token: str, avoid: frozenset[object],
+                       added: str) -> str | None:
+    """An array's (or object's) source with each of its `elements` moved (`_js_other_value`, nested collections
+    too), or with `added` after them where none moves (all null, or none at all); None where one is no literal. Code
+    that reads any one answer out of the test reads a moved one, where an element added beside them would leave each
+    it reads as it was."""
+    moved = [_js_other_value(e, data, token, avoid) for e in elements]
+    if any(other is None for other in moved):
         return None
+    edits = [(e.start_byte, e.end_byte, other) for e, other in zip(elements, moved, strict=True) if e.type != "null"]
+    if not edits:
+        return _js_append(node, data, added)
     source = data[node.start_byte:node.end_byte].decode()
     for start, end, other in sorted(edits, reverse=True):
-        source = source[:start - node.start_byte] + other + source[end - node.start_byte:]
+        source = source[:start - node.start_byte] + str(other) + source[end - node.start_byte:]
     return source
 
 
