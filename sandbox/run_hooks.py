@@ -405,17 +405,16 @@ def _replaced_in(name: str, space: dict[str, object], root: str, watched: Collec
     held = _HELD.get(name, {})
     for attr, value in list(space.items()):
         kind = type(value)
-        if issubclass(kind, CODE):
+        if kind is types.FunctionType:  # most values: a function, which only its code's file can make the repository's
+            if _maybe_the_repositorys(value, root) and (origin := _repository_origin(value, root)):
+                yield f"{name}.{attr}", origin
+        elif issubclass(kind, CODE):
             if origin := _repository_origin(value, root):
                 yield f"{name}.{attr}", origin
         elif issubclass(kind, type):
             if _TYPE_MODULE.__get__(value, type) == name:
-                qualname = _TYPE_QUALNAME.__get__(value, type)
-                held_class, had = _HELD_METHODS.get(id(value), (None, {}))
-                for method, code in _methods(value).items():  # type: ignore[arg-type]  # a class: `kind` says so
-                    replaced = held_class is value and had.get(method) is not code  # or added over an inherited one
-                    if origin := _repository_origin(code, root) or (_c_in_place(code, watched) if replaced else ""):
-                        yield f"{name}.{qualname}.{method}", origin
+                yield from _replaced_methods(f"{name}.{_TYPE_QUALNAME.__get__(value, type)}", value, root,  # type: ignore[arg-type]
+                                             watched)
             elif attr in held and held[attr] is not value and (origin := _class_origin(value, root)):  # type: ignore[arg-type]
                 yield f"{name}.{attr}", origin  # a class of the repository's where the module held another
                 continue
@@ -424,6 +423,37 @@ def _replaced_in(name: str, space: dict[str, object], root: str, watched: Collec
             continue
         if attr in held and held[attr] is not value and (origin := _c_in_place(value, watched)):
             yield f"{name}.{attr}", origin
+
+
+def _maybe_the_repositorys(function: object, root: str) -> bool:
+    """False for a function `_repository_origin` is sure to find no repository code in: one whose file is an absolute
+    path outside `root` or a made-up name (`<string>`), as the libraries' thousands of functions are."""
+    where: str = function.__code__.co_filename  # type: ignore[attr-defined]  # a function: the caller checked its type
+    return where.startswith(root) or not where.startswith(("/", "<"))
+
+
+def _replaced_methods(qualname: str, cls: type, root: str, watched: Collection[str]) -> Iterator[tuple[str, str]]:
+    """`_replaced_in` for the members of a library's class `cls`: those whose code is the repository's, and those
+    where the class held another function and now holds a callable with no code of its own (`_c_in_place`). The
+    members are read as `_methods` reads them, a function's in one step (most of them)."""
+    held_class, had = _HELD_METHODS.get(id(cls), (None, {}))
+    held = held_class is cls
+    for method, code in list(vars(cls).items()):
+        kind = type(code)
+        if kind is types.FunctionType:  # its code says whose it is; a function is never `_c_in_place`'s
+            if _maybe_the_repositorys(code, root) and (origin := _repository_origin(code, root)):
+                yield f"{qualname}.{method}", origin
+            continue
+        if issubclass(kind, (staticmethod, classmethod, property, types.MethodType)):  # a function inside
+            origin = _repository_origin(code, root)
+        elif callable(code) and not issubclass(kind, type):
+            origin = ""  # C's (a method descriptor), or an object: no function of its own to tell whose it is
+        else:
+            continue  # data and classes, as `_methods` leaves them
+        if not origin and held and had.get(method) is not code:  # replaced, or added over an inherited one
+            origin = _c_in_place(code, watched)
+        if origin:
+            yield f"{qualname}.{method}", origin
 
 
 def hold_libraries() -> None:
@@ -476,13 +506,21 @@ def _real_folder(folder: str) -> str:
     return os.path.join(os.path.realpath(folder), "")
 
 
+@functools.lru_cache(maxsize=None)  # noqa: UP033 - as above
+def _code_file(name: str) -> str:
+    """The real path of the file a loaded module or a code object came from (its `__file__`, its `co_filename`),
+    resolved once: where loaded code came from is settled when it loaded, and the checks ask it of every module and
+    frame, again and again (`os.path.realpath`, in Python, was a tenth of a judged process's time)."""
+    return os.path.realpath(name)
+
+
 def _judges_namespaces() -> Iterator[dict[str, object]]:
     """The namespaces of the judge's Python modules loaded now (none outside a judged run)."""
     owned = _HONESTY[0].owned if _HONESTY else set()
     for module in list(sys.modules.values()):
         space = _namespace(module)
         where = space.get("__file__") if space is not None else None
-        if space is not None and isinstance(where, str) and os.path.realpath(where) in owned:
+        if space is not None and isinstance(where, str) and _code_file(where) in owned:
             yield space
 
 
@@ -533,8 +571,8 @@ def _libraries_the_repository_shadows(root: str, tops: Collection[str]) -> Itera
         if found is None or not _in_repository(found, root):
             continue
         where = found.get("__file__")
-        relative = os.path.realpath(where)[len(root):].replace(os.sep, "/") if isinstance(where, str) else top
-        if relative.startswith(OWN_FOLDERS) or (isinstance(where, str) and os.path.realpath(where) in owned):
+        relative = _code_file(where)[len(root):].replace(os.sep, "/") if isinstance(where, str) else top
+        if relative.startswith(OWN_FOLDERS) or (isinstance(where, str) and _code_file(where) in owned):
             continue  # the sandbox's own hooks, which the judge's plugin imports; the tests' own package (`tests`)
         installed = PathFinder.find_spec(top, outside)
         if installed is not None and installed.origin and not _real_folder(installed.origin).startswith(root):
@@ -581,7 +619,7 @@ def _product_code_in_the_tests(root: str) -> Iterator[tuple[str, str]]:
 
     def code_of(value: object) -> str:  # the code under test's file holding `value`'s code, or ""
         origin = _repository_origin(value, root) or _object_origin(value, root, classes)
-        return origin if origin and os.path.realpath(os.path.join(root, origin)) not in honesty.owned else ""
+        return origin if origin and _code_file(os.path.join(root, origin)) not in honesty.owned else ""
 
     for where, (space, functions, imports) in list(honesty.modules.items()):
         name = space.get("__name__", where)
@@ -610,7 +648,7 @@ def _judges_file(name: str, owned: set[str]) -> str | None:
     module = sys.modules.get(name)
     where = vars(module).get("__file__") if isinstance(module, types.ModuleType) else None
     if isinstance(where, str):
-        return os.path.realpath(where) if os.path.realpath(where) in owned else None
+        return _code_file(where) if _code_file(where) in owned else None
     from importlib.machinery import PathFinder
 
     spec, parts = None, name.split(".") if name else []
@@ -1153,7 +1191,7 @@ class _Honesty:
             module = sys.modules.get(vars(cls).get("__module__", ""))
             where = vars(module).get("__file__") if isinstance(module, types.ModuleType) else None
             if isinstance(where, str) and self.is_product(where):
-                relative = os.path.realpath(where)[len(self.root):].replace(os.sep, "/")
+                relative = _code_file(where)[len(self.root):].replace(os.sep, "/")
                 found.append(f"{relative}::{_TYPE_QUALNAME.__get__(cls, type)}")
             if "__eq__" in vars(cls) or "__ne__" in vars(cls):
                 break
@@ -1161,7 +1199,7 @@ class _Honesty:
 
     def is_product(self, filename: str) -> bool:
         """True for a file of the repository that is neither the judge's nor the sandbox's."""
-        full = os.path.realpath(filename)
+        full = _code_file(filename)
         if not full.startswith(self.root) or full in self.owned:
             return False
         return full[len(self.root):].split(os.sep, 1)[0] not in OWN_FOLDERS
@@ -1199,7 +1237,7 @@ class _Honesty:
             walker, walk = next(iter(self.walkers.items()))
             self._record("reads_tests", f"{_relative(walker, self.root)} walked the heap ({walk}) and "
                                         f"{_relative(here, self.root)} read the code of the running test "
-                                        f"{code.co_name} of {_relative(os.path.realpath(code.co_filename), self.root)}"
+                                        f"{code.co_name} of {_relative(_code_file(code.co_filename), self.root)}"
                                         ": code under test that reads its tests can answer what they expect")
 
     def holds_the_tests(self) -> None:
@@ -1217,7 +1255,7 @@ class _Honesty:
             if not isinstance(filename, str):
                 return False
             if filename not in seen:
-                seen[filename] = os.path.realpath(filename) in self.owned
+                seen[filename] = _code_file(filename) in self.owned
             return seen[filename]
 
         for module in list(sys.modules.values()):
@@ -1248,13 +1286,22 @@ class _Honesty:
             # that imports the tests' modules, or imports by names it does not spell, can have taken it from them
             if dynamic or _names_the_module(of, imported):
                 self._record("reads_tests", _uses_the_tests(
-                    _relative(os.path.realpath(where), self.root), name, _relative(os.path.realpath(source), self.root)))
+                    _relative(_code_file(where), self.root), name, _relative(_code_file(source), self.root)))
+
+    def owns(self, path: str) -> bool:
+        """Whether the file at `path` is one of the judge's Python files: by device and inode, one call with links
+        followed (asked at every import, where resolving the path's links in Python cost a tenth of the process)."""
+        try:
+            found = os.stat(path)
+        except (OSError, ValueError):
+            return False
+        return (found.st_dev, found.st_ino) in self.inodes
 
     def is_judges(self, filename: str) -> bool:
         """True for a file of the judge's Python code (asked once a file)."""
         known = self.judges.get(filename)
         if known is None:
-            known = self.judges[filename] = os.path.realpath(filename) in self.owned
+            known = self.judges[filename] = _code_file(filename) in self.owned
         return known
 
     def reads(self, args: tuple[object, ...]) -> None:
@@ -1312,7 +1359,7 @@ class _Honesty:
         when that is the judge's code, the sandbox's, or no repository code at all (the runner's own)."""
         for outer in _outward(frame):
             name = outer.f_code.co_filename
-            here = "" if name.startswith("<") else os.path.realpath(name)
+            here = "" if name.startswith("<") else _code_file(name)
             if here.startswith(self.root):
                 return here if self.is_product(here) else ""
         return ""
@@ -1324,20 +1371,20 @@ class _Honesty:
         lines; a caller-naming helper still has its caller's names, only not its text. The code under test asking
         linecache itself is evidence too (`reads_tests`)."""
         def lines(filename: str, module_globals: dict[str, object] | None = None) -> list[str]:
-            if not (isinstance(filename, str) and os.path.realpath(filename) in self.owned):
+            if not (isinstance(filename, str) and _code_file(filename) in self.owned):
                 return getlines(filename, module_globals)
             here = self.asker(sys._getframe(1))
             if not here:
                 return getlines(filename, module_globals)
             self.busy.on = True  # the code of what was handed is read here, by the check
             try:
-                spans = self.handed_code(os.path.realpath(filename), sys._getframe(1))
+                spans = self.handed_code(_code_file(filename), sys._getframe(1))
             finally:
                 self.busy.on = False
             if spans:
                 return self.quoted(getlines, filename, module_globals, spans)
             caller = next(f for f in _outward(sys._getframe(1)) if not f.f_code.co_filename.endswith("linecache.py"))
-            if os.path.realpath(caller.f_code.co_filename) == here:  # linecache called by the code under test itself
+            if _code_file(caller.f_code.co_filename) == here:  # linecache called by the code under test itself
                 self._record("reads_tests", f"{_relative(here, self.root)} read {_relative(filename, self.root)}'s "
                                             "lines, a file of the tests: code under test that reads its tests can "
                                             "answer what they expect")
@@ -1465,7 +1512,7 @@ class _Honesty:
         them, and its `from` imports, for `_product_code_in_the_tests` to hold them to."""
         where = space.get("__file__")
         if isinstance(where, str):
-            self.modules[os.path.realpath(where)] = (space, {name: space.get(name) for name in functions}, imports)
+            self.modules[_code_file(where)] = (space, {name: space.get(name) for name in functions}, imports)
 
 
 _HONESTY: list[_Honesty] = []  # this process's checks, once the run is guarded
@@ -1765,8 +1812,7 @@ def _check_honesty(workspace: str, results: str, names: list[str]) -> None:
     builtins.__ensemble_abs__ = honesty.magnitude  # type: ignore[attr-defined]
     builtins.__ensemble_shown__ = honesty.display  # type: ignore[attr-defined]
     builtins.__ensemble_arg__ = honesty.argument  # type: ignore[attr-defined]
-    if "doctest" in sys.modules:  # imported already (the base's traced run): else as it is imported (_judged_finder)
-        _check_doctests(sys.modules["doctest"], honesty)
+    _on_doctest(lambda doctest: _check_doctests(doctest, honesty))
     sys.meta_path.insert(0, _judged_finder(honesty))
     sys.addaudithook(honesty.audit)
     import linecache
@@ -1778,7 +1824,9 @@ def _check_honesty(workspace: str, results: str, names: list[str]) -> None:
 
 def _judged_finder(honesty: _Honesty) -> MetaPathFinderProtocol:
     """A finder that compiles the judge's Python files with their comparisons routed (`_Honesty.transform`): those
-    not loaded by pytest's assertion rewriting, which routes them as it rewrites (`check_pytest`)."""
+    not loaded by pytest's assertion rewriting, which routes them as it rewrites (`check_pytest`). First on the meta
+    path, it asks the finders after it in their order and answers with what they find, so the path is searched once
+    an import (searching it again after this finder cost a judged process a tenth of its imports' time)."""
     from importlib.machinery import PathFinder, SourceFileLoader
 
     class JudgedLoader(SourceFileLoader):
@@ -1790,25 +1838,29 @@ def _judged_finder(honesty: _Honesty) -> MetaPathFinderProtocol:
             honesty.transform(tree, path)
             return compile(tree, path, "exec", dont_inherit=True)
 
-    class DoctestLoader(SourceFileLoader):  # the standard library's doctest, its examples checked once loaded
-        def exec_module(self, module: types.ModuleType) -> None:
-            super().exec_module(module)
-            _check_doctests(module, honesty)
-
     class JudgedFinder:
         @staticmethod
         def find_spec(fullname: str, path: Sequence[str] | None = None,
                       target: types.ModuleType | None = None) -> ModuleSpec | None:
             hold_libraries()  # what loaded before this import, before the module imported runs
+            asked = list(sys.meta_path)
+            after = asked[asked.index(JudgedFinder) + 1:] if JudgedFinder in asked else []
+            for finder in after:  # the finders the import asks next, up to the path's: what they find is the import's
+                if finder is PathFinder:
+                    break
+                find = getattr(finder, "find_spec", None)
+                if find is None:
+                    return None  # a finder of the old protocol: the import asks it (and the path's after it) itself
+                found: ModuleSpec | None = find(fullname, path, target)
+                if found is not None:
+                    return found
             spec = PathFinder.find_spec(fullname, path, target)
             if spec is None or not isinstance(spec.loader, SourceFileLoader) or not spec.origin:
+                return spec if PathFinder in after else None  # found once, not again by the import
+            if honesty.owns(spec.origin):
+                spec.loader = JudgedLoader(spec.loader.name, spec.loader.path)
+            elif PathFinder not in after:
                 return None
-            if fullname == "doctest" and not _DOCTESTS_CHECKED:
-                spec.loader = DoctestLoader(spec.loader.name, spec.loader.path)
-                return spec
-            if os.path.realpath(spec.origin) not in honesty.owned:
-                return None
-            spec.loader = JudgedLoader(spec.loader.name, spec.loader.path)
             return spec
 
     return JudgedFinder
@@ -1937,26 +1989,65 @@ def check_pytest() -> None:
 
 
 def _trace_doctests(workspace: str, results: str) -> None:
-    """Record each repository file whose text or docstrings become doctest examples (the module's docstring)."""
-    import doctest
-
+    """Record each repository file whose text or docstrings become doctest examples (the module's docstring), once
+    doctest loads (most runs never load it)."""
     root = os.path.join(os.path.abspath(workspace), "")
     log = os.path.join(results, READS_LOG)
     seen: set[str] = set()
-    original = doctest.DocTestParser.get_doctest
 
-    def get_doctest(self: doctest.DocTestParser, string: str, globs: dict[str, object], name: str,
-                    filename: str | None, lineno: int | None) -> doctest.DocTest:
-        test = original(self, string, globs, name, filename, lineno)
-        if test.examples and filename:
-            full = os.path.realpath(filename)
-            if full.startswith(root) and full not in seen:
-                seen.add(full)
-                with contextlib.suppress(OSError):  # a full disk must not fail the tests
-                    _append(log, f"{_relative(full, root)}\t{DOCTEST_OPENER}")
-        return test
+    def trace(module: types.ModuleType) -> None:
+        original = module.DocTestParser.get_doctest
 
-    doctest.DocTestParser.get_doctest = get_doctest  # type: ignore[method-assign]
+        def get_doctest(self: doctest.DocTestParser, string: str, globs: dict[str, object], name: str,
+                        filename: str | None, lineno: int | None) -> doctest.DocTest:
+            test: doctest.DocTest = original(self, string, globs, name, filename, lineno)
+            if test.examples and filename:
+                full = os.path.realpath(filename)
+                if full.startswith(root) and full not in seen:
+                    seen.add(full)
+                    with contextlib.suppress(OSError):  # a full disk must not fail the tests
+                        _append(log, f"{_relative(full, root)}\t{DOCTEST_OPENER}")
+            return test
+
+        module.DocTestParser.get_doctest = get_doctest
+
+    _on_doctest(trace)
+
+
+_DOCTEST_HOOKS: list[Callable[[types.ModuleType], None]] = []  # run on the standard library's doctest as it loads
+
+
+def _on_doctest(hook: Callable[[types.ModuleType], None]) -> None:
+    """Run `hook` on the standard library's doctest module: now where it is loaded, else as it loads, by a finder
+    first on the meta path (the import costs a process 50 ms, and most runs never make it)."""
+    module = sys.modules.get("doctest")
+    if isinstance(module, types.ModuleType):
+        hook(module)
+        return
+    _DOCTEST_HOOKS.append(hook)
+    if len(_DOCTEST_HOOKS) > 1:
+        return
+    from importlib.machinery import PathFinder, SourceFileLoader
+
+    class DoctestLoader(SourceFileLoader):
+        def exec_module(self, module: types.ModuleType) -> None:
+            super().exec_module(module)
+            for then in _DOCTEST_HOOKS:
+                then(module)
+
+    class DoctestFinder:
+        @staticmethod
+        def find_spec(fullname: str, path: Sequence[str] | None = None,
+                      target: types.ModuleType | None = None) -> ModuleSpec | None:
+            if fullname != "doctest":
+                return None
+            spec = PathFinder.find_spec(fullname, path, target)
+            if spec is None or not isinstance(spec.loader, SourceFileLoader):
+                return None
+            spec.loader = DoctestLoader(spec.loader.name, spec.loader.path)
+            return spec
+
+    sys.meta_path.insert(0, DoctestFinder)
 
 
 def _writes(args: tuple[object, ...]) -> bool:
