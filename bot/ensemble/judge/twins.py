@@ -849,7 +849,7 @@ def _other_value(value: object, token: str, ordered: bool = False, avoid: frozen
     elif isinstance(value, dict):
         other = {**value, token: token}
     elif value is None:
-        other = token
+        other = INSTEAD_OF_NONE[_instead_of_none(token, avoid)]
     else:
         return _NOT_LITERAL
     try:
@@ -857,6 +857,21 @@ def _other_value(value: object, token: str, ordered: bool = False, avoid: frozen
     except Exception:  # noqa: BLE001 - a value that cannot be compared is not twinned
         return _NOT_LITERAL
     return _NOT_LITERAL if same else other  # a float too large to move stays the same
+
+
+# what a twin expects where its test expects None (JavaScript: null, spelled as below): values as likely as an
+# answer of nothing, none of which an honest None equals (code answering only likely values read off its test
+# answers one of these too)
+INSTEAD_OF_NONE: tuple[object, ...] = (0, "", False, [])
+JS_INSTEAD_OF_NULL = ("0", "''", "false", "[]")
+
+
+def _instead_of_none(token: str, avoid: frozenset[object] = frozenset()) -> int:
+    """Which of INSTEAD_OF_NONE stands in for an expected None, the one the run's token draws; one the test holds
+    (`avoid`: an input of 0, say) is passed over."""
+    start = abs(_step(token, None))
+    order = [(start + i) % len(INSTEAD_OF_NONE) for i in range(len(INSTEAD_OF_NONE))]
+    return next((i for i in order if isinstance(INSTEAD_OF_NONE[i], list) or INSTEAD_OF_NONE[i] not in avoid), order[0])
 
 
 def _step(token: str, value: object, attempt: int = 0) -> int:
@@ -936,6 +951,22 @@ def _moved_text(value: str | bytes, token: str, avoid: frozenset[object] = froze
         if moved not in avoid:
             break
     return moved
+
+
+# an escape in a JavaScript or Rust string's source: `\u{1F600}`, `\u00e9`, `\x41`, an octal `\101`, `\n`, `\"`, or a
+# line continuation; each stands for characters of its own, none of which a twin moves
+SOURCE_ESCAPE = re.compile(r"\\(?:u\{[^}]*\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-7]{1,3}|[\s\S])")
+
+
+def _moved_source_text(inner: str, token: str, avoid: frozenset[object] = frozenset()) -> str:
+    """The source of a string literal's body (`inner`, between its quotes) with one ASCII letter or digit moved as
+    `_moved_text` moves one, never inside an escape (so `'a\\nb'` may become `'a\\nc'`, never `'a\\ob'`); a letter
+    more at the end where there is none outside them. `avoid` is read as for a string with no escapes."""
+    masked = SOURCE_ESCAPE.sub(lambda m: "\0" * len(m.group()), inner)  # escapes as characters that never move
+    moved = str(_moved_text(masked, token, avoid))
+    if len(moved) > len(masked):
+        return inner + moved[len(masked):]
+    return "".join(was if before == after else after for was, before, after in zip(inner, masked, moved, strict=True))
 
 
 def _constants(node: ast.AST) -> frozenset[object]:
@@ -1200,7 +1231,7 @@ def _js_other_value(node: Node, data: bytes, token: str, avoid: frozenset[object
     if node.type in ("true", "false"):
         return "false" if node.type == "true" else "true"
     if node.type == "null":
-        return f"'{token}'"
+        return JS_INSTEAD_OF_NULL[_instead_of_none(token, avoid)]
     if node.type == "number" or (node.type == "unary_expression" and text.startswith("-")
                                  and node.named_children and node.named_children[-1].type == "number"):
         value = _js_number(text)
@@ -1208,8 +1239,8 @@ def _js_other_value(node: Node, data: bytes, token: str, avoid: frozenset[object
             return None  # a BigInt (`5n`) or a form read wrongly here
         other = value + FAR if far else _moved_number(value, token, avoid=avoid)
         return None if other == value else str(other) if isinstance(other, int) else repr(other)
-    if _plain_string(node, data):
-        inner = f"{text[1:-1]} {token}" if far else str(_moved_text(text[1:-1], token, avoid))
+    if _literal_string(node):
+        inner = f"{text[1:-1]} {token}" if far else _moved_source_text(text[1:-1], token, avoid)
         return text[0] + inner + text[-1]
     if node.type == "array":
         return _js_moved_elements(node, node.named_children, data, token, avoid, f"'{token}'")
@@ -1280,6 +1311,12 @@ def _js_loose_closeness(call: Node, data: bytes) -> bool:
     digits = _js_number(data[args[1].start_byte:args[1].end_byte].decode()) if args[1].type in (
         "number", "unary_expression") else None
     return digits is None or digits < 1
+
+
+def _literal_string(node: Node) -> bool:
+    """A string or template literal with no substitutions (escapes allowed)."""
+    return node.type in ("string", "template_string") and all(
+        c.type in ("string_fragment", "escape_sequence", "'", '"', "`") for c in node.children)
 
 
 def _plain_string(node: Node, data: bytes) -> bool:
@@ -1397,9 +1434,7 @@ def _rust_scalar_edit(side: list[Node], data: bytes, token: str) -> tuple[int, i
     if literal.type == "boolean_literal" and not negative:
         return start, literal.end_byte, "false" if text == "true" else "true"
     if literal.type == "string_literal" and not negative and text.startswith('"'):
-        inner = text[1:-1]  # moved as a Python twin's is, but where an escape could be moved into another
-        other = f"{inner} {token}" if "\\" in inner else str(_moved_text(inner, token))
-        return start, literal.end_byte, f'"{other}"'
+        return start, literal.end_byte, f'"{_moved_source_text(text[1:-1], token)}"'  # as a Python twin's moves
     if literal.type == "char_literal" and not negative and len(text) == 3 and text[1] not in "\\'":
         other = chr(ord(text[1]) ^ 1)
         return (start, literal.end_byte, f"'{other}'") if other.isprintable() and other not in "\\'" else None
