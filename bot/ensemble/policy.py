@@ -34,7 +34,7 @@ A stop's detail says which limit ended the team and how much of the deadline was
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.config import EditFormatName
 from bot.ensemble.coder import BLOCKS, FORMATS, MIXED, WHOLE, EditFormat
@@ -80,6 +80,10 @@ class Limits:
     review: bool = True  # the critic reviews a change the judge found good (Config.review)
     hidden_check: bool = True  # a good change is judged by a check the coder never saw too (Config.hidden_check)
     hidden_early: bool = False  # the check is written beside the first round, not after it (Config.hidden_check)
+    opened_in: EditFormat = field(init=False)  # the format every request of the team opens in (`opening_format`)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "opened_in", opening_format(self.edit_format))
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,10 @@ class Reproduce:
     """Write the reproduction test the plan names (round 0) in `edit_format`, or note that there is none."""
 
     edit_format: EditFormat
+    round: Continue = field(init=False, compare=False)  # round 0 as the coder plays it
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "round", Continue(0, self.edit_format))
 
 
 @dataclass(frozen=True)
@@ -113,16 +121,12 @@ class Continue:
     repeated: bool = False
     approach: str = REFINE
     reply_by: float | None = None
+    fresh: bool = field(init=False)  # a new attempt: the workspace back where the rounds began, no failed history
+    temperature: float | None = field(init=False)  # the coder's this round: a sample's, else None (the team's own)
 
-    @property
-    def fresh(self) -> bool:
-        """True for a new attempt: the workspace back where the rounds began, no failed history in the prompt."""
-        return self.approach != REFINE
-
-    @property
-    def temperature(self) -> float | None:
-        """The coder's temperature this round: a sample's, else None (the team's own)."""
-        return SAMPLE_TEMPERATURE if self.approach == SAMPLE else None
+    def __post_init__(self) -> None:  # what the approach implies, settled with the decision
+        object.__setattr__(self, "fresh", self.approach != REFINE)
+        object.__setattr__(self, "temperature", SAMPLE_TEMPERATURE if self.approach == SAMPLE else None)
 
 
 @dataclass(frozen=True)

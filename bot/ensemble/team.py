@@ -51,7 +51,6 @@ from bot.ensemble.policy import (
     Stop,
     decide,
     interrupted,
-    opening_format,
 )
 from bot.ensemble.ports import ModelClient, Retriever, TestRunner
 from bot.ensemble.reproduce import reproduce
@@ -273,7 +272,7 @@ def _base_failures_text(baseline: TestOutcome | None) -> str:
 def _reproduce(team: Team, state: _State, step: Reproduce) -> _State:
     """Round 0: the reproduction test the plan names, and the judge that requires it once it failed at the base; the
     rounds begin from the workspace's commit after it."""
-    reproduction, judge = reproduce(team.coder, _brief(team, state, Continue(0, step.edit_format)), state.judge,
+    reproduction, judge = reproduce(team.coder, _brief(team, state, step.round), state.judge,
                                     team.runner, team.reporter.begin, team.trailers)
     return replace(state, reproduction=reproduction, judge=judge, start=team.workspace.head())
 
@@ -290,7 +289,7 @@ def _brief(team: Team, state: _State, step: Continue) -> Brief:
     if step.approach == NEXT_FILE and (extra := _next_file(plan, state.found, team.workspace)):
         plan = replace(plan, files=(*plan.files, extra))
     return Brief(plan, state.found, feedback, team.notes("coder"), failing=state.failing, sent=sent,
-                 edit_format=step.edit_format, opened_in=opening_format(team.limits.edit_format),
+                 edit_format=step.edit_format, opened_in=team.limits.opened_in,
                  one_turn=step.one_turn, temperature=step.temperature,
                  reply_by=step.reply_by, earlier=last.transcript if last and last.kind == "fix" else None)
 
@@ -380,7 +379,7 @@ def _write_hidden(team: Team, state: _State, source: str, text: str) -> HiddenCh
     a re-plan explored the team's change."""
     found = state.found if state.replanned < 0 else Exploration()
     brief = Brief(state.plan or Plan(""), found, failing=state.failing,
-                  edit_format=opening_format(team.limits.edit_format))
+                  edit_format=team.limits.opened_in)
     frozen, base_text = state.judge.frozen, team.workspace.base_text
     return write_hidden_check(team.coder, brief, source, text, lambda p: frozen[p] if p in frozen else base_text(p))
 
