@@ -15,6 +15,7 @@ downloads weights.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
@@ -65,7 +66,26 @@ def resolve_model_path(name: str | None) -> str:
             f"embedding model {name!r} is not a local folder; set index.embedding_model to the path of a "
             "sentence-transformers model on disk (no weights are downloaded at run time)"
         )
+    _check_descriptions(path)
     return path
+
+
+# the files a sentence-transformers folder describes itself in, read before its weights
+DESCRIPTIONS = ("modules.json", "config_sentence_transformers.json", "sentence_bert_config.json", "config.json")
+
+
+def _check_descriptions(path: str) -> None:
+    """EmbedderError, naming the file, for a model folder whose descriptions are not JSON: said before torch and
+    sentence-transformers are loaded (seconds), where loading them would fail the same way."""
+    for name in DESCRIPTIONS:
+        try:
+            with open(os.path.join(path, name), encoding="utf-8") as f:
+                json.load(f)
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError) as exc:
+            raise EmbedderError(f"embedding model {path} does not load: its {name} is not readable JSON ({exc}); "
+                                "set index.embedding_model to a whole sentence-transformers model folder") from None
 
 
 def load_sentence_model(name: str | None = None) -> SentenceTransformer:

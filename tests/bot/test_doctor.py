@@ -94,7 +94,7 @@ def test_a_broken_embedding_model_folder_is_reported_not_raised(tmp_path: Path) 
     check_config(ctx)
     result = check_embedding_model(ctx)
     assert not result.ok and result.essential
-    assert str(model) in result.detail and "does not load" in result.detail
+    assert str(model) in result.detail and "does not load" in result.detail and "modules.json" in result.detail
 
 
 @pytest.fixture
