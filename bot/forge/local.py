@@ -62,6 +62,7 @@ class GitWorkspace:
         self.max_file_bytes = max_file_bytes
         self.signoff = signoff  # `Signed-off-by:` the committer on every commit (commit.signoff)
         self._base_texts: dict[str, str | None] = {}  # `base_text`'s answers, where the base is a commit's id
+        self._base_files: frozenset[str] | None = None  # the base's files, read once where the base is a commit's id
 
     def diff(self) -> str:
         """The diff since the base commit, new files included (staged with intent-to-add)."""
@@ -114,22 +115,29 @@ class GitWorkspace:
         base is named by its id (a commit's files never change; the judge asks for the same few many times)."""
         if path in self._base_texts:
             return self._base_texts[path]
+        if self._not_at_base(path):  # most paths asked of the base are settings files it does not have
+            self._base_texts[path] = None
+            return None
         try:
             text: str | None = git(self.path, "show", f"{self.base}:{path}")
         except GitError:
             text = None
         # a failure to read is remembered only where the base's tree says the path is not in it: git failing for a
         # moment (a lock, memory) must not make a file of the base look new for the rest of the run
-        if COMMIT_ID.fullmatch(self.base) and (text is not None or self._not_at_base(path)):
+        if COMMIT_ID.fullmatch(self.base) and text is not None:
             self._base_texts[path] = text
         return text
 
     def _not_at_base(self, path: str) -> bool:
-        """Whether the base's tree was read and `path` is not in it (False when git could not read it)."""
-        try:
-            return not git(self.path, "ls-tree", "-z", "--name-only", self.base, "--", path)
-        except GitError:
-            return False
+        """Whether the base's tree was read and `path` is not a file in it (False when git could not read it, and
+        where the base is named by something that may move, a branch). The tree is listed once."""
+        if self._base_files is None and COMMIT_ID.fullmatch(self.base):
+            try:
+                listed = git(self.path, "ls-tree", "-r", "-z", "--name-only", "--full-tree", self.base)
+            except GitError:
+                return False
+            self._base_files = frozenset(p for p in listed.split("\0") if p)
+        return self._base_files is not None and path not in self._base_files
 
     def grep(self, text: str, max_hits: int = 30) -> list[tuple[str, int, str]]:
         """Exact-text search (`git grep -F`) over tracked text files: (path, line number, line)."""
