@@ -75,7 +75,7 @@ from bot.ensemble.types import (
 )
 from bot.ensemble.workspace_files import WorkspaceFiles
 from bot.errors import StopRequested
-from bot.forge import Workspace
+from bot.forge import HeldWorkspace, Workspace
 from bot.forge.policy import DEFAULT_MAX_FILE_BYTES
 from bot.redact import clip
 from bot.trace import propagate
@@ -182,7 +182,7 @@ def run_team(team: Team) -> TeamResult:
     kept = _kept(state.rounds, stop)
     if kept.round is not None:
         team.workspace.reset(kept.round.commit or "")
-    return _ended(team, state, stop, kept, team.workspace)
+    return _ended(team, state, stop, kept, HeldWorkspace(team.workspace))  # its change, read once by each reader
 
 
 def crashed(team: Team, exc: Exception) -> TeamResult:
