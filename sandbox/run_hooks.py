@@ -100,6 +100,7 @@ OWNED_LIST = "ensemble_owned.txt"  # beside this module, written by the sandbox 
 MAX_READS = 20_000  # files one process records
 MAX_REFUSALS = 200  # refusals one process records (each is refused whether recorded or not)
 OWN_FOLDERS = (".ensemble-results", ".ensemble-plugins")
+ELSEWHERE = ("/", "<")  # a code file named so is outside a repository whose root it does not start with (`<string>`)
 CODE = (types.FunctionType, staticmethod, classmethod, types.MethodType, property)  # what `_origin` finds code in
 OFFSET = 7_000_003  # how far a changed copy of a number is moved far off (`_near_copies` moves one a little)
 WRITE_MODES = frozenset("wax")
@@ -406,7 +407,8 @@ def _replaced_in(name: str, space: dict[str, object], root: str, watched: Collec
     for attr, value in list(space.items()):
         kind = type(value)
         if kind is types.FunctionType:  # most values: a function, which only its code's file can make the repository's
-            if _maybe_the_repositorys(value, root) and (origin := _repository_origin(value, root)):
+            where = value.__code__.co_filename  # type: ignore[attr-defined]  # a function: `kind` says so
+            if (where.startswith(root) or not where.startswith(ELSEWHERE)) and (origin := _repository_origin(value, root)):
                 yield f"{name}.{attr}", origin
         elif issubclass(kind, CODE):
             if origin := _repository_origin(value, root):
@@ -425,13 +427,6 @@ def _replaced_in(name: str, space: dict[str, object], root: str, watched: Collec
             yield f"{name}.{attr}", origin
 
 
-def _maybe_the_repositorys(function: object, root: str) -> bool:
-    """False for a function `_repository_origin` is sure to find no repository code in: one whose file is an absolute
-    path outside `root` or a made-up name (`<string>`), as the libraries' thousands of functions are."""
-    where: str = function.__code__.co_filename  # type: ignore[attr-defined]  # a function: the caller checked its type
-    return where.startswith(root) or not where.startswith(("/", "<"))
-
-
 def _replaced_methods(qualname: str, cls: type, root: str, watched: Collection[str]) -> Iterator[tuple[str, str]]:
     """`_replaced_in` for the members of a library's class `cls`: those whose code is the repository's, and those
     where the class held another function and now holds a callable with no code of its own (`_c_in_place`). The
@@ -441,7 +436,8 @@ def _replaced_methods(qualname: str, cls: type, root: str, watched: Collection[s
     for method, code in list(vars(cls).items()):
         kind = type(code)
         if kind is types.FunctionType:  # its code says whose it is; a function is never `_c_in_place`'s
-            if _maybe_the_repositorys(code, root) and (origin := _repository_origin(code, root)):
+            where = code.__code__.co_filename
+            if (where.startswith(root) or not where.startswith(ELSEWHERE)) and (origin := _repository_origin(code, root)):
                 yield f"{qualname}.{method}", origin
             continue
         if issubclass(kind, (staticmethod, classmethod, property, types.MethodType)):  # a function inside
@@ -722,7 +718,7 @@ def _repository_origin(value: object, root: str) -> str:
     if name.startswith(root):
         name = name[len(root):].replace(os.sep, "/")
         return "" if name.startswith(OWN_FOLDERS) else name
-    return "" if name.startswith(("/", "<")) else name
+    return "" if name.startswith(ELSEWHERE) else name
 
 
 def _package_folder(name: str) -> str:
