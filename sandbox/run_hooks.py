@@ -1998,7 +1998,7 @@ def _trace_doctests(workspace: str, results: str) -> None:
                         filename: str | None, lineno: int | None) -> doctest.DocTest:
             test: doctest.DocTest = original(self, string, globs, name, filename, lineno)
             if test.examples and filename:
-                full = os.path.realpath(filename)
+                full = _code_file(filename)
                 if full.startswith(root) and full not in seen:
                     seen.add(full)
                     with contextlib.suppress(OSError):  # a full disk must not fail the tests

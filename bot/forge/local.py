@@ -122,8 +122,8 @@ class GitWorkspace:
             text: str | None = git(self.path, "show", f"{self.base}:{path}")
         except GitError:
             text = None
-        # a failure to read is remembered only where the base's tree says the path is not in it: git failing for a
-        # moment (a lock, memory) must not make a file of the base look new for the rest of the run
+        # a failure to read a path the base's tree holds is not remembered: git failing for a moment (a lock, memory)
+        # must not make a file of the base look new for the rest of the run
         if COMMIT_ID.fullmatch(self.base) and text is not None:
             self._base_texts[path] = text
         return text
