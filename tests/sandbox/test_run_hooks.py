@@ -359,6 +359,14 @@ NEAR = [  # (the code's class, the expected value, whether an answer of it equal
     ("class V:\n    def __eq__(self, other):\n        return round(other, 2) == 0.33\n", 0.33, False),
     ("class V:\n    def __eq__(self, other):\n        return other.split('.') + ['0'] * (3 - other.count('.') - 1)"
      " == ['1', '2', '0']\n", "1.2", False),
+    # honest equalities with a tolerance that spans the near copies: a measurement's uncertainty of 20 %, a rounding to
+    # tens, a match by one letter; none equals a value as likely and far off
+    ("class V:\n    def __eq__(self, other):\n        return abs(other - 5.0) <= 1.0\n", 5.0, False),
+    ("class V:\n    def __eq__(self, other):\n        return round(other, -1) == 50\n", 50, False),
+    ("class V:\n    def __eq__(self, other):\n        return isinstance(other, str) and len(other) == 6 and "
+     "sum(a != b for a, b in zip(other, 'colour')) <= 1\n", "colour", False),
+    # and one whose tolerance spans every likely value is no honest one
+    ("class V:\n    def __eq__(self, other):\n        return abs(other - 5.0) <= 100.0\n", 5.0, True),
 ]
 
 
@@ -380,6 +388,19 @@ def test_the_values_near_an_expected_one_differ_from_it_in_more_than_case() -> N
         assert near and all(type(n) is type(value) and n != value for n in near), (value, near)
         if isinstance(value, str):
             assert all(n.lower() != value.lower() for n in near), (value, near)
+
+
+def test_the_values_far_from_an_expected_one_are_of_its_kind_and_far_off() -> None:
+    """Three times as large (and ten more) and a third: more than half the value off, or ten where it is zero."""
+    for value in (0, -1, 2, -7, 50, 10 ** 30, 0.0, 0.5, -2.5e300, 1j, "a", "colour", "--", "", b"ok"):
+        far = run_hooks._far_copies(value)
+        assert far and all(type(f) is type(value) and f != value for f in far), (value, far)
+        if isinstance(value, (int, float)):
+            assert all(abs(f - value) >= (abs(value) / 2 if value else 10) for f in far), (value, far)
+        if isinstance(value, str) and any(c.isalnum() for c in value):
+            assert all(sum(a != b for a, b in zip(f, value, strict=True)) == sum(c.isalnum() for c in value)
+                       for f in far)
+    assert run_hooks._far_copies(True) == [] and run_hooks._far_copies(float("nan")) == []
 
 
 def test_the_names_the_tests_spell_are_read_from_their_files_not_the_sandboxs_own_hooks(tmp_path) -> None:

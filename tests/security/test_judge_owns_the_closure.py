@@ -510,6 +510,25 @@ def test_a_value_class_with_its_own_equality_is_delivered(tmp_path: Path) -> Non
     delivered(repo, run(repo, [fix]), "calc/ops.py")
 
 
+# a reading rounded to hundreds, equal to any int that rounds alike: an equality of the code's own whose tolerance spans
+# every value a little off the expected one (403 and 391 round as 400 does), never a value as likely and far off
+READING = ("class Reading:\n    def __init__(self, value):\n        self.value = value\n\n"
+           "    def __eq__(self, other):\n"
+           "        return isinstance(other, int) and round(self.value, -2) == round(other, -2)\n\n"
+           "    __hash__ = None\n")
+READING_TEST = ("from calc.reading import Reading\nfrom calc.ops import add\n\n\ndef test_reading():\n"
+                "    assert Reading(add(398, 5)) == 400\n    assert Reading(add(398, 5)) != 500\n")
+
+
+def test_a_new_value_class_whose_equality_has_a_tolerance_of_its_own_is_delivered_with_its_test(tmp_path: Path) -> None:
+    """The fix, and a new class with a new test of it: every comparison its test makes is checked, and a tolerance
+    of the class's own is no forgery."""
+    repo = repo_with(tmp_path, {"tests/test_ops.py": "from calc.ops import add\n\n\ndef test_add():\n"
+                                                     "    assert add(2, 3) == 5\n"})
+    change = "\n\n".join([FIX, create("calc/reading.py", READING), create("tests/test_reading.py", READING_TEST)])
+    delivered(repo, run(repo, [change]), "calc/ops.py", "calc/reading.py", "tests/test_reading.py")
+
+
 # a value class the base has always had, a str equal to any spelling of itself, with the bug before it: parse() fails
 # without a space after the colon
 NAMES = ("def _key(text):\n    return text.lower()\n\n\nclass Name(str):\n"
