@@ -1081,10 +1081,10 @@ class _Honesty:
         if type(other) in PLAIN and _holds(lambda: value == other):
             near = next((n for n in _near_copies(other) if _holds(functools.partial(operator.eq, value, n))),
                         None)
-            far = _far_copies(other)
-            farther = next((f for f in far if _holds(functools.partial(operator.eq, value, f))), None)
             # One equal to every likely answer passes every test: it equals a value a little off and one far off too,
             # where an honest equality with a tolerance of its own that spans the first equals neither of the others
+            far = _far_copies(other) if near is not None else []
+            farther = next((f for f in far if _holds(functools.partial(operator.eq, value, f))), None)
             if near is not None and (not far or farther is not None):
                 return f"equals {other!r:.40}, {near!r:.40}" + (f" and {farther!r:.40}" if far else "") + " alike"
         base: type[object] | None = next((b for b in BUILTIN_VALUES if isinstance(value, b)), None)
@@ -1698,21 +1698,18 @@ def _far_copies(value: object) -> list[object]:
     to tens, a match by one letter) equals neither; an answer equal to every likely value (`-1000 < other < 1000`,
     any short string) equals them too. None for a truth value: its near copy, the other one, is all there is."""
     kind = type(value)
-    step = 1 + _NEAR[0] % 9
     if kind in (int, float, complex) and isinstance(value, (int, float, complex)):
         away = -10 if isinstance(value, (int, float)) and value < 0 else 10
-        third = value // 3 if isinstance(value, int) and value >= 0 else -(-value // 3) if isinstance(value, int) \
-            else value / 3
+        # a third, toward zero (an int's exactly, however large)
+        third = (abs(value) // 3) * (-1 if value < 0 else 1) if isinstance(value, int) else value / 3
         far = [value * 3 + away, third if third != value else value - away]
         return [f for f in far if _finite(f)] if _finite(value) else []
     if kind in (str, bytes) and isinstance(value, (str, bytes)):
         text = value.decode("latin-1") if isinstance(value, bytes) else value
-        spots = [i for i, c in enumerate(text) if c.isascii() and c.isalnum()]
-        moved = text + "q" * 12
-        if spots:
-            moved = text
-            for at in spots:
-                moved = _letter_moved(moved, at, step)
+        moved = text
+        for at in (i for i, c in enumerate(text) if c.isascii() and c.isalnum()):
+            moved = _letter_moved(moved, at, 1 + _NEAR[0] % 9)
+        moved = moved if moved != text else text + "q" * 12  # nothing to move: a longer one
         return [moved.encode("latin-1") if isinstance(value, bytes) else moved]
     return []
 
