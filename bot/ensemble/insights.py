@@ -1,7 +1,7 @@
 """Insights: notes the two teams share during a run, and lessons kept across runs.
 
 `InsightBoard` is in memory: after each round a team posts what it tried, what failed and the
-key error; the other team's planner and coder read the notes they have not seen. `InsightStore`
+key error (`insight`, one line on the round); the other team's planner and coder read the notes they have not seen. `InsightStore`
 is `.ensemble/insights.jsonl`: one lesson per run, bounded, retrieved by similarity through the
 indexer's embedder (or by word overlap when no embedder is available). Writers hold a file lock
 beside the store (`insights.jsonl.lock`), so runs in other processes on the same checkout add
@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.ensemble.types import Review, Round
 from bot.persist import write_text
 from bot.redact import clip
 
@@ -33,6 +34,18 @@ MAX_LESSONS = 200
 LOCK_TIMEOUT_S = 60.0  # another run's write takes milliseconds; a minute means a stuck process
 # texts -> one vector per text: the indexer's embedder's float32 rows, or plain lists (a test's embedder)
 Embed = Callable[[list[str]], "NDArray[np.float32] | Sequence[Sequence[float]]"]
+NO_REVIEW = Review(None)
+
+
+def insight(rnd: Round) -> str:
+    """One line on the round for the other teams and for re-planning."""
+    if not rnd.applied:
+        return f"round {rnd.number}: edits did not apply ({clip(rnd.edit_errors, 160)})"
+    if rnd.compile_error:
+        return f"round {rnd.number}: compile error {clip(rnd.compile_error, 160)}"
+    state = "tests pass" if rnd.good else f"tests fail: {clip(rnd.signature, 160)}"
+    review = rnd.review or NO_REVIEW
+    return f"round {rnd.number}: {state}; critic {review.verdict or '-'}: {clip(review.feedback, 160)}"
 
 
 class InsightBoard:

@@ -1,4 +1,5 @@
-"""The texts made from a round: the coder's feedback, commit bodies, insights.
+"""The texts made from a round: the coder's feedback, commit bodies, the history a re-plan reads (its lines are the
+insights the teams share, bot/ensemble/insights.py).
 
 Plain data in, plain text out; the loop in bot/ensemble/team.py decides when each is used.
 """
@@ -9,10 +10,9 @@ from collections.abc import Sequence
 
 from bot.ensemble import prompts
 from bot.ensemble.critic import test_report
-from bot.ensemble.types import Plan, Review, Round
-from bot.redact import clip
+from bot.ensemble.insights import insight
+from bot.ensemble.types import Plan, Round
 
-NO_REVIEW = Review(None)
 REPEATED = ("Your last change did not fix anything: the tests fail exactly as they did before it. Look again at "
             "the failing assertion below and change the code that produces that value.")
 
@@ -58,17 +58,6 @@ def feedback(rnd: Round, last_tested: Round | None = None, repeated: bool = Fals
     if rnd.review is not None and rnd.review.verdict == "revise" and rnd.review.feedback:
         parts.append("Reviewer: " + rnd.review.feedback)
     return "\n".join(parts)
-
-
-def insight(rnd: Round) -> str:
-    """One line on the round for the other teams and for re-planning."""
-    if not rnd.applied:
-        return f"round {rnd.number}: edits did not apply ({clip(rnd.edit_errors, 160)})"
-    if rnd.compile_error:
-        return f"round {rnd.number}: compile error {clip(rnd.compile_error, 160)}"
-    state = "tests pass" if rnd.good else f"tests fail: {clip(rnd.signature, 160)}"
-    review = rnd.review or NO_REVIEW
-    return f"round {rnd.number}: {state}; critic {review.verdict or '-'}: {clip(review.feedback, 160)}"
 
 
 def history(rounds: Sequence[Round]) -> str:

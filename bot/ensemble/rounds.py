@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 
 from bot.ensemble.coder import Brief, Coder, describe_failures, write_change
 from bot.ensemble.judge import TeamJudge, hooks_in
@@ -32,16 +33,16 @@ def play_round(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner,
     with the judge's files and judged against the base (`reproduction`: the test being written, required while the
     judge has none), with the lines of it that reach into the test runner (the task allowed them)."""
     edits = write_change(coder, brief, judge.frozen, judge.data, judge.closure)
-    rnd = Round(number, kind, brief.edit_format.name, replies=edits.replies, refused=edits.refused(coder.team),
-                follow_up_s=edits.follow_up_s, reply_s=edits.reply_s, short=brief.reply_by is not None,
-                transcript=edits.transcript)
+    made = partial(Round, number, kind, brief.edit_format.name, replies=edits.replies, refused=edits.refused(coder.team),
+                   follow_up_s=edits.follow_up_s, reply_s=edits.reply_s, short=brief.reply_by is not None,
+                   transcript=edits.transcript)
     if not edits.changed:
-        return replace(rnd, edit_errors=edits.errors(), idle=not (edits.failures or edits.refusals))
-    workspace = coder.workspace
-    rnd = replace(rnd, applied=True, partial=describe_failures(edits.failures) if edits.failures else "",
-                  compile_error=edits.compile_error)
+        return made(edit_errors=edits.errors(), idle=not (edits.failures or edits.refusals))
+    rnd = made(applied=True, partial=describe_failures(edits.failures) if edits.failures else "",
+               compile_error=edits.compile_error)
     if rnd.compile_error:
         return rnd
+    workspace = coder.workspace
     begin(Phase.TESTING, number, "")
     tests, judgement = judge.verdict(runner, workspace, reproduction)
     rnd = replace(rnd, tests=tests, judgement=judgement, runner_hooks=tuple(hooks_in(workspace)))

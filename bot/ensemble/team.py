@@ -28,7 +28,7 @@ from bot.config import ExploreSpec
 from bot.ensemble import round_text
 from bot.ensemble.coder import Brief, Coder, write_hidden_check
 from bot.ensemble.critic import Critic, review
-from bot.ensemble.insights import InsightBoard
+from bot.ensemble.insights import InsightBoard, insight
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.judge import (
     SPECIAL_CASED,
@@ -443,7 +443,7 @@ def _review(team: Team, state: _State, started: float) -> _State:
         rnd = replace(rnd, review=review(team.critic, team.task, team.workspace.diff(),
                                          team.workspace.changed_paths(), rnd))
     rnd = replace(rnd, seconds=team.clock() - started)
-    team.board.publish(team.name, round_text.insight(rnd))
+    team.board.publish(team.name, insight(rnd))
     return replace(state, rounds=(*state.rounds[:-1], rnd))
 
 

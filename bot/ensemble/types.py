@@ -152,6 +152,12 @@ class Judgement:
     # the hidden check's tests (bot/ensemble/judge/hidden.py) that the change left failing as at the base: refused as
     # special-cased to the inputs of the tests the coder was shown
     special_cased: tuple[str, ...] = ()
+    # made from the fields above: the failing tests the change is answerable for (what the coder is told about)
+    blamed: tuple[str, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "blamed", tuple(dict.fromkeys((*self.required_failing, *self.broken,
+                                                                 *self.new_failing))))
 
     @property
     def improves(self) -> bool:
@@ -160,10 +166,6 @@ class Judgement:
         return self.per_test and bool(self.fixed) and not (self.broken or self.new_failing or self.unknown or self.tampered
                                                            or self.special_cased)
 
-    @property
-    def blamed(self) -> tuple[str, ...]:
-        """The failing tests the change is answerable for (what the coder is told about)."""
-        return tuple(dict.fromkeys((*self.required_failing, *self.broken, *self.new_failing)))
 
 
 def passes(judgement: Judgement | None, tests: TestOutcome | None) -> bool:
@@ -268,11 +270,10 @@ class Review:
     verdict: Literal["accept", "revise"] | None
     feedback: str = ""
     pointed: bool = False
+    accepted: bool = field(init=False)  # the critic accepted the change
 
-    @property
-    def accepted(self) -> bool:
-        """True when the critic accepted the change."""
-        return self.verdict == "accept"
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "accepted", self.verdict == "accept")
 
 
 RefusalKind = Literal["policy", "tests", "runner", "commit", "cheat", "special-cased"]
@@ -348,19 +349,18 @@ class Round:
     # the conversation the round's coder calls ended with, for the next round to go on with
     transcript: Transcript | None = field(default=None, compare=False, repr=False)
 
-    @property
-    def good(self) -> bool:
-        """True when the round's change passes: judged against the base where possible."""
-        return passes(self.judgement, self.tests)
+    # made from the fields above when the round is (a new round replaces it, so they never go stale):
+    good: bool = field(init=False)  # the change passes: judged against the base where possible
+    accepted: bool = field(init=False)  # the change passes and the critic accepted it
+    signature: str = field(init=False)  # the failure that detects a stuck loop (failures not blamed on it left out)
 
-    @property
-    def accepted(self) -> bool:
-        """True when the round's change passes and the critic accepted it."""
-        return self.good and self.review is not None and self.review.accepted
+    def __post_init__(self) -> None:
+        good = passes(self.judgement, self.tests)
+        object.__setattr__(self, "good", good)
+        object.__setattr__(self, "accepted", good and self.review is not None and self.review.accepted)
+        object.__setattr__(self, "signature", self._signature())
 
-    @property
-    def signature(self) -> str:
-        """The failure signature that detects a stuck loop (failures the change is not blamed for left out)."""
+    def _signature(self) -> str:
         if not self.applied:
             return "edits:" + clip(self.edit_errors, 120)
         if self.compile_error:

@@ -51,9 +51,9 @@ from bot.ensemble.types import (
 )
 from bot.errors import BudgetExceeded, ModelError, StopRequested
 from bot.forge import BRANCH_PREFIX, Commit
-from bot.forge.local import GitWorkspace, format_message
+from bot.forge.local import GitWorkspace
 from bot.forge.onto import Conflict, Onto, is_ancestor
-from bot.forge.policy import ChangeRefused
+from bot.forge.policy import ChangeRefused, commit_message
 from bot.llm.budget import no_spend
 from bot.redact import clip
 from bot.trace import new_run_id, span
@@ -330,7 +330,7 @@ class _Update:
 
     def _message(self) -> str:
         trailers = {"Ensemble-Run": self.run_id}
-        return format_message(f"Merge {self.job.base_name} ({self.job.base[:7]}) into {self.branch}",
+        return commit_message(f"Merge {self.job.base_name} ({self.job.base[:7]}) into {self.branch}",
                               "Brings the pull request onto its moved base; judged there before it was pushed.",
                               trailers)
 

@@ -17,12 +17,12 @@ from pathlib import Path
 
 from bot.forge import BRANCH_PREFIX, Commit, Workspace
 from bot.forge.history import commits_between, rebuild
-from bot.forge.policy import DEFAULT_MAX_FILE_BYTES, ChangeRefused, staged_problems
-from bot.redact import clip, scrub
+from bot.forge.policy import DEFAULT_MAX_FILE_BYTES, ChangeRefused, commit_message, staged_problems
+from bot.redact import scrub
 from bot.trace import span
 from common.git import GitError, git, git_bytes, git_succeeds
 
-__all__ = ["CommittedTree", "GitError", "GitWorkspace", "LocalForge", "format_message", "git", "slugify"]
+__all__ = ["CommittedTree", "GitError", "GitWorkspace", "LocalForge", "git", "slugify"]
 
 log = logging.getLogger(__name__)
 WORKTREES = Path(".ensemble") / "worktrees"
@@ -37,16 +37,6 @@ def slugify(text: str, limit: int = 40) -> str:
         cut = words[: limit + 1].rsplit("-", 1)[0]
         words = cut if "-" in words[: limit + 1] else words[:limit]
     return words.rstrip("-") or "task"
-
-
-def format_message(summary: str, body: str, trailers: dict[str, str]) -> str:
-    """A commit message: summary line, blank line, body, blank line, trailers."""
-    lines = [clip(summary.strip().splitlines()[0], 72) if summary.strip() else "ensemble: change"]
-    if body.strip():
-        lines += ["", body.strip()]
-    if trailers:
-        lines += [""] + [f"{key}: {value}" for key, value in trailers.items()]
-    return "\n".join(lines) + "\n"
 
 
 class GitWorkspace:
@@ -87,7 +77,7 @@ class GitWorkspace:
                 raise ChangeRefused(problems)
             identity = [] if git(self.path, "config", "user.email", check=False).strip() else [
                 "-c", f"user.name={BOT_NAME}", "-c", f"user.email={BOT_EMAIL}"]
-            message = scrub(format_message(summary, body, trailers))
+            message = commit_message(summary, body, trailers)
             signoff = ["--signoff"] if self.signoff else []
             git(self.path, *identity, "commit", "-q", "--no-verify", *signoff, "-F", "-", stdin=message)
             sha = self.head()

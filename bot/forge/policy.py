@@ -5,7 +5,8 @@ known secret, a new symbolic link, a submodule (gitlink) change, a binary file o
 the size limit. `content_problems` judges one file's new text (the edit applier asks it, so the
 coder hears why at once); `staged_problems` judges what is staged in a checkout, the last word
 before `git commit` (bot/forge/local.py). Refusals name the file and the kind of secret, never
-the secret itself.
+the secret itself. The same holds for a commit's message (`commit_message`): every commit the bot makes
+gets its message here, with any secret masked.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import EnsembleError
-from bot.redact import process_redactor
+from bot.redact import clip, process_redactor, scrub
 from common.git import git, git_bytes
 
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024  # paths.max_file_kb: real source files are far smaller
@@ -48,6 +49,17 @@ def too_large(path: str, size: int, max_bytes: int) -> str:
     """The refusal of a file of `size` bytes over the limit."""
     return (f"{path}: the new content is {_size(size)}, over the {_size(max_bytes)} limit (paths.max_file_kb); "
             "write source, not data: generate large files at build or test time")
+
+
+def commit_message(summary: str, body: str, trailers: dict[str, str]) -> str:
+    """The message of a commit the bot makes: the summary line (cut to 72 characters), a blank line, the body, a
+    blank line, the trailers; any secret in it masked."""
+    lines = [clip(summary.strip().splitlines()[0], 72) if summary.strip() else "ensemble: change"]
+    if body.strip():
+        lines += ["", body.strip()]
+    if trailers:
+        lines += [""] + [f"{key}: {value}" for key, value in trailers.items()]
+    return scrub("\n".join(lines) + "\n")
 
 
 @dataclass(frozen=True)

@@ -209,3 +209,18 @@ def test_the_tables_hold_every_stop_reason() -> None:
     reasons = {c.expected.reason for c in CASES.values() if isinstance(c.expected, Stop)}
     reasons |= {reason for _, reason, _ in INTERRUPTIONS.values()}
     assert reasons == set(StopReason)
+
+
+def test_a_round_made_anew_tells_what_its_new_fields_show() -> None:
+    """The facts the rules read (good, accepted, the stuck signature) are made with the round: a round replaced with
+    its judgement, its review or its refusal tells the new state, never the one it was made with."""
+    red = failing(1, test="tests/test_core.py::test_median_even")
+    assert (red.good, red.accepted, red.signature) == (False, False, "tests/test_core.py::test_median_even")
+    green = replace(red, judgement=Judgement(True, "fixed", fixed=("tests/test_core.py::test_median_even",)))
+    assert (green.good, green.accepted, green.signature) == (True, False, "")
+    assert replace(green, review=ACCEPT).accepted and not replace(green, review=VAGUE).accepted
+    assert replace(green, applied=False, edit_errors="no block matched").signature == "edits:no block matched"
+    broke = replace(red, judgement=Judgement(False, "broke one", broken=("tests/test_a.py::t",),
+                                             new_failing=("tests/test_b.py::t", "tests/test_a.py::t")))
+    assert broke.judgement and broke.judgement.blamed == ("tests/test_a.py::t", "tests/test_b.py::t")
+    assert broke.signature == "tests/test_a.py::t,tests/test_b.py::t"

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from bot.forge import HeldWorkspace
-from bot.forge.local import CommittedTree, GitError, LocalForge, format_message, slugify
+from bot.forge.local import CommittedTree, GitError, LocalForge, slugify
+from bot.forge.policy import commit_message
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -106,7 +107,7 @@ def test_slug_and_message_format() -> None:
     assert slugify("???") == "task"
     assert slugify("median() is wrong for an even number of values") == "median-is-wrong-for-an-even-number-of"
     assert slugify("x" * 60) == "x" * 40
-    assert format_message("s", "b", {"K": "v"}) == "s\n\nb\n\nK: v\n"
+    assert commit_message("s", "b", {"K": "v"}) == "s\n\nb\n\nK: v\n"
 
 
 def test_a_committed_tree_reads_the_commit_not_the_working_tree(repo: Path) -> None:

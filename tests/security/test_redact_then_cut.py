@@ -16,12 +16,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from bot.ensemble import round_text
-from bot.ensemble.insights import Lesson
+from bot.ensemble.insights import Lesson, insight
 from bot.ensemble.report import render_summary
 from bot.ensemble.select import describe
 from bot.ensemble.types import CRASHED, Round, RunResult, Task, TeamResult
-from bot.forge.local import format_message
+from bot.forge.policy import commit_message
 from bot.llm.openai import _error_text
 from bot.redact import MASK, RedactingFilter, clip
 from common.git import GitError
@@ -32,8 +31,8 @@ SECRET = "quietharbor7lantern29meadow"  # in DEPLOY_SECRET: a secret by its name
 HEAD_CUTS: dict[str, tuple[Callable[[str], str], int]] = {
     "clip": (lambda text: clip(text, 100), 100),
     "a lesson in a prompt": (lambda text: Lesson(task=text, outcome="passed").text(), 160),
-    "a commit subject": (lambda text: format_message(text, "", {}), 72),
-    "an insight note": (lambda text: round_text.insight(Round(1, edit_errors=text)), 160),
+    "a commit subject": (lambda text: commit_message(text, "", {}), 72),
+    "an insight note": (lambda text: insight(Round(1, edit_errors=text)), 160),
     "a round's failure signature": (lambda text: Round(1, edit_errors=text).signature, 120),
     "a crashed team in the summary": (lambda text: describe(TeamResult("a", stop_reason=CRASHED, error=text)), 200),
     "the run summary's detail": (lambda text: render_summary(RunResult("r", Task("t", ""), stop_reason="stuck",
