@@ -1,8 +1,8 @@
 """Insights: notes the two teams share during a run, and lessons kept across runs.
 
 `InsightBoard` is in memory: after each round a team posts what it tried, what failed and the
-key error (`insight`, one line on the round); the other team's planner and coder read the notes they have not seen. `InsightStore`
-is `.ensemble/insights.jsonl`: one lesson per run, bounded, retrieved by similarity through the
+key error (`insight`, one line on the round); the other team's planner and coder read the notes
+they have not seen. `InsightStore` is `.ensemble/insights.jsonl`: one lesson per run, bounded, retrieved by similarity through the
 indexer's embedder (or by word overlap when no embedder is available). Writers hold a file lock
 beside the store (`insights.jsonl.lock`), so runs in other processes on the same checkout add
 their lessons in turn instead of overwriting each other's.

@@ -35,18 +35,19 @@ def reproduce(coder: Coder, brief: Brief, judge: TeamJudge, runner: TestRunner, 
         begin(Phase.REPRODUCING, 0, path)
         rnd = play_round(coder, replace(brief, plan=plan, feedback=feedback, reproduce=True), judge, runner, begin,
                          0, kind="reproduce", reproduction=path)
+        red, frozen = False, judge
         if rnd.applied and not rnd.compile_error and rnd.tests is not None:
             # what the test shows is read off its run before it is committed; from then on it is judged as written
             red = rnd.judgement is not None and reproduces(rnd.judgement, rnd.tests)
             frozen = judge.with_reproduction(path, WorkspaceFiles(workspace.path).read(path)) if red else judge
             rnd = commit_round(rnd, workspace, f"Add reproduction test {path}",
                                round_text.round_body(plan, rnd, "reproduction test"), trailers)
-            if rnd.commit and rnd.judgement is not None:
-                if red:
-                    return Reproduction(path, failed_before=True, refused=(*refused, *rnd.refused)), frozen
-                return (Reproduction(path, note="the reproduction test passed before the fix, so it does not show the "
-                                     "bug", refused=(*refused, *rnd.refused)), judge)
         refused += rnd.refused
+        if rnd.commit and rnd.judgement is not None:
+            if red:
+                return Reproduction(path, failed_before=True, refused=tuple(refused)), frozen
+            return (Reproduction(path, note="the reproduction test passed before the fix, so it does not show the bug",
+                                 refused=tuple(refused)), judge)
         workspace.discard()
         feedback = rnd.edit_errors or rnd.compile_error
     return Reproduction(path, note=f"the coder could not write a working reproduction test: {clip(feedback, 300)}",

@@ -167,7 +167,6 @@ class Judgement:
                                                            or self.special_cased)
 
 
-
 def passes(judgement: Judgement | None, tests: TestOutcome | None) -> bool:
     """Whether a change passes: by its judgement against the base, else by the test command's status."""
     if judgement is not None:
