@@ -128,6 +128,19 @@ def measure(task_id: str, runs: int) -> dict[str, Any]:
     return outcome
 
 
+def summary(records: list[dict[str, Any]]) -> str:
+    """The totals line: how many reference fixes were delivered and refused, the twins and stand-ins planted, and
+    what they cost a run where the task had twins (the median and the worst, with its task)."""
+    twinned = [r for r in records if r["twins"]]
+    extra = sorted((round(r["with"] - r["without"], 2), r["task"]) for r in twinned)
+    cost = (f"median {statistics.median(e for e, _ in extra):+.2f} s a run, worst {extra[-1][0]:+.2f} s "
+            f"({extra[-1][1]})") if extra else "none twinned"
+    return (f"{len(records)} reference fixes: {sum(r['delivered'] for r in records)} delivered with twins and "
+            f"stand-ins, {sum(bool(r['refused']) for r in records)} refused; {len(twinned)} tasks had twins "
+            f"({sum(r['twins'] for r in records)} in all, {sum(r['stand_ins'] for r in records)} stand-ins); cost "
+            f"where twinned: {cost}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", default="design", choices=("design", "held_out", "all"))
@@ -144,13 +157,7 @@ def main() -> int:
               + (f"  refused: {record['refused'][0][:120]}" if record["refused"] else ""), flush=True)
         if args.json:
             args.json.write_text(json.dumps(records, indent=1))
-    twinned = [r for r in records if r["twins"]]
-    extra = [r["with"] - r["without"] for r in twinned]
-    print(f"\n{len(records)} reference fixes: {sum(r['delivered'] for r in records)} delivered with twins and "
-          f"stand-ins, {sum(bool(r['refused']) for r in records)} refused; {len(twinned)} tasks had twins "
-          f"({sum(r['twins'] for r in records)} in all, {sum(r['stand_ins'] for r in records)} stand-ins); median "
-          "cost where twinned: "
-          f"{statistics.median(extra) if extra else 0:+.2f} s a run")
+    print("\n" + summary(records))
     return 0
 
 
