@@ -185,12 +185,12 @@ def test_ctrl_c_removes_the_container(docker_client: object, tmp_path: Path) -> 
         assert child.stdout is not None and child.stdout.readline() == "running\n"
         owner = f"ensemble.sandbox.owner={owner_id(child.pid)}"
         deadline = time.monotonic() + 20
-        while not docker_client.containers.list(filters={"label": owner}) and time.monotonic() < deadline:
+        while not docker_client.containers.list(filters={"label": owner}, ignore_removed=True) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert docker_client.containers.list(filters={"label": owner}), "the run never started a container"
+        assert docker_client.containers.list(filters={"label": owner}, ignore_removed=True), "the run never started a container"
         child.send_signal(signal.SIGINT)
         child.wait(30)
-        assert docker_client.containers.list(all=True, filters={"label": owner}) == []
+        assert docker_client.containers.list(all=True, filters={"label": owner}, ignore_removed=True) == []
         assert docker_client.volumes.list(filters={"label": owner}) == []
     finally:
         child.kill()
@@ -204,7 +204,7 @@ def test_reap_removes_containers_whose_owner_is_gone(docker_client: object) -> N
     container = docker_client.containers.create(base_image(), ["true"], labels=owner)
     try:
         assert reap(docker_client) >= 1
-        assert docker_client.containers.list(all=True, filters={"id": container.id}) == []
+        assert docker_client.containers.list(all=True, filters={"id": container.id}, ignore_removed=True) == []
     finally:
         remove_container(container)
 
@@ -223,7 +223,7 @@ def test_reap_leaves_live_runs_of_other_namespaces_alone_until_they_expire(docke
         "ensemble.sandbox": "test", "ensemble.sandbox.owner": owner_id(os.getpid()).rsplit(":", 1)[0] + ":1"})
     try:
         reap(docker_client)
-        left = {c.id for c in docker_client.containers.list(all=True, filters={"label": "ensemble.sandbox"})}
+        left = {c.id for c in docker_client.containers.list(all=True, filters={"label": "ensemble.sandbox"}, ignore_removed=True)}
         assert live.id in left and expired.id not in left and reused.id not in left
     finally:
         for container in (live, expired, reused):

@@ -102,7 +102,7 @@ def started(sandbox: DockerSandbox, prepared: Environment) -> Iterator[dict[str,
     with running_services(sandbox.client, prepared, 300) as network_mode:
         assert network_mode.startswith("container:")
         found = {}
-        for container in sandbox.client.containers.list(filters={"label": f"{LABEL}=service"}):
+        for container in sandbox.client.containers.list(filters={"label": f"{LABEL}=service"}, ignore_removed=True):
             if container.labels.get("ensemble.sandbox.owner") == owner_id(os.getpid()):
                 aliases = next(iter(container.attrs["NetworkSettings"]["Networks"].values()))["Aliases"] or []
                 found[next(a for a in aliases if a in ("pg", "cache", "db"))] = container.id
