@@ -116,3 +116,23 @@ def test_a_test_command_with_its_own_pythonpath_still_runs_and_reports(local: Lo
     result = run_suite(local, env, "PYTHONPATH=/nowhere python -m pytest -q -p no:cacheprovider")
     assert [t.outcome for t in result.tests] == ["fail", "fail"] and result.exit_code == 1
     assert "unset PYTEST_PLUGINS" in result.command
+
+
+LIMITS = ("import resource as r; print(*(r.getrlimit(getattr(r, 'RLIMIT_' + n))[0] for n in ('AS', 'CPU', 'FSIZE', "
+          "'CORE')))")
+
+
+@pytest.mark.parametrize("prlimit", [True, False], ids=["prlimit", "without prlimit"])
+def test_the_tests_run_under_the_specs_memory_time_and_file_size_limits(local: LocalSandbox, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch,
+                                                                         prlimit: bool) -> None:
+    """Set by util-linux's prlimit where it is installed, else in the child before it runs the command (macOS);
+    a file past the workspace's size stops the process that writes it either way."""
+    if not prlimit:
+        monkeypatch.setenv("PATH", str(Path(sys.executable).parent))  # the bot's own PATH has no prlimit
+    env = local.prepare(write_sample(tmp_path / "repo"), SandboxSpec(setup="", timeout_s=20, memory="512m",
+                                                                     workspace_size="8m"))
+    result = local.run(env, f"python -c \"{LIMITS}\"; head -c 9000000 /dev/zero > big; echo wrote=$?; "
+                            "ls -l big | awk '{print \"size=\" $5}'")
+    assert result.stdout.split()[:4] == [str(512 << 20), "25", str(8 << 20), "0"], result.stdout + result.stderr
+    assert "wrote=0" not in result.stdout and f"size={8 << 20}" in result.stdout
