@@ -189,7 +189,8 @@ def test_ctrl_c_removes_the_container(docker_client: object, tmp_path: Path) -> 
             time.sleep(0.1)
         assert docker_client.containers.list(filters={"label": owner}, ignore_removed=True), "the run never started a container"
         child.send_signal(signal.SIGINT)
-        child.wait(30)
+        # the removal waits out a daemon busy with the other workers' containers (remove_container's patience, 60 s)
+        child.wait(90)
         assert docker_client.containers.list(all=True, filters={"label": owner}, ignore_removed=True) == []
         assert docker_client.volumes.list(filters={"label": owner}) == []
     finally:
