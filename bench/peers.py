@@ -432,8 +432,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--budget-s", type=float, default=900, help="wall seconds per agent and task (default 900)")
     parser.add_argument("--edit-format", choices=("blocks", "whole", "alternate", "auto"), default="alternate",
                         help="the engine coder's edit format (default alternate, the local-model profile's)")
-    parser.add_argument("--hidden-check", choices=("on", "off"), default="on",
-                        help="the engine's check the coder never sees (default on; off to measure what it costs)")
+    parser.add_argument("--hidden-check", choices=("on", "early", "off"), default="on",
+                        help="the engine's check the coder never sees (default on; early beside the first round; off to "
+                             "measure what it costs)")
     parser.add_argument("--max-output-tokens", type=int, default=2048,
                         help="every agent's replies are capped at this many tokens by the proxy (default 2048, "
                              "the local-model profile's)")

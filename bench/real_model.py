@@ -156,7 +156,8 @@ def config_text(model: str, ensembles: int, max_iterations: int | None, n_ctx: i
             + (f"deadline_minutes: {deadline_s / 60:.4f}\n" if deadline_s else "")
             + (f"edit_format: {edit_format}\n" if hasattr(bot.config.Config, "edit_format") else "")
             + ("review: off\n" if hasattr(bot.config.Config, "review") else "")
-            + ("hidden_check: off\n" if hidden_check == "off" and hasattr(bot.config.Config, "hidden_check") else "")
+            + (f"hidden_check: {hidden_check}\n" if hidden_check != "on" and hasattr(bot.config.Config, "hidden_check")
+               else "")
             + "llm:\n"
             f"  timeout_s: {llm_timeout_s}\n"
             "  max_attempts: 2\n"
@@ -450,8 +451,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max-output-tokens", type=int, default=2048, help="room kept for replies (default 2048)")
     parser.add_argument("--edit-format", choices=("blocks", "whole", "alternate", "auto"), default="alternate",
                         help="the coder's edit format (default alternate, the local-model profile's)")
-    parser.add_argument("--hidden-check", choices=("on", "off"), default="on",
-                        help="the check the coder never sees (default on, the engine's; off to measure its cost)")
+    parser.add_argument("--hidden-check", choices=("on", "early", "off"), default="on",
+                        help="the check the coder never sees (default on, the engine's; early to ask for it beside "
+                             "the first round, as a server with two slots answers at once; off to measure its cost)")
     parser.add_argument("--explore-tokens", type=int, default=3000,
                         help="tokens of code the planner gathers before planning (default 3000: prompts stay quick)")
     parser.add_argument("--explore-rounds", type=int, default=3,

@@ -85,6 +85,7 @@ class Rule:
     finish: str = "stop"  # "stop" or "length" (cut off by the output cap); each fake words it its own way
     extra: dict[str, Any] | None = None  # fields added to the reply's body (llama.cpp's `timings`)
     hang_s: float = HANG_LIMIT_S
+    delay_s: float = 0.0  # a reply's time to its first byte: a model reading the prompt
     schema: str | None = None
     marker: str | None = None
     model: str | None = None
@@ -124,6 +125,8 @@ class FakeModelServer:
         self._release = threading.Event()
         self._ids = itertools.count(1)
         self.token_delay_s = 0.0  # between a streamed reply's tokens
+        self.in_flight = 0  # requests being answered now
+        self.most_in_flight = 0  # the most answered at once since the server started
         self._server = _Server(("127.0.0.1", 0), self._handler_class())
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
                                         daemon=True)
@@ -157,11 +160,13 @@ class FakeModelServer:
 
     def reply(self, text: str | None = None, *, data: dict[str, Any] | None = None,
               usage: tuple[int, int, int] | None = None, finish: str = "stop", times: int = 1,
-              extra: dict[str, Any] | None = None, **match: Any) -> Rule:
+              extra: dict[str, Any] | None = None, delay_s: float = 0.0, **match: Any) -> Rule:
         """Answer with `text`, or with `data` as JSON text; usage is (input, output, cached) tokens;
-        `finish="length"` says the output cap cut the reply off; `extra` adds fields to the reply's body."""
+        `finish="length"` says the output cap cut the reply off; `extra` adds fields to the reply's body; the answer
+        starts `delay_s` after the request came."""
         body = json.dumps(data) if data is not None else (text if text is not None else "")
-        return self.add(Rule("reply", text=body, usage=usage, finish=finish, times=times, extra=extra, **match))
+        return self.add(Rule("reply", text=body, usage=usage, finish=finish, times=times, extra=extra,
+                             delay_s=delay_s, **match))
 
     def set_default(self, text: str | None = None, *, data: dict[str, Any] | None = None) -> None:
         """The reply for requests no rule matches (instead of a 400)."""
@@ -220,6 +225,8 @@ class FakeModelServer:
             if rule.details is not None and isinstance(body.get("error"), dict):
                 body["error"]["details"] = rule.details
             return self._send(handler, request, rule.status, body, headers)
+        if rule.delay_s:
+            self._release.wait(rule.delay_s)
         text, finish = _cut_at_stop(rule.text or "", request.stop), rule.finish
         if request.max_tokens is not None and len(text) > request.max_tokens * CHARS_PER_TOKEN:
             text, finish = text[:request.max_tokens * CHARS_PER_TOKEN], "length"
@@ -297,7 +304,24 @@ class FakeModelServer:
                 if problem is not None:
                     fake._send(self, request, problem[0], problem[1])
                     return
-                fake._respond(self, request)
+                with fake._lock:
+                    fake.in_flight += 1
+                    fake.most_in_flight = max(fake.most_in_flight, fake.in_flight)
+                try:
+                    fake._respond(self, request)
+                finally:
+                    with fake._lock:
+                        fake.in_flight -= 1
+
+            def do_GET(self) -> None:  # noqa: N802 - the stdlib's naming
+                found = fake.get(self.path)
+                status, body = found if found is not None else (404, fake.error_body(404, "File Not Found", None))
+                payload = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -311,6 +335,10 @@ class FakeModelServer:
     def check(self, request: Logged) -> tuple[int, Any] | None:
         """A (status, body) refusal before any rule is used (bad path, wrong key), else None."""
         raise NotImplementedError
+
+    def get(self, path: str) -> tuple[int, Any] | None:
+        """The (status, body) of a `GET path` the server answers (None: a 404); a model API answers none."""
+        return None
 
     def error_body(self, status: int, message: str, code: str | None) -> Any:
         raise NotImplementedError

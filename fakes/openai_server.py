@@ -37,16 +37,26 @@ class FakeOpenAI(FakeModelServer):
     """OpenAI's chat completions endpoint on localhost."""
 
     def __init__(self, api_key: str | None = None, supports_json_schema: bool = True,
-                 refusal: tuple[int, str] = GENERIC_REFUSAL, trace_peers: bool = False, supports_stop: bool = True):
+                 refusal: tuple[int, str] = GENERIC_REFUSAL, trace_peers: bool = False, supports_stop: bool = True,
+                 slots: int | None = None):
         super().__init__(api_key, trace_peers)
         self.supports_json_schema = supports_json_schema
         self.refusal = refusal
         self.supports_stop = supports_stop
+        self.slots = slots
 
     @classmethod
-    def llama_cpp(cls, api_key: str | None = None) -> FakeOpenAI:
-        """A server that answers like llama.cpp's: json_schema refused with a 500 (JSON mode works)."""
-        return cls(api_key, supports_json_schema=False, refusal=LLAMA_CPP_REFUSAL)
+    def llama_cpp(cls, api_key: str | None = None, slots: int | None = None) -> FakeOpenAI:
+        """A server that answers like llama.cpp's: json_schema refused with a 500 (JSON mode works); with `slots`, as
+        llama.cpp's own `llama-server --parallel N` does, it says at `GET /props` how many requests it decodes at once
+        (llama-cpp-python's server has no such route)."""
+        return cls(api_key, supports_json_schema=False, refusal=LLAMA_CPP_REFUSAL, slots=slots)
+
+    def get(self, path: str) -> tuple[int, Any] | None:
+        if path.split("?")[0] == "/props" and self.slots is not None:
+            return 200, {"total_slots": self.slots, "model_path": "model.gguf", "chat_template": "",
+                         "default_generation_settings": {"n_ctx": 16384}}
+        return None
 
     @property
     def url(self) -> str:

