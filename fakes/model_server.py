@@ -314,7 +314,7 @@ class FakeModelServer:
                         fake.in_flight -= 1
 
             def do_GET(self) -> None:  # noqa: N802 - the stdlib's naming
-                found = fake.get(self.path)
+                found = fake.get(self.path, dict(self.headers))
                 status, body = found if found is not None else (404, fake.error_body(404, "File Not Found", None))
                 payload = json.dumps(body).encode()
                 self.send_response(status)
@@ -336,7 +336,7 @@ class FakeModelServer:
         """A (status, body) refusal before any rule is used (bad path, wrong key), else None."""
         raise NotImplementedError
 
-    def get(self, path: str) -> tuple[int, Any] | None:
+    def get(self, path: str, headers: dict[str, str]) -> tuple[int, Any] | None:
         """The (status, body) of a `GET path` the server answers (None: a 404); a model API answers none."""
         return None
 

@@ -52,7 +52,10 @@ class FakeOpenAI(FakeModelServer):
         (llama-cpp-python's server has no such route)."""
         return cls(api_key, supports_json_schema=False, refusal=LLAMA_CPP_REFUSAL, slots=slots)
 
-    def get(self, path: str) -> tuple[int, Any] | None:
+    def get(self, path: str, headers: dict[str, str]) -> tuple[int, Any] | None:
+        auth = {k.lower(): v for k, v in headers.items()}.get("authorization", "")
+        if self.api_key is not None and auth != f"Bearer {self.api_key}":  # llama-server guards /props with its key
+            return 401, self.error_body(401, "Invalid API Key", "invalid_api_key")
         if path.split("?")[0] == "/props" and self.slots is not None:
             return 200, {"total_slots": self.slots, "model_path": "model.gguf", "chat_template": "",
                          "default_generation_settings": {"n_ctx": 16384}}

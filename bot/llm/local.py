@@ -58,15 +58,18 @@ def server_extras(url: str | None) -> dict[str, object]:
     return {"cache_prompt": True} if is_local(url) else {}
 
 
-def server_slots(url: str) -> int:
+def server_slots(url: str, api_key: str | None = None) -> int:
     """How many requests the local server at `url` decodes side by side: llama.cpp's `total_slots` from `GET /props`
-    at the server's root (beside `/v1`), else 1. Asked once per server (`server_turn`)."""
+    at the server's root (beside `/v1`; with the server's key, where it was started with one), else 1. Asked once
+    per server (`server_turn`)."""
     parts = urlsplit(url)
     path = parts.path.rstrip("/")
     root = path[: -len("/v1")] if path.endswith("/v1") else path
     props = urlunsplit((parts.scheme, parts.netloc, f"{root}/props", "", ""))
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     try:
-        with urllib.request.urlopen(props, timeout=PROPS_TIMEOUT_S) as answer:  # noqa: S310 - a loopback URL
+        ask = urllib.request.Request(props, headers=headers)
+        with urllib.request.urlopen(ask, timeout=PROPS_TIMEOUT_S) as answer:  # noqa: S310 - a loopback URL
             body = json.loads(answer.read(1 << 20))
     except (OSError, ValueError):  # refused, 404, timed out, not JSON: a server that does not say
         return 1
@@ -81,7 +84,7 @@ def forget_servers() -> None:
 
 
 @contextlib.contextmanager
-def server_turn(url: str | None) -> Iterator[None]:
+def server_turn(url: str | None, api_key: str | None = None) -> Iterator[None]:
     """Hold one of the turns of the local server at `url` while a request is sent: as many at once as the server
     has slots (`server_slots`, asked at its first request); no-op for remote servers."""
     if not is_local(url):
@@ -91,6 +94,6 @@ def server_turn(url: str | None) -> Iterator[None]:
     with _turns_lock:
         turn = _turns.get(key)
         if turn is None:
-            turn = _turns[key] = threading.BoundedSemaphore(server_slots(key))
+            turn = _turns[key] = threading.BoundedSemaphore(server_slots(key, api_key))
     with turn:
         yield

@@ -178,7 +178,7 @@ class OpenAIChatModel:
         if stream:
             kwargs.update(stream=True, stream_options={"include_usage": True})
         try:
-            with server_turn(self.base_url):  # a local server's queue is ours, outside the timeout
+            with server_turn(self.base_url, self.api_key):  # a local server's queue is ours, outside the timeout
                 began = time.monotonic()
                 completion = self.client().chat.completions.create(**kwargs)
                 if stream:

@@ -56,7 +56,7 @@ def test_a_local_server_gets_one_request_at_a_time_and_a_remote_one_is_not_held_
 ])
 def test_a_local_server_gets_as_many_turns_at_once_as_the_slots_it_names(props: object, at_once: bool) -> None:
     class Server(FakeOpenAI):
-        def get(self, path: str) -> tuple[int, object] | None:
+        def get(self, path: str, headers: dict[str, str]) -> tuple[int, object] | None:
             return (200, props) if path == "/props" and props is not None else None
 
     with Server() as server:
@@ -69,10 +69,10 @@ def test_a_local_server_that_does_not_answer_gets_one_turn() -> None:
     assert not overlapping(url)  # stopped: its port refuses the question, and the turns are still taken one by one
 
 
-def ask_together(url: str, count: int) -> float:
+def ask_together(url: str, count: int, key: str | None = None) -> float:
     """`count` requests sent at once through the SDK, each answered 0.3 s after it reaches the server: the seconds
     until the last answer came."""
-    model = OpenAIChatModel("qwen2.5-coder-1.5b-instruct", None, base_url=url)
+    model = OpenAIChatModel("qwen2.5-coder-1.5b-instruct", key, base_url=url)
     request = ChatRequest("coder", (Message("user", "Fix add()."),))
     began = time.monotonic()
     threads = [threading.Thread(target=model.complete, args=(request,)) for _ in range(count)]
@@ -93,3 +93,10 @@ def test_two_teams_requests_to_llama_server_with_two_slots_are_answered_side_by_
         assert [r.status for r in server.requests] == [200, 200]
         assert server.most_in_flight == (slots or 1)
     assert (took < 0.55) is (slots == 2), took
+
+
+def test_a_local_server_started_with_a_key_is_asked_its_slots_with_it() -> None:
+    with FakeOpenAI.llama_cpp(api_key="local-key", slots=2) as server:
+        server.reply("ok", delay_s=0.3, times=2)
+        ask_together(server.url, 2, key="local-key")
+        assert server.most_in_flight == 2
