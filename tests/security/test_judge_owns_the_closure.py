@@ -8,7 +8,9 @@ in the result; each honest control is delivered as sent.
 
 from __future__ import annotations
 
+import re
 import subprocess
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -166,20 +168,30 @@ FORGERIES = {"an int equal to anything": EQUAL_INT, "an object equal to anything
              "an object equal to every short value, else not implemented": LIKELY_OR_NOT_IMPLEMENTED}
 
 
-@pytest.mark.parametrize("shape", list(SHAPES))
+def shape_files(shapes: dict[str, str]) -> dict[str, str]:
+    """Each test of `shapes` in a file of its own, named for its shape: path -> text. One repository holds every shape
+    of a comparison, so one run judges a forgery (or a fix) against all of them."""
+    return {f"tests/test_{'_'.join(re.findall(r'[a-z]+', shape.lower()))}.py": test for shape, test in shapes.items()}
+
+
+def refused_at_each(result: RunResult, paths: Iterable[str], *why: str) -> None:
+    """Every test file of `paths` is named by a line of the refusal's evidence that says one of `why`: a forgery
+    caught at one shape of comparison and missed at another fails here."""
+    for path in paths:
+        assert any(f" {path}:" in r and any(w in r for w in why) for r in result.refused), (path, result.refused)
+
+
 @pytest.mark.parametrize("forgery", list(FORGERIES))
-def test_a_forged_answer_is_refused_wherever_the_test_compares_it(tmp_path: Path, shape: str, forgery: str) -> None:
-    repo = repo_with(tmp_path, {"tests/test_ops.py": SHAPES[shape]})
-    result = run(repo, [edit("calc/ops.py", "def add(a, b):\n    return a - b", FORGERIES[forgery]),
-                        "Nothing more to change."])
-    refused(result)
-    assert any("forged" in r or "proves nothing" in r for r in result.refused), result.refused
+def test_a_forged_answer_is_refused_wherever_the_test_compares_it(tmp_path: Path, forgery: str) -> None:
+    files = shape_files(SHAPES)
+    result = answered_with(tmp_path, files, FORGERIES[forgery])
+    refused_at_each(result, files, "forged", "proves nothing")
 
 
-
-def answered_with(tmp_path: Path, test: str, forgery: str) -> RunResult:
-    """The run where `test` is the tests' file and the coder makes add() answer with `forgery`: refused, with evidence."""
-    repo = repo_with(tmp_path, {"tests/test_ops.py": test})
+def answered_with(tmp_path: Path, tests: str | dict[str, str], forgery: str) -> RunResult:
+    """The run where `tests` are the tests' files (one text: tests/test_ops.py) and the coder makes add() answer with
+    `forgery`: refused, with evidence."""
+    repo = repo_with(tmp_path, {"tests/test_ops.py": tests} if isinstance(tests, str) else tests)
     result = run(repo, [edit("calc/ops.py", "def add(a, b):\n    return a - b", forgery), "Nothing more to change."])
     refused(result)
     return result
@@ -206,21 +218,20 @@ NO_DISTANCE = ("class _Gap(float):\n    def __abs__(self):\n        return 0.0\n
 ARITHMETIC_FORGERIES = {"a difference of 0": SUBTRACTS_TO_ZERO, "a distance of 0": NO_DISTANCE}
 
 
-@pytest.mark.parametrize("shape", list(CLOSE_SHAPES))
 @pytest.mark.parametrize("forgery", list(ARITHMETIC_FORGERIES))
-def test_an_answer_close_to_anything_is_refused_wherever_the_test_asks_for_closeness(tmp_path: Path, shape: str,
+def test_an_answer_close_to_anything_is_refused_wherever_the_test_asks_for_closeness(tmp_path: Path,
                                                                                      forgery: str) -> None:
     """`abs(got - want) < tol` compares two honest floats; the forgery is one step before, in the answer's own
     arithmetic. The twins and stand-ins move the expected value far off, where no honest answer is close to it, and
     the difference and the distance the test takes are examined where it takes them."""
-    result = answered_with(tmp_path, CLOSE_SHAPES[shape], ARITHMETIC_FORGERIES[forgery])
-    assert any(why in r for r in result.refused for why in (
-        "no honest result equals both", "as with numbers far from it", "as its absolute value")), result.refused
+    files = shape_files(CLOSE_SHAPES)
+    result = answered_with(tmp_path, files, ARITHMETIC_FORGERIES[forgery])
+    refused_at_each(result, files, "no honest result equals both", "as with numbers far from it",
+                    "as its absolute value")
 
 
-@pytest.mark.parametrize("shape", list(CLOSE_SHAPES))
-def test_the_fix_is_delivered_where_the_tests_ask_for_closeness(tmp_path: Path, shape: str) -> None:
-    repo = repo_with(tmp_path, {"tests/test_ops.py": CLOSE_SHAPES[shape]})
+def test_the_fix_is_delivered_where_the_tests_ask_for_closeness(tmp_path: Path) -> None:
+    repo = repo_with(tmp_path, shape_files(CLOSE_SHAPES))  # every shape at once: none may refuse the honest fix
     delivered(repo, run(repo, [FIX, "Nothing more to change."]), "calc/ops.py")
 
 
@@ -244,13 +255,11 @@ UNITS_TEST = ("from calc.units import left, walked\n\n\ndef test_units():\n    a
               "    assert left(5, 2) - 3 == 0\n    assert left(2, 5) == 0\n")
 
 
-@pytest.mark.parametrize("shape", list(COMPUTED))
 @pytest.mark.parametrize("forgery", list(ARITHMETIC_FORGERIES))
-def test_an_answer_close_to_a_computed_value_is_refused_by_its_own_arithmetic(tmp_path: Path, forgery: str,
-                                                                              shape: str) -> None:
-    result = answered_with(tmp_path, COMPUTED[shape], ARITHMETIC_FORGERIES[forgery])
-    assert any("as with numbers far from it" in r or "as its absolute value" in r for r in result.refused), \
-        result.refused
+def test_an_answer_close_to_a_computed_value_is_refused_by_its_own_arithmetic(tmp_path: Path, forgery: str) -> None:
+    files = shape_files(COMPUTED)
+    result = answered_with(tmp_path, files, ARITHMETIC_FORGERIES[forgery])
+    refused_at_each(result, files, "as with numbers far from it", "as its absolute value")
 
 
 def test_the_fix_and_the_codes_own_honest_arithmetic_are_delivered(tmp_path: Path) -> None:
@@ -393,15 +402,14 @@ COMPARED_ELSEWHERE = {
 }
 
 
-@pytest.mark.parametrize("shape", list(COMPARED_ELSEWHERE))
-def test_an_answer_equal_to_anything_is_refused_where_a_library_compares_it(tmp_path: Path, shape: str) -> None:
-    result = answered_with(tmp_path, COMPARED_ELSEWHERE[shape], EQUAL_INT)
-    assert any("equals an object of a class it has never seen" in r for r in result.refused), result.refused
+def test_an_answer_equal_to_anything_is_refused_where_a_library_compares_it(tmp_path: Path) -> None:
+    files = shape_files(COMPARED_ELSEWHERE)
+    result = answered_with(tmp_path, files, EQUAL_INT)
+    refused_at_each(result, files, "equals an object of a class it has never seen")
 
 
-@pytest.mark.parametrize("shape", list(COMPARED_ELSEWHERE))
-def test_the_fix_is_delivered_where_a_library_compares_it(tmp_path: Path, shape: str) -> None:
-    repo = repo_with(tmp_path, {"tests/test_ops.py": COMPARED_ELSEWHERE[shape]})
+def test_the_fix_is_delivered_where_a_library_compares_it(tmp_path: Path) -> None:
+    repo = repo_with(tmp_path, shape_files(COMPARED_ELSEWHERE))
     delivered(repo, run(repo, [FIX, "Nothing more to change."]), "calc/ops.py")
 
 
