@@ -25,9 +25,11 @@ environment with its text-based action format (local servers often lack tool cal
 
 The table lists task × agent (an unsolved engine task's note says why it stopped and how much of its
 budget was left); the last lines say, per agent,
-`AGENT: solved N/M, median wall S s, tokens T, median prompt tokens P, prefix cache C`, for the engine
-followed by `ensemble unsolved: K of U stopped with more than 20% of the budget left; TASK: REASON, L% left,
-...`, and before them, when the tasks span both sets (task.json's "set": design or held_out,
+`AGENT: solved N/M, median wall S s, tokens T, median prompt tokens P, prefix cache C, uncached per solved task
+U` (the median over its solved tasks of the prompt tokens the server did not take from its cache; all of them
+where it reports no cache), for the engine followed by `ensemble unsolved: K of U stopped with more than 20% of
+the budget left; TASK: REASON, L% left, ...` and, for each peer, `ensemble and PEER both solved K: median wall
+E s against P s (R x)`: the time to green where both reached it. Before them, when the tasks span both sets (task.json's "set": design or held_out,
 bench/README.md), the same per set as `[SET] AGENT: ...`. `--set` picks the tasks (design by default; held_out or all only to measure an
 engine change that is done), and `--from-json peers.json` prints the report of recorded results again.
 """
@@ -368,7 +370,8 @@ def table_row(record: Mapping[str, Any]) -> list[str]:
 
 def summary_line(agent: str, records: list[Mapping[str, Any]]) -> str:
     """`AGENT: solved N/M, median wall S s, tokens T` over the agent's records, then the median prompt tokens
-    per task and the share of prompt tokens the server took from its prefix cache (where it reports that)."""
+    per task, the share of prompt tokens the server took from its prefix cache (where it reports that) and the median
+    uncached prompt tokens of a solved task."""
     mine = [r for r in records if r.get("agent") == agent]
     solved = sum(1 for r in mine if r.get("solved"))
     wall = statistics.median(float(r.get("wall_s") or 0) for r in mine) if mine else 0.0
@@ -378,8 +381,28 @@ def summary_line(agent: str, records: list[Mapping[str, Any]]) -> str:
     prompt_total, cached = sum(int(u.get("prompt_tokens", 0)) for u in usages), sum(
         int(u.get("cached_tokens", 0)) for u in usages)
     cache = f"{100 * cached / prompt_total:.0f}%" if cached and prompt_total else "not reported"
+    uncached = [int(u.get("prompt_tokens", 0)) - int(u.get("cached_tokens", 0))
+                for r in mine if r.get("solved") for u in [r.get("usage") or {}]]
+    per_solved = f"{statistics.median(uncached):.0f}" if uncached else "-"
     return (f"{agent}: solved {solved}/{len(mine)}, median wall {wall:.0f} s, tokens {tokens}, "
-            f"median prompt tokens {prompts:.0f}, prefix cache {cache}")
+            f"median prompt tokens {prompts:.0f}, prefix cache {cache}, uncached per solved task {per_solved}")
+
+
+def both_solved_line(peer: str, records: list[Mapping[str, Any]]) -> str | None:
+    """`ensemble and PEER both solved K: median wall E s against P s (R x)` over the tasks both solved (None when
+    either agent has no record): how long each took to green where both got there."""
+    solved: dict[str, dict[str, float]] = {ENGINE: {}, peer: {}}
+    for r in records:
+        if r.get("agent") in solved and r.get("solved"):
+            solved[str(r["agent"])][str(r.get("task"))] = float(r.get("wall_s") or 0)
+    if not {ENGINE, peer} <= {str(r.get("agent")) for r in records}:
+        return None
+    both = sorted(solved[ENGINE].keys() & solved[peer].keys())
+    if not both:
+        return f"{ENGINE} and {peer} both solved 0"
+    mine, theirs = (statistics.median(solved[agent][t] for t in both) for agent in (ENGINE, peer))
+    ratio = f"{mine / theirs:.2f}x" if theirs else "-"
+    return f"{ENGINE} and {peer} both solved {len(both)}: median wall {mine:.0f} s against {theirs:.0f} s ({ratio})"
 
 
 def set_lines(records: list[Mapping[str, Any]], agents: list[str]) -> list[str]:
@@ -394,9 +417,9 @@ def set_lines(records: list[Mapping[str, Any]], agents: list[str]) -> list[str]:
 
 
 def agent_lines(agent: str, records: list[Mapping[str, Any]]) -> list[str]:
-    """The agent's summary line, and for the engine the line on its unsolved tasks."""
-    unsolved = unsolved_line(records) if agent == ENGINE else None
-    return [summary_line(agent, records), *([unsolved] if unsolved else [])]
+    """The agent's summary line; for the engine the line on its unsolved tasks, for a peer the tasks both solved."""
+    extra = unsolved_line(records) if agent == ENGINE else both_solved_line(agent, records)
+    return [summary_line(agent, records), *([extra] if extra else [])]
 
 
 def render(records: Iterable[Mapping[str, Any]], agents: Iterable[str] | None = None) -> str:

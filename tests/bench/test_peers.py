@@ -228,10 +228,27 @@ def test_the_table_and_the_summary_lines():
     assert lines[3].split()[:9] == ["a", "aider", "no", "yes", "1", "30", "3", "2000", "500"]
     assert lines[3].endswith("exit 1; 1 without usage")
     assert lines[4].endswith("time limit") and lines[5].endswith("judge: JudgeError: x")
-    assert lines[-3:] == [
-        "ensemble: solved 1/2, median wall 200 s, tokens 22000, median prompt tokens 9500, prefix cache 20%",
-        "aider: solved 0/2, median wall 16 s, tokens 2500, median prompt tokens 1000, prefix cache not reported",
-        "mini: solved 0/0, median wall 0 s, tokens 0, median prompt tokens 0, prefix cache not reported"]
+    assert lines[-4:] == [
+        "ensemble: solved 1/2, median wall 200 s, tokens 22000, median prompt tokens 9500, prefix cache 20%, "
+        "uncached per solved task 5200",
+        "aider: solved 0/2, median wall 16 s, tokens 2500, median prompt tokens 1000, prefix cache not reported, "
+        "uncached per solved task -",
+        "ensemble and aider both solved 0",
+        "mini: solved 0/0, median wall 0 s, tokens 0, median prompt tokens 0, prefix cache not reported, "
+        "uncached per solved task -"]
+
+
+def test_the_time_to_green_is_compared_on_the_tasks_both_agents_solved():
+    def record(task: str, agent: str, solved: bool, wall_s: float) -> dict:
+        return {"task": task, "agent": agent, "solved": solved, "wall_s": wall_s, "usage": {"prompt_tokens": 1000}}
+
+    records = [record("a", "ensemble", True, 40), record("a", "aider", True, 50),
+               record("b", "ensemble", True, 90), record("b", "aider", True, 60),
+               record("c", "ensemble", True, 30), record("c", "aider", False, 300),  # the engine's alone: left out
+               record("d", "ensemble", False, 300), record("d", "aider", True, 10)]  # aider's alone: left out
+    assert peers.both_solved_line("aider", records) == "ensemble and aider both solved 2: median wall 65 s against 55 s (1.18x)"
+    assert peers.both_solved_line("mini", records) is None  # mini did not run
+    assert peers.render(records, ["ensemble", "aider"]).splitlines()[-1] == peers.both_solved_line("aider", records)
 
 
 def test_agents_and_tasks_are_checked():
