@@ -65,15 +65,22 @@ def a_run() -> list[dict]:
 
 SET_LINES = [
     "[design] ensemble: solved 1/2, median wall 105 s, tokens 8000, median prompt tokens 4000, "
-    "prefix cache not reported",
-    "[design] aider: solved 2/2, median wall 85 s, tokens 2400, median prompt tokens 1200, prefix cache not reported",
+    "prefix cache not reported, uncached per solved task 3000",
+    "[design] aider: solved 2/2, median wall 85 s, tokens 2400, median prompt tokens 1200, prefix cache not reported, "
+    "uncached per solved task 1200",
+    "[design] ensemble and aider both solved 1: median wall 60 s against 80 s (0.75x)",
     "[held_out] ensemble: solved 1/2, median wall 70 s, tokens 4600, median prompt tokens 2300, "
-    "prefix cache not reported",
-    "[held_out] aider: solved 1/2, median wall 100 s, tokens 1600, median prompt tokens 800, prefix cache not reported",
+    "prefix cache not reported, uncached per solved task 2000",
+    "[held_out] aider: solved 1/2, median wall 100 s, tokens 1600, median prompt tokens 800, prefix cache not reported, "
+    "uncached per solved task 700",
+    "[held_out] ensemble and aider both solved 0",
 ]
 OVERALL = [
-    "ensemble: solved 2/4, median wall 80 s, tokens 12600, median prompt tokens 2800, prefix cache not reported",
-    "aider: solved 3/4, median wall 85 s, tokens 4000, median prompt tokens 950, prefix cache not reported",
+    "ensemble: solved 2/4, median wall 80 s, tokens 12600, median prompt tokens 2800, prefix cache not reported, "
+    "uncached per solved task 2500",
+    "aider: solved 3/4, median wall 85 s, tokens 4000, median prompt tokens 950, prefix cache not reported, "
+    "uncached per solved task 1000",
+    "ensemble and aider both solved 1: median wall 60 s against 80 s (0.75x)",
 ]
 
 
@@ -95,7 +102,7 @@ def test_a_recorded_run_is_reported_again(tmp_path: Path, capsys: pytest.Capture
     path.write_text(json.dumps(a_run()))
     assert peers.main(["--from-json", str(path)]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[-2:] == OVERALL and all(line in out for line in SET_LINES)
+    assert out[-len(OVERALL):] == OVERALL and all(line in out for line in SET_LINES)
 
 
 def test_a_file_that_is_not_a_run_is_refused_with_its_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
@@ -144,8 +151,9 @@ def test_unsolved_engine_tasks_say_why_they_stopped_and_how_much_budget_was_left
              "wall_s": 30},  # a crash: its wall time is when it stopped
             record(HELD_OUT[1], "aider", False, 200, 900, "held_out")]
     lines = peers.render(runs, ["ensemble", "aider"]).splitlines()
-    assert lines[-3:-1] == [
-        "ensemble: solved 1/5, median wall 53 s, tokens 10000, median prompt tokens 2000, prefix cache not reported",
+    assert lines[-4:-2] == [
+        "ensemble: solved 1/5, median wall 53 s, tokens 10000, median prompt tokens 2000, prefix cache not reported, "
+        "uncached per solved task 2000",
         f"ensemble unsolved: 3 of 4 stopped with more than 20% of the budget left; {DESIGN[1]}: max_iterations, "
         f"55% left; {DESIGN[2]}: budget, 0% left; {HELD_OUT[0]}: stuck, 80% left; {HELD_OUT[1]}: crash, 85% left"]
     assert f"[design] ensemble unsolved: 1 of 2 stopped with more than 20% of the budget left; {DESIGN[1]}: " \
