@@ -29,8 +29,8 @@ budget was left); the last lines say, per agent,
 U` (the median over its solved tasks of the prompt tokens the server did not take from its cache; all of them
 where it reports no cache), for the engine followed by `ensemble unsolved: K of U stopped with more than 20% of
 the budget left; TASK: REASON, L% left, ...` and, for each peer, `ensemble and PEER both solved K: median wall
-E s against P s (R x)`: the time to green where both reached it. Before them, when the tasks span both sets (task.json's "set": design or held_out,
-bench/README.md), the same per set as `[SET] AGENT: ...`. `--set` picks the tasks (design by default; held_out or all only to measure an
+E s against P s (R x)`: the time to green where both reached it. Before them, when the tasks span both sets
+(task.json's "set": design or held_out, bench/README.md), the same per set as `[SET] AGENT: ...`. `--set` picks the tasks (design by default; held_out or all only to measure an
 engine change that is done), and `--from-json peers.json` prints the report of recorded results again.
 """
 
@@ -382,7 +382,7 @@ def summary_line(agent: str, records: list[Mapping[str, Any]]) -> str:
         int(u.get("cached_tokens", 0)) for u in usages)
     cache = f"{100 * cached / prompt_total:.0f}%" if cached and prompt_total else "not reported"
     uncached = [int(u.get("prompt_tokens", 0)) - int(u.get("cached_tokens", 0))
-                for r in mine if r.get("solved") for u in [r.get("usage") or {}]]
+                for r, u in zip(mine, usages, strict=True) if r.get("solved")]
     per_solved = f"{statistics.median(uncached):.0f}" if uncached else "-"
     return (f"{agent}: solved {solved}/{len(mine)}, median wall {wall:.0f} s, tokens {tokens}, "
             f"median prompt tokens {prompts:.0f}, prefix cache {cache}, uncached per solved task {per_solved}")
@@ -391,12 +391,12 @@ def summary_line(agent: str, records: list[Mapping[str, Any]]) -> str:
 def both_solved_line(peer: str, records: list[Mapping[str, Any]]) -> str | None:
     """`ensemble and PEER both solved K: median wall E s against P s (R x)` over the tasks both solved (None when
     either agent has no record): how long each took to green where both got there."""
+    if not {ENGINE, peer} <= {r.get("agent") for r in records}:
+        return None
     solved: dict[str, dict[str, float]] = {ENGINE: {}, peer: {}}
     for r in records:
         if r.get("agent") in solved and r.get("solved"):
             solved[str(r["agent"])][str(r.get("task"))] = float(r.get("wall_s") or 0)
-    if not {ENGINE, peer} <= {str(r.get("agent")) for r in records}:
-        return None
     both = sorted(solved[ENGINE].keys() & solved[peer].keys())
     if not both:
         return f"{ENGINE} and {peer} both solved 0"
