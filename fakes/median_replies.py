@@ -30,6 +30,10 @@ FIX = """stats/core.py
         return (ordered[middle - 1] + ordered[middle]) / 2
     return ordered[middle]
 >>>>>>> REPLACE"""
+# the fix with a worked example in a comment: it writes the reproduction test's values (4 and 2.5) into the code, so
+# the hidden check could refuse it and is written for it (a fix that writes none of them needs none)
+FIX_WITH_EXAMPLE = FIX.replace("    if len(ordered) % 2 == 0:\n",
+                               "    if len(ordered) % 2 == 0:  # [4, 1, 3, 2] -> (2 + 3) / 2 == 2.5\n")
 BAD_FIX = """stats/core.py
 <<<<<<< SEARCH
     middle = len(ordered) // 2

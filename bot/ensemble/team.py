@@ -38,6 +38,8 @@ from bot.ensemble.judge import (
     hooks_in,
     judge_by_hidden_check,
     no_hidden_check,
+    not_needed,
+    shown_in_change,
 )
 from bot.ensemble.planner import TaskPlanner, direct_plan, first_look, plan_task
 from bot.ensemble.policy import (
@@ -320,11 +322,14 @@ def _play(team: Team, state: _State, step: Continue) -> _State:
 
 def _hidden(team: Team, state: _State) -> _State:
     """The hidden check (hidden.py) on the last round's change when the judge found it good: written and run at the
-    base the first time a change is good; a change that leaves its failures exactly as the base had them is refused
-    as special-cased (the round is not good, and the coder is told why, not what the check asks)."""
+    base the first time a good change writes a value of the test it varies into the code (one that writes none could
+    not be refused by it: `_unneeded`); a change that leaves its failures exactly as the base had them is refused as
+    special-cased (the round is not good, and the coder is told why, not what the check asks)."""
     rnd = state.rounds[-1]
     if not (team.limits.hidden_check and rnd.good and rnd.judgement is not None):
         return state
+    if state.hidden is None and state.writing is None and (source := _unneeded(team, state, rnd.judgement)):
+        return replace(state, rounds=(*state.rounds[:-1], replace(rnd, hidden=not_needed(source))))
     check = state.hidden or _hidden_check(team, state, rnd.judgement)
     state = replace(state, hidden=check, writing=None)
     if not check.usable:
@@ -338,6 +343,14 @@ def _hidden(team: Team, state: _State) -> _State:
         rnd = replace(rnd, judgement=replace(rnd.judgement, good=False, reason=SPECIAL_CASED,
                                              special_cased=tuple(check.base)), refused=(*rnd.refused, refusal))
     return replace(state, rounds=(*state.rounds[:-1], replace(rnd, hidden=seen.result())))
+
+
+def _unneeded(team: Team, state: _State, judgement: Judgement) -> str | None:
+    """The test a hidden check would vary, where the good change holds none of its values: the check could not
+    refuse it (hidden.py), so its request and its two runs are not spent on it yet."""
+    source = _hidden_source(state, judgement)
+    text = _source_text(team, state, source) if source else None
+    return source if source and text and not shown_in_change(text, team.workspace) else None
 
 
 def _hidden_check(team: Team, state: _State, judgement: Judgement) -> HiddenCheck:

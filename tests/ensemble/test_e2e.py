@@ -13,7 +13,7 @@ from bot.cli import main
 from bot.ensemble.coder import HIDDEN_CHECK_ROLE
 from bot.ensemble.demo import TASK_BODY, TASK_TITLE, create_sample_repo
 from fakes.gemini_server import FakeGemini
-from fakes.median_replies import ACCEPT, ENOUGH, FIX, PLAN, REPRO
+from fakes.median_replies import ACCEPT, ENOUGH, FIX, FIX_WITH_EXAMPLE, PLAN, REPRO
 from fakes.openai_server import FakeOpenAI
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -72,7 +72,7 @@ def test_seeded_bug_is_fixed_on_a_branch_and_the_dirty_checkout_is_untouched(
     openai.reply(HIDDEN, marker=HIDDEN_CHECK_ROLE, times=0)  # the hidden check, asked apart
     openai.reply("I think the fix is obvious.", marker="You are the coder")  # garbage: no edit blocks
     openai.reply(REPRO, marker="You are the coder")
-    openai.reply(FIX, marker="You are the coder", times=0)
+    openai.reply(FIX_WITH_EXAMPLE, marker="You are the coder", times=0)  # its comment holds the test's values
     gemini.reply(data=ACCEPT, schema="review", times=0)
     status_before = git(checkout, "status", "--porcelain")
     code, result = run_cli(checkout, capsys)

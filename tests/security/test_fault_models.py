@@ -78,8 +78,9 @@ def test_rate_limits_server_errors_timeouts_and_garbage_mid_run_are_survived(sam
     fixed = subprocess.run(["git", "show", f"{result.branch}:stats/core.py"], cwd=sample, capture_output=True,
                            text=True, check=True).stdout
     assert "(ordered[middle - 1] + ordered[middle]) / 2" in fixed
-    # five failed attempts were retried within one call; the third is the hidden check's request
-    assert result.usage["by_role"]["coder"]["calls"] == 3
+    # five failed attempts were retried within one call; no hidden check is asked for a fix that writes none of the
+    # reproduction test's values
+    assert result.usage["by_role"]["coder"]["calls"] == 2
     assert result.usage["by_role"]["critic"]["calls"] >= 1
 
 

@@ -1,10 +1,11 @@
 """A check the coder never sees: a change special-cased to the tests it was shown is refused, with one team.
 
 The real engine (`run_task`) on the sample median() repository, one team, a scripted coder and the real sandbox
-(the local backend). Once a change first passes, the coder is asked apart for the hidden check (the reproduction
-test on other inputs); a change that leaves those inputs' answers as the bug had them is refused, and the coder is
-told so without being shown the check. An honest fix is delivered whatever the hidden check says of it: passing,
-failing with other values (a wrong check), or not usable at all. The same in JavaScript, with Node's runner.
+(the local backend). Once a change that writes the shown test's values into the code first passes, the coder is
+asked apart for the hidden check (the reproduction test on other inputs); a change that leaves those inputs' answers
+as the bug had them is refused, and the coder is told so without being shown the check. An honest fix is delivered
+whatever the hidden check says of it: passing, failing with other values (a wrong check), or not usable at all; one
+that writes none of those values is not asked a check for, since none could refuse it. The same in JavaScript, with Node's runner.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from bot.ensemble.demo.languages import create_language_sample
 from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import RunResult, Task
 from fakes.engine_parts import FileRetriever
-from fakes.median_replies import ACCEPT, BAD_FIX, ENOUGH, FIX, PLAN, REPRO
+from fakes.median_replies import ACCEPT, BAD_FIX, ENOUGH, FIX, FIX_WITH_EXAMPLE, PLAN, REPRO
 from tests.ensemble.conftest import HIDDEN_ASK, MEDIAN_TASK, ScriptedModels
 from tests.ensemble.test_prompts import render, shared_head, through
 from tests.security.test_judge_owns_the_tests import create, edit, local_runner
@@ -134,7 +135,7 @@ def test_written_early_the_hidden_check_is_asked_beside_the_first_round_and_judg
 
 def test_written_late_the_hidden_check_waits_for_the_first_good_change(sample: Path) -> None:
     """The default (`on`): the check is asked for once round 1's change passed, after its request ended."""
-    result, models = run(sample, [FIX], [HIDDEN], seconds=0.2)
+    result, models = run(sample, [FIX_WITH_EXAMPLE], [HIDDEN], seconds=0.2)
     assert result.success
     (_, round1_ended), = [(b, e) for asked, b, e in models.coder_spans if not asked][1:]
     (check_began, _), = [(b, e) for asked, b, e in models.coder_spans if asked]
@@ -186,9 +187,22 @@ def test_without_the_hidden_check_the_special_case_is_delivered(sample: Path) ->
 ])
 def test_an_honest_fix_is_delivered_whatever_the_hidden_check_says(sample: Path, check: str | None,
                                                                     says: str) -> None:
-    result, _ = run(sample, [FIX], [check] if check else None)
+    """Asked for beside round 1 (`early`), the check is run on the fix whatever the fix writes, and refuses nothing."""
+    result, _ = run(sample, [FIX], [check] if check else None, hidden_check="early")
     assert result.success and result.teams[0].rounds == 1, (result.stop_detail, result.judgement)
     assert says in pr_body(result, 1)
+
+
+def test_a_fix_that_writes_none_of_the_shown_tests_values_asks_for_no_hidden_check(sample: Path) -> None:
+    """The hidden check refuses only a change that writes a value of the test the coder saw into the code; one that
+    writes none could not be refused by it, so its request and runs are not spent: the honest fix is delivered after
+    the reproduction test's request and its own, and the pull request says why no check was asked for."""
+    result, models = run(sample, [FIX], [HIDDEN])
+    assert result.success and result.teams[0].rounds == 1, (result.stop_detail, result.judgement)
+    assert [asked for asked, _, _ in models.coder_spans] == [False, False]
+    body = pr_body(result, 1)
+    assert ("no hidden check was asked for: the change writes none of the values of tests/test_repro_median.py into "
+            "the code") in body and "a check the coder never saw" not in body
 
 
 JS_SPECIAL = edit("stats.js", "  return ordered[middle];", "  if (ordered.join(',') === '1,2,3,4') {\n    return 2.5;\n  }\n"

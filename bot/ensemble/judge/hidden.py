@@ -156,10 +156,24 @@ def judge_by_hidden_check(check: HiddenCheck, judge: TeamJudge, runner: TestRunn
     if seen.outcome != "unchanged":
         return seen
     shown = judge.frozen.get(check.source) or workspace.base_text(check.source) or ""
+    return replace(seen, shown=shown_in_change(shown, workspace))
+
+
+def shown_in_change(test: str, workspace: Workspace) -> tuple[str, ...]:
+    """The values of the shown `test` (`shown_values`) that the lines the change in `workspace` added to the code
+    (not to its tests) hold. Where there are none, the hidden check cannot refuse the change: `unchanged` refuses only
+    with such a value, so a change without one needs no check written for it (`not_needed`)."""
     files = WorkspaceFiles(workspace.path)
     added = [line for path in workspace.changed_paths() if not is_test_path(path)
              for line in added_lines(workspace.base_text(path), files.read(path))]
-    return replace(seen, shown=shown_values(shown, added))
+    return shown_values(test, added)
+
+
+def not_needed(source: str) -> HiddenResult:
+    """Why no hidden check was written for a good change that holds none of the shown test `source`'s values."""
+    return HiddenResult("none", f"no hidden check was asked for: the change writes none of the values of {source} "
+                                "into the code, and only a change that does can be refused as special-cased to "
+                                "them (a check is written once a good change does)")
 
 
 def added_lines(before: str | None, after: str | None) -> list[str]:
