@@ -97,7 +97,7 @@ def timed_processes(log: list[tuple[str, float]]) -> Iterator[None]:
 def hidden_check(task: dict[str, Any]) -> str:
     """The coder's reply to the hidden check's request: the file of the task's first test that must pass, written
     anew (its tests fail at the base, as a hidden check must); none where that file is not in the repository."""
-    path = file_of_test(task["fail_to_pass"][0]) if task["fail_to_pass"] else ""
+    path = file_of_test(task["fail_to_pass"][0], lambda p: (task["repo"] / p).is_file()) if task["fail_to_pass"] else ""
     source = task["repo"] / path if path else None
     if source is None or not source.is_file():
         return ""

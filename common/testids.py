@@ -36,15 +36,16 @@ def belongs_to(name: str, where: str) -> bool:
     return head == where or head.startswith(where + ".")
 
 
-def file_of_test(name: str, exists: Callable[[str], bool] | None = None) -> str:
+def file_of_test(name: str, exists: Callable[[str], bool]) -> str:
     """The file a test id names: 'tests/test_x.py::T::t' -> tests/test_x.py, 'tests.test_x::T::t' -> tests/test_x.py.
 
-    unittest's dotted ids may carry the class too ('tests.test_x.T::t'): given `exists`, the longest dotted
-    prefix that is a file wins (tests/test_x.py, not tests/test_x/T.py).
+    unittest's dotted ids may carry the class too ('tests.test_x.T::t'): the longest dotted prefix that `exists`
+    says is a file wins (tests/test_x.py, not tests/test_x/T.py). `exists` is required: without it the class
+    would be taken for a module, and a unittest test's file missed wherever it is looked for.
     """
     where = name.split("::", 1)[0]
     if "/" in where or is_code(where):
         return where
     parts = where.split(".")
     candidates = ["/".join(parts[:end]) + ".py" for end in range(len(parts), 0, -1)]
-    return next((c for c in candidates if exists is not None and exists(c)), candidates[0])
+    return next((c for c in candidates if exists(c)), candidates[0])

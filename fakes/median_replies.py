@@ -30,10 +30,26 @@ FIX = """stats/core.py
         return (ordered[middle - 1] + ordered[middle]) / 2
     return ordered[middle]
 >>>>>>> REPLACE"""
-# the fix with a worked example in a comment: it writes the reproduction test's values (4 and 2.5) into the code, so
-# the hidden check could refuse it and is written for it (a fix that writes none of them needs none)
-FIX_WITH_EXAMPLE = FIX.replace("    if len(ordered) % 2 == 0:\n",
-                               "    if len(ordered) % 2 == 0:  # [4, 1, 3, 2] -> (2 + 3) / 2 == 2.5\n")
+# a change special-cased to the reproduction test's input (it writes the test's values into the code, so the hidden
+# check is asked for it, and refuses it), and the fix that takes it back out
+SPECIAL = """stats/core.py
+<<<<<<< SEARCH
+    ordered = sorted(values)
+=======
+    ordered = sorted(values)
+    if ordered == [1, 2, 3, 4]:
+        return 2.5
+>>>>>>> REPLACE"""
+FIX_AFTER_SPECIAL = """stats/core.py
+<<<<<<< SEARCH
+    ordered = sorted(values)
+    if ordered == [1, 2, 3, 4]:
+        return 2.5
+=======
+    ordered = sorted(values)
+>>>>>>> REPLACE
+
+""" + FIX
 BAD_FIX = """stats/core.py
 <<<<<<< SEARCH
     middle = len(ordered) // 2

@@ -148,7 +148,8 @@ def _run(repo_dir: Path, task: Task, config: Config, env: Mapping[str, str], par
         result.environment = runner.environment
         hosts = ", ".join(base.calibration.hosts)
         result.sentinels = f"run beside {hosts} in every judged run" if hosts else f"unavailable: {base.calibration.note}"
-        result.unchecked = unchecked(file_of_test(name) for name, _ in base.tests.results)
+        result.unchecked = unchecked(file_of_test(name, lambda p: first.base_text(p) is not None)
+                                     for name, _ in base.tests.results)
         s.set(passed=result.tests_before.passed, failing=list(result.tests_before.failing[:20]),
               sentinel_hosts=list(base.calibration.hosts), exit_counts=base.calibration.exit_counts,
               test_data=sorted(base.data)[:50])

@@ -348,7 +348,7 @@ def _hidden(team: Team, state: _State) -> _State:
 def _unneeded(team: Team, state: _State, judgement: Judgement) -> str | None:
     """The test a hidden check would vary, where the good change holds none of its values: the check could not
     refuse it (hidden.py), so its request and its two runs are not spent on it yet."""
-    source = _hidden_source(state, judgement)
+    source = _hidden_source(team, state, judgement)
     text = _source_text(team, state, source) if source else None
     return source if source and text and not shown_in_change(text, team.workspace) else None
 
@@ -357,7 +357,7 @@ def _hidden_check(team: Team, state: _State, judgement: Judgement) -> HiddenChec
     """The team's hidden check, written by the coder apart from the change (beside the rounds where it was started
     early from the same test, else now) and run at the base: a variation of the reproduction test, or else of a test
     the change fixed."""
-    source = _hidden_source(state, judgement)
+    source = _hidden_source(team, state, judgement)
     text = _source_text(team, state, source) if source else None
     if not source or not text:
         _finish(state.writing)
@@ -369,15 +369,19 @@ def _hidden_check(team: Team, state: _State, judgement: Judgement) -> HiddenChec
     return hidden_check_at_base(check, state.judge, team.runner, team.workspace) if check.text else check
 
 
-def _hidden_source(state: _State, judgement: Judgement | None) -> str | None:
+def _hidden_source(team: Team, state: _State, judgement: Judgement | None) -> str | None:
     """The test the hidden check varies: the reproduction test where it failed at the base, else a test the change
     (`judgement`) fixed; before any change, the test file every failure at the base is in, where there is one."""
     repro = state.reproduction
     if repro and repro.failed_before and repro.path:
         return repro.path
+
+    def exists(path: str) -> bool:
+        return _source_text(team, state, path) is not None
+
     if judgement is not None:
-        return next((file_of_test(n) for n in judgement.fixed), None)
-    files = {file_of_test(n) for n in state.judge.base_failures()}
+        return next((file_of_test(n, exists) for n in judgement.fixed), None)
+    files = {file_of_test(n, exists) for n in state.judge.base_failures()}
     return files.pop() if len(files) == 1 else None
 
 
@@ -403,7 +407,7 @@ def _write_early(team: Team, state: _State) -> _State:
     What the coder writes from is the base's, as when it is written after a good change."""
     if not (team.limits.hidden_check and team.limits.hidden_early) or state.hidden or state.writing:
         return state
-    source = _hidden_source(state, None)
+    source = _hidden_source(team, state, None)
     text = _source_text(team, state, source) if source else None
     if not source or not text:
         return state

@@ -274,7 +274,8 @@ class _Verification:
             return ()
         self._notify("-", Phase.TESTING, 1, "once more, where the base and the head differ")
         base_run, after, at_base, at_head = first
-        files = {f for name, _ in base_run.results if is_test_path(f := file_of_test(name))}
+        exists = lambda p: head_ws.base_text(p) is not None  # noqa: E731 - read once per test id
+        files = {f for name, _ in base_run.results if is_test_path(f := file_of_test(name, exists))}
         theirs = {p: text for p in sorted(files) if (text := head_ws.base_text(p)) is not None}
         runs = [(base_run, judge.run_alone(runner, head_ws, theirs, at_base=True) if changed else None),
                 (after, judge.run_alone(runner, head_ws, theirs) if changed else None),

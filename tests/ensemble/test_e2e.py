@@ -13,7 +13,7 @@ from bot.cli import main
 from bot.ensemble.coder import HIDDEN_CHECK_ROLE
 from bot.ensemble.demo import TASK_BODY, TASK_TITLE, create_sample_repo
 from fakes.gemini_server import FakeGemini
-from fakes.median_replies import ACCEPT, ENOUGH, FIX, FIX_WITH_EXAMPLE, PLAN, REPRO
+from fakes.median_replies import ACCEPT, ENOUGH, FIX, FIX_AFTER_SPECIAL, PLAN, REPRO, SPECIAL
 from fakes.openai_server import FakeOpenAI
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -72,7 +72,8 @@ def test_seeded_bug_is_fixed_on_a_branch_and_the_dirty_checkout_is_untouched(
     openai.reply(HIDDEN, marker=HIDDEN_CHECK_ROLE, times=0)  # the hidden check, asked apart
     openai.reply("I think the fix is obvious.", marker="You are the coder")  # garbage: no edit blocks
     openai.reply(REPRO, marker="You are the coder")
-    openai.reply(FIX_WITH_EXAMPLE, marker="You are the coder", times=0)  # its comment holds the test's values
+    openai.reply(SPECIAL, marker="You are the coder")  # the test's values written in: the hidden check is asked
+    openai.reply(FIX_AFTER_SPECIAL, marker="You are the coder", times=0)
     gemini.reply(data=ACCEPT, schema="review", times=0)
     status_before = git(checkout, "status", "--porcelain")
     code, result = run_cli(checkout, capsys)
@@ -85,7 +86,8 @@ def test_seeded_bug_is_fixed_on_a_branch_and_the_dirty_checkout_is_untouched(
     assert "median([4, 1, 3, 2]) == 2.5" in git(checkout, "show", f"{branch}:tests/test_repro_median.py")
     assert git(checkout, "status", "--porcelain") == status_before
     assert (checkout / "stats" / "core.py").read_text().endswith("# user's work\n")
-    assert result["usage"]["by_role"]["coder"]["calls"] == 4  # the repro (twice), the fix, the hidden check
+    # the repro (twice), the special case, the hidden check (which refused it), the fix
+    assert result["usage"]["by_role"]["coder"]["calls"] == 5
     assert any("a check the coder never saw, `tests/test_repro_median_hidden.py`" in line and ": passes" in line
                for line in result["corroboration"]), "\n".join(result["corroboration"])
     assert any("the reply holds no edit blocks" in r.last_user for r in openai.requests)  # garbage went back

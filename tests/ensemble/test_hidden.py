@@ -56,7 +56,14 @@ SHOWN = "def test_even():\n    assert median([1, 2, 3, 4]) == 2.5\n\n\ndef test_
     # an honest fix: 0, 1 and 2 are in any code, a one-character string in many
     (["    if len(ordered) % 2 == 0:", "        return (ordered[middle - 1] + ordered[middle]) / 2"], ()),
     (["    return '-'.join(text.lower().split())"], ()),
-    (["    return 2.50 * 13.5"], ()),  # a number is a whole token: 2.5 is not in 2.50, 3 is not in 13.5
+    (["    return 2.25 * 13.5"], ()),  # a number is a whole token: 3 is not in 13.5
+    # by value, however spelled or worked out from literals alone
+    (["    return 2.50 * 13.5"], ("2.5",)),
+    (["    if ordered == [0x1, 0x2, 0x3, 0x4]:", "        return 5 / 2"], ("3", "4", "2.5")),
+    (["    if ordered == [1.0, 2.0, 3.0, 4.0]:", "        return 10 // 4 + 0.5"], ("3", "4", "2.5")),
+    (["    if text == 'Hello' ' World':", "        return '\\x68ello-world'"], ("'Hello World'", "'hello-world'")),
+    # a comment answers nothing, and a number in a string is text
+    (["    middle = len(ordered) // 2  # [1, 2, 3, 4] -> 2.5", "    log('3 or 4')"], ()),
 ])
 def test_the_shown_tests_values_are_found_in_what_a_change_wrote_into_the_code(added: list[str],
                                                                                values: tuple[str, ...]) -> None:

@@ -23,7 +23,7 @@ from bot.errors import BudgetExceeded, StopRequested
 from bot.forge import Commit, Workspace
 from bot.forge.local import GitWorkspace, LocalForge
 from fakes.engine_parts import FileRetriever, HostPytest
-from fakes.median_replies import BAD_FIX, ENOUGH, FIX, FIX_WITH_EXAMPLE, NO_MATCH, PLAN, REPRO, REVISE
+from fakes.median_replies import BAD_FIX, ENOUGH, FIX, NO_MATCH, PLAN, REPRO, REVISE, SPECIAL
 from tests.ensemble.conftest import HIDDEN_ASK, MEDIAN_TASK, ScriptedModels, happy_script, run_scripted
 from tests.ensemble.test_prompts import render, shared_head, through
 
@@ -654,7 +654,10 @@ def test_the_hidden_check_after_a_round_in_edit_blocks_opens_as_the_teams_whole_
     unchanged = "stats/core.py\n```python\n" + SAMPLE_FILES["stats/core.py"] + "```"  # round 1 changes nothing
     hidden = ("tests/test_repro_median_hidden.py\n```\nfrom stats import median\n\n\ndef test_six():\n"
               "    assert median([6, 1, 5, 2, 4, 3]) == 3.5\n```")
-    script = {**happy_script(), ("coder", None): [REPRO, unchanged, FIX_WITH_EXAMPLE], ("coder", "hidden"): [hidden]}
+    # round 2 writes the test's values into the code, so the check is asked after it. (The host runner's one-line
+    # failures carry no assertion lines to compare, so the check cannot tell the special case here: what this test
+    # judges is the request, not the verdict, which tests/security/test_hidden_check.py holds.)
+    script = {**happy_script(), ("coder", None): [REPRO, unchanged, SPECIAL], ("coder", "hidden"): [hidden]}
     result, models = run(sample, script, edit_format="alternate", max_iterations=2, hidden_check="on")
     assert result.success and result.teams[0].rounds == 2
     asked = [m for role, m in models.prompts if role == "coder"]

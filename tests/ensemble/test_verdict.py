@@ -214,8 +214,8 @@ def test_a_revision_of_a_good_change_must_name_something_in_the_change() -> None
 def test_the_file_of_a_unittest_id_that_names_its_class_is_the_module() -> None:
     files = {"tests/test_numerals.py"}
     assert file_of_test("tests.test_numerals.ToRomanTest::test_sub", files.__contains__) == "tests/test_numerals.py"
-    assert file_of_test("tests.test_numerals::test_sub") == "tests/test_numerals.py"
-    assert file_of_test("tests/test_x.py::T::t") == "tests/test_x.py"
+    assert file_of_test("tests.test_numerals::test_sub", files.__contains__) == "tests/test_numerals.py"
+    assert file_of_test("tests/test_x.py::T::t", files.__contains__) == "tests/test_x.py"
 
 
 def test_the_coder_is_shown_the_file_of_a_failing_unittest() -> None:

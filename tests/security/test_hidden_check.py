@@ -22,7 +22,7 @@ from bot.ensemble.demo.languages import create_language_sample
 from bot.ensemble.runner import Components, run_task
 from bot.ensemble.types import RunResult, Task
 from fakes.engine_parts import FileRetriever
-from fakes.median_replies import ACCEPT, BAD_FIX, ENOUGH, FIX, FIX_WITH_EXAMPLE, PLAN, REPRO
+from fakes.median_replies import ACCEPT, BAD_FIX, ENOUGH, FIX, PLAN, REPRO
 from tests.ensemble.conftest import HIDDEN_ASK, MEDIAN_TASK, ScriptedModels
 from tests.ensemble.test_prompts import render, shared_head, through
 from tests.security.test_judge_owns_the_tests import create, edit, local_runner
@@ -134,10 +134,12 @@ def test_written_early_the_hidden_check_is_asked_beside_the_first_round_and_judg
 
 
 def test_written_late_the_hidden_check_waits_for_the_first_good_change(sample: Path) -> None:
-    """The default (`on`): the check is asked for once round 1's change passed, after its request ended."""
-    result, models = run(sample, [FIX_WITH_EXAMPLE], [HIDDEN], seconds=0.2)
+    """The default (`on`): the check is asked for once round 1's change (special-cased) passed, after its request
+    ended."""
+    special = SPECIAL_CASES["a branch on the tests' input"]
+    result, models = run(sample, [special, undo(special) + "\n\n" + FIX], [HIDDEN], seconds=0.2)
     assert result.success
-    (_, round1_ended), = [(b, e) for asked, b, e in models.coder_spans if not asked][1:]
+    _, round1_ended = [(b, e) for asked, b, e in models.coder_spans if not asked][1]
     (check_began, _), = [(b, e) for asked, b, e in models.coder_spans if asked]
     assert check_began > round1_ended
 
@@ -232,3 +234,31 @@ def test_in_javascript_a_special_cased_change_is_refused_and_the_general_fix_del
     assert any("leaves the hidden check test/stats_hidden.test.js failing as at the base" in r for r in result.refused)
     assert "a check the coder never saw, `test/stats_hidden.test.js` (2 test(s) of the behaviour" in pr_body(result, 1)
     assert "'1,2,3,4'" not in (branch_file(repo, result.branch, "stats.js") or "")
+
+
+CALC_HIDDEN = create("tests/test_ops_hidden.py", "import unittest\n\nfrom calc.ops import add\n\n\n"
+                     "class TestOpsHidden(unittest.TestCase):\n    def test_other_sums(self):\n"
+                     "        self.assertEqual(add(4, 7), 11)\n        self.assertEqual(add(10, 5), 15)\n")
+CALC_SPECIAL = {  # each answers add(2, 3) and no other sum: the shown test's values, however they are spelled
+    "plain": "    if (a, b) == (2, 3):\n        return 5\n",
+    "in hexadecimal": "    if (a, b) == (0x2, 0x3):\n        return 0x5\n",
+    "as floats, the answer worked out": "    if (a, b) == (2.0, 3.00):\n        return 10 // 2\n",
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(CALC_SPECIAL))
+def test_in_unittest_a_change_special_cased_to_the_named_failing_test_is_refused(tmp_path: Path,
+                                                                                 spelling: str) -> None:
+    """A unittest project whose task names its failing test (`tests.test_ops.TestOps.test_add`: no reproduction
+    round): the hidden check varies that test's file, found from the dotted id, and refuses the special case."""
+    from tests.security.test_judge_owns_the_process import FIX as CALC_FIX
+    from tests.security.test_judge_owns_the_process import OPS, TESTS, committed
+    from tests.security.test_judge_owns_the_process import run as run_calc
+
+    repo = committed(tmp_path / "calc", {"calc/__init__.py": "", "calc/ops.py": OPS, "tests/__init__.py": "",
+                                         "tests/test_ops.py": TESTS})
+    special = edit("calc/ops.py", "def add(a, b):\n", "def add(a, b):\n" + CALC_SPECIAL[spelling])
+    result = run_calc(repo, [special, undo(special) + "\n\n" + CALC_FIX], script={("coder", "hidden"): [CALC_HIDDEN]})
+    assert result.success and result.teams[0].rounds == 2, (result.stop_detail, result.judgement, result.refused)
+    assert any("leaves the hidden check tests/test_ops_hidden.py failing as at the base" in r for r in result.refused)
+    assert "return a + b" in (branch_file(repo, result.branch, "calc/ops.py") or "")

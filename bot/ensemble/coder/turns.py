@@ -520,7 +520,7 @@ def shown_files(coder: Coder, plan: Plan, found: Exploration, feedback: str, rea
     return views
 
 
-def failing_test_files(feedback: str, limit: int = 2, exists: Callable[[str], bool] | None = None) -> list[str]:
+def failing_test_files(feedback: str, exists: Callable[[str], bool], limit: int = 2) -> list[str]:
     """The files of the tests the feedback names as failing (`FAILED path::test`): small models fix from them."""
     names = re.findall(r"^(?:FAILED|ERROR) (\S+?)::", feedback, re.MULTILINE)
     return list(dict.fromkeys(file_of_test(n + "::x", exists) for n in names))[:limit]

@@ -37,11 +37,15 @@ and is set aside with a note (`at_base`).
 
 from __future__ import annotations
 
+import ast
+import keyword
+import operator
 import re
+import tokenize
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 from bot.ensemble.judge.runs import TeamJudge
 from bot.ensemble.ports import TestRunner
@@ -190,22 +194,125 @@ def added_lines(before: str | None, after: str | None) -> list[str]:
 
 def shown_values(test: str, added: Sequence[str]) -> tuple[str, ...]:
     """The values the shown `test` writes (its numbers but 0, 1 and 2, its strings of two characters or more but
-    blanks) that the lines a change `added` to the code hold: a number as a number, a string as a string's text."""
+    blanks) that the lines a change `added` to the code hold, compared by value: a number however it is spelled
+    (`0x5`, `5.0`, `2.50`, `1_000`) or worked out from literals alone (`10 // 2`, `(2 + 3)`), a string as its text
+    (escaped or split in two). A value computed any other way (`len('abcde')`) is not found."""
     code = "\n".join(added)
+    numbers, strings = _literals(added)
     found = []
-    for value in dict.fromkeys(_NUMBER.findall(test)):
-        if value.lstrip("-") not in TRIVIAL and re.search(rf"(?<![\w.]){re.escape(value)}(?![\w.])", code):
-            found.append(value)
+    for spelled in dict.fromkeys(_NUMBER.findall(test)):
+        value = _number(spelled)
+        if value is not None and abs(value) not in _TRIVIAL and value in numbers:
+            found.append(spelled)
     for quote in _STRING.finditer(test):
         text = quote.group("text")
-        if len(text.strip()) >= 2 and text in code:
+        if len(text.strip()) >= 2 and (text in code or any(text in s for s in strings)):
             found.append(repr(text))
     return tuple(dict.fromkeys(found))
 
 
-TRIVIAL = frozenset({"0", "1", "2", "0.0", "1.0", "2.0"})  # numbers any code is full of
-_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+_TRIVIAL = frozenset({0, 1, 2})  # numbers any code is full of
+_NUMBER = re.compile(r"(?<![\w.])-?(?:0[xXoObB][0-9a-fA-F_]+|\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?)(?![\w.])")
 _STRING = re.compile(r"(?P<q>[\"'`])(?P<text>[^\"'`\n\\]{2,200})(?P=q)")
+_ARITHMETIC = frozenset({"+", "-", "*", "/", "//", "%", "**", "(", ")"})
+_OPERATORS: dict[type[ast.AST], Callable[..., Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow, ast.USub: operator.neg,
+    ast.UAdd: operator.pos}
+
+
+def _number(text: str) -> int | float | None:
+    """A number literal's value (`0x5` -> 5, `2.50` -> 2.5, `-3` -> -3), or None."""
+    try:
+        value = ast.literal_eval(text.replace(" ", ""))
+    except (ValueError, SyntaxError):
+        return None
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _literals(lines: Sequence[str]) -> tuple[set[int | float], list[str]]:
+    """Every number the `lines` write (each literal, and each run of literals and arithmetic worked out) and every
+    string's text (adjacent strings joined), read with Python's tokenizer line by line; a line it cannot read
+    gives what it read before."""
+    numbers: set[int | float] = set()
+    strings: list[str] = []
+    for line in lines:
+        run: list[str] = []
+        joined: list[str] = []
+        operand = False  # whether the token before ends an operand (`x`, `3`, `)`): a `-` after it subtracts
+        for kind, text in _tokens(line.strip()):
+            if kind == tokenize.NUMBER or (kind == tokenize.OP and text in _ARITHMETIC):
+                if kind == tokenize.NUMBER and (value := _number(text)) is not None:
+                    numbers.add(value)
+                # a run starts at a number, a bracket or a sign; never at an operator between operands
+                if run or kind == tokenize.NUMBER or text == "(" or (text in "+-" and not operand):
+                    run.append(text)
+            else:
+                numbers |= _worked_out(run)
+                run = []
+            if kind == tokenize.STRING:
+                joined.append(text)
+            elif joined and kind not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
+                strings += _string(joined)
+                joined = []
+            operand = kind in (tokenize.NUMBER, tokenize.STRING) or text in (")", "]", "}") or (
+                kind == tokenize.NAME and not keyword.iskeyword(text))
+        numbers |= _worked_out(run)
+        strings += _string(joined)
+    return numbers, strings
+
+
+def _tokens(line: str) -> list[tuple[int, str]]:
+    """The tokens of one line of code (of any language: Python's tokenizer reads numbers and quotes alike)."""
+    found: list[tuple[int, str]] = []
+    try:
+        for token in tokenize.generate_tokens(iter([line + "\n"]).__next__):
+            found.append((token.type, token.string))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return found
+
+
+def _string(parts: Sequence[str]) -> list[str]:
+    """The text of adjacent string literals, joined; none where they are not plain literals (f-strings)."""
+    try:
+        value = ast.literal_eval(" ".join(parts)) if parts else None
+    except (ValueError, SyntaxError):
+        return []
+    return [value] if isinstance(value, str) else []
+
+
+def _worked_out(run: Sequence[str]) -> set[int | float]:
+    """The value of a run of number literals and arithmetic (`10 // 2`, `-(3)`), with its unmatched brackets at
+    either end left off; none where it is not an expression or too large to work out."""
+    text = " ".join(run).strip()
+    while text.count("(") > text.count(")") and text.startswith("("):
+        text = text[1:].strip()
+    while text.count(")") > text.count("(") and text.endswith(")"):
+        text = text[:-1].strip()
+    if not text or not any(c.isdigit() for c in text):
+        return set()
+    try:
+        value = _evaluate(ast.parse(text, mode="eval").body)
+    except (SyntaxError, ValueError, ArithmeticError):
+        return set()
+    return {value} if value is not None else set()
+
+
+def _evaluate(node: ast.AST) -> int | float | None:
+    """A number expression's value: literals, + - * / // % and small powers only."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _OPERATORS:
+        inner = _evaluate(node.operand)
+        return None if inner is None else _OPERATORS[type(node.op)](inner)
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        left, right = _evaluate(node.left), _evaluate(node.right)
+        if left is None or right is None or (isinstance(node.op, ast.Pow) and abs(right) > 64):
+            return None
+        value = _OPERATORS[type(node.op)](left, right)
+        return value if isinstance(value, int | float) and abs(value) < 1e18 else None
+    return None
 
 
 def outcome_of(check: HiddenCheck, tests: TestOutcome) -> Hidden:

@@ -158,9 +158,7 @@ class TeamJudge:
     def new_test_path(self, path: str, workspace: Workspace) -> str:
         """Where a new test file the plan names at `path` is written: there, or beside it where the base has a file
         at `path` (an existing test file is this judge's, never the new test's)."""
-        def at_base(p: str) -> bool:
-            return workspace.base_text(p) is not None
-
+        at_base = _at_base(workspace)
         return fresh_test_path(path, at_base) if at_base(path) else path
 
     def verdict(self, runner: TestRunner, workspace: Workspace,
@@ -204,7 +202,7 @@ class TeamJudge:
         second = None
         if written:
             texts = {p: judged(p) or "" for p in new if p in written or is_whole_harness(p)}
-            left_out = {p: None for p in self._base_test_files() if not _used_by(p, texts)}
+            left_out = {p: None for p in self._base_test_files(workspace) if not _used_by(p, texts)}
             second = self._process(runner, workspace, files.read, {**overlay, **left_out}, known, owned,
                                    lambda name: _in_files(name, written), leave_out=hung)
         if stand_ins(_merged(first, second)):
@@ -235,7 +233,7 @@ class TeamJudge:
             overlay = self._overlay(workspace, files.read)
         new = (p for p in {*changed, *self.frozen} if workspace.base_text(p) is None and is_test_path(p)
                and not is_whole_harness(p))
-        overlay |= {p: None for p in {*self._base_test_files(), *new} if p not in tests and not _used_by(p, tests)}
+        overlay |= {p: None for p in {*self._base_test_files(workspace), *new} if p not in tests and not _used_by(p, tests)}
         overlay |= {p: text.encode() for p, text in tests.items()}
         owned = [*guarded({*files, *overlay}, self.named_data), *self.closure.support]
         return self._process(runner, workspace, files.read, overlay, frozenset(), owned,
@@ -291,7 +289,7 @@ class TeamJudge:
         files: dict[str, bytes | None] = {t.path: t.source.encode() for t in stand}
         if first.duration_s > STAND_INS_WITH_THE_SUITE_S:
             texts = {t.path: t.source for t in stand}
-            files |= {p: None for p in self._base_test_files() if p not in files and not _used_by(p, texts)}
+            files |= {p: None for p in self._base_test_files(workspace) if p not in files and not _used_by(p, texts)}
         tests = self._process(runner, workspace, read, {**overlay, **files}, known, owned, lambda _name: True,
                               must if self.calibration.available else (), leave_out)
         found = [*tests.tampering, *stand_in_passes(stand, dict(tests.results))]
@@ -316,10 +314,11 @@ class TeamJudge:
                 *self._related_failures(workspace)]
         return must or self.base_failures()
 
-    def _base_test_files(self) -> list[str]:
-        """The test files the base's tests were reported from."""
+    def _base_test_files(self, workspace: Workspace) -> list[str]:
+        """The test files the base's tests were reported from (a unittest id's file found among the base's)."""
         results = self.baseline.results if self.baseline else ()
-        return sorted({f for name, _ in results if is_test_path(f := file_of_test(name))})
+        exists = _at_base(workspace)
+        return sorted({f for name, _ in results if is_test_path(f := file_of_test(name, exists))})
 
     def judge(self, tests: TestOutcome, workspace: Workspace, reproduction: str | None = None) -> Judgement:
         """`tests` judged against the base: the reproduction test (this judge's, or `reproduction` while it is
@@ -369,6 +368,11 @@ class TeamJudge:
             return []
         return related_failures(failed, workspace.changed_paths(), WorkspaceFiles(workspace.path).read, is_test_path,
                                 workspace.diff())
+
+
+def _at_base(workspace: Workspace) -> Callable[[str], bool]:
+    """Whether the base's tree has a file at a path."""
+    return lambda path: workspace.base_text(path) is not None
 
 
 def _judged_tree(overlay: Mapping[str, bytes | None], read: Read) -> Read:
