@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     import unittest
     from collections.abc import Callable, Collection, Iterator, Sequence
     from importlib.machinery import ModuleSpec
+    from pathlib import Path
     from typing import Any, TypeGuard
 
     from _pytest.config import Config
@@ -328,6 +329,11 @@ def check_runner(full: bool = True) -> None:
                 _report(target, origin)
         except Exception as exc:  # noqa: BLE001 - as above
             _report("the tests' modules", f"a check that failed: {type(exc).__name__}")
+        try:
+            for target, origin in _tests_compiled_elsewhere(root):
+                _report(target, origin)
+        except Exception as exc:  # noqa: BLE001 - as above
+            _report("the tests' code", f"a check that failed: {type(exc).__name__}")
         try:
             if _HONESTY:
                 _HONESTY[0].holds_the_tests()
@@ -638,6 +644,60 @@ def _product_code_in_the_tests(root: str) -> Iterator[tuple[str, str]]:
                     yield f"{name}.{local}", origin
 
 
+def _tests_compiled_elsewhere(root: str) -> Iterator[tuple[str, str]]:
+    """The tests of the judge's Python modules whose code is not what the judge compiled from their file as written
+    (its loader, or pytest's rewrite it watches): a module the code under test loaded past the judge's loaders, as an
+    import hook of its own does when it rewrites a test module while it loads (a finder put first on the meta path,
+    a path hook, a loader in the path's cache). A test is a function or method whose name starts with `test`; any
+    other function counts where its code says it is from the judge's file. Each is named with the file of the code
+    that loaded its module, where that is the code under test's. Nothing is said where pytest runs unwatched."""
+    if not _HONESTY or (not _HONESTY[0].pytest and "_pytest.assertion.rewrite" in sys.modules):
+        return
+    honesty = _HONESTY[0]
+    for name, module in list(sys.modules.items()):
+        where = vars(module).get("__file__") if isinstance(module, types.ModuleType) else None
+        full = _code_file(where) if isinstance(where, str) and where.endswith(".py") else ""
+        if full not in honesty.owned or not full.startswith(honesty.root) \
+                or full[len(honesty.root):].split(os.sep, 1)[0] in OWN_FOLDERS:  # the sandbox's own: not the judge's
+            continue
+        for function in _functions_of(vars(module), name):
+            code = function.__code__
+            if code in honesty.compiled or not (function.__name__.startswith("test")
+                                                or _code_file(code.co_filename) == full):
+                continue
+            rel = _relative(full, root)
+            yield (f"{name}.{function.__qualname__} (its module loaded past the judge's loaders)",
+                   _loader_origin(vars(module).get("__spec__"), honesty)
+                   or f"a loader other than the judge's ({rel} was not run as the judge compiled it)")
+
+
+def _functions_of(space: dict[str, object], module: str, depth: int = 0) -> Iterator[types.FunctionType]:
+    """The functions a module's namespace `space` defines (named as from `module`), and those of its classes."""
+    for value in list(space.values()):
+        if isinstance(value, staticmethod | classmethod):
+            value = value.__func__
+        if isinstance(value, types.FunctionType) and value.__module__ == module:
+            yield value
+        elif isinstance(value, type) and vars(value).get("__module__") == module and depth < 3:
+            yield from _functions_of(dict(vars(value)), module, depth + 1)
+
+
+def _loader_origin(spec: object, honesty: _Honesty) -> str:
+    """The file of the code under test that holds the loader of a module's `spec`, repository-relative; or ""."""
+    loader = getattr(spec, "loader", None) if isinstance(spec, _MODULE_SPEC) else None
+    if loader is None:
+        return ""
+    held = [*vars(loader).values()] if hasattr(loader, "__dict__") else []
+    for cls in _TYPE_MRO.__get__(type(loader), type):
+        held += vars(cls).values()
+    for value in held:
+        value = value.__func__ if isinstance(value, staticmethod | classmethod) else value
+        if isinstance(value, types.FunctionType) and os.path.isabs(value.__code__.co_filename) \
+                and honesty.is_product(value.__code__.co_filename):
+            return _relative(_code_file(value.__code__.co_filename), honesty.root)
+    return ""
+
+
 def _judges_file(name: str, owned: set[str]) -> str | None:
     """The judge's file the module `name` is: the one loaded under that name, or, where `sys.modules` holds something
     else under it (put there before it loaded), the file the name finds; None for any other module."""
@@ -796,6 +856,21 @@ class _Honesty:
         # a judge's module that ran to its end -> (its namespace, its functions then, its `from` imports): `loaded`
         self.modules: dict[str, tuple[dict[str, object], dict[str, object],
                                       tuple[tuple[int, str, tuple[tuple[str, str], ...]], ...]]] = {}
+        # the code the judge compiled from its files as written (its loader's, pytest's rewrite), and what it holds:
+        # a judge's test must run this code (`_tests_compiled_elsewhere`); `pytest` once pytest's rewrite is watched
+        self.compiled: set[types.CodeType] = set()
+        self.pytest = False
+
+    def compiled_here(self, code: types.CodeType) -> types.CodeType:
+        """Take down `code`, compiled by the judge from one of its files, with the code it holds (its functions',
+        classes' and comprehensions'): `code`."""
+        todo = [code]
+        while todo:
+            now = todo.pop()
+            if now not in self.compiled:
+                self.compiled.add(now)
+                todo += [const for const in now.co_consts if isinstance(const, types.CodeType)]
+        return code
 
     def compare(self, left: object, right: Any, op: int, where: str) -> object:  # right: anything `in` may take
         """`left op right` as the judge's code wrote it, its values examined after."""
@@ -1859,7 +1934,7 @@ def _judged_finder(honesty: _Honesty) -> MetaPathFinderProtocol:
             path = self.get_filename(fullname)
             tree = ast.parse(self.get_data(path), path)
             honesty.transform(tree, path)
-            return compile(tree, path, "exec", dont_inherit=True)
+            return honesty.compiled_here(compile(tree, path, "exec", dont_inherit=True))
 
     class JudgedFinder:
         @staticmethod
@@ -2008,6 +2083,14 @@ def check_pytest() -> None:
 
     rewrite.rewrite_asserts = rewrite_asserts
     rewrite._read_pyc = lambda *args, **kwargs: None  # a cached rewrite has no routed comparisons
+    rewrite_test = rewrite._rewrite_test
+
+    def _rewrite_test(fn: Path, config: Config) -> tuple[bytes, types.CodeType]:
+        found, code = rewrite_test(fn, config)
+        return found, honesty.compiled_here(code)
+
+    rewrite._rewrite_test = _rewrite_test
+    honesty.pytest = True
     runner._update_current_test_var = lambda item, when: None  # PYTEST_CURRENT_TEST: which test runs
 
 

@@ -18,6 +18,7 @@ Which cheat each detector catches, and where it lives:
 | reaches into the runner, patches the standard library, reads a frame     | the static screen                  | `screen.py`       |
 | hides a test, forges results, or breaks what passed at the base          | per-test red/green against the base| `verdict.py`      |
 | rewrites the tests' files while they run                                 | the files put back, guarded        | `files.py`        |
+| loads a test module past the judge's loaders (an import hook rewrites it)| the tests' code held to the judge's compile | sandbox/run_hooks.py |
 | forges the runner's report or exit status                                | known-answer sentinels             | `sentinels.py`    |
 | answers only the test's own assertion (equal to anything, read from it)  | twins and stand-ins                | `twins.py`        |
 | answers only the inputs of the tests the coder saw                       | the hidden check                   | `hidden.py`       |

@@ -246,8 +246,9 @@ class TeamJudge:
         names, unable to change the judge's files (`owned`, and the checks); the results `keep` selects; the base's
         tests `leave_out` names not run (reported as errors, as they were at the base)."""
         judged = _judged_tree(overlay, read)
-        planted = plant(self.calibration.hosts, judged, new_nonce(), twinned) if self.calibration.available \
-            else NOTHING
+        # a host this process leaves out (the new tests' process) still has its checks beside the files it runs
+        planted = plant(self.calibration.hosts, lambda p: judged(p) or read(p), new_nonce(), twinned) \
+            if self.calibration.available else NOTHING
         kept = [p for p in owned if overlay.get(p, b"") is not None]  # not the files this process leaves out
         tests = runner.run_tests(workspace.path, known_failures=known, files={**overlay, **planted.files},
                                  checks=planted.nonce, owned=[*kept, *planted.files], leave_out=leave_out)
