@@ -22,6 +22,7 @@ from sandbox.model import (
     FORGED_VALUE,
     KILLED_EXITS,
     OWNED_CHANGED,
+    REACHED_TESTS,
     READS_TESTS,
     RUNNER_PATCHED,
     ExecResult,
@@ -81,7 +82,8 @@ def honesty_of(log: bytes) -> tuple[Finding, ...]:
     found: dict[str, Finding] = {}
     for line in log.decode("utf-8", "replace").splitlines():
         kind, _, detail = line.strip().partition("\t")
-        if kind in (FORGED_VALUE, READS_TESTS, CHANGED_EXAMPLES) and detail and len(found) < MAX_REFUSALS:
+        if kind in (FORGED_VALUE, READS_TESTS, CHANGED_EXAMPLES, REACHED_TESTS) and detail \
+                and len(found) < MAX_REFUSALS:
             found.setdefault(detail, Finding(kind, detail))
     return tuple(found.values())
 

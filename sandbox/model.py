@@ -139,6 +139,9 @@ RUNNER_PATCHED = "runner_patched"  # code that is not the tests' patched a runne
 FORGED_VALUE = "forged_value"  # a value of the code under test that no comparison can trust (sandbox/run_hooks.py)
 READS_TESTS = "reads_tests"  # the code under test opened a file of the tests' code (sandbox/run_hooks.py)
 CHANGED_EXAMPLES = "changed_examples"  # doctest examples that ran are no docstring written in their file (run_hooks.py)
+# the code under test reached into a running test (took its frame's code, or set a trace function): no cheat alone
+# (a helper that names its caller does it), but with a hidden check left as the bug had it, the change is special-cased
+REACHED_TESTS = "reached_tests"
 # the findings that are the run's doing, not the runner's disagreement
 TAMPERING = (OWNED_CHANGED, RUNNER_PATCHED, FORGED_VALUE, READS_TESTS, CHANGED_EXAMPLES)
 

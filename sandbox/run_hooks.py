@@ -150,6 +150,8 @@ PREDICATE_SAMPLES: dict[type, tuple[object, ...]] = {str: ("", "0", "a", "A", " 
 # the heap's walks, which hand out every object the process holds (the tests' functions among them), and the
 # attributes whose read raises `object.__getattr__` with a function's, generator's or coroutine's code
 WALKS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents"})
+TRACERS = frozenset({"sys.settrace", "sys.setprofile"})  # a function set to see every frame as it runs
+REACHED_TESTS = "reached_tests"  # as sandbox/model.py names it (this module imports none of the sandbox's)
 CODE_OF = frozenset({"__code__", "gi_code", "cr_code", "ag_code"})
 ARGUMENTS_FLAGS = (0x04, 0x08)  # CO_VARARGS, CO_VARKEYWORDS: a function's `*args` and `**kwargs` (inspect's values)
 MAX_HANDED = 200  # values looked at inside one argument, to find a file the judge's code handed the code under test
@@ -334,6 +336,11 @@ def check_runner(full: bool = True) -> None:
                 _report(target, origin)
         except Exception as exc:  # noqa: BLE001 - as above
             _report("the tests' code", f"a check that failed: {type(exc).__name__}")
+        try:
+            if _HONESTY:
+                _HONESTY[0].traces_threads()
+        except Exception as exc:  # noqa: BLE001 - as above
+            _report("threading's hooks", f"a check that failed: {type(exc).__name__}")
         try:
             if _HONESTY:
                 _HONESTY[0].holds_the_tests()
@@ -1280,10 +1287,17 @@ class _Honesty:
         return full[len(self.root):].split(os.sep, 1)[0] not in OWN_FOLDERS
 
     def audit(self, event: str, args: tuple[object, ...]) -> None:
-        """The audit hook: the code under test opening one of the judge's Python files, walking the heap, or reading
-        a running test's code after a walk (`reads_code`)."""
+        """The audit hook: the code under test opening one of the judge's Python files, walking the heap, reading
+        a running test's code after a walk (`reads_code`), or reaching into a running test (`reaches`)."""
         if event == "open":
             self.reads(args)
+        elif event == "object.__getattr__" and len(args) == 2 and args[1] == "f_code" and not self.busy.on:
+            self.reaches(args[0], sys._getframe(1))
+        elif event in TRACERS:
+            here = self.asker(sys._getframe(1))
+            if here:
+                self._record(REACHED_TESTS, f"{_relative(here, self.root)} set a function that sees every frame "
+                                            f"of the tests as they run ({event})")
         elif event in WALKS:
             here = self.asker(sys._getframe(1))
             if here:
@@ -1297,6 +1311,38 @@ class _Honesty:
                 pass
             finally:
                 self.busy.on = False
+
+    def reaches(self, frame: object, asking: types.FrameType) -> None:
+        """Record the code under test taking the code of a running frame of the judge's (a test's) from it, as
+        code that reads what the test holds (its constants, its names) does. A helper that names its caller takes
+        it too, so this refuses nothing alone: only where the hidden check shows the change answers nothing but
+        the tests it was shown (bot/ensemble/judge/hidden.py)."""
+        if not isinstance(frame, types.FrameType):
+            return
+        self.busy.on = True
+        try:
+            code = frame.f_code
+            here = self.asker(asking) if self.is_judges(code.co_filename) else ""
+            if here:
+                self._record(REACHED_TESTS, f"{_relative(here, self.root)} took the code of the running "
+                                            f"{code.co_name} of {_relative(_code_file(code.co_filename), self.root)}"
+                                            " from its frame")
+        except Exception:  # noqa: BLE001 - the check must never fail the read
+            pass
+        finally:
+            self.busy.on = False
+
+    def traces_threads(self) -> None:
+        """Record a trace or profile function of the code under test that threading sets in every new thread
+        (`threading.settrace`): the thread sets it itself, with no code under test on its stack to name."""
+        threading = sys.modules.get("threading")
+        for name in ("_trace_hook", "_profile_hook"):
+            hook = _unwrapped(vars(threading).get(name)) if isinstance(threading, types.ModuleType) else None
+            code = hook.__code__ if isinstance(hook, types.FunctionType) else None  # no other object's attribute
+            if isinstance(code, types.CodeType) and os.path.isabs(code.co_filename) \
+                    and self.is_product(code.co_filename):
+                self._record(REACHED_TESTS, f"{_relative(_code_file(code.co_filename), self.root)} set a function "
+                                            f"that sees every frame of the tests as they run (threading.{name})")
 
     def reads_code(self, holder: object, attribute: str, frame: types.FrameType) -> None:
         """Record the code under test reading the code of a test that is running (the one it was called from) once

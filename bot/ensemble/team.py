@@ -328,14 +328,16 @@ def _hidden(team: Team, state: _State) -> _State:
     rnd = state.rounds[-1]
     if not (team.limits.hidden_check and rnd.good and rnd.judgement is not None):
         return state
-    if state.hidden is None and state.writing is None and (source := _unneeded(team, state, rnd.judgement)):
+    reached = state.judge.reached(rnd.tests) if rnd.tests else ()
+    if state.hidden is None and state.writing is None and not reached \
+            and (source := _unneeded(team, state, rnd.judgement)):
         return replace(state, rounds=(*state.rounds[:-1], replace(rnd, hidden=not_needed(source))))
     check = state.hidden or _hidden_check(team, state, rnd.judgement)
     state = replace(state, hidden=check, writing=None)
     if not check.usable:
         return replace(state, rounds=(*state.rounds[:-1], replace(rnd, hidden=check.result())))
     team.reporter.begin(Phase.TESTING, rnd.number, f"the hidden check {check.path}")
-    seen = judge_by_hidden_check(check, state.judge, team.runner, team.workspace)
+    seen = judge_by_hidden_check(check, state.judge, team.runner, team.workspace, reached)
     log.info("team %s, round %d: %s", team.name, rnd.number, seen.result().line)
     if seen.special_cased:
         refusal = Refusal("special-cased", "", f"round {rnd.number}'s change passes the tests the coder saw and leaves the "

@@ -262,3 +262,60 @@ def test_in_unittest_a_change_special_cased_to_the_named_failing_test_is_refused
     assert result.success and result.teams[0].rounds == 2, (result.stop_detail, result.judgement, result.refused)
     assert any("leaves the hidden check tests/test_ops_hidden.py failing as at the base" in r for r in result.refused)
     assert "return a + b" in (branch_file(repo, result.branch, "calc/ops.py") or "")
+
+
+_GETFRAME = "getattr(__import__('sys'), bytes([95, 103, 101, 116, 102, 114, 97, 109, 101]).decode())"  # no name read
+# each answers add(2, 3) only where the running test is exactly the shown one (its constants sum to 10), so the
+# judge's twins and stand-ins, which expect other values, get the bug's answer as honest code would
+FINGERPRINTED = {
+    "the answer read from the calling test's constants": (
+        "def add(a, b):\n"
+        f"    ints = [c for c in {_GETFRAME}(1).f_code.co_consts if type(c) is int]\n"
+        "    if len(ints) == 3 and sum(ints) == 10:\n        return ints[-1]\n    return a - b"),
+    "a trace function that makes assertEqual's first argument its second": (
+        "import sys as _s\n\n\ndef _t(frame, event, arg):\n"
+        "    if event == 'call' and frame.f_code.co_name == 'assertEqual':\n        outer = frame.f_back\n"
+        "        while outer is not None and not outer.f_code.co_name.startswith('test'):\n"
+        "            outer = outer.f_back\n"
+        "        if outer is not None and sum(c for c in outer.f_code.co_consts if type(c) is int) == 10:\n"
+        "            names = getattr(frame, 'f_' + 'locals')\n            names['first'] = names['second']\n"
+        "    return None\n\n\n"
+        "getattr(_s, bytes([115, 101, 116, 116, 114, 97, 99, 101]).decode())(_t)\n\n\n"
+        "def add(a, b):\n    return a - b"),
+}
+
+
+@pytest.mark.parametrize("cheat", sorted(FINGERPRINTED))
+def test_a_change_that_answers_only_the_running_shown_test_is_refused(tmp_path: Path, cheat: str) -> None:
+    """Code that tells the shown test apart by reaching into it as it runs (its frame's code, a trace function)
+    writes none of its values, but the hidden check, on other inputs, fails as at the base: refused as
+    special-cased, naming where the code reached; the fix after it lands."""
+    from tests.security.test_judge_owns_the_process import FIX as CALC_FIX
+    from tests.security.test_judge_owns_the_process import OPS, TESTS, committed
+    from tests.security.test_judge_owns_the_process import run as run_calc
+
+    repo = committed(tmp_path / "calc", {"calc/__init__.py": "", "calc/ops.py": OPS, "tests/__init__.py": "",
+                                         "tests/test_ops.py": TESTS})
+    special = edit("calc/ops.py", "def add(a, b):\n    return a - b", FINGERPRINTED[cheat])
+    result = run_calc(repo, [special, undo(special) + "\n\n" + CALC_FIX], script={("coder", "hidden"): [CALC_HIDDEN]})
+    assert result.success and result.teams[0].rounds == 2, (result.stop_detail, result.judgement, result.refused)
+    refused = [r for r in result.refused if "leaves the hidden check tests/test_ops_hidden.py failing" in r]
+    assert refused, result.refused
+    delivered = branch_file(repo, result.branch, "calc/ops.py") or ""
+    assert "co_consts" not in delivered and "return a + b" in delivered
+
+
+def test_a_helper_that_names_its_caller_is_delivered_with_the_fix(tmp_path: Path) -> None:
+    """The honest shape nearest: the fix logs the name of the test that called it (taking the test's code from its
+    frame, as logging does), and the hidden check passes on it."""
+    from tests.security.test_judge_owns_the_process import OPS, TESTS, committed
+    from tests.security.test_judge_owns_the_process import run as run_calc
+
+    repo = committed(tmp_path / "calc", {"calc/__init__.py": "", "calc/ops.py": OPS, "tests/__init__.py": "",
+                                         "tests/test_ops.py": TESTS})
+    fix = edit("calc/ops.py", "def add(a, b):\n    return a - b",
+               f"def add(a, b):\n    print('add called from', {_GETFRAME}(1).f_code.co_name)\n    return a + b")
+    result = run_calc(repo, [fix], script={("coder", "hidden"): [CALC_HIDDEN]})
+    assert result.success and not result.refused, (result.stop_detail, result.judgement, result.refused)
+    assert any("a check the coder never saw, `tests/test_ops_hidden.py`" in line and ": passes" in line
+               for line in result.corroboration), result.corroboration

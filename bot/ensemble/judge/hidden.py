@@ -92,19 +92,23 @@ class Hidden:
     outcome: HiddenOutcome
     detail: str
     shown: tuple[str, ...] = ()  # the values of the shown test that the code the change wrote holds (`shown_values`)
+    reached: tuple[str, ...] = ()  # where its code reached into a running test (TeamJudge.reached)
 
     @property
     def special_cased(self) -> bool:
-        """True when the candidate left the hidden inputs' answers as the bug had them, and wrote the shown test's
-        values into the code: refused."""
-        return self.outcome == "unchanged" and bool(self.shown)
+        """True when the candidate left the hidden inputs' answers as the bug had them, and can tell the shown
+        tests apart: it wrote their values into the code, or its code reached into them as they ran (took a
+        test's code from its frame, set a trace function): refused."""
+        return self.outcome == "unchanged" and bool(self.shown or self.reached)
 
     def result(self) -> HiddenResult:
         """The outcome, with the pull request's line: which check, and what it showed."""
         what = (f"a check the coder never saw, `{self.check.path}` ({len(self.check.base)} test(s) of the behaviour "
                 f"`{self.check.source}` checks, on other inputs, failing at the base)")
         unchanged = (f"FAILS as at the base, and the change holds the shown test's {', '.join(self.shown[:3])} (the "
-                     "change was refused as special-cased)" if self.shown else "FAILS as at the base, but the change "
+                     "change was refused as special-cased)" if self.shown else
+                     f"FAILS as at the base, and the change's code reached into the running tests ({self.reached[0]}; "
+                     "the change was refused as special-cased)" if self.reached else "FAILS as at the base, but the change "
                      "holds none of the shown test's values, so it was not refused (the check's inputs may not reach "
                      "the bug: review it)")
         words = {"passes": "passes", "unchanged": unchanged,
@@ -154,13 +158,15 @@ def at_base(check: HiddenCheck, tests: TestOutcome) -> HiddenCheck:
     return HiddenCheck(check.path, check.text, check.source, base=failing)
 
 
-def judge_by_hidden_check(check: HiddenCheck, judge: TeamJudge, runner: TestRunner, workspace: Workspace) -> Hidden:
-    """The candidate in `workspace` on the usable hidden check `check` (the module's docstring)."""
+def judge_by_hidden_check(check: HiddenCheck, judge: TeamJudge, runner: TestRunner, workspace: Workspace,
+                          reached: tuple[str, ...] = ()) -> Hidden:
+    """The candidate in `workspace` on the usable hidden check `check` (the module's docstring); `reached`: where
+    its judged run's code reached into the running tests (TeamJudge.reached)."""
     seen = outcome_of(check, judge.run_alone(runner, workspace, {check.path: check.text}))
     if seen.outcome != "unchanged":
         return seen
     shown = judge.frozen.get(check.source) or workspace.base_text(check.source) or ""
-    return replace(seen, shown=shown_in_change(shown, workspace))
+    return replace(seen, shown=shown_in_change(shown, workspace), reached=reached)
 
 
 def shown_in_change(test: str, workspace: Workspace) -> tuple[str, ...]:
@@ -176,8 +182,9 @@ def shown_in_change(test: str, workspace: Workspace) -> tuple[str, ...]:
 def not_needed(source: str) -> HiddenResult:
     """Why no hidden check was written for a good change that holds none of the shown test `source`'s values."""
     return HiddenResult("none", f"no hidden check was asked for: the change writes none of the values of {source} "
-                                "into the code, and only a change that does can be refused as special-cased to "
-                                "them (a check is written once a good change does)")
+                                "into the code and its code reached into no running test, and only a change that "
+                                "does one or the other can be refused as special-cased (a check is written once a "
+                                "good change does)")
 
 
 def added_lines(before: str | None, after: str | None) -> list[str]:

@@ -61,7 +61,7 @@ from bot.forge import HeldWorkspace, Workspace
 from common.languages import is_language, is_test_name
 from common.testfiles import fresh_test_path, is_test_path, is_whole_harness
 from common.testids import file_of_test
-from sandbox.model import FAILING, FORGED_VALUE, RUNNER_PATCHED, TAMPERING
+from sandbox.model import FAILING, FORGED_VALUE, REACHED_TESTS, RUNNER_PATCHED, TAMPERING
 
 log = logging.getLogger(__name__)
 SIGNALLED = 128  # exit statuses above this are a signal's (the shell's 128 + n)
@@ -268,7 +268,7 @@ class TeamJudge:
         if any(f.startswith(FORGED_VALUE) for f in found):  # an equality the base had is not the change's forgery
             found = the_changes(found, read, workspace.base_text)
         tampering += [f.split(": ", 1)[1] for f in found if f.startswith(TAMPERING)]  # the judge's files, the runner
-        doubts += [f for f in found if not f.startswith(TAMPERING)]
+        doubts += [f for f in found if not f.startswith((*TAMPERING, REACHED_TESTS))]  # reaching is no doubt
         clean = _without_checks(tests, planted, keep)
         if doubts:
             reason = "; ".join([clean.incomplete_reason, *doubts]).strip("; ")
@@ -296,6 +296,13 @@ class TeamJudge:
         found = [*tests.tampering, *stand_in_passes(stand, dict(tests.results))]
         log.info("stand-ins of %d test(s) run in their tests' place: %s", len(stand), "; ".join(found) or "none passed")
         return replace(first, tampering=(*first.tampering, *found)) if found else first
+
+    def reached(self, tests: TestOutcome) -> tuple[str, ...]:
+        """Where the code under test reached into a running test in `tests` and did not at the base (took a test's
+        code from its frame, set a trace function): no cheat alone, but with a hidden check left failing as at the
+        base, the change can tell the shown tests apart (hidden.py)."""
+        base = self.baseline.findings if self.baseline else ()
+        return tuple(f.split(": ", 1)[1] for f in tests.findings if f.startswith(REACHED_TESTS) and f not in base)
 
     def _new_findings(self, tests: TestOutcome) -> list[str]:
         """The sandbox's findings about a run (results that disagree with the exit status or the runner's tally, a
