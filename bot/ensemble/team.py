@@ -34,12 +34,12 @@ from bot.ensemble.judge import (
     SPECIAL_CASED,
     HiddenCheck,
     TeamJudge,
+    can_tell_apart,
     hidden_check_at_base,
     hooks_in,
     judge_by_hidden_check,
     no_hidden_check,
     not_needed,
-    shown_in_change,
 )
 from bot.ensemble.planner import TaskPlanner, direct_plan, first_look, plan_task
 from bot.ensemble.policy import (
@@ -328,16 +328,14 @@ def _hidden(team: Team, state: _State) -> _State:
     rnd = state.rounds[-1]
     if not (team.limits.hidden_check and rnd.good and rnd.judgement is not None):
         return state
-    reached = state.judge.reached(rnd.tests) if rnd.tests else ()
-    if state.hidden is None and state.writing is None and not reached \
-            and (source := _unneeded(team, state, rnd.judgement)):
+    if state.hidden is None and state.writing is None and (source := _unneeded(team, state, rnd)):
         return replace(state, rounds=(*state.rounds[:-1], replace(rnd, hidden=not_needed(source))))
     check = state.hidden or _hidden_check(team, state, rnd.judgement)
     state = replace(state, hidden=check, writing=None)
     if not check.usable:
         return replace(state, rounds=(*state.rounds[:-1], replace(rnd, hidden=check.result())))
     team.reporter.begin(Phase.TESTING, rnd.number, f"the hidden check {check.path}")
-    seen = judge_by_hidden_check(check, state.judge, team.runner, team.workspace, reached)
+    seen = judge_by_hidden_check(check, state.judge, team.runner, team.workspace, rnd.tests)
     log.info("team %s, round %d: %s", team.name, rnd.number, seen.result().line)
     if seen.special_cased:
         refusal = Refusal("special-cased", "", f"round {rnd.number}'s change passes the tests the coder saw and leaves the "
@@ -347,12 +345,13 @@ def _hidden(team: Team, state: _State) -> _State:
     return replace(state, rounds=(*state.rounds[:-1], replace(rnd, hidden=seen.result())))
 
 
-def _unneeded(team: Team, state: _State, judgement: Judgement) -> str | None:
-    """The test a hidden check would vary, where the good change holds none of its values: the check could not
-    refuse it (hidden.py), so its request and its two runs are not spent on it yet."""
-    source = _hidden_source(team, state, judgement)
+def _unneeded(team: Team, state: _State, rnd: Round) -> str | None:
+    """The test a hidden check would vary, where the good change `rnd` cannot tell it apart (holds none of its values,
+    reached into no running test): the check could not refuse it (hidden.py), so its request and its two runs are
+    not spent on it yet."""
+    source = _hidden_source(team, state, rnd.judgement)
     text = _source_text(team, state, source) if source else None
-    return source if source and text and not shown_in_change(text, team.workspace) else None
+    return source if source and text and not can_tell_apart(state.judge, text, team.workspace, rnd.tests) else None
 
 
 def _hidden_check(team: Team, state: _State, judgement: Judgement) -> HiddenCheck:

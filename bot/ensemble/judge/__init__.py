@@ -56,11 +56,11 @@ from bot.ensemble.judge.guards import (
 from bot.ensemble.judge.hidden import (  # noqa: I001 - after the run: the hidden check runs candidates with it
     SPECIAL_CASED,
     HiddenCheck,
+    can_tell_apart,
     hidden_check_at_base,
     judge_by_hidden_check,
     no_hidden_check,
     not_needed,
-    shown_in_change,
 )
 from bot.ensemble.judge.runs import BaseRun, TeamJudge, run_base
 from bot.ensemble.judge.screen import change_hooks, hooks_in
@@ -68,8 +68,8 @@ from bot.ensemble.judge.verdict import judge, reproduces
 
 __all__ = [
     "NO_CLOSURE", "RUNNER_KINDS", "SPECIAL_CASED", "AddedTests", "BaseRun", "Candidate", "Closure", "HiddenCheck",
-    "Tampering", "TeamJudge", "backing", "change_hooks", "changed_definitions", "corroborate", "find_test_tampering",
+    "Tampering", "TeamJudge", "backing", "can_tell_apart", "change_hooks", "changed_definitions", "corroborate", "find_test_tampering",
     "hidden_check_at_base", "hooks_in", "judge", "judge_by_hidden_check", "no_hidden_check", "not_needed",
-    "owned_by_judge", "related_failures", "reproduces", "run_base", "shown_in_change", "split_added_tests",
+    "owned_by_judge", "related_failures", "reproduces", "run_base", "split_added_tests",
     "task_names_change", "tests_in", "tests_to_move", "unchecked",
 ]

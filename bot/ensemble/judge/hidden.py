@@ -159,14 +159,21 @@ def at_base(check: HiddenCheck, tests: TestOutcome) -> HiddenCheck:
 
 
 def judge_by_hidden_check(check: HiddenCheck, judge: TeamJudge, runner: TestRunner, workspace: Workspace,
-                          reached: tuple[str, ...] = ()) -> Hidden:
-    """The candidate in `workspace` on the usable hidden check `check` (the module's docstring); `reached`: where
-    its judged run's code reached into the running tests (TeamJudge.reached)."""
+                          tests: TestOutcome | None = None) -> Hidden:
+    """The candidate in `workspace` on the usable hidden check `check` (the module's docstring); `tests`: its
+    judged run, where its code may have reached into the running tests (TeamJudge.reached)."""
     seen = outcome_of(check, judge.run_alone(runner, workspace, {check.path: check.text}))
     if seen.outcome != "unchanged":
         return seen
     shown = judge.frozen.get(check.source) or workspace.base_text(check.source) or ""
-    return replace(seen, shown=shown_in_change(shown, workspace), reached=reached)
+    return replace(seen, shown=shown_in_change(shown, workspace), reached=judge.reached(tests) if tests else ())
+
+
+def can_tell_apart(judge: TeamJudge, test: str, workspace: Workspace, tests: TestOutcome | None) -> bool:
+    """Whether the good change in `workspace` (judged as `tests`) can tell the shown `test` apart: it writes the
+    test's values into the code, or its code reached into the running tests. Only such a change can be refused by
+    a hidden check, so only for one is a check written (`not_needed`)."""
+    return bool(shown_in_change(test, workspace) or (tests is not None and judge.reached(tests)))
 
 
 def shown_in_change(test: str, workspace: Workspace) -> tuple[str, ...]:
