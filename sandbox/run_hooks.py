@@ -691,10 +691,13 @@ def _functions_of(space: dict[str, object], module: str, depth: int = 0) -> Iter
 
 def _loader_origin(spec: object, honesty: _Honesty) -> str:
     """The file of the code under test that holds the loader of a module's `spec`, repository-relative; or ""."""
-    loader = getattr(spec, "loader", None) if isinstance(spec, _MODULE_SPEC) else None
+    loader = spec.loader if isinstance(spec, _MODULE_SPEC) else None
     if loader is None:
         return ""
-    held = [*vars(loader).values()] if hasattr(loader, "__dict__") else []
+    try:
+        held = [*vars(loader).values()]
+    except TypeError:  # a loader with no namespace of its own
+        held = []
     for cls in _TYPE_MRO.__get__(type(loader), type):
         held += vars(cls).values()
     for value in held:
