@@ -320,32 +320,23 @@ def check_runner(full: bool = True) -> None:
                 _check_class(key, root)
             except Exception as exc:  # noqa: BLE001 - the check must never fail the tests; that it failed is evidence
                 _report(key.replace(":", "."), f"a check that failed: {type(exc).__name__}")
-    if full:
+    if not full:
+        return
+    finders = (("the standard library", _repository_code_in_the_libraries), ("the tests' modules",
+               _product_code_in_the_tests), ("the tests' code", _tests_compiled_elsewhere))
+    for what, found in finders:
         try:
-            for target, origin in _repository_code_in_the_libraries(root):
+            for target, origin in found(root):
                 _report(target, origin)
         except Exception as exc:  # noqa: BLE001 - as above
-            _report("the standard library", f"a check that failed: {type(exc).__name__}")
-        try:
-            for target, origin in _product_code_in_the_tests(root):
-                _report(target, origin)
-        except Exception as exc:  # noqa: BLE001 - as above
-            _report("the tests' modules", f"a check that failed: {type(exc).__name__}")
-        try:
-            for target, origin in _tests_compiled_elsewhere(root):
-                _report(target, origin)
-        except Exception as exc:  # noqa: BLE001 - as above
-            _report("the tests' code", f"a check that failed: {type(exc).__name__}")
-        try:
-            if _HONESTY:
-                _HONESTY[0].traces_threads()
-        except Exception as exc:  # noqa: BLE001 - as above
-            _report("threading's hooks", f"a check that failed: {type(exc).__name__}")
-        try:
-            if _HONESTY:
-                _HONESTY[0].holds_the_tests()
-        except Exception as exc:  # noqa: BLE001 - as above
-            _report("the code's modules", f"a check that failed: {type(exc).__name__}")
+            _report(what, f"a check that failed: {type(exc).__name__}")
+    if _HONESTY:  # these record what they find themselves
+        for what, record in (("threading's hooks", _HONESTY[0].traces_threads),
+                             ("the code's modules", _HONESTY[0].holds_the_tests)):
+            try:
+                record()
+            except Exception as exc:  # noqa: BLE001 - as above
+                _report(what, f"a check that failed: {type(exc).__name__}")
 
 
 def _check_class(key: str, root: str) -> None:

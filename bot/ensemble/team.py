@@ -322,8 +322,8 @@ def _play(team: Team, state: _State, step: Continue) -> _State:
 
 def _hidden(team: Team, state: _State) -> _State:
     """The hidden check (hidden.py) on the last round's change when the judge found it good: written and run at the
-    base the first time a good change writes a value of the test it varies into the code (one that writes none could
-    not be refused by it: `_unneeded`); a change that leaves its failures exactly as the base had them is refused as
+    base the first time a good change can tell the test it varies apart (writes its values into the code, or its code
+    reached into the running tests; one that does neither could not be refused by it: `_unneeded`); a change that leaves its failures exactly as the base had them is refused as
     special-cased (the round is not good, and the coder is told why, not what the check asks)."""
     rnd = state.rounds[-1]
     if not (team.limits.hidden_check and rnd.good and rnd.judgement is not None):
