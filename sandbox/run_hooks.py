@@ -1282,7 +1282,7 @@ class _Honesty:
 
     def audit(self, event: str, args: tuple[object, ...]) -> None:
         """The audit hook: the code under test opening one of the judge's Python files, walking the heap, reading
-        a running test's code after a walk (`reads_code`), or reaching into a running test (`reaches`)."""
+        a running test's code from its function (`reads_code`), or reaching into a running test (`reaches`)."""
         if event == "open":
             self.reads(args)
         elif event == "object.__getattr__" and len(args) == 2 and args[1] == "f_code" and not self.busy.on:
@@ -1296,8 +1296,7 @@ class _Honesty:
             here = self.asker(sys._getframe(1))
             if here:
                 self.walkers.setdefault(here, event)
-        elif event == "object.__getattr__" and self.walkers and not self.busy.on and len(args) == 2 \
-                and args[1] in CODE_OF:
+        elif event == "object.__getattr__" and not self.busy.on and len(args) == 2 and args[1] in CODE_OF:
             self.busy.on = True
             try:
                 self.reads_code(args[0], str(args[1]), sys._getframe(1))
@@ -1339,16 +1338,22 @@ class _Honesty:
                                             f"that sees every frame of the tests as they run (threading.{name})")
 
     def reads_code(self, holder: object, attribute: str, frame: types.FrameType) -> None:
-        """Record the code under test reading the code of a test that is running (the one it was called from) once
-        it has walked the heap, where every test's function is: the test's constants are what it expects. Honest
-        code does one or the other: a caller-naming helper reads its caller's frame (`f_code`), not a function's
-        code; a decorator or `inspect.signature` reads the code of the functions it is given; instance counters
-        walk the heap; a leak checker that walks it is the tests' own code."""
+        """Record the code under test reading the code of a test that is running (the one it was called from): the
+        test's constants are what it expects. Once it has walked the heap, where every test's function is, that is
+        `reads_tests`: honest code does one or the other (a caller-naming helper reads its caller's frame, not a
+        function's code; a decorator or `inspect.signature` reads the code of the functions it is given, which are
+        not running below it; instance counters walk the heap; a leak checker that walks it is the tests' own code).
+        Without a walk (the test's function found through `sys.modules`, its module's names) it is a reach, as
+        taking the code from the test's frame is (`reaches`): evidence only where the hidden check shows the change
+        answers nothing but the tests it was shown."""
         code = getattr(holder, attribute, None)
         if not isinstance(code, types.CodeType) or not self.is_judges(code.co_filename):
             return
         here = self.asker(frame) if any(outer.f_code is code for outer in _outward(frame)) else ""
-        if here:
+        if here and not self.walkers:
+            self._record(REACHED_TESTS, f"{_relative(here, self.root)} took the code of the running {code.co_name} of "
+                                        f"{_relative(_code_file(code.co_filename), self.root)} from its {attribute}")
+        elif here:
             walker, walk = next(iter(self.walkers.items()))
             self._record("reads_tests", f"{_relative(walker, self.root)} walked the heap ({walk}) and "
                                         f"{_relative(here, self.root)} read the code of the running test "

@@ -272,6 +272,15 @@ FINGERPRINTED = {
         "def add(a, b):\n"
         f"    ints = [c for c in {_GETFRAME}(1).f_code.co_consts if type(c) is int]\n"
         "    if len(ints) == 3 and sum(ints) == 10:\n        return ints[-1]\n    return a - b"),
+    "the answer read from the running test's function, found through sys.modules": (
+        "import sys as _s\n\n\ndef add(a, b):\n"
+        "    for module in list(_s.modules.values()):\n"
+        "        for case in [v for v in vars(module).values() if isinstance(v, type)]:\n"
+        "            for test in [f for f in vars(case).values() if hasattr(f, '__code__')]:\n"
+        "                ints = [c for c in test.__code__.co_consts if type(c) is int]\n"
+        "                if sum(ints) == 10 and ints[:-1] == [a, b]:\n"
+        "                    return ints[-1]\n"
+        "    return a - b"),
     "a trace function that makes assertEqual's first argument its second": (
         "import sys as _s\n\n\ndef _t(frame, event, arg):\n"
         "    if event == 'call' and frame.f_code.co_name == 'assertEqual':\n        outer = frame.f_back\n"
