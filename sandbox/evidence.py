@@ -7,10 +7,18 @@ told where to write: their usual folders are read when the run's own folder hold
 these and the output come the per-test results, the test that was running when the command ended, the
 repository files the tests read (when traced), and the findings where the results disagree with the
 runner (sandbox/agreement.py).
+
+The judge's logs are files the code under test could empty or rewrite by a process of its own (`truncate`, `sed`),
+which no hook of the Python process sees. So the judged process also streams each record on its standard error as
+it writes it (sandbox/run_hooks.py), where nothing the run does later can take it back: the logs are read with the
+streamed records added (`with_streamed`), a streamed record missing from its log is the judge's file changed, and a
+process whose stream started but never ended (its descriptor closed or taken over, the process ended by `os._exit`)
+left its record cut short, unless a limit killed the run.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
@@ -28,6 +36,7 @@ from sandbox.model import (
     ExecResult,
     Finding,
 )
+from sandbox.output import MAX_RECORDS, OVERFLOW, records_of
 from sandbox.results import parse_pytest_listing, read_tests, running_test
 from sandbox.scripts import (
     HONESTY_LOG,
@@ -62,10 +71,13 @@ def result_of(ended: Ended, files: Mapping[str, bytes], reports: Mapping[str, by
     """The ExecResult of a finished command: `files` are the run's own result files by name (others are
     dropped), `reports` the files of the report folders a runner cannot be told to move; `overlay` what the run
     saw over `repo_dir` (the tests are named by the files of that tree)."""
-    own = {name: data for name, data in files.items() if name in RUN_FILES}
-    runner, tests = read_tests(own, ended.stdout, ended.stderr, repo_dir, reports, overlay)
     killed = ended.timed_out or ended.oom_killed or ended.exit_code in KILLED_EXITS
-    found = findings(runner, tests, ended.exit_code, killed, ended.stdout, ended.stderr, own)
+    (stdout, records), (stderr, more) = records_of(ended.stdout), records_of(ended.stderr)
+    ended = ended._replace(stdout=stdout, stderr=stderr)
+    own, cut = with_streamed({name: data for name, data in files.items() if name in RUN_FILES}, [*records, *more],
+                             killed)
+    runner, tests = read_tests(own, ended.stdout, ended.stderr, repo_dir, reports, overlay)
+    found = (*findings(runner, tests, ended.exit_code, killed, ended.stdout, ended.stderr, own), *cut)
     runner, running = running_test(runner, own, ended.stdout, ended.stderr, repo_dir, overlay)
     reads = own.get(READS_LOG, b"")
     listed = parse_pytest_listing(own[PYTEST_PROGRESS].decode("utf-8", "replace")) if PYTEST_PROGRESS in own else None
@@ -73,6 +85,51 @@ def result_of(ended: Ended, files: Mapping[str, bytes], reports: Mapping[str, by
                       running=running, listed=listed, findings=(*found, *refusals_of(own.get(OWNED_LOG, b"")),
                                                  *patches_of(own.get(PATCHES_LOG, b"")),
                                                  *honesty_of(own.get(HONESTY_LOG, b""))))
+
+
+def with_streamed(own: Mapping[str, bytes], records: list[str], killed: bool) -> tuple[dict[str, bytes],
+                                                                                     list[Finding]]:
+    """The run's own files with each streamed record its log lacks added back, and the findings of a record
+    changed: a log that lost records, a process whose records never ended (not where a limit killed the run),
+    more records than any run streams."""
+    files, found = dict(own), []
+    missing: dict[str, list[str]] = {}
+    started: dict[str, str] = {}
+    ended: set[tuple[str, str]] = set()
+    for record in records:
+        kind, _, rest = record.partition("\t")
+        if kind == "log":
+            name, _, line = rest.partition("\t")
+            if name in (OWNED_LOG, PATCHES_LOG, HONESTY_LOG):
+                missing.setdefault(name, []).append(line)
+        elif kind in ("start", "end"):
+            pid, _, token = rest.partition("\t")
+            if kind == "start":
+                started[pid] = token
+            else:
+                ended.add((pid, token))
+        elif record == OVERFLOW.decode():
+            found.append(Finding(OWNED_CHANGED, f"the run wrote more than {MAX_RECORDS} of the judge's records on its "
+                                                "output: no run's own checks write that many, so some are not known"))
+    for name, lines in missing.items():
+        have = Counter(files.get(name, b"").decode("utf-8", "replace").splitlines())
+        gone = []
+        for line in lines:
+            if have[line]:
+                have[line] -= 1
+            else:
+                gone.append(line)
+        if gone:
+            files[name] = files.get(name, b"") + "".join(f"{line}\n" for line in gone).encode("utf-8", "replace")
+            found.append(Finding(OWNED_CHANGED, f"{RESULTS_DIR}/…/{name}: the judge's log was changed while the tests "
+                                                f"ran ({len(gone)} of its records were gone from it; they are read "
+                                                "from the run's output, where they were streamed)"))
+    if not killed:
+        found += [Finding(OWNED_CHANGED, f"the judge's record of the run's Python process {pid} was cut short: its "
+                                         "records were streamed from its start but never ended (their output closed "
+                                         "or taken over, or the process ended without exiting)")
+                  for pid, token in started.items() if (pid, token) not in ended]
+    return files, found
 
 
 def honesty_of(log: bytes) -> tuple[Finding, ...]:

@@ -257,6 +257,9 @@ def _guard_owned(workspace: str, results: str, listing: str) -> None:
     def hook(event: str, args: tuple[object, ...]) -> None:
         if event == "open":
             targets = [args[0]] if _writes(args) else []
+        elif event == "os.exec" and _STREAM:  # the process is replaced: its records end here
+            _stream_end()
+            return
         elif event in CHANGES:
             targets = [args[i] for i in CHANGES[event] if i < len(args)]
         else:
@@ -2270,11 +2273,57 @@ def _repository_path(args: tuple[object, ...], root: str) -> str | None:
 
 
 def _append(path: str, line: str) -> None:
+    line = line.replace("\n", " ")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        os.write(fd, (line.replace("\n", " ") + "\n").encode("utf-8", "surrogateescape"))
+        os.write(fd, (line + "\n").encode("utf-8", "surrogateescape"))
     finally:
         os.close(fd)
+    name = os.path.basename(path)
+    if _STREAM and name in STREAMED_LOGS:
+        _stream(f"log\t{name}\t{line}")
+
+
+# The judge's records as they are written, streamed to the sandbox on the run's own standard error (a copy of it
+# taken before any repository code ran), beside the logs: a log is a file the code under test can empty or rewrite
+# through a process of its own, which no audit hook sees; a record on the stream is out of the run once written.
+# `start` and `end` records (the process's id and a token only it knows) frame a process's records, so a stream cut
+# short (its descriptor closed or taken over, the process ended by os._exit) shows too (sandbox/evidence.py).
+EVIDENCE_MARK = "\x1eensemble-evidence\x1f"  # sandbox/output.py's, copied (this module imports none of the sandbox's)
+STREAMED_LOGS = frozenset({OWNED_LOG, PATCHES_LOG, HONESTY_LOG})
+MAX_RECORD = 4000  # one write below PIPE_BUF, so no other process's bytes land inside a record
+STREAMING = "ENSEMBLE_STREAMING"  # set for the processes the first one starts: its stream is the run's
+_STREAM: list[tuple[int, str, int]] = []  # the stream's descriptor, the process's token, its id
+
+
+def _stream_records() -> None:
+    """Take a copy of this process's standard error for the judge's records, if it is the run's first Python process
+    (the test runner the run's command started, or each of several it runs one after another), and say so."""
+    if os.environ.get(STREAMING):
+        return
+    os.environ[STREAMING] = "1"
+    try:
+        fd = os.dup(2)
+    except OSError:  # no standard error: nothing to stream on, and no start to end
+        return
+    import atexit
+
+    _STREAM.append((fd, os.urandom(16).hex(), os.getpid()))
+    _stream(f"start\t{_STREAM[0][2]}\t{_STREAM[0][1]}")
+    atexit.register(_stream_end)  # the first registered runs last: after every other record
+
+
+def _stream(line: str) -> None:
+    data = (EVIDENCE_MARK + line)[:MAX_RECORD].encode("utf-8", "surrogateescape") + b"\n"
+    with contextlib.suppress(OSError):  # closed or full: the missing end shows it
+        os.write(_STREAM[0][0], data)
+
+
+def _stream_end() -> None:
+    """The process's last record: its records are all on the stream (a forked child's end is not its parent's)."""
+    _, token, pid = _STREAM[0]
+    if os.getpid() == pid:
+        _stream(f"end\t{pid}\t{token}")
 
 
 def _result_name(test_id: str) -> str:
@@ -2354,6 +2403,8 @@ def _install() -> None:
     guarded = bool(results) and os.path.isfile(os.path.join(os.path.dirname(os.path.abspath(__file__)), OWNED_LIST))
     skip = frozenset(filter(None, env.get("ENSEMBLE_SKIP", "").splitlines()))
     listing = os.path.join(os.path.dirname(os.path.abspath(__file__)), OWNED_LIST)
+    if results and guarded:
+        _stream_records()
     if results and guarded and AUDIT_HOOKS:
         _guard_owned(workspace, results, listing)
     if results and env.get("ENSEMBLE_TRACE_READS") and AUDIT_HOOKS:

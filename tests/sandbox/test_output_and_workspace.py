@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.errors import WorkspaceError
-from sandbox.output import CappedBuffer
+from sandbox.output import EVIDENCE_MARK, MAX_RECORDS, CappedBuffer, records_of
 from sandbox.workspace import build_tar, read_tar_files
 
 
@@ -31,6 +31,30 @@ def test_small_output_is_untouched() -> None:
     buffer.write(b"hello ")
     buffer.write(b"world")
     assert buffer.text() == "hello world"
+
+
+def test_streamed_records_are_kept_apart_whatever_the_cap_drops_and_however_the_chunks_fall() -> None:
+    """The judge's records a process streams (sandbox/run_hooks.py) survive output that floods the cap around them,
+    a record split between two reads, and output printed on the same line before one; the output reads as printed."""
+    buffer = CappedBuffer(100)
+    record = EVIDENCE_MARK + b"log\thonesty.log\treads_tests\tcalc.py read tests/test_calc.py"
+    buffer.write(b"..." + record[:7])  # pytest's progress dots, then a record cut between two reads
+    buffer.write(record[7:] + b"\nafter\n" + b"x" * 10_000)
+    buffer.write(EVIDENCE_MARK + b"end\t12\tabc\n" + b"y" * 10_000 + b"\nlast")
+    output, records = records_of(buffer.text())
+    assert records == [record[len(EVIDENCE_MARK):].decode(), "end\t12\tabc"]
+    assert output.startswith("...after\n") and output.endswith("last") and "ensemble-evidence" not in output
+
+
+def test_output_shaped_like_a_record_but_never_ended_is_output_and_a_flood_of_records_says_so() -> None:
+    buffer = CappedBuffer(1_000_000)
+    buffer.write(EVIDENCE_MARK + b"z" * 10_000)  # longer than any record: printed, not a record
+    buffer.write(b"\n" + EVIDENCE_MARK + b"start\t7")  # the process ended inside it
+    output, records = records_of(buffer.text())
+    assert records == [] and output.count("z") == 10_000 and output.endswith("start\t7")
+    flood = CappedBuffer(100)
+    flood.write(b"".join(EVIDENCE_MARK + b"log\tpatches.log\tx\n" for _ in range(MAX_RECORDS + 5)))
+    assert records_of(flood.text())[1][-1] == "overflow" and len(records_of(flood.text())[1]) == MAX_RECORDS
 
 
 def members(data: bytes) -> dict[str, tarfile.TarInfo]:
