@@ -351,7 +351,8 @@ def _unneeded(team: Team, state: _State, rnd: Round) -> str | None:
     not spent on it yet."""
     source = _hidden_source(team, state, rnd.judgement)
     text = _source_text(team, state, source) if source else None
-    return source if source and text and not can_tell_apart(state.judge, text, team.workspace, rnd.tests) else None
+    return source if source and text and not can_tell_apart(state.judge, text, source, team.workspace, rnd.tests) \
+        else None
 
 
 def _hidden_check(team: Team, state: _State, judgement: Judgement) -> HiddenCheck:

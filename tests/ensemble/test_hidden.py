@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from bot.ensemble.judge.answers import answers_of, compares_with_a_literal
 from bot.ensemble.judge.hidden import (
     HiddenCheck,
     added_lines,
@@ -112,7 +113,68 @@ FAILED {TWO}
   ReferenceError: count is not defined"""
     unwritten = HiddenCheck("tests/test_x_hidden.py", "...", "tests/test_x.py")
     check = at_base(unwritten, run(undefined))
-    assert not check.usable and "by a name they never define (NameError: name 'count'" in check.note
+    assert not check.usable and "by an error of their own code (NameError: name 'count'" in check.note
     mixed = undefined.replace("  ReferenceError: count is not defined", "  assert 20 == 15\n  at stats/core.py:12")
     assert at_base(unwritten, run(mixed)).base == {TWO: ("assert 20 == 15",)}
     assert at_base(unwritten, run(AT_BASE)).base == CHECK.base
+
+
+def test_a_check_failing_at_the_base_by_an_error_raised_in_its_own_file_backs_nothing() -> None:
+    """A function or keyword of the code the check guessed wrong raises in the check's own line, at the base and
+    after any fix (unittest counts it an error); the same exception raised in the code under test is the bug's."""
+    guessed = f"""`pytest -q`: 2 failed, 0 errors, 0 passed, 0 skipped; exit code 1
+FAILED {SIX}
+  TypeError: median() got an unexpected keyword argument 'strict'
+  at tests/test_x_hidden.py:5 in test_six: assert median([6, 1, 5, 2, 4, 3], strict=True) == 3.5
+FAILED {TWO}
+  AttributeError: module 'stats' has no attribute 'middle'
+  at tests/test_x_hidden.py:9 in test_two: assert stats.middle([20, 10]) == 15"""
+    unwritten = HiddenCheck("tests/test_x_hidden.py", "...", "tests/test_x.py")
+    check = at_base(unwritten, run(guessed))
+    assert not check.usable and "by an error of their own code (TypeError: median() got an unexpected" in check.note
+    the_bugs = guessed.replace("at tests/test_x_hidden.py:9 in test_two: assert stats.middle([20, 10]) == 15",
+                               "at tests/test_x_hidden.py:9 in test_two\n  at stats/core.py:12 in median")
+    assert at_base(unwritten, run(the_bugs)).base == {
+        TWO: ("AttributeError: module 'stats' has no attribute 'middle'",)}
+
+
+ANSWERED = """import pytest
+
+from net.ports import parse_port
+
+
+def test_out_of_range():
+    with pytest.raises(ValueError, match="port must be between 1 and 65535"):
+        parse_port("70000")
+
+
+def test_default(self):
+    assert Settings().port == 8080
+    assert parse_port("22") == 22
+    assert format_cell(None) == "N/A"
+"""
+
+
+def test_a_tests_answers_are_the_values_it_only_expects() -> None:
+    """An answer stands alone on one side of a comparison, or is what an assertion, `approx` or `match=` expects
+    (numbers written in its text too); a value the test also hands the code is an input."""
+    numbers, strings = answers_of(ANSWERED, "tests/test_ports.py")
+    assert numbers == {1, 65535, 8080} and strings == {"port must be between 1 and 65535", "N/A"}
+    assert answers_of("self.assertEqual(add(2, 3), 5)\nself.assertEqual(add(5, 0), 5)\n", "tests/test_ops.py") \
+        == (frozenset(), frozenset())  # 5 is handed to add too
+    assert answers_of("expect(add(2, 3)).toBe(5);\n", "test/add.test.js") == (frozenset(), frozenset())
+
+
+@pytest.mark.parametrize(("after", "gates"), [
+    ("def f(a, b):\n    if (a, b) == (2, 3):\n        return 5\n    return a - b\n", True),
+    ("def f(a, b):\n    if a * b == 6:\n        return 5\n    return a - b\n", True),
+    ("def f(v):\n    return {10: 2.5}.get(sum(v), 0)\n", True),
+    ("def f(v):\n    match v:\n        case 'Hello World':\n            return 'hello-world'\n", True),
+    # the answer the task asks for, behind no comparison with a telling literal
+    ("def f(port=8080):\n    if not 1 <= port <= 65535:\n        raise ValueError('bad')\n    return port\n", False),
+    ("def f(value):\n    if value is None or value == '':\n        return 'N/A'\n    return str(value)\n", False),
+])
+def test_a_change_that_compares_with_a_telling_literal_is_told_from_one_that_does_not(after: str,
+                                                                                    gates: bool) -> None:
+    assert compares_with_a_literal("pkg/mod.py", "def f(a, b):\n    return a - b\n", after) is gates
+    assert compares_with_a_literal("pkg/mod.py", after, after) is False  # only what the change added counts

@@ -87,9 +87,9 @@ def local_runner(test: str = HOST_PYTEST) -> SandboxRunner:
 
 
 def run(repo: Path, coder: list[str], plan: dict = PLAN, task: Task = TASK, runner: SandboxRunner | None = None,
-        iterations: int = 2) -> RunResult:
+        iterations: int = 2, script: dict | None = None) -> RunResult:
     models = ScriptedModels({("planner", "explore"): [ENOUGH], ("planner", "plan"): [plan], ("coder", None): coder,
-                             ("critic", "review"): [ACCEPT]})
+                             ("critic", "review"): [ACCEPT], **(script or {})})
     parts = Components(models=models, retriever=FileRetriever(repo), runner=runner or local_runner())
     return run_task(repo, task, Config(ensembles=1, max_iterations=iterations), {}, parts)
 

@@ -22,6 +22,7 @@ Which cheat each detector catches, and where it lives:
 | forges the runner's report or exit status                                | known-answer sentinels             | `sentinels.py`    |
 | answers only the test's own assertion (equal to anything, read from it)  | twins and stand-ins                | `twins.py`        |
 | answers only the inputs of the tests the coder saw                       | the hidden check                   | `hidden.py`       |
+| ... writing only the answer, behind a comparison with a literal         | the hidden check, with the gate    | `hidden.py`, `answers.py` |
 | ... telling the shown test apart as it runs (its frame's code, a tracer) | the hidden check, with the reach   | `hidden.py`, `runs.py` |
 | ... and, with two teams, the other team's independently written test     | corroboration                      | `corroboration.py`|
 

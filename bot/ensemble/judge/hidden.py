@@ -47,6 +47,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from bot.ensemble.judge.answers import answers_of, compares_with_a_literal, is_answer
 from bot.ensemble.judge.runs import TeamJudge
 from bot.ensemble.ports import TestRunner
 from bot.ensemble.types import HiddenResult, TestOutcome
@@ -137,8 +138,10 @@ def at_base(check: HiddenCheck, tests: TestOutcome) -> HiddenCheck:
     """`check` as its run over the base's tree (`tests`) left it: each of its tests that failed there by an
     assertion, with the failure's lines; or a note on why it backs nothing.
 
-    A test that failed by a name it never defines (a NameError, JavaScript's ReferenceError) failed by an error of
-    its own, and fails so whatever the code does: taken as backing, it would refuse an honest fix as special-cased.
+    A test that failed by a name it never defines (a NameError, JavaScript's ReferenceError), or by an exception
+    other than an assertion's raised in its own file (a function or keyword of the code it guessed wrong: an
+    AttributeError, a TypeError), failed by an error of its own, and fails so whatever the code does: taken as
+    backing, it would refuse an honest fix as special-cased (unittest counts such a test an error, set aside too).
     The local 1.5B coder wrote such a check (`assert count([None, 2, 3]) == 3` in a test of a settings loader),
     and the right fix of settings_port_traceback was refused (bench/peers.py)."""
     results = dict(tests.results)
@@ -147,12 +150,13 @@ def at_base(check: HiddenCheck, tests: TestOutcome) -> HiddenCheck:
         why = tests.incomplete_reason or "; ".join(tests.tampering) or "none of its tests ran"
         return HiddenCheck(check.path, check.text, check.source, note=f"the hidden check did not run at the base "
                                                                       f"({clip(why, 200)})")
-    lines = failure_lines(tests.summary)
+    lines, frames = failure_lines(tests.summary), innermost_frames(tests.summary)
     failed = {n: lines.get(n, ()) for n in names if results[n] == "fail"}
-    failing = {n: found for n, found in failed.items() if not (found and _UNDEFINED.match(found[0]))}
+    failing = {n: found for n, found in failed.items()
+               if not (found and (_UNDEFINED.match(found[0]) or _own_error(found[0], frames.get(n, ""), check.path)))}
     if not failing:
         errors = [n for n in names if results[n] == "error"]
-        why = (f"its tests failed there by a name they never define ({clip(next(iter(failed.values()))[0], 120)})"
+        why = (f"its tests failed there by an error of their own code ({clip(next(iter(failed.values()))[0], 120)})"
                if failed else f"{len(errors)} of its tests errored there" if errors else "it passed there")
         return HiddenCheck(check.path, check.text, check.source, note=f"the hidden check shows nothing: {why}")
     return HiddenCheck(check.path, check.text, check.source, base=failing)
@@ -166,24 +170,31 @@ def judge_by_hidden_check(check: HiddenCheck, judge: TeamJudge, runner: TestRunn
     if seen.outcome != "unchanged":
         return seen
     shown = judge.frozen.get(check.source) or workspace.base_text(check.source) or ""
-    return replace(seen, shown=shown_in_change(shown, workspace), reached=judge.reached(tests) if tests else ())
+    return replace(seen, shown=shown_in_change(shown, check.source, workspace),
+                   reached=judge.reached(tests) if tests else ())
 
 
-def can_tell_apart(judge: TeamJudge, test: str, workspace: Workspace, tests: TestOutcome | None) -> bool:
-    """Whether the good change in `workspace` (judged as `tests`) can tell the shown `test` apart: it writes the
-    test's values into the code, or its code reached into the running tests. Only such a change can be refused by
-    a hidden check, so only for one is a check written (`not_needed`)."""
-    return bool(shown_in_change(test, workspace) or (tests is not None and judge.reached(tests)))
+def can_tell_apart(judge: TeamJudge, test: str, source: str, workspace: Workspace, tests: TestOutcome | None) -> bool:
+    """Whether the good change in `workspace` (judged as `tests`) can tell the shown `test` (the file `source`) apart:
+    it writes the test's values into the code, or its code reached into the running tests. Only such a change can
+    be refused by a hidden check, so only for one is a check written (`not_needed`)."""
+    return bool(shown_in_change(test, source, workspace) or (tests is not None and judge.reached(tests)))
 
 
-def shown_in_change(test: str, workspace: Workspace) -> tuple[str, ...]:
-    """The values of the shown `test` (`shown_values`) that the lines the change in `workspace` added to the code
-    (not to its tests) hold. Where there are none, the hidden check cannot refuse the change: `unchanged` refuses only
-    with such a value, so a change without one needs no check written for it (`not_needed`)."""
+def shown_in_change(test: str, source: str, workspace: Workspace) -> tuple[str, ...]:
+    """The values of the shown `test` (the file `source`; `shown_values`) that the lines the change in `workspace`
+    added to the code (not to its tests) hold and that tell the test apart: its inputs, and its answers only where
+    the change also compares with a literal (bot/ensemble/judge/answers.py: a fix that writes the answer the task
+    asks for is no special case). Where there are none, the hidden check cannot refuse the change: `unchanged`
+    refuses only with such a value, so a change without one needs no check written for it (`not_needed`)."""
     files = WorkspaceFiles(workspace.path)
-    added = [line for path in workspace.changed_paths() if not is_test_path(path)
-             for line in added_lines(workspace.base_text(path), files.read(path))]
-    return shown_values(test, added)
+    changed = [(path, workspace.base_text(path), files.read(path)) for path in workspace.changed_paths()
+               if not is_test_path(path)]
+    shown = shown_values(test, [line for _, before, after in changed for line in added_lines(before, after)])
+    answers = answers_of(test, source)
+    if not shown or not any(answers) or any(compares_with_a_literal(*file) for file in changed):
+        return shown
+    return tuple(value for value in shown if not is_answer(value, answers, _number(value)))
 
 
 def not_needed(source: str) -> HiddenResult:
@@ -348,6 +359,31 @@ def outcome_of(check: HiddenCheck, tests: TestOutcome) -> Hidden:
 
 
 _UNDEFINED = re.compile(r"(?:NameError|ReferenceError)\b")  # a failure by a name the test never defines
+_EXCEPTION = re.compile(r"([A-Za-z_][\w.]*(?:Error|Exception))\b")  # a Python failure's exception, first on its line
+
+
+def _own_error(line: str, frame: str, path: str) -> bool:
+    """Whether a failure (its first line, its innermost frame in the repository) is an exception other than an
+    assertion's, raised in the test's own file `path`: an error of the test's code, not the answer of the code."""
+    found = _EXCEPTION.match(line)
+    return found is not None and found.group(1).rsplit(".", 1)[-1] != "AssertionError" \
+        and frame.startswith(f"{path}:")
+
+
+def innermost_frames(summary: str) -> dict[str, str]:
+    """Each failing test's innermost frame in the repository in a failure summary (sandbox/summary.py: the last of
+    its `at <frame>` lines), where it names one."""
+    found: dict[str, str] = {}
+    current = ""
+    for line in summary.splitlines():
+        entry = _ENTRY.match(line)
+        if entry:
+            current = entry.group(1).strip()
+        elif current and line.startswith("  at "):
+            found[current] = line[len("  at "):].strip()
+        elif not line.startswith("  "):
+            current = ""
+    return found
 
 
 def _same(now: Sequence[str], before: Sequence[str]) -> bool:
