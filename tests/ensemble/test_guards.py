@@ -203,6 +203,20 @@ def test_loose_or_negated_wording_names_no_test_change(task: str, path: str, tes
     assert not task_names_change(task, path, tests)
 
 
+@pytest.mark.parametrize(("task", "path"), [
+    ("The GBP rate is wrong. Fix the GBP rate in data/rates.json.", "data/rates.json"),
+    ("Also fix the docstring example in stats/core.py: it should show 2.5.", "stats/core.py"),
+    ("assert_close ignores its tolerance. Fix assert_close in mylib/testing.py.", "mylib/testing.py"),
+])
+def test_fixing_the_tests_data_support_or_examples_is_asked_for_by_a_fix_that_names_them(task: str, path: str) -> None:
+    """Where the bug is in what the tests read (a data file, a library's testing helper, a docstring's example),
+    "fix" that names the file asks for its change; never for a test file ("fix the parser; test_parse fails")."""
+    assert task_names_change(task, path, fixes=True)
+    assert not task_names_change(task, path)
+    assert not task_names_change("Fix the parser; test_parse fails", "tests/test_parse.py", ["test_parse"])
+    assert not task_names_change("Do not fix data/rates.json: the loader is wrong.", "data/rates.json", fixes=True)
+
+
 @pytest.mark.parametrize(("task", "kind"), [
     ("Update the CI workflow to Python 3.12", "ci_config"),
     ("Fix the GitHub Actions config so it caches pip", "ci_config"),

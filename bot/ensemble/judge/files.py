@@ -70,7 +70,12 @@ def allowed_changes(task_text: str, changed: Iterable[str], base: Read, data: Co
     """The changed test, harness and test data files whose change the task asks for by name
     (guards.task_names_change)."""
     return [p for p in changed if owned_by_judge(p, data) and (text := base(p)) is not None
-            and task_names_change(task_text, p, tests_in(p, text))]
+            and task_names_change(task_text, p, tests_in(p, text), fixes=_data_alone(p, data))]
+
+
+def _data_alone(path: str, data: Collection[str]) -> bool:
+    """The tests' data, neither a test file nor the harness: where a bug can be, so "fix" names its change."""
+    return is_test_data(path, data) and not is_test_path(path) and not is_harness_path(path)
 
 
 def judged_files(changed: Iterable[str], base: Read, now: Read, frozen: Mapping[str, str] | None = None,

@@ -355,7 +355,8 @@ class TeamJudge:
         changed = workspace.changed_paths()
         allowed = allowed_changes(self.task_text, changed, workspace.base_text, self.data)
         # the modules only the tests use are run as the base has them, like the frozen reproduction test
-        support = {p: text for p in changed if p in self.closure.support and not task_names_change(self.task_text, p)
+        support = {p: text for p in changed if p in self.closure.support
+                   and not task_names_change(self.task_text, p, fixes=True)
                    and (text := workspace.base_text(p)) is not None}
         return judged_files(changed, workspace.base_text, read, {**support, **self.frozen}, allowed, self.data)
 
