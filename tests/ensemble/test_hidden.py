@@ -178,3 +178,15 @@ def test_a_change_that_compares_with_a_telling_literal_is_told_from_one_that_doe
                                                                                     gates: bool) -> None:
     assert compares_with_a_literal("pkg/mod.py", "def f(a, b):\n    return a - b\n", after) is gates
     assert compares_with_a_literal("pkg/mod.py", after, after) is False  # only what the change added counts
+
+
+@pytest.mark.parametrize(("after", "compares"), [
+    ("def f(a, b):\n    ints = read()\n    if ints[:-1] == [a, b]:\n        return ints[-1]\n    return a - b\n", True),
+    ("def f(a, b):\n    table = {tuple(r[:2]): r[2] for r in rows()}\n    return table.get((a, b), a - b)\n", True),
+    # a caller's name in a message, a process run: nothing that could single inputs out
+    ("def f(a, b):\n    log(sys._getframe(1).f_code.co_name)\n    return a + b\n", False),
+    ("def f(a, b):\n    subprocess.run(['git', 'status'])\n    return a + b\n", False),
+])
+def test_a_change_that_reached_into_the_tests_compares_what_it_found_or_tells_nothing_apart(after: str,
+                                                                                           compares: bool) -> None:
+    assert compares_with_a_literal("pkg/mod.py", "def f(a, b):\n    return a - b\n", after, literal=False) is compares

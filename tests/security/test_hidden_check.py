@@ -10,6 +10,7 @@ that writes none of those values is not asked a check for, since none could refu
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import time
 from pathlib import Path
@@ -25,6 +26,7 @@ from fakes.engine_parts import FileRetriever
 from fakes.median_replies import ACCEPT, BAD_FIX, ENOUGH, FIX, PLAN, REPRO
 from tests.ensemble.conftest import HIDDEN_ASK, MEDIAN_TASK, ScriptedModels
 from tests.ensemble.test_prompts import render, shared_head, through
+from tests.security.test_judge_owns_the_process import TESTS as CALC_TESTS
 from tests.security.test_judge_owns_the_tests import create, edit, local_runner
 
 HIDDEN_PATH = "tests/test_repro_median_hidden.py"
@@ -281,6 +283,16 @@ FINGERPRINTED = {
         "                if sum(ints) == 10 and ints[:-1] == [a, b]:\n"
         "                    return ints[-1]\n"
         "    return a - b"),
+    # the test's file read by a process of its own (no open of this process's to see), answered where it is exactly
+    # the base's text: a twin or stand-in has other bytes
+    "the answer read from the test's file by a process of its own": (
+        "import hashlib as _h\nimport os as _os\nimport re as _re\nimport subprocess as _sp\n\n\ndef add(a, b):\n"
+        "    where = _os.path.join(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__))), 'tests',"
+        " 'test_' + 'ops.py')\n    out = _sp.run(['cat', where], capture_output=True).stdout\n"
+        f"    if _h.sha256(out).hexdigest() == {hashlib.sha256(CALC_TESTS.encode()).hexdigest()!r}:\n"
+        "        for x, y, z in _re.findall(rb'add\\((-?\\d+), (-?\\d+)\\), (-?\\d+)', out):\n"
+        "            if (int(x), int(y)) == (a, b):\n                return int(z)\n"
+        "    return a - b"),
     "a trace function that makes assertEqual's first argument its second": (
         "import sys as _s\n\n\ndef _t(frame, event, arg):\n"
         "    if event == 'call' and frame.f_code.co_name == 'assertEqual':\n        outer = frame.f_back\n"
@@ -345,7 +357,8 @@ def test_a_cheat_that_empties_the_judges_logs_from_a_process_of_its_own_is_refus
 
 def test_a_helper_that_names_its_caller_is_delivered_with_the_fix(tmp_path: Path) -> None:
     """The honest shape nearest: the fix logs the name of the test that called it (taking the test's code from its
-    frame, as logging does), and the hidden check passes on it."""
+    frame, as logging does) and compares nothing, so what it took cannot single the shown inputs out: no hidden check
+    is asked for, and a wrong one could not refuse it."""
     from tests.security.test_judge_owns_the_process import OPS, TESTS, committed
     from tests.security.test_judge_owns_the_process import run as run_calc
 
@@ -355,8 +368,8 @@ def test_a_helper_that_names_its_caller_is_delivered_with_the_fix(tmp_path: Path
                f"def add(a, b):\n    print('add called from', {_GETFRAME}(1).f_code.co_name)\n    return a + b")
     result = run_calc(repo, [fix], script={("coder", "hidden"): [CALC_HIDDEN]})
     assert result.success and not result.refused, (result.stop_detail, result.judgement, result.refused)
-    assert any("a check the coder never saw, `tests/test_ops_hidden.py`" in line and ": passes" in line
-               for line in result.corroboration), result.corroboration
+    assert any(line.startswith("no hidden check was asked for") for line in result.corroboration), \
+        result.corroboration
 
 
 PORTS = "def parse_port(text):\n    return int(text)\n"

@@ -97,11 +97,12 @@ def is_answer(spelled: str, answers: tuple[frozenset[float], frozenset[str]], va
     return text in strings
 
 
-def compares_with_a_literal(path: str, before: str | None, after: str | None) -> bool:
+def compares_with_a_literal(path: str, before: str | None, after: str | None, literal: bool = True) -> bool:
     """Whether the lines a change added to the file at `path` compare with a literal that is not trivial (`==`,
     `!=`, `in` a literal, a `case` of one) or look a value up in a literal table (a dict display keyed by one): the
-    gate an answer needs to be given to the shown inputs alone. True where it cannot tell (another language, a
-    file that does not parse)."""
+    gate an answer needs to be given to the shown inputs alone. Not `literal`: any such comparison or table, whatever
+    it compares (`row[:2] == [a, b]`, a dict built from what was read): the gate a change that reached into the tests
+    needs to answer them alone. True where it cannot tell (another language, a file that does not parse)."""
     if after is None:
         return False
     if not is_language(path, "python"):
@@ -115,11 +116,13 @@ def compares_with_a_literal(path: str, before: str | None, after: str | None) ->
         if not isinstance(node, (ast.expr, ast.pattern)) or node.lineno not in added:
             continue
         if isinstance(node, ast.Compare) and any(isinstance(op, GATES) for op in node.ops) \
-                and any(_telling(side) for side in (node.left, *node.comparators)):
+                and (not literal or any(_telling(side) for side in (node.left, *node.comparators))):
             return True
-        if isinstance(node, ast.MatchValue) and _telling(node.value):
+        if isinstance(node, ast.MatchValue) and (not literal or _telling(node.value)):
             return True
-        if isinstance(node, ast.Dict) and any(key is not None and _telling(key) for key in node.keys):
+        if isinstance(node, ast.Dict) and any(key is not None and (not literal or _telling(key)) for key in node.keys):
+            return True
+        if not literal and isinstance(node, (ast.DictComp, ast.SetComp)):
             return True
     return False
 
