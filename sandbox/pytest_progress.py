@@ -7,7 +7,8 @@ The file is copied into the sandbox as a plain module and loaded with `PYTEST_PL
 nothing but the standard library.
 
 In a judged run it also has the sandbox's hooks (sandbox/run_hooks.py, loaded as `sitecustomize`) take pytest's
-classes down as it loads, and compare them at the first test's start and after each test.
+classes down as it loads, and compare them at the first test's start and after each test; and around each test's
+call, check that the test item still runs what pytest collected from the test's file (`check_item`).
 
 Lines: `session<TAB>start` when pytest starts, `start<TAB>nodeid` and `done<TAB>nodeid<TAB>outcome`
 (pass, fail, error, skip). With `ENSEMBLE_LIST` set (a token) and `--collect-only`, the collected node
@@ -23,6 +24,8 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the sandbox runs this module with the standard library only
+    from collections.abc import Iterator
+
     import pytest
 
 LOG_NAME = "pytest-progress.log"
@@ -104,3 +107,18 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 def pytest_runtest_logfinish(nodeid: str, location: tuple[str, int | None, str]) -> None:
     _check_runner(full=False)
     _write("done", nodeid, _outcomes.pop(nodeid, "pass"))
+
+
+def _runtest_call(item: pytest.Item) -> Iterator[None]:
+    """Around a test's call: the item runs what pytest collected (sandbox/run_hooks.py `check_item`), before and
+    after, so a swap made for the call alone is seen too."""
+    if _hooks is not None:
+        _hooks.check_item(item)
+    yield
+    if _hooks is not None:
+        _hooks.check_item(item)
+
+
+_pytest = sys.modules.get("pytest")
+if _hooks is not None and _pytest is not None:  # a judged run, loaded by pytest: a wrapper of its own hook
+    pytest_runtest_call = _pytest.hookimpl(hookwrapper=True)(_runtest_call)

@@ -363,6 +363,43 @@ def _check_class(key: str, root: str) -> None:
         _report(f"{key.replace(':', '.')}.{attr}", origin)
 
 
+def check_item(item: object) -> None:
+    """Around a pytest test's call in a judged run: the item still runs what pytest collected from the judge's file.
+    A plugin of the code under test (registered at run time, its hook named at run time) that gives the item a
+    `runtest` of its own, or another function in place of the test's, runs nothing of the test and passes it: the
+    replacement is reported as the runner's classes' are (patches.log), named by the file its code is in."""
+    if not _HONESTY or not _PATCHES:
+        return
+    honesty, own = _HONESTY[0], vars(item)
+    name = str(_node_attribute(item, "nodeid") or "a test")
+    if "runtest" in own:
+        _report(f"{name}: its runtest", _origin(own["runtest"], honesty.root))
+    parent, called = _node_attribute(item, "parent"), own.get("_obj")
+    holder = vars(parent).get("_obj") if parent is not None else None
+    original = vars(holder).get(str(own.get("originalname") or _node_attribute(item, "name"))) \
+        if isinstance(holder, (type, types.ModuleType)) else None
+    code, expected = _code_of(called), _code_of(original)
+    if called is None or original is None or code is expected:
+        return
+    if code is None or (honesty.is_product(code.co_filename) and not honesty.is_judges(code.co_filename)):
+        _report(f"{name}: the test function it calls", _origin(called, honesty.root))
+
+
+def _node_attribute(node: object, name: str) -> object:
+    """A pytest node's attribute as its class defines it (a slot, a property: pytest's own code, whose classes
+    `check_runner` watches), never through an instance's own; None where it has none."""
+    try:
+        return object.__getattribute__(node, name)
+    except Exception:  # noqa: BLE001 - another pytest's node: nothing to name it by
+        return None
+
+
+def _code_of(value: object) -> types.CodeType | None:
+    """The code a test's callable runs: a function's, a bound method's or a static method's function's."""
+    value = value.__func__ if isinstance(value, (types.MethodType, staticmethod, classmethod)) else value
+    return value.__code__ if isinstance(value, types.FunctionType) else None
+
+
 def _report(target: str, origin: str) -> None:
     """One line of patches.log, once."""
     line = f"{target}\t{origin}"

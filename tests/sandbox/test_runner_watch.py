@@ -10,6 +10,7 @@ own patch of the runner (pytest's `monkeypatch`) is the test's to make.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -446,3 +447,38 @@ def test_doctest_examples_the_code_rewrites_as_it_runs_are_found(backend: Sandbo
     assert len(found["rewrites"]) == 1 and found["rewrites"][0].startswith("calc.py: the doctest examples of "
                                                                            "calc.add that ran are no docstring"), found
     assert found["as-written"] == [], found
+
+
+# a plugin the code under test registers at run time, found through the collector: it has each collected test run
+# something else than the test's function (its `runtest`, or the function the item calls)
+SWAPS_THE_TEST = """import gc
+
+
+class _Plugin:
+    def pytest_collection_modifyitems(self, items):
+        for item in items:
+            @SWAP@
+
+
+for found in gc.get_objects():
+    if type(found).__name__ == "Config" and type(found).__module__ == "_pytest.config":
+        found.pluginmanager.register(_Plugin())
+        break
+
+
+def add(a, b):
+    return a - b
+"""
+
+
+@pytest.mark.parametrize(("swap", "target"), [("item.runtest = lambda: None", "test_adds: its runtest"),
+                                              ("item.obj = lambda: None", "test_adds: the test function it calls")])
+def test_a_plugin_of_the_code_under_test_that_swaps_what_a_test_item_runs_is_found(tmp_path: Path, swap: str,
+                                                                                 target: str) -> None:
+    from sandbox import LocalSandbox
+
+    repo = _repo(tmp_path / "repo", SWAPS_THE_TEST.replace("@SWAP@", swap),
+                 "from calc import add\n\n\ndef test_adds():\n    assert add(2, 3) == 5\n")
+    backend = LocalSandbox(cache_dir=tmp_path / "envs", env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"})
+    found = _patched(backend, repo, "python3 -m pytest -q -p no:cacheprovider tests")
+    assert f"tests/test_calc.py::{target}: replaced while the tests ran, by code in calc.py" in found, found
