@@ -44,6 +44,7 @@ import posixpath
 import re
 import sys
 import tomllib
+from collections import Counter
 from collections.abc import Callable, Collection, Mapping
 
 from common.languages import is_code, is_test_name
@@ -216,6 +217,38 @@ def conftest_reach(path: str, text: str, base_tests: Collection[str], read: Call
     clash = sorted(_bound_names(module) & requested)
     return f"it defines {', '.join(f'`{n}`' for n in clash[:3])}, which the existing tests there request as a " \
            f"fixture" if clash else None
+
+
+def conftest_additions(path: str, before: str, after: str, base_tests: Collection[str],
+                       read: Callable[[str], str | None]) -> str | None:
+    """The part an edit of the existing `conftest.py` at `path` added, where that is all it did and the part only
+    defines fixtures and helpers for new tests (`runs_apart`'s rules: no hook, setting or statement run for its
+    effect, no autouse fixture, no name the existing tests there request: `conftest_reach`): every statement of
+    `before` is in `after` as it was. The base's tests run with `before`, the new tests with `after`. None otherwise."""
+    if posixpath.basename(path) != CONFTEST:
+        return None
+    try:
+        old, new = ast.parse(before), ast.parse(after)
+    except (SyntaxError, ValueError):
+        return None
+    kept = Counter(ast.dump(node) for node in old.body)
+    lines = after.splitlines()
+    added: list[str] = []
+    for node in new.body:
+        dumped = ast.dump(node)
+        if kept[dumped]:
+            kept[dumped] -= 1
+            continue
+        decorators = node.decorator_list if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) \
+            else []
+        first = min([node.lineno, *(d.lineno for d in decorators)])
+        added += lines[first - 1:node.end_lineno]
+    if +kept or not added:  # a statement of the base's changed or gone, or nothing added
+        return None
+    text = "\n".join(added) + "\n"
+    if conftest_harness(text) is not None or conftest_reach(path, text, base_tests, read) is not None:
+        return None
+    return text
 
 
 def _within(path: str, folder: str) -> bool:

@@ -7,6 +7,7 @@ import pytest
 from bot.ensemble.judge.files import judged_files
 from common.testfiles import (
     PYTEST_CONFIGS,
+    conftest_additions,
     conftest_harness,
     conftest_reach,
     data_named_by_tests,
@@ -200,6 +201,25 @@ AUTOUSE = "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef patched(monkeyp
 def test_a_new_conftest_reaches_the_bases_tests_in_its_folder_only_through_autouse_or_their_fixture_names(
         path: str, text: str, found: str | None) -> None:
     assert conftest_reach(path, text, list(BASE_TESTS), BASE_TESTS.get) == found
+
+
+BASE_CONFTEST = BASE_TESTS["tests/conftest.py"]
+FOUR = "\n\n@pytest.fixture\ndef four():\n    return 4\n"
+
+
+@pytest.mark.parametrize(("after", "added"), [
+    (BASE_CONFTEST + FOUR, FOUR.strip() + "\n"),  # the decorator goes with its fixture
+    (BASE_CONFTEST.replace("return db", "return {}") + FOUR, None),  # a fixture of the base's changed too
+    (BASE_CONFTEST.replace("def data(db):\n    return db\n", "") + FOUR, None),  # one removed
+    (BASE_CONFTEST + AUTOUSE.split("\n\n\n", 1)[1], None),  # autouse: around the base's tests too
+    (BASE_CONFTEST + "\n\n@pytest.fixture\ndef db():\n    return {}\n", None),  # a name the base's tests request
+    (BASE_CONFTEST + "\n\ndef pytest_configure(config):\n    pass\n", None),  # a hook
+    (BASE_CONFTEST, None),  # nothing added
+])
+def test_an_existing_conftest_that_only_gains_fixtures_for_new_tests_gives_what_it_gained(after: str,
+                                                                                       added: str | None) -> None:
+    assert conftest_additions("tests/conftest.py", BASE_CONFTEST, after, list(BASE_TESTS), BASE_TESTS.get) == added
+    assert conftest_additions("tests/test_a.py", BASE_CONFTEST, after, list(BASE_TESTS), BASE_TESTS.get) is None
 
 
 # ------------------------------------------------------------------ modules that shadow the standard library or runner

@@ -194,6 +194,38 @@ def test_a_new_test_with_its_fixture_in_a_new_conftest_is_delivered_as_sent(samp
     assert done.returncode == 0 and "4 passed" in done.stdout, done.stdout
 
 
+EXISTING_CONFTEST = "import pytest\n\n\n@pytest.fixture\ndef odd_cases():\n    return [([3, 1, 2], 2)]\n"
+
+
+@pytest.mark.parametrize(("added", "delivered"), [
+    (EVEN_CASES.format(options=""), True),
+    (EVEN_CASES.format(options="(autouse=True)"), False),  # would run around every existing test there
+    ("def pytest_runtest_makereport(item, call):\n    call.excinfo = None", False),  # a hook: decides every test
+])
+def test_a_fixture_added_to_the_existing_conftest_serves_the_new_test_and_nothing_else(sample: Path, added: str,
+                                                                                       delivered: bool) -> None:
+    """The ordinary honest change: the fix, a new test, and its fixture added to the conftest.py already there. The
+    base's tests run with the base's conftest, the new tests with the one the change wrote; what would reach the
+    base's tests (an autouse fixture, a hook) is the harness edited, as before."""
+    (sample / "tests" / "conftest.py").write_text(EXISTING_CONFTEST)
+    subprocess.run(["git", "add", "-A"], cwd=sample, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "conftest"], cwd=sample,
+                   check=True)
+    test = "tests/test_even_cases.py"
+    grown = edit("tests/conftest.py", EXISTING_CONFTEST.rstrip(), EXISTING_CONFTEST.rstrip() + "\n\n\n" + added)
+    result = run(sample, ["\n\n".join([FIX, grown, create(test, CASES_TEST)]), "Nothing more to change."])
+    if not delivered:
+        assert any("tests/conftest.py" in r for r in result.refused), result.refused
+        assert "pytest_runtest_makereport" not in (show(sample, result.branch, "tests/conftest.py") or "") \
+            and "autouse" not in (show(sample, result.branch, "tests/conftest.py") or "")
+        return
+    assert result.success and not result.refused, (result.stop_detail, result.judgement, result.refused)
+    assert "def even_cases" in (show(sample, result.branch, "tests/conftest.py") or "")
+    after = dict(result.tests_after.results) if result.tests_after else {}
+    assert after[f"{test}::test_every_even_case"] == "pass"  # the new test ran, with the fixture added for it
+    assert result.judgement and "tests/test_core.py::test_median_even" in result.judgement.fixed
+
+
 ADDED_TEST = "\n\n\ndef test_median_two():\n    assert median([1, 4]) == 2.5"
 
 

@@ -41,6 +41,7 @@ from bot.ensemble.judge.screen import runner_hooks
 from common.languages import is_language, language_of
 from common.testfiles import (
     STDLIB_MODULES,
+    conftest_additions,
     conftest_harness,
     conftest_reach,
     declares_only,
@@ -185,6 +186,8 @@ def find_test_tampering(before: Mapping[str, str | None], after: Mapping[str, st
         elif old is None:
             found += _new_file(path, new, task_text, data, pythonpath, base_tests) if new is not None else []
         elif is_test_path(path) or is_whole_harness(path):
+            if new is not None and conftest_additions(path, old, new, base_tests.paths(), base_tests.read):
+                continue  # fixtures for new tests added to an existing conftest.py: the new tests run with them
             if not task_names_change(task_text, path, _test_names(path, old)):
                 found += _test_file_changes(path, old, new, after)
         elif is_harness_path(path):

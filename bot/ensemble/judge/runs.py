@@ -59,7 +59,7 @@ from bot.ensemble.types import Judgement, RunnerHook, TestChange, TestOutcome
 from bot.ensemble.workspace_files import Read, WorkspaceFiles
 from bot.forge import HeldWorkspace, Workspace
 from common.languages import is_language, is_test_name
-from common.testfiles import fresh_test_path, is_test_path, is_whole_harness
+from common.testfiles import conftest_additions, fresh_test_path, is_test_path, is_whole_harness
 from common.testids import file_of_test
 from sandbox.model import FAILING, FORGED_VALUE, REACHED_TESTS, RUNNER_PATCHED, TAMPERING
 
@@ -203,8 +203,9 @@ class TeamJudge:
         if written:
             texts = {p: judged(p) or "" for p in new if p in written or is_whole_harness(p)}
             left_out = {p: None for p in self._base_test_files(workspace) if not _used_by(p, texts)}
-            second = self._process(runner, workspace, files.read, {**overlay, **left_out}, known, owned,
-                                   lambda name: _in_files(name, written), leave_out=hung)
+            second = self._process(runner, workspace, files.read,
+                                   {**overlay, **left_out, **self._fixtures_added(workspace, files.read)}, known,
+                                   owned, lambda name: _in_files(name, written), leave_out=hung)
         if stand_ins(_merged(first, second)):
             first = self._stood_in(first, runner, workspace, files.read, base_process, known, owned, must, hung)
         return _merged(first, second)
@@ -321,6 +322,14 @@ class TeamJudge:
         must = [*self.required_tests, *(defined_tests(repro, text) if repro and text else []),
                 *self._related_failures(workspace)]
         return must or self.base_failures()
+
+    def _fixtures_added(self, workspace: Workspace, read: Read) -> dict[str, bytes]:
+        """The existing `conftest.py` files the candidate only added fixtures to (common/testfiles.py
+        `conftest_additions`), as it wrote them: the base's tests run with the base's, the new tests with these."""
+        base_tests = self._base_test_files(workspace)
+        return {p: now.encode() for p in workspace.changed_paths()
+                if (before := workspace.base_text(p)) is not None and (now := read(p)) is not None
+                and conftest_additions(p, before, now, base_tests, workspace.base_text)}
 
     def _base_test_files(self, workspace: Workspace) -> list[str]:
         """The test files the base's tests were reported from (a unittest id's file found among the base's)."""
