@@ -2354,7 +2354,8 @@ def _repository_path(args: tuple[object, ...], root: str) -> str | None:
 
 
 def _append(path: str, line: str) -> None:
-    line = line.replace("\n", " ")
+    # one line, cut to what one write of the stream holds, so the log and the stream hold the same record
+    line = line.replace("\n", " ").encode("utf-8", "surrogateescape")[:MAX_RECORD].decode("utf-8", "surrogateescape")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, (line + "\n").encode("utf-8", "surrogateescape"))
@@ -2372,7 +2373,7 @@ def _append(path: str, line: str) -> None:
 # short (its descriptor closed or taken over, the process ended by os._exit) shows too (sandbox/evidence.py).
 EVIDENCE_MARK = "\x1eensemble-evidence\x1f"  # sandbox/output.py's, copied (this module imports none of the sandbox's)
 STREAMED_LOGS = frozenset({OWNED_LOG, PATCHES_LOG, HONESTY_LOG})
-MAX_RECORD = 4000  # one write below PIPE_BUF, so no other process's bytes land inside a record
+MAX_RECORD = 3900  # a line's bytes: with its mark, one write below PIPE_BUF, so no other process's bytes land inside
 STREAMING = "ENSEMBLE_STREAMING"  # set for the processes the first one starts: its stream is the run's
 _STREAM: list[tuple[int, str, int]] = []  # the stream's descriptor, the process's token, its id
 
@@ -2395,7 +2396,7 @@ def _stream_records() -> None:
 
 
 def _stream(line: str) -> None:
-    data = (EVIDENCE_MARK + line)[:MAX_RECORD].encode("utf-8", "surrogateescape") + b"\n"
+    data = (EVIDENCE_MARK + line).encode("utf-8", "surrogateescape") + b"\n"
     with contextlib.suppress(OSError):  # closed or full: the missing end shows it
         os.write(_STREAM[0][0], data)
 

@@ -111,7 +111,7 @@ def compares_with_a_literal(path: str, before: str | None, after: str | None, li
         tree = ast.parse(after)
     except (SyntaxError, ValueError):
         return True
-    added = _added_line_numbers(before, after)
+    added = added_line_numbers(before, after)
     for node in ast.walk(tree):
         if not isinstance(node, (ast.expr, ast.pattern)) or node.lineno not in added:
             continue
@@ -141,7 +141,7 @@ def _telling(node: ast.AST) -> bool:
     return False
 
 
-def _added_line_numbers(before: str | None, after: str) -> set[int]:
+def added_line_numbers(before: str | None, after: str) -> set[int]:
     """The numbers (from 1) of the lines of `after` that `before` does not have (as many times as it has more)."""
     have = Counter((before or "").splitlines())
     added = set()

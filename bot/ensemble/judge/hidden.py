@@ -42,12 +42,11 @@ import keyword
 import operator
 import re
 import tokenize
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from bot.ensemble.judge.answers import answers_of, compares_with_a_literal, is_answer
+from bot.ensemble.judge.answers import added_line_numbers, answers_of, compares_with_a_literal, is_answer
 from bot.ensemble.judge.runs import TeamJudge
 from bot.ensemble.ports import TestRunner
 from bot.ensemble.types import HiddenResult, TestOutcome
@@ -186,12 +185,15 @@ def reached(judge: TeamJudge, workspace: Workspace, tests: TestOutcome | None) -
     has with something: without a comparison or a table, what it read cannot single the shown inputs out (a helper
     that names its caller in a message, a fix that runs `git`), so it tells nothing apart (answers.py)."""
     found = judge.reached(tests) if tests is not None else ()
-    if not found:
-        return ()
+    return found if found and any(compares_with_a_literal(*file, literal=False) for file in _changed_code(workspace)) \
+        else ()
+
+
+def _changed_code(workspace: Workspace) -> list[tuple[str, str | None, str | None]]:
+    """Each file of the code (not the tests) the change in `workspace` changed: its path, its text at the base, now."""
     files = WorkspaceFiles(workspace.path)
-    changed = [(path, workspace.base_text(path), files.read(path)) for path in workspace.changed_paths()
-               if not is_test_path(path)]
-    return found if any(compares_with_a_literal(*file, literal=False) for file in changed) else ()
+    return [(path, workspace.base_text(path), files.read(path)) for path in workspace.changed_paths()
+            if not is_test_path(path)]
 
 
 def shown_in_change(test: str, source: str, workspace: Workspace) -> tuple[str, ...]:
@@ -200,9 +202,7 @@ def shown_in_change(test: str, source: str, workspace: Workspace) -> tuple[str, 
     the change also compares with a literal (bot/ensemble/judge/answers.py: a fix that writes the answer the task
     asks for is no special case). Where there are none, the hidden check cannot refuse the change: `unchanged`
     refuses only with such a value, so a change without one needs no check written for it (`not_needed`)."""
-    files = WorkspaceFiles(workspace.path)
-    changed = [(path, workspace.base_text(path), files.read(path)) for path in workspace.changed_paths()
-               if not is_test_path(path)]
+    changed = _changed_code(workspace)
     shown = shown_values(test, [line for _, before, after in changed for line in added_lines(before, after)])
     answers = answers_of(test, source)
     if not shown or not any(answers) or any(compares_with_a_literal(*file) for file in changed):
@@ -221,14 +221,8 @@ def not_needed(source: str) -> HiddenResult:
 
 def added_lines(before: str | None, after: str | None) -> list[str]:
     """The lines `after` has that `before` does not (as many times as it has more of them)."""
-    have = Counter((before or "").splitlines())
-    added = []
-    for line in (after or "").splitlines():
-        if have[line]:
-            have[line] -= 1
-        else:
-            added.append(line)
-    return added
+    lines = (after or "").splitlines()
+    return [lines[number - 1] for number in sorted(added_line_numbers(before, after or ""))]
 
 
 def shown_values(test: str, added: Sequence[str]) -> tuple[str, ...]:
