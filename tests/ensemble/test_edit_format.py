@@ -9,10 +9,18 @@ from bot.ensemble.planner import parse_plan
 from bot.ensemble.types import Task
 
 
-def test_the_rules_name_the_tasks_real_paths_and_no_placeholder() -> None:
-    text = BLOCKS.rules(["stats/core.py", "tests/test_core.py"])
-    assert "stats/core.py, tests/test_core.py" in text
-    assert "path/to" not in text and "path/to" not in BLOCKS.example_answer(())
+def test_the_request_ends_on_the_replys_form_and_the_tasks_real_paths_never_a_placeholder() -> None:
+    """The last words before the coder writes say the reply's form again and name the task's files; the rules the
+    system prompt holds, the same for every task, name none."""
+    from bot.ensemble.coder import MIXED
+
+    for edit_format in (BLOCKS, WHOLE, MIXED):
+        text = edit_format.closing(["stats/core.py", "tests/test_core.py"])
+        assert text.endswith("named exactly like this: stats/core.py, tests/test_core.py.")
+        assert "path/to" not in text + edit_format.rules() + edit_format.example_answer(())
+        assert "stats/core.py" not in edit_format.rules()
+    assert "<<<<<<< SEARCH" in BLOCKS.closing(["a.py"]) and "```" not in BLOCKS.closing(["a.py"])
+    assert "whole file between a line ```" in WHOLE.closing(["a.py"]) and "SEARCH" not in WHOLE.closing(["a.py"])
 
 
 def test_the_worked_example_parses_back_to_its_block_and_applies_to_its_toy_file() -> None:
@@ -64,11 +72,11 @@ def test_a_listing_names_its_file_in_a_first_line_comment_or_is_the_one_file_to_
     assert parse_whole_files(commented) == [("shop/cart.py", "x = 2\n"), ("lib/emitter.js", "let y = 1;\n")]
     current = "def f():\n    return 1\n\n\ndef g():\n    return 2\n"
     pathless = "The fix:\n```python\ndef f():\n    return 3\n\n\ndef g():\n    return 2\n```\n"
-    assert parse_whole_files(pathless, ("m.py", current)) == [("m.py", "def f():\n    return 3\n\n\ndef g():\n    return 2\n")]
+    assert parse_whole_files(pathless, {"m.py": current}) == [("m.py", "def f():\n    return 3\n\n\ndef g():\n    return 2\n")]
     # never without the one file to change, and never a listing that is something else (a new test, say)
     assert parse_whole_files(pathless) == []
     other = "```python\nimport unittest\n\n\nclass T(unittest.TestCase):\n    pass\n```\n"
-    assert parse_whole_files(other, ("m.py", current)) == []
+    assert parse_whole_files(other, {"m.py": current}) == []
     # a shebang or a prose comment is no path
     assert parse_whole_files("```\n#!/usr/bin/env python\nx = 1\n```\n") == []
 
@@ -76,12 +84,12 @@ def test_a_listing_names_its_file_in_a_first_line_comment_or_is_the_one_file_to_
 def test_the_whole_format_asks_for_whole_files_and_shows_its_example_so() -> None:
     from bot.ensemble.coder.parsing import parse_whole_files
 
-    assert "complete file" in WHOLE.rules(["a.py"]) and "SEARCH" not in WHOLE.rules(["a.py"])[:200]
+    assert "complete file" in WHOLE.rules() and "SEARCH" not in WHOLE.rules()[:200]
     path, search, content = WHOLE.example(["a.py"])
     assert parse_whole_files(WHOLE.example_answer(["a.py"])) == [(path, content)] and search == ""
     assert "price or 0" in content and "def count(items)" in content
     # what is wrong and the change, said before the file: the rules ask for it and the example answer shows it
-    assert "First say in one or two sentences what is wrong" in WHOLE.rules(["a.py"])
+    assert "First say in one or two sentences what is wrong" in WHOLE.rules()
     assert WHOLE.example_answer(["a.py"]).startswith(EXAMPLE_WHY + "\n\n" + path + "\n```")
 
 
@@ -100,14 +108,96 @@ def test_a_part_of_a_file_sent_as_the_whole_file_replaces_that_part_only() -> No
     function = LOADER[LOADER.index("def load"):LOADER.index("\n\n\ndef names")] + "\n"
     fixed = function.replace('int(section["port"])', 'int(section.get("port", DEFAULTS["port"]))')
     files = {"appconfig/loader.py": LOADER}
-    parsed = WHOLE.parse(f"appconfig/loader.py\n```python\n{fixed}```\n", files.get, frozenset(files))
+    parsed = WHOLE.parse(f"appconfig/loader.py\n```python\n{fixed}```\n", files.get, files)
     assert not parsed.failures
     result = apply_edit_blocks(parsed.blocks, files, (), shown=list(files))
     assert result.changes == {"appconfig/loader.py": LOADER.replace(function, fixed)}
-    # a whole file, however shortened, and a file written anew (no one span it opens and ends like) are the file
-    for whole in (LOADER.replace("def names(path):\n    return list(load(path))\n", ""), 'def load(path):\n    return {}\n'):
-        parsed = WHOLE.parse(f"appconfig/loader.py\n```\n{whole}```\n", files.get, frozenset(files))
-        assert [(b.search, b.replace) for b in parsed.blocks] == [(LOADER, whole)]
+    # a whole file, however shortened, is the file; a function written anew replaces that function, not the file
+    whole = LOADER.replace("def names(path):\n    return list(load(path))\n", "")
+    parsed = WHOLE.parse(f"appconfig/loader.py\n```\n{whole}```\n", files.get, files)
+    assert [(b.search, b.replace) for b in parsed.blocks] == [(LOADER, whole)]
+    anew = 'def load(path):\n    return {}\n'
+    parsed = WHOLE.parse(f"appconfig/loader.py\n```\n{anew}```\n", files.get, files)
+    assert [(b.search, b.replace) for b in parsed.blocks] == [(function, anew)]
+
+
+LISTING = ('"""Splitting long lists into pages for display."""\n\n\ndef page_count(total: int, per_page: int) -> int:\n'
+           '    if per_page <= 0:\n        raise ValueError("per_page must be positive")\n'
+           '    return (total + per_page - 1) // per_page\n\n\n'
+           'def paginate(items: list, page: int, per_page: int = 10) -> list:\n'
+           '    """The items on page `page`; pages are numbered from 1."""\n    if page < 1:\n'
+           '        raise ValueError("pages are numbered from 1")\n    start = page * per_page\n'
+           '    return items[start:start + per_page]\n')
+FIXED_PAGINATE = ('def paginate(items: list, page: int, per_page: int = 10) -> list:\n'
+                  '    """The items on page `page`; pages are numbered from 1."""\n    if page < 1:\n'
+                  '        raise ValueError("pages are numbered from 1")\n    start = (page - 1) * per_page\n'
+                  '    return items[start:start + per_page]\n')
+
+
+def test_a_function_sent_under_a_word_that_is_no_path_changes_the_one_file_it_is_a_part_of() -> None:
+    """The local 1.5B coder, shown its task between `<<<BEGIN task>>>` markers, wrote `task` where the path goes and
+    sent the one function it fixed (bench/peers.py, paginate_off_by_one): read as no change, the round was lost. The
+    function is a part of one file the coder was shown to change, so it replaces that part there."""
+    from bot.ensemble.coder import MIXED
+    from bot.ensemble.coder.apply import apply_edit_blocks
+
+    files = {"listing.py": LISTING, "tests/test_listing.py": "from listing import paginate\n"}
+    parsed = MIXED.parse(f"task\n```\n{FIXED_PAGINATE}```", files.get, files)
+    assert not parsed.failures
+    result = apply_edit_blocks(parsed.blocks, files, (), shown=list(files))
+    assert result.changes == {"listing.py": LISTING.replace("start = page * per_page", "start = (page - 1) * per_page")}
+    # shown two files, the function goes to the one it is a part of; a listing that fits neither or both is no change
+    other = {"other.py": '"""Other."""\n\n\ndef other():\n    return 1\n\n\ndef more():\n    return 2\n'}
+    both = {**files, **other}
+    assert [b.path for b in MIXED.parse(f"```\n{FIXED_PAGINATE}```", both.get, both).blocks] == ["listing.py"]
+    twin = {**files, "copy/listing.py": LISTING}
+    assert not MIXED.parse(f"```\n{FIXED_PAGINATE}```", twin.get, twin).blocks
+    assert not MIXED.parse("task\n```\ndef unrelated():\n    return 3\n```", both.get, both).blocks
+
+
+def test_a_method_sent_from_column_zero_replaces_the_method_indented_as_it_is() -> None:
+    """The local 1.5B coder sent the methods of a class it fixed without the class, from column 0 (bench/peers.py,
+    cart_add_same_item): put in as sent, they would have left the class. They take the indentation of the part of
+    the file they replace."""
+    from bot.ensemble.coder import MIXED
+    from bot.ensemble.coder.apply import apply_edit_blocks
+
+    cart = ('"""The cart."""\n\n\nclass Cart:\n    def __init__(self):\n        self.lines = {}\n\n'
+            '    def add(self, sku, n=1):\n        self.lines[sku] = n\n\n    def count(self, sku):\n'
+            '        return self.lines.get(sku, 0)\n')
+    sent = "def add(self, sku, n=1):\n    self.lines[sku] = self.lines.get(sku, 0) + n\n"
+    files = {"shop/cart.py": cart}
+    parsed = MIXED.parse(f"The count is lost.\n\nshop/cart.py\n```\n{sent}```\n", files.get, files)
+    result = apply_edit_blocks(parsed.blocks, files, (), shown=list(files))
+    assert result.changes == {"shop/cart.py": cart.replace("self.lines[sku] = n", "self.lines[sku] = "
+                                                           "self.lines.get(sku, 0) + n")}
+    # a function the change adds goes in after the one sent before it; in a brace language the closing line is the
+    # block's too
+    helper = "def _clean(sku):\n    return sku.strip()\n"
+    parsed = MIXED.parse(f"shop/cart.py\n```\n{sent}\n\n{helper}```\n", files.get, files)
+    fixed = apply_edit_blocks(parsed.blocks, files, (), shown=list(files)).changes["shop/cart.py"]
+    assert "+ n\n\n\n    def _clean(sku):\n        return sku.strip()\n\n    def count(self, sku):" in fixed
+    js = "// Events.\nconst x = 1;\n\nfunction once(f) {\n  return f;\n}\n\nfunction twice(f) {\n  return f;\n}\n"
+    sent_js = "function once(f) {\n  let done = false;\n  return () => done ? undefined : (done = true, f());\n}\n"
+    parsed = MIXED.parse(f"lib/ev.js\n```js\n{sent_js}```\n", {"lib/ev.js": js}.get, {"lib/ev.js": js})
+    assert [(b.search, b.replace) for b in parsed.blocks] == [("function once(f) {\n  return f;\n}\n", sent_js)]
+
+
+def test_a_function_of_a_file_shown_in_part_applies_only_where_the_coder_was_shown_it() -> None:
+    """A large file is shown as an outline with windows of code: the function the coder fixed, sent as a listing,
+    replaces that function when the coder was shown it as it is; a listing of any other part would change lines it
+    never saw, and is refused with how to change that file."""
+    from bot.ensemble.coder import MIXED
+
+    big = LISTING + "".join(f"\n\ndef helper_{i}(x):\n    return x + {i}\n" for i in range(200))
+    window = LISTING[LISTING.index("def paginate"):]
+    parsed = MIXED.parse(f"listing.py\n```\n{FIXED_PAGINATE}```", {"listing.py": big}.get,
+                         {"listing.py": f"def paginate (lines 9-14)\n@@ lines 9-14 of 600 @@\n{window}"})
+    assert [(b.path, b.search) for b in parsed.blocks] == [("listing.py", window)] and not parsed.failures
+    unseen = "def page_count(total: int, per_page: int) -> int:\n    return 0\n"
+    parsed = MIXED.parse(f"listing.py\n```\n{unseen}```", {"listing.py": big}.get,
+                         {"listing.py": f"@@ lines 9-14 of 600 @@\n{window}"})
+    assert not parsed.blocks and [f.reason for f in parsed.failures] == ["parse"]
 
 
 def test_a_reply_is_complete_once_the_one_file_to_change_is_listed_and_its_fence_line_has_ended() -> None:
@@ -128,7 +218,7 @@ def test_a_reply_is_complete_once_the_one_file_to_change_is_listed_and_its_fence
     assert listing_end(other + listing, ["timefmt.py"]) == len(other + listing)
     current = "def f():\n    return 1\n\n\ndef g():\n    return 2\n"
     pathless = "```python\ndef f():\n    return 3\n\n\ndef g():\n    return 2\n```\n"
-    assert listing_end(pathless + "Done.\n", ["m.py"], ("m.py", current)) == len(pathless)
+    assert listing_end(pathless + "Done.\n", ["m.py"], {"m.py": current}) == len(pathless)
     assert listing_end(pathless, ["m.py"]) is None
     assert listing_end("<think>timefmt.py\n```\nx\n```\n</think>\n" + listing, ["timefmt.py"]) is None
 

@@ -59,7 +59,8 @@ def test_under_auto_a_small_file_comes_back_whole_a_large_one_as_blocks_and_both
     assert (workspace.path / "pkg" / "big.py").read_text() == BIG.replace("return x * 7\n", "return 7 * x\n")
     system, asked = models.prompts[0][1][0].content, models.prompts[0][1][-1].content
     # the split names the round's files, so it is said after the task, not in the system prompt every round shares
-    assert "Send these files whole: pkg/small.py." in asked and "Change these with edit blocks: pkg/big.py." in asked
+    assert "pkg/small.py whole (its path on its own line" in asked
+    assert "pkg/big.py with an edit block for each change (" in asked
     assert "pkg/small.py" not in system
 
 

@@ -23,7 +23,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from bot.ensemble.coder.apply import NO_BLOCKS, describe_failures, parse_edit_blocks
-from bot.ensemble.coder.parsing import EditBlock, EditFailure, ParseResult, listing_end, parse_whole_files
+from bot.ensemble.coder.parsing import (
+    EditBlock,
+    EditFailure,
+    ParseResult,
+    listing_end,
+    parse_whole_files,
+    parts_of,
+)
 from bot.ensemble.workspace_files import Read
 from bot.llm.types import STOP_LIMIT, ReplyEnd
 from common.testfiles import is_test_path
@@ -71,6 +78,16 @@ Rules:
   relative to the repository root, exactly as it was shown to you.
 - Send only the files you change.
 - First say in one or two sentences what is wrong and how you change it, then send the files."""
+
+# The request's last words (EditFormat.closing): the reply's form said again, short, right before the model writes.
+# Ended on a long sentence about the tests and a list of files to send whole, the local 1.5B coder's first replies
+# wrote that sentence back, or sent back each file named, changed or not; ended on the form, 12 of 13 design tasks'
+# first replies changed a file where 3 of 9 had (their first requests replayed at temperature 0 on bench/peers.py's
+# local model, each with its last paragraph replaced).
+SAY_FIRST = "Reply with one sentence on what is wrong, then"
+WHOLE_FORM = "its path on its own line, then the whole file between a line ``` and a line ```"
+BLOCK_FORM = ("the file's path on its own line, then <<<<<<< SEARCH, the exact lines to find, =======, the lines that "
+              "replace them, and >>>>>>> REPLACE")
 
 # What a change costs to write, in output tokens: on a local server a round's time is mostly its reply's length.
 # A whole file costs its own tokens; an edit block costs its path and markers and its SEARCH and REPLACE parts (the
@@ -129,8 +146,13 @@ class EditFormat(Protocol):
         """What a reply that holds no change in this format is told."""
         ...
 
-    def rules(self, paths: Sequence[str]) -> str:
-        """The rules, naming the paths of the files the coder is shown (so it writes them, not a placeholder)."""
+    def rules(self) -> str:
+        """The rules, the same for every task and round (the system prompt's)."""
+        ...
+
+    def closing(self, paths: Sequence[str]) -> str:
+        """The request's last words on the reply: what it holds, in this format, and the `paths` of the task's
+        files (so the coder writes them, not a placeholder)."""
         ...
 
     def example(self, paths: Sequence[str]) -> tuple[str, str, str]:
@@ -157,8 +179,9 @@ class EditFormat(Protocol):
         """The files among `shown` the coder is asked to send back whole (the rest take edit blocks)."""
         ...
 
-    def parse(self, text: str, read: Read, shown_whole: frozenset[str]) -> ParseResult:
-        """The changes in a reply, as edit blocks, and what could not be read."""
+    def parse(self, text: str, read: Read, shown: Mapping[str, str]) -> ParseResult:
+        """The changes in a reply, as edit blocks, and what could not be read (`shown`: path, what the coder was
+        shown of it)."""
         ...
 
     def follow_up(self, failures: Sequence[EditFailure], applied: int, cut_off: bool) -> str:
@@ -176,9 +199,13 @@ class EditBlocks:
     name = "blocks"
     no_edit = NO_BLOCKS
 
-    def rules(self, paths: Sequence[str]) -> str:
-        """The block rules, naming the task's paths."""
-        return _naming(RULES, paths)
+    def rules(self) -> str:
+        """The block rules."""
+        return RULES
+
+    def closing(self, paths: Sequence[str]) -> str:
+        """An edit block for each change."""
+        return _naming(f"Reply with an edit block for each change: {BLOCK_FORM}.", paths)
 
     def example(self, paths: Sequence[str]) -> tuple[str, str, str]:
         """The worked example's block."""
@@ -204,7 +231,7 @@ class EditBlocks:
         """None: every file takes blocks."""
         return frozenset()
 
-    def parse(self, text: str, read: Read, shown_whole: frozenset[str]) -> ParseResult:
+    def parse(self, text: str, read: Read, shown: Mapping[str, str]) -> ParseResult:
         """The reply's edit blocks."""
         return parse_edit_blocks(text)
 
@@ -224,9 +251,13 @@ class WholeFiles:
     name = "whole"
     no_edit = NO_LISTINGS
 
-    def rules(self, paths: Sequence[str]) -> str:
-        """The whole-file rules, naming the task's paths."""
-        return _naming(WHOLE_RULES, paths)
+    def rules(self) -> str:
+        """The whole-file rules."""
+        return WHOLE_RULES
+
+    def closing(self, paths: Sequence[str]) -> str:
+        """What is wrong, then each file changed, whole."""
+        return _naming(f"{SAY_FIRST} each file you change: {WHOLE_FORM}.", paths)
 
     def example(self, paths: Sequence[str]) -> tuple[str, str, str]:
         """The worked example as the whole-file answer reads once parsed: (path, "" as for a new file, the fixed
@@ -255,26 +286,26 @@ class WholeFiles:
         """Every file shown whole."""
         return self.shown_whole(shown, read)
 
-    def parse(self, text: str, read: Read, shown_whole: frozenset[str]) -> ParseResult:
+    def parse(self, text: str, read: Read, shown: Mapping[str, str]) -> ParseResult:
         """The reply's edit blocks and its whole-file listings as blocks: a listing replaces a file the coder was
-        shown whole (`shown_whole`) or creates a new one; one without a path is the file to change when the coder
-        was shown one such file whole (not counting tests) and it keeps most of its lines, and one under a path that
-        does not exist is the one file shown whole it names with a folder too many or too few (`task/words.py` for
-        `words.py`), as a block's path is read (apply.resolve_path). A listing that is a part of its file (a
-        function sent as the file: `_part`) replaces the part it begins and ends like, not the file. A listing of a file
-        shown only in part would drop every line the coder never saw, so it is refused with a word on how to
-        change that file."""
+        shown whole or creates a new one; one without a path is the file to change it keeps most of, or is a part
+        of (parsing.parse_whole_files), and one under a path that does not exist is the one file shown whole it names
+        with a folder too many or too few (`task/words.py` for `words.py`), as a block's path is read
+        (apply.resolve_path). A listing that is a part of its file (a function sent as the file: `parts_of`)
+        replaces the part it begins and ends like, not the file, indented as that part is; in a file shown in part,
+        only a part the coder was shown as it is. Any other listing of a file shown in part would drop every line the coder never saw, so it
+        is refused with a word on how to change that file."""
         parsed = parse_edit_blocks(text)
         blocks, failures = list(parsed.blocks), list(parsed.failures)
-        editable = [p for p in shown_whole if not is_test_path(p)]
-        lone = (editable[0], read(editable[0]) or "") if len(editable) == 1 else None
-        for listed, content in parse_whole_files(text, lone):
-            path = listed if read(listed) is not None else _meant(listed, shown_whole)
+        whole = self.shown_whole(shown, read)
+        owners = {p: read(p) or "" for p in shown if not is_test_path(p)}
+        for listed, content in parse_whole_files(text, owners):
+            path = listed if read(listed) is not None else _meant(listed, whole)
             current = read(path)
-            part = _part(current, content) if current is not None and path in shown_whole else None
-            if part is not None:
-                blocks.append(EditBlock(path, part, content))
-            elif current is None or path in shown_whole:
+            parts = parts_of(current, content) if current is not None and path in shown else None
+            if parts and (path in whole or all(span in shown[path] for span, _ in parts)):
+                blocks += [EditBlock(path, span, new) for span, new in parts]
+            elif current is None or path in whole:
                 blocks.append(EditBlock(path, current or "", content))
             else:
                 failures.append(EditFailure(path, "parse", f"{path} was shown to you in part, so it cannot be sent "
@@ -331,14 +362,21 @@ class MixedFiles(WholeFiles):
         """The files shown whole whose whole costs no more than WHOLE_MAX_TOKENS."""
         return frozenset(p for p in self.shown_whole(shown, read) if estimate_tokens(shown[p]) <= WHOLE_MAX_TOKENS)
 
-    def rules(self, paths: Sequence[str]) -> str:
-        """The rules, the task's paths, and which files go whole and which take blocks."""
-        rules = _naming(MIXED_RULES, paths)
-        whole = [p for p in self.whole if p in paths and PLAIN_PATH.fullmatch(p)]
-        blocks = [p for p in self.blocks if p in paths and PLAIN_PATH.fullmatch(p)]
-        split = ([f"Send these files whole: {', '.join(whole[:MAX_NAMED_PATHS])}."] if whole else []) + \
-            ([f"Change these with edit blocks: {', '.join(blocks[:MAX_NAMED_PATHS])}."] if blocks else [])
-        return "\n".join([rules, *split])
+    def rules(self) -> str:
+        """The rules: which form suits which file."""
+        return MIXED_RULES
+
+    def closing(self, paths: Sequence[str]) -> str:
+        """What is wrong, then each file changed in its form: the form named per file only where the task's files
+        take both (naming the files to send whole, a small coder sent each of them, changed or not)."""
+        whole = [p for p in self.whole if p in paths and PLAIN_PATH.fullmatch(p)][:MAX_NAMED_PATHS]
+        blocks = [p for p in self.blocks if p in paths and PLAIN_PATH.fullmatch(p)][:MAX_NAMED_PATHS]
+        if not blocks:
+            return _naming(f"{SAY_FIRST} each file you change: {WHOLE_FORM}.", paths)
+        if not whole:
+            return _naming(f"{SAY_FIRST} an edit block for each change: {BLOCK_FORM}.", paths)
+        return _naming(f"{SAY_FIRST} each file you change: {', '.join(whole)} whole ({WHOLE_FORM}); "
+                       f"{', '.join(blocks)} with an edit block for each change ({BLOCK_FORM}).", paths)
 
     def follow_up(self, failures: Sequence[EditFailure], applied: int, cut_off: bool) -> str:
         """Ask for the changes that did not apply again, each file in its form."""
@@ -387,34 +425,8 @@ def reply_end(edit_format: EditFormat, shown: Mapping[str, str], read: Read, tar
     path, whole = targets[0], edit_format.shown_whole(shown, read)
     if path not in edit_format.written_whole(shown, read) and read(path) is not None:
         return None
-    lone = (path, shown[path]) if path in whole and not is_test_path(path) else None
-    return ReplyEnd(f"the listing of {path}", functools.partial(listing_end, paths=(path,), lone=lone))
-
-
-def _part(current: str, listing: str) -> str | None:
-    """The lines of `current` that `listing`, sent as the whole of that file, replaces when it is a part of it:
-    shorter, without the file's opening lines (its docstring, its imports) and opening and ending as one span of
-    it does (from the one line that reads as the listing's first to the first line after it that reads as its
-    last, no more than twice the listing's length on); None for a listing of the whole file, or one that marks no
-    such span (a file written anew). The local 1.5B coder sent the one function it changed as
-    `appconfig/loader.py`; written as the file, the module lost its imports and the fix it held failed
-    (bench/peers.py, settings_port_traceback)."""
-    have, sent = _filled(current), _filled(listing)
-    if not sent or len(sent) >= len(have) or {line.strip() for line in have[:2]} & {line.strip() for line in sent}:
-        return None
-    lines = current.splitlines(keepends=True)
-    starts = [i for i, line in enumerate(lines) if line.strip() == sent[0].strip()]
-    if len(starts) != 1:
-        return None
-    start, size = starts[0], len(listing.splitlines())
-    end = next((j for j in range(start + 1, min(len(lines), start + 2 * size)) if lines[j].strip() == sent[-1].strip()),
-               start if len(sent) == 1 else None)
-    return "".join(lines[start:end + 1]) if end is not None else None
-
-
-def _filled(text: str) -> list[str]:
-    """The lines of `text` that are not blank."""
-    return [line for line in text.splitlines() if line.strip()]
+    owners = {path: shown[path]} if path in whole and not is_test_path(path) else {}
+    return ReplyEnd(f"the listing of {path}", functools.partial(listing_end, paths=(path,), owners=owners))
 
 
 def _meant(path: str, shown_whole: frozenset[str]) -> str:
@@ -425,12 +437,13 @@ def _meant(path: str, shown_whole: frozenset[str]) -> str:
     return near[0] if len(near) == 1 else path
 
 
-def _naming(rules: str, paths: Sequence[str]) -> str:
+def _naming(text: str, paths: Sequence[str]) -> str:
+    """`text`, then the sentence naming the task's `paths` as they are to be written."""
     plain = [p for p in paths if PLAIN_PATH.fullmatch(p)]
     if not plain:
-        return rules
+        return text
     named = ", ".join(plain[:MAX_NAMED_PATHS]) + (" …" if len(plain) > MAX_NAMED_PATHS else "")
-    return f"{rules}\n\nThe files of this task are named exactly like this: {named}."
+    return f"{text}\nThe files of this task are named exactly like this: {named}."
 
 
 def _follow_up(failures: Sequence[EditFailure], applied: int, cut_off: bool, heading: str, fix: str) -> str:

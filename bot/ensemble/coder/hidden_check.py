@@ -99,7 +99,7 @@ def _written(reply: str, path: str) -> str:
     """The new file a reply writes, at `path` where it writes several (a copy of the example is not the check): a
     file-creating edit block, else a whole-file listing."""
     created = [(b.path, b.replace) for b in parse_edit_blocks(reply).blocks if not b.search.strip()]
-    listed = created or parse_whole_files(reply, (path, ""))
+    listed = created or parse_whole_files(reply, {path: ""})
     if not listed:
         return ""
     return next((text for p, text in listed if p == path), listed[0][1]).rstrip("\n") + "\n"

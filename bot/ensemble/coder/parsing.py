@@ -10,7 +10,7 @@ applies what this module finds.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 
 from bot.llm.reasoning import strip_reasoning
@@ -91,22 +91,24 @@ def parse_edit_blocks(text: str) -> ParseResult:
     return ParseResult(tuple(blocks), tuple(failures))
 
 
-def parse_whole_files(text: str, lone: tuple[str, str] | None = None) -> list[tuple[str, str]]:
+def parse_whole_files(text: str, owners: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
     """The whole-file listings in a reply (the `whole` edit format): (path, new content) for each fenced block
     whose path is on the line above its opening fence, in the fence's info string, or in a comment that is the
     listing's first line (`# src/x.py`, `// lib/y.js`: small models write it there; the comment is dropped).
 
-    `lone` is (path, text) of the one file the coder was shown whole to change, if there was one: a listing that
-    names no path and keeps most of that file's lines is that file (a reply that forgot the path line).
+    `owners` maps each file the coder was shown to change (not a test) to its text: a listing that names no path
+    (a reply that forgot the path line, or put a word that is no path there, as `task`) is the one of them it keeps
+    most of the lines of, or the one it is a part of (`parts_of`: the function it changed sent alone), when exactly
+    one of them is.
 
     A fence holding SEARCH markers is an edit block, not a listing, and a fence never closed (a reply cut off)
     is no listing either: a file cut short must never replace the whole file.
     """
     lines = strip_reasoning(text).replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return [(path, content) for path, content, _ in _listings(lines, lone)]
+    return [(path, content) for path, content, _ in _listings(lines, owners or {})]
 
 
-def listing_end(text: str, paths: Collection[str], lone: tuple[str, str] | None = None) -> int | None:
+def listing_end(text: str, paths: Collection[str], owners: Mapping[str, str] | None = None) -> int | None:
     """The length of `text` up to the end of the line that closes its first whole-file listing of one of `paths`
     (read as `parse_whole_files` reads it, a listing under a path with a folder too many or too few included); None
     while it holds none. A closing fence counts once its line has ended, so a text read as it streams is never
@@ -115,13 +117,13 @@ def listing_end(text: str, paths: Collection[str], lone: tuple[str, str] | None 
     if strip_reasoning(text) != text.strip():
         return None
     lines = text.split("\n")[:-1]  # whole lines only: the last one is still being written
-    for path, _, close in _listings([line.removesuffix("\r") for line in lines], lone):
+    for path, _, close in _listings([line.removesuffix("\r") for line in lines], owners or {}):
         if any(path == p or path.endswith("/" + p) or p.endswith("/" + path) for p in paths):
             return sum(len(line) + 1 for line in lines[:close + 1])
     return None
 
 
-def _listings(lines: list[str], lone: tuple[str, str] | None) -> Iterator[tuple[str, str, int]]:
+def _listings(lines: list[str], owners: Mapping[str, str]) -> Iterator[tuple[str, str, int]]:
     """Each whole-file listing in `lines`: its path, its content and the index of the line that closes it."""
     found: list[str] = []
     i = 0
@@ -137,12 +139,123 @@ def _listings(lines: list[str], lone: tuple[str, str] | None) -> Iterator[tuple[
         path = _fence_path(lines[i]) or _path_right_above(lines, i)
         if not path and body and (path := _path_comment(body[0])):
             body = body[1:]
-        if not path and lone and lone[0] not in found and _keeps_most(body, lone[1]):
-            path = lone[0]
+        if not path:
+            path = _owner(body, {p: text for p, text in owners.items() if p not in found})
         if path and not any(SEARCH_RE.match(line) for line in body):
             found.append(path.removeprefix("./"))
             yield path.removeprefix("./"), _join(body), close
         i = close + 1
+
+
+def _owner(body: list[str], owners: Mapping[str, str]) -> str:
+    """The one file of `owners` (path: text) a listing with no path is: the one it keeps most of, or is a part of."""
+    content = _join(body)
+    fits = [p for p, current in owners.items() if _keeps_most(body, current) or parts_of(current, content)]
+    return fits[0] if len(fits) == 1 else ""
+
+
+def parts_of(current: str, listing: str) -> list[tuple[str, str]] | None:
+    """The parts of `current` that `listing`, sent as the whole of that file, replaces when it is a part of it, each
+    as (the lines it replaces, what replaces them); None for a listing of the whole file, or one that marks no part.
+
+    A part is shorter than the file and leaves out its opening lines (its docstring, its imports). Read by its
+    definitions first (`_by_definitions`: each one the file holds once, replaced whole, a new one put in after the
+    one before it), else as one span from the one line that reads as the listing's first to the first line after it
+    that reads as its last, no more than twice the listing's length on. The local 1.5B coder sent the one function
+    it changed as `appconfig/loader.py`, and a class's three methods without the class (bench/peers.py,
+    settings_port_traceback, cart_add_same_item): written as the file, the module lost its imports and the class."""
+    have, sent = _filled(current), _filled(listing)
+    if not sent or len(sent) >= len(have) or {line.strip() for line in have[:2]} & {line.strip() for line in sent}:
+        return None
+    if found := _by_definitions(current.splitlines(keepends=True), listing.splitlines(keepends=True)):
+        return found
+    lines = current.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if line.strip() == sent[0].strip()]
+    if len(starts) != 1:
+        return None
+    start, size = starts[0], len(listing.splitlines())
+    end = next((j for j in range(start + 1, min(len(lines), start + 2 * size)) if lines[j].strip() == sent[-1].strip()),
+               start if len(sent) == 1 else None)
+    return [("".join(lines[start:end + 1]), listing)] if end is not None else None
+
+
+_CLOSER = re.compile(r"^\s*(?:[)\]}]|end\b)")  # a line that closes the block above it (brace languages, Ruby, Lua)
+
+
+def _by_definitions(lines: list[str], sent: list[str]) -> list[tuple[str, str]] | None:
+    """`sent` cut into its top-level pieces (a line at its outermost indentation, with the decorators above it and
+    the lines below it indented deeper or closing it), each matched to the one line of `lines` that reads as its
+    first and replacing that line's block; a piece the file does not hold goes in after the piece before it (a
+    helper the change adds). None unless at least one piece is found and their blocks do not overlap."""
+    base = min((_width(line) for line in sent if line.strip()), default=0)
+    pieces: list[list[str]] = []
+    for line in sent:
+        opens = line.strip() and _width(line) == base and not _CLOSER.match(line)
+        if opens and not (pieces and pieces[-1] and all(x.lstrip().startswith("@") for x in pieces[-1] if x.strip())):
+            pieces.append([])
+        if pieces:
+            pieces[-1].append(line)
+    found: list[tuple[int, int, list[str]]] = []
+    pending: list[str] = []  # pieces the file does not hold, before the first one it does
+    for piece in pieces:
+        head = piece[0].strip()
+        starts = [i for i, line in enumerate(lines) if line.strip() == head]
+        if len(starts) != 1:
+            if found:  # with the blank lines the listing put between them
+                found[-1][2].extend(piece)
+            else:
+                pending.extend(piece)
+            continue
+        found.append((starts[0], _block_end(lines, starts[0]), [*pending, *piece]))
+        pending = []
+    if not found or any(b[0] < a[1] for a, b in zip(found, found[1:], strict=False)):
+        return None
+    return [("".join(lines[start:end]), _indented_as(_trimmed(new), lines[start])) for start, end, new in found]
+
+
+def _block_end(lines: list[str], start: int) -> int:
+    """The index after the block `lines[start]` opens: its decorators and the lines below indented deeper, blank
+    lines inside it and the line that closes it included, blank lines after it not."""
+    width, end, j = _width(lines[start]), start + 1, start + 1
+    decorating = lines[start].lstrip().startswith("@")
+    while j < len(lines):
+        line = lines[j]
+        if line.strip() and _width(line) <= width:
+            if decorating and _width(line) == width:
+                decorating = line.lstrip().startswith("@")
+            elif _CLOSER.match(line):
+                end = j + 1
+                break
+            else:
+                break
+        if line.strip():
+            end = j + 1
+        j += 1
+    return end
+
+
+def _indented_as(new: list[str], model: str) -> str:
+    """`new` shifted as a whole so its first line is indented as `model` is (a method sent from column 0)."""
+    have, want = _width(new[0]) if new else 0, _width(model)
+    pad, cut = model[:want], max(0, have - want)
+    return "".join(pad + line[min(cut, _width(line)):] if line.strip() and want >= have
+                   else line[min(cut, _width(line)):] if line.strip() else line for line in new)
+
+
+def _trimmed(lines: list[str]) -> list[str]:
+    """`lines` without blank lines at their end; the last one ends with a newline."""
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    return [*lines[:-1], lines[-1].rstrip("\n") + "\n"] if lines else lines
+
+
+def _width(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _filled(text: str) -> list[str]:
+    """The lines of `text` that are not blank."""
+    return [line for line in text.splitlines() if line.strip()]
 
 
 def reply_key(text: str) -> str:

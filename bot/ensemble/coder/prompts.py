@@ -65,7 +65,7 @@ def coder_opening(task: Task, plan: Plan, files: Mapping[str, str], nearby: str 
     # the worked example, as an earlier exchange: the toy task on a toy file, and the answer in the round's format
     example = (Message("user", f"{data(f'file {toy}', EXAMPLE_FILE)}\n\nAn example, to show the format (not your "
                        f"task): {EXAMPLE_TASK}"), Message("assistant", answer))
-    system = (CODER_ROLE + DATA_RULE + conventions_rule(conventions) + "\n\n" + edit_format.rules(()) + "\n\n"
+    system = (CODER_ROLE + DATA_RULE + conventions_rule(conventions) + "\n\n" + edit_format.rules() + "\n\n"
               + CODE_REQUESTS)
     context = (
         conventions_piece(conventions),
@@ -120,7 +120,7 @@ def coder_messages(task: Task, plan: Plan, files: Mapping[str, str], nearby: str
 def switch_note(edit_format: EditFormat, paths: Sequence[str]) -> str:
     """The note that a request's change comes in `edit_format`, not in the form its opening showed: the rules, and
     the worked example answered in that form (a small coder imitates an example more than it reads rules)."""
-    return (f"From now on, write your changes in this form instead:\n{edit_format.rules(())}\n\nThe example at the "
+    return (f"From now on, write your changes in this form instead:\n{edit_format.rules()}\n\nThe example at the "
             f"start, answered in this form:\n{edit_format.example_answer(paths)}")
 
 
@@ -163,17 +163,10 @@ def _instructions(task: Task, plan: Plan, files: Mapping[str, str], reproduce: b
     planned = bool(plan.summary or plan.steps)  # a direct attempt has no plan, only the files to show
     goal = (f"Write ONLY the reproduction test {plan.reproduction_test}: a test that fails on the current "
             "code because of the bug and will pass once it is fixed. Do not fix the bug yet."
-            if reproduce else ("Implement the plan." if planned else "Change the code so that the task is done and "
-            "the failing tests pass.") + " The existing tests and the reproduction test are the judge's and run as "
-            "they are: the tests are right and the code is wrong, so change the code, not them; a new test goes "
-            "in a new test file." + (f" Only {', '.join(asked)} you change as the task asks." if asked else ""))
-    return f"{goal} Edit the files of this task, not the example.{named_paths(edit_format, editable)}"
-
-
-def named_paths(edit_format: EditFormat, paths: Sequence[str]) -> str:
-    """The format's sentence naming the task's paths (so the coder writes them, not a placeholder): what its rules
-    add when they name `paths`. Said after the task, not in the system prompt every team and round shares."""
-    return edit_format.rules(paths).removeprefix(edit_format.rules(()))
+            if reproduce else ("Implement the plan." if planned else "Fix the code so that the task is done and the "
+            "failing tests pass.") + " The tests are right: change the code, not them (a new test goes in a new test "
+            "file)." + (f" Only {', '.join(asked)} you change as the task asks." if asked else ""))
+    return f"{goal} Change the files of this task, not the example.\n{edit_format.closing(editable)}"
 
 
 def judged_tests(files: Mapping[str, str], task: Task, plan: Plan, reproduce: bool = False) -> set[str]:

@@ -299,8 +299,7 @@ class _Conversation:
     coder: Coder
     prompt: Callable[[int], list[Message]]  # the round's prompt within a budget of tokens
     limits: TurnLimits
-    shown: tuple[str, ...]  # the files the coder was shown
-    shown_whole: frozenset[str]  # those it may send back whole (the `whole` format)
+    shown: Mapping[str, str]  # the files the coder was shown: path, what it was shown of it
     example: tuple[str, str, str]  # the worked example as a reply reads once parsed, which is never applied
     stops: tuple[str, ...]  # where a reply should end
     reader: EditFormat  # how a reply is read: the round's format, or the whole-file form the conversation opened in
@@ -348,7 +347,7 @@ def write_change(coder: Coder, brief: Brief, frozen: Mapping[str, str], data: Co
     stops = (*reader.stops(whole, judged, coder.task.text), *edit_format.stops(whole, judged, coder.task.text))
     # the reproduction round writes its test alone; a round may end its reply once the one file it changes is listed
     targets = [plan.reproduction_test] if brief.reproduce and plan.reproduction_test else editable
-    talk = _Conversation(coder, prompt, limits, tuple(shown), shown_whole, opened.example(paths),
+    talk = _Conversation(coder, prompt, limits, shown, opened.example(paths),
                          tuple(dict.fromkeys(stops))[:STOP_LIMIT], reader, brief.temperature, brief.reply_by, need,
                          reply_end(edit_format, shown, files.read, targets))
     edits, ended = _converse(talk)
@@ -457,7 +456,7 @@ def _read(talk: _Conversation, turns: Sequence[Turn], reply: ModelReply, step: A
     if key in step.set_aside:
         return Turn("repeat", text, key, repeats)
     files = WorkspaceFiles(coder.workspace.path)
-    parsed = talk.reader.parse(text, files.read, talk.shown_whole)
+    parsed = talk.reader.parse(text, files.read, talk.shown)
     asked = _code_requests(text) if not parsed.blocks else []
     if asked and step.answer_requests:
         return Turn("request", text, key, repeats, answer=_answer(coder, asked))
@@ -477,7 +476,7 @@ def _apply(talk: _Conversation, parsed: ParseResult, text: str, applied_before: 
     parsed, copied = _without_example(parsed, talk.example)
     files = WorkspaceFiles(coder.workspace.path)
     with span("ensemble.edits", team=coder.team, blocks=len(parsed.blocks)) as s:
-        result = apply_edit_blocks(parsed.blocks, files, coder.deny, shown=talk.shown,
+        result = apply_edit_blocks(parsed.blocks, files, coder.deny, shown=tuple(talk.shown),
                                    root=str(coder.workspace.path.resolve()))
         linked = linked_paths(coder.workspace.path, [*(b.path for b in parsed.blocks), *result.changes])
         linked += tuple(EditFailure(path, "content", problem.removeprefix(f"{path}: "))
