@@ -181,6 +181,13 @@ def test_a_method_sent_from_column_zero_replaces_the_method_indented_as_it_is() 
     sent_js = "function once(f) {\n  let done = false;\n  return () => done ? undefined : (done = true, f());\n}\n"
     parsed = MIXED.parse(f"lib/ev.js\n```js\n{sent_js}```\n", {"lib/ev.js": js}.get, {"lib/ev.js": js})
     assert [(b.search, b.replace) for b in parsed.blocks] == [("function once(f) {\n  return f;\n}\n", sent_js)]
+    # lines of a function's body, one of them changed, are one span of it: never a line put in beside the old one
+    body = "    if page < 1:\n        raise ValueError('no')\n    start = (page - 1) * per_page\n    return items[start:]\n"
+    paged = ('"""Pages."""\n\nper_page = 10\n\n\ndef paginate(items, page):\n    if page < 1:\n'
+             "        raise ValueError('no')\n")
+    paged += "    start = page * per_page\n    return items[start:]\n\n\ndef other():\n    return 1\n"
+    parsed = MIXED.parse(f"paged.py\n```\n{body}```\n", {"paged.py": paged}.get, {"paged.py": paged})
+    assert [b.search for b in parsed.blocks] == [paged[paged.index("    if page"):paged.index("\n\n\ndef other")] + "\n"]
 
 
 def test_a_function_of_a_file_shown_in_part_applies_only_where_the_coder_was_shown_it() -> None:

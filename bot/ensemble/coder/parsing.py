@@ -13,6 +13,7 @@ import re
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 
+from bot.ensemble.coder.fileview import DEFINITION
 from bot.llm.reasoning import strip_reasoning
 
 SEARCH_RE = re.compile(r"^\s*<{5,9}\s*SEARCH\s*:?\s*$", re.IGNORECASE)
@@ -185,8 +186,9 @@ _CLOSER = re.compile(r"^\s*(?:[)\]}]|end\b)")  # a line that closes the block ab
 def _by_definitions(lines: list[str], sent: list[str]) -> list[tuple[str, str]] | None:
     """`sent` cut into its top-level pieces (a line at its outermost indentation, with the decorators above it and
     the lines below it indented deeper or closing it), each matched to the one line of `lines` that reads as its
-    first and replacing that line's block; a piece the file does not hold goes in after the piece before it (a
-    helper the change adds). None unless at least one piece is found and their blocks do not overlap."""
+    first and replacing that line's block; a definition the file does not hold goes in after the piece before it
+    (a helper the change adds). None where another piece is not in the file once, where none is, or where their
+    blocks overlap."""
     base = min((_width(line) for line in sent if line.strip()), default=0)
     pieces: list[list[str]] = []
     for line in sent:
@@ -201,6 +203,8 @@ def _by_definitions(lines: list[str], sent: list[str]) -> list[tuple[str, str]] 
         head = piece[0].strip()
         starts = [i for i, line in enumerate(lines) if line.strip() == head]
         if len(starts) != 1:
+            if not (head.startswith("@") or DEFINITION.match(head)):
+                return None  # a statement the file does not hold once: a changed line, not code to put in
             if found:  # with the blank lines the listing put between them
                 found[-1][2].extend(piece)
             else:
