@@ -190,6 +190,27 @@ def test_a_method_sent_from_column_zero_replaces_the_method_indented_as_it_is() 
     assert [b.search for b in parsed.blocks] == [paged[paged.index("    if page"):paged.index("\n\n\ndef other")] + "\n"]
 
 
+def test_a_function_whose_signature_changed_replaces_that_function_and_a_part_found_nowhere_is_refused() -> None:
+    """The local 1.5B coder added a parameter and sent the one function (bench/peers.py, top_words_limit_two_files):
+    its first line is in no place of the file, so the function is found by its name. A part of a file that matches
+    no place is refused with how to send it: taken for the file, it dropped the module's other functions and every
+    test failed on an import."""
+    from bot.ensemble.coder import MIXED
+
+    report = ('"""Word statistics."""\n\nfrom collections import Counter\n\n\ndef words(text):\n'
+              '    return text.split()\n\n\ndef top_words(text: str) -> list:\n    counts = Counter(words(text))\n'
+              '    return counts.most_common(10)\n\n\ndef word_count(text):\n    return len(words(text))\n')
+    sent = "def top_words(text: str, limit: int = 10) -> list:\n    counts = Counter(words(text))\n" \
+           "    return counts.most_common(limit)\n"
+    files = {"report.py": report}
+    parsed = MIXED.parse(f"report.py\n```\n{sent}```\n", files.get, files)
+    assert [(b.search, b.replace) for b in parsed.blocks] == \
+        [(report[report.index("def top_words"):report.index("\n\n\ndef word_count")] + "\n", sent)]
+    nowhere = "    total = 0\n    for w in words(text):\n        total += 1\n    return total\n"
+    parsed = MIXED.parse(f"report.py\n```\n{nowhere}```\n", files.get, files)
+    assert not parsed.blocks and "matches no one place in it" in parsed.failures[0].message
+
+
 def test_a_function_of_a_file_shown_in_part_applies_only_where_the_coder_was_shown_it() -> None:
     """A large file is shown as an outline with windows of code: the function the coder fixed, sent as a listing,
     replaces that function when the coder was shown it as it is; a listing of any other part would change lines it

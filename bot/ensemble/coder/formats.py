@@ -27,6 +27,7 @@ from bot.ensemble.coder.parsing import (
     EditBlock,
     EditFailure,
     ParseResult,
+    is_part,
     listing_end,
     parse_whole_files,
     parts_of,
@@ -81,9 +82,9 @@ Rules:
 
 # The request's last words (EditFormat.closing): the reply's form said again, short, right before the model writes.
 # Ended on a long sentence about the tests and a list of files to send whole, the local 1.5B coder's first replies
-# wrote that sentence back, or sent back each file named, changed or not; ended on the form, 12 of 13 design tasks'
-# first replies changed a file where 3 of 9 had (their first requests replayed at temperature 0 on bench/peers.py's
-# local model, each with its last paragraph replaced).
+# wrote that sentence back, or sent back each file named, changed or not: 2 of 9 design tasks' first replies changed
+# a file. Ended on the form, 7 of the same 9 did, and 11 of 13 (8 of 13 fixed the bug): each task's first request as
+# the engine builds it, replayed at temperature 0 on bench/peers.py's local model (docs/benchmarks.md, s35).
 SAY_FIRST = "Reply with one sentence on what is wrong, then"
 WHOLE_FORM = "its path on its own line, then the whole file between a line ``` and a line ```"
 BLOCK_FORM = ("the file's path on its own line, then <<<<<<< SEARCH, the exact lines to find, =======, the lines that "
@@ -293,8 +294,8 @@ class WholeFiles:
         with a folder too many or too few (`task/words.py` for `words.py`), as a block's path is read
         (apply.resolve_path). A listing that is a part of its file (a function sent as the file: `parts_of`)
         replaces the part it begins and ends like, not the file, indented as that part is; in a file shown in part,
-        only a part the coder was shown as it is. Any other listing of a file shown in part would drop every line the coder never saw, so it
-        is refused with a word on how to change that file."""
+        only a part the coder was shown as it is. A part that matches no place, and any other listing of a file
+        shown in part, would drop lines the coder never meant to, so it is refused with a word on how to send it."""
         parsed = parse_edit_blocks(text)
         blocks, failures = list(parsed.blocks), list(parsed.failures)
         whole = self.shown_whole(shown, read)
@@ -305,6 +306,10 @@ class WholeFiles:
             parts = parts_of(current, content) if current is not None and path in shown else None
             if parts and (path in whole or all(span in shown[path] for span, _ in parts)):
                 blocks += [EditBlock(path, span, new) for span, new in parts]
+            elif current is not None and path in whole and is_part(current, content):
+                failures.append(EditFailure(path, "parse", f"what you sent as {path} is a part of that file (it leaves "
+                                            "out the file's first lines) that matches no one place in it: send the "
+                                            "whole file from its first line, or change it with edit blocks"))
             elif current is None or path in whole:
                 blocks.append(EditBlock(path, current or "", content))
             else:

@@ -165,9 +165,9 @@ def parts_of(current: str, listing: str) -> list[tuple[str, str]] | None:
     that reads as its last, no more than twice the listing's length on. The local 1.5B coder sent the one function
     it changed as `appconfig/loader.py`, and a class's three methods without the class (bench/peers.py,
     settings_port_traceback, cart_add_same_item): written as the file, the module lost its imports and the class."""
-    have, sent = _filled(current), _filled(listing)
-    if not sent or len(sent) >= len(have) or {line.strip() for line in have[:2]} & {line.strip() for line in sent}:
+    if not is_part(current, listing):
         return None
+    sent = _filled(listing)
     if found := _by_definitions(current.splitlines(keepends=True), listing.splitlines(keepends=True)):
         return found
     lines = current.splitlines(keepends=True)
@@ -180,13 +180,21 @@ def parts_of(current: str, listing: str) -> list[tuple[str, str]] | None:
     return [("".join(lines[start:end + 1]), listing)] if end is not None else None
 
 
+def is_part(current: str, listing: str) -> bool:
+    """Whether `listing`, sent as the whole of the file that holds `current`, reads as a part of it: shorter, and
+    without the file's first two lines that are not blank (its docstring, its imports)."""
+    have, sent = _filled(current), _filled(listing)
+    return bool(sent) and len(sent) < len(have) and not {line.strip() for line in have[:2]} & {line.strip() for line in sent}
+
+
 _CLOSER = re.compile(r"^\s*(?:[)\]}]|end\b)")  # a line that closes the block above it (brace languages, Ruby, Lua)
 
 
 def _by_definitions(lines: list[str], sent: list[str]) -> list[tuple[str, str]] | None:
     """`sent` cut into its top-level pieces (a line at its outermost indentation, with the decorators above it and
     the lines below it indented deeper or closing it), each matched to the one line of `lines` that reads as its
-    first and replacing that line's block; a definition the file does not hold goes in after the piece before it
+    first (for a definition whose first line changed, the one line that defines that name) and replacing that line's
+    block; a definition the file does not hold goes in after the piece before it
     (a helper the change adds). None where another piece is not in the file once, where none is, or where their
     blocks overlap."""
     base = min((_width(line) for line in sent if line.strip()), default=0)
@@ -202,6 +210,8 @@ def _by_definitions(lines: list[str], sent: list[str]) -> list[tuple[str, str]] 
     for piece in pieces:
         head = piece[0].strip()
         starts = [i for i, line in enumerate(lines) if line.strip() == head]
+        if len(starts) != 1 and (name := _defines(head)):  # its signature changed: the definition of that name
+            starts = [i for i, line in enumerate(lines) if _defines(line.strip()) == name]
         if len(starts) != 1:
             if not (head.startswith("@") or DEFINITION.match(head)):
                 return None  # a statement the file does not hold once: a changed line, not code to put in
@@ -215,6 +225,12 @@ def _by_definitions(lines: list[str], sent: list[str]) -> list[tuple[str, str]] 
     if not found or any(b[0] < a[1] for a, b in zip(found, found[1:], strict=False)):
         return None
     return [("".join(lines[start:end]), _indented_as(_trimmed(new), lines[start])) for start, end, new in found]
+
+
+def _defines(line: str) -> str:
+    """What a line that opens a definition defines, as `def name` or `class Name`; "" for any other line."""
+    match = DEFINITION.match(line)
+    return match.group(0).strip() if match and match["name"] else ""
 
 
 def _block_end(lines: list[str], start: int) -> int:
