@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -33,12 +34,15 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+BENCH = ROOT / "bench"
+# bench/ off the path, the repository on it: run as a script, bench/sandbox.py would shadow the engine's `sandbox`
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH]
+if not os.environ.get("PYTHONPATH"):  # an explicit PYTHONPATH picks the engine under test
+    sys.path.insert(0, str(ROOT))
 
 from bot.ensemble.coder import MIXED  # noqa: E402 - after the repository is on the path
 from bot.ensemble.coder.apply import apply_edit_blocks  # noqa: E402
 
-BENCH = ROOT / "bench"
 REFUSAL = "I cannot help with that."
 CAPTURE_BUDGET_S = 12  # enough for the engine's base run and its first coder request
 
