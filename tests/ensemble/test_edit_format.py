@@ -177,6 +177,10 @@ def test_a_method_sent_from_column_zero_replaces_the_method_indented_as_it_is() 
     parsed = MIXED.parse(f"shop/cart.py\n```\n{sent}\n\n{helper}```\n", files.get, files)
     fixed = apply_edit_blocks(parsed.blocks, files, (), shown=list(files)).changes["shop/cart.py"]
     assert "+ n\n\n\n    def _clean(sku):\n        return sku.strip()\n\n    def count(self, sku):" in fixed
+    # sent indented, but less than in the file (2 spaces where the class has 4): moved by the difference, not padded
+    two = "  def add(self, sku, n=1):\n      self.lines[sku] = self.lines.get(sku, 0) + n\n"
+    parsed = MIXED.parse(f"shop/cart.py\n```\n{two}```\n", files.get, files)
+    assert apply_edit_blocks(parsed.blocks, files, (), shown=list(files)).changes == result.changes
     js = "// Events.\nconst x = 1;\n\nfunction once(f) {\n  return f;\n}\n\nfunction twice(f) {\n  return f;\n}\n"
     sent_js = "function once(f) {\n  let done = false;\n  return () => done ? undefined : (done = true, f());\n}\n"
     parsed = MIXED.parse(f"lib/ev.js\n```js\n{sent_js}```\n", {"lib/ev.js": js}.get, {"lib/ev.js": js})

@@ -122,8 +122,12 @@ def _reindent(new: list[str], wanted: list[str], found: list[str]) -> list[str]:
     pairs = [(w, f) for w, f in zip(wanted, found, strict=True) if w.strip()]
     if not pairs:
         return new
-    have, want = _indent(pairs[0][0]), _indent(pairs[0][1])
-    return [_shift(line, have, want) if line.strip() else line for line in new]
+    return shifted(new, _indent(pairs[0][0]), _indent(pairs[0][1]))
+
+
+def shifted(lines: list[str], have: str, want: str) -> list[str]:
+    """`lines`, indented under `have`, moved as a whole to be indented under `want` (blank lines kept as they are)."""
+    return [_shift(line, have, want) if line.strip() else line for line in lines]
 
 
 def _shift(line: str, have: str, want: str) -> str:

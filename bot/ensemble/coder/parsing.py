@@ -14,6 +14,7 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 
 from bot.ensemble.coder.fileview import DEFINITION
+from bot.ensemble.coder.matching import shifted
 from bot.llm.reasoning import strip_reasoning
 
 SEARCH_RE = re.compile(r"^\s*<{5,9}\s*SEARCH\s*:?\s*$", re.IGNORECASE)
@@ -256,10 +257,7 @@ def _block_end(lines: list[str], start: int) -> int:
 
 def _indented_as(new: list[str], model: str) -> str:
     """`new` shifted as a whole so its first line is indented as `model` is (a method sent from column 0)."""
-    have, want = _width(new[0]) if new else 0, _width(model)
-    pad, cut = model[:want], max(0, have - want)
-    return "".join(pad + line[min(cut, _width(line)):] if line.strip() and want >= have
-                   else line[min(cut, _width(line)):] if line.strip() else line for line in new)
+    return "".join(shifted(new, new[0][:_width(new[0])], model[:_width(model)])) if new else ""
 
 
 def _trimmed(lines: list[str]) -> list[str]:
