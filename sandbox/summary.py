@@ -10,9 +10,12 @@ import yaml
 
 from common.tokens import chars_for_tokens
 from sandbox.model import ExecResult, TestCase
+from sandbox.scripts import PLUGINS_DIR
 
 WORKSPACE_PREFIXES = ("/workspace/",)
-FOREIGN = ("site-packages", "dist-packages", "/usr/lib/", "/usr/local/lib/", "/venv/", "node_modules", "<frozen")
+# frames of code that is not the repository's: libraries, and the judge's own hooks beside its files
+FOREIGN = ("site-packages", "dist-packages", "/usr/lib/", "/usr/local/lib/", "/venv/", "node_modules", "<frozen",
+           f"{PLUGINS_DIR}/")
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)(?:\n[ \t]+(?!File ")([^\n]*\S))?')
 # the exception a traceback ends with ("AssertionError: 'IIII' != 'IV'", "ValueError: ..."), for runners
 # that print no pytest-style `E` lines (unittest, plain scripts); the lines after it carry the diff
@@ -20,6 +23,7 @@ _EXCEPTION_LINE = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Failure|
 EXCEPTION_LINES = 4
 _LOC_FRAME = re.compile(r"^([\w./-]+\.\w+):(\d+):(?: in)? ?(.*)$", re.M)
 _ASSERT_LINE = re.compile(r"^E\s+(.*)$", re.M)
+_DIFF_HINT = re.compile(r"^\s*\?\s+[-+^ ]*$")  # difflib's guide line under a changed line: `?    ^   +++`
 # a JavaScript stack frame, innermost first: `at fn (path:line:col)`, `at path:line:col`, or as Node's TAP
 # diagnostics print them, `fn (path:line:col)`
 _JS_FRAME = re.compile(r"^\s*(?:at\s+)?(?:(\S.*?)\s+\()?((?:/|\./)?[\w@./-]+\.[cm]?[jt]sx?):(\d+):\d+\)?\s*$", re.M)
@@ -56,8 +60,8 @@ def summarize_failures(result: ExecResult, max_chars: int = 6000, max_tokens: in
 
 def _headline(result: ExecResult) -> str:
     counts = {k: sum(t.outcome == k for t in result.tests) for k in ("fail", "error", "pass", "skip")}
-    parts = [f"{counts['fail']} failed", f"{counts['error']} errors", f"{counts['pass']} passed",
-             f"{counts['skip']} skipped"] if result.tests else ["no per-test results"]
+    names = {"fail": "failed", "error": "errors", "pass": "passed", "skip": "skipped"}
+    parts = [f"{n} {names[k]}" for k, n in counts.items() if n] if result.tests else ["no per-test results"]
     status = f"exit code {result.exit_code}"
     if result.timed_out:
         status = f"TIMED OUT after {result.duration_s:.0f}s (killed)"
@@ -69,7 +73,7 @@ def _headline(result: ExecResult) -> str:
 def _entry(case: TestCase) -> str:
     label = "ERROR" if case.outcome == "error" else "FAILED"
     text = _strip_workspace(case.message)
-    asserts = (_ASSERT_LINE.findall(text)[:6] or _node_error(text) or _rust_panic(text) or _go_failure(text)
+    asserts = (_pytest_asserts(text) or _node_error(text) or _rust_panic(text) or _go_failure(text)
                or _exception(text))
     if not asserts:
         meaningful = [line for line in text.splitlines() if line.strip()]
@@ -79,6 +83,17 @@ def _entry(case: TestCase) -> str:
     body += [f"  {line[:300]}" for line in asserts]
     body += [f"  at {frame}" for frame in frames]
     return "\n".join(body)
+
+
+def _pytest_asserts(text: str) -> list[str]:
+    """pytest's `E` lines of a failure, at most 6, without its full diff of two containers (the lines above it say
+    where they differ and show both, cut short) and without difflib's `?` lines that mark where two lines differ.
+    The model reads them in every request: the full diff of two lists of ten numbers was 105 tokens of the local
+    model's 1,390 (bench/peers.py, paginate_off_by_one)."""
+    lines = [line.rstrip() for line in _ASSERT_LINE.findall(text)
+             if not line.startswith("Use -v to get ") and not _DIFF_HINT.match(line)]
+    full = next((i for i, line in enumerate(lines) if line.strip() == "Full diff:"), None)
+    return (lines[:full] if full else lines)[:6]
 
 
 def _exception(text: str) -> list[str]:

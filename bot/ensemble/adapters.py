@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -113,7 +114,7 @@ class SandboxRunner:
                 with span("sandbox.list", backend=env.backend) as listing_span:
                     listed = list_tests(self.sandbox, env, command, files)
                     listing_span.set(listed=None if listed is None else len(listed))
-            result = accounted(result, listed)
+            result = accounted(replace(result, command=command), listed)  # the repository's own command
             s.set(exit_code=result.exit_code, duration_s=round(result.duration_s, 2), timed_out=result.timed_out,
                   oom_killed=result.oom_killed, tests=len(result.tests), failing=len(result.failures),
                   complete=result.complete, findings=[f"{f.kind}: {f.detail}" for f in result.findings][:10])
@@ -158,7 +159,6 @@ def outcome_of(result: ExecResult, known_failures: Collection[str] = (),
                listed: Sequence[str] | None = None, checks: str = "") -> TestOutcome:
     """The loop's view of a sandbox `ExecResult`, its summary without the tests in `known_failures` and the
     judge's checks (ids holding `checks`); `listed`, the suite's listing the run was held to."""
-    from dataclasses import replace
 
     from sandbox.summary import summarize_failures
 

@@ -18,7 +18,7 @@ from bot.ensemble.judge.hidden import (
 from bot.ensemble.types import TestOutcome
 
 SIX, TWO = "tests/test_x_hidden.py::test_six", "tests/test_x_hidden.py::test_two"
-AT_BASE = f"""`pytest -q`: 2 failed, 0 errors, 0 passed, 0 skipped; exit code 1
+AT_BASE = f"""`pytest -q`: 2 failed; exit code 1
 FAILED {SIX}
   assert 4 == 3.5
   +  where 4 = median([6, 1, 5, 2, 4, 3])
@@ -105,7 +105,7 @@ def test_a_check_failing_at_the_base_by_a_name_it_never_defines_backs_nothing() 
     """A model-written check that calls a function nobody defined fails at the base and after any fix alike: taken
     as backing, it would refuse the honest fix as special-cased. A test of it that fails by an assertion still
     backs the change."""
-    undefined = f"""`pytest -q`: 2 failed, 0 errors, 0 passed, 0 skipped; exit code 1
+    undefined = f"""`pytest -q`: 2 failed; exit code 1
 FAILED {SIX}
   NameError: name 'count' is not defined
   at tests/test_x_hidden.py:5 in test_six: assert count([None, 2, 3]) == 3
@@ -122,7 +122,7 @@ FAILED {TWO}
 def test_a_check_failing_at_the_base_by_an_error_raised_in_its_own_file_backs_nothing() -> None:
     """A function or keyword of the code the check guessed wrong raises in the check's own line, at the base and
     after any fix (unittest counts it an error); the same exception raised in the code under test is the bug's."""
-    guessed = f"""`pytest -q`: 2 failed, 0 errors, 0 passed, 0 skipped; exit code 1
+    guessed = f"""`pytest -q`: 2 failed; exit code 1
 FAILED {SIX}
   TypeError: median() got an unexpected keyword argument 'strict'
   at tests/test_x_hidden.py:5 in test_six: assert median([6, 1, 5, 2, 4, 3], strict=True) == 3.5

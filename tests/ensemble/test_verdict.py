@@ -267,3 +267,12 @@ def test_a_listed_run_lists_itself_where_the_runner_can(tmp_path, test: str, run
     assert len(sandbox.commands) == runs, sandbox.commands
     assert len(outcome.listed or ()) == 2 and outcome.complete
     assert sorted(o for _, o in outcome.results) == ["fail", "pass"]
+
+
+def test_the_summary_names_the_repositorys_test_command_not_the_judges_wrapping_of_it(tmp_path) -> None:
+    """A listed run runs the command behind the judge's own setting; the coder reads the repository's command."""
+    from bot.ensemble.adapters import SandboxRunner
+    from sandbox.model import SandboxSpec
+
+    outcome = SandboxRunner(CountingSandbox(), SandboxSpec()).run_tests(tmp_path, listing=True)
+    assert outcome.summary.startswith("`true`: 2 failed; exit code 1") and "export" not in outcome.summary
