@@ -23,6 +23,7 @@ _EXCEPTION_LINE = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Failure|
 EXCEPTION_LINES = 4
 _LOC_FRAME = re.compile(r"^([\w./-]+\.\w+):(\d+):(?: in)? ?(.*)$", re.M)
 _ASSERT_LINE = re.compile(r"^E\s+(.*)$", re.M)
+ENTRY = re.compile(r"^(?:FAILED|ERROR) (.+)$")  # a failing test's entry in a summary: "FAILED <test id>"
 _DIFF_HINT = re.compile(r"^\s*\?\s+[-+^ ]*$")  # difflib's guide line under a changed line: `?    ^   +++`
 # a JavaScript stack frame, innermost first: `at fn (path:line:col)`, `at path:line:col`, or as Node's TAP
 # diagnostics print them, `fn (path:line:col)`
@@ -56,6 +57,11 @@ def summarize_failures(result: ExecResult, max_chars: int = 6000, max_tokens: in
             break
         lines.append(entry)
     return "\n".join(lines)[:budget]
+
+
+def failing_tests(summary: str) -> list[str]:
+    """The ids of the tests a summary (`summarize_failures`) names as failing, in its order."""
+    return [m.group(1).strip() for m in map(ENTRY.match, summary.splitlines()) if m]
 
 
 def _headline(result: ExecResult) -> str:

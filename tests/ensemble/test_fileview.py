@@ -113,3 +113,17 @@ def test_a_method_named_with_its_class_is_shown_before_the_big_class() -> None:
     view = render_file("pkg/big.py", text, focus_from_text("pkg/big.py", text, "Registry.get_50 returns None"), 3000)
     assert "    def get_50(self):\n        value = self.items[50]" in view
     assert "class Registry:" in view
+
+
+def test_a_judged_test_file_is_shown_with_its_failing_tests_and_what_they_use() -> None:
+    """A test named like another's start is told apart; a file naming no failing test, and a file in another
+    language, are shown as they are."""
+    from bot.ensemble.coder.fileview import failing_tests_only
+
+    text = ("import pytest\n\nLIMIT = 3\n\n\ndef test_a():\n    assert 1\n\n\ndef test_ab():\n    assert 2\n\n\n"
+            "class TestC:\n    def test_c(self):\n        assert 3\n")
+    shown = failing_tests_only("tests/test_x.py", text, "FAILED tests/test_x.py::test_a\n  assert 0")
+    assert shown == "import pytest\n\nLIMIT = 3\n\n\ndef test_a():\n    assert 1\n\n\n"
+    assert failing_tests_only("tests/test_x.py", text, "FAILED tests/test_y.py::test_a") == text
+    js = "test('a', () => {});\ntest('b', () => {});\n"
+    assert failing_tests_only("tests/x.test.js", js, "FAILED tests/x.test.js::a") == js

@@ -141,6 +141,27 @@ def test_a_direct_attempt_reads_the_evidence_first_and_the_task_last() -> None:
     assert later.content.startswith(first.split("<<<BEGIN task>>>")[0])  # the head up to the task is unchanged
 
 
+def test_a_direct_attempt_shows_the_judges_tests_without_those_that_pass() -> None:
+    """Beside the base's failures, a test file of the judge's is shown with its failing tests, imports, helpers and
+    classes, not the tests that pass there: on a local model each prompt token is read anew in every request. A
+    file that names no failing test is shown whole."""
+    plan = parse_plan({"summary": "", "files": ["stats/core.py"], "steps": [], "questions": []})
+    tests = ("import pytest\n\nfrom stats.core import median\n\n\ndef sample():\n    return [3, 1, 2]\n\n\n"
+             "def test_odd():\n    assert median(sample()) == 2\n\n\n@pytest.mark.parametrize('v', [[1, 2]])\n"
+             "def test_even(v):\n    assert median(v) == 1.5\n\n\nclass TestEmpty:\n    def test_empty(self):\n"
+             "        assert median([]) is None\n\n    def test_one(self):\n        assert median([4]) == 4\n")
+    files = {"tests/test_core.py": tests, "tests/test_more.py": "def test_more():\n    assert True\n",
+             "stats/core.py": "def median(v):\n    pass\n"}
+    failing = ("`pytest -q`: 2 failed, 2 passed; exit code 1\nFAILED tests/test_core.py::test_even[v0]\n"
+               "FAILED tests/test_core.py::TestEmpty::test_one")
+    shown = coder_prompts.coder_messages(TASK, plan, files, "", "", "", failing=failing)[-1].content
+    test_file = shown[shown.index("<<<BEGIN test tests/test_core.py>>>"):shown.index("<<<END test tests/test_core.py")]
+    assert "def test_even(v):" in test_file and "def test_one(self):" in test_file
+    assert "@pytest.mark.parametrize" in test_file and "def sample():" in test_file and "class TestEmpty:" in test_file
+    assert "def test_odd" not in test_file and "def test_empty" not in test_file
+    assert "def test_more():\n    assert True" in shown
+
+
 def shared_head(first: list, second: list) -> str:
     """The text two prompts open with alike, as a server that caches prefixes reads it: whole messages, then the
     common opening of the first message that differs."""

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from common.languages import is_language
+from common.testids import matching_tests
+from sandbox.summary import failing_tests
 
 CONTEXT = 3
 MAX_OUTLINE_SHARE = 4  # the outline takes at most a quarter of the budget
@@ -46,6 +48,36 @@ def outline(path: str, text: str) -> list[Definition]:
         except (SyntaxError, ValueError):
             pass
     return _regex_outline(text.splitlines())
+
+
+def failing_tests_only(path: str, text: str, failing: str) -> str:
+    """A Python test file of the judge's as the coder reads it beside `failing` (the base's failures, which name
+    their tests): without its tests that pass there, its imports, helpers, fixtures and classes kept. The failures
+    and the code they call are what a fix needs, and on a local model every prompt token is read anew (a test file
+    is a fifth of a first request). The file as it is where it names no failing test, or is not Python."""
+    if not is_language(path, "python"):
+        return text
+    tests = [d for d in outline(path, text) if d.kind == "def" and d.depth <= 1 and d.name.startswith("test")]
+    failing_here = matching_tests(failing_tests(failing), [path])
+    passing = [d for d in tests if not any(re.search(rf"::{re.escape(d.name)}(?![\w.])", t) for t in failing_here)]
+    if not tests or len(passing) == len(tests):
+        return text
+    lines = text.splitlines(keepends=True)
+    dropped: set[int] = set()
+    for d in passing:
+        dropped.update(_with_blanks_after(lines, d))
+    for d in outline(path, text):  # a class left with none of its lines goes too
+        if d.kind == "class" and all(i in dropped for i in range(d.start, d.end) if lines[i].strip()):
+            dropped.update(_with_blanks_after(lines, d))
+    return "".join(line for i, line in enumerate(lines) if i not in dropped)
+
+
+def _with_blanks_after(lines: list[str], d: Definition) -> range:
+    """The indices of the lines of `d` and of the blank lines after it."""
+    end = d.end
+    while end < len(lines) and not lines[end].strip():
+        end += 1
+    return range(d.start - 1, end)
 
 
 def _python_outline(body: list[ast.stmt], depth: int) -> list[Definition]:

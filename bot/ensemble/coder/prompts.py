@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from bot.ensemble.coder.fileview import failing_tests_only
 from bot.ensemble.coder.formats import BLOCKS, EXAMPLE_FILE, EXAMPLE_TASK, EditFormat
 from bot.ensemble.judge import task_names_change, tests_in
 from bot.ensemble.prompt_parts import (
@@ -69,8 +70,8 @@ def coder_opening(task: Task, plan: Plan, files: Mapping[str, str], nearby: str 
               + CODE_REQUESTS)
     context = (
         conventions_piece(conventions),
-        *[ContextPiece(f"test {path}", data(f"test {path}", content), 70) for path, content in files.items()
-          if path in judged],
+        *[ContextPiece(f"test {path}", data(f"test {path}", failing_tests_only(path, content, failing)), 70)
+          for path, content in files.items() if path in judged],
         ContextPiece("failing", data("tests that fail now", failing), 90, "tail") if failing else None,
         *[ContextPiece(f"file {path}", data(f"file {path}", content), 70) for path, content in files.items()
           if path not in judged],

@@ -55,10 +55,10 @@ from bot.forge import Workspace
 from bot.redact import clip
 from common.testfiles import is_test_path
 from common.testids import matching_tests
+from sandbox.summary import ENTRY
 
 HiddenOutcome = Literal["passes", "unchanged", "differs", "not_run"]
 # a failure entry of sandbox/summary.py: "FAILED <test id>", its assertion lines indented by two, then "  at <frame>"
-_ENTRY = re.compile(r"^(?:FAILED|ERROR) (.+)$")
 _NUMBER_AT_END = re.compile(r"\s+\d+(?:\.\d+)?s$")  # a duration some runners print after a failure
 
 
@@ -384,7 +384,7 @@ def innermost_frames(summary: str) -> dict[str, str]:
     found: dict[str, str] = {}
     current = ""
     for line in summary.splitlines():
-        entry = _ENTRY.match(line)
+        entry = ENTRY.match(line)
         if entry:
             current = entry.group(1).strip()
         elif current and line.startswith("  at "):
@@ -405,7 +405,7 @@ def failure_lines(summary: str) -> dict[str, tuple[str, ...]]:
     found: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in summary.splitlines():
-        entry = _ENTRY.match(line)
+        entry = ENTRY.match(line)
         if entry:
             current = found.setdefault(entry.group(1).strip(), [])
         elif current is not None and line.startswith("  ") and not line.startswith("  at "):
