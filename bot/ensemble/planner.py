@@ -154,18 +154,34 @@ def first_look(retriever: Retriever, task: Task) -> Exploration:
     return found
 
 
-def direct_plan(task: Task, found: Exploration, failures: str, exists: Callable[[str], bool]) -> Plan:
+def direct_plan(task: Task, found: Exploration, failures: str, read: Callable[[str], str | None]) -> Plan:
     """A plan without a planner call, for a direct attempt: the source files to show the coder.
 
     The frames of the failing tests' tracebacks (`failures`) point at the code that runs wrong,
     a path the task names is where its reporter looked, and retrieval ranks the rest; test files
-    are left out (the failing tests' own files are shown with the test output).
+    are left out (the failing tests' own files are shown with the test output). A file that defines what the task
+    names comes first: a small coder sends the first file it is shown, and
+    a failure the task calls unrelated (a service the test machines cannot reach) named its file first
+    (bench/peers.py, slugify_preexisting_failure: 11 requests, every one sending that file back).
     """
+    def exists(path: str) -> bool:
+        return read(path) is not None
+
     named = [path for text in (failures, task.text) for path in mentioned_paths(text, exists)]
     ranked = [r.path for r in found.retrieved]
     files = [p for p in dict.fromkeys([*named, *ranked]) if not is_test_path(p) and exists(p)]
+    words = set(re.findall(r"[A-Za-z_]\w{2,}", task.text))
+    files.sort(key=lambda path: not _defines_any(read(path) or "", words))  # stable: else frames, task, retrieval
     return Plan(summary="", files=tuple(files[:DIRECT_FILES]), no_test_reason="a direct attempt: the failing tests "
                 "are the reproduction")
+
+
+_DEFINED = re.compile(r"\b(?:def|class|function|fn|func|struct|interface|trait)\s+([A-Za-z_$][\w$]*)")
+
+
+def _defines_any(text: str, names: set[str]) -> bool:
+    """Whether `text` defines a function or type of one of `names`."""
+    return any(m.group(1) in names for m in _DEFINED.finditer(text))
 
 
 def mentioned_paths(text: str, exists: Callable[[str], bool]) -> list[str]:

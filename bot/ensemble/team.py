@@ -252,7 +252,7 @@ def _start(team: Team, state: _State) -> _State:
         # Straight to coding from the failing tests; the planner comes in when a failure repeats (a re-plan).
         found, failing = first_look(team.retriever, team.task), _base_failures_text(team.judge.baseline)
         files = WorkspaceFiles(team.workspace.path)
-        plan = direct_plan(team.task, found, failing, lambda p: files.read(p) is not None)
+        plan = direct_plan(team.task, found, failing, files.read)
         return replace(state, found=found, failing=failing, plan=plan)
     report, planner = team.reporter, team.planner
     report.begin(Phase.EXPLORING)

@@ -32,7 +32,8 @@ def test_a_direct_attempt_fixes_the_bug_with_one_coder_call_and_one_review(sampl
     assert "<<<BEGIN tests that fail now>>>" in prompt and "test_median_even" in prompt
     assert "<<<BEGIN test tests/test_core.py>>>" in prompt and "<<<BEGIN plan>>>" not in prompt
     # the judge's test is there to read: the rules name only the code as the files to edit
-    assert "named exactly like this: stats/__init__.py, stats/core.py." in prompt
+    # (core.py, which defines the median() the task names, first)
+    assert "named exactly like this: stats/core.py, stats/__init__.py." in prompt
     show = subprocess.run(["git", "show", "ensemble/median:stats/core.py"], cwd=sample, capture_output=True,
                           text=True, check=True).stdout
     assert "return (ordered[middle - 1] + ordered[middle]) / 2" in show
@@ -91,6 +92,27 @@ def test_traceback_paths_are_found_in_the_repository_by_their_tail() -> None:
             '  File "/usr/lib/python3.11/configparser.py", line 1273, in __getitem__\n'
             "at tests/test_loader.py:9 in test_port_defaults\n")
     assert mentioned_paths(text, files.__contains__) == ["serve.py", "appconfig/loader.py", "tests/test_loader.py"]
+
+
+def test_the_file_that_defines_what_the_task_names_is_shown_first() -> None:
+    """Two failing tests name two files; the one whose failure the task calls unrelated comes first in the frames.
+    The file that defines what the task names goes first, as a small coder sends the first file it is shown."""
+    from bot.ensemble.planner import direct_plan
+    from bot.ensemble.types import Exploration, Retrieved, Task
+
+    files = {"status.py": "def service_up(url):\n    return ping(url)\n",
+             "textkit.py": "def slugify(title):\n    return '-'.join(title.split())\n"}
+    failures = ("FAILED tests/test_status.py::test_up\n  at status.py:2 service_up\n"
+                "FAILED tests/test_textkit.py::test_lower\n  at textkit.py:2 slugify\n")
+    # as retrieval found it, the assertion failing in the test's own frame
+    found = Exploration(retrieved=[Retrieved("textkit.py", "search", 1.0, 1, 2)])
+    only_status = "FAILED tests/test_status.py::test_up\n  at status.py:2 service_up\n"
+    task = Task("slugify() keeps upper-case letters", "`slugify('Hello World')` should give `hello-world`.")
+    assert direct_plan(task, Exploration(), failures, files.get).files == ("textkit.py", "status.py")
+    assert direct_plan(task, found, only_status, files.get).files == ("textkit.py", "status.py")
+    # naming nothing either file defines, the frames' order stands
+    other = Task("Slugs are wrong", "URLs must be lower case.")
+    assert direct_plan(other, Exploration(), failures, files.get).files == ("status.py", "textkit.py")
 
 
 def test_the_failing_tests_file_stays_in_view_after_a_round_whose_edits_did_not_apply(sample: Path) -> None:
