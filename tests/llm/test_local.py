@@ -86,13 +86,14 @@ def ask_together(url: str, count: int, key: str | None = None) -> float:
 @pytest.mark.parametrize("slots", [None, 2])
 def test_two_teams_requests_to_llama_server_with_two_slots_are_answered_side_by_side(slots: int | None) -> None:
     """llama.cpp's `llama-server --parallel 2` decodes two requests at once: a team's fix and its hidden check (or
-    two teams' requests) are sent together; to a server that names no slots they go one after the other."""
+    two teams' requests) are sent together; to a server that names no slots they go one after the other. Told by
+    how many the server held at once, not by the wall time (which the machine's load moves: 0.67 s for two 0.3 s
+    replies side by side in a fresh clone's suite)."""
     with FakeOpenAI.llama_cpp(slots=slots) as server:
         server.reply("ok", delay_s=0.3, times=4)
-        took = ask_together(server.url, 2)
+        ask_together(server.url, 2)
         assert [r.status for r in server.requests] == [200, 200]
         assert server.most_in_flight == (slots or 1)
-    assert (took < 0.55) is (slots == 2), took
 
 
 def test_a_local_server_started_with_a_key_is_asked_its_slots_with_it() -> None:
