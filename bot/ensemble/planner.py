@@ -26,7 +26,7 @@ from typing import Literal, TypedDict
 from bot.config import ExploreSpec
 from bot.ensemble import prompts
 from bot.ensemble.asking import ask
-from bot.ensemble.coder import PATH_LINE
+from bot.ensemble.coder import DEFINITION, PATH_LINE
 from bot.ensemble.instructions import Instructions
 from bot.ensemble.ports import ModelClient, ModelReply, Retriever
 from bot.ensemble.types import Exploration, Plan, Retrieved, Task
@@ -176,12 +176,9 @@ def direct_plan(task: Task, found: Exploration, failures: str, read: Callable[[s
                 "are the reproduction")
 
 
-_DEFINED = re.compile(r"\b(?:def|class|function|fn|func|struct|interface|trait)\s+([A-Za-z_$][\w$]*)")
-
-
 def _defines_any(text: str, names: set[str]) -> bool:
     """Whether `text` defines a function or type of one of `names`."""
-    return any(m.group(1) in names for m in _DEFINED.finditer(text))
+    return any(m is not None and m["name"] in names for m in map(DEFINITION.match, text.splitlines()))
 
 
 def mentioned_paths(text: str, exists: Callable[[str], bool]) -> list[str]:

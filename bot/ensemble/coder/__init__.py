@@ -23,7 +23,7 @@ edits pass are the judge's (bot/ensemble/judge). Nothing outside this package im
 from __future__ import annotations
 
 from bot.ensemble.coder.apply import denial, describe_failures
-from bot.ensemble.coder.fileview import PATH_LINE
+from bot.ensemble.coder.fileview import DEFINITION, PATH_LINE
 from bot.ensemble.coder.formats import (
     BLOCKS,
     EXAMPLE_FILE,
@@ -43,6 +43,6 @@ from bot.ensemble.coder.hidden_check import (
 from bot.ensemble.coder.parsing import parse_edit_blocks, parse_whole_files
 from bot.ensemble.coder.turns import Brief, Coder, RoundEdits, write_change
 
-__all__ = ["BLOCKS", "EXAMPLE_FILE", "EXAMPLE_TASK", "FORMATS", "HIDDEN_CHECK_GOAL", "HIDDEN_CHECK_ROLE", "MIXED", "PATH_LINE",
+__all__ = ["BLOCKS", "DEFINITION", "EXAMPLE_FILE", "EXAMPLE_TASK", "FORMATS", "HIDDEN_CHECK_GOAL", "HIDDEN_CHECK_ROLE", "MIXED", "PATH_LINE",
            "WHOLE", "Brief", "Coder", "EditFormat", "RoundEdits", "denial", "describe_failures", "hidden_check_messages",
            "parse_edit_blocks", "parse_whole_files", "render_block", "write_change", "write_hidden_check"]

@@ -57,7 +57,8 @@ def failing_tests_only(path: str, text: str, failing: str) -> str:
     is a fifth of a first request). The file as it is where it names no failing test, or is not Python."""
     if not is_language(path, "python"):
         return text
-    tests = [d for d in outline(path, text) if d.kind == "def" and d.depth <= 1 and d.name.startswith("test")]
+    definitions = outline(path, text)
+    tests = [d for d in definitions if d.kind == "def" and d.depth <= 1 and d.name.startswith("test")]
     failing_here = matching_tests(failing_tests(failing), [path])
     passing = [d for d in tests if not any(re.search(rf"::{re.escape(d.name)}(?![\w.])", t) for t in failing_here)]
     if not tests or len(passing) == len(tests):
@@ -66,7 +67,7 @@ def failing_tests_only(path: str, text: str, failing: str) -> str:
     dropped: set[int] = set()
     for d in passing:
         dropped.update(_with_blanks_after(lines, d))
-    for d in outline(path, text):  # a class left with none of its lines goes too
+    for d in definitions:  # a class left with none of its lines goes too
         if d.kind == "class" and all(i in dropped for i in range(d.start, d.end) if lines[i].strip()):
             dropped.update(_with_blanks_after(lines, d))
     return "".join(line for i, line in enumerate(lines) if i not in dropped)

@@ -67,6 +67,7 @@ from bot.redact import clip
 from bot.trace import span
 from common.testids import file_of_test
 from common.tokens import chars_for_tokens, estimate_tokens
+from sandbox.summary import failing_tests
 
 log = logging.getLogger(__name__)
 EDIT_FOLLOW_UPS = 2  # extra coder turns in a round for blocks that did not apply or a cut-off reply
@@ -521,8 +522,7 @@ def shown_files(coder: Coder, plan: Plan, found: Exploration, feedback: str, rea
 
 def failing_test_files(feedback: str, exists: Callable[[str], bool], limit: int = 2) -> list[str]:
     """The files of the tests the feedback names as failing (`FAILED path::test`): small models fix from them."""
-    names = re.findall(r"^(?:FAILED|ERROR) (\S+?)::", feedback, re.MULTILINE)
-    return list(dict.fromkeys(file_of_test(n + "::x", exists) for n in names))[:limit]
+    return list(dict.fromkeys(file_of_test(t, exists) for t in failing_tests(feedback) if "::" in t))[:limit]
 
 
 def _too_large(cut: list[tuple[str, int]], limit: int) -> list[EditFailure]:
